@@ -1,0 +1,64 @@
+package message
+
+import "time"
+
+// EventType names a change.
+type EventType string
+
+// Event types. State changes are delivered to every subscriber; part deltas
+// may be coalesced for a slow subscriber (the part itself then carries the
+// whole text so far).
+const (
+	EventSessionUpdated EventType = "session_updated"
+	EventSessionDeleted EventType = "session_deleted"
+	EventMessageUpdated EventType = "message_updated"
+	EventPartUpdated    EventType = "part_updated"
+	// EventPartDelta carries streamed text appended to a text or reasoning
+	// part; it is the only lossy event.
+	EventPartDelta    EventType = "part_delta"
+	EventQueueChanged EventType = "queue_changed"
+	// EventStatus tells whether a session's loop is busy or idle.
+	EventStatus    EventType = "status"
+	EventRetrying  EventType = "retrying"
+	EventPruned    EventType = "pruned"
+	EventCompacted EventType = "compacted"
+	EventError     EventType = "error"
+)
+
+// Event is one change, published by storage (and by the loop for the
+// events that are not rows: status, retrying, errors).
+type Event struct {
+	Type      EventType `json:"type"`
+	SessionID string    `json:"session_id"`
+
+	Session *Session `json:"session,omitempty"`
+	Message *Message `json:"message,omitempty"`
+	Part    *Part    `json:"part,omitempty"`
+	// Delta is the text appended by an EventPartDelta.
+	Delta string          `json:"delta,omitempty"`
+	Queue []QueuedMessage `json:"queue,omitempty"`
+
+	// Busy is set on EventStatus while the session's loop runs.
+	Busy bool `json:"busy,omitempty"`
+	// Retry, Prune and Compaction describe the loop's own events.
+	Retry      *RetryInfo       `json:"retry,omitempty"`
+	Prune      *PruneInfo       `json:"prune,omitempty"`
+	Compaction *CompactionState `json:"compaction,omitempty"`
+	// Err is the message of an EventError.
+	Err string `json:"error,omitempty"`
+}
+
+// RetryInfo describes a retry the loop is waiting for.
+type RetryInfo struct {
+	Attempt int           `json:"attempt"`
+	Delay   time.Duration `json:"delay_ns"`
+	Reason  string        `json:"reason"`
+}
+
+// PruneInfo describes one prune pass that marked tool outputs.
+type PruneInfo struct {
+	Parts        int   `json:"parts"`
+	TokensSaved  int64 `json:"tokens_saved"`
+	TokensBefore int64 `json:"tokens_before,omitempty"`
+	TokensAfter  int64 `json:"tokens_after,omitempty"`
+}

@@ -1,0 +1,214 @@
+// Package message holds the domain types of a conversation: sessions,
+// messages, the parts a message is made of, queued user input and the change
+// events published when any of them changes. It imports no storage code; the
+// storage package persists these types and the loop, the TUI and the CLI read
+// them.
+//
+// Parts are marked, never deleted: a pruned tool output keeps its text and
+// gains CompactedAt, and only the conversion to model messages replaces it.
+package message
+
+import (
+	"crypto/rand"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Role is who wrote a message.
+type Role string
+
+// The roles of a message.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Usage is the token usage of one model call (or a sum of them). Input
+// includes cached input tokens; Output includes reasoning tokens, whatever the
+// provider reported (the provider package normalises).
+type Usage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	Reasoning   int64 `json:"reasoning,omitempty"`
+	CachedInput int64 `json:"cached_input,omitempty"`
+	CacheWrite  int64 `json:"cache_write,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		Input:       u.Input + o.Input,
+		Output:      u.Output + o.Output,
+		Reasoning:   u.Reasoning + o.Reasoning,
+		CachedInput: u.CachedInput + o.CachedInput,
+		CacheWrite:  u.CacheWrite + o.CacheWrite,
+	}
+}
+
+// IsZero reports whether nothing was counted.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// Session is one conversation in one directory.
+type Session struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Model     string    `json:"model"`
+	Dir       string    `json:"dir"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Usage and CostUSD are cumulative over every call of the session,
+	// compactions included. They are for billing, never for context size.
+	Usage   Usage   `json:"usage"`
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// Message is one user or assistant message. An assistant message spans one
+// step (one model call); its tool results are parts of the same message.
+type Message struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Role      Role   `json:"role"`
+	ParentID  string `json:"parent_id,omitempty"`
+	// Summary marks an assistant message written by a compaction: history
+	// before the newest summary is not sent to the model.
+	Summary bool   `json:"summary,omitempty"`
+	Model   string `json:"model,omitempty"`
+	// Synthetic marks a user message the agent wrote itself (the "continue"
+	// after an automatic compaction, a coalesced queue injection keeps false).
+	Synthetic    bool      `json:"synthetic,omitempty"`
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Error        string    `json:"error,omitempty"`
+	Usage        Usage     `json:"usage"`
+	CostUSD      float64   `json:"cost_usd,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	// FinishedAt is zero while the message is being written; recovery
+	// finishes messages a crash left open.
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+}
+
+// Finished reports whether the message was closed.
+func (m *Message) Finished() bool { return !m.FinishedAt.IsZero() }
+
+// PartType names what a part holds.
+type PartType string
+
+// The part types.
+const (
+	PartText       PartType = "text"
+	PartReasoning  PartType = "reasoning"
+	PartTool       PartType = "tool"
+	PartStepStart  PartType = "step-start"
+	PartStepFinish PartType = "step-finish"
+	PartCompaction PartType = "compaction"
+	PartPatch      PartType = "patch"
+)
+
+// ToolStatus is the life cycle of a tool call.
+type ToolStatus string
+
+// Tool statuses: pending → running → completed | error.
+const (
+	ToolPending   ToolStatus = "pending"
+	ToolRunning   ToolStatus = "running"
+	ToolCompleted ToolStatus = "completed"
+	ToolError     ToolStatus = "error"
+)
+
+// InterruptedOutput is the result given to a tool call that was cancelled or
+// left dangling by a crash.
+const InterruptedOutput = "[Tool execution was interrupted]"
+
+// ClearedOutput replaces a pruned tool output in what is sent to the model.
+const ClearedOutput = "[Old tool result content cleared]"
+
+// ToolState is the state of a tool part.
+type ToolState struct {
+	CallID string     `json:"call_id"`
+	Name   string     `json:"name"`
+	Status ToolStatus `json:"status"`
+	// Input is the raw JSON arguments as the model sent them.
+	Input string `json:"input"`
+	// Output is what the model is given (sanitised and truncated); RawOutput,
+	// when set, is the original output kept for the record.
+	Output    string         `json:"output,omitempty"`
+	RawOutput string         `json:"raw_output,omitempty"`
+	Title     string         `json:"title,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	// Progress is the last lines of a running tool's output.
+	Progress string `json:"progress,omitempty"`
+	// Truncated is set when Output was cut; FullOutputPath then names the
+	// file holding all of it.
+	Truncated      bool      `json:"truncated,omitempty"`
+	FullOutputPath string    `json:"full_output_path,omitempty"`
+	StartedAt      time.Time `json:"started_at,omitzero"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+	// CompactedAt is set by the prune pass: the output stays in the
+	// database, and the model is sent ClearedOutput instead.
+	CompactedAt time.Time `json:"compacted_at,omitzero"`
+}
+
+// StepState is the state of a step-finish part: the step's own usage.
+type StepState struct {
+	Usage        Usage   `json:"usage"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+	FinishReason string  `json:"finish_reason,omitempty"`
+	// Estimate is the calculator's estimate of this call's input made just
+	// before it was sent, kept to measure the estimator's error.
+	Estimate int64 `json:"estimate,omitempty"`
+}
+
+// CompactionState is the state of a compaction part.
+type CompactionState struct {
+	Auto   bool   `json:"auto"`
+	Reason string `json:"reason,omitempty"` // overflow, threshold, context_error, manual
+	Focus  string `json:"focus,omitempty"`
+	// TokensBefore and TokensAfter are the calculator's totals around the
+	// compaction; Rejected is set when the summary did not shrink it.
+	TokensBefore int64  `json:"tokens_before,omitempty"`
+	TokensAfter  int64  `json:"tokens_after,omitempty"`
+	Rejected     bool   `json:"rejected,omitempty"`
+	SummaryID    string `json:"summary_id,omitempty"`
+}
+
+// Part is one piece of a message. Exactly one of the state fields is used,
+// according to Type: Text for text and reasoning, Tool, Step (step-finish) or
+// Compaction.
+type Part struct {
+	ID        string    `json:"id"`
+	SessionID string    `json:"session_id"`
+	MessageID string    `json:"message_id"`
+	Type      PartType  `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	Text       string           `json:"text,omitempty"`
+	Tool       *ToolState       `json:"tool,omitempty"`
+	Step       *StepState       `json:"step,omitempty"`
+	Compaction *CompactionState `json:"compaction,omitempty"`
+}
+
+// QueuedMessage is user input typed while the loop was busy, persisted until
+// it is injected so a crash loses nothing.
+type QueuedMessage struct {
+	ID        string    `json:"id"`
+	SessionID string    `json:"session_id"`
+	Text      string    `json:"text"`
+	Position  int       `json:"position"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+var (
+	idMu      sync.Mutex
+	idEntropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewID returns a new time-ordered, lexically sortable id (a ULID). Ids made
+// by one process are strictly increasing.
+func NewID() string {
+	idMu.Lock()
+	defer idMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(time.Now()), idEntropy).String()
+}
