@@ -212,3 +212,10 @@ func NewID() string {
 	defer idMu.Unlock()
 	return ulid.MustNew(ulid.Timestamp(time.Now()), idEntropy).String()
 }
+
+// Entry is one message with its parts in order: the unit in which history
+// is loaded, converted for the model, pruned and compacted.
+type Entry struct {
+	Message Message `json:"message"`
+	Parts   []Part  `json:"parts"`
+}
