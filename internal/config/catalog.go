@@ -1,0 +1,94 @@
+package config
+
+import "strings"
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input     float64 `json:"input"`
+	Output    float64 `json:"output"`
+	CacheRead float64 `json:"cache_read"`
+}
+
+// ModelInfo is what the agent needs to know of a model: its limits, its
+// price and whether its reasoning text is sent back to it.
+type ModelInfo struct {
+	ContextWindow      int64 `json:"context_window"`
+	MaxOutput          int64 `json:"max_output"`
+	Price              Price `json:"price"`
+	ReasoningRoundtrip bool  `json:"reasoning_roundtrip"`
+}
+
+// Default limits for a model neither the catalog nor the config knows. They
+// are deliberately small so that compaction starts early rather than the
+// provider failing with a context-length error.
+const (
+	UnknownContextWindow = 32768
+	UnknownMaxOutput     = 4096
+)
+
+// catalog holds widely used models. Figures are the providers' published
+// limits and list prices per million tokens, as of 2026.
+var catalog = map[string]ModelInfo{
+	// OpenAI model pages and platform.openai.com/docs/pricing.
+	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}},
+	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10}},
+	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025}},
+	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}},
+	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075}},
+	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, Price: Price{1.25, 10.00, 0.125}},
+	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, Price: Price{0.25, 2.00, 0.025}},
+	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, Price: Price{0.05, 0.40, 0.005}},
+	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50}},
+	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275}},
+
+	// DeepSeek API docs (api-docs.deepseek.com, models & pricing, V3.2).
+	// deepseek-reasoner's reasoning_content must not be sent back.
+	"deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: Price{0.28, 0.42, 0.028}},
+	"deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.42, 0.028}},
+
+	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…).
+	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}},
+	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}},
+	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10}},
+
+	// Google AI for Developers, Gemini models and pricing (≤200K prompts).
+	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31}},
+	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075}},
+
+	// Groq model pages (console.groq.com/docs/models).
+	"llama-3.3-70b-versatile": {ContextWindow: 131072, MaxOutput: 32768, Price: Price{0.59, 0.79, 0}},
+	"qwen3-32b":               {ContextWindow: 131072, MaxOutput: 40960, Price: Price{0.29, 0.59, 0}},
+
+	// Moonshot, Z.ai and xAI platform docs.
+	"kimi-k2-0905": {ContextWindow: 262144, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15}},
+	"kimi-k2":      {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15}},
+	"glm-4.6":      {ContextWindow: 200000, MaxOutput: 128000, Price: Price{0.60, 2.20, 0.11}},
+	"grok-3-mini":  {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.30, 0.50, 0.075}},
+	"grok-4":       {ContextWindow: 256000, MaxOutput: 16384, Price: Price{3.00, 15.00, 0.75}},
+}
+
+// lookupCatalog finds a model in the catalog: by exact name, without a
+// provider prefix ("openai/gpt-4.1"), or by the longest catalog name the
+// model starts with ("gpt-4.1-2025-04-14" is gpt-4.1).
+func lookupCatalog(name string) (ModelInfo, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if info, ok := catalog[name]; ok {
+		return info, true
+	}
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+		if info, ok := catalog[name]; ok {
+			return info, true
+		}
+	}
+	best := ""
+	for known := range catalog {
+		if strings.HasPrefix(name, known+"-") && len(known) > len(best) {
+			best = known
+		}
+	}
+	if best == "" {
+		return ModelInfo{}, false
+	}
+	return catalog[best], true
+}

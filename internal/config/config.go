@@ -1,0 +1,384 @@
+// Package config resolves the agent's configuration: command-line flags over
+// environment over the project file (.agent/config.json in the directory or a
+// parent) over the user file ($XDG_CONFIG_HOME/agent/config.json), and the
+// model catalog of context windows, output limits and prices.
+//
+// A project file is part of a repository someone else may have written, so it
+// may set models, compaction and tool limits but never the base URL, the key
+// or permissions: those are ignored with a warning.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Defaults that apply when nothing else is set.
+const (
+	DefaultModel   = "gpt-4.1"
+	DefaultBaseURL = "https://api.openai.com/v1"
+)
+
+// Compaction configures tiers 2 and 3 of context management.
+type Compaction struct {
+	Auto      bool    `json:"auto"`
+	Strategy  string  `json:"strategy"`  // overflow | threshold | manual
+	Threshold float64 `json:"threshold"` // fraction of the window, for the threshold strategy
+	TailTurns int     `json:"tail_turns"`
+	Prune     bool    `json:"prune"`
+	// PruneProtect and PruneMinimum are in estimated tokens.
+	PruneProtect int64 `json:"prune_protect"`
+	PruneMinimum int64 `json:"prune_minimum"`
+}
+
+// Tools configures the tools' limits.
+type Tools struct {
+	BashMaxOutputChars int `json:"bash_max_output_chars"`
+	BashTimeoutS       int `json:"bash_timeout_s"`
+	ReadMaxLines       int `json:"read_max_lines"`
+	ReadMaxLineLength  int `json:"read_max_line_length"`
+}
+
+// Permission modes of a tool.
+const (
+	PermAllow = "allow"
+	PermAsk   = "ask"
+	PermDeny  = "deny"
+)
+
+// Config is the resolved configuration.
+type Config struct {
+	Model      string
+	SmallModel string
+	BaseURL    string
+	// APIKey comes from the environment only, and is never written anywhere.
+	APIKey  string `json:"-"`
+	DataDir string
+	// Dir is the working directory the configuration was resolved for.
+	Dir string
+	// UserFile and ProjectFile are the files read, empty when absent.
+	UserFile    string
+	ProjectFile string
+
+	Models      map[string]ModelInfo
+	Compaction  Compaction
+	Tools       Tools
+	Permissions map[string]string
+	// Warnings are problems worth showing the user that do not stop the
+	// agent (an ignored project setting, an unknown model).
+	Warnings []string
+}
+
+// Flags are the global command-line flags; empty means not given.
+type Flags struct {
+	Model, BaseURL, DataDir, ConfigFile string
+}
+
+// file is the JSON shape of a config file; pointers tell set from unset.
+type file struct {
+	Model      *string              `json:"model"`
+	SmallModel *string              `json:"small_model"`
+	BaseURL    *string              `json:"base_url"`
+	APIKey     *string              `json:"api_key"`
+	Models     map[string]ModelInfo `json:"models"`
+	Compaction *struct {
+		Auto         *bool    `json:"auto"`
+		Strategy     *string  `json:"strategy"`
+		Threshold    *float64 `json:"threshold"`
+		TailTurns    *int     `json:"tail_turns"`
+		Prune        *bool    `json:"prune"`
+		PruneProtect *int64   `json:"prune_protect"`
+		PruneMinimum *int64   `json:"prune_minimum"`
+	} `json:"compaction"`
+	Tools *struct {
+		Bash *struct {
+			MaxOutputChars *int `json:"max_output_chars"`
+			TimeoutS       *int `json:"timeout_s"`
+		} `json:"bash"`
+		Read *struct {
+			MaxLines      *int `json:"max_lines"`
+			MaxLineLength *int `json:"max_line_length"`
+		} `json:"read"`
+	} `json:"tools"`
+	Permissions map[string]string `json:"permissions"`
+}
+
+// Load resolves the configuration for the directory dir. getenv reads the
+// environment (os.Getenv in production, a map in tests).
+func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) {
+	c := &Config{
+		Model:   DefaultModel,
+		BaseURL: DefaultBaseURL,
+		Dir:     dir,
+		Models:  map[string]ModelInfo{},
+		Compaction: Compaction{
+			Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2,
+			Prune: true, PruneProtect: 40000, PruneMinimum: 20000,
+		},
+		Tools: Tools{
+			BashMaxOutputChars: 30000, BashTimeoutS: 120,
+			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
+		},
+		Permissions: map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
+	}
+
+	userFile := flags.ConfigFile
+	explicit := userFile != ""
+	if userFile == "" {
+		userFile = getenv("AGENT_CONFIG")
+		explicit = userFile != ""
+	}
+	if userFile == "" {
+		userFile = filepath.Join(configHome(getenv), "agent", "config.json")
+	}
+	uf, err := readFile(userFile, explicit)
+	if err != nil {
+		return nil, err
+	}
+	if uf != nil {
+		c.UserFile = userFile
+		if uf.APIKey != nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
+		}
+		c.apply(uf, true)
+	}
+
+	if pf, path, err := findProjectFile(dir); err != nil {
+		return nil, err
+	} else if pf != nil {
+		c.ProjectFile = path
+		for name, set := range map[string]bool{
+			"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,
+		} {
+			if set {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
+			}
+		}
+		c.apply(pf, false)
+	}
+
+	if v := getenv("AGENT_MODEL"); v != "" {
+		c.Model = v
+	}
+	if v := getenv("OPENAI_BASE_URL"); v != "" {
+		c.BaseURL = v
+	}
+	c.APIKey = getenv("OPENAI_API_KEY")
+	if v := getenv("AGENT_DATA_DIR"); v != "" {
+		c.DataDir = v
+	}
+
+	if flags.Model != "" {
+		c.Model = flags.Model
+	}
+	if flags.BaseURL != "" {
+		c.BaseURL = flags.BaseURL
+	}
+	if flags.DataDir != "" {
+		c.DataDir = flags.DataDir
+	}
+	if c.DataDir == "" {
+		c.DataDir = filepath.Join(dataHome(getenv), "agent")
+	}
+	if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if _, known := c.ModelInfo(c.Model); !known {
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"model %q is not in the catalog: assuming a %d-token window and %d output tokens; set models.%s in the config to change that",
+			c.Model, UnknownContextWindow, UnknownMaxOutput, c.Model))
+	}
+	return c, nil
+}
+
+// apply merges a file into c. Only a user file may set the endpoint and
+// permissions.
+func (c *Config) apply(f *file, trusted bool) {
+	setStr := func(dst *string, v *string) {
+		if v != nil && *v != "" {
+			*dst = *v
+		}
+	}
+	setStr(&c.Model, f.Model)
+	setStr(&c.SmallModel, f.SmallModel)
+	for name, info := range f.Models {
+		c.Models[name] = info
+	}
+	if cp := f.Compaction; cp != nil {
+		setBool(&c.Compaction.Auto, cp.Auto)
+		setStr(&c.Compaction.Strategy, cp.Strategy)
+		setNum(&c.Compaction.Threshold, cp.Threshold)
+		setNum(&c.Compaction.TailTurns, cp.TailTurns)
+		setBool(&c.Compaction.Prune, cp.Prune)
+		setNum(&c.Compaction.PruneProtect, cp.PruneProtect)
+		setNum(&c.Compaction.PruneMinimum, cp.PruneMinimum)
+	}
+	if t := f.Tools; t != nil {
+		if b := t.Bash; b != nil {
+			setNum(&c.Tools.BashMaxOutputChars, b.MaxOutputChars)
+			setNum(&c.Tools.BashTimeoutS, b.TimeoutS)
+		}
+		if r := t.Read; r != nil {
+			setNum(&c.Tools.ReadMaxLines, r.MaxLines)
+			setNum(&c.Tools.ReadMaxLineLength, r.MaxLineLength)
+		}
+	}
+	if !trusted {
+		return
+	}
+	setStr(&c.BaseURL, f.BaseURL)
+	for tool, mode := range f.Permissions {
+		c.Permissions[tool] = mode
+	}
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setNum[T int | int64 | float64](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func (c *Config) validate() error {
+	switch c.Compaction.Strategy {
+	case "overflow", "threshold", "manual":
+	default:
+		return fmt.Errorf("config: compaction.strategy %q: want overflow, threshold or manual", c.Compaction.Strategy)
+	}
+	if c.Compaction.Threshold <= 0 || c.Compaction.Threshold > 1 {
+		return fmt.Errorf("config: compaction.threshold %v: want a fraction in (0, 1]", c.Compaction.Threshold)
+	}
+	for tool, mode := range c.Permissions {
+		switch mode {
+		case PermAllow, PermAsk, PermDeny:
+		default:
+			return fmt.Errorf("config: permissions.%s %q: want allow, ask or deny", tool, mode)
+		}
+	}
+	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
+		return fmt.Errorf("config: base URL %q: want an http:// or https:// URL such as %s", c.BaseURL, DefaultBaseURL)
+	}
+	return nil
+}
+
+// ModelInfo returns the limits and price of a model: the config's entry if
+// it has one, else the catalog's, else conservative defaults (known false).
+func (c *Config) ModelInfo(name string) (info ModelInfo, known bool) {
+	if info, ok := c.Models[name]; ok {
+		base, _ := lookupCatalog(name)
+		if info.ContextWindow == 0 {
+			info.ContextWindow = base.ContextWindow
+		}
+		if info.MaxOutput == 0 {
+			info.MaxOutput = base.MaxOutput
+		}
+		if info.ContextWindow == 0 {
+			info.ContextWindow = UnknownContextWindow
+		}
+		if info.MaxOutput == 0 {
+			info.MaxOutput = UnknownMaxOutput
+		}
+		return info, true
+	}
+	if info, ok := lookupCatalog(name); ok {
+		return info, true
+	}
+	return ModelInfo{ContextWindow: UnknownContextWindow, MaxOutput: UnknownMaxOutput}, false
+}
+
+// UsesDefaultEndpoint reports whether requests go to OpenAI's API.
+func (c *Config) UsesDefaultEndpoint() bool { return c.BaseURL == DefaultBaseURL }
+
+// ErrNoAPIKey is returned by CheckCredentials when OpenAI's endpoint is used
+// without a key.
+var ErrNoAPIKey = errors.New("no API key: set OPENAI_API_KEY (export OPENAI_API_KEY=sk-…), or point --base-url / OPENAI_BASE_URL at a local OpenAI-compatible server such as Ollama (http://localhost:11434/v1)")
+
+// CheckCredentials reports whether a request can be made: the default
+// endpoint needs a key; a custom endpoint (a local server) may not.
+func (c *Config) CheckCredentials() error {
+	if c.APIKey == "" && c.UsesDefaultEndpoint() {
+		return ErrNoAPIKey
+	}
+	return nil
+}
+
+// BashTimeout is the default timeout of a bash call.
+func (c *Config) BashTimeout() time.Duration {
+	return time.Duration(c.Tools.BashTimeoutS) * time.Second
+}
+
+func readFile(path string, mustExist bool) (*file, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !mustExist {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	var f file
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	}
+	return &f, nil
+}
+
+// findProjectFile looks for .agent/config.json in dir and its parents.
+func findProjectFile(dir string) (*file, string, error) {
+	if dir == "" {
+		return nil, "", nil
+	}
+	for d := dir; ; {
+		path := filepath.Join(d, ".agent", "config.json")
+		if f, err := readFile(path, false); err != nil || f != nil {
+			return f, path, err
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, "", nil
+		}
+		d = parent
+	}
+}
+
+func configHome(getenv func(string) string) string {
+	if v := getenv("XDG_CONFIG_HOME"); v != "" {
+		return v
+	}
+	return filepath.Join(home(getenv), ".config")
+}
+
+func dataHome(getenv func(string) string) string {
+	if v := getenv("XDG_DATA_HOME"); v != "" {
+		return v
+	}
+	return filepath.Join(home(getenv), ".local", "share")
+}
+
+func home(getenv func(string) string) string {
+	if v := getenv("HOME"); v != "" {
+		return v
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// UserAgentsFile is the user's own AGENTS.md, added to every system prompt.
+func UserAgentsFile(getenv func(string) string) string {
+	return filepath.Join(configHome(getenv), "agent", "AGENTS.md")
+}
