@@ -1,0 +1,228 @@
+package tokens
+
+// This file prices stored history the way the loop's converter
+// (internal/loop/convert.go, ToModelMessages and Visible) sends it. The two
+// must agree: if the converter changes what it sends, change entryCost and
+// VisibleHistory with it.
+
+import (
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// summaryPreambleTokens approximates the sentence the converter puts before
+// a summary ("This conversation continues an earlier one that was
+// summarised…", about 100 characters).
+const summaryPreambleTokens = 25
+
+// noOutput is what the converter sends for a completed tool call that
+// printed nothing.
+const noOutput = "(no output)"
+
+// Visible is stored history split the way it is sent to the model.
+type Visible struct {
+	// Summary is the newest summary message, nil if there is none.
+	Summary *message.Entry
+	// Kept are the entries stored before the summary that its compaction
+	// kept verbatim (CompactionState.TailFrom), sent right after it.
+	Kept []message.Entry
+	// After are the entries stored after the summary, or the whole history
+	// when there is no summary.
+	After []message.Entry
+}
+
+// Entries returns the visible entries in the order they are sent: summary,
+// kept tail, then the rest.
+func (v Visible) Entries() []message.Entry {
+	out := make([]message.Entry, 0, 1+len(v.Kept)+len(v.After))
+	if v.Summary != nil {
+		out = append(out, *v.Summary)
+	}
+	out = append(out, v.Kept...)
+	return append(out, v.After...)
+}
+
+// Len returns the number of visible entries.
+func (v Visible) Len() int {
+	n := len(v.Kept) + len(v.After)
+	if v.Summary != nil {
+		n++
+	}
+	return n
+}
+
+// VisibleHistory splits history (oldest first) into what is sent to the
+// model: messages before the newest summary are not sent, except the tail
+// its compaction kept; entries that only record a compaction (a user
+// message whose parts are all compaction parts) are never sent.
+func VisibleHistory(history []message.Entry) Visible {
+	sumIdx := -1
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Message.Summary {
+			sumIdx = i
+			break
+		}
+	}
+	if sumIdx < 0 {
+		return Visible{After: withoutMarkers(history)}
+	}
+	v := Visible{Summary: &history[sumIdx], After: withoutMarkers(history[sumIdx+1:])}
+	if c := compactionOf(history, sumIdx); c != nil && c.TailFrom != "" {
+		for i := 0; i < sumIdx; i++ {
+			if history[i].Message.ID >= c.TailFrom {
+				v.Kept = withoutMarkers(history[i:sumIdx])
+				break
+			}
+		}
+	}
+	return v
+}
+
+// compactionOf finds the compaction part that produced the summary at
+// history[sumIdx]: the newest one before it naming it, else the newest one
+// before it.
+func compactionOf(history []message.Entry, sumIdx int) *message.CompactionState {
+	var fallback *message.CompactionState
+	for i := sumIdx - 1; i >= 0; i-- {
+		for _, p := range history[i].Parts {
+			if p.Type != message.PartCompaction || p.Compaction == nil {
+				continue
+			}
+			if p.Compaction.SummaryID == history[sumIdx].Message.ID {
+				return p.Compaction
+			}
+			if fallback == nil {
+				fallback = p.Compaction
+			}
+		}
+	}
+	return fallback
+}
+
+// IsMarker reports whether an entry only records a compaction (a user
+// message whose parts are all compaction parts); markers are never sent.
+func IsMarker(e message.Entry) bool {
+	if e.Message.Role != message.RoleUser || len(e.Parts) == 0 {
+		return false
+	}
+	for _, p := range e.Parts {
+		if p.Type != message.PartCompaction {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutMarkers returns entries without compaction markers, sharing the
+// backing array when there are none (the common case).
+func withoutMarkers(entries []message.Entry) []message.Entry {
+	for i := range entries {
+		if IsMarker(entries[i]) {
+			out := make([]message.Entry, 0, len(entries))
+			out = append(out, entries[:i]...)
+			for _, e := range entries[i+1:] {
+				if !IsMarker(e) {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+	}
+	return entries
+}
+
+// ToolResult returns the text the model is given as a tool call's result:
+// ClearedOutput once pruned, InterruptedOutput for a call that never
+// finished, the output otherwise.
+func ToolResult(t *message.ToolState) string {
+	switch {
+	case !t.CompactedAt.IsZero():
+		return message.ClearedOutput
+	case t.Status == message.ToolPending || t.Status == message.ToolRunning:
+		return message.InterruptedOutput
+	case t.Output == "" && t.Status == message.ToolError:
+		return message.InterruptedOutput
+	case t.Output == "":
+		return noOutput
+	}
+	return t.Output
+}
+
+// EstimateEntries returns what these entries cost when sent, in the order
+// given (pass VisibleHistory(h).Entries() for a whole stored history):
+// text, tool names, arguments and results (the cleared placeholder for
+// pruned ones), TokensPerMessage for every chat message (a tool result is a
+// message of its own), and no reasoning (not sent back; use
+// Calculator.EstimateEntries to follow a model's roundtrip option).
+// Compaction markers and assistant messages with nothing to send cost 0.
+func EstimateEntries(entries []message.Entry, est Estimator) int64 {
+	return estimateEntries(entries, est, false)
+}
+
+func estimateEntries(entries []message.Entry, est Estimator, roundtrip bool) int64 {
+	var n int64
+	for i := range entries {
+		n += entryCost(&entries[i], est, roundtrip)
+	}
+	return n
+}
+
+// entryCost prices one entry as the converter sends it.
+func entryCost(e *message.Entry, est Estimator, roundtrip bool) int64 {
+	if IsMarker(*e) {
+		return 0
+	}
+	switch {
+	case e.Message.Summary:
+		return summaryPreambleTokens + textCost(e.Parts, message.PartText, est) + TokensPerMessage
+	case e.Message.Role == message.RoleUser:
+		if !hasText(e.Parts, message.PartText) {
+			return 0 // the converter skips empty user messages
+		}
+		return textCost(e.Parts, message.PartText, est) + TokensPerMessage
+	}
+	var n int64
+	sendable := hasText(e.Parts, message.PartText)
+	n += textCost(e.Parts, message.PartText, est)
+	if roundtrip {
+		n += textCost(e.Parts, message.PartReasoning, est)
+	}
+	for i := range e.Parts {
+		p := &e.Parts[i]
+		if p.Type != message.PartTool || p.Tool == nil || p.Tool.CallID == "" {
+			continue
+		}
+		sendable = true
+		n += int64(est.Count(p.Tool.Name)) + int64(est.Count(p.Tool.Input))
+		n += toolResultCost(p.Tool, est)
+	}
+	if !sendable {
+		return 0 // an empty or failed assistant message is not sent
+	}
+	return n + TokensPerMessage
+}
+
+// toolResultCost prices a tool result message.
+func toolResultCost(t *message.ToolState, est Estimator) int64 {
+	return int64(est.Count(ToolResult(t))) + TokensPerMessage
+}
+
+// textCost prices the parts of one type (the converter joins them with a
+// newline, which is not worth counting).
+func textCost(parts []message.Part, typ message.PartType, est Estimator) int64 {
+	var n int64
+	for i := range parts {
+		if parts[i].Type == typ && parts[i].Text != "" {
+			n += int64(est.Count(parts[i].Text))
+		}
+	}
+	return n
+}
+
+func hasText(parts []message.Part, typ message.PartType) bool {
+	for i := range parts {
+		if parts[i].Type == typ && parts[i].Text != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+package tokens
+
+import (
+	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// Restore rebuilds a session's calculator from its stored history (oldest
+// first) when the session is opened, without any model call.
+//
+// Only what is sent counts (VisibleHistory). The anchor is the newest
+// step-finish part with input usage stored after the newest summary (the
+// summary's own step is the summarisation call, not the context): its usage
+// becomes lastInput/lastOutput, the results of that step's tool calls and
+// every later entry are estimated as new, and tool outputs pruned after that
+// step are taken off at their estimated size. Without such a step, or when a
+// compaction (not rejected) was recorded after it, the basis is estimated:
+// system + tools + the estimate of the visible history. The estimate error
+// of the anchor step is restored from its StepState.Estimate.
+func Restore(opt Options, est Estimator, system, tools int64, history []message.Entry) *Calculator {
+	c := NewCalculator(opt, est)
+	c.system, c.tools = system, tools
+	v := VisibleHistory(history)
+
+	ai, pi := newestStep(v.After)
+	if ai < 0 || compactedAfter(history, v.After[ai].Message.ID, pi) {
+		c.added = estimateVisible(v, c.est, c.roundtrip)
+		return c
+	}
+	step := v.After[ai].Parts[pi]
+	u := step.Step.Usage
+	c.hasActual = true
+	c.lastInput = u.Input
+	c.lastOutput = sentOutput(u, c.roundtrip)
+	if step.Step.Estimate > 0 {
+		c.estErr = float64(step.Step.Estimate-u.Input) / float64(u.Input)
+		c.hasErr = true
+	}
+
+	// New since the call: the step's tool results (the calls themselves
+	// were its output), anything stored after its step-finish part, and
+	// every later entry.
+	var added int64
+	own := &v.After[ai]
+	for j := range own.Parts {
+		p := &own.Parts[j]
+		switch {
+		case p.Type == message.PartTool:
+			if p.Tool != nil && p.Tool.CallID != "" {
+				added += toolResultCost(p.Tool, c.est)
+			}
+		case j > pi && (p.Type == message.PartText || (p.Type == message.PartReasoning && c.roundtrip)):
+			added += int64(c.est.Count(p.Text))
+		}
+	}
+	added += estimateEntries(v.After[ai+1:], c.est, c.roundtrip)
+
+	// Outputs that the call still carried but that were pruned since.
+	stepAt := partTime(step)
+	var pruned int64
+	forEachSentBefore(v, ai, func(t *message.ToolState) {
+		if t.CallID != "" && t.CompactedAt.After(stepAt) {
+			sent := *t
+			sent.CompactedAt = time.Time{}
+			pruned += int64(c.est.Count(ToolResult(&sent))) - int64(c.est.Count(message.ClearedOutput))
+		}
+	})
+	c.added, c.addedRaw = added-pruned, added
+	c.addedExact = -pruned
+	return c
+}
+
+// estimateVisible prices v without copying its entries.
+func estimateVisible(v Visible, est Estimator, roundtrip bool) int64 {
+	var n int64
+	if v.Summary != nil {
+		n += entryCost(v.Summary, est, roundtrip)
+	}
+	return n + estimateEntries(v.Kept, est, roundtrip) + estimateEntries(v.After, est, roundtrip)
+}
+
+// newestStep finds the newest step-finish part with input usage: entry and
+// part index, or -1.
+func newestStep(entries []message.Entry) (int, int) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		parts := entries[i].Parts
+		for j := len(parts) - 1; j >= 0; j-- {
+			p := &parts[j]
+			if p.Type == message.PartStepFinish && p.Step != nil && p.Step.Usage.Input > 0 {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// compactedAfter reports whether a compaction that was not rejected is
+// recorded in history after part pi of the message stepID (compaction
+// markers are not visible, so this looks at the stored history).
+func compactedAfter(history []message.Entry, stepID string, pi int) bool {
+	k := len(history) - 1
+	for k >= 0 && history[k].Message.ID != stepID {
+		k--
+	}
+	if k < 0 {
+		return false
+	}
+	for i := k; i < len(history); i++ {
+		for j, p := range history[i].Parts {
+			if i == k && j <= pi {
+				continue
+			}
+			if p.Type == message.PartCompaction && (p.Compaction == nil || !p.Compaction.Rejected) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forEachSentBefore calls fn for every tool state sent before After[ai].
+func forEachSentBefore(v Visible, ai int, fn func(*message.ToolState)) {
+	visit := func(e *message.Entry) {
+		for j := range e.Parts {
+			if t := e.Parts[j].Tool; e.Parts[j].Type == message.PartTool && t != nil {
+				fn(t)
+			}
+		}
+	}
+	if v.Summary != nil {
+		visit(v.Summary)
+	}
+	for i := range v.Kept {
+		visit(&v.Kept[i])
+	}
+	for i := 0; i < ai; i++ {
+		visit(&v.After[i])
+	}
+}
+
+func partTime(p message.Part) time.Time {
+	if !p.UpdatedAt.IsZero() {
+		return p.UpdatedAt
+	}
+	return p.CreatedAt
+}
