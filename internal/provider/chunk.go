@@ -1,0 +1,311 @@
+package provider
+
+// Wire types of a chat-completions chunk, decoded leniently: servers send
+// null where a string is expected, numbers as floats, arguments as objects,
+// and fields go-openai's typed structs drop (reasoning, top-level error,
+// top-level reasoning_tokens). Unknown fields are ignored.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// chunk is one streamed chat.completion.chunk, or a whole non-streamed
+// chat.completion (whose choices carry message instead of delta), or an
+// error object.
+type chunk struct {
+	Object  string     `json:"object"`
+	Choices []choice   `json:"choices"`
+	Usage   *usageWire `json:"usage"`
+	// Error is set by OpenAI-, SGLang- and OpenRouter-style mid-stream
+	// errors; Object is "error" in vLLM's.
+	Error json.RawMessage `json:"error"`
+	// Groq's older streams put usage only here.
+	XGroq *struct {
+		Usage *usageWire `json:"usage"`
+	} `json:"x_groq"`
+}
+
+type choice struct {
+	Index        int      `json:"index"`
+	Delta        *delta   `json:"delta"`
+	Message      *delta   `json:"message"`
+	FinishReason flexText `json:"finish_reason"`
+}
+
+type delta struct {
+	Content          flexText       `json:"content"`
+	Refusal          flexText       `json:"refusal"`
+	ReasoningContent flexText       `json:"reasoning_content"`
+	Reasoning        flexText       `json:"reasoning"`
+	ToolCalls        []toolCallWire `json:"tool_calls"`
+}
+
+type toolCallWire struct {
+	Index    *int     `json:"index"`
+	ID       flexText `json:"id"`
+	Function struct {
+		Name      flexText `json:"name"`
+		Arguments rawText  `json:"arguments"`
+	} `json:"function"`
+}
+
+type usageWire struct {
+	PromptTokens        count `json:"prompt_tokens"`
+	CompletionTokens    count `json:"completion_tokens"`
+	TotalTokens         count `json:"total_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens     count `json:"cached_tokens"`
+		CacheWriteTokens count `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens count `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	// Azure-hosted DeepSeek reports reasoning at the top level.
+	ReasoningTokens count `json:"reasoning_tokens"`
+	// DeepSeek's own name for cached prompt tokens.
+	PromptCacheHitTokens count `json:"prompt_cache_hit_tokens"`
+}
+
+// normalise returns usage with Input including cached tokens and Output
+// including reasoning tokens.
+//
+// Most servers count reasoning inside completion_tokens; xAI does not, and
+// its total_tokens is then prompt + completion + reasoning, which is how it
+// is recognised. OpenAI-style prompt_tokens include cached tokens; a cached
+// count larger than the prompt means the server counted them apart.
+func (w *usageWire) normalise() Usage {
+	u := Usage{
+		Input:  int64(w.PromptTokens),
+		Output: int64(w.CompletionTokens),
+	}
+	if d := w.PromptTokensDetails; d != nil {
+		u.CachedInput = int64(d.CachedTokens)
+		u.CacheWrite = int64(d.CacheWriteTokens)
+	}
+	if u.CachedInput == 0 {
+		u.CachedInput = int64(w.PromptCacheHitTokens)
+	}
+	if d := w.CompletionTokensDetails; d != nil {
+		u.Reasoning = int64(d.ReasoningTokens)
+	}
+	if u.Reasoning == 0 {
+		u.Reasoning = int64(w.ReasoningTokens)
+	}
+	if u.Reasoning > 0 && int64(w.TotalTokens) == u.Input+u.Output+u.Reasoning {
+		u.Output += u.Reasoning
+	}
+	if u.CachedInput > u.Input {
+		u.Input += u.CachedInput
+	}
+	return u
+}
+
+// flexText decodes a JSON string; null and any other type decode as "".
+type flexText string
+
+func (t *flexText) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
+		*t = flexText(s)
+		return nil
+	}
+	// Numbers are kept as text: error codes are sometimes numeric.
+	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+		*t = flexText(b)
+		return nil
+	}
+	*t = ""
+	return nil
+}
+
+// rawText decodes a JSON string as its value, null as "", and anything else
+// (some servers send tool arguments as an object) as its JSON text.
+type rawText string
+
+func (t *rawText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || bytes.Equal(b, []byte("null")):
+		*t = ""
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = rawText(s)
+	default:
+		*t = rawText(b)
+	}
+	return nil
+}
+
+// count decodes a token count given as an integer, a float, a numeric
+// string or null.
+type count int64
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	b = bytes.Trim(bytes.TrimSpace(b), `"`)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		*c = 0
+		return nil
+	}
+	if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*c = count(n)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		*c = 0
+		return nil
+	}
+	*c = count(f)
+	return nil
+}
+
+// apiError is an error reported by the server, in any of the shapes seen:
+// {"error":{"message","type","code","metadata":{"raw"}}} (OpenAI,
+// OpenRouter, llama.cpp), {"error":"text"} (Ollama), {"object":"error",
+// "message",...} (vLLM), {"message",...}, {"detail":...} (FastAPI), and a
+// one-element array of any of these (Gemini).
+type apiError struct {
+	Message string
+	Type    string
+	Code    string
+}
+
+// parseAPIError reads an error body or chunk; ok is false when b holds no
+// recognisable error.
+func parseAPIError(b []byte) (apiError, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(b, &list) != nil || len(list) == 0 {
+			return apiError{}, false
+		}
+		b = list[0]
+	}
+	var env struct {
+		Error   json.RawMessage `json:"error"`
+		Object  string          `json:"object"`
+		Message json.RawMessage `json:"message"`
+		Type    flexText        `json:"type"`
+		Code    json.RawMessage `json:"code"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(b, &env) != nil {
+		return apiError{}, false
+	}
+	if e := bytes.TrimSpace(env.Error); len(e) > 0 && !bytes.Equal(e, []byte("null")) {
+		if e[0] == '"' {
+			var s string
+			_ = json.Unmarshal(e, &s)
+			return apiError{Message: s, Type: string(env.Type), Code: codeText(env.Code)}, true
+		}
+		var obj struct {
+			Message  json.RawMessage `json:"message"`
+			Type     flexText        `json:"type"`
+			Code     json.RawMessage `json:"code"`
+			Status   flexText        `json:"status"`
+			Metadata struct {
+				Raw json.RawMessage `json:"raw"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(e, &obj) != nil {
+			return apiError{Message: string(e)}, true
+		}
+		ae := apiError{Message: messageText(obj.Message), Type: string(obj.Type), Code: codeText(obj.Code)}
+		if ae.Type == "" {
+			ae.Type = string(obj.Status)
+		}
+		// OpenRouter puts the upstream provider's words in metadata.raw.
+		if raw := messageText(obj.Metadata.Raw); raw != "" && raw != ae.Message {
+			if ae.Message == "" {
+				ae.Message = raw
+			} else {
+				ae.Message += ": " + raw
+			}
+		}
+		return ae, true
+	}
+	msg := messageText(env.Message)
+	if msg == "" {
+		msg = detailText(env.Detail)
+	}
+	if msg == "" && env.Object != "error" {
+		return apiError{}, false
+	}
+	return apiError{Message: msg, Type: string(env.Type), Code: codeText(env.Code)}, true
+}
+
+// messageText reads a message given as a string, a list of strings (go-openai
+// issue 381), or any other JSON (kept as text).
+func messageText(b json.RawMessage) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(b, &list) == nil {
+		return joinNonEmpty(list, ", ")
+	}
+	return string(b)
+}
+
+// detailText reads FastAPI's {"detail": ...}: a string, or a list of
+// validation errors {"loc": [...], "msg": "..."}.
+func detailText(b json.RawMessage) string {
+	var list []struct {
+		Loc []any  `json:"loc"`
+		Msg string `json:"msg"`
+	}
+	if json.Unmarshal(b, &list) != nil || len(list) == 0 {
+		return messageText(b)
+	}
+	parts := make([]string, 0, len(list))
+	for _, d := range list {
+		loc := make([]string, 0, len(d.Loc))
+		for _, l := range d.Loc {
+			loc = append(loc, fmt.Sprint(l))
+		}
+		if len(loc) > 0 {
+			parts = append(parts, strings.Join(loc, ".")+": "+d.Msg)
+		} else {
+			parts = append(parts, d.Msg)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func codeText(b json.RawMessage) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		return s
+	}
+	return string(b)
+}
+
+func joinNonEmpty(list []string, sep string) string {
+	var out []byte
+	for _, s := range list {
+		if s == "" {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, sep...)
+		}
+		out = append(out, s...)
+	}
+	return string(out)
+}
