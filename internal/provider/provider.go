@@ -51,8 +51,9 @@ const (
 	EventTextDelta EventType = iota + 1
 	// EventReasoningDelta carries a fragment of the model's reasoning in Text.
 	EventReasoningDelta
-	// EventToolCallStart is sent the first time a tool call's id or name is
-	// known: ToolCall.Index, ID (may still be empty) and Name.
+	// EventToolCallStart is sent once per call, when its name is known:
+	// ToolCall.Index, ID and Name. ID is the one the end will carry (the
+	// provider's, or "call_<index>" if it sent none before the name).
 	EventToolCallStart
 	// EventToolCallDelta carries an argument fragment in ToolCall.ArgsDelta.
 	EventToolCallDelta

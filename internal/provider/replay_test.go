@@ -94,7 +94,7 @@ func collect(t *testing.T, ctx context.Context, p Provider) outcome {
 			if tc.Arguments != deltas[tc.Index] {
 				t.Errorf("tool call %d: end arguments %q != deltas %q", tc.Index, tc.Arguments, deltas[tc.Index])
 			}
-			if s := started[tc.Index]; (s.ID != "" && s.ID != tc.ID) || (s.Name != "" && s.Name != tc.Name) {
+			if s := started[tc.Index]; s.ID != tc.ID || s.Name != tc.Name || s.ID == "" {
 				t.Errorf("tool call %d: start %+v disagrees with end %+v", tc.Index, s, tc)
 			}
 			ended[tc.Index] = true

@@ -247,11 +247,9 @@ func (s *openAIStream) toolCallDelta(tc *toolCallWire) bool {
 	}
 	s.lastIndex = index
 	if call.ended {
-		if id == "" && name == "" && args == "" {
-			return true
-		}
-		s.fail(&Error{Class: ClassBrokenStream, Message: fmt.Sprintf("tool call %d continued after the finish reason", index)})
-		return false
+		// A call repeated after the finish reason (a second finish chunk
+		// echoing it) adds nothing: the call was already complete.
+		return true
 	}
 	if call.id == "" && id != "" {
 		call.id = id
@@ -265,15 +263,10 @@ func (s *openAIStream) toolCallDelta(tc *toolCallWire) bool {
 	}
 	call.args = append(call.args, args...)
 	if !call.started {
-		if call.id == "" && call.name == "" {
-			return true // keep the fragment until the call has a name or id
+		if call.name != "" {
+			s.start(call)
 		}
-		call.started = true
-		s.emit(Event{Type: EventToolCallStart, ToolCall: &ToolCall{Index: index, ID: call.id, Name: call.name}})
-		if len(call.args) > 0 {
-			s.emit(Event{Type: EventToolCallDelta, ToolCall: &ToolCall{Index: index, ID: call.id, Name: call.name, ArgsDelta: string(call.args)}})
-		}
-		return true
+		return true // before the name, keep the fragments for the start
 	}
 	if args != "" {
 		s.emit(Event{Type: EventToolCallDelta, ToolCall: &ToolCall{Index: index, ID: call.id, Name: call.name, ArgsDelta: args}})
@@ -289,8 +282,21 @@ func (s *openAIStream) maxIndex() int {
 	return m
 }
 
-// endCalls emits an end for every open call, in index order. A call the
-// provider never gave an id gets one, so its result can be matched to it.
+// start emits the start of a call, with the arguments received so far. A
+// call the provider gave no id by then gets one, so its result can be
+// matched to it; the start and the end always carry the same id.
+func (s *openAIStream) start(c *toolCallState) {
+	c.started = true
+	if c.id == "" {
+		c.id = "call_" + strconv.Itoa(c.index)
+	}
+	s.emit(Event{Type: EventToolCallStart, ToolCall: &ToolCall{Index: c.index, ID: c.id, Name: c.name}})
+	if len(c.args) > 0 {
+		s.emit(Event{Type: EventToolCallDelta, ToolCall: &ToolCall{Index: c.index, ID: c.id, Name: c.name, ArgsDelta: string(c.args)}})
+	}
+}
+
+// endCalls emits an end for every open call, in index order.
 func (s *openAIStream) endCalls() {
 	indexes := make([]int, 0, len(s.calls))
 	for i, c := range s.calls {
@@ -301,17 +307,10 @@ func (s *openAIStream) endCalls() {
 	slices.Sort(indexes)
 	for _, i := range indexes {
 		c := s.calls[i]
-		c.ended = true
-		if c.id == "" {
-			c.id = "call_" + strconv.Itoa(i)
-		}
 		if !c.started {
-			c.started = true
-			s.emit(Event{Type: EventToolCallStart, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name}})
-			if len(c.args) > 0 {
-				s.emit(Event{Type: EventToolCallDelta, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, ArgsDelta: string(c.args)}})
-			}
+			s.start(c)
 		}
+		c.ended = true
 		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args)}})
 	}
 }
