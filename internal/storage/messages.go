@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+const messageColumns = `id, session_id, role, parent_id, summary, synthetic, model,
+	finish_reason, error, input_tokens, output_tokens, reasoning_tokens,
+	cached_input_tokens, cache_write_tokens, cost_usd, created_at, updated_at, finished_at`
+
+func scanMessage(r rowScanner) (*message.Message, error) {
+	var m message.Message
+	var summary, synthetic int
+	var created, updated, finished int64
+	err := r.Scan(&m.ID, &m.SessionID, &m.Role, &m.ParentID, &summary, &synthetic, &m.Model,
+		&m.FinishReason, &m.Error, &m.Usage.Input, &m.Usage.Output, &m.Usage.Reasoning,
+		&m.Usage.CachedInput, &m.Usage.CacheWrite, &m.CostUSD, &created, &updated, &finished)
+	if err != nil {
+		return nil, err
+	}
+	m.Summary, m.Synthetic = summary != 0, synthetic != 0
+	m.CreatedAt, m.UpdatedAt, m.FinishedAt = fromUnix(created), fromUnix(updated), fromUnix(finished)
+	return &m, nil
+}
+
+// CreateMessage stores a new message, filling its ID, CreatedAt and
+// UpdatedAt when they are empty, and marks its session as updated.
+func (s *Store) CreateMessage(ctx context.Context, m *message.Message) error {
+	if err := s.writable("create message"); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		m.ID = message.NewID()
+	}
+	op := "create message " + m.ID
+	ts := now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = ts
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	defer tx.Rollback()
+	sess, err := scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
+		WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: session %s: %w", op, m.SessionID, ErrNotFound)
+	}
+	if err != nil {
+		return s.fail(op, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail(op, err)
+	}
+	s.publishMessage(m)
+	s.publishSession(sess)
+	return nil
+}
+
+func messageArgs(m *message.Message) []any {
+	return []any{m.ID, m.SessionID, string(m.Role), m.ParentID, boolInt(m.Summary), boolInt(m.Synthetic), m.Model,
+		m.FinishReason, m.Error, m.Usage.Input, m.Usage.Output, m.Usage.Reasoning,
+		m.Usage.CachedInput, m.Usage.CacheWrite, m.CostUSD,
+		toUnix(m.CreatedAt), toUnix(m.UpdatedAt), toUnix(m.FinishedAt)}
+}
+
+// UpdateMessage stores every field of an existing message but its id,
+// session and creation time, and sets its UpdatedAt to now.
+func (s *Store) UpdateMessage(ctx context.Context, m *message.Message) error {
+	op := "update message " + m.ID
+	if err := s.writable(op); err != nil {
+		return err
+	}
+	m.UpdatedAt = now()
+	if err := updateMessage(ctx, s.db, m); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("update message: message %s: %w", m.ID, ErrNotFound)
+		}
+		return s.fail(op, err)
+	}
+	s.publishMessage(m)
+	return nil
+}
+
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func updateMessage(ctx context.Context, db execer, m *message.Message) error {
+	res, err := db.ExecContext(ctx, `UPDATE messages SET role = ?, parent_id = ?, summary = ?,
+		synthetic = ?, model = ?, finish_reason = ?, error = ?, input_tokens = ?, output_tokens = ?,
+		reasoning_tokens = ?, cached_input_tokens = ?, cache_write_tokens = ?, cost_usd = ?,
+		updated_at = ?, finished_at = ? WHERE id = ?`,
+		string(m.Role), m.ParentID, boolInt(m.Summary), boolInt(m.Synthetic), m.Model, m.FinishReason, m.Error,
+		m.Usage.Input, m.Usage.Output, m.Usage.Reasoning, m.Usage.CachedInput, m.Usage.CacheWrite, m.CostUSD,
+		toUnix(m.UpdatedAt), toUnix(m.FinishedAt), m.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// GetMessage returns one message.
+func (s *Store) GetMessage(ctx context.Context, id string) (*message.Message, error) {
+	m, err := scanMessage(s.rdb.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("get message: message %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail("get message "+id, err)
+	}
+	return m, nil
+}
+
+// ListMessages returns a session's messages in order (ids are
+// time-ordered).
+func (s *Store) ListMessages(ctx context.Context, sessionID string) ([]message.Message, error) {
+	list, err := listMessages(ctx, s.rdb, sessionID)
+	if err != nil {
+		return nil, s.fail("list messages of session "+sessionID, err)
+	}
+	return list, nil
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func listMessages(ctx context.Context, q querier, sessionID string) ([]message.Message, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []message.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, *m)
+	}
+	return list, rows.Err()
+}
+
+func (s *Store) publishMessage(m *message.Message) {
+	c := *m
+	s.events.Publish(message.Event{Type: message.EventMessageUpdated, SessionID: c.SessionID, Message: &c})
+}

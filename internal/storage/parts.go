@@ -1,0 +1,286 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// partState is what the state column holds: the JSON of a part's state
+// fields.
+type partState struct {
+	Text       string                   `json:"text,omitempty"`
+	Tool       *message.ToolState       `json:"tool,omitempty"`
+	Step       *message.StepState       `json:"step,omitempty"`
+	Compaction *message.CompactionState `json:"compaction,omitempty"`
+}
+
+func encodeState(p *message.Part) (string, error) {
+	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction})
+	if err != nil {
+		return "", fmt.Errorf("encode state of part %s: %w", p.ID, err)
+	}
+	return string(b), nil
+}
+
+func decodeState(p *message.Part, state string) error {
+	var st partState
+	if err := json.Unmarshal([]byte(state), &st); err != nil {
+		return fmt.Errorf("decode state of part %s: %w", p.ID, err)
+	}
+	p.Text, p.Tool, p.Step, p.Compaction = st.Text, st.Tool, st.Step, st.Compaction
+	return nil
+}
+
+const partColumns = `id, session_id, message_id, type, state, created_at, updated_at`
+
+func scanPart(r rowScanner) (*message.Part, error) {
+	var p message.Part
+	var state string
+	var created, updated int64
+	if err := r.Scan(&p.ID, &p.SessionID, &p.MessageID, &p.Type, &state, &created, &updated); err != nil {
+		return nil, err
+	}
+	p.CreatedAt, p.UpdatedAt = fromUnix(created), fromUnix(updated)
+	if err := decodeState(&p, state); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+const upsertPartSQL = `INSERT INTO parts (` + partColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET type = excluded.type, state = excluded.state,
+	updated_at = excluded.updated_at`
+
+// UpsertPart stores a part: inserted when new (ID empty or unknown),
+// otherwise its state replaced. It fills ID and CreatedAt when empty and
+// sets UpdatedAt to now. While a TextStream is open on a part, only the
+// stream should write it.
+func (s *Store) UpsertPart(ctx context.Context, p *message.Part) error {
+	if err := s.writable("upsert part"); err != nil {
+		return err
+	}
+	if p.SessionID == "" || p.MessageID == "" || p.Type == "" {
+		return fmt.Errorf("upsert part %s: session id, message id and type are required", p.ID)
+	}
+	if p.ID == "" {
+		p.ID = message.NewID()
+	}
+	ts := now()
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = ts
+	}
+	p.UpdatedAt = ts
+	state, err := encodeState(p)
+	if err != nil {
+		return err
+	}
+	_, err = s.upsertPartStmt.ExecContext(ctx, p.ID, p.SessionID, p.MessageID, string(p.Type), state,
+		toUnix(p.CreatedAt), toUnix(p.UpdatedAt))
+	if err != nil {
+		return s.fail("upsert part "+p.ID, err)
+	}
+	s.publishPart(p)
+	return nil
+}
+
+// ListParts returns a session's parts in order. The text of a streamed
+// part that is not finished includes the deltas flushed so far.
+func (s *Store) ListParts(ctx context.Context, sessionID string) ([]message.Part, error) {
+	op := "list parts of session " + sessionID
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer tx.Rollback()
+	parts, err := listParts(ctx, tx, sessionID)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	return parts, nil
+}
+
+// listParts reads a session's parts and their unfinished deltas; q should
+// be a transaction so both reads see the same snapshot.
+func listParts(ctx context.Context, q querier, sessionID string) ([]message.Part, error) {
+	deltas, err := sessionDeltas(ctx, q, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+partColumns+` FROM parts
+		WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var parts []message.Part
+	for rows.Next() {
+		p, err := scanPart(rows)
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := deltas[p.ID]; ok {
+			p.Text += d
+		}
+		parts = append(parts, *p)
+	}
+	return parts, rows.Err()
+}
+
+// sessionDeltas returns the flushed text of each unfinished stream of a
+// session, by part id.
+func sessionDeltas(ctx context.Context, q querier, sessionID string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT d.part_id, d.text FROM part_deltas d
+		JOIN parts p ON p.id = d.part_id WHERE p.session_id = ? ORDER BY d.part_id, d.seq`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var builders map[string]*strings.Builder
+	for rows.Next() {
+		var id, text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return nil, err
+		}
+		if builders == nil {
+			builders = make(map[string]*strings.Builder)
+		}
+		b := builders[id]
+		if b == nil {
+			b = new(strings.Builder)
+			builders[id] = b
+		}
+		b.WriteString(text)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	deltas := make(map[string]string, len(builders))
+	for id, b := range builders {
+		deltas[id] = b.String()
+	}
+	return deltas, nil
+}
+
+// MarkCompacted sets Tool.CompactedAt on tool parts, in one transaction:
+// the prune pass's mark. The outputs stay in the database.
+func (s *Store) MarkCompacted(ctx context.Context, partIDs []string, at time.Time) error {
+	const op = "mark parts compacted"
+	if err := s.writable(op); err != nil {
+		return err
+	}
+	if len(partIDs) == 0 {
+		return nil
+	}
+	if at.IsZero() {
+		at = now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	defer tx.Rollback()
+	ts := now()
+	marked := make([]*message.Part, 0, len(partIDs))
+	for _, id := range partIDs {
+		p, err := scanPart(tx.QueryRowContext(ctx, `SELECT `+partColumns+` FROM parts WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%s: part %s: %w", op, id, ErrNotFound)
+		}
+		if err != nil {
+			return s.fail(op, err)
+		}
+		if p.Type != message.PartTool || p.Tool == nil {
+			return fmt.Errorf("%s: part %s is a %s part, not a tool call", op, id, p.Type)
+		}
+		p.Tool.CompactedAt = at
+		p.UpdatedAt = ts
+		if err := writeState(ctx, tx, p); err != nil {
+			return s.fail(op, err)
+		}
+		marked = append(marked, p)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail(op, err)
+	}
+	for _, p := range marked {
+		s.publishPart(p)
+	}
+	return nil
+}
+
+// writeState stores an existing part's state and UpdatedAt.
+func writeState(ctx context.Context, db execer, p *message.Part) error {
+	state, err := encodeState(p)
+	if err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, `UPDATE parts SET state = ?, updated_at = ? WHERE id = ?`,
+		state, toUnix(p.UpdatedAt), p.ID)
+	return err
+}
+
+// Entry is one message with its parts in order.
+type Entry = message.Entry
+
+// LoadHistory returns a session's messages in order, each with its parts in
+// order, read from one snapshot.
+func (s *Store) LoadHistory(ctx context.Context, sessionID string) ([]Entry, error) {
+	op := "load history of session " + sessionID
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer tx.Rollback()
+	msgs, err := listMessages(ctx, tx, sessionID)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	parts, err := listParts(ctx, tx, sessionID)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	entries := make([]Entry, len(msgs))
+	index := make(map[string]int, len(msgs))
+	for i, m := range msgs {
+		entries[i].Message = m
+		index[m.ID] = i
+	}
+	for _, p := range parts {
+		if i, ok := index[p.MessageID]; ok {
+			entries[i].Parts = append(entries[i].Parts, p)
+		}
+	}
+	return entries, nil
+}
+
+func (s *Store) publishPart(p *message.Part) {
+	s.events.Publish(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: clonePart(p)})
+}
+
+// clonePart copies a part deeply enough that the caller may go on changing
+// its own copy while subscribers read the event's.
+func clonePart(p *message.Part) *message.Part {
+	c := *p
+	if p.Tool != nil {
+		t := *p.Tool
+		t.Metadata = maps.Clone(p.Tool.Metadata)
+		c.Tool = &t
+	}
+	if p.Step != nil {
+		st := *p.Step
+		c.Step = &st
+	}
+	if p.Compaction != nil {
+		cp := *p.Compaction
+		c.Compaction = &cp
+	}
+	return &c
+}

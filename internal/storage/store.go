@@ -1,0 +1,394 @@
+// Package storage persists conversations in one SQLite database, agent.db
+// in the data dir: sessions, messages, the parts messages are made of, the
+// queue of user input typed while the agent is busy, session leases (which
+// process drives a session) and an event log for the inspector. It owns all
+// SQL, the migrations and the transactions, and publishes a change event
+// for every write it makes.
+//
+// Contract:
+//   - One writer connection per Store (writes are serialised in-process;
+//     other processes are waited for up to busyTimeout, then reported as
+//     ErrLocked). Reads use a separate pool and never wait for the writer
+//     (WAL).
+//   - Parts are written when they change (immediate persistence). Streamed
+//     text is the exception: a TextStream buffers deltas and flushes them at
+//     least every FlushInterval and at every boundary, as append-only delta
+//     rows, and writes the final text once.
+//   - Events are published after the write commits: state changes are
+//     must-deliver, text deltas lossy.
+//   - A Store from OpenReadOnly never writes: its write methods return
+//     ErrReadOnly.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/pubsub"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DBName is the file name of the database inside the data dir.
+const DBName = "agent.db"
+
+// busyTimeout is how long a write waits for another process's write lock
+// before failing with ErrLocked. A variable so tests can shorten it.
+var busyTimeout = 5 * time.Second
+
+// Errors callers can test for with errors.Is. Each is wrapped with the
+// operation and what it concerned.
+var (
+	// ErrNotFound is returned when a session, message, part or queued
+	// message does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguousID is returned when an id prefix matches several sessions.
+	ErrAmbiguousID = errors.New("ambiguous id prefix")
+	// ErrSessionBusy is returned when another live process holds the
+	// session's lease.
+	ErrSessionBusy = errors.New("session is busy")
+	// ErrLocked is returned when another process kept the database locked
+	// for longer than the busy timeout.
+	ErrLocked = errors.New("database is locked")
+	// ErrReadOnly is returned by the write methods of a read-only Store.
+	ErrReadOnly = errors.New("store is read-only")
+	// ErrNoDatabase is returned by OpenReadOnly when agent.db does not exist.
+	ErrNoDatabase = errors.New("no database")
+	// ErrNewerSchema is returned when agent.db was written by a newer agent.
+	ErrNewerSchema = errors.New("database schema is newer than this agent")
+	// ErrOlderSchema is returned by OpenReadOnly when agent.db has not been
+	// upgraded to this agent's schema yet (a read-write open upgrades it).
+	ErrOlderSchema = errors.New("database schema is older than this agent")
+)
+
+// Store is the database of one data dir. Its methods are safe for
+// concurrent use.
+type Store struct {
+	path     string
+	readOnly bool
+	db       *sql.DB // the one writer connection; nil when read-only
+	rdb      *sql.DB // readers
+	events   *pubsub.Broker[message.Event]
+
+	upsertPartStmt *sql.Stmt
+
+	mu      sync.Mutex
+	closed  bool
+	streams map[*TextStream]struct{}
+	leases  map[*Lease]struct{}
+}
+
+// Open opens the database in dataDir for reading and writing, creating the
+// directory (0700) and agent.db (0600) if needed and migrating the schema
+// forward.
+func Open(ctx context.Context, dataDir string) (*Store, error) {
+	dir, err := prepareDataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, DBName)
+	if err := createDBFile(dir, path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", connString(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s := newStore(path, false)
+	s.db = db
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, s.fail("open "+path, err)
+	}
+	if err := restrictFiles(path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.rdb, err = openReaders(path, false)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.upsertPartStmt, err = db.PrepareContext(ctx, upsertPartSQL); err != nil {
+		s.rdb.Close()
+		db.Close()
+		return nil, s.fail("open "+path, err)
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens the database in dataDir for reading only. It writes
+// nothing: no directory or file is created, nothing is migrated or repaired.
+// It fails with ErrNoDatabase when agent.db does not exist and with
+// ErrNewerSchema or ErrOlderSchema when the schema is not this agent's. It
+// works while other processes have the database open for writing.
+func OpenReadOnly(ctx context.Context, dataDir string) (*Store, error) {
+	if dataDir == "" {
+		return nil, errors.New("open store read-only: no data dir given")
+	}
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("open store read-only: data dir %s: %w", dataDir, err)
+	}
+	path := filepath.Join(dir, DBName)
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open %s read-only: %w (nothing has been recorded in %s yet)", path, ErrNoDatabase, dir)
+		}
+		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+	}
+	rdb, err := openReaders(path, true)
+	if err != nil {
+		return nil, err
+	}
+	s := newStore(path, true)
+	s.rdb = rdb
+	var version int
+	if err := rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		rdb.Close()
+		return nil, s.fail("open "+path+" read-only", err)
+	}
+	if known := latestVersion(); version != known {
+		rdb.Close()
+		return nil, fmt.Errorf("open %s read-only: %w", path, &schemaError{found: version, known: known})
+	}
+	return s, nil
+}
+
+func newStore(path string, readOnly bool) *Store {
+	return &Store{
+		path:     path,
+		readOnly: readOnly,
+		events:   pubsub.New[message.Event](),
+		streams:  make(map[*TextStream]struct{}),
+		leases:   make(map[*Lease]struct{}),
+	}
+}
+
+// Close flushes the text streams still open (their parts stay unfinished
+// and are completed by RepairSession), releases the leases this Store
+// holds, closes the event broker and the database.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	streams := make([]*TextStream, 0, len(s.streams))
+	for t := range s.streams {
+		streams = append(streams, t)
+	}
+	leases := make([]*Lease, 0, len(s.leases))
+	for l := range s.leases {
+		leases = append(leases, l)
+	}
+	s.mu.Unlock()
+
+	var errs []error
+	ctx, cancel := context.WithTimeout(context.Background(), 2*busyTimeout)
+	defer cancel()
+	for _, t := range streams {
+		errs = append(errs, t.close(ctx))
+	}
+	for _, l := range leases {
+		errs = append(errs, l.Release())
+	}
+	s.events.Close()
+	if s.upsertPartStmt != nil {
+		errs = append(errs, s.upsertPartStmt.Close())
+	}
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path returns the path of agent.db.
+func (s *Store) Path() string { return s.path }
+
+// ReadOnly reports whether the Store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Events returns the broker on which every write is announced.
+func (s *Store) Events() *pubsub.Broker[message.Event] { return s.events }
+
+// Publish announces an event that is not a row (status, retrying, pruned,
+// compacted, error) to the same subscribers, must-deliver.
+func (s *Store) Publish(ev message.Event) { s.events.Publish(ev) }
+
+// writable returns ErrReadOnly, wrapped with op, for a read-only Store.
+func (s *Store) writable(op string) error {
+	if s.readOnly {
+		return fmt.Errorf("%s: %w (%s)", op, ErrReadOnly, s.path)
+	}
+	return nil
+}
+
+// fail wraps err with op, and turns SQLite's busy errors into ErrLocked
+// with an explanation.
+func (s *Store) fail(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if isBusy(err) {
+		return fmt.Errorf("%s: %w: another process kept %s locked for more than %v", op, ErrLocked, s.path, busyTimeout)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
+}
+
+// connString builds the DSN of a connection: a file: URI with the pragmas
+// every connection needs.
+func connString(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	if readOnly {
+		q.Set("mode", "ro")
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		// Every transaction takes the write lock at BEGIN, so a busy
+		// database is waited for there rather than failing mid-way.
+		q.Set("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// openReaders opens the pool of reading connections.
+func openReaders(path string, readOnly bool) (*sql.DB, error) {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "query_only(1)")
+	if readOnly {
+		q.Set("mode", "ro")
+	}
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
+	rdb, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("open %s for reading: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(4)
+	rdb.SetMaxIdleConns(4)
+	return rdb, nil
+}
+
+// prepareDataDir makes sure dataDir exists (created 0700) and is a writable
+// directory, and returns its absolute path.
+func prepareDataDir(dataDir string) (string, error) {
+	if dataDir == "" {
+		return "", errors.New("open store: no data dir given")
+	}
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("open store: data dir %s: %w", dataDir, err)
+	}
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir %s: %w", dir, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// MkdirAll's mode is filtered by the umask; set it exactly.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create data dir %s: %w", dir, err)
+		}
+	}
+	const writeAndSearch = 0x2 | 0x1 // W_OK | X_OK
+	if err := syscall.Access(dir, writeAndSearch); err != nil {
+		return "", fmt.Errorf("data dir %s is not writable: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// createDBFile creates agent.db with mode 0600 before SQLite opens it, or
+// checks that an existing one can be written.
+func createDBFile(dir, path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		defer f.Close()
+		if err := f.Chmod(0o600); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("open %s for writing: %w", path, err)
+		}
+		return f.Close()
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("data dir %s is not writable: %w", dir, err)
+	default:
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+}
+
+// restrictFiles sets agent.db's -wal and -shm files to 0600. SQLite gives
+// them the database file's mode already; this covers files left by older
+// versions or other tools.
+func restrictFiles(path string) error {
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restrict %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Times are stored as Unix nanoseconds; 0 is the zero time.
+func toUnix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnix(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// now is the current time without its monotonic reading, so values read
+// back from the database compare equal with ==.
+func now() time.Time { return time.Now().Round(0) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
