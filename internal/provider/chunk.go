@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // chunk is one streamed chat.completion.chunk, or a whole non-streamed
@@ -108,6 +109,11 @@ func (w *usageWire) normalise() Usage {
 type flexText string
 
 func (t *flexText) UnmarshalJSON(b []byte) error {
+	if n := len(b); n >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		// No escapes: the text is between the quotes (the common case).
+		*t = flexText(b[1 : n-1])
+		return nil
+	}
 	var s string
 	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
 		*t = flexText(s)
@@ -131,6 +137,8 @@ func (t *rawText) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || bytes.Equal(b, []byte("null")):
 		*t = ""
+	case b[0] == '"' && len(b) >= 2 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
+		*t = rawText(b[1 : len(b)-1])
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {

@@ -95,14 +95,19 @@ func (e *Error) Error() string {
 	if e.StatusCode != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.StatusCode)
 	}
+	hint := e.hint()
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		if hint != "" && e.RetryAfter == 0 {
+			b.WriteString(strings.TrimSuffix(e.Message, "."))
+		} else {
+			b.WriteString(e.Message)
+		}
 	}
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
 	}
-	if hint := e.hint(); hint != "" {
+	if hint != "" {
 		b.WriteString("; ")
 		b.WriteString(hint)
 	}
@@ -231,9 +236,6 @@ func networkCause(err error) string {
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Err != nil {
-		if opErr.Op != "" {
-			return opErr.Op + ": " + opErr.Err.Error()
-		}
 		return opErr.Err.Error()
 	}
 	var netErr net.Error

@@ -165,17 +165,20 @@ func (p *openAIProvider) transportError(ctx context.Context, err error) *Error {
 // and (bounded) body.
 func (p *openAIProvider) responseError(resp *http.Response) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes))
+	// Redact before anything cuts the text, so no piece of the key survives.
+	body = []byte(redact(string(body), p.apiKey))
 	ae, ok := parseAPIError(body)
 	if !ok {
 		ae = apiError{Message: plainErrorText(resp.StatusCode, body)}
 	}
-	msg := cleanMessage(redact(ae.Message, p.apiKey))
+	msg := cleanMessage(ae.Message)
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
 	class := classifyAPI(resp.StatusCode, ae.Code, ae.Type, ae.Message)
-	if class == ClassOther && mentionsQuota(strings.ToLower(ae.Code+" "+ae.Message)) {
-		msg += " (check the account's plan and billing)"
+	outOfCredit := resp.StatusCode == http.StatusPaymentRequired || mentionsQuota(strings.ToLower(ae.Code+" "+ae.Message))
+	if class == ClassOther && outOfCredit && !strings.Contains(strings.ToLower(msg), "billing") {
+		msg += " (check the account's credits, plan and billing)"
 	}
 	return &Error{
 		Class:      class,

@@ -101,7 +101,7 @@ var quirkCases = []replayCase{
 	{file: "404-model.http",
 		failure: fails(ClassNotFound), status: 404, message: "model 'llama9' not found"},
 	{file: "429-insufficient-quota.http",
-		failure: fails(ClassOther), status: 429, message: "check the account's plan and billing"},
+		failure: fails(ClassOther), status: 429, message: "check your plan and billing"},
 	{file: "422-detail.http",
 		failure: fails(ClassBadRequest), status: 422, message: "body.messages: field required"},
 }

@@ -160,7 +160,7 @@ func (s *openAIStream) loadJSON(r io.Reader) {
 func (s *openAIStream) process(payload []byte) {
 	var c chunk
 	if err := json.Unmarshal(payload, &c); err != nil {
-		s.fail(&Error{Class: ClassBrokenStream, Message: "malformed chunk: " + cleanMessage(redact(truncate(string(payload), 120), s.apiKey)), Err: err})
+		s.fail(&Error{Class: ClassBrokenStream, Message: "malformed chunk: " + cleanMessage(truncate(redact(string(payload), s.apiKey), 120)), Err: err})
 		return
 	}
 	if c.Object == "error" || hasValue(c.Error) {
@@ -333,12 +333,13 @@ func (s *openAIStream) end() {
 
 // failWith fails the stream with the error object in payload.
 func (s *openAIStream) failWith(payload []byte) {
+	payload = []byte(redact(string(payload), s.apiKey))
 	ae, ok := parseAPIError(payload)
 	if !ok {
 		ae = apiError{Message: truncate(string(payload), 200)}
 	}
 	class := classifyAPI(0, ae.Code, ae.Type, ae.Message)
-	msg := cleanMessage(redact(ae.Message, s.apiKey))
+	msg := cleanMessage(ae.Message)
 	if msg == "" {
 		msg = "the provider sent an error in the stream"
 	}

@@ -217,6 +217,12 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 		{"malformed chunk with the key", func(r providertest.Request) providertest.Step {
 			return providertest.Reply(providertest.JSONChunk(`{"broken ` + key))
 		}},
+		{"key across the cut of a long message", func(r providertest.Request) providertest.Step {
+			return providertest.HTTPError(500, map[string]string{"Content-Type": "text/plain"}, strings.Repeat("x", 190)+key)
+		}},
+		{"key across the cut of a malformed chunk", func(r providertest.Request) providertest.Step {
+			return providertest.Reply(providertest.JSONChunk(`{"broken ` + strings.Repeat("y", 100) + key))
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,5 +337,14 @@ func TestHTMLPageOn200(t *testing.T) {
 	o := collect(t, t.Context(), NewOpenAI(Config{BaseURL: srv.URL}))
 	if o.err == nil || !strings.Contains(o.err.Error(), srv.URL) {
 		t.Fatalf("err %v, want it to name the base URL", o.err)
+	}
+}
+
+func TestOutOfCreditSaysWhatToFix(t *testing.T) {
+	srv := providertest.New(t, providertest.HTTPError(402, nil, `{"error":{"message":"Insufficient credits","code":402}}`))
+	o := collect(t, t.Context(), NewOpenAI(Config{BaseURL: srv.URL}))
+	var pe *Error
+	if !errors.As(o.err, &pe) || pe.Class != ClassOther || pe.Retryable() || !strings.Contains(pe.Error(), "billing") {
+		t.Fatalf("err %v", o.err)
 	}
 }
