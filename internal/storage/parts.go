@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxloop/agent/internal/message"
@@ -30,9 +32,9 @@ func encodeState(p *message.Part) (string, error) {
 	return string(b), nil
 }
 
-func decodeState(p *message.Part, state string) error {
+func decodeState(p *message.Part, state []byte) error {
 	var st partState
-	if err := json.Unmarshal([]byte(state), &st); err != nil {
+	if err := json.Unmarshal(state, &st); err != nil {
 		return fmt.Errorf("decode state of part %s: %w", p.ID, err)
 	}
 	p.Text, p.Tool, p.Step, p.Compaction = st.Text, st.Tool, st.Step, st.Compaction
@@ -43,7 +45,7 @@ const partColumns = `id, session_id, message_id, type, state, created_at, update
 
 func scanPart(r rowScanner) (*message.Part, error) {
 	var p message.Part
-	var state string
+	var state []byte
 	var created, updated int64
 	if err := r.Scan(&p.ID, &p.SessionID, &p.MessageID, &p.Type, &state, &created, &updated); err != nil {
 		return nil, err
@@ -121,17 +123,61 @@ func listParts(ctx context.Context, q querier, sessionID string) ([]message.Part
 	}
 	defer rows.Close()
 	var parts []message.Part
+	var states [][]byte
 	for rows.Next() {
-		p, err := scanPart(rows)
-		if err != nil {
+		var p message.Part
+		var state []byte
+		var created, updated int64
+		if err := rows.Scan(&p.ID, &p.SessionID, &p.MessageID, &p.Type, &state, &created, &updated); err != nil {
 			return nil, err
 		}
-		if d, ok := deltas[p.ID]; ok {
-			p.Text += d
-		}
-		parts = append(parts, *p)
+		p.CreatedAt, p.UpdatedAt = fromUnix(created), fromUnix(updated)
+		parts = append(parts, p)
+		states = append(states, state)
 	}
-	return parts, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := decodeStates(parts, states); err != nil {
+		return nil, err
+	}
+	for i := range parts {
+		if d, ok := deltas[parts[i].ID]; ok {
+			parts[i].Text += d
+		}
+	}
+	return parts, nil
+}
+
+// decodeStates decodes each part's state, on every CPU when there are many:
+// JSON decoding is most of the time it takes to load a long session.
+func decodeStates(parts []message.Part, states [][]byte) error {
+	const perWorker = 512
+	workers := min(runtime.GOMAXPROCS(0), (len(parts)+perWorker-1)/perWorker)
+	if workers <= 1 {
+		for i := range parts {
+			if err := decodeState(&parts[i], states[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, workers)
+	chunk := (len(parts) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*chunk, min((w+1)*chunk, len(parts))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				if err := decodeState(&parts[i], states[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // sessionDeltas returns the flushed text of each unfinished stream of a

@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,5 +257,46 @@ func TestLoadHistory(t *testing.T) {
 	}
 	if history, err := s.LoadHistory(ctx, "NOPE"); err != nil || len(history) != 0 {
 		t.Errorf("history of a missing session = %v, %v", history, err)
+	}
+}
+
+func TestDecodeStates(t *testing.T) {
+	tests := []struct {
+		name    string
+		n       int
+		bad     int // index of an invalid state, or -1
+		wantErr bool
+	}{
+		{"few, serial", 10, -1, false},
+		{"many, parallel", 1500, -1, false},
+		{"many, one invalid", 1500, 1234, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parts := make([]message.Part, tt.n)
+			states := make([][]byte, tt.n)
+			for i := range parts {
+				parts[i].ID = fmt.Sprint(i)
+				states[i] = fmt.Appendf(nil, `{"text":"part %d"}`, i)
+			}
+			if tt.bad >= 0 {
+				states[tt.bad] = []byte(`{"text":`)
+			}
+			err := decodeStates(parts, states)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "part 1234") {
+					t.Fatalf("error %v, want one naming part 1234", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range parts {
+				if p.Text != fmt.Sprintf("part %d", i) {
+					t.Fatalf("part %d decoded as %q", i, p.Text)
+				}
+			}
+		})
 	}
 }

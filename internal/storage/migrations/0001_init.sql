@@ -55,14 +55,16 @@ CREATE INDEX parts_message ON parts (message_id, id);
 
 -- part_deltas holds the flushed text of a stream that is not finished yet:
 -- each flush appends one row with only the new bytes; finishing the stream
--- writes the whole text into the part and deletes its rows. Without rowid,
--- an append touches one b-tree page.
+-- writes the whole text into the part and deletes its rows. The table is
+-- only ever a few pages, so it has no index on part_id: an append then
+-- writes one b-tree page (rows go at the end of the rowid b-tree), which
+-- matters as every flush is a WAL commit of whole pages.
 CREATE TABLE part_deltas (
+    id      INTEGER PRIMARY KEY,
     part_id TEXT NOT NULL REFERENCES parts (id) ON DELETE CASCADE,
     seq     INTEGER NOT NULL,
-    text    TEXT NOT NULL,
-    PRIMARY KEY (part_id, seq)
-) STRICT, WITHOUT ROWID;
+    text    TEXT NOT NULL
+) STRICT;
 
 CREATE TABLE queue (
     id         TEXT PRIMARY KEY,
