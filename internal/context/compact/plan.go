@@ -209,3 +209,15 @@ func joinText(parts []message.Part) string {
 	}
 	return b.String()
 }
+
+// EstimateAfter returns what the visible history will cost once this
+// compaction is stored: a summary message with summaryBody, then the tail.
+// Add the system prompt and tool schemas (Snapshot.Breakdown) for the
+// calculator's total, e.g. as Validate's tokensAfter.
+func (p Plan) EstimateAfter(summaryBody string, est tokens.Estimator) int64 {
+	summary := message.Entry{
+		Message: message.Message{Role: message.RoleAssistant, Summary: true},
+		Parts:   []message.Part{{Type: message.PartText, Text: summaryBody}},
+	}
+	return tokens.EstimateEntries([]message.Entry{summary}, est) + tokens.EstimateEntries(p.Tail, est)
+}

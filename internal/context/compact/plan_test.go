@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -294,5 +295,24 @@ func TestDefaultOptions(t *testing.T) {
 	got := DefaultOptions(128000, 16000)
 	if want := (Options{TailTurns: 2, TailBudget: 28000, UserBudget: 12800}); got != want {
 		t.Errorf("DefaultOptions = %+v, want %+v", got, want)
+	}
+}
+
+func TestPlanEstimateAfter(t *testing.T) {
+	h := new(history).user("u1", 1000).assistant("a1", 5000).user("u2", 10).assistant("a2", 20)
+	p := MakePlan(h.entries, tokens.Chars{}, Options{TailTurns: 1, TailBudget: 1000})
+	body := words(300)
+	tail := tokens.EstimateEntries(p.Tail, tokens.Chars{})
+	got := p.EstimateAfter(body, tokens.Chars{})
+	// The summary is sent as a message with a preamble: more than its text.
+	if got <= 300+tail || got > 300+tail+40 {
+		t.Errorf("EstimateAfter = %d, want a little over %d", got, 300+tail)
+	}
+	before := tokens.EstimateEntries(h.entries, tokens.Chars{})
+	if err := Validate(body, before, got); err != nil {
+		t.Errorf("Validate(%d → %d) = %v", before, got, err)
+	}
+	if err := Validate(words(7000), before, p.EstimateAfter(words(7000), tokens.Chars{})); !errors.Is(err, ErrNotReduced) {
+		t.Errorf("a summary longer than what it replaces: Validate = %v, want ErrNotReduced", err)
 	}
 }

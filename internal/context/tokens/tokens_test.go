@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,44 @@ func TestCalibrationMovingAverage(t *testing.T) {
 func approx(a, b float64) bool {
 	d := a - b
 	return d < 1e-9 && d > -1e-9
+}
+
+func TestChunkEnd(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		max  int
+		want int
+	}{
+		{"short", "hello", 8, 5},
+		{"after the last newline in the second half", "abcdef\ngh\nijklmnop", 12, 10},
+		{"a newline in the first half does not count", "ab\ncdefghijklmnop", 12, 12},
+		{"before the last space", "abcdefg hij klmnop", 12, 11},
+		{"rune boundary", "日本語日本語", 8, 6},
+	}
+	for _, tt := range tests {
+		if got := chunkEnd(tt.text, tt.max); got != tt.want {
+			t.Errorf("%s: chunkEnd(%q, %d) = %d, want %d", tt.name, tt.text, tt.max, got, tt.want)
+		}
+	}
+}
+
+// Long runs that are one pre-token (quadratic to merge) are counted in
+// chunks, close to the exact count.
+func TestTokenizerChunksLongRuns(t *testing.T) {
+	est := NewEstimator("gpt-4o")
+	<-Ready(est)
+	tests := []struct {
+		text  string
+		exact int
+	}{
+		{strings.Repeat("a", 50000), 6250},
+		{strings.Repeat("日本語のテキスト", 2000), 12000},
+	}
+	for _, tt := range tests {
+		got := est.Count(tt.text)
+		if d := math.Abs(float64(got-tt.exact)) / float64(tt.exact); d > 0.01 {
+			t.Errorf("Count(%.10q… %d bytes) = %d, want within 1%% of %d", tt.text, len(tt.text), got, tt.exact)
+		}
+	}
 }
