@@ -6,9 +6,9 @@
 // for every write it makes.
 //
 // Contract:
-//   - One writer connection per Store (writes are serialised in-process;
-//     other processes are waited for up to busyTimeout, then reported as
-//     ErrLocked). Reads use a separate pool and never wait for the writer
+//   - One writer connection per Store: writes are serialised in-process;
+//     another process's write lock is waited for up to 5 s, then reported
+//     as ErrLocked. Reads use a separate pool and never wait for writers
 //     (WAL).
 //   - Parts are written when they change (immediate persistence). Streamed
 //     text is the exception: a TextStream buffers deltas and flushes them at
@@ -131,11 +131,14 @@ func Open(ctx context.Context, dataDir string) (*Store, error) {
 	return s, nil
 }
 
-// OpenReadOnly opens the database in dataDir for reading only. It writes
-// nothing: no directory or file is created, nothing is migrated or repaired.
-// It fails with ErrNoDatabase when agent.db does not exist and with
-// ErrNewerSchema or ErrOlderSchema when the schema is not this agent's. It
-// works while other processes have the database open for writing.
+// OpenReadOnly opens the database in dataDir for reading only (SQLite
+// mode=ro and query_only): nothing is migrated, repaired or written, and
+// every write method returns ErrReadOnly. It fails with ErrNoDatabase when
+// agent.db does not exist (creating nothing) and with ErrNewerSchema or
+// ErrOlderSchema when the schema is not this agent's. It works while other
+// processes have the database open for writing. (When no other process has
+// it open, SQLite itself may create the empty agent.db-wal and -shm files a
+// WAL database needs for reading, with agent.db's mode.)
 func OpenReadOnly(ctx context.Context, dataDir string) (*Store, error) {
 	if dataDir == "" {
 		return nil, errors.New("open store read-only: no data dir given")

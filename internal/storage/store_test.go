@@ -17,7 +17,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(helperDirEnv); dir != "" {
+		os.Exit(runHelperProcess(dir))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // openTest opens a store in a fresh temporary data dir, closed at cleanup.
 func openTest(t *testing.T) *Store {
