@@ -1,0 +1,200 @@
+package tools
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// outputCapture collects a command's output with bounded memory. While the
+// output is small it is kept whole (up to headSize+tailSize bytes); beyond
+// that it spills: everything is streamed to a file (the full output) and
+// only the first headSize bytes and a ring of the last tailSize bytes stay
+// in memory.
+type outputCapture struct {
+	headSize, tailSize int
+	create             func() (*os.File, error) // opens the spill file
+
+	all  []byte // the whole output, until it spills
+	head []byte // after spilling: the first headSize bytes
+	tail ring   // after spilling: the last tailSize bytes
+
+	total    int64
+	newlines int64
+	lastByte byte
+
+	spilled bool
+	file    *os.File // nil if the spill file could not be created or written
+	fileErr error
+}
+
+func newOutputCapture(headSize, tailSize int, create func() (*os.File, error)) *outputCapture {
+	return &outputCapture{headSize: headSize, tailSize: tailSize, create: create}
+}
+
+// Write records p. It never fails: a spill file error is kept in fileErr
+// and the capture carries on in memory.
+func (c *outputCapture) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.total += int64(len(p))
+	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+	c.lastByte = p[len(p)-1]
+	if !c.spilled {
+		if len(c.all)+len(p) <= c.headSize+c.tailSize {
+			c.all = append(c.all, p...)
+			return len(p), nil
+		}
+		c.spill(p)
+		return len(p), nil
+	}
+	c.writeFile(p)
+	c.tail.write(p)
+	return len(p), nil
+}
+
+func (c *outputCapture) spill(p []byte) {
+	c.spilled = true
+	all := append(c.all, p...)
+	c.all = nil
+	if f, err := c.create(); err != nil {
+		c.fileErr = err
+	} else {
+		c.file = f
+		c.writeFile(all)
+	}
+	c.head = append([]byte(nil), all[:c.headSize]...)
+	c.tail = ring{buf: make([]byte, c.tailSize)}
+	c.tail.write(all[c.headSize:])
+}
+
+func (c *outputCapture) writeFile(p []byte) {
+	if c.file == nil {
+		return
+	}
+	if _, err := c.file.Write(p); err != nil {
+		c.fileErr = err
+		name := c.file.Name()
+		c.file.Close()
+		os.Remove(name)
+		c.file = nil
+	}
+}
+
+// closeFile closes the spill file and returns its path, or "" when the
+// output did not spill or could not be saved whole.
+func (c *outputCapture) closeFile() string {
+	if c.file == nil {
+		return ""
+	}
+	name := c.file.Name()
+	if err := c.file.Close(); err != nil {
+		c.fileErr = err
+		os.Remove(name)
+		c.file = nil
+		return ""
+	}
+	c.file = nil
+	return name
+}
+
+// lines is the number of lines seen (a last line without a newline counts).
+func (c *outputCapture) lines() int64 {
+	n := c.newlines
+	if c.total > 0 && c.lastByte != '\n' {
+		n++
+	}
+	return n
+}
+
+// lastLines returns up to n sanitised last lines of what was captured so
+// far, for progress reports.
+func (c *outputCapture) lastLines(n, maxBytes int) string {
+	var b []byte
+	if c.spilled {
+		b = c.tail.bytes()
+	} else {
+		b = c.all
+	}
+	if len(b) > 4*maxBytes {
+		b = b[len(b)-4*maxBytes:]
+	}
+	s := strings.TrimRight(Sanitize(string(b)), "\n")
+	if lines := strings.Split(s, "\n"); len(lines) > n {
+		s = strings.Join(lines[len(lines)-n:], "\n")
+	}
+	if len(s) > maxBytes {
+		s = s[len(s)-maxBytes:]
+		for len(s) > 0 && s[0]&0xc0 == 0x80 {
+			s = s[1:]
+		}
+	}
+	return s
+}
+
+// ring keeps the last len(buf) bytes written.
+type ring struct {
+	buf  []byte
+	pos  int // next write position
+	full bool
+}
+
+func (r *ring) write(p []byte) {
+	n := len(r.buf)
+	if n == 0 {
+		return
+	}
+	if len(p) >= n {
+		copy(r.buf, p[len(p)-n:])
+		r.pos, r.full = 0, true
+		return
+	}
+	k := copy(r.buf[r.pos:], p)
+	if k < len(p) {
+		copy(r.buf, p[k:])
+		r.full = true
+	}
+	r.pos = (r.pos + len(p)) % n
+	if r.pos == 0 {
+		r.full = true
+	}
+}
+
+// bytes returns the kept bytes in order.
+func (r *ring) bytes() []byte {
+	if !r.full {
+		return append([]byte(nil), r.buf[:r.pos]...)
+	}
+	out := make([]byte, 0, len(r.buf))
+	out = append(out, r.buf[r.pos:]...)
+	return append(out, r.buf[:r.pos]...)
+}
+
+// readOutput copies the command's output pipe into c until EOF (or until
+// the pipe is closed), reporting progress at most every interval.
+func readOutput(r io.Reader, c *outputCapture, progress func(string), interval time.Duration) {
+	buf := make([]byte, 64*1024)
+	var last time.Time
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			c.Write(buf[:n])
+			if progress != nil && time.Since(last) >= interval {
+				last = time.Now()
+				progress(c.lastLines(progressLines, progressBytes))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+const (
+	progressLines    = 5
+	progressBytes    = 1000
+	progressInterval = 100 * time.Millisecond
+)

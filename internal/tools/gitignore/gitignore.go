@@ -1,0 +1,240 @@
+// Package gitignore decides which paths git would ignore, so searches skip
+// build output, dependencies and other noise the way developers expect.
+//
+// It follows gitignore(5): blank lines and # comments are skipped, trailing
+// spaces trimmed unless escaped, ! negates, a trailing / matches directories
+// only, a pattern with a / elsewhere is anchored to its file's directory
+// (otherwise it matches a name at any depth), ** spans directories, and the
+// last matching pattern wins. Files deeper in the tree take precedence over
+// their parents, and .git/info/exclude sits below the root .gitignore. As in
+// git, a path inside an ignored directory cannot be re-included: walkers do
+// not descend into ignored directories. Global excludes (core.excludesFile)
+// are not read.
+package gitignore
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Matcher holds the patterns of one ignore file, relative to its directory.
+type Matcher struct {
+	patterns []pattern
+}
+
+type pattern struct {
+	glob     string // doublestar pattern (gitignore has no {a,b}: braces escaped)
+	negate   bool
+	dirOnly  bool
+	anchored bool   // matched against the path from the file's directory, else the base name
+	inside   string // for "dir/**": the directory whose contents match, but not itself
+	literal  bool   // glob has no special characters: compare strings
+	suffix   string // for "*.ext"-like unanchored patterns: compare the end of the name
+}
+
+// Parse reads the patterns of an ignore file.
+func Parse(content []byte) *Matcher {
+	m := &Matcher{}
+	for _, line := range bytes.Split(content, []byte("\n")) {
+		if p, ok := parseLine(string(line)); ok {
+			m.patterns = append(m.patterns, p)
+		}
+	}
+	return m
+}
+
+// Load parses the ignore file at path; a missing or unreadable file gives
+// nil (no patterns).
+func Load(path string) *Matcher {
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	m := Parse(content)
+	if len(m.patterns) == 0 {
+		return nil
+	}
+	return m
+}
+
+func parseLine(line string) (pattern, bool) {
+	line = strings.TrimSuffix(line, "\r")
+	line = trimTrailingSpaces(line)
+	if line == "" || line[0] == '#' {
+		return pattern{}, false
+	}
+	var p pattern
+	switch {
+	case line[0] == '!':
+		p.negate = true
+		line = line[1:]
+	case strings.HasPrefix(line, `\!`), strings.HasPrefix(line, `\#`):
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		p.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return pattern{}, false
+	}
+	if strings.Contains(line, "/") {
+		p.anchored = true
+		line = strings.TrimPrefix(line, "/")
+		if line == "" {
+			return pattern{}, false
+		}
+	}
+	line = strings.NewReplacer("{", `\{`, "}", `\}`).Replace(line)
+	if !doublestar.ValidatePattern(line) {
+		return pattern{}, false
+	}
+	p.glob = line
+	if p.anchored && strings.HasSuffix(line, "/**") {
+		p.inside = strings.TrimSuffix(line, "/**")
+	}
+	p.literal = !strings.ContainsAny(line, `*?[\`)
+	if !p.anchored && strings.HasPrefix(line, "*") && !strings.ContainsAny(line[1:], `*?[\`) {
+		p.suffix = line[1:]
+	}
+	return p, true
+}
+
+// trimTrailingSpaces removes trailing spaces not escaped with a backslash.
+func trimTrailingSpaces(s string) string {
+	for strings.HasSuffix(s, " ") {
+		if strings.HasSuffix(s, `\ `) {
+			return s[:len(s)-2] + " "
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// match reports whether the pattern decides rel (slash-separated, relative
+// to the ignore file's directory) and, if so, whether rel is ignored.
+func (m *Matcher) match(rel string, isDir bool) (decided, ignored bool) {
+	base := rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		base = rel[i+1:]
+	}
+	for i := len(m.patterns) - 1; i >= 0; i-- {
+		p := &m.patterns[i]
+		if p.dirOnly && !isDir {
+			continue
+		}
+		if p.matches(rel, base) {
+			return true, !p.negate
+		}
+	}
+	return false, false
+}
+
+func (p *pattern) matches(rel, base string) bool {
+	if !p.anchored {
+		switch {
+		case p.literal:
+			return base == p.glob
+		case p.suffix != "":
+			return strings.HasSuffix(base, p.suffix)
+		}
+		return doublestar.MatchUnvalidated(p.glob, base)
+	}
+	if p.literal {
+		return rel == p.glob
+	}
+	if p.inside != "" && doublestar.MatchUnvalidated(p.inside, rel) {
+		return false // "dir/**" matches what is inside dir, not dir itself
+	}
+	return doublestar.MatchUnvalidated(p.glob, rel)
+}
+
+// Stack is the chain of ignore files that apply at one point of a walk, the
+// deepest last. A nil *Stack ignores nothing.
+type Stack struct {
+	parent *Stack
+	dir    string // absolute, slash-separated directory of the file
+	m      *Matcher
+}
+
+// Push returns the stack with the patterns of an ignore file in dir (an
+// absolute path) on top. A nil m returns s unchanged.
+func (s *Stack) Push(dir string, m *Matcher) *Stack {
+	if m == nil {
+		return s
+	}
+	return &Stack{parent: s, dir: filepath.ToSlash(filepath.Clean(dir)), m: m}
+}
+
+// Ignored reports whether the absolute path is ignored. Deeper files decide
+// first; within a file the last matching pattern wins.
+func (s *Stack) Ignored(path string, isDir bool) bool {
+	path = filepath.ToSlash(path)
+	for f := s; f != nil; f = f.parent {
+		rel, ok := relativeTo(f.dir, path)
+		if !ok {
+			continue
+		}
+		if decided, ignored := f.m.match(rel, isDir); decided {
+			return ignored
+		}
+	}
+	return false
+}
+
+func relativeTo(dir, path string) (string, bool) {
+	if dir == "/" {
+		return strings.TrimPrefix(path, "/"), path != "/"
+	}
+	if len(path) <= len(dir) || !strings.HasPrefix(path, dir) || path[len(dir)] != '/' {
+		return "", false
+	}
+	return path[len(dir)+1:], true
+}
+
+// ForRoot returns the stack that applies to the directory root before its
+// own .gitignore is read: when root lies in a git work tree, the
+// .git/info/exclude and .gitignore files from the top of the work tree down
+// to root's parent. The walker then pushes root's own .gitignore and those of
+// the directories it enters.
+func ForRoot(root string) *Stack {
+	root = filepath.Clean(root)
+	top := repoTop(root)
+	if top == "" {
+		return nil
+	}
+	s := (*Stack)(nil).Push(top, Load(filepath.Join(top, ".git", "info", "exclude")))
+	if top == root {
+		return s
+	}
+	rel, err := filepath.Rel(top, root)
+	if err != nil {
+		return s
+	}
+	dir := top
+	parts := strings.Split(rel, string(filepath.Separator))
+	for _, part := range parts[:len(parts)-1] {
+		s = s.Push(dir, Load(filepath.Join(dir, ".gitignore")))
+		dir = filepath.Join(dir, part)
+	}
+	// dir is now root's parent.
+	return s.Push(dir, Load(filepath.Join(dir, ".gitignore")))
+}
+
+// repoTop returns the nearest directory at or above dir holding .git, or "".
+func repoTop(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

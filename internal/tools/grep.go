@@ -1,0 +1,405 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Grep matches lines: a match never spans lines, ^ and $ match at line
+// boundaries. Files are visited in lexical path order and scanned in
+// parallel; the result is the same as a sequential scan (see search).
+
+const (
+	grepMaxLineBytes  = 500       // a matching line is cut here in the output
+	grepInitialBuffer = 256 << 10 // per-worker read buffer
+	grepMaxBuffer     = 16 << 20  // a longer line is scanned in pieces
+)
+
+type grepTool struct{}
+
+type grepInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+	Include string `json:"include"`
+}
+
+func (grepTool) Name() string   { return "grep" }
+func (grepTool) ReadOnly() bool { return true }
+
+func (grepTool) Description() string {
+	return `Search file contents with a regular expression (Go RE2 syntax: no lookaround or backreferences; (?i) for case-insensitive). Prints matching lines as "path:line: text".
+
+- path: a directory to search recursively (default: the session's directory) or a single file.
+- include: a glob filtering file names, e.g. "*.go", "*.{ts,tsx}", or "src/**/*.py" (a pattern with / matches the path below the searched directory).
+- Skips .git, node_modules and what .gitignore ignores, and binary files.
+- Shows at most 100 matching lines, each cut at 500 characters; if there are more, narrow the pattern, path or include.
+- Matches are within one line.`
+}
+
+func (grepTool) Parameters() json.RawMessage {
+	return objectSchema(
+		param{name: "pattern", typ: "string", required: true, description: "The regular expression to search for."},
+		param{name: "path", typ: "string", description: "Directory or file to search (default: the session's directory)."},
+		param{name: "include", typ: "string", description: "Only search files matching this glob, e.g. \"*.go\"."},
+	)
+}
+
+func (grepTool) title(env *Env, input json.RawMessage) string {
+	var in grepInput
+	if decodeInput(input, &in) != nil {
+		return ""
+	}
+	title := "grep " + oneLine(in.Pattern, 60)
+	if in.Path != "" {
+		title += " in " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+	}
+	if in.Include != "" {
+		title += " (" + in.Include + ")"
+	}
+	return title
+}
+
+func (t grepTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
+	var in grepInput
+	if err := decodeInput(call.Input, &in); err != nil {
+		return Result{}, err
+	}
+	title := t.title(env, call.Input)
+	if in.Pattern == "" {
+		return errorResult(title, "pattern is empty: give a regular expression to search for, e.g. \"func main\""), nil
+	}
+	re, err := regexp.Compile("(?m)" + in.Pattern)
+	if err != nil {
+		return errorResult(title, "invalid regular expression %q: %v (Go RE2 syntax: no lookaround or backreferences; escape literal characters like ( [ . with \\)", in.Pattern, unwrapRegexpError(err)), nil
+	}
+	if in.Include != "" && !doublestar.ValidatePattern(in.Include) {
+		return errorResult(title, "invalid include glob %q", in.Include), nil
+	}
+	root := absPath(env.Dir, orDot(in.Path))
+	info, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult(title, "%s", notFoundMessage(env.Dir, root)), nil
+	case err != nil:
+		return errorResult(title, "cannot search %s: %v", displayPath(env.Dir, root), err), nil
+	}
+
+	lim := env.limits()
+	s := &grepSearch{re: re, lit: []byte(requiredLiteral(in.Pattern)), limit: lim.GrepMaxMatches, include: in.Include}
+	if info.IsDir() {
+		err = s.searchDir(ctx, root)
+	} else {
+		s.searchFile(root)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return errorResult(title, "grep was cancelled"), nil
+		}
+		return Result{}, fmt.Errorf("grep %s: %w", root, err)
+	}
+	return s.result(env, title, in.Pattern, root), nil
+}
+
+func orDot(p string) string {
+	if strings.TrimSpace(p) == "" {
+		return "."
+	}
+	return p
+}
+
+func unwrapRegexpError(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s: `%s`", se.Code, strings.TrimPrefix(se.Expr, "(?m)"))
+	}
+	return err.Error()
+}
+
+// requiredLiteral returns a literal every match must contain (the longest
+// found, at least 3 bytes), or "". Lines without it are never run through
+// the regular expression.
+func requiredLiteral(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	lit := literalIn(re.Simplify())
+	if len(lit) < 3 {
+		return ""
+	}
+	return lit
+}
+
+func literalIn(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return literalIn(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalIn(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if l := literalIn(sub); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+type grepMatch struct {
+	line int
+	text string
+}
+
+type grepFile struct {
+	path    string
+	matches []grepMatch
+}
+
+// grepSearch is one search. Files are numbered in walk order and handed to
+// workers in that order; every file handed out is scanned completely (up
+// to limit+1 matches). Handing out stops once limit matches are exceeded,
+// so the scanned files always form a prefix of the walk order, and the
+// first limit matches in that order are exactly those a sequential scan
+// would find.
+type grepSearch struct {
+	re      *regexp.Regexp
+	lit     []byte
+	limit   int
+	include string
+
+	total atomic.Int64 // matches found so far (capped per file)
+	stop  atomic.Bool
+
+	mu    sync.Mutex
+	files map[int]grepFile
+	next  int // files handed out
+}
+
+type grepJob struct {
+	index int
+	path  string
+}
+
+func (s *grepSearch) searchDir(ctx context.Context, root string) error {
+	s.files = map[int]grepFile{}
+	jobs := make(chan grepJob, 64)
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, grepInitialBuffer)
+			for job := range jobs {
+				if matches := s.scanFile(job.path, &buf); len(matches) > 0 {
+					s.mu.Lock()
+					s.files[job.index] = grepFile{path: job.path, matches: matches}
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+	err := walkFiles(ctx, root, 0, func(path, rel string, d fs.DirEntry) error {
+		if s.stop.Load() {
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // not followed, like ripgrep: a link may lead anywhere
+		}
+		if s.include != "" && !includeMatches(s.include, rel, d.Name()) {
+			return nil
+		}
+		select {
+		case jobs <- grepJob{index: s.next, path: path}:
+			s.next++
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+func (s *grepSearch) searchFile(path string) {
+	s.files = map[int]grepFile{}
+	buf := make([]byte, grepInitialBuffer)
+	if matches := s.scanFile(path, &buf); len(matches) > 0 {
+		s.files[0] = grepFile{path: path, matches: matches}
+	}
+	s.next = 1
+}
+
+// includeMatches applies grep's include glob: against the base name, or
+// the relative path when the glob has a slash.
+func includeMatches(glob, rel, name string) bool {
+	if strings.Contains(glob, "/") {
+		return doublestar.MatchUnvalidated(glob, rel)
+	}
+	return doublestar.MatchUnvalidated(glob, name)
+}
+
+// scanFile returns the matching lines of one file (at most limit+1),
+// reading it in line-aligned chunks through *buf. Binary files give none.
+func (s *grepSearch) scanFile(path string, buf *[]byte) []grepMatch {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var matches []grepMatch
+	b := *buf
+	n, lineBase, first := 0, 0, true
+	for {
+		k, err := io.ReadFull(f, b[n:])
+		n += k
+		eof := err != nil
+		if first {
+			first = false
+			if bytes.IndexByte(b[:min(n, binarySniffBytes)], 0) >= 0 {
+				break
+			}
+		}
+		end := n
+		if !eof {
+			end = bytes.LastIndexByte(b[:n], '\n') + 1
+			if end == 0 {
+				if len(b) < grepMaxBuffer {
+					grown := make([]byte, 2*len(b))
+					copy(grown, b[:n])
+					b = grown
+					continue
+				}
+				end = n // one huge line: scanned in pieces
+			}
+		}
+		matches = s.scanChunk(b[:end], lineBase, matches)
+		lineBase += bytes.Count(b[:end], []byte{'\n'})
+		n = copy(b, b[end:n])
+		if eof || len(matches) > s.limit {
+			break
+		}
+	}
+	*buf = b
+	if len(matches) > s.limit+1 {
+		matches = matches[:s.limit+1]
+	}
+	if len(matches) > 0 && s.total.Add(int64(len(matches))) > int64(s.limit) {
+		s.stop.Store(true)
+	}
+	return matches
+}
+
+// scanChunk appends the matching lines of chunk (whole lines; lineBase is
+// the 0-based number of its first line).
+func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch) []grepMatch {
+	pos, counted, lineNo := 0, 0, lineBase
+	for pos < len(chunk) && len(matches) <= s.limit {
+		var at int
+		verify := true
+		if len(s.lit) > 0 {
+			i := bytes.Index(chunk[pos:], s.lit)
+			if i < 0 {
+				break
+			}
+			at = pos + i
+		} else {
+			loc := s.re.FindIndex(chunk[pos:])
+			if loc == nil {
+				break
+			}
+			at = pos + loc[0]
+			// A match inside one line needs no second look.
+			verify = bytes.IndexByte(chunk[at:pos+loc[1]], '\n') >= 0
+		}
+		start := bytes.LastIndexByte(chunk[pos:at], '\n') + 1 + pos
+		end := bytes.IndexByte(chunk[at:], '\n')
+		if end < 0 {
+			end = len(chunk)
+		} else {
+			end += at
+		}
+		if !verify || s.re.Match(chunk[start:end]) {
+			lineNo += bytes.Count(chunk[counted:start], []byte{'\n'})
+			counted = start
+			matches = append(matches, grepMatch{line: lineNo + 1, text: cutLine(chunk[start:end], grepMaxLineBytes)})
+		}
+		pos = end + 1
+	}
+	return matches
+}
+
+// cutLine returns line without a trailing CR, cut at maxBytes on a rune
+// boundary.
+func cutLine(line []byte, maxBytes int) string {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) <= maxBytes {
+		return string(line)
+	}
+	cut := maxBytes
+	for cut > 0 && line[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return string(line[:cut]) + " …[line cut]"
+}
+
+func (s *grepSearch) result(env *Env, title, pattern, root string) Result {
+	var out strings.Builder
+	shownMatches, shownFiles := 0, 0
+	for i := 0; i < s.next && shownMatches < s.limit; i++ {
+		f, ok := s.files[i]
+		if !ok {
+			continue
+		}
+		shownFiles++
+		name := displayPath(env.Dir, f.path)
+		for _, m := range f.matches {
+			if shownMatches == s.limit {
+				break
+			}
+			fmt.Fprintf(&out, "%s:%d: %s\n", name, m.line, m.text)
+			shownMatches++
+		}
+	}
+	total := int(s.total.Load())
+	more := total > shownMatches
+	meta := map[string]any{"matches": shownMatches, "files": shownFiles, "truncated": more}
+	if !more {
+		meta["total_matches"] = total
+	}
+	where := displayPath(env.Dir, root)
+	if shownMatches == 0 {
+		return Result{Output: fmt.Sprintf("No matches for %q in %s.", pattern, where), Title: title, Metadata: meta}
+	}
+	var header string
+	if more {
+		header = fmt.Sprintf("Found more than %d matching lines; showing the first %d (in %d files, in path order). Narrow the search with a more specific pattern, path or include to see others.\n", s.limit, shownMatches, shownFiles)
+	} else {
+		header = fmt.Sprintf("Found %d matching lines in %d files:\n", shownMatches, shownFiles)
+	}
+	return Result{Output: header + out.String(), Title: title, Metadata: meta}
+}

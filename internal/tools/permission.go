@@ -1,0 +1,328 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Mode is what the configuration says about a tool: run it, ask first, or
+// never run it.
+type Mode string
+
+// The permission modes of a tool.
+const (
+	ModeAllow Mode = "allow"
+	ModeAsk   Mode = "ask"
+	ModeDeny  Mode = "deny"
+)
+
+// DefaultModes returns the modes used for tools the configuration does not
+// mention: bash, edit and write ask; read, grep, glob and ls are allowed.
+func DefaultModes() map[string]Mode {
+	return map[string]Mode{
+		"bash": ModeAsk, "edit": ModeAsk, "write": ModeAsk,
+		"read": ModeAllow, "grep": ModeAllow, "glob": ModeAllow, "ls": ModeAllow,
+	}
+}
+
+// Reply is the user's answer to a permission request.
+type Reply int
+
+// The answers to a permission request. The zero Reply denies.
+const (
+	Deny         Reply = iota // do not run this call
+	AllowOnce                 // run this call
+	AllowSession              // run this call and, for the rest of the session, calls of this tool (for bash: these command prefixes)
+)
+
+// Request describes a call that needs the user's approval.
+type Request struct {
+	Tool    string
+	Title   string // the call's title, e.g. "bash: go test ./..."
+	Command string // bash: the command
+	// Prefixes are, for bash, the command prefixes ("go test", "git status")
+	// an AllowSession reply grants; empty when the command is too complex to
+	// grant by prefix (then AllowSession grants this exact command).
+	Prefixes []string
+	Paths    []string // the paths the call touches, absolute with symlinks resolved
+	Outside  bool     // some path is outside the session's directory
+	Reason   string   // why approval is needed, for the dialog
+}
+
+// Asker asks the user about a call; the TUI implements it. Ask blocks until
+// the user answers or ctx is done (then it returns ctx's error). Permissions
+// never has two questions open at once.
+type Asker interface {
+	Ask(ctx context.Context, req Request) (Reply, error)
+}
+
+// Permissions decides whether a call may run. It is safe for concurrent
+// use; one Permissions serves one session (its "allow for this session"
+// grants live in memory).
+type Permissions struct {
+	modes map[string]Mode
+	asker Asker
+	yes   bool
+
+	mu     sync.Mutex
+	grants map[string]bool
+
+	askMu sync.Mutex // one question at a time
+}
+
+// NewPermissions returns the permissions of a session. modes override
+// DefaultModes per tool (an unknown mode value counts as ask). asker is nil
+// when headless; yes (--yes) approves every call that would ask. A denied
+// tool stays denied whatever yes says.
+func NewPermissions(modes map[string]Mode, asker Asker, yes bool) *Permissions {
+	m := DefaultModes()
+	for tool, mode := range modes {
+		m[tool] = mode
+	}
+	return &Permissions{modes: m, asker: asker, yes: yes, grants: map[string]bool{}}
+}
+
+// Mode returns the configured mode of a tool (ask for unknown tools and
+// values).
+func (p *Permissions) Mode(tool string) Mode {
+	switch m := p.modes[tool]; m {
+	case ModeAllow, ModeDeny:
+		return m
+	}
+	return ModeAsk
+}
+
+// Check decides whether call may run. Read-only tools inside env.Dir are
+// allowed by default; any path outside env.Dir (after resolving .. and
+// symlinks) needs approval; otherwise the tool's mode decides. A call that
+// needs approval runs if this session granted it, if yes was given, or if
+// the user allows it when asked; headless without yes it is denied. When ok
+// is false, denial is the message for the model (nothing was run). err is
+// non-nil only if asking failed (ctx done). A call for an unknown tool or
+// with invalid input is let through: Registry.Run refuses it without running
+// anything.
+func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, denial string, err error) {
+	reg := builtinRegistry()
+	s, known := reg.schemas[call.Name]
+	if !known || s.validate(call.Input) != "" {
+		return true, "", nil
+	}
+	mode := p.Mode(call.Name)
+	if mode == ModeDeny {
+		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, call.Name), nil
+	}
+	req := p.request(env, call)
+	if mode == ModeAllow && !req.Outside {
+		return true, "", nil
+	}
+	if p.granted(req) || p.yes {
+		return true, "", nil
+	}
+	if p.asker == nil {
+		hint := fmt.Sprintf("the user can re-run with --yes, or set \"permissions\": {%q: \"allow\"} in the user config", call.Name)
+		if req.Outside {
+			hint = "the user can re-run with --yes"
+		}
+		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
+	}
+
+	p.askMu.Lock()
+	defer p.askMu.Unlock()
+	if p.granted(req) { // granted while this call waited for its turn
+		return true, "", nil
+	}
+	reply, err := p.asker.Ask(ctx, req)
+	if err != nil {
+		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
+	}
+	switch reply {
+	case AllowOnce:
+		return true, "", nil
+	case AllowSession:
+		p.grant(req)
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", call.Name), nil
+}
+
+// request describes call for the dialog and the grants.
+func (p *Permissions) request(env *Env, call Call) Request {
+	req := Request{Tool: call.Name, Title: builtinRegistry().Title(env, call)}
+	var in struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+		Pattern string `json:"pattern"`
+	}
+	decodeInput(call.Input, &in)
+	var paths []string
+	switch call.Name {
+	case "bash":
+		req.Command = in.Command
+		req.Prefixes, _ = commandPrefixes(in.Command)
+	case "read", "write", "edit":
+		paths = append(paths, absPath(env.Dir, in.Path))
+	case "grep", "ls":
+		paths = append(paths, absPath(env.Dir, orDot(in.Path)))
+	case "glob":
+		root, _ := globRoot(env.Dir, in.Path, in.Pattern)
+		paths = append(paths, root)
+	}
+	dir := resolvePath(env.Dir)
+	for _, path := range paths {
+		r := resolvePath(path)
+		req.Paths = append(req.Paths, r)
+		if !within(dir, r) {
+			req.Outside = true
+		}
+	}
+	switch {
+	case req.Outside:
+		var outside []string
+		for _, r := range req.Paths {
+			if !within(dir, r) {
+				outside = append(outside, r)
+			}
+		}
+		req.Reason = fmt.Sprintf("%s is outside the session directory %s", strings.Join(outside, ", "), dir)
+	default:
+		req.Reason = fmt.Sprintf("the %s tool is set to ask", call.Name)
+	}
+	return req
+}
+
+// grantKeys are the session grants that approve req (all of them needed).
+func grantKeys(req Request) []string {
+	if req.Tool == "bash" {
+		if len(req.Prefixes) == 0 {
+			return []string{"bash\x00exact\x00" + strings.TrimSpace(req.Command)}
+		}
+		keys := make([]string, len(req.Prefixes))
+		for i, prefix := range req.Prefixes {
+			keys[i] = "bash\x00prefix\x00" + prefix
+		}
+		return keys
+	}
+	if req.Outside {
+		return []string{req.Tool + "\x00outside"}
+	}
+	return []string{req.Tool}
+}
+
+func (p *Permissions) granted(req Request) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !req.Outside && req.Tool != "bash" && p.grants[req.Tool+"\x00outside"] {
+		return true // allowed everywhere covers inside
+	}
+	for _, k := range grantKeys(req) {
+		if !p.grants[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Permissions) grant(req Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range grantKeys(req) {
+		p.grants[k] = true
+	}
+}
+
+// subcommandTools are commands whose first argument names what they do, so
+// a grant covers the pair ("go test", "git status").
+var subcommandTools = map[string]bool{
+	"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
+	"cargo": true, "docker": true, "kubectl": true, "make": true, "pip": true, "pip3": true,
+	"uv": true, "poetry": true, "dotnet": true, "gradle": true, "mvn": true, "gh": true,
+	"brew": true, "apt": true, "apt-get": true, "systemctl": true, "python": true, "python3": true,
+}
+
+// wrapperCommands run other commands; granting them by prefix would grant
+// anything, so commands starting with them are granted exactly.
+var wrapperCommands = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "eval": true, "exec": true, "env": true,
+	"sudo": true, "su": true, "doas": true, "xargs": true, "nohup": true, "time": true,
+	"timeout": true, "nice": true, "command": true, "builtin": true, "source": true, ".": true,
+	"watch": true, "parallel": true, "find": true,
+}
+
+// commandPrefixes returns the prefixes of the simple commands in a shell
+// command line ("go test ./... && git diff" gives "go test", "git diff"),
+// and false when the line cannot be granted by prefix: command
+// substitution, process substitution, output redirection (except to
+// /dev/null or 2>&1), variable assignments or wrapper commands.
+func commandPrefixes(command string) ([]string, bool) {
+	for _, bad := range []string{"`", "$(", "<(", ">("} {
+		if strings.Contains(command, bad) {
+			return nil, false
+		}
+	}
+	harmless := strings.NewReplacer("2>&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "> /dev/null", " ")
+	line := harmless.Replace(command)
+	if strings.ContainsAny(line, "><") {
+		return nil, false
+	}
+	seps := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "&", "\n")
+	var prefixes []string
+	for _, seg := range strings.Split(seps.Replace(line), "\n") {
+		fields := strings.Fields(seg)
+		if len(fields) == 0 {
+			continue
+		}
+		first := fields[0]
+		if !isCommandWord(first) || wrapperCommands[filepath.Base(first)] {
+			return nil, false
+		}
+		prefix := first
+		if subcommandTools[first] && len(fields) > 1 && isSubcommand(fields[1]) {
+			prefix += " " + fields[1]
+		}
+		if !slices.Contains(prefixes, prefix) {
+			prefixes = append(prefixes, prefix)
+		}
+	}
+	if len(prefixes) == 0 {
+		return nil, false
+	}
+	return prefixes, true
+}
+
+func isCommandWord(w string) bool {
+	for _, r := range w {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+", r)
+		if !ok {
+			return false
+		}
+	}
+	return w != ""
+}
+
+func isSubcommand(w string) bool {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	builtinOnce sync.Once
+	builtin     *Registry
+)
+
+// builtinRegistry is the registry Permissions uses to validate input and
+// title calls.
+func builtinRegistry() *Registry {
+	builtinOnce.Do(func() { builtin = NewRegistry() })
+	return builtin
+}

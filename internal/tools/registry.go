@@ -1,0 +1,193 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
+)
+
+// Registry holds the tools offered to the model, in a fixed order, with
+// their parsed schemas. It is safe for concurrent use.
+type Registry struct {
+	tools   []Tool
+	byName  map[string]Tool
+	schemas map[string]*schema
+}
+
+// NewRegistry returns the registry of the built-in tools, in this order:
+// bash, read, write, edit, grep, glob, ls.
+func NewRegistry() *Registry {
+	return newRegistry(bashTool{}, readTool{}, writeTool{}, editTool{}, grepTool{}, globTool{}, lsTool{})
+}
+
+func newRegistry(tools ...Tool) *Registry {
+	r := &Registry{byName: map[string]Tool{}, schemas: map[string]*schema{}}
+	for _, t := range tools {
+		s, err := parseSchema(t.Parameters())
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.Name(), err))
+		}
+		r.tools = append(r.tools, t)
+		r.byName[t.Name()] = t
+		r.schemas[t.Name()] = s
+	}
+	return r
+}
+
+// Tools returns the tools in their fixed order.
+func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Names returns the tool names in their fixed order.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// OpenAITools returns the tool definitions for a chat completion request, in
+// the fixed order.
+func (r *Registry) OpenAITools() []openai.Tool {
+	defs := make([]openai.Tool, len(r.tools))
+	for i, t := range r.tools {
+		defs[i] = openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        t.Name(),
+				Description: t.Description(),
+				Parameters:  t.Parameters(),
+			},
+		}
+	}
+	return defs
+}
+
+// Title returns the short title of a call for the TUI ("bash: go test
+// ./...", "read internal/x.go"), as its result will carry. It needs no
+// valid input.
+func (r *Registry) Title(env *Env, call Call) string {
+	if t, ok := r.byName[call.Name].(titler); ok {
+		if title := t.title(env, call.Input); title != "" {
+			return title
+		}
+	}
+	return call.Name
+}
+
+// titler is implemented by tools that title a call from its input.
+type titler interface {
+	title(env *Env, input json.RawMessage) string
+}
+
+// Run validates and runs one call, and returns its result ready for the
+// model: sanitised (no terminal escapes, valid UTF-8) and capped by the
+// shared truncation, the full output saved under env.OutputDir. An unknown
+// tool, input that is not JSON or does not fit the schema, a tool's
+// internal error and a panic all become error results the model can read;
+// Run itself never fails. Permissions are not checked here: call
+// Permissions.Check first, or use RunChecked.
+func (r *Registry) Run(ctx context.Context, env *Env, call Call) Result {
+	start := time.Now()
+	res := r.run(ctx, env, call)
+	res = r.finish(env, call, res)
+	if _, ok := res.Metadata["duration_ms"]; !ok {
+		res.Metadata["duration_ms"] = time.Since(start).Milliseconds()
+	}
+	return res
+}
+
+// RunChecked asks perms whether the call may run, then runs it. A denied
+// call is not run: its result is an error carrying the denial for the model,
+// with Metadata["permission"] = "denied". The error is non-nil only when the
+// check itself failed (the context was cancelled while asking).
+func (r *Registry) RunChecked(ctx context.Context, env *Env, perms *Permissions, call Call) (Result, error) {
+	ok, denial, err := perms.Check(ctx, env, call)
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok {
+		return Result{
+			Output:   denial,
+			Title:    r.Title(env, call),
+			IsError:  true,
+			Metadata: map[string]any{"permission": "denied"},
+		}, nil
+	}
+	return r.Run(ctx, env, call), nil
+}
+
+func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
+	t, ok := r.byName[call.Name]
+	if !ok {
+		return errorResult(call.Name, "unknown tool %q; the available tools are: %s", call.Name, strings.Join(r.Names(), ", "))
+	}
+	s := r.schemas[call.Name]
+	if msg := s.validate(call.Input); msg != "" {
+		return errorResult(call.Name, "invalid arguments for %s: %s. Its parameters are: %s.", call.Name, msg, s.usage())
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = errorResult(call.Name, "the %s tool failed unexpectedly (internal error: %v); nothing more is known, try another approach", call.Name, p)
+			res.Metadata = map[string]any{"panic": fmt.Sprint(p), "stack": string(debug.Stack())}
+		}
+	}()
+	res, err := t.Run(ctx, env, call)
+	if err != nil {
+		title := res.Title
+		if title == "" {
+			title = r.Title(env, call)
+		}
+		return errorResult(title, "%s failed: %v", call.Name, err)
+	}
+	return res
+}
+
+// finish sanitises and caps a result, saving the full output when the cap
+// cuts it, and fills RawOutput, Title and Metadata.
+func (r *Registry) finish(env *Env, call Call, res Result) Result {
+	if res.Title == "" {
+		res.Title = r.Title(env, call)
+	}
+	if res.Metadata == nil {
+		res.Metadata = map[string]any{}
+	}
+	raw := res.RawOutput
+	if raw == "" {
+		raw = res.Output
+	}
+	out := Sanitize(res.Output)
+	lim := env.limits()
+	if kept, cut := truncate.Apply(out, lim.MaxResultLines, lim.MaxResultBytes); cut {
+		path := res.FullOutputPath
+		if path == "" {
+			if p, err := env.saver().SaveString(call.ID, raw); err == nil {
+				path = p
+			} else {
+				res.Metadata["save_error"] = err.Error()
+			}
+		}
+		out = kept + truncate.Notice(truncate.CountLines(kept), truncate.CountLines(out), len(out), path)
+		res.Truncated = true
+		res.FullOutputPath = path
+	}
+	res.Output = out
+	res.RawOutput = ""
+	if raw != out && len(raw) <= MaxRawOutputBytes {
+		res.RawOutput = raw
+	}
+	return res
+}

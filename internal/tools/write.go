@@ -1,0 +1,169 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+type writeTool struct{}
+
+type writeInput struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (writeTool) Name() string   { return "write" }
+func (writeTool) ReadOnly() bool { return false }
+
+func (writeTool) Description() string {
+	return `Create a file, or overwrite one entirely, with the given content. Parent directories are created.
+
+- path is relative to the session's directory (absolute paths work too).
+- To change part of an existing file, use edit instead: it is safer and shows a smaller diff.
+- An existing file must have been read in this session and not changed on disk since; otherwise read it first.`
+}
+
+func (writeTool) Parameters() json.RawMessage {
+	return objectSchema(
+		param{name: "path", typ: "string", required: true, description: "The file to write."},
+		param{name: "content", typ: "string", required: true, description: "The complete new content of the file."},
+	)
+}
+
+func (writeTool) title(env *Env, input json.RawMessage) string {
+	var in writeInput
+	if decodeInput(input, &in) != nil || in.Path == "" {
+		return ""
+	}
+	return "write " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+}
+
+func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
+	var in writeInput
+	if err := decodeInput(call.Input, &in); err != nil {
+		return Result{}, err
+	}
+	if strings.TrimSpace(in.Path) == "" {
+		return errorResult("write", "path is empty: give the file to write"), nil
+	}
+	title := t.title(env, call.Input)
+	abs := absPath(env.Dir, in.Path)
+	shown := displayPath(env.Dir, abs)
+
+	var old string
+	existed := false
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return errorResult(title, "cannot write %s: %v", shown, err), nil
+	case info.IsDir():
+		return errorResult(title, "%s is a directory; give a file path", shown), nil
+	default:
+		if msg := staleMessage(env, abs, shown, info, "overwrite"); msg != "" {
+			return errorResult(title, "%s", msg), nil
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return errorResult(title, "cannot write %s: %v", shown, err), nil
+		}
+		old, existed = string(b), true
+	}
+
+	if err := writeFile(env, abs, in.Content); err != nil {
+		return errorResult(title, "cannot write %s: %v", shown, err), nil
+	}
+	meta := diffMetadata(shown, old, in.Content)
+	meta["path"] = abs
+	meta["created"] = !existed
+	lines := countTextLines(in.Content)
+	var out string
+	if existed {
+		out = fmt.Sprintf("Overwrote %s (%d lines, %s; it had %d lines).", shown, lines, humanSize(int64(len(in.Content))), countTextLines(old))
+	} else {
+		out = fmt.Sprintf("Created %s (%d lines, %s).", shown, lines, humanSize(int64(len(in.Content))))
+	}
+	return Result{Output: out, Title: title, Metadata: meta}, nil
+}
+
+// writeFile writes content to path, creating parent directories, keeping
+// the mode of an existing file, and records the new state in the tracker.
+func writeFile(env *Env, path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return err
+	}
+	if env.Files != nil {
+		if info, err := os.Stat(path); err == nil {
+			env.Files.Record(path, info)
+		}
+	}
+	return nil
+}
+
+// staleMessage says why the agent may not change the existing file at abs
+// (never read in this session, or changed on disk since), or returns "".
+func staleMessage(env *Env, abs, shown string, info fs.FileInfo, verb string) string {
+	if env.Files == nil {
+		return ""
+	}
+	switch state, at := env.Files.check(abs, info); state {
+	case fileNotRead:
+		return fmt.Sprintf("%s has not been read in this session: read it first, then %s it (so that nothing in it is overwritten unseen)", shown, verb)
+	case fileStale:
+		return fmt.Sprintf("%s has changed on disk since you last read it (%s ago, now modified %s): read it again, then %s it",
+			shown, time.Since(at).Round(time.Second), info.ModTime().Format("15:04:05"), verb)
+	}
+	return ""
+}
+
+// maxDiffInput bounds the file sizes a diff is computed for.
+const maxDiffInput = 1 << 20
+
+// diffMetadata returns the unified diff of a change and its line counts,
+// for the TUI.
+func diffMetadata(name, old, new string) map[string]any {
+	meta := map[string]any{}
+	if len(old)+len(new) > maxDiffInput {
+		meta["diff_skipped"] = "file too large for a diff"
+		return meta
+	}
+	diff := udiff.Unified("a/"+name, "b/"+name, old, new)
+	added, removed := 0, 0
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			added++
+		case strings.HasPrefix(line, "-"):
+			removed++
+		}
+	}
+	meta["diff"] = diff
+	meta["additions"] = added
+	meta["deletions"] = removed
+	return meta
+}
+
+// countTextLines counts lines as an editor shows them.
+func countTextLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
