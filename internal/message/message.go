@@ -171,6 +171,9 @@ type CompactionState struct {
 	TokensAfter  int64  `json:"tokens_after,omitempty"`
 	Rejected     bool   `json:"rejected,omitempty"`
 	SummaryID    string `json:"summary_id,omitempty"`
+	// TailFrom is the id of the oldest message kept verbatim after the
+	// summary; empty when no tail was kept.
+	TailFrom string `json:"tail_from,omitempty"`
 }
 
 // Part is one piece of a message. Exactly one of the state fields is used,

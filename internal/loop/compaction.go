@@ -1,0 +1,261 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/context/compact"
+	"github.com/ctxloop/agent/internal/context/prune"
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+)
+
+// ErrNothingToCompact is returned when the history has nothing to summarise.
+var ErrNothingToCompact = errors.New("nothing to compact yet")
+
+// maxSummaryOverflowRetries bounds how often a summary request that itself
+// overflows drops its oldest messages and tries again.
+const maxSummaryOverflowRetries = 4
+
+// Compact summarises the session now (the /compact command and `agent
+// compact`), with optional focus instructions. It fails if a turn is
+// running.
+func (r *Runner) Compact(ctx context.Context, focus string) error {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return errors.New("compact: the agent is busy; wait for the turn to end or cancel it")
+	}
+	r.busy = true
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	err := r.compact(ctx, false, "manual", focus)
+	res := TurnResult{FinishReason: "compacted"}
+	if err != nil {
+		res = TurnResult{FinishReason: FinishError, Err: err}
+	}
+	r.setIdle(res)
+	return err
+}
+
+// compact runs a compaction: prune, plan, ask the model for a summary of
+// what the plan summarises, check it shrinks the context, and store it.
+// A compaction that does not shrink the context is rejected and logged.
+func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) error {
+	if r.opt.Config.Compaction.Prune {
+		r.prune(ctx)
+	}
+	before := r.calc.Snapshot().Total
+	sys, tl := r.fixedTokens()
+	snap := r.calc.Snapshot()
+	opts := compact.DefaultOptions(snap.Window, snap.OutputReserve)
+	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
+		opts.TailTurns = n
+	}
+	plan := compact.MakePlan(Visible(r.history), r.est, opts)
+	if len(plan.Summarize) == 0 {
+		return ErrNothingToCompact
+	}
+
+	text, err := r.summarise(ctx, plan, focus)
+	if err != nil {
+		return fmt.Errorf("summarise: %w", err)
+	}
+	body := compact.ComposeSummary(text, plan.UserMessages)
+
+	// Build what the history will look like, and measure it, before
+	// writing anything.
+	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
+	state := &message.CompactionState{Auto: auto, Reason: reason, Focus: focus, TokensBefore: before}
+	if len(plan.Tail) > 0 {
+		state.TailFrom = plan.Tail[0].Message.ID
+	}
+	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: r.summaryModel()}
+	candidate := append(append([]message.Entry(nil), r.history...),
+		message.Entry{Message: marker, Parts: []message.Part{{Type: message.PartCompaction, Compaction: state}}},
+		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
+	after := sys + tl + tokens.EstimateEntries(Visible(candidate), r.est)
+	state.TokensAfter = after
+
+	if verr := compact.Validate(body, before, after); verr != nil {
+		state.Rejected = true
+		if _, err := r.saveMarker(ctx, &marker, state); err != nil {
+			return err
+		}
+		_ = r.store.LogEvent(ctx, r.sess.ID, "compaction_rejected", state)
+		r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
+		return fmt.Errorf("compaction rejected: %w", verr)
+	}
+
+	mp, err := r.saveMarker(ctx, &marker, state)
+	if err != nil {
+		return err
+	}
+	summary.FinishedAt = time.Now()
+	if err := r.store.CreateMessage(ctx, &summary); err != nil {
+		return fmt.Errorf("save summary: %w", err)
+	}
+	sp := message.Part{SessionID: r.sess.ID, MessageID: summary.ID, Type: message.PartText, Text: body}
+	if err := r.store.UpsertPart(ctx, &sp); err != nil {
+		return fmt.Errorf("save summary: %w", err)
+	}
+	state.SummaryID = summary.ID
+	if err := r.store.UpsertPart(ctx, &mp); err != nil {
+		return fmt.Errorf("save compaction: %w", err)
+	}
+	r.mu.Lock()
+	r.history[len(r.history)-1].Parts = []message.Part{mp}
+	r.history = append(r.history, message.Entry{Message: summary, Parts: []message.Part{sp}})
+	r.mu.Unlock()
+
+	r.calc.Reset(tokens.EstimateEntries(Visible(r.history), r.est))
+	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
+	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
+	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
+	if auto {
+		return r.addUserMessage(ctx, compact.ContinuePrompt, true)
+	}
+	return nil
+}
+
+// saveMarker stores the user-side record of a compaction and appends it to
+// the history.
+func (r *Runner) saveMarker(ctx context.Context, m *message.Message, state *message.CompactionState) (message.Part, error) {
+	if err := r.store.CreateMessage(ctx, m); err != nil {
+		return message.Part{}, fmt.Errorf("save compaction: %w", err)
+	}
+	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartCompaction, Compaction: state}
+	if err := r.store.UpsertPart(ctx, &p); err != nil {
+		return message.Part{}, fmt.Errorf("save compaction: %w", err)
+	}
+	r.mu.Lock()
+	r.history = append(r.history, message.Entry{Message: *m, Parts: []message.Part{p}})
+	r.mu.Unlock()
+	return p, nil
+}
+
+func (r *Runner) summaryModel() string {
+	if m := r.opt.Config.SmallModel; m != "" {
+		return m
+	}
+	return r.model
+}
+
+// summarise asks the model for the summary text. A request that overflows
+// the window drops the oldest summarised messages and tries again.
+func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string) (string, error) {
+	entries := plan.Summarize
+	for try := 0; ; try++ {
+		var hist []message.Entry
+		if plan.PreviousSummary != nil {
+			hist = append(hist, *plan.PreviousSummary)
+		}
+		hist = append(hist, entries...)
+		msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: compact.SummaryPrompt(focus)}}
+		msgs = append(msgs, ToModelMessages(hist, ConvertOptions{})...)
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+			Content: "Write the summary of the conversation above now, in the sections asked for."})
+		text, usage, err := r.complete(ctx, provider.Request{Model: r.summaryModel(), Messages: msgs})
+		if usage != nil {
+			cost := r.cost(*usage)
+			_ = r.store.AddSessionUsage(ctx, r.sess.ID, *usage, cost)
+		}
+		if err == nil {
+			return text, nil
+		}
+		if provider.IsContextOverflow(err) && try < maxSummaryOverflowRetries && len(entries) > 1 {
+			entries = compact.DropOldest(entries, max(1, len(entries)/4))
+			continue
+		}
+		return "", err
+	}
+}
+
+// complete makes a tool-less call and returns its text, with retries.
+func (r *Runner) complete(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+	for attempt := 1; ; attempt++ {
+		text, usage, err := r.completeOnce(ctx, req)
+		if err == nil {
+			return text, usage, nil
+		}
+		perr := provider.Classify(err)
+		if ctx.Err() != nil || !perr.Retryable() || attempt >= r.opt.Retry.Attempts {
+			return "", usage, err
+		}
+		delay := r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd)
+		r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
+			Attempt: attempt + 1, Delay: delay, Reason: perr.Error(),
+		}})
+		if err := r.opt.Sleep(ctx, delay); err != nil {
+			return "", usage, err
+		}
+	}
+}
+
+func (r *Runner) completeOnce(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+	st, err := r.opt.Provider.Stream(ctx, req)
+	if err != nil {
+		return "", nil, err
+	}
+	defer st.Close()
+	var b strings.Builder
+	var usage *message.Usage
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return b.String(), usage, nil
+		}
+		if err != nil {
+			return "", usage, err
+		}
+		switch ev.Type {
+		case provider.EventTextDelta:
+			b.WriteString(ev.Text)
+		case provider.EventUsage:
+			u := *ev.Usage
+			usage = &u
+		}
+	}
+}
+
+// prune marks old tool outputs compacted when that frees enough.
+func (r *Runner) prune(ctx context.Context) {
+	c := r.opt.Config.Compaction
+	res := prune.Pass(Visible(r.history), r.est, prune.Options{Protect: c.PruneProtect, Minimum: c.PruneMinimum, ProtectTurns: 2})
+	if len(res.PartIDs) == 0 {
+		return
+	}
+	now := time.Now()
+	if err := r.store.MarkCompacted(ctx, res.PartIDs, now); err != nil {
+		r.emitError(fmt.Sprintf("prune: %v", err))
+		return
+	}
+	marked := make(map[string]bool, len(res.PartIDs))
+	for _, id := range res.PartIDs {
+		marked[id] = true
+	}
+	r.mu.Lock()
+	for i := range r.history {
+		for j := range r.history[i].Parts {
+			p := &r.history[i].Parts[j]
+			if marked[p.ID] && p.Tool != nil {
+				st := *p.Tool
+				st.CompactedAt = now
+				p.Tool = &st
+			}
+		}
+	}
+	r.mu.Unlock()
+	before := r.calc.Snapshot().Total
+	r.calc.AddTokens(-res.TokensSaved)
+	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc.Snapshot().Total}
+	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
+	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
+}

@@ -1,0 +1,192 @@
+package loop
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// ErrSuperseded is the error of an assistant message whose stream failed and
+// was retried: it stays in the database for the record and is never sent.
+const ErrSuperseded = "superseded by a retry"
+
+// SummaryPreamble introduces a compaction summary to the model.
+const SummaryPreamble = "This conversation continues an earlier one that was summarised to fit the context window. The summary:\n\n"
+
+// ConvertOptions tune ToModelMessages.
+type ConvertOptions struct {
+	// ReasoningRoundtrip sends reasoning text back to the model.
+	ReasoningRoundtrip bool
+}
+
+// Visible returns the entries that are sent to the model, in the order they
+// are sent: if there is a summary, the newest summary first, then the tail
+// its compaction kept verbatim, then everything after the summary; otherwise
+// the whole history. Compaction markers are not sent.
+func Visible(history []message.Entry) []message.Entry {
+	sumIdx := -1
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Message.Summary {
+			sumIdx = i
+			break
+		}
+	}
+	if sumIdx < 0 {
+		return withoutMarkers(history)
+	}
+	out := []message.Entry{history[sumIdx]}
+	if c := compactionOf(history, sumIdx); c != nil && c.TailFrom != "" {
+		for i := 0; i < sumIdx; i++ {
+			if history[i].Message.ID >= c.TailFrom {
+				out = append(out, withoutMarkers(history[i:sumIdx])...)
+				break
+			}
+		}
+	}
+	return append(out, withoutMarkers(history[sumIdx+1:])...)
+}
+
+// compactionOf finds the compaction part that produced the summary at
+// history[sumIdx]: the newest compaction part before it naming it, or the
+// newest one before it.
+func compactionOf(history []message.Entry, sumIdx int) *message.CompactionState {
+	var fallback *message.CompactionState
+	for i := sumIdx - 1; i >= 0; i-- {
+		for _, p := range history[i].Parts {
+			if p.Type != message.PartCompaction || p.Compaction == nil {
+				continue
+			}
+			if p.Compaction.SummaryID == history[sumIdx].Message.ID {
+				return p.Compaction
+			}
+			if fallback == nil {
+				fallback = p.Compaction
+			}
+		}
+	}
+	return fallback
+}
+
+// isMarker reports whether an entry only records a compaction.
+func isMarker(e message.Entry) bool {
+	if e.Message.Role != message.RoleUser || len(e.Parts) == 0 {
+		return false
+	}
+	for _, p := range e.Parts {
+		if p.Type != message.PartCompaction {
+			return false
+		}
+	}
+	return true
+}
+
+func withoutMarkers(entries []message.Entry) []message.Entry {
+	out := make([]message.Entry, 0, len(entries))
+	for _, e := range entries {
+		if !isMarker(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ToModelMessages converts stored history into the messages of a chat
+// request. It guarantees what providers require: every tool call has exactly
+// one result, right after the assistant message that made it; pruned outputs
+// become message.ClearedOutput; interrupted or dangling calls get
+// message.InterruptedOutput; assistant messages that failed without content,
+// or were superseded by a retry, are skipped; arguments that are not valid
+// JSON are sent as {} (the result says why the call failed).
+func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, e := range Visible(history) {
+		m := e.Message
+		switch {
+		case m.Summary:
+			out = append(out, openai.ChatCompletionMessage{
+				Role:    openai.ChatMessageRoleUser,
+				Content: SummaryPreamble + joinText(e.Parts, message.PartText),
+			})
+		case m.Role == message.RoleUser:
+			text := joinText(e.Parts, message.PartText)
+			if text == "" {
+				continue
+			}
+			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+		case m.Role == message.RoleAssistant:
+			out = appendAssistant(out, e, opt)
+		}
+	}
+	return out
+}
+
+func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt ConvertOptions) []openai.ChatCompletionMessage {
+	if e.Message.Error == ErrSuperseded {
+		return out
+	}
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
+	msg.Content = joinText(e.Parts, message.PartText)
+	if opt.ReasoningRoundtrip {
+		msg.ReasoningContent = joinText(e.Parts, message.PartReasoning)
+	}
+	var results []openai.ChatCompletionMessage
+	for _, p := range e.Parts {
+		if p.Type != message.PartTool || p.Tool == nil || p.Tool.CallID == "" {
+			continue
+		}
+		args := p.Tool.Input
+		if !json.Valid([]byte(args)) {
+			args = "{}"
+		}
+		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
+			ID:       p.Tool.CallID,
+			Type:     openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: p.Tool.Name, Arguments: args},
+		})
+		results = append(results, openai.ChatCompletionMessage{
+			Role:       openai.ChatMessageRoleTool,
+			ToolCallID: p.Tool.CallID,
+			Name:       p.Tool.Name,
+			Content:    ToolResultText(p.Tool),
+		})
+	}
+	if msg.Content == "" && len(msg.ToolCalls) == 0 {
+		// Nothing the model said survives (an error before any output, or
+		// only reasoning): sending an empty assistant turn is rejected by
+		// several providers.
+		return out
+	}
+	out = append(out, msg)
+	return append(out, results...)
+}
+
+// ToolResultText is what the model is told a tool call returned.
+func ToolResultText(t *message.ToolState) string {
+	switch {
+	case !t.CompactedAt.IsZero():
+		return message.ClearedOutput
+	case t.Status == message.ToolPending || t.Status == message.ToolRunning:
+		return message.InterruptedOutput
+	case t.Output == "" && t.Status == message.ToolError:
+		return message.InterruptedOutput
+	case t.Output == "":
+		return "(no output)"
+	}
+	return t.Output
+}
+
+func joinText(parts []message.Part, typ message.PartType) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == typ && p.Text != "" {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,126 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// stablePrompt is the first, unchanging part of the system prompt. Keeping
+// it byte-identical across sessions and turns lets providers' prompt caches
+// hit; everything that varies lives in the dynamic part after it.
+const stablePrompt = `You are agent, a coding assistant working in the user's repository through a terminal. You read, search, edit and run code with the tools you are given, and you answer the user directly.
+
+How to work:
+- Understand before you change: read the relevant files, search with grep and glob, and look at how the code is tested.
+- Make the smallest change that fully solves the problem, in the style of the surrounding code. Edit existing files with edit; create files with write only when needed.
+- After a change, verify it: build, run the tests, or run the program. Report what you ran and what happened.
+- Tool outputs may be truncated; when one says where the full output is saved, read or grep that file for more instead of re-running the command.
+- Older tool outputs may be replaced by "[Old tool result content cleared]" to save context: re-read a file or re-run a command if you need it again.
+- Never run destructive commands (deleting data, force-pushing, rewriting history) unless the user asked for exactly that.
+- Do not repeat the same tool call with the same input: if something failed, change the approach.
+- Be concise. Use Markdown for code and lists. When you are done, say briefly what changed and what is left.`
+
+// maxInstructionBytes bounds each AGENTS.md copied into the prompt.
+const maxInstructionBytes = 32 * 1024
+
+// Environment is the dynamic part of the system prompt: where the agent
+// works and the instructions the user and the repository give it.
+type Environment struct {
+	Dir       string
+	Date      time.Time
+	GitStatus string // short status and branch; empty outside a repository
+	// Instructions are the contents of AGENTS.md files, with their paths.
+	Instructions []Instruction
+}
+
+// Instruction is one instructions file.
+type Instruction struct {
+	Path, Text string
+}
+
+// DetectEnvironment gathers the dynamic prompt for dir: the date, git's
+// branch and short status (bounded, with a timeout) and the AGENTS.md of
+// the repository and of the user.
+func DetectEnvironment(ctx context.Context, dir, userAgentsFile string) Environment {
+	env := Environment{Dir: dir, Date: time.Now()}
+	env.GitStatus = gitStatus(ctx, dir)
+	for _, path := range []string{userAgentsFile, findAgentsFile(dir)} {
+		if path == "" {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+			continue
+		}
+		text := string(data)
+		if len(text) > maxInstructionBytes {
+			text = text[:maxInstructionBytes] + "\n[… truncated]"
+		}
+		env.Instructions = append(env.Instructions, Instruction{Path: path, Text: text})
+	}
+	return env
+}
+
+// findAgentsFile finds AGENTS.md in dir or the nearest parent up to the
+// repository root.
+func findAgentsFile(dir string) string {
+	for d := dir; ; {
+		path := filepath.Join(d, "AGENTS.md")
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+func gitStatus(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "status", "--short", "--branch")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	const maxLines = 40
+	if len(lines) > maxLines {
+		rest := len(lines) - maxLines
+		lines = append(lines[:maxLines], fmt.Sprintf("… and %d more changed files", rest))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Render writes the dynamic part of the system prompt.
+func (e Environment) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Working directory: %s\n", e.Dir)
+	fmt.Fprintf(&b, "Today's date: %s\n", e.Date.Format("2006-01-02"))
+	if e.GitStatus != "" {
+		fmt.Fprintf(&b, "\nGit status at the start of this turn:\n%s\n", e.GitStatus)
+	} else {
+		b.WriteString("Not a git repository.\n")
+	}
+	for _, in := range e.Instructions {
+		fmt.Fprintf(&b, "\nInstructions from %s:\n%s\n", in.Path, strings.TrimSpace(in.Text))
+	}
+	return b.String()
+}
+
+// SystemPrompt returns the two system messages: the stable part first and
+// the dynamic part after it.
+func SystemPrompt(env Environment) []string {
+	return []string{stablePrompt, env.Render()}
+}

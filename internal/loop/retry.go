@@ -1,0 +1,51 @@
+package loop
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryPolicy is how retryable provider errors are retried: exponential
+// backoff with jitter from Initial, capped at Max, at most Attempts
+// attempts in all (the first call included).
+type RetryPolicy struct {
+	Initial  time.Duration
+	Max      time.Duration
+	Attempts int
+}
+
+// DefaultRetryPolicy starts at 1 s, caps at 60 s and tries 8 times.
+var DefaultRetryPolicy = RetryPolicy{Initial: time.Second, Max: 60 * time.Second, Attempts: 8}
+
+// Delay returns how long to wait before retry number attempt (1 for the
+// first retry). A server's Retry-After wins when given, capped at Max; the
+// computed backoff gets "equal jitter" (half fixed, half random) so that
+// many clients do not retry in step.
+func (p RetryPolicy) Delay(attempt int, retryAfter time.Duration, rnd *rand.Rand) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, p.Max)
+	}
+	d := p.Initial
+	for i := 1; i < attempt && d < p.Max; i++ {
+		d *= 2
+	}
+	d = min(d, p.Max)
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + time.Duration(rnd.Int64N(int64(half)+1))
+}
+
+// sleepCtx waits for d or until ctx is done, whichever comes first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,602 @@
+// Package loop drives a session: one loop goroutine per session takes a user
+// message, streams a step (one model call), runs the tools it asked for, and
+// goes on step by step until the model stops calling tools, the user cancels,
+// or the step limit is reached.
+//
+// Between steps, in this order, the loop injects queued user messages
+// (coalesced into one), decides compaction with the token calculator,
+// streams the next step and persists its usage, runs the tools, and after
+// the turn prunes old tool outputs. Everything is persisted as it happens,
+// so a cancel or a crash loses nothing; Open repairs what a crash left.
+//
+// A Runner owns its session's lease in the database: one process drives a
+// session at a time.
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/compact"
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// DefaultMaxSteps bounds a turn when no limit is given.
+const DefaultMaxSteps = 200
+
+// Finish reasons of a turn beyond the model's own.
+const (
+	FinishCancelled = "cancelled"
+	FinishMaxSteps  = "max_steps"
+	FinishDoomLoop  = "doom_loop"
+	FinishError     = "error"
+	FinishEmpty     = "empty"
+)
+
+// DoomReply is the user's answer to a doom-loop question.
+type DoomReply int
+
+// Answers to a doom-loop question.
+const (
+	DoomStop DoomReply = iota
+	DoomContinue
+	DoomAlwaysAllow
+)
+
+// DoomAsker asks the user whether to run a tool call repeated
+// DoomThreshold times in a row. The TUI implements it; headless runs have
+// none, and a doom loop stops the turn.
+type DoomAsker interface {
+	AskDoomLoop(ctx context.Context, tool, input string) (DoomReply, error)
+}
+
+// Options configure a Runner.
+type Options struct {
+	Store    *storage.Store
+	Provider provider.Provider
+	Tools    *tools.Registry
+	Perms    *tools.Permissions
+	Config   *config.Config
+	// Dir is the session's directory for a new session.
+	Dir string
+	// OutputDir is where tools save full outputs.
+	OutputDir string
+	// Doom asks about doom loops; nil stops the turn instead.
+	Doom DoomAsker
+	// Observer, if set, is called synchronously and in order with every
+	// event of the session, text deltas included (the store's broker may
+	// coalesce deltas; the observer never misses one).
+	Observer func(message.Event)
+	// MaxSteps bounds the steps of a turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// Retry is the retry policy; the zero value means DefaultRetryPolicy.
+	Retry RetryPolicy
+	// Estimator counts tokens; nil picks one for the model.
+	Estimator tokens.Estimator
+	// Sleep waits between retries; nil waits on a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	FinishReason string
+	Steps        int
+	Err          error
+}
+
+// Runner drives one session.
+type Runner struct {
+	opt      Options
+	store    *storage.Store
+	lease    *storage.Lease
+	model    string
+	info     config.ModelInfo
+	est      tokens.Estimator
+	calc     *tokens.Calculator
+	strategy compact.Strategy
+	toolEnv  *tools.Env
+	rnd      *rand.Rand
+
+	mu      sync.Mutex
+	sess    message.Session
+	busy    bool
+	cancel  context.CancelFunc
+	idle    chan struct{} // closed when the current run ends
+	last    TurnResult
+	history []message.Entry // owned by whoever holds busy
+	system  []string
+	doom    doomGuard
+	allowed map[string]bool // doom loops the user said to always allow
+}
+
+// Open opens a session to drive it: sessionID "" creates a new one. It takes
+// the session's lease (failing with storage.ErrSessionBusy if another live
+// process drives it), repairs what a crash left, and loads the history.
+func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
+	if opt.MaxSteps <= 0 {
+		opt.MaxSteps = DefaultMaxSteps
+	}
+	if opt.Retry.Attempts == 0 {
+		opt.Retry = DefaultRetryPolicy
+	}
+	if opt.Sleep == nil {
+		opt.Sleep = sleepCtx
+	}
+	st := opt.Store
+	var sess *message.Session
+	if sessionID == "" {
+		sess = &message.Session{Model: opt.Config.Model, Dir: opt.Dir}
+		if err := st.CreateSession(ctx, sess); err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+	} else {
+		s, err := st.GetSession(ctx, sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("open session %s: %w", sessionID, err)
+		}
+		sess = s
+	}
+	lease, err := st.AcquireLease(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
+	}
+	r := &Runner{opt: opt, store: st, lease: lease, sess: *sess, allowed: map[string]bool{}}
+	r.idle = make(chan struct{})
+	close(r.idle)
+	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
+	if _, err := st.RepairSession(ctx, sess.ID); err != nil {
+		lease.Release()
+		return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
+	}
+	if r.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
+		lease.Release()
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	dir := sess.Dir
+	if dir == "" {
+		dir = opt.Dir
+	}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker()}
+	if opt.Config.Model != "" && opt.Config.Model != sess.Model && sessionID != "" {
+		// An explicit --model switches the session's model.
+		r.sess.Model = opt.Config.Model
+	}
+	r.setModel(r.sess.Model)
+	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	r.restoreCalculator()
+	return r, nil
+}
+
+// setModel picks the model's limits, estimator and compaction strategy.
+func (r *Runner) setModel(model string) {
+	if model == "" {
+		model = r.opt.Config.Model
+	}
+	r.model = model
+	r.info, _ = r.opt.Config.ModelInfo(model)
+	r.est = r.opt.Estimator
+	if r.est == nil {
+		r.est = tokens.NewEstimator(model)
+	}
+	c := r.opt.Config.Compaction
+	strategy := c.Strategy
+	if !c.Auto {
+		strategy = "manual"
+	}
+	s, err := compact.NewStrategy(strategy, c.Threshold)
+	if err != nil {
+		s, _ = compact.NewStrategy("overflow", c.Threshold)
+	}
+	r.strategy = s
+}
+
+func (r *Runner) calcOptions() tokens.Options {
+	return tokens.Options{
+		Window:             r.info.ContextWindow,
+		MaxOutput:          r.info.MaxOutput,
+		ReserveCap:         32000,
+		ReasoningRoundtrip: r.info.ReasoningRoundtrip,
+	}
+}
+
+func (r *Runner) restoreCalculator() {
+	sys, tl := r.fixedTokens()
+	r.calc = tokens.Restore(r.calcOptions(), r.est, sys, tl, r.history)
+	r.calc.SetLogger(func(estimate, actual int64) {
+		_ = r.store.LogEvent(context.Background(), r.sess.ID, "estimate", map[string]int64{"estimate": estimate, "actual": actual})
+	})
+}
+
+// fixedTokens estimates the system prompt and the tool schemas.
+func (r *Runner) fixedTokens() (system, tools int64) {
+	for _, s := range r.system {
+		system += int64(r.est.Count(s)) + tokens.MessageOverhead(1)
+	}
+	for _, t := range r.opt.Tools.Tools() {
+		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
+	}
+	return system, tools
+}
+
+func limitsOf(c *config.Config) tools.Limits {
+	return tools.Limits{
+		BashMaxOutputChars: c.Tools.BashMaxOutputChars,
+		BashTimeout:        c.BashTimeout(),
+		ReadMaxLines:       c.Tools.ReadMaxLines,
+		ReadMaxLineLength:  c.Tools.ReadMaxLineLength,
+	}
+}
+
+// Session returns the session as it is now.
+func (r *Runner) Session() message.Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sess
+}
+
+// Snapshot returns the token calculator's snapshot: the one figure the
+// status bar, /context, `agent context` and the compaction trigger share.
+func (r *Runner) Snapshot() tokens.Snapshot { return r.calc.Snapshot() }
+
+// CompactAt is the total at which automatic compaction starts.
+func (r *Runner) CompactAt() int64 {
+	s := r.calc.Snapshot()
+	return r.strategy.CompactAt(s.Window, s.OutputReserve)
+}
+
+// Busy reports whether the loop is running.
+func (r *Runner) Busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.busy
+}
+
+// Send gives the session a user message. When the loop is idle the message
+// is persisted and a turn starts; when it is busy the message is queued and
+// injected between steps (queued is then true).
+func (r *Runner) Send(ctx context.Context, text string) (queued bool, err error) {
+	if strings.TrimSpace(text) == "" {
+		return false, errors.New("send: empty message")
+	}
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		if _, err := r.store.Enqueue(ctx, r.sess.ID, text); err != nil {
+			return false, fmt.Errorf("queue message: %w", err)
+		}
+		r.emitQueue(ctx)
+		return true, nil
+	}
+	r.busy = true
+	r.mu.Unlock()
+	if err := r.addUserMessage(ctx, text, false); err != nil {
+		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
+		return false, err
+	}
+	r.start()
+	return false, nil
+}
+
+// start runs the loop goroutine; the caller has set busy.
+func (r *Runner) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	r.cancel = cancel
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	r.emit(message.Event{Type: message.EventStatus, SessionID: r.sess.ID, Busy: true})
+	go func() {
+		res := r.run(ctx)
+		cancel()
+		r.setIdle(res)
+	}()
+}
+
+func (r *Runner) setIdle(res TurnResult) {
+	r.mu.Lock()
+	r.busy = false
+	r.last = res
+	r.cancel = nil
+	idle := r.idle
+	r.mu.Unlock()
+	select {
+	case <-idle:
+	default:
+		close(idle)
+	}
+	r.emit(message.Event{Type: message.EventStatus, SessionID: r.sess.ID, Busy: false})
+}
+
+// Wait blocks until the loop is idle and returns how the last turn ended.
+func (r *Runner) Wait(ctx context.Context) TurnResult {
+	r.mu.Lock()
+	idle := r.idle
+	r.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		return TurnResult{FinishReason: FinishCancelled, Err: ctx.Err()}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// Done returns a channel closed when the current run ends.
+func (r *Runner) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.idle
+}
+
+// Cancel stops the running turn: streamed text so far is kept, running
+// tools are killed, and their parts become interrupted errors. The queued
+// messages are taken out of the queue and returned so that the caller can
+// hand them back to the user; nothing typed is dropped.
+func (r *Runner) Cancel(ctx context.Context) ([]message.QueuedMessage, error) {
+	queued, err := r.store.TakeQueue(ctx, r.sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("cancel: take queue: %w", err)
+	}
+	r.mu.Lock()
+	cancel := r.cancel
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if len(queued) > 0 {
+		r.emitQueue(ctx)
+	}
+	return queued, nil
+}
+
+// Close cancels any running turn, waits for the loop and releases the lease.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	cancel := r.cancel
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	r.Wait(context.Background())
+	return r.lease.Release()
+}
+
+// History returns a copy of the loaded history (for tests and inspection
+// while idle).
+func (r *Runner) History() []message.Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]message.Entry(nil), r.history...)
+}
+
+// Queue returns the queued messages.
+func (r *Runner) Queue(ctx context.Context) ([]message.QueuedMessage, error) {
+	return r.store.ListQueue(ctx, r.sess.ID)
+}
+
+// UpdateQueued edits a queued message.
+func (r *Runner) UpdateQueued(ctx context.Context, id, text string) error {
+	if err := r.store.UpdateQueued(ctx, id, text); err != nil {
+		return err
+	}
+	r.emitQueue(ctx)
+	return nil
+}
+
+// RemoveQueued deletes a queued message.
+func (r *Runner) RemoveQueued(ctx context.Context, id string) error {
+	if err := r.store.RemoveQueued(ctx, id); err != nil {
+		return err
+	}
+	r.emitQueue(ctx)
+	return nil
+}
+
+// MoveQueued moves a queued message to another position.
+func (r *Runner) MoveQueued(ctx context.Context, id string, position int) error {
+	if err := r.store.MoveQueued(ctx, id, position); err != nil {
+		return err
+	}
+	r.emitQueue(ctx)
+	return nil
+}
+
+// PullBack removes the newest queued message and returns its text, for the
+// editor (Up on an empty editor). ok is false when the queue is empty.
+func (r *Runner) PullBack(ctx context.Context) (text string, ok bool, err error) {
+	q, err := r.store.ListQueue(ctx, r.sess.ID)
+	if err != nil || len(q) == 0 {
+		return "", false, err
+	}
+	last := q[len(q)-1]
+	if err := r.store.RemoveQueued(ctx, last.ID); err != nil {
+		return "", false, err
+	}
+	r.emitQueue(ctx)
+	return last.Text, true, nil
+}
+
+func (r *Runner) emitQueue(ctx context.Context) {
+	q, err := r.store.ListQueue(ctx, r.sess.ID)
+	if err != nil {
+		return
+	}
+	r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: q})
+}
+
+// emit sends a loop event to the observer. Row changes reach the store's
+// broker from the store itself; the loop's own events are published here.
+func (r *Runner) emit(ev message.Event) {
+	switch ev.Type {
+	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError:
+		r.store.Publish(ev)
+	}
+	if r.opt.Observer != nil {
+		r.opt.Observer(ev)
+	}
+}
+
+// addUserMessage persists a user message and appends it to the history.
+// A non-synthetic message starts a new turn.
+func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool) error {
+	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.model}
+	m.FinishedAt = time.Now()
+	if err := r.store.CreateMessage(ctx, &m); err != nil {
+		return fmt.Errorf("save user message: %w", err)
+	}
+	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartText, Text: text}
+	if err := r.store.UpsertPart(ctx, &p); err != nil {
+		return fmt.Errorf("save user message: %w", err)
+	}
+	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
+	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &p})
+	r.mu.Lock()
+	r.history = append(r.history, message.Entry{Message: m, Parts: []message.Part{p}})
+	r.mu.Unlock()
+	r.calc.AddText(text)
+	r.calc.AddTokens(tokens.MessageOverhead(1))
+	if !synthetic {
+		r.doom.reset()
+		if r.sess.Title == "" {
+			r.setTitle(ctx, TitleFrom(text))
+		}
+	}
+	return nil
+}
+
+func (r *Runner) setTitle(ctx context.Context, title string) {
+	r.mu.Lock()
+	r.sess.Title = title
+	s := r.sess
+	r.mu.Unlock()
+	if err := r.store.UpdateSession(ctx, &s); err == nil {
+		r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})
+	}
+}
+
+// TitleFrom makes a session title from the first user message: its first
+// non-empty line, trimmed to at most 60 characters at a word boundary.
+func TitleFrom(text string) string {
+	line := ""
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.Join(strings.Fields(line), " ")
+	const maxRunes = 60
+	if utf8.RuneCountInString(line) <= maxRunes {
+		return line
+	}
+	runes := []rune(line)[:maxRunes]
+	cut := string(runes)
+	if i := strings.LastIndex(cut, " "); i > maxRunes/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:") + "…"
+}
+
+// run is the loop goroutine: turns until nothing is queued.
+func (r *Runner) run(ctx context.Context) TurnResult {
+	var res TurnResult
+	for {
+		res = r.turn(ctx)
+		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop {
+			return res
+		}
+		if r.opt.Config.Compaction.Prune {
+			r.prune(ctx)
+		}
+		injected, err := r.injectQueue(ctx)
+		if err != nil {
+			return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
+		}
+		if !injected {
+			return res
+		}
+		r.doom.reset()
+	}
+}
+
+// turn runs steps until the model stops calling tools.
+func (r *Runner) turn(ctx context.Context) TurnResult {
+	steps := 0
+	for {
+		if steps > 0 {
+			if _, err := r.injectQueue(ctx); err != nil {
+				return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
+			}
+		}
+		if ctx.Err() != nil {
+			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
+		}
+		compacted := false
+		if ok, reason := r.strategy.ShouldCompact(r.calc.Snapshot()); ok {
+			if err := r.compact(ctx, true, reason, ""); err != nil {
+				if ctx.Err() != nil {
+					return TurnResult{FinishReason: FinishCancelled, Steps: steps}
+				}
+				r.emitError(fmt.Sprintf("automatic compaction failed: %v", err))
+			} else {
+				compacted = true
+			}
+		}
+		out, err := r.step(ctx, compacted)
+		steps++
+		if err != nil {
+			if ctx.Err() != nil {
+				return TurnResult{FinishReason: FinishCancelled, Steps: steps}
+			}
+			r.emitError(err.Error())
+			return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
+		}
+		switch {
+		case out.stop != "":
+			return TurnResult{FinishReason: out.stop, Steps: steps, Err: out.stopErr}
+		case out.finish != "tool_calls":
+			return TurnResult{FinishReason: out.finish, Steps: steps}
+		case steps >= r.opt.MaxSteps:
+			return TurnResult{FinishReason: FinishMaxSteps, Steps: steps}
+		}
+	}
+}
+
+// injectQueue takes everything queued and adds it as one user message.
+func (r *Runner) injectQueue(ctx context.Context) (bool, error) {
+	queued, err := r.store.TakeQueue(ctx, r.sess.ID)
+	if err != nil {
+		return false, fmt.Errorf("take queue: %w", err)
+	}
+	if len(queued) == 0 {
+		return false, nil
+	}
+	texts := make([]string, len(queued))
+	for i, q := range queued {
+		texts[i] = q.Text
+	}
+	r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: nil})
+	if err := r.addUserMessage(ctx, Coalesce(texts), false); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (r *Runner) emitError(msg string) {
+	r.emit(message.Event{Type: message.EventError, SessionID: r.sess.ID, Err: msg})
+}
+
+var getenv = os.Getenv

@@ -1,0 +1,371 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/storage"
+)
+
+// stepOutcome is what one step produced.
+type stepOutcome struct {
+	finish  string // the model's finish reason
+	stop    string // set when the turn must end for another reason
+	stopErr error
+}
+
+// buildRequest converts the history into the next chat request.
+func (r *Runner) buildRequest() provider.Request {
+	msgs := make([]openai.ChatCompletionMessage, 0, len(r.history)+2)
+	for _, s := range r.system {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+	}
+	msgs = append(msgs, ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip})...)
+	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools()}
+}
+
+// step streams one model call, retrying what can be retried, then runs the
+// tools it asked for. compacted tells whether this step already compacted:
+// a context-length error then fails instead of compacting again.
+func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) {
+	for attempt := 1; ; attempt++ {
+		estimate := r.calc.Snapshot().Total
+		entry, finish, err := r.stream(ctx, estimate)
+		if err == nil {
+			return r.afterStream(ctx, entry, finish)
+		}
+		if ctx.Err() != nil {
+			return stepOutcome{}, ctx.Err()
+		}
+		perr := provider.Classify(err)
+		if perr.Class == provider.ClassContextOverflow && !compacted {
+			r.supersede(ctx, entry)
+			compacted = true
+			if cerr := r.compact(ctx, true, "context_error", ""); cerr != nil {
+				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
+			}
+			attempt = 0
+			continue
+		}
+		if !perr.Retryable() || attempt >= r.opt.Retry.Attempts {
+			if attempt > 1 {
+				return stepOutcome{}, fmt.Errorf("%w (after %d attempts)", err, attempt)
+			}
+			return stepOutcome{}, err
+		}
+		r.supersede(ctx, entry)
+		delay := r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd)
+		r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
+			Attempt: attempt + 1, Delay: delay, Reason: perr.Error(),
+		}})
+		if err := r.opt.Sleep(ctx, delay); err != nil {
+			return stepOutcome{}, err
+		}
+	}
+}
+
+// supersede marks a failed attempt's message so it is never sent again.
+func (r *Runner) supersede(ctx context.Context, e *message.Entry) {
+	if e == nil {
+		return
+	}
+	e.Message.Error = ErrSuperseded
+	_ = r.store.UpdateMessage(ctx, &e.Message)
+	r.replaceEntry(*e)
+}
+
+// replaceEntry updates the in-memory copy of an entry.
+func (r *Runner) replaceEntry(e message.Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.history) - 1; i >= 0; i-- {
+		if r.history[i].Message.ID == e.Message.ID {
+			r.history[i] = e
+			return
+		}
+	}
+}
+
+// streamState is the stream processor's state for one attempt.
+type streamState struct {
+	r      *Runner
+	ctx    context.Context
+	entry  *message.Entry
+	text   *storage.TextStream
+	textIx int // index of the open stream's part in entry.Parts
+	kind   message.PartType
+	calls  map[int]int // tool index → part index
+	usage  *message.Usage
+	finish string
+}
+
+// stream makes one model call and persists what it streams, in stream
+// order: step-start, reasoning, text, tool calls (pending), step-finish.
+// On error the parts written so far stay, open text is finished, and the
+// message records the error.
+func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, string, error) {
+	req := r.buildRequest()
+	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
+	if n := len(r.history); n > 0 {
+		m.ParentID = r.history[n-1].Message.ID
+	}
+	if err := r.store.CreateMessage(ctx, &m); err != nil {
+		return nil, "", fmt.Errorf("save assistant message: %w", err)
+	}
+	e := &message.Entry{Message: m}
+	r.mu.Lock()
+	r.history = append(r.history, *e)
+	r.mu.Unlock()
+	s := &streamState{r: r, ctx: ctx, entry: e, calls: map[int]int{}}
+	s.addPart(message.Part{Type: message.PartStepStart})
+
+	err := s.consume(req)
+	s.closeText()
+	if err != nil {
+		e.Message.Error = err.Error()
+		if ctx.Err() != nil {
+			e.Message.Error = "interrupted by the user"
+		}
+		r.interruptTools(context.WithoutCancel(ctx), e)
+		e.Message.FinishedAt = time.Now()
+		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
+		r.replaceEntry(*e)
+		r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &e.Message})
+		return e, "", err
+	}
+
+	usage := message.Usage{}
+	if s.usage != nil {
+		usage = *s.usage
+		r.calc.Observe(usage, estimate)
+	} else {
+		r.calc.ObserveNoUsage()
+		for _, p := range e.Parts {
+			r.calc.AddText(p.Text)
+			if p.Tool != nil {
+				r.calc.AddText(p.Tool.Input)
+			}
+		}
+	}
+	cost := r.cost(usage)
+	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
+		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
+	}})
+	e.Message.Usage = usage
+	e.Message.CostUSD = cost
+	e.Message.FinishReason = s.finish
+	if err := r.store.UpdateMessage(ctx, &e.Message); err != nil {
+		return e, "", fmt.Errorf("save assistant message: %w", err)
+	}
+	if err := r.store.AddSessionUsage(ctx, r.sess.ID, usage, cost); err == nil {
+		r.mu.Lock()
+		r.sess.Usage = r.sess.Usage.Add(usage)
+		r.sess.CostUSD += cost
+		r.mu.Unlock()
+	}
+	r.replaceEntry(*e)
+	return e, s.finish, nil
+}
+
+// consume reads the provider's stream to its end.
+func (s *streamState) consume(req provider.Request) error {
+	st, err := s.r.opt.Provider.Stream(s.ctx, req)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for {
+		ev, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch ev.Type {
+		case provider.EventTextDelta:
+			s.appendText(message.PartText, ev.Text)
+		case provider.EventReasoningDelta:
+			s.appendText(message.PartReasoning, ev.Text)
+		case provider.EventToolCallStart:
+			s.closeText()
+			s.startCall(ev.ToolCall)
+		case provider.EventToolCallDelta:
+			// Arguments are assembled by the provider; the complete input
+			// arrives with EventToolCallEnd.
+		case provider.EventToolCallEnd:
+			s.endCall(ev.ToolCall)
+		case provider.EventUsage:
+			u := *ev.Usage
+			s.usage = &u
+		case provider.EventFinish:
+			s.finish = ev.FinishReason
+		}
+	}
+}
+
+func (s *streamState) addPart(p message.Part) int {
+	p.SessionID = s.r.sess.ID
+	p.MessageID = s.entry.Message.ID
+	if err := s.r.store.UpsertPart(context.WithoutCancel(s.ctx), &p); err != nil {
+		s.r.emitError(fmt.Sprintf("save part: %v", err))
+	}
+	s.entry.Parts = append(s.entry.Parts, p)
+	s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+	return len(s.entry.Parts) - 1
+}
+
+func (s *streamState) appendText(kind message.PartType, delta string) {
+	if delta == "" {
+		return
+	}
+	if s.text != nil && s.kind != kind {
+		s.closeText()
+	}
+	if s.text == nil {
+		p := message.Part{SessionID: s.r.sess.ID, MessageID: s.entry.Message.ID, Type: kind}
+		ts, err := s.r.store.NewTextStream(context.WithoutCancel(s.ctx), &p)
+		if err != nil {
+			s.r.emitError(fmt.Sprintf("save text: %v", err))
+			return
+		}
+		s.text, s.kind = ts, kind
+		s.entry.Parts = append(s.entry.Parts, p)
+		s.textIx = len(s.entry.Parts) - 1
+		s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+	}
+	s.text.Append(delta)
+	p := s.entry.Parts[s.textIx]
+	s.r.emit(message.Event{Type: message.EventPartDelta, SessionID: p.SessionID, Part: &p, Delta: delta})
+}
+
+// closeText finishes the open text stream: its final text is written once.
+func (s *streamState) closeText() {
+	if s.text == nil {
+		return
+	}
+	p, err := s.text.Finish(context.WithoutCancel(s.ctx))
+	if err != nil {
+		s.r.emitError(fmt.Sprintf("save text: %v", err))
+	}
+	s.entry.Parts[s.textIx] = p
+	s.text = nil
+	s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+}
+
+func (s *streamState) startCall(tc *provider.ToolCall) {
+	if _, ok := s.calls[tc.Index]; ok {
+		return
+	}
+	s.calls[tc.Index] = s.addPart(message.Part{Type: message.PartTool, Tool: &message.ToolState{
+		CallID: tc.ID, Name: tc.Name, Status: message.ToolPending,
+	}})
+}
+
+func (s *streamState) endCall(tc *provider.ToolCall) {
+	ix, ok := s.calls[tc.Index]
+	if !ok {
+		s.startCall(tc)
+		ix = s.calls[tc.Index]
+	}
+	p := s.entry.Parts[ix]
+	st := *p.Tool
+	if tc.ID != "" {
+		st.CallID = tc.ID
+	}
+	if st.CallID == "" {
+		st.CallID = fmt.Sprintf("call_%s_%d", s.entry.Message.ID, tc.Index)
+	}
+	if tc.Name != "" {
+		st.Name = tc.Name
+	}
+	st.Input = tc.Arguments
+	p.Tool = &st
+	s.r.savePart(s.ctx, s.entry, ix, p)
+}
+
+// savePart persists a changed part of an entry and announces it.
+func (r *Runner) savePart(ctx context.Context, e *message.Entry, ix int, p message.Part) {
+	if err := r.store.UpsertPart(context.WithoutCancel(ctx), &p); err != nil {
+		r.emitError(fmt.Sprintf("save part: %v", err))
+	}
+	e.Parts[ix] = p
+	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+}
+
+// interruptTools turns pending and running tool parts into interrupted
+// errors.
+func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
+	for i, p := range e.Parts {
+		if p.Type != message.PartTool || p.Tool == nil {
+			continue
+		}
+		if p.Tool.Status == message.ToolPending || p.Tool.Status == message.ToolRunning {
+			st := *p.Tool
+			st.Status = message.ToolError
+			st.Output = message.InterruptedOutput
+			st.EndedAt = time.Now()
+			p.Tool = &st
+			r.savePart(ctx, e, i, p)
+		}
+	}
+}
+
+// cost prices a call's usage from the model's price per million tokens.
+func (r *Runner) cost(u message.Usage) float64 {
+	p := r.info.Price
+	cached := min(u.CachedInput, u.Input)
+	return (float64(u.Input-cached)*p.Input + float64(cached)*p.CacheRead + float64(u.Output)*p.Output) / 1e6
+}
+
+// afterStream runs the step's tools and closes its message.
+func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish string) (stepOutcome, error) {
+	out := stepOutcome{finish: finish}
+	var calls []int
+	for i, p := range e.Parts {
+		if p.Type == message.PartTool {
+			calls = append(calls, i)
+		}
+	}
+	if len(calls) > 0 && finish != "tool_calls" {
+		// Some servers finish with "stop" although they called tools.
+		out.finish = "tool_calls"
+	}
+	if len(calls) == 0 && finish == "tool_calls" {
+		out.finish = FinishEmpty
+	}
+	if len(calls) > 0 {
+		stop, stopErr := r.runTools(ctx, e, calls)
+		out.stop, out.stopErr = stop, stopErr
+	}
+	if out.stop == "" && len(calls) == 0 && !hasText(e) {
+		out.stop = FinishEmpty
+		r.emitError("the model returned neither text nor tool calls; the turn ended")
+	}
+	e.Message.FinishedAt = time.Now()
+	if err := r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message); err != nil {
+		return out, fmt.Errorf("save assistant message: %w", err)
+	}
+	r.replaceEntry(*e)
+	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &e.Message})
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, nil
+}
+
+func hasText(e *message.Entry) bool {
+	for _, p := range e.Parts {
+		if p.Type == message.PartText && p.Text != "" {
+			return true
+		}
+	}
+	return false
+}

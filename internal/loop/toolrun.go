@@ -1,0 +1,202 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// progressInterval throttles how often a running tool's progress is saved.
+const progressInterval = 250 * time.Millisecond
+
+// runTools runs the tool calls of a step. Calls are checked in call order
+// (doom loop first, then permission); read-only calls that follow each other
+// run concurrently, the others one at a time. Results are persisted as each
+// finishes and sent to the model in call order. It returns a stop reason
+// when the turn must end (a refused doom loop).
+func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (stop string, stopErr error) {
+	for i := 0; i < len(calls); {
+		if ctx.Err() != nil {
+			break
+		}
+		ix := calls[i]
+		p := e.Parts[ix]
+		if stop, stopErr = r.checkDoom(ctx, e, ix); stop != "" {
+			// The refused call and every call after it are not run.
+			for _, rest := range calls[i:] {
+				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: fmt.Sprintf(
+					"Not run: %s was called %d times in a row with the same input. Try a different approach.", p.Tool.Name, DoomThreshold)})
+			}
+			return stop, stopErr
+		}
+		if tool, ok := r.opt.Tools.Get(p.Tool.Name); ok && tool.ReadOnly() {
+			// Gather the run of read-only calls starting here.
+			j := i + 1
+			for j < len(calls) {
+				q := e.Parts[calls[j]]
+				t, ok := r.opt.Tools.Get(q.Tool.Name)
+				if !ok || !t.ReadOnly() {
+					break
+				}
+				if s, serr := r.checkDoom(ctx, e, calls[j]); s != "" {
+					stop, stopErr = s, serr
+					break
+				}
+				j++
+			}
+			var wg sync.WaitGroup
+			var mu sync.Mutex // guards e.Parts and the calculator's ordering
+			for _, cix := range calls[i:j] {
+				wg.Add(1)
+				go func(cix int) {
+					defer wg.Done()
+					r.runOne(ctx, e, cix, &mu)
+				}(cix)
+			}
+			wg.Wait()
+			if stop != "" {
+				for _, rest := range calls[j:] {
+					r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the turn stopped on a repeated tool call."})
+				}
+				return stop, stopErr
+			}
+			i = j
+			continue
+		}
+		r.runOne(ctx, e, ix, nil)
+		i++
+	}
+	if ctx.Err() != nil {
+		r.interruptTools(context.WithoutCancel(ctx), e)
+	}
+	return "", nil
+}
+
+// checkDoom applies the doom-loop guard to the call at e.Parts[ix]. It asks
+// the user when it can, and otherwise stops the turn.
+func (r *Runner) checkDoom(ctx context.Context, e *message.Entry, ix int) (string, error) {
+	t := e.Parts[ix].Tool
+	if !r.doom.observe(t.Name, t.Input) {
+		return "", nil
+	}
+	key := t.Name + "\x00" + canonicalJSON(t.Input)
+	if r.allowed[key] {
+		return "", nil
+	}
+	err := fmt.Errorf("doom loop: %s was called %d times in a row with the same input", t.Name, DoomThreshold)
+	if r.opt.Doom == nil {
+		r.emitError(err.Error())
+		return FinishDoomLoop, err
+	}
+	reply, askErr := r.opt.Doom.AskDoomLoop(ctx, t.Name, t.Input)
+	if askErr != nil {
+		return FinishDoomLoop, err
+	}
+	switch reply {
+	case DoomContinue:
+		r.doom.reset()
+		return "", nil
+	case DoomAlwaysAllow:
+		r.allowed[key] = true
+		r.doom.reset()
+		return "", nil
+	}
+	return FinishDoomLoop, nil
+}
+
+// runOne checks permission for one call, runs it and saves its result. mu,
+// when not nil, serialises access to the entry between concurrent calls.
+func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.Mutex) {
+	lock := func() {
+		if mu != nil {
+			mu.Lock()
+		}
+	}
+	unlock := func() {
+		if mu != nil {
+			mu.Unlock()
+		}
+	}
+	lock()
+	p := e.Parts[ix]
+	unlock()
+	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
+
+	ok, denial, err := r.opt.Perms.Check(ctx, r.toolEnv, call)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() != nil {
+			return // interrupted below
+		}
+		if denial == "" && err != nil {
+			denial = fmt.Sprintf("permission check failed: %v", err)
+		}
+		lock()
+		r.finishTool(ctx, e, ix, tools.Result{IsError: true, Output: denial})
+		unlock()
+		return
+	}
+
+	lock()
+	p = e.Parts[ix]
+	st := *p.Tool
+	st.Status = message.ToolRunning
+	st.StartedAt = time.Now()
+	p.Tool = &st
+	r.savePart(ctx, e, ix, p)
+	unlock()
+
+	var lastProgress time.Time
+	call.Progress = func(lines string) {
+		if time.Since(lastProgress) < progressInterval {
+			return
+		}
+		lastProgress = time.Now()
+		lock()
+		q := e.Parts[ix]
+		qs := *q.Tool
+		qs.Progress = lines
+		q.Tool = &qs
+		e.Parts[ix] = q
+		unlock()
+		// Progress is shown, not stored: it is superseded by the result.
+		r.emit(message.Event{Type: message.EventPartUpdated, SessionID: q.SessionID, Part: &q})
+	}
+	res := r.opt.Tools.Run(ctx, r.toolEnv, call)
+	if ctx.Err() != nil {
+		return // the caller marks the call interrupted
+	}
+	lock()
+	r.finishTool(ctx, e, ix, res)
+	unlock()
+}
+
+// finishTool records a tool's result and counts it for the calculator.
+func (r *Runner) finishTool(ctx context.Context, e *message.Entry, ix int, res tools.Result) {
+	p := e.Parts[ix]
+	st := *p.Tool
+	st.Status = message.ToolCompleted
+	if res.IsError {
+		st.Status = message.ToolError
+	}
+	st.Output = res.Output
+	st.RawOutput = res.RawOutput
+	st.Title = res.Title
+	st.Metadata = res.Metadata
+	st.Truncated = res.Truncated
+	st.FullOutputPath = res.FullOutputPath
+	st.Progress = ""
+	if st.StartedAt.IsZero() {
+		st.StartedAt = time.Now()
+	}
+	st.EndedAt = time.Now()
+	p.Tool = &st
+	r.savePart(ctx, e, ix, p)
+	r.calc.AddText(ToolResultText(&st))
+	r.calc.AddTokens(tokens.MessageOverhead(1))
+}
