@@ -522,7 +522,9 @@ func TestRetries(t *testing.T) {
 		}
 	})
 	t.Run("gives up after the attempts", func(t *testing.T) {
-		h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Retry = RetryPolicy{Initial: time.Second, Max: time.Minute, Attempts: 3} },
+		h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+			o.Retry = RetryPolicy{Initial: time.Second, Max: time.Minute, Attempts: 3}
+		},
 			pt.HTTPError(503, nil, "upstream down"), pt.HTTPError(503, nil, "upstream down"), pt.HTTPError(503, nil, "upstream down"))
 		res := h.turn("hi")
 		if res.Err == nil || len(h.srv.Requests()) != 3 || len(h.sleeps) != 2 {
@@ -560,7 +562,9 @@ func TestDoomLoopStopsHeadless(t *testing.T) {
 
 type doomAnswer struct{ reply DoomReply }
 
-func (d doomAnswer) AskDoomLoop(context.Context, string, string) (DoomReply, error) { return d.reply, nil }
+func (d doomAnswer) AskDoomLoop(context.Context, string, string) (DoomReply, error) {
+	return d.reply, nil
+}
 
 func TestDoomLoopContinueWhenAsked(t *testing.T) {
 	call := pt.ToolCall("c", "bash", `{"command":"echo same"}`)
