@@ -316,3 +316,25 @@ func TestPlanEstimateAfter(t *testing.T) {
 		t.Errorf("a summary longer than what it replaces: Validate = %v, want ErrNotReduced", err)
 	}
 }
+
+// BenchmarkMakePlan plans a compaction of 1,000 messages (about 2,000
+// parts) with chars/4.
+func BenchmarkMakePlan(b *testing.B) {
+	h := new(history)
+	for i := 0; len(h.entries) < 1000; i++ {
+		if i%3 == 0 {
+			h.user(fmt.Sprintf("u%d", i), 20+i%50)
+		} else {
+			h.assistant(fmt.Sprintf("a%d", i), (i*631)%5000)
+		}
+	}
+	opt := DefaultOptions(200000, 32000)
+	b.ReportAllocs()
+	var p Plan
+	for b.Loop() {
+		p = MakePlan(h.entries, tokens.Chars{}, opt)
+	}
+	if len(p.Tail) == 0 || len(p.UserMessages) == 0 {
+		b.Fatalf("tail %d, user messages %d", len(p.Tail), len(p.UserMessages))
+	}
+}

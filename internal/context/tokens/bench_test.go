@@ -87,6 +87,7 @@ func BenchmarkRestore(b *testing.B) {
 			b.Fatal("not estimated")
 		}
 	}
+	b.ReportMetric(float64(countParts(history)), "parts")
 }
 
 // BenchmarkEstimatorCount counts 10 KB of Go source with chars/4 and with

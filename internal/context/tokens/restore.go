@@ -16,14 +16,20 @@ import (
 // every later entry are estimated as new, and tool outputs pruned after that
 // step are taken off at their estimated size. Without such a step, or when a
 // compaction (not rejected) was recorded after it, the basis is estimated:
-// system + tools + the estimate of the visible history. The estimate error
-// of the anchor step is restored from its StepState.Estimate.
+// system + tools + the estimate of the visible history. The last estimate
+// error is restored from that step's StepState.Estimate in either case.
 func Restore(opt Options, est Estimator, system, tools int64, history []message.Entry) *Calculator {
 	c := NewCalculator(opt, est)
 	c.system, c.tools = system, tools
 	v := VisibleHistory(history)
 
 	ai, pi := newestStep(v.After)
+	if ai >= 0 {
+		if st := v.After[ai].Parts[pi].Step; st.Estimate > 0 {
+			c.estErr = float64(st.Estimate-st.Usage.Input) / float64(st.Usage.Input)
+			c.hasErr = true
+		}
+	}
 	if ai < 0 || compactedAfter(history, v.After[ai].Message.ID, pi) {
 		c.added = estimateVisible(v, c.est, c.roundtrip)
 		return c
@@ -33,10 +39,6 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 	c.hasActual = true
 	c.lastInput = u.Input
 	c.lastOutput = sentOutput(u, c.roundtrip)
-	if step.Step.Estimate > 0 {
-		c.estErr = float64(step.Step.Estimate-u.Input) / float64(u.Input)
-		c.hasErr = true
-	}
 
 	// New since the call: the step's tool results (the calls themselves
 	// were its output), anything stored after its step-finish part, and

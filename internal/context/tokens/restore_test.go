@@ -96,10 +96,10 @@ func TestRestore(t *testing.T) {
 			name: "a compaction after the last step: estimated",
 			history: func(b *builder) {
 				b.user(text(100))
-				b.msg(message.RoleAssistant, textPart(text(10)), stepPart(message.Usage{Input: 900, Output: 40}, 0))
+				b.msg(message.RoleAssistant, textPart(text(10)), stepPart(message.Usage{Input: 900, Output: 40}, 720))
 				b.msg(message.RoleUser, compactionPart(message.CompactionState{Auto: true}))
 			},
-			wantBasis: BasisEstimated, wantNew: (100 + 4) + (10 + 4),
+			wantBasis: BasisEstimated, wantNew: (100 + 4) + (10 + 4), wantErr: ptr(-0.2),
 		},
 		{
 			name: "a rejected compaction rewrote nothing",
