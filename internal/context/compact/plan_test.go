@@ -152,6 +152,13 @@ func TestMakePlanTail(t *testing.T) {
 			wantSummarize: "u1 a1", wantTail: "u2 a2",
 		},
 		{
+			name: "the new tail never reaches into the previous kept tail",
+			history: new(history).user("u0", 10).assistant("a0", 10).user("u1", 10).assistant("a1", 10).
+				summary("old summary", "u1").cont().assistant("a2", 10),
+			opt:           Options{TailTurns: 2, TailBudget: 100000},
+			wantSummarize: "u1 a1", wantTail: "continue a2",
+		},
+		{
 			name: "after a summary without tail: the first message after it is summarised",
 			history: new(history).user("u0", 10).assistant("a0", 10).
 				summary("old summary", "").cont().assistant("a1", 10).assistant("a2", 10),
@@ -170,6 +177,12 @@ func TestMakePlanTail(t *testing.T) {
 			}
 			if cost := tokens.EstimateEntries(p.Tail, tokens.Chars{}); cost > tt.opt.TailBudget {
 				t.Errorf("Tail costs %d > budget %d", cost, tt.opt.TailBudget)
+			}
+			// The same plan from history already in sent order.
+			sent := MakePlan(tokens.VisibleHistory(tt.history.entries).Entries(), tokens.Chars{}, tt.opt)
+			if names(sent.Summarize) != names(p.Summarize) || names(sent.Tail) != names(p.Tail) {
+				t.Errorf("from sent order: Summarize %q Tail %q, want %q %q",
+					names(sent.Summarize), names(sent.Tail), names(p.Summarize), names(p.Tail))
 			}
 		})
 	}

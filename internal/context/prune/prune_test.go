@@ -211,6 +211,11 @@ func TestPass(t *testing.T) {
 			if res.Walked == 0 {
 				t.Error("Walked = 0")
 			}
+			// History already in sent order gives the same pass.
+			sent := Pass(tokens.VisibleHistory(tt.history.entries).Entries(), tokens.Chars{}, tt.opt)
+			if !slices.Equal(sent.PartIDs, res.PartIDs) || sent.TokensSaved != res.TokensSaved {
+				t.Errorf("from sent order: %v %d, want %v %d", sent.PartIDs, sent.TokensSaved, res.PartIDs, res.TokensSaved)
+			}
 		})
 	}
 }

@@ -54,6 +54,11 @@ func (v Visible) Len() int {
 // model: messages before the newest summary are not sent, except the tail
 // its compaction kept; entries that only record a compaction (a user
 // message whose parts are all compaction parts) are never sent.
+//
+// It also accepts history already in sent order (summary, kept tail, rest,
+// as Entries returns it), recognising the kept tail by its ids, older than
+// the summary's: VisibleHistory(VisibleHistory(h).Entries()) splits like
+// VisibleHistory(h).
 func VisibleHistory(history []message.Entry) Visible {
 	sumIdx := -1
 	for i := len(history) - 1; i >= 0; i-- {
@@ -73,6 +78,16 @@ func VisibleHistory(history []message.Entry) Visible {
 				break
 			}
 		}
+		return v
+	}
+	// Already in sent order (the output of Entries, or of the loop's own
+	// Visible): the kept tail follows the summary with older ids.
+	if sid := v.Summary.Message.ID; sid != "" {
+		k := 0
+		for k < len(v.After) && v.After[k].Message.ID != "" && v.After[k].Message.ID < sid {
+			k++
+		}
+		v.Kept, v.After = v.After[:k], v.After[k:]
 	}
 	return v
 }

@@ -141,6 +141,12 @@ func TestVisibleHistory(t *testing.T) {
 	if v.Len() != 5 {
 		t.Errorf("Len = %d, want 5", v.Len())
 	}
+	// Idempotent: history already in sent order splits the same way.
+	again := VisibleHistory(v.Entries())
+	if again.Summary == nil || again.Summary.Message.ID != "m0011" ||
+		fmt.Sprint(ids(again.Kept)) != "[m0005 m0007]" || fmt.Sprint(ids(again.After)) != "[m0013 m0015]" {
+		t.Errorf("VisibleHistory(Entries()) = %v / %v / %v", again.Summary, ids(again.Kept), ids(again.After))
+	}
 
 	// Without a tail, only the summary and what follows.
 	marker.Parts[0].Compaction.TailFrom = ""
