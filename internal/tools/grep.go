@@ -99,7 +99,8 @@ func (t grepTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	}
 
 	lim := env.limits()
-	s := &grepSearch{re: re, lit: []byte(requiredLiteral(in.Pattern)), limit: lim.GrepMaxMatches, include: in.Include}
+	lit, fold := requiredLiteral(in.Pattern)
+	s := &grepSearch{re: re, lit: []byte(lit), fold: fold, limit: lim.GrepMaxMatches, include: in.Include}
 	if info.IsDir() {
 		err = s.searchDir(ctx, root)
 	} else {
@@ -130,27 +131,37 @@ func unwrapRegexpError(err error) string {
 }
 
 // requiredLiteral returns a literal every match must contain (the longest
-// found, at least 3 bytes), or "". Lines without it are never run through
-// the regular expression.
-func requiredLiteral(pattern string) string {
+// found, at least 3 bytes), or "". fold means the literal matches ignoring
+// ASCII case, and is returned in lower case. Lines without it are never run
+// through the regular expression.
+func requiredLiteral(pattern string) (lit string, fold bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	lit := literalIn(re.Simplify())
-	if len(lit) < 3 {
-		return ""
+	l := literalIn(re.Simplify())
+	if len(l.s) < 3 {
+		return "", false
 	}
-	return lit
+	return l.s, l.fold
 }
 
-func literalIn(re *syntax.Regexp) string {
+type literal struct {
+	s    string
+	fold bool
+}
+
+func (l literal) better(o literal) bool {
+	return len(l.s) > len(o.s) || len(l.s) == len(o.s) && o.fold && !l.fold
+}
+
+func literalIn(re *syntax.Regexp) literal {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return ""
+		if re.Flags&syntax.FoldCase == 0 {
+			return literal{s: string(re.Rune)}
 		}
-		return string(re.Rune)
+		return foldLiteral(string(re.Rune))
 	case syntax.OpCapture, syntax.OpPlus:
 		return literalIn(re.Sub[0])
 	case syntax.OpRepeat:
@@ -158,15 +169,41 @@ func literalIn(re *syntax.Regexp) string {
 			return literalIn(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		best := ""
+		var best literal
 		for _, sub := range re.Sub {
-			if l := literalIn(sub); len(l) > len(best) {
+			if l := literalIn(sub); l.better(best) {
 				best = l
 			}
 		}
 		return best
 	}
-	return ""
+	return literal{}
+}
+
+// foldLiteral returns the longest piece of a case-insensitive literal that
+// ASCII lower-casing finds exactly: ASCII only, and without k and s, which
+// Unicode folding also matches to the Kelvin sign and the long s.
+func foldLiteral(s string) literal {
+	s = strings.ToLower(s)
+	var best string
+	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r >= 0x80 || r == 'k' || r == 's' }) {
+		if len(piece) > len(best) {
+			best = piece
+		}
+	}
+	return literal{s: best, fold: true}
+}
+
+// asciiLower writes b lower-cased (ASCII letters only, so offsets stay the
+// same) into dst, reusing its memory.
+func asciiLower(dst, b []byte) []byte {
+	dst = append(dst[:0], b...)
+	for i, c := range dst {
+		if c >= 'A' && c <= 'Z' {
+			dst[i] = c + ('a' - 'A')
+		}
+	}
+	return dst
 }
 
 type grepMatch struct {
@@ -188,6 +225,7 @@ type grepFile struct {
 type grepSearch struct {
 	re      *regexp.Regexp
 	lit     []byte
+	fold    bool // lit is lower case; search a lower-cased copy
 	limit   int
 	include string
 
@@ -212,9 +250,9 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, grepInitialBuffer)
+			var w grepWorker
 			for job := range jobs {
-				if matches := s.scanFile(job.path, &buf); len(matches) > 0 {
+				if matches := s.scanFile(job.path, &w); len(matches) > 0 {
 					s.mu.Lock()
 					s.files[job.index] = grepFile{path: job.path, matches: matches}
 					s.mu.Unlock()
@@ -247,8 +285,8 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 
 func (s *grepSearch) searchFile(path string) {
 	s.files = map[int]grepFile{}
-	buf := make([]byte, grepInitialBuffer)
-	if matches := s.scanFile(path, &buf); len(matches) > 0 {
+	var w grepWorker
+	if matches := s.scanFile(path, &w); len(matches) > 0 {
 		s.files[0] = grepFile{path: path, matches: matches}
 	}
 	s.next = 1
@@ -263,16 +301,26 @@ func includeMatches(glob, rel, name string) bool {
 	return doublestar.MatchUnvalidated(glob, name)
 }
 
+// grepWorker holds one worker's reusable buffers.
+type grepWorker struct {
+	buf   []byte // file chunks
+	lower []byte // lower-cased chunk for a case-insensitive literal
+}
+
 // scanFile returns the matching lines of one file (at most limit+1),
-// reading it in line-aligned chunks through *buf. Binary files give none.
-func (s *grepSearch) scanFile(path string, buf *[]byte) []grepMatch {
+// reading it in line-aligned chunks through w's buffer. Binary files give
+// none.
+func (s *grepSearch) scanFile(path string, w *grepWorker) []grepMatch {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	var matches []grepMatch
-	b := *buf
+	if w.buf == nil {
+		w.buf = make([]byte, grepInitialBuffer)
+	}
+	b := w.buf
 	n, lineBase, first := 0, 0, true
 	for {
 		k, err := io.ReadFull(f, b[n:])
@@ -297,14 +345,14 @@ func (s *grepSearch) scanFile(path string, buf *[]byte) []grepMatch {
 				end = n // one huge line: scanned in pieces
 			}
 		}
-		matches = s.scanChunk(b[:end], lineBase, matches)
+		matches = s.scanChunk(b[:end], lineBase, matches, w)
 		lineBase += bytes.Count(b[:end], []byte{'\n'})
 		n = copy(b, b[end:n])
 		if eof || len(matches) > s.limit {
 			break
 		}
 	}
-	*buf = b
+	w.buf = b
 	if len(matches) > s.limit+1 {
 		matches = matches[:s.limit+1]
 	}
@@ -316,13 +364,18 @@ func (s *grepSearch) scanFile(path string, buf *[]byte) []grepMatch {
 
 // scanChunk appends the matching lines of chunk (whole lines; lineBase is
 // the 0-based number of its first line).
-func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch) []grepMatch {
+func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
+	hay := chunk
+	if len(s.lit) > 0 && s.fold {
+		w.lower = asciiLower(w.lower, chunk)
+		hay = w.lower
+	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {
 		var at int
 		verify := true
 		if len(s.lit) > 0 {
-			i := bytes.Index(chunk[pos:], s.lit)
+			i := bytes.Index(hay[pos:], s.lit)
 			if i < 0 {
 				break
 			}

@@ -156,6 +156,12 @@ func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
 	return res
 }
 
+// Room above the shared cap for a tool's notes about its own truncation.
+const (
+	noteSlackLines = 10
+	noteSlackBytes = 1024
+)
+
 // finish sanitises and caps a result, saving the full output when the cap
 // cuts it, and fills RawOutput, Title and Metadata.
 func (r *Registry) finish(env *Env, call Call, res Result) Result {
@@ -171,7 +177,10 @@ func (r *Registry) finish(env *Env, call Call, res Result) Result {
 	}
 	out := Sanitize(res.Output)
 	lim := env.limits()
-	if kept, cut := truncate.Apply(out, lim.MaxResultLines, lim.MaxResultBytes); cut {
+	// A tool's own closing note (read's "use offset=N", grep's header) may
+	// go a few lines past the cap; anything more is cut to the cap.
+	if _, over := truncate.Apply(out, lim.MaxResultLines+noteSlackLines, lim.MaxResultBytes+noteSlackBytes); over {
+		kept, _ := truncate.Apply(out, lim.MaxResultLines, lim.MaxResultBytes)
 		path := res.FullOutputPath
 		if path == "" {
 			if p, err := env.saver().SaveString(call.ID, raw); err == nil {

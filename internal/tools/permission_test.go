@@ -1,0 +1,331 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeAsker answers every request with reply and records what it was asked.
+type fakeAsker struct {
+	mu      sync.Mutex
+	reply   Reply
+	err     error
+	asked   []Request
+	open    atomic.Int32 // questions open at once
+	overlap atomic.Bool
+	release chan struct{} // if set, Ask waits for it
+	started chan struct{} // if set, Ask signals it has begun (once)
+	once    sync.Once
+}
+
+func (a *fakeAsker) Ask(ctx context.Context, req Request) (Reply, error) {
+	if a.open.Add(1) > 1 {
+		a.overlap.Store(true)
+	}
+	defer a.open.Add(-1)
+	a.mu.Lock()
+	a.asked = append(a.asked, req)
+	a.mu.Unlock()
+	if a.started != nil {
+		a.once.Do(func() { close(a.started) })
+	}
+	if a.release != nil {
+		select {
+		case <-a.release:
+		case <-ctx.Done():
+			return Deny, ctx.Err()
+		}
+	}
+	return a.reply, a.err
+}
+
+func (a *fakeAsker) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.asked)
+}
+
+func mkCall(name string, input any) Call {
+	b, _ := json.Marshal(input)
+	return Call{ID: "c", Name: name, Input: b}
+}
+
+func TestPermissionsHeadless(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{"in.txt": "x\n"})
+	outsideDir := t.TempDir()
+	writeFiles(t, outsideDir, map[string]string{"secret.txt": "s\n"})
+	rel, _ := filepath.Rel(env.Dir, filepath.Join(outsideDir, "secret.txt"))
+
+	bash := mkCall("bash", map[string]any{"command": "touch ran"})
+	readIn := mkCall("read", map[string]any{"path": "in.txt"})
+	readDotDot := mkCall("read", map[string]any{"path": rel})
+	readAbs := mkCall("read", map[string]any{"path": filepath.Join(outsideDir, "secret.txt")})
+	globOut := mkCall("glob", map[string]any{"pattern": "../**/*.txt"})
+	editIn := mkCall("edit", map[string]any{"path": "in.txt", "old_string": "x", "new_string": "y"})
+
+	tests := []struct {
+		name   string
+		modes  map[string]Mode
+		yes    bool
+		call   Call
+		ok     bool
+		denial string
+	}{
+		{"read inside is allowed", nil, false, readIn, true, ""},
+		{"bash asks: denied without --yes", nil, false, bash, false, "permission denied: bash needs approval (the bash tool is set to ask)"},
+		{"bash with --yes", nil, true, bash, true, ""},
+		{"edit asks: denied", nil, false, editIn, false, "--yes"},
+		{"bash allowed by config", map[string]Mode{"bash": ModeAllow}, false, bash, true, ""},
+		{"deny wins over --yes", map[string]Mode{"bash": ModeDeny}, true, bash, false, `disabled by the configuration (permissions.bash = "deny")`},
+		{"deny a read-only tool", map[string]Mode{"read": ModeDeny}, false, readIn, false, "disabled"},
+		{"unknown mode value asks", map[string]Mode{"read": "sometimes"}, false, readIn, false, "needs approval"},
+		{".. escape asks", nil, false, readDotDot, false, "is outside the session directory"},
+		{"absolute escape asks", nil, false, readAbs, false, "outside the session directory"},
+		{"glob escape asks", nil, false, globOut, false, "outside"},
+		{"escape with --yes", nil, true, readDotDot, true, ""},
+		{"escape even when the tool is allowed", map[string]Mode{"read": ModeAllow}, false, readAbs, false, "outside"},
+		{"unknown tool passes to the registry", nil, false, mkCall("nope", map[string]any{}), true, ""},
+		{"invalid input passes to the registry", nil, false, Call{Name: "bash", Input: []byte(`{`)}, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewPermissions(tt.modes, nil, tt.yes)
+			ok, denial, err := p.Check(context.Background(), env, tt.call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tt.ok || !strings.Contains(denial, tt.denial) {
+				t.Fatalf("Check = %v, %q; want %v, %q", ok, denial, tt.ok, tt.denial)
+			}
+			if !ok && !strings.Contains(denial, "nothing was run") {
+				t.Fatalf("denial does not say nothing ran: %q", denial)
+			}
+		})
+	}
+}
+
+func TestPermissionsSymlinkEscape(t *testing.T) {
+	env := newEnv(t)
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"secret.txt": "s\n"})
+	if err := os.Symlink(outside, filepath.Join(env.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(env.Dir, "file-link")); err != nil {
+		t.Fatal(err)
+	}
+	p := NewPermissions(nil, nil, false)
+	for _, c := range []Call{
+		mkCall("read", map[string]any{"path": "link/secret.txt"}),
+		mkCall("read", map[string]any{"path": "file-link"}),
+		mkCall("ls", map[string]any{"path": "link"}),
+		mkCall("grep", map[string]any{"pattern": "s", "path": "link/"}),
+		mkCall("write", map[string]any{"path": "link/new/dir/file.txt", "content": "x"}), // not yet existing under the link
+	} {
+		ok, denial, _ := p.Check(context.Background(), env, c)
+		if ok || !strings.Contains(denial, "outside the session directory") {
+			t.Errorf("%s %s: ok=%v %q", c.Name, c.Input, ok, denial)
+		}
+	}
+	// A symlink that stays inside is fine.
+	writeFiles(t, env.Dir, map[string]string{"real/f.txt": "x"})
+	if err := os.Symlink(filepath.Join(env.Dir, "real"), filepath.Join(env.Dir, "inner")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, denial, _ := p.Check(context.Background(), env, mkCall("read", map[string]any{"path": "inner/f.txt"})); !ok {
+		t.Errorf("inner symlink denied: %s", denial)
+	}
+}
+
+func TestRunCheckedRunsNothingWhenDenied(t *testing.T) {
+	env := newEnv(t)
+	r := NewRegistry()
+	res, err := r.RunChecked(context.Background(), env, NewPermissions(nil, nil, false), mkCall("bash", map[string]any{"command": "touch ran"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || res.Metadata["permission"] != "denied" || res.Title != "bash: touch ran" {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, "ran")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+	res, err = r.RunChecked(context.Background(), env, NewPermissions(nil, nil, true), mkCall("bash", map[string]any{"command": "touch ran"}))
+	if err != nil || res.IsError {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, "ran")); err != nil {
+		t.Fatal("the approved command did not run")
+	}
+}
+
+func TestPermissionsAskerReplies(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	edit := mkCall("edit", map[string]any{"path": "a.txt", "old_string": "a", "new_string": "b"})
+	write := mkCall("write", map[string]any{"path": "b.txt", "content": "x"})
+
+	t.Run("allow once asks every time", func(t *testing.T) {
+		a := &fakeAsker{reply: AllowOnce}
+		p := NewPermissions(nil, a, false)
+		for range 2 {
+			if ok, _, _ := p.Check(ctx, env, edit); !ok {
+				t.Fatal("denied")
+			}
+		}
+		if a.count() != 2 {
+			t.Fatalf("asked %d times", a.count())
+		}
+		req := a.asked[0]
+		if req.Tool != "edit" || req.Title != "edit a.txt" || req.Outside || !slices.Equal(req.Paths, []string{filepath.Join(env.Dir, "a.txt")}) {
+			t.Fatalf("request %+v", req)
+		}
+	})
+	t.Run("allow for the session is remembered per tool", func(t *testing.T) {
+		a := &fakeAsker{reply: AllowSession}
+		p := NewPermissions(nil, a, false)
+		for range 3 {
+			if ok, _, _ := p.Check(ctx, env, edit); !ok {
+				t.Fatal("denied")
+			}
+		}
+		if a.count() != 1 {
+			t.Fatalf("asked %d times", a.count())
+		}
+		p.Check(ctx, env, write) // another tool: asked again
+		if a.count() != 2 {
+			t.Fatalf("grant for edit covered write")
+		}
+		// Outside the directory is a separate grant.
+		p.Check(ctx, env, mkCall("edit", map[string]any{"path": filepath.Join(t.TempDir(), "x"), "old_string": "a", "new_string": "b"}))
+		if a.count() != 3 || !a.asked[2].Outside {
+			t.Fatalf("inside grant covered outside: %d", a.count())
+		}
+	})
+	t.Run("deny", func(t *testing.T) {
+		p := NewPermissions(nil, &fakeAsker{reply: Deny}, false)
+		ok, denial, err := p.Check(ctx, env, edit)
+		if ok || err != nil || !strings.Contains(denial, "the user declined") {
+			t.Fatalf("%v %q %v", ok, denial, err)
+		}
+	})
+	t.Run("asker error", func(t *testing.T) {
+		p := NewPermissions(nil, &fakeAsker{err: context.Canceled}, false)
+		if _, _, err := p.Check(ctx, env, edit); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("--yes does not ask", func(t *testing.T) {
+		a := &fakeAsker{reply: Deny}
+		if ok, _, _ := NewPermissions(nil, a, true).Check(ctx, env, edit); !ok || a.count() != 0 {
+			t.Fatal("asked despite --yes")
+		}
+	})
+}
+
+func TestPermissionsBashPrefixGrants(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	a := &fakeAsker{reply: AllowSession}
+	p := NewPermissions(nil, a, false)
+	check := func(cmd string) {
+		t.Helper()
+		if ok, denial, _ := p.Check(ctx, env, mkCall("bash", map[string]any{"command": cmd})); !ok {
+			t.Fatalf("%s denied: %s", cmd, denial)
+		}
+	}
+	check("go test ./internal/...")
+	if got := a.asked[0].Prefixes; !slices.Equal(got, []string{"go test"}) {
+		t.Fatalf("prefixes %v", got)
+	}
+	check("go test -run X ./cmd")
+	if a.count() != 1 {
+		t.Fatal("same prefix asked again")
+	}
+	check("go build ./...")
+	if a.count() != 2 {
+		t.Fatal("go test grant covered go build")
+	}
+	check("go test ./... && rm -rf /tmp/x")
+	if a.count() != 3 || !slices.Equal(a.asked[2].Prefixes, []string{"go test", "rm"}) {
+		t.Fatalf("compound command not asked for rm: %d %v", a.count(), a.asked[len(a.asked)-1].Prefixes)
+	}
+	check("go test $(evil)")
+	if a.count() != 4 || len(a.asked[3].Prefixes) != 0 {
+		t.Fatal("command substitution granted by prefix")
+	}
+	check("go test $(evil)")
+	if a.count() != 4 {
+		t.Fatal("exact command grant not remembered")
+	}
+}
+
+func TestCommandPrefixes(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+		ok   bool
+	}{
+		{"go test ./...", []string{"go test"}, true},
+		{"git status", []string{"git status"}, true},
+		{"git -C x status", []string{"git"}, true},
+		{"ls -la", []string{"ls"}, true},
+		{"npm run build 2>&1 | tail -5", []string{"npm run", "tail"}, true},
+		{"make >/dev/null && ./run.sh; echo done", []string{"make", "./run.sh", "echo"}, true},
+		{"cat a > b", nil, false},
+		{"echo `id`", nil, false},
+		{"echo $(id)", nil, false},
+		{"FOO=1 go test", nil, false},
+		{"sudo rm -rf /", nil, false},
+		{"bash -c 'x'", nil, false},
+		{"xargs rm < list", nil, false},
+		{"", nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := commandPrefixes(tt.cmd)
+		if ok != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("commandPrefixes(%q) = %v, %v; want %v, %v", tt.cmd, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestPermissionsAskOneAtATime(t *testing.T) {
+	env := newEnv(t)
+	a := &fakeAsker{reply: AllowSession, release: make(chan struct{}), started: make(chan struct{})}
+	p := NewPermissions(nil, a, false)
+	var wg sync.WaitGroup
+	results := make([]bool, 3)
+	check := func(i int) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], _, _ = p.Check(context.Background(), env, mkCall("write", map[string]any{"path": "f", "content": "x"}))
+		}()
+	}
+	check(0)
+	<-a.started // the first question is open: the others must wait for it
+	check(1)
+	check(2)
+	close(a.release)
+	wg.Wait()
+	if a.overlap.Load() {
+		t.Fatal("two questions were open at once")
+	}
+	if a.count() != 1 {
+		t.Fatalf("asked %d times; the session grant should answer the waiting calls", a.count())
+	}
+	for i, ok := range results {
+		if !ok {
+			t.Fatalf("call %d denied", i)
+		}
+	}
+}
