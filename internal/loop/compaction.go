@@ -186,7 +186,7 @@ func (r *Runner) complete(ctx context.Context, req provider.Request) (string, *m
 			return text, usage, nil
 		}
 		perr := provider.Classify(err)
-		if ctx.Err() != nil || !perr.Retryable() || attempt >= r.opt.Retry.Attempts {
+		if ctx.Err() != nil || !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
 			return "", usage, err
 		}
 		delay := r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 )
 
@@ -25,72 +26,10 @@ type ConvertOptions struct {
 // Visible returns the entries that are sent to the model, in the order they
 // are sent: if there is a summary, the newest summary first, then the tail
 // its compaction kept verbatim, then everything after the summary; otherwise
-// the whole history. Compaction markers are not sent.
+// the whole history. Compaction markers are not sent. The token estimates
+// price exactly this (tokens.VisibleHistory).
 func Visible(history []message.Entry) []message.Entry {
-	sumIdx := -1
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Message.Summary {
-			sumIdx = i
-			break
-		}
-	}
-	if sumIdx < 0 {
-		return withoutMarkers(history)
-	}
-	out := []message.Entry{history[sumIdx]}
-	if c := compactionOf(history, sumIdx); c != nil && c.TailFrom != "" {
-		for i := 0; i < sumIdx; i++ {
-			if history[i].Message.ID >= c.TailFrom {
-				out = append(out, withoutMarkers(history[i:sumIdx])...)
-				break
-			}
-		}
-	}
-	return append(out, withoutMarkers(history[sumIdx+1:])...)
-}
-
-// compactionOf finds the compaction part that produced the summary at
-// history[sumIdx]: the newest compaction part before it naming it, or the
-// newest one before it.
-func compactionOf(history []message.Entry, sumIdx int) *message.CompactionState {
-	var fallback *message.CompactionState
-	for i := sumIdx - 1; i >= 0; i-- {
-		for _, p := range history[i].Parts {
-			if p.Type != message.PartCompaction || p.Compaction == nil {
-				continue
-			}
-			if p.Compaction.SummaryID == history[sumIdx].Message.ID {
-				return p.Compaction
-			}
-			if fallback == nil {
-				fallback = p.Compaction
-			}
-		}
-	}
-	return fallback
-}
-
-// isMarker reports whether an entry only records a compaction.
-func isMarker(e message.Entry) bool {
-	if e.Message.Role != message.RoleUser || len(e.Parts) == 0 {
-		return false
-	}
-	for _, p := range e.Parts {
-		if p.Type != message.PartCompaction {
-			return false
-		}
-	}
-	return true
-}
-
-func withoutMarkers(entries []message.Entry) []message.Entry {
-	out := make([]message.Entry, 0, len(entries))
-	for _, e := range entries {
-		if !isMarker(e) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return tokens.VisibleHistory(history).Entries()
 }
 
 // ToModelMessages converts stored history into the messages of a chat
@@ -150,7 +89,7 @@ func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt Co
 			Role:       openai.ChatMessageRoleTool,
 			ToolCallID: p.Tool.CallID,
 			Name:       p.Tool.Name,
-			Content:    ToolResultText(p.Tool),
+			Content:    tokens.ToolResult(p.Tool),
 		})
 	}
 	if msg.Content == "" && len(msg.ToolCalls) == 0 {
@@ -161,21 +100,6 @@ func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt Co
 	}
 	out = append(out, msg)
 	return append(out, results...)
-}
-
-// ToolResultText is what the model is told a tool call returned.
-func ToolResultText(t *message.ToolState) string {
-	switch {
-	case !t.CompactedAt.IsZero():
-		return message.ClearedOutput
-	case t.Status == message.ToolPending || t.Status == message.ToolRunning:
-		return message.InterruptedOutput
-	case t.Output == "" && t.Status == message.ToolError:
-		return message.InterruptedOutput
-	case t.Output == "":
-		return "(no output)"
-	}
-	return t.Output
 }
 
 func joinText(parts []message.Part, typ message.PartType) string {

@@ -2,6 +2,8 @@ package loop
 
 import (
 	"context"
+	"errors"
+	"net"
 	"math/rand/v2"
 	"time"
 )
@@ -36,6 +38,22 @@ func (p RetryPolicy) Delay(attempt int, retryAfter time.Duration, rnd *rand.Rand
 		return d
 	}
 	return half + time.Duration(rnd.Int64N(int64(half)+1))
+}
+
+// unreachableAttempts bounds the attempts when the server cannot be reached
+// at all (connection refused, unknown host): a wrong base URL should be
+// reported in seconds, while a local server that is restarting still gets
+// a second chance.
+const unreachableAttempts = 3
+
+// AttemptsFor returns how many attempts an error deserves.
+func (p RetryPolicy) AttemptsFor(err error) int {
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" {
+		return min(p.Attempts, unreachableAttempts)
+	}
+	return p.Attempts
 }
 
 // sleepCtx waits for d or until ctx is done, whichever comes first.

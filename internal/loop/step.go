@@ -54,7 +54,7 @@ func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) 
 			attempt = 0
 			continue
 		}
-		if !perr.Retryable() || attempt >= r.opt.Retry.Attempts {
+		if !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
 			if attempt > 1 {
 				return stepOutcome{}, fmt.Errorf("%w (after %d attempts)", err, attempt)
 			}

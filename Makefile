@@ -1,0 +1,42 @@
+# Targets a newcomer can guess. `make test` is what CI runs.
+GO        ?= go
+PKGS      ?= ./...
+BIN       ?= bin/agent
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: all build run test test-short bench lint e2e fmt clean sim crash fuzz
+
+all: lint test
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/agent
+
+run:
+	$(GO) run ./cmd/agent $(ARGS)
+
+# The whole suite with the race detector. The tmux end-to-end tests run when
+# tmux is installed (see e2e).
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+test-short:
+	$(GO) test -count=1 -short $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+# End-to-end tests of the real binary in tmux.
+e2e:
+	$(GO) test -count=1 -run 'E2E' -v ./cmd/agent/...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+func newCompactCmd(g *globalFlags) *cobra.Command {
+	f := &sessionFlags{}
+	cmd := &cobra.Command{
+		Use:   "compact [--session ID | -c] [FOCUS...]",
+		Short: "Summarise a session now, with optional focus instructions",
+		Long: `compact asks the model (small_model when set) to summarise the session's
+history so far, keeping the user's instructions and recent turns verbatim,
+exactly like /compact in the chat. FOCUS tells the summary what matters.`,
+		Example: `  agent compact -c
+  agent compact --session 01JX3K "keep the failing test names and the plan"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompact(cmd.Context(), g, f, strings.Join(args, " "))
+		},
+	}
+	addSessionFlags(cmd, f, false)
+	return cmd
+}
+
+func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus string) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	a.warn()
+	if err := a.cfg.CheckCredentials(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	st, err := a.openStore(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return err
+	}
+	r, err := loop.Open(ctx, loop.Options{
+		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(),
+		Perms: tools.NewPermissions(permModes(a.cfg.Permissions), nil, false), Config: a.cfg,
+		Dir: a.dir, OutputDir: a.outputDir(),
+	}, id)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	before := r.Snapshot()
+	if err := r.Compact(ctx, focus); err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted")}
+		}
+		return err
+	}
+	after := r.Snapshot()
+	fmt.Printf("compacted session %s: %d → ~%d tokens\n", id, before.Total, after.Total)
+	return nil
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+type sessionFlags struct {
+	session string
+	cont    bool
+	json    bool
+}
+
+func addSessionFlags(cmd *cobra.Command, f *sessionFlags, withJSON bool) {
+	cmd.Flags().StringVar(&f.session, "session", "", "session id (or a unique prefix)")
+	cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "the latest session of this directory (the default)")
+	if withJSON {
+		cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
+	}
+}
+
+func newContextCmd(g *globalFlags) *cobra.Command {
+	f := &sessionFlags{}
+	cmd := &cobra.Command{
+		Use:   "context",
+		Short: "Show where a session's context tokens go",
+		Long: `context prints the token calculator's snapshot of a session: the same
+total the status bar shows and compaction decides on, how it was computed
+(last call's input and output plus an estimate of what came after), and
+its breakdown into system prompt, tool schemas and messages.`,
+		Example: `  agent context
+  agent context --session 01JX3K --json | jq .total`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return showContext(cmd.Context(), g, f, os.Stdout)
+		},
+	}
+	addSessionFlags(cmd, f, true)
+	return cmd
+}
+
+func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openReadOnly(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return err
+	}
+	snap, _, err := loop.ReadSnapshot(ctx, st, a.cfg, tools.NewRegistry(), id)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(snap)
+	}
+	fmt.Fprint(out, FormatSnapshot(snap))
+	return nil
+}
+
+// FormatSnapshot renders a snapshot for people.
+func FormatSnapshot(s tokens.Snapshot) string {
+	var b strings.Builder
+	approx := ""
+	if s.Basis == tokens.BasisEstimated {
+		approx = "~"
+	}
+	pct := func(n int64) string {
+		if s.Window == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(s.Window))
+	}
+	fmt.Fprintf(&b, "Context: %s%d of %d tokens (%s), basis %s\n", approx, s.Total, s.Window, pct(s.Total), s.Basis)
+	fmt.Fprintf(&b, "  system prompt  %8d  %s\n", s.Breakdown.System, pct(s.Breakdown.System))
+	fmt.Fprintf(&b, "  tool schemas   %8d  %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools))
+	fmt.Fprintf(&b, "  messages       %8d  %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages))
+	fmt.Fprintf(&b, "  output reserve %8d  %s\n", s.OutputReserve, pct(s.OutputReserve))
+	fmt.Fprintf(&b, "  free           %8d  %s\n", s.Free, pct(s.Free))
+	if s.CompactAt > 0 {
+		fmt.Fprintf(&b, "Compaction at %d tokens (%s)\n", s.CompactAt, pct(s.CompactAt))
+	} else {
+		b.WriteString("Automatic compaction is off\n")
+	}
+	if s.Basis == tokens.BasisActual {
+		fmt.Fprintf(&b, "Computed: last input %d + last output %d + new since %d\n", s.LastInput, s.LastOutput, s.NewEstimate)
+	} else {
+		fmt.Fprintf(&b, "Computed: system %d + tools %d + estimate of the history %d\n", s.Breakdown.System, s.Breakdown.Tools, s.NewEstimate)
+	}
+	if s.EstimateError != nil {
+		fmt.Fprintf(&b, "Last estimate error: %+.1f%%\n", 100**s.EstimateError)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/storage"
+)
+
+func newInspectCmd(g *globalFlags) *cobra.Command {
+	f := &sessionFlags{}
+	cmd := &cobra.Command{
+		Use:   "inspect",
+		Short: "Show a session's conversation inspector: counts and a timeline of prunes and compactions",
+		Example: `  agent inspect -c
+  agent inspect --session 01JX3K --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInspect(cmd.Context(), g, f, os.Stdout)
+		},
+	}
+	addSessionFlags(cmd, f, true)
+	return cmd
+}
+
+// inspection is the output of `agent inspect --json`.
+type inspection struct {
+	SessionID      string          `json:"session_id"`
+	Title          string          `json:"title"`
+	Messages       int             `json:"messages"`
+	Parts          int             `json:"parts"`
+	CompactedParts int             `json:"compacted_parts"`
+	TruncatedParts int             `json:"truncated_outputs"`
+	Summaries      int             `json:"summaries"`
+	Usage          message.Usage   `json:"usage"`
+	CostUSD        float64         `json:"cost_usd"`
+	Timeline       []timelineEntry `json:"timeline"`
+}
+
+type timelineEntry struct {
+	At           time.Time `json:"at"`
+	Kind         string    `json:"kind"` // prune, compaction, compaction_rejected
+	Parts        int       `json:"parts,omitempty"`
+	TokensBefore int64     `json:"tokens_before"`
+	TokensAfter  int64     `json:"tokens_after"`
+	Reason       string    `json:"reason,omitempty"`
+	Auto         *bool     `json:"auto,omitempty"`
+}
+
+func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openReadOnly(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return err
+	}
+	ins, err := inspectSession(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ins)
+	}
+	fmt.Fprintf(out, "Session %s  %s\n", ins.SessionID, oneLine(ins.Title, 60))
+	fmt.Fprintf(out, "  messages %d, parts %d, compacted parts %d, truncated outputs %d, summaries %d\n",
+		ins.Messages, ins.Parts, ins.CompactedParts, ins.TruncatedParts, ins.Summaries)
+	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost $%.4f\n",
+		ins.Usage.Input, ins.Usage.CachedInput, ins.Usage.Output, ins.Usage.Reasoning, ins.CostUSD)
+	if len(ins.Timeline) == 0 {
+		fmt.Fprintln(out, "  no prunes or compactions yet")
+		return nil
+	}
+	fmt.Fprintln(out, "Timeline:")
+	for _, e := range ins.Timeline {
+		detail := ""
+		switch e.Kind {
+		case "prune":
+			detail = fmt.Sprintf("%d outputs cleared", e.Parts)
+		default:
+			detail = e.Reason
+		}
+		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, detail)
+	}
+	return nil
+}
+
+func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspection, error) {
+	sess, err := st.GetSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := st.SessionStats(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	log, err := st.ListEventLog(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ins := &inspection{SessionID: sess.ID, Title: sess.Title, Messages: stats.Messages, Parts: stats.Parts,
+		CompactedParts: stats.CompactedParts, TruncatedParts: stats.TruncatedParts, Summaries: stats.Summaries,
+		Usage: sess.Usage, CostUSD: sess.CostUSD, Timeline: []timelineEntry{}}
+	for _, l := range log {
+		switch l.Kind {
+		case "prune":
+			var p message.PruneInfo
+			if json.Unmarshal(l.Data, &p) == nil {
+				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Parts: p.Parts,
+					TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter})
+			}
+		case "compaction", "compaction_rejected":
+			var c message.CompactionState
+			if json.Unmarshal(l.Data, &c) == nil {
+				auto := c.Auto
+				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Reason: c.Reason,
+					TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Auto: &auto})
+			}
+		}
+	}
+	return ins, nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/storage"
+)
+
+// globalFlags are the flags every command takes.
+type globalFlags struct {
+	model, baseURL, dataDir, configFile string
+	session                             string
+	cont                                bool
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "agent",
+		Short: "A terminal coding agent whose conversations never run out of context",
+		Long: `agent chats with you about the code in the current directory, and reads,
+searches, edits and runs it through tools. Long conversations stay usable:
+tool output is truncated at the source, old outputs are pruned and the
+history is summarised when the context window fills.`,
+		Example: `  agent                      # open the chat in this directory
+  agent -c                   # continue the latest session here
+  agent run "explain main.go"`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTUI(cmd.Context(), g)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.model, "model", "", "model name (env AGENT_MODEL)")
+	pf.StringVar(&g.baseURL, "base-url", "", "OpenAI-compatible API base URL (env OPENAI_BASE_URL)")
+	pf.StringVar(&g.dataDir, "data-dir", "", "data directory holding agent.db (env AGENT_DATA_DIR)")
+	pf.StringVar(&g.configFile, "config", "", "user config file (env AGENT_CONFIG)")
+	root.Flags().StringVar(&g.session, "session", "", "open this session")
+	root.Flags().BoolVarP(&g.cont, "continue", "c", false, "continue the latest session of this directory")
+
+	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g))
+	return root
+}
+
+// isUsage tells cobra's own usage errors (unknown command or flag, wrong
+// argument count) from failures.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument", "flag needs"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// app is what a command needs, resolved from flags, environment and files.
+type app struct {
+	cfg *config.Config
+	dir string
+}
+
+func loadApp(g *globalFlags) (*app, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	if abs, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = abs
+	}
+	cfg, err := config.Load(config.Flags{
+		Model: g.model, BaseURL: g.baseURL, DataDir: g.dataDir, ConfigFile: g.configFile,
+	}, dir, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &app{cfg: cfg, dir: dir}, nil
+}
+
+func (a *app) warn() {
+	for _, w := range a.cfg.Warnings {
+		fmt.Fprintln(os.Stderr, "agent: warning:", w)
+	}
+}
+
+func (a *app) provider() provider.Provider {
+	return provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey})
+}
+
+func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs") }
+
+// openStore opens the database for writing.
+func (a *app) openStore(ctx context.Context) (*storage.Store, error) {
+	return storage.Open(ctx, a.cfg.DataDir)
+}
+
+// openReadOnly opens the database for a read-only command.
+func (a *app) openReadOnly(ctx context.Context) (*storage.Store, error) {
+	return storage.OpenReadOnly(ctx, a.cfg.DataDir)
+}
+
+// resolveSession picks the session named by --session or -c; "" means a
+// new one. required makes "no session" an error.
+func (a *app) resolveSession(ctx context.Context, st *storage.Store, id string, cont, required bool) (string, error) {
+	switch {
+	case id != "" && cont:
+		return "", usageError("--session and --continue are mutually exclusive")
+	case id != "":
+		s, err := st.GetSession(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("session %s: %w", id, err)
+		}
+		return s.ID, nil
+	case cont || required:
+		s, err := st.LatestSession(ctx, a.dir)
+		if errors.Is(err, storage.ErrNotFound) {
+			return "", fmt.Errorf("no session in %s yet: start one with `agent` or `agent run`", a.dir)
+		}
+		if err != nil {
+			return "", err
+		}
+		return s.ID, nil
+	}
+	return "", nil
+}

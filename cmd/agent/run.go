@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// maxStdinPrompt bounds a prompt read from standard input.
+const maxStdinPrompt = 10 << 20
+
+type runFlags struct {
+	format   string
+	yes      bool
+	maxSteps int
+	session  string
+	cont     bool
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT...",
+		Short: "Run one prompt headless and stream the answer",
+		Long: `run sends one prompt (the arguments, or standard input when there are none)
+and runs the agent until it answers, printing the answer to stdout. With
+--format json it prints one JSON object per line for each event instead.
+
+Exit status: 0 on success, 1 on failure (including a refused doom loop),
+2 on bad usage, 130 when interrupted.`,
+		Example: `  agent run "summarise README.md"
+  git diff | agent run --yes "review this diff"
+  agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="text_delta").text'
+  agent run -c "and now add a test for it"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHeadless(cmd.Context(), g, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps (0: no limit but the default guard)")
+	fl.StringVar(&f.session, "session", "", "continue this session")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
+	return cmd
+}
+
+func readPrompt(args []string, stdin io.Reader) (string, error) {
+	if len(args) > 0 {
+		return strings.Join(args, " "), nil
+	}
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && stdin == os.Stdin {
+		return "", usageError("no prompt: give it as arguments or on standard input")
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxStdinPrompt+1))
+	if err != nil {
+		return "", fmt.Errorf("read prompt from stdin: %w", err)
+	}
+	if len(data) > maxStdinPrompt {
+		return "", usageError("prompt on stdin is larger than %d MB", maxStdinPrompt>>20)
+	}
+	return string(data), nil
+}
+
+func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string) error {
+	if f.format != "text" && f.format != "json" {
+		return usageError("--format %q: want text or json", f.format)
+	}
+	if f.maxSteps < 0 {
+		return usageError("--max-steps must be positive")
+	}
+	if f.session != "" && f.cont {
+		return usageError("--session and --continue are mutually exclusive")
+	}
+	prompt, err := readPrompt(args, os.Stdin)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return usageError("empty prompt")
+	}
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	a.warn()
+	if err := a.cfg.CheckCredentials(); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := a.openStore(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, _ = truncate.Clean(a.outputDir(), truncate.MaxAge)
+
+	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
+	if err != nil {
+		return err
+	}
+	out := newEventWriter(os.Stdout, os.Stderr, f.format)
+	r, err := loop.Open(context.WithoutCancel(ctx), loop.Options{
+		Store:     st,
+		Provider:  a.provider(),
+		Tools:     tools.NewRegistry(),
+		Perms:     tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes),
+		Config:    a.cfg,
+		Dir:       a.dir,
+		OutputDir: a.outputDir(),
+		Observer:  out.observe,
+		MaxSteps:  f.maxSteps,
+	}, sessionID)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	if _, err := r.Send(ctx, prompt); err != nil {
+		return err
+	}
+	var res loop.TurnResult
+	select {
+	case <-r.Done():
+		res = r.Wait(context.Background())
+	case <-ctx.Done():
+		_, _ = r.Cancel(context.Background())
+		res = r.Wait(context.Background())
+		res.FinishReason = loop.FinishCancelled
+	}
+	sess := r.Session()
+	out.done(sess, res)
+	switch {
+	case res.FinishReason == loop.FinishCancelled:
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; session %s saved", sess.ID)}
+	case res.Err != nil:
+		return &exitError{code: exitFailure, err: res.Err}
+	case res.FinishReason == loop.FinishDoomLoop:
+		return &exitError{code: exitFailure, err: fmt.Errorf("stopped: a doom loop")}
+	}
+	return nil
+}
+
+func permModes(m map[string]string) map[string]tools.Mode {
+	out := make(map[string]tools.Mode, len(m))
+	for k, v := range m {
+		out[k] = tools.Mode(v)
+	}
+	return out
+}
+
+// eventWriter prints the loop's events: the answer as plain text, or one
+// JSON object per line.
+type eventWriter struct {
+	mu      sync.Mutex
+	out     io.Writer
+	errOut  io.Writer
+	json    bool
+	enc     *json.Encoder
+	called  map[string]bool // tool parts announced with tool_call
+	results map[string]bool // tool parts announced with tool_result
+	queued  int
+	endLine bool // the text output does not end with a newline
+}
+
+func newEventWriter(out, errOut io.Writer, format string) *eventWriter {
+	w := &eventWriter{out: out, errOut: errOut, json: format == "json", called: map[string]bool{}, results: map[string]bool{}}
+	w.enc = json.NewEncoder(out)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+func (w *eventWriter) emit(v map[string]any) {
+	_ = w.enc.Encode(v)
+}
+
+func rawInput(s string) any {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return s
+}
+
+func (w *eventWriter) observe(ev message.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch ev.Type {
+	case message.EventPartDelta:
+		if ev.Part == nil {
+			return
+		}
+		if w.json {
+			typ := "text_delta"
+			if ev.Part.Type == message.PartReasoning {
+				typ = "reasoning_delta"
+			}
+			w.emit(map[string]any{"type": typ, "text": ev.Delta, "part_id": ev.Part.ID})
+		} else if ev.Part.Type == message.PartText {
+			fmt.Fprint(w.out, termsafe.Strip(ev.Delta))
+			w.endLine = !strings.HasSuffix(ev.Delta, "\n")
+		}
+	case message.EventPartUpdated:
+		w.partUpdated(ev.Part)
+	case message.EventQueueChanged:
+		n := len(ev.Queue)
+		if w.json && n != w.queued {
+			typ := "queued"
+			if n < w.queued {
+				typ = "dequeued"
+			}
+			w.emit(map[string]any{"type": typ, "count": n})
+		}
+		w.queued = n
+	case message.EventPruned:
+		if w.json {
+			w.emit(map[string]any{"type": "pruned", "parts": ev.Prune.Parts, "tokens_saved": ev.Prune.TokensSaved,
+				"tokens_before": ev.Prune.TokensBefore, "tokens_after": ev.Prune.TokensAfter})
+		}
+	case message.EventCompacted:
+		c := ev.Compaction
+		if w.json {
+			w.emit(map[string]any{"type": "compacted", "auto": c.Auto, "reason": c.Reason, "rejected": c.Rejected,
+				"tokens_before": c.TokensBefore, "tokens_after": c.TokensAfter})
+		} else {
+			fmt.Fprintf(w.errOut, "· context compacted: %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
+		}
+	case message.EventRetrying:
+		rt := ev.Retry
+		if w.json {
+			w.emit(map[string]any{"type": "retrying", "attempt": rt.Attempt, "delay_ms": rt.Delay.Milliseconds(), "reason": rt.Reason})
+		} else {
+			fmt.Fprintf(w.errOut, "· retrying in %s (attempt %d): %s\n", rt.Delay.Round(100e6), rt.Attempt, rt.Reason)
+		}
+	case message.EventError:
+		if w.json {
+			w.emit(map[string]any{"type": "error", "message": ev.Err})
+		} else {
+			fmt.Fprintln(w.errOut, "agent:", ev.Err)
+		}
+	}
+}
+
+func (w *eventWriter) partUpdated(p *message.Part) {
+	if p == nil {
+		return
+	}
+	switch p.Type {
+	case message.PartTool:
+		t := p.Tool
+		if t == nil || t.Status == message.ToolPending && t.Input == "" {
+			return
+		}
+		if !w.called[p.ID] {
+			w.called[p.ID] = true
+			if w.json {
+				w.emit(map[string]any{"type": "tool_call", "id": t.CallID, "name": t.Name, "input": rawInput(t.Input)})
+			}
+		}
+		if (t.Status == message.ToolCompleted || t.Status == message.ToolError) && !w.results[p.ID] {
+			w.results[p.ID] = true
+			if w.json {
+				w.emit(map[string]any{"type": "tool_result", "id": t.CallID, "name": t.Name, "output": t.Output,
+					"is_error": t.Status == message.ToolError, "title": t.Title, "truncated": t.Truncated})
+			} else {
+				w.breakLine()
+				mark := "✓"
+				if t.Status == message.ToolError {
+					mark = "✗"
+				}
+				title := t.Title
+				if title == "" {
+					title = t.Name
+				}
+				fmt.Fprintf(w.errOut, "%s %s\n", mark, oneLine(title, 100))
+			}
+		}
+	case message.PartStepFinish:
+		if w.json && p.Step != nil {
+			w.emit(map[string]any{"type": "step_finish", "usage": p.Step.Usage, "finish_reason": p.Step.FinishReason, "cost_usd": p.Step.CostUSD})
+		}
+	}
+}
+
+func (w *eventWriter) breakLine() {
+	if w.endLine {
+		fmt.Fprintln(w.out)
+		w.endLine = false
+	}
+}
+
+func (w *eventWriter) done(s message.Session, res loop.TurnResult) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.json {
+		ev := map[string]any{"type": "done", "session_id": s.ID, "finish_reason": res.FinishReason,
+			"steps": res.Steps, "usage": s.Usage, "cost_usd": s.CostUSD}
+		if res.Err != nil {
+			ev["error"] = res.Err.Error()
+		}
+		w.emit(ev)
+		return
+	}
+	w.breakLine()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}
