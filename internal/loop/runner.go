@@ -605,3 +605,38 @@ func (r *Runner) emitError(msg string) {
 }
 
 var getenv = os.Getenv
+
+// SetModel switches the session to another model (the /model command). It
+// fails while a turn runs. The calculator is rebuilt for the new model's
+// window; the last call's usage still anchors it.
+func (r *Runner) SetModel(ctx context.Context, model string) error {
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return errors.New("set model: empty name")
+	}
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return errors.New("set model: the agent is busy; wait for the turn to end or cancel it")
+	}
+	r.sess.Model = model
+	s := r.sess
+	r.mu.Unlock()
+	if err := r.store.UpdateSession(ctx, &s); err != nil {
+		return fmt.Errorf("set model: %w", err)
+	}
+	r.setModel(model)
+	r.restoreCalculator()
+	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})
+	return nil
+}
+
+// Model returns the model the session uses now.
+func (r *Runner) Model() string { return r.model }
+
+// ModelKnown reports whether the model's limits come from the catalog or
+// the config rather than conservative defaults.
+func (r *Runner) ModelKnown() bool {
+	_, known := r.opt.Config.ModelInfo(r.model)
+	return known
+}

@@ -149,6 +149,9 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	return false, fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", call.Name), nil
 }
 
+// readOnlyTools may read the saved outputs without approval.
+var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true}
+
 // request describes call for the dialog and the grants.
 func (p *Permissions) request(env *Env, call Call) Request {
 	req := Request{Tool: call.Name, Title: builtinRegistry().Title(env, call)}
@@ -172,21 +175,24 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		paths = append(paths, root)
 	}
 	dir := resolvePath(env.Dir)
+	// Saved full outputs are the agent's own: reading them back (as the
+	// truncation notice tells the model to) needs no approval.
+	outputs := ""
+	if env.OutputDir != "" && readOnlyTools[call.Name] {
+		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
+	}
+	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
+	var outside []string
 	for _, path := range paths {
 		r := resolvePath(path)
 		req.Paths = append(req.Paths, r)
-		if !within(dir, r) {
+		if !inside(r) {
 			req.Outside = true
+			outside = append(outside, r)
 		}
 	}
 	switch {
 	case req.Outside:
-		var outside []string
-		for _, r := range req.Paths {
-			if !within(dir, r) {
-				outside = append(outside, r)
-			}
-		}
 		req.Reason = fmt.Sprintf("%s is outside the session directory %s", strings.Join(outside, ", "), dir)
 	default:
 		req.Reason = fmt.Sprintf("the %s tool is set to ask", call.Name)

@@ -146,6 +146,26 @@ func TestPermissionsSymlinkEscape(t *testing.T) {
 	}
 }
 
+func TestPermissionsSavedOutputsAreReadable(t *testing.T) {
+	env := newEnv(t)
+	env.Limits.BashMaxOutputChars = 100
+	r := NewRegistry()
+	res := r.Run(context.Background(), env, mkCall("bash", map[string]any{"command": "seq 1 1000"}))
+	if res.FullOutputPath == "" {
+		t.Fatal("nothing saved")
+	}
+	p := NewPermissions(nil, nil, false)
+	got, err := r.RunChecked(context.Background(), env, p, mkCall("read", map[string]any{"path": res.FullOutputPath, "offset": 500, "limit": 1}))
+	if err != nil || got.IsError || !strings.Contains(got.Output, "   500\t500\n") {
+		t.Fatalf("reading the saved output back: %+v %v", got, err)
+	}
+	// Writing there is another matter.
+	ok, _, _ := p.Check(context.Background(), env, mkCall("write", map[string]any{"path": res.FullOutputPath, "content": "x"}))
+	if ok {
+		t.Fatal("write into the outputs directory allowed without asking")
+	}
+}
+
 func TestRunCheckedRunsNothingWhenDenied(t *testing.T) {
 	env := newEnv(t)
 	r := NewRegistry()
