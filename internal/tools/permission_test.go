@@ -160,9 +160,10 @@ func TestPermissionsSavedOutputsAreReadable(t *testing.T) {
 		t.Fatalf("reading the saved output back: %+v %v", got, err)
 	}
 	// Writing there is another matter.
-	ok, _, _ := p.Check(context.Background(), env, mkCall("write", map[string]any{"path": res.FullOutputPath, "content": "x"}))
-	if ok {
-		t.Fatal("write into the outputs directory allowed without asking")
+	a := &fakeAsker{reply: Deny}
+	NewPermissions(map[string]Mode{"write": ModeAllow}, a, false).Check(context.Background(), env, mkCall("write", map[string]any{"path": res.FullOutputPath, "content": "x"}))
+	if a.count() != 1 || !a.asked[0].Outside {
+		t.Fatal("write into the outputs directory not treated as outside")
 	}
 }
 
