@@ -115,6 +115,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	r.history = append(r.history, message.Entry{Message: summary, Parts: []message.Part{sp}})
 	r.mu.Unlock()
 
+	r.failedCompactionAt = 0
 	r.calc.Reset(tokens.EstimateEntries(Visible(r.history), r.est))
 	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
@@ -158,10 +159,8 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string)
 			hist = append(hist, *plan.PreviousSummary)
 		}
 		hist = append(hist, entries...)
-		msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: compact.SummaryPrompt(focus)}}
-		msgs = append(msgs, ToModelMessages(hist, ConvertOptions{})...)
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
-			Content: "Write the summary of the conversation above now, in the sections asked for."})
+		msgs := ToModelMessages(hist, ConvertOptions{})
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: compact.SummaryPrompt(focus)})
 		text, usage, err := r.complete(ctx, provider.Request{Model: r.summaryModel(), Messages: msgs})
 		if usage != nil {
 			cost := r.cost(*usage)

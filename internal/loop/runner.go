@@ -119,6 +119,16 @@ type Runner struct {
 	system  []string
 	doom    doomGuard
 	allowed map[string]bool // doom loops the user said to always allow
+	// failedCompactionAt is the total at which the last automatic
+	// compaction failed or was rejected; 0 when none did.
+	failedCompactionAt int64
+}
+
+// failedCompactionCovers reports whether an automatic compaction failed
+// recently enough that trying again now would fail too: the context has not
+// grown by a twentieth of the window since.
+func (r *Runner) failedCompactionCovers(s tokens.Snapshot) bool {
+	return r.failedCompactionAt > 0 && s.Total < r.failedCompactionAt+s.Window/20
 }
 
 // Open opens a session to drive it: sessionID "" creates a new one. It takes
@@ -550,14 +560,21 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		compacted := false
-		if ok, reason := r.strategy.ShouldCompact(r.calc.Snapshot()); ok {
-			if err := r.compact(ctx, true, reason, ""); err != nil {
-				if ctx.Err() != nil {
-					return TurnResult{FinishReason: FinishCancelled, Steps: steps}
-				}
-				r.emitError(fmt.Sprintf("automatic compaction failed: %v", err))
-			} else {
+		snap := r.calc.Snapshot()
+		if ok, reason := r.strategy.ShouldCompact(snap); ok && !r.failedCompactionCovers(snap) {
+			err := r.compact(ctx, true, reason, "")
+			switch {
+			case err == nil:
 				compacted = true
+			case ctx.Err() != nil:
+				return TurnResult{FinishReason: FinishCancelled, Steps: steps}
+			default:
+				// Not again until the context has grown: a compaction that
+				// could not shrink it now would not shrink it next step.
+				r.failedCompactionAt = snap.Total
+				if !errors.Is(err, ErrNothingToCompact) {
+					r.emitError(fmt.Sprintf("automatic compaction failed: %v", err))
+				}
 			}
 		}
 		out, err := r.step(ctx, compacted)
