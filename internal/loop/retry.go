@@ -3,8 +3,8 @@ package loop
 import (
 	"context"
 	"errors"
-	"net"
 	"math/rand/v2"
+	"net"
 	"time"
 )
 
