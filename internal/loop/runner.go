@@ -122,6 +122,11 @@ type Runner struct {
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
+	title              titleTask // the background small_model title request
+
+	// sessWrite serialises copying r.sess and writing it, so that the
+	// stored row never goes back to an older title or model.
+	sessWrite sync.Mutex
 }
 
 // failedCompactionCovers reports whether an automatic compaction failed
@@ -386,6 +391,7 @@ func (r *Runner) Close() error {
 		cancel()
 	}
 	r.Wait(context.Background())
+	r.stopTitle()
 	return r.lease.Release()
 }
 
@@ -485,14 +491,21 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	r.calc.AddTokens(tokens.TokensPerMessage)
 	if !synthetic {
 		r.doom.reset()
-		if r.sess.Title == "" {
-			r.setTitle(ctx, TitleFrom(text))
+		r.mu.Lock()
+		untitled := r.sess.Title == ""
+		r.mu.Unlock()
+		if untitled {
+			title := TitleFrom(text)
+			r.setTitle(ctx, title)
+			r.requestTitle(text, title)
 		}
 	}
 	return nil
 }
 
 func (r *Runner) setTitle(ctx context.Context, title string) {
+	r.sessWrite.Lock()
+	defer r.sessWrite.Unlock()
 	r.mu.Lock()
 	r.sess.Title = title
 	s := r.sess
@@ -631,6 +644,8 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 	if model == "" {
 		return errors.New("set model: empty name")
 	}
+	r.sessWrite.Lock()
+	defer r.sessWrite.Unlock()
 	r.mu.Lock()
 	if r.busy {
 		r.mu.Unlock()

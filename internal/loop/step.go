@@ -9,6 +9,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -319,8 +320,11 @@ func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
 }
 
 // cost prices a call's usage from the model's price per million tokens.
-func (r *Runner) cost(u message.Usage) float64 {
-	p := r.info.Price
+func (r *Runner) cost(u message.Usage) float64 { return costAt(r.info.Price, u) }
+
+// costAt is the cost in USD of usage u at prices p (USD per million
+// tokens).
+func costAt(p config.Price, u message.Usage) float64 {
 	cached := min(u.CachedInput, u.Input)
 	return (float64(u.Input-cached)*p.Input + float64(cached)*p.CacheRead + float64(u.Output)*p.Output) / 1e6
 }
