@@ -38,5 +38,9 @@ fmt:
 e2e:
 	$(GO) test -count=1 -run 'E2E' -v ./cmd/agent/...
 
+# A longer scripted session: writes sim-out/long-session.csv and .svg.
+sim:
+	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^TestLongSession$$' -v -timeout 30m ./internal/loop
+
 clean:
 	rm -rf bin

@@ -226,8 +226,7 @@ func (r *Runner) completeOnce(ctx context.Context, req provider.Request) (string
 
 // prune marks old tool outputs compacted when that frees enough.
 func (r *Runner) prune(ctx context.Context) {
-	c := r.opt.Config.Compaction
-	res := prune.Pass(Visible(r.history), r.est, prune.Options{Protect: c.PruneProtect, Minimum: c.PruneMinimum, ProtectTurns: 2})
+	res := prune.Pass(Visible(r.history), r.est, r.pruneOptions())
 	if len(res.PartIDs) == 0 {
 		return
 	}
@@ -257,4 +256,20 @@ func (r *Runner) prune(ctx context.Context) {
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc.Snapshot().Total}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
+}
+
+// pruneOptions scales the configured prune thresholds to the model. The
+// defaults (40K protected, 20K minimum) suit windows of 200K; in a 32K
+// window they would never fire and compaction would do all the work. So at
+// most a quarter of the usable window is protected, and a sixteenth is
+// enough of a saving.
+func (r *Runner) pruneOptions() prune.Options {
+	c := r.opt.Config.Compaction
+	s := r.calc.Snapshot()
+	usable := max(s.Window-s.OutputReserve, 1)
+	return prune.Options{
+		Protect:      min(c.PruneProtect, usable/4),
+		Minimum:      min(c.PruneMinimum, usable/16),
+		ProtectTurns: prune.DefaultProtectTurns,
+	}
 }

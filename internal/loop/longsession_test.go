@@ -1,0 +1,281 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+// simServer is a fake provider for long sessions: it counts every request
+// with a real tokenizer, refuses requests larger than the window the way
+// OpenAI does, reports true usage, and plays a coding session: each turn
+// makes a few tool calls with outputs of varied sizes, then answers.
+type simServer struct {
+	mu        sync.Mutex
+	window    int
+	tok       tokens.Estimator
+	rnd       *rand.Rand
+	remaining int
+	calls     int
+	over      []int // sizes of requests larger than the window
+	counted   map[string]int
+	largest   int
+	summaries int
+}
+
+func newSimServer(window int, seed uint64) *simServer {
+	tok := tokens.NewEstimator("gpt-4o")
+	<-tokens.Ready(tok)
+	return &simServer{window: window, tok: tok, rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b9)), counted: map[string]int{}}
+}
+
+// count is the request's size in tokens as OpenAI counts chat requests.
+func (s *simServer) count(req openai.ChatCompletionRequest) int {
+	n := 3
+	for _, m := range req.Messages {
+		n += 4 + s.countText(m.Content) + s.countText(m.ReasoningContent)
+		for _, tc := range m.ToolCalls {
+			n += s.countText(tc.Function.Name) + s.countText(tc.Function.Arguments) + 3
+		}
+	}
+	if len(req.Tools) > 0 {
+		b, _ := json.Marshal(req.Tools)
+		n += s.countText(string(b))
+	}
+	return n
+}
+
+// countText tokenizes a text once: requests repeat the history.
+func (s *simServer) countText(text string) int {
+	if text == "" {
+		return 0
+	}
+	if n, ok := s.counted[text]; ok {
+		return n
+	}
+	n := s.tok.Count(text)
+	s.counted[text] = n
+	return n
+}
+
+func (s *simServer) handle(req pt.Request) pt.Step {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prompt := s.count(req.Chat)
+	s.largest = max(s.largest, prompt)
+	if prompt > s.window {
+		s.over = append(s.over, prompt)
+		return pt.HTTPError(400, nil, fmt.Sprintf(`{"error":{"message":"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`, s.window, prompt))
+	}
+	msgs := req.Chat.Messages
+	last := msgs[len(msgs)-1]
+	if isSummaryRequest(msgs) {
+		s.summaries++
+		body := "## Goal\nKeep improving the project.\n\n## Standing user instructions and constraints\nUse tabs; run the tests after each change.\n\n## Done so far\n" +
+			strings.Repeat("- changed a file and ran the tests: they pass.\n", 20) +
+			"\n## Files touched\n- internal/x.go\n\n## Current state\nAll green.\n\n## Next steps\nNone."
+		return s.reply(prompt, body)
+	}
+	if last.Role == openai.ChatMessageRoleUser {
+		s.remaining = s.rnd.IntN(4)
+	}
+	if s.remaining > 0 {
+		s.remaining--
+		s.calls++
+		id := "call_" + strconv.Itoa(s.calls)
+		var args string
+		switch k := s.rnd.IntN(10); {
+		case k < 5: // a small command
+			args = fmt.Sprintf(`{"command":"seq 1 %d"}`, 20+s.rnd.IntN(200))
+		case k < 8: // a medium listing
+			args = fmt.Sprintf(`{"command":"seq 100000 %d"}`, 100000+200+s.rnd.IntN(1500))
+		default: // a big build log, truncated at the source
+			args = fmt.Sprintf(`{"command":"seq 1000000 %d"}`, 1000000+3000+s.rnd.IntN(8000))
+		}
+		return pt.Reply(append(pt.ToolCallChunks(0, id, "bash", args, 3),
+			pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: 30}))...)
+	}
+	answer := strings.Repeat("The change is done and the tests pass. ", 5+s.rnd.IntN(40))
+	return s.reply(prompt, answer)
+}
+
+func (s *simServer) reply(prompt int, text string) pt.Step {
+	return pt.Reply(pt.TextChunk(text), pt.FinishChunk("stop"),
+		pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: s.countText(text)}))
+}
+
+// simRow is one turn of a long session, for the CSV.
+type simRow struct {
+	turn                  int
+	totalBefore, totalEnd int64
+	basis                 string
+	compactions, prunes   int
+}
+
+// TestLongSession drives the real loop through a long scripted coding
+// session in a 32K window. No request may exceed the window, no turn may
+// fail, pruning and compaction must both happen, and the context must
+// settle into a steady state. `make sim` runs a longer one and writes a CSV
+// and an SVG chart (AGENT_SIM_TURNS, AGENT_SIM_OUT).
+func TestLongSession(t *testing.T) {
+	turns := 300
+	if testing.Short() {
+		turns = 60
+	}
+	if v, err := strconv.Atoi(os.Getenv("AGENT_SIM_TURNS")); err == nil && v > 0 {
+		turns = v
+	}
+	const window = 32768
+	sim := newSimServer(window, 42)
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		c.Model = "sim-32k"
+		c.Models["sim-32k"] = config.ModelInfo{ContextWindow: window, MaxOutput: 4096}
+		o.Observer = nil
+	})
+	h.srv.Handle(sim.handle)
+
+	var rows []simRow
+	compactions, prunes := 0, 0
+	sub := h.store.Events().Subscribe(t.Context())
+	var evMu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range sub {
+			evMu.Lock()
+			switch ev.Type {
+			case message.EventCompacted:
+				if !ev.Compaction.Rejected {
+					compactions++
+				}
+			case message.EventPruned:
+				prunes++
+			}
+			evMu.Unlock()
+		}
+	}()
+	ctx := context.Background()
+	for i := 1; i <= turns; i++ {
+		before := h.r.Snapshot().Total
+		if _, err := h.r.Send(ctx, fmt.Sprintf("Turn %d: improve the next function and run the tests.", i)); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		res := h.r.Wait(wctx)
+		cancel()
+		if res.Err != nil {
+			t.Fatalf("turn %d failed: %v", i, res.Err)
+		}
+		snap := h.r.Snapshot()
+		evMu.Lock()
+		rows = append(rows, simRow{turn: i, totalBefore: before, totalEnd: snap.Total, basis: string(snap.Basis), compactions: compactions, prunes: prunes})
+		evMu.Unlock()
+	}
+	h.r.Close()
+	h.store.Events().Close()
+	<-done
+
+	sim.mu.Lock()
+	defer sim.mu.Unlock()
+	if len(sim.over) > 0 {
+		t.Errorf("%d requests exceeded the %d-token window: %v", len(sim.over), window, sim.over)
+	}
+	if compactions == 0 || prunes == 0 {
+		t.Errorf("compactions %d, prunes %d: both tiers should have run", compactions, prunes)
+	}
+	// Steady state: over the second half, the context stays inside the
+	// usable window and compactions come at a bounded rate, not every turn.
+	half := rows[len(rows)/2:]
+	for _, r := range half {
+		if r.totalEnd > window {
+			t.Errorf("turn %d ends at %d tokens", r.turn, r.totalEnd)
+		}
+	}
+	perTurn := float64(half[len(half)-1].compactions-half[0].compactions) / float64(len(half))
+	if perTurn > 0.5 {
+		t.Errorf("%.2f compactions per turn in the second half: no steady state", perTurn)
+	}
+
+	// The estimator against the real tokenizer: median error of the
+	// calculator's estimate of each request.
+	hist, err := h.store.LoadHistory(ctx, h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []float64
+	for _, e := range hist {
+		for _, p := range e.Parts {
+			if p.Step != nil && p.Step.Estimate > 0 && p.Step.Usage.Input > 0 {
+				d := float64(p.Step.Estimate-p.Step.Usage.Input) / float64(p.Step.Usage.Input)
+				errs = append(errs, max(d, -d))
+			}
+		}
+	}
+	sort.Float64s(errs)
+	median := errs[len(errs)/2]
+	t.Logf("%d turns, %d requests, largest %d tokens, %d compactions, %d prunes, %d summaries, median estimate error %.2f%% over %d calls",
+		turns, len(h.srv.Requests()), sim.largest, compactions, prunes, sim.summaries, 100*median, len(errs))
+	if median > 0.05 {
+		t.Errorf("median estimate error %.1f%% > 5%%", 100*median)
+	}
+	if out := os.Getenv("AGENT_SIM_OUT"); out != "" {
+		if err := writeSim(out, rows, window); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeSim writes tokens per turn as CSV and as an SVG chart.
+func writeSim(dir string, rows []simRow, window int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var csv strings.Builder
+	csv.WriteString("turn,total_before,total_end,basis,compactions,prunes\n")
+	for _, r := range rows {
+		fmt.Fprintf(&csv, "%d,%d,%d,%s,%d,%d\n", r.turn, r.totalBefore, r.totalEnd, r.basis, r.compactions, r.prunes)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "long-session.csv"), []byte(csv.String()), 0o644); err != nil {
+		return err
+	}
+	const w, hgt, pad = 900.0, 360.0, 40.0
+	x := func(turn int) float64 { return pad + (w-2*pad)*float64(turn-1)/float64(max(1, len(rows)-1)) }
+	y := func(tok int64) float64 { return hgt - pad - (hgt-2*pad)*float64(tok)/float64(window) }
+	var svg strings.Builder
+	fmt.Fprintf(&svg, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", w, hgt)
+	fmt.Fprintf(&svg, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="red" stroke-dasharray="4"/><text x="%.0f" y="%.1f" fill="red">window %d</text>`+"\n",
+		pad, y(int64(window)), w-pad, y(int64(window)), pad+4, y(int64(window))-4, window)
+	svg.WriteString(`<polyline fill="none" stroke="steelblue" stroke-width="1.5" points="`)
+	for _, r := range rows {
+		fmt.Fprintf(&svg, "%.1f,%.1f ", x(r.turn), y(r.totalEnd))
+	}
+	svg.WriteString(`"/>` + "\n")
+	prev := 0
+	for _, r := range rows {
+		if r.compactions > prev {
+			fmt.Fprintf(&svg, `<circle cx="%.1f" cy="%.1f" r="3" fill="orange"/>`+"\n", x(r.turn), y(r.totalEnd))
+			prev = r.compactions
+		}
+	}
+	fmt.Fprintf(&svg, `<text x="%.0f" y="%.0f">context tokens at the end of each turn (blue); compactions (orange); %d turns</text>`+"\n", pad, pad-15, len(rows))
+	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black"/>`+"\n", pad, hgt-pad, w-pad, hgt-pad)
+	svg.WriteString("</svg>\n")
+	return os.WriteFile(filepath.Join(dir, "long-session.svg"), []byte(svg.String()), 0o644)
+}
