@@ -104,9 +104,16 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		readOutput(run.pipe, capture, call.Progress, progressInterval)
+		readOutput(run.pipe, capture)
 	}()
+	progressDone := make(chan struct{})
+	if call.Progress != nil {
+		go reportProgress(capture, call.Progress, readDone, progressDone)
+	} else {
+		close(progressDone)
+	}
 	outcome := run.wait(ctx, timeout, readDone)
+	<-progressDone
 	savedPath := capture.closeFile()
 
 	return bashResult(env, call, title, capture, outcome, savedPath, timeout, note), nil

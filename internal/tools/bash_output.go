@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,6 +15,8 @@ import (
 // only the first headSize bytes and a ring of the last tailSize bytes stay
 // in memory.
 type outputCapture struct {
+	mu sync.Mutex // Write against progress reports
+
 	headSize, tailSize int
 	create             func() (*os.File, error) // opens the spill file
 
@@ -40,6 +43,8 @@ func (c *outputCapture) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.total += int64(len(p))
 	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
 	c.lastByte = p[len(p)-1]
@@ -111,7 +116,7 @@ func (c *outputCapture) lines() int64 {
 }
 
 // lastLines returns up to n sanitised last lines of what was captured so
-// far, for progress reports.
+// far, for progress reports. The caller holds c.mu.
 func (c *outputCapture) lastLines(n, maxBytes int) string {
 	var b []byte
 	if c.spilled {
@@ -174,23 +179,50 @@ func (r *ring) bytes() []byte {
 }
 
 // readOutput copies the command's output pipe into c until EOF (or until
-// the pipe is closed), reporting progress at most every interval.
-func readOutput(r io.Reader, c *outputCapture, progress func(string), interval time.Duration) {
+// the pipe is closed under it).
+func readOutput(r io.Reader, c *outputCapture) {
 	buf := make([]byte, 64*1024)
-	var last time.Time
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			c.Write(buf[:n])
-			if progress != nil && time.Since(last) >= interval {
-				last = time.Now()
-				progress(c.lastLines(progressLines, progressBytes))
-			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// reportProgress calls progress with the last lines of c at most every
+// progressInterval while new output arrives, until readDone; it closes done
+// when it has returned for good, so no report follows the result.
+func reportProgress(c *outputCapture, progress func(string), readDone <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(progressInterval)
+	defer tick.Stop()
+	var reported int64
+	for {
+		select {
+		case <-readDone:
+			return
+		case <-tick.C:
+		}
+		if lines, total, ok := c.progressSince(reported); ok {
+			reported = total
+			progress(lines)
+		}
+	}
+}
+
+// progressSince returns the last lines and the byte count when output
+// arrived since the count seen.
+func (c *outputCapture) progressSince(seen int64) (string, int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.total == seen {
+		return "", seen, false
+	}
+	return c.lastLines(progressLines, progressBytes), c.total, true
 }
 
 const (

@@ -109,6 +109,19 @@ func TestBashTruncatesHeadAndTailAndSavesAll(t *testing.T) {
 	}
 }
 
+func TestBashWithoutOutputDir(t *testing.T) {
+	env := newEnv(t)
+	env.OutputDir = ""
+	res := call(t, env, "bash", map[string]any{"command": "seq 1 100000"})
+	if !res.Truncated || res.FullOutputPath != "" {
+		t.Fatalf("truncated=%v path=%q", res.Truncated, res.FullOutputPath)
+	}
+	mustContain(t, res.Output, "the full output could not be saved", "100000\n[exit code 0]")
+	if res.Metadata["save_error"] == nil {
+		t.Fatal("no save_error in metadata")
+	}
+}
+
 func TestBashSmallLimitInMemory(t *testing.T) {
 	// Output that fits in memory (head+tail) but not in the limit is saved
 	// whole as well.
@@ -257,23 +270,18 @@ func TestBashCancelKillsTheGroupQuickly(t *testing.T) {
 
 func TestBashProgressReportsLastLines(t *testing.T) {
 	env := newEnv(t)
-	var mu sync.Mutex
-	var reports []string
-	c := Call{ID: "c", Name: "bash", Input: []byte(`{"command": "for i in 1 2 3 4 5 6 7; do echo line$i; done"}`), Progress: func(last string) {
-		mu.Lock()
-		reports = append(reports, last)
-		mu.Unlock()
-	}}
-	NewRegistry().Run(context.Background(), env, c)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(reports) == 0 {
-		t.Fatal("no progress")
-	}
-	for _, r := range reports {
-		if strings.Count(r, "\n") >= progressLines {
-			t.Fatalf("progress has more than %d lines: %q", progressLines, r)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last string
+	c := Call{ID: "c", Name: "bash", Input: []byte(`{"command": "for i in 1 2 3 4 5 6 7; do echo line$i; done; sleep 100"}`), Progress: func(lines string) {
+		last = lines // reports come one at a time
+		if strings.Contains(lines, "line7") {
+			cancel()
 		}
+	}}
+	NewRegistry().Run(ctx, env, c)
+	if want := "line3\nline4\nline5\nline6\nline7"; last != want {
+		t.Fatalf("last report %q, want the last %d lines %q", last, progressLines, want)
 	}
 }
 

@@ -312,7 +312,9 @@ func BenchmarkGrepGoroot(b *testing.B) {
 	src := goroot(b)
 	env := &Env{Dir: src}
 	r := NewRegistry()
-	for _, pattern := range []string{"func main", `func \(\w+ \*?Reader\) Read\w*`, `(?i)deprecated:`} {
+	// The last pattern has no literal to prefilter with: the regexp engine
+	// reads every line.
+	for _, pattern := range []string{"func main", `func \(\w+ \*?Reader\) Read\w*`, `(?i)deprecated:`, `\d{4}-\d{2}-\d{2}T`} {
 		b.Run(pattern, func(b *testing.B) {
 			c := Call{Name: "grep", Input: []byte(fmt.Sprintf(`{"pattern": %q}`, pattern))}
 			for b.Loop() {
