@@ -88,7 +88,12 @@ func (t globTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "%s is a file, not a directory: give a directory as path", displayPath(env.Dir, root)), nil
 	}
 
-	byName := !strings.Contains(rest, "/")
+	// A pattern without a slash names files at any depth; otherwise rest
+	// matches paths below root. A plain directory lists the files in it.
+	byName := !strings.Contains(filepath.ToSlash(in.Pattern), "/")
+	if rest == "" {
+		rest = "**"
+	}
 	maxDepth := 0
 	if !byName && !strings.Contains(rest, "**") {
 		maxDepth = strings.Count(rest, "/") + 1
