@@ -42,5 +42,16 @@ e2e:
 sim:
 	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^TestLongSession$$' -v -timeout 30m ./internal/loop
 
+# Kill -9 the real binary at 100 random moments and check recovery.
+crash:
+	AGENT_CRASH_TRIALS=$${TRIALS:-100} $(GO) test -count=1 -run '^TestCrashRecovery$$' -timeout 30m ./cmd/agent
+
+# Run every fuzz target for FUZZTIME each (default 1m).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzStreamAssembly$$' -fuzztime $${FUZZTIME:-1m} ./internal/provider
+	$(GO) test -run '^$$' -fuzz '^FuzzCoalesce$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzToModelMessages$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzTruncate$$' -fuzztime $${FUZZTIME:-1m} ./internal/context/truncate
+
 clean:
 	rm -rf bin
