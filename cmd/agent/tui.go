@@ -3,9 +3,64 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/tui"
 )
 
-// runTUI opens the chat. The TUI is built in internal/tui.
+// runTUI opens the chat in the current directory: a new session, the
+// latest one (-c) or the one named (--session). Without credentials it
+// opens anyway and says how to set them.
 func runTUI(ctx context.Context, g *globalFlags) error {
-	return errors.New("the chat TUI is not built yet: use `agent run PROMPT` (see `agent run --help`)")
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	if g.session != "" && g.cont {
+		return usageError("--session and --continue are mutually exclusive")
+	}
+	st, err := a.openStore(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	go func() { _, _ = truncate.Clean(a.outputDir(), truncate.MaxAge) }()
+
+	notices := append([]string(nil), a.cfg.Warnings...)
+	sessionID := g.session
+	if g.cont {
+		latest, err := st.LatestSession(ctx, a.dir)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			notices = append(notices, fmt.Sprintf("No earlier session in %s: this is a new one.", a.dir))
+		case err != nil:
+			return err
+		default:
+			sessionID = latest.ID
+		}
+	} else if sessionID != "" {
+		s, err := st.GetSession(ctx, sessionID)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", sessionID, err)
+		}
+		sessionID = s.ID
+	}
+	return tui.Run(ctx, tui.Options{
+		Loop: loop.Options{
+			Store:     st,
+			Provider:  a.provider(),
+			Tools:     tools.NewRegistry(),
+			Config:    a.cfg,
+			Dir:       a.dir,
+			OutputDir: a.outputDir(),
+		},
+		PermModes: permModes(a.cfg.Permissions),
+		SessionID: sessionID,
+		Setup:     a.cfg.CheckCredentials(),
+		Notices:   notices,
+	})
 }

@@ -1,0 +1,131 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// command is a slash command.
+type command struct {
+	name string
+	args string
+	help string
+}
+
+// commands are the slash commands, in the order the popup and /help list
+// them.
+var commands = []command{
+	{name: "context", help: "where the context tokens go (the calculator's snapshot)"},
+	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused"},
+	{name: "new", help: "start a new session"},
+	{name: "sessions", help: "browse this directory's sessions and resume one"},
+	{name: "model", args: "[name]", help: "switch the model of this session"},
+	{name: "queue", help: "edit, delete or reorder queued messages"},
+	{name: "help", help: "keys and commands"},
+	{name: "quit", help: "leave (the session is saved)"},
+}
+
+// matchCommands returns the commands whose name starts with prefix.
+func matchCommands(prefix string) []command {
+	var out []command
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, strings.ToLower(prefix)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// parseCommand recognises "/name args" for a known command.
+func parseCommand(text string) (name, arg string, ok bool) {
+	text = strings.TrimSpace(text)
+	if !strings.HasPrefix(text, "/") {
+		return "", "", false
+	}
+	name, arg, _ = strings.Cut(text[1:], " ")
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, c := range commands {
+		if c.name == name {
+			return name, strings.TrimSpace(arg), true
+		}
+	}
+	return "", "", false
+}
+
+// runCommand runs a slash command.
+func (m *Model) runCommand(name, arg string) tea.Cmd {
+	switch name {
+	case "context":
+		m.drawer = &contextDrawer{}
+	case "compact":
+		return m.compactCmd(arg)
+	case "new":
+		if cmd := m.refuseSwitch(); cmd != nil {
+			return cmd
+		}
+		m.resetConversation()
+		return m.openSession("")
+	case "sessions":
+		if cmd := m.refuseSwitch(); cmd != nil {
+			return cmd
+		}
+		d := newSessionPicker()
+		m.drawer = d
+		return d.load(m)
+	case "model":
+		if arg != "" {
+			return m.setModelCmd(arg)
+		}
+		d := newModelPicker(m)
+		m.drawer = d
+		return d.load(m)
+	case "queue":
+		m.drawer = &queueDrawer{}
+	case "help":
+		m.drawer = &helpDrawer{}
+	case "quit":
+		return tea.Quit
+	}
+	return nil
+}
+
+// refuseSwitch refuses to leave the session while a turn runs.
+func (m *Model) refuseSwitch() tea.Cmd {
+	switch {
+	case m.busy || m.compacting:
+		return m.setFlash("the agent is busy: press esc to interrupt it first", 3*time.Second)
+	case m.opening && m.runner == nil && m.openErr == nil && m.gen > 0:
+		return m.setFlash("a session is opening…", 2*time.Second)
+	}
+	return nil
+}
+
+// resetConversation empties the view for another session.
+func (m *Model) resetConversation() {
+	m.chat.reset()
+	clear(m.parts)
+	clear(m.roles)
+	m.queue = nil
+	m.dialogs = nil
+	m.sess = message.Session{Model: m.sess.Model}
+	m.snap = tokens.Snapshot{}
+}
+
+func (m *Model) setModelCmd(name string) tea.Cmd {
+	if m.runner == nil {
+		return m.setFlash("no session is open yet", 2*time.Second)
+	}
+	if m.busy || m.compacting {
+		return m.setFlash("the agent is busy: wait for the turn to end or press esc, then switch", 3*time.Second)
+	}
+	r := m.runner
+	return func() tea.Msg {
+		return modelSetMsg{name: name, err: r.SetModel(context.Background(), name)}
+	}
+}

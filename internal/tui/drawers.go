@@ -1,0 +1,792 @@
+package tui
+
+// Drawers open between the conversation and the editor: the /context
+// overlay, help, the session and model pickers, the queue panel, and the
+// loop's questions (permission, doom loop). Each is a small model; the
+// root model gives it keys while it is open.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// drawerResult tells the root model what to do after a drawer's update.
+type drawerResult int
+
+const (
+	drawerKeep  drawerResult = iota // the drawer handled it
+	drawerClose                     // close the drawer
+	drawerPass                      // not for the drawer: close it and let the editor have the key
+)
+
+type drawer interface {
+	update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
+	// view renders at most height lines of width cells.
+	view(m *Model, width, height int) []string
+}
+
+// frameLines draws a titled box around lines.
+func frameLines(th *theme, title string, body []string, footer string, width int) []string {
+	inner := max(1, width-4)
+	top := "╭─ " + title + " "
+	top += strings.Repeat("─", max(0, width-ansi.StringWidth(top)-1)) + "╮"
+	out := []string{th.rule.Render(fit(top, width))}
+	side := th.rule.Render("│")
+	for _, l := range body {
+		out = append(out, side+" "+pad(l, inner)+" "+side)
+	}
+	bottom := "╰"
+	if footer != "" {
+		bottom += "─ " + footer + " "
+	}
+	bottom += strings.Repeat("─", max(0, width-ansi.StringWidth(bottom)-1)) + "╯"
+	out = append(out, th.rule.Render(fit(bottom, width)))
+	return out
+}
+
+// clampBody keeps at most height-2 body lines (the frame takes two),
+// around the selected line sel.
+func clampBody(body []string, height, sel int) []string {
+	n := height - 2
+	if n < 1 {
+		n = 1
+	}
+	if len(body) <= n {
+		return body
+	}
+	start := 0
+	if sel >= n {
+		start = sel - n + 1
+	}
+	return body[start : start+n]
+}
+
+// isKey reports whether msg is a key press of one of the names.
+func isKey(msg tea.Msg, names ...string) bool {
+	k, ok := msg.(tea.KeyPressMsg)
+	return ok && slices.Contains(names, k.String())
+}
+
+// infoKeys is how the informational drawers treat keys: esc, enter and q
+// close them, scrolling keys are the conversation's, and typing goes to
+// the editor.
+func infoKeys(msg tea.Msg) drawerResult {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep
+	}
+	switch k.String() {
+	case "esc", "enter", "q":
+		return drawerClose
+	}
+	return drawerPass
+}
+
+// contextDrawer is the /context overlay: the calculator's snapshot.
+type contextDrawer struct{}
+
+func (d *contextDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	return infoKeys(msg), nil
+}
+
+func (d *contextDrawer) view(m *Model, width, height int) []string {
+	th := m.th
+	s := m.snap
+	inner := max(10, width-4)
+	if m.runner == nil {
+		return frameLines(th, "Context", []string{th.dim.Render("no session is open yet")}, "esc close", width)
+	}
+	approx := ""
+	if s.Basis == tokens.BasisEstimated {
+		approx = "~"
+	}
+	pct := func(n int64) string {
+		if s.Window == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(s.Window))
+	}
+	var body []string
+	body = append(body, th.bold.Render(fmt.Sprintf("Total %s%s of %s tokens (%s)", approx, commas(s.Total), commas(s.Window), pct(s.Total)))+
+		th.dim.Render(" · basis "+string(s.Basis)))
+	body = append(body, contextBar(th, s, inner)...)
+	row := func(style func(...string) string, label string, n int64) string {
+		return style("■") + " " + fmt.Sprintf("%-15s %11s  %6s", label, commas(n), pct(n))
+	}
+	body = append(body,
+		row(th.barSystem.Render, "system prompt", s.Breakdown.System),
+		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools),
+		row(th.barMessages.Render, "messages", s.Breakdown.Messages),
+		row(th.barFree.Render, "free", s.Free),
+		row(th.barReserve.Render, "output reserve", s.OutputReserve),
+	)
+	if s.CompactAt > 0 {
+		left := s.CompactAt - s.Total
+		line := fmt.Sprintf("Compaction at %s tokens (%s)", commas(s.CompactAt), pct(s.CompactAt))
+		if left > 0 {
+			line += fmt.Sprintf(", %s to go", commas(left))
+		} else {
+			line += ": due before the next call"
+		}
+		body = append(body, line)
+	} else {
+		body = append(body, "Automatic compaction is off (/compact runs it)")
+	}
+	if s.Basis == tokens.BasisActual {
+		body = append(body, fmt.Sprintf("Computed: last input %s + last output %s + new since %s", commas(s.LastInput), commas(s.LastOutput), commas(s.NewEstimate)))
+	} else {
+		body = append(body, fmt.Sprintf("Computed: system %s + tools %s + estimate of the history %s", commas(s.Breakdown.System), commas(s.Breakdown.Tools), commas(s.NewEstimate)))
+	}
+	if s.EstimateError != nil {
+		body = append(body, fmt.Sprintf("Last estimate error: %+.1f%%", 100**s.EstimateError))
+	} else {
+		body = append(body, th.dim.Render("Last estimate error: none yet (no call with usage)"))
+	}
+	for _, w := range s.Warnings {
+		body = append(body, th.warnText.Render("! "+w))
+	}
+	var wrapped []string
+	for _, l := range body {
+		if ansi.StringWidth(l) > inner {
+			wrapped = append(wrapped, strings.Split(ansi.Wrap(l, inner, " "), "\n")...)
+			continue
+		}
+		wrapped = append(wrapped, l)
+	}
+	return frameLines(th, "Context", clampBody(wrapped, height, 0), "esc close", width)
+}
+
+// contextBar draws the window as a bar of system, tools, messages, free
+// and reserve, with the compaction point marked under it.
+func contextBar(th *theme, s tokens.Snapshot, width int) []string {
+	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Free+s.OutputReserve)
+	if total <= 0 || width < 10 {
+		return nil
+	}
+	segs := []struct {
+		n     int64
+		ch    string
+		style func(...string) string
+	}{
+		{s.Breakdown.System, "█", th.barSystem.Render},
+		{s.Breakdown.Tools, "█", th.barTools.Render},
+		{s.Breakdown.Messages, "█", th.barMessages.Render},
+		{s.Free, "░", th.barFree.Render},
+		{s.OutputReserve, "▒", th.barReserve.Render},
+	}
+	var b strings.Builder
+	used := 0
+	var acc int64
+	for i, sg := range segs {
+		acc += sg.n
+		end := int(float64(acc) / float64(total) * float64(width))
+		if i == len(segs)-1 {
+			end = width
+		}
+		if sg.n > 0 && end == used && used < width {
+			end = used + 1 // every non-empty part gets a cell
+		}
+		if end > used {
+			b.WriteString(sg.style(strings.Repeat(sg.ch, end-used)))
+			used = end
+		}
+	}
+	out := []string{b.String()}
+	if s.CompactAt > 0 && s.CompactAt < total {
+		col := int(float64(s.CompactAt) / float64(total) * float64(width))
+		col = min(max(col, 0), width-1)
+		label := "▲ compaction"
+		if col+len([]rune(label)) > width {
+			label = "compaction ▲"
+			col = max(0, col-len([]rune(label))+1)
+		}
+		out = append(out, strings.Repeat(" ", col)+th.warnText.Render(label))
+	}
+	return out
+}
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := fmt.Sprintf("%d", n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// helpDrawer lists keys and commands.
+type helpDrawer struct{}
+
+func (d *helpDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	return infoKeys(msg), nil
+}
+
+func (d *helpDrawer) view(m *Model, width, height int) []string {
+	th := m.th
+	keys := [][2]string{
+		{"enter", "send (queued while the agent works)"},
+		{"shift+enter ctrl+j", "new line"},
+		{"↑ ↓", "history; ↑ on an empty editor pulls the last queued message back"},
+		{"esc", "interrupt the agent; close a panel"},
+		{"ctrl+c", "clear the editor; twice to quit"},
+		{"pgup pgdn wheel", "scroll the conversation"},
+		{"ctrl+o", "expand or collapse tool output and reasoning (or click one)"},
+		{"ctrl+q", "queued messages: edit, delete, reorder"},
+	}
+	var body []string
+	for _, k := range keys {
+		body = append(body, th.key.Render(fmt.Sprintf("%-18s", k[0]))+" "+k[1])
+	}
+	body = append(body, "")
+	for _, c := range commands {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		body = append(body, th.key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
+	}
+	return frameLines(th, "Help", clampBody(body, height, 0), "esc close", width)
+}
+
+// pickerEntry is one choice of a picker.
+type pickerEntry struct {
+	value, label, detail string
+	current              bool
+}
+
+// picker is a filterable list: /sessions and /model.
+type picker struct {
+	title   string
+	entries []pickerEntry
+	filter  string
+	sel     int
+	loading bool
+	err     error
+	// free accepts the typed filter as a value when nothing matches.
+	free   bool
+	choose func(m *Model, value string) tea.Cmd
+}
+
+type sessionsLoadedMsg struct {
+	list []message.Session
+	err  error
+}
+
+type modelsLoadedMsg struct {
+	names []string
+}
+
+func newSessionPicker() *picker {
+	return &picker{title: "Sessions", loading: true, choose: func(m *Model, id string) tea.Cmd {
+		if id == m.sess.ID {
+			return nil
+		}
+		if cmd := m.refuseSwitch(); cmd != nil {
+			return cmd
+		}
+		m.resetConversation()
+		return m.openSession(id)
+	}}
+}
+
+func newModelPicker(m *Model) *picker {
+	return &picker{title: "Model", loading: true, free: true, choose: func(m *Model, name string) tea.Cmd {
+		if name == m.sess.Model {
+			return nil
+		}
+		return m.setModelCmd(name)
+	}}
+}
+
+// load fills the picker in the background.
+func (p *picker) load(m *Model) tea.Cmd {
+	st := m.opt.Loop.Store
+	dir := m.opt.Loop.Dir
+	if p.title == "Sessions" {
+		return func() tea.Msg {
+			if st == nil {
+				return sessionsLoadedMsg{}
+			}
+			list, err := st.ListSessions(context.Background(), dir)
+			return sessionsLoadedMsg{list: list, err: err}
+		}
+	}
+	cfg := m.opt.Loop.Config
+	current := m.sess.Model
+	return func() tea.Msg {
+		seen := map[string]bool{}
+		var names []string
+		add := func(n string) {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		add(current)
+		if cfg != nil {
+			add(cfg.Model)
+			var configured []string
+			for n := range cfg.Models {
+				configured = append(configured, n)
+			}
+			sort.Strings(configured)
+			for _, n := range configured {
+				add(n)
+			}
+			add(cfg.SmallModel)
+		}
+		if st != nil {
+			if list, err := st.ListSessions(context.Background(), ""); err == nil {
+				for _, s := range list {
+					add(s.Model)
+				}
+			}
+		}
+		return modelsLoadedMsg{names: names}
+	}
+}
+
+func (p *picker) visible() []pickerEntry {
+	if p.filter == "" {
+		return p.entries
+	}
+	f := strings.ToLower(p.filter)
+	var out []pickerEntry
+	for _, e := range p.entries {
+		if strings.Contains(strings.ToLower(e.label+" "+e.value), f) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	switch msg := msg.(type) {
+	case sessionsLoadedMsg:
+		p.loading, p.err = false, msg.err
+		p.entries = nil
+		for _, s := range msg.list {
+			title := termsafe.Strip(s.Title)
+			if title == "" {
+				title = "(untitled)"
+			}
+			p.entries = append(p.entries, pickerEntry{
+				value:   s.ID,
+				label:   title,
+				detail:  fmt.Sprintf("%s · %s · %s", s.UpdatedAt.Local().Format("Jan 2 15:04"), termsafe.Strip(s.Model), formatCost(s.CostUSD)),
+				current: s.ID == m.sess.ID,
+			})
+		}
+		return drawerKeep, nil
+	case modelsLoadedMsg:
+		p.loading = false
+		p.entries = nil
+		for _, n := range msg.names {
+			detail := ""
+			if cfg := m.opt.Loop.Config; cfg != nil {
+				if info, known := cfg.ModelInfo(n); known {
+					detail = fmt.Sprintf("%s window", formatTokens(info.ContextWindow))
+				} else {
+					detail = "unknown limits"
+				}
+			}
+			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.sess.Model})
+		}
+		return drawerKeep, nil
+	case tea.PasteMsg:
+		p.filter += strings.ReplaceAll(msg.Content, "\n", " ")
+		p.sel = 0
+		return drawerKeep, nil
+	case tea.KeyPressMsg:
+		vis := p.visible()
+		switch msg.String() {
+		case "esc":
+			return drawerClose, nil
+		case "up", "ctrl+p":
+			p.sel = max(0, p.sel-1)
+		case "down", "ctrl+n":
+			p.sel = min(max(0, len(vis)-1), p.sel+1)
+		case "enter":
+			if len(vis) > 0 {
+				return drawerClose, p.choose(m, vis[min(p.sel, len(vis)-1)].value)
+			}
+			if p.free && strings.TrimSpace(p.filter) != "" {
+				return drawerClose, p.choose(m, strings.TrimSpace(p.filter))
+			}
+		case "backspace":
+			if p.filter != "" {
+				r := []rune(p.filter)
+				p.filter = string(r[:len(r)-1])
+				p.sel = 0
+			}
+		default:
+			if msg.Text != "" {
+				p.filter += msg.Text
+				p.sel = 0
+			}
+		}
+	}
+	return drawerKeep, nil
+}
+
+func (p *picker) view(m *Model, width, height int) []string {
+	th := m.th
+	inner := max(10, width-4)
+	body := []string{th.accentText.Render("filter › ") + p.filter}
+	vis := p.visible()
+	switch {
+	case p.loading:
+		body = append(body, th.dim.Render("loading…"))
+	case p.err != nil:
+		body = append(body, th.errorText.Render(p.err.Error()))
+	case len(vis) == 0 && p.free && p.filter != "":
+		body = append(body, th.dim.Render("enter switches to "+p.filter))
+	case len(vis) == 0:
+		body = append(body, th.dim.Render("nothing here yet"))
+	}
+	var rows []string
+	for i, e := range vis {
+		mark := "  "
+		if e.current {
+			mark = "• "
+		}
+		label := mark + e.label
+		detail := e.detail
+		room := inner - ansi.StringWidth(detail) - 2
+		if room < 12 {
+			detail, room = "", inner
+		}
+		line := pad(fit(label, room), room)
+		if detail != "" {
+			line += "  " + th.dim.Render(detail)
+		}
+		if i == p.sel {
+			line = th.selected.Render(pad(ansi.Strip(line), inner))
+		}
+		rows = append(rows, line)
+	}
+	rows = clampBody(rows, height-len(body), p.sel)
+	body = append(body, rows...)
+	footer := "↑↓ choose · enter open · esc close"
+	if p.free {
+		footer = "↑↓ choose · enter switch · type a name · esc"
+	}
+	return frameLines(th, p.title, body, footer, width)
+}
+
+// queueDrawer lists queued messages to edit, delete or reorder.
+type queueDrawer struct {
+	sel     int
+	editing *editor
+	editID  string
+}
+
+func (q *queueDrawer) clamp(n int) {
+	q.sel = min(max(0, q.sel), max(0, n-1))
+}
+
+func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	r := m.runner
+	if q.editing != nil {
+		if k, ok := msg.(tea.KeyPressMsg); ok {
+			switch k.String() {
+			case "esc":
+				q.editing = nil
+				return drawerKeep, nil
+			case "enter":
+				text, id := q.editing.value(), q.editID
+				q.editing = nil
+				if r == nil || strings.TrimSpace(text) == "" {
+					return drawerKeep, nil
+				}
+				return drawerKeep, func() tea.Msg {
+					if err := r.UpdateQueued(context.Background(), id, text); err != nil {
+						return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
+					}
+					return nil
+				}
+			}
+		}
+		return drawerKeep, q.editing.update(msg)
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	if len(m.queue) == 0 {
+		if k.String() == "esc" || k.String() == "ctrl+q" {
+			return drawerClose, nil
+		}
+		return drawerPass, nil
+	}
+	q.clamp(len(m.queue))
+	cur := m.queue[q.sel]
+	op := func(what string, fn func(ctx context.Context) error) tea.Cmd {
+		if r == nil {
+			return nil
+		}
+		return func() tea.Msg {
+			if err := fn(context.Background()); err != nil {
+				return opFailedMsg{what: what, err: err}
+			}
+			return nil
+		}
+	}
+	switch k.String() {
+	case "esc", "ctrl+q":
+		return drawerClose, nil
+	case "up", "k":
+		q.sel = max(0, q.sel-1)
+	case "down", "j":
+		q.sel = min(len(m.queue)-1, q.sel+1)
+	case "enter", "e":
+		ed := newEditor(m.th)
+		ed.ta.MaxHeight = 4
+		ed.ta.Placeholder = ""
+		ed.setWidth(max(10, m.width-6))
+		ed.setValue(cur.Text)
+		q.editing, q.editID = ed, cur.ID
+	case "d", "delete", "backspace", "x":
+		return drawerKeep, op("delete the queued message", func(ctx context.Context) error { return r.RemoveQueued(ctx, cur.ID) })
+	case "alt+up", "shift+up", "K":
+		if q.sel > 0 {
+			q.sel--
+			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, q.sel) })
+		}
+	case "alt+down", "shift+down", "J":
+		if q.sel < len(m.queue)-1 {
+			q.sel++
+			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, q.sel) })
+		}
+	}
+	return drawerKeep, nil
+}
+
+func (q *queueDrawer) view(m *Model, width, height int) []string {
+	th := m.th
+	inner := max(10, width-4)
+	var body []string
+	if len(m.queue) == 0 {
+		body = append(body, th.dim.Render("nothing queued: messages sent while the agent works wait here"))
+	}
+	for i, e := range m.queue {
+		line := fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(e.Text), inner-4))
+		if i == q.sel {
+			line = th.selected.Render(pad(line, inner))
+		}
+		body = append(body, line)
+		if q.editing != nil && i == q.sel {
+			for _, l := range strings.Split(q.editing.view(), "\n") {
+				body = append(body, "   "+l)
+			}
+		}
+	}
+	footer := "↑↓ select · enter edit · d delete · shift+↑↓ move · esc"
+	if q.editing != nil {
+		footer = "enter save · esc cancel"
+	}
+	return frameLines(th, fmt.Sprintf("Queue (%d) · sent together after the current step", len(m.queue)), clampBody(body, height, q.sel), footer, width)
+}
+
+// permissionDialog asks whether a tool call may run.
+type permissionDialog struct {
+	ask permissionAsk
+	sel int
+}
+
+func newPermissionDialog(a permissionAsk) *permissionDialog { return &permissionDialog{ask: a} }
+
+func (d *permissionDialog) abandoned() bool {
+	select {
+	case <-d.ask.done:
+		return true
+	default:
+		return false
+	}
+}
+
+var permissionReplies = []tools.Reply{tools.AllowOnce, tools.AllowSession, tools.Deny}
+
+func (d *permissionDialog) answer(r tools.Reply) (drawerResult, tea.Cmd) {
+	d.ask.reply <- r
+	return drawerClose, nil
+}
+
+func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	switch k.String() {
+	case "a", "y", "1":
+		return d.answer(tools.AllowOnce)
+	case "s", "2":
+		return d.answer(tools.AllowSession)
+	case "d", "n", "3", "esc":
+		return d.answer(tools.Deny)
+	case "left", "shift+tab", "h":
+		d.sel = (d.sel + 2) % 3
+	case "right", "tab", "l":
+		d.sel = (d.sel + 1) % 3
+	case "enter":
+		return d.answer(permissionReplies[d.sel])
+	}
+	return drawerKeep, nil
+}
+
+func (d *permissionDialog) view(m *Model, width, height int) []string {
+	th := m.th
+	req := d.ask.req
+	inner := max(10, width-4)
+	var body []string
+	what := termsafe.Strip(req.Title)
+	if req.Command != "" {
+		body = append(body, th.bold.Render(req.Tool)+" wants to run:")
+		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
+			body = append(body, "  "+th.accentText.Render(l))
+		}
+	} else {
+		body = append(body, th.bold.Render(req.Tool)+" wants to: "+what)
+	}
+	if req.Reason != "" {
+		for _, l := range wrapText("("+termsafe.Strip(req.Reason)+")", inner) {
+			body = append(body, th.dim.Render(l))
+		}
+	}
+	session := "allow for this session"
+	switch {
+	case req.Tool == "bash" && len(req.Prefixes) > 0:
+		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
+	case req.Tool == "bash":
+		session = "allow this command for this session"
+	case req.Outside:
+		session = "allow " + req.Tool + " outside the directory for this session"
+	default:
+		session = "allow " + req.Tool + " for this session"
+	}
+	labels := []string{"[a] allow once", "[s] " + session, "[d] deny"}
+	body = append(body, "")
+	body = append(body, buttons(th, labels, d.sel, inner)...)
+	return frameLines(th, "Permission", clampBody(body, height, len(body)-1), "a/s/d or ←→ enter · esc denies", width)
+}
+
+// buttons lays out choices, wrapping them when the line is narrow.
+func buttons(th *theme, labels []string, sel, width int) []string {
+	var out []string
+	line := ""
+	for i, l := range labels {
+		b := " " + l + " "
+		if i == sel {
+			b = th.selected.Render(b)
+		} else {
+			b = th.accentText.Render(b)
+		}
+		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(b)+1 > width {
+			out = append(out, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += b
+	}
+	return append(out, line)
+}
+
+// doomDialog asks whether to run a call repeated loop.DoomThreshold times.
+type doomDialog struct {
+	ask doomAsk
+	sel int
+}
+
+func newDoomDialog(a doomAsk) *doomDialog { return &doomDialog{ask: a} }
+
+func (d *doomDialog) abandoned() bool {
+	select {
+	case <-d.ask.done:
+		return true
+	default:
+		return false
+	}
+}
+
+var doomReplies = []loop.DoomReply{loop.DoomContinue, loop.DoomStop, loop.DoomAlwaysAllow}
+
+func (d *doomDialog) answer(r loop.DoomReply) (drawerResult, tea.Cmd) {
+	d.ask.reply <- r
+	return drawerClose, nil
+}
+
+func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	switch k.String() {
+	case "c", "1":
+		return d.answer(loop.DoomContinue)
+	case "s", "2", "esc":
+		return d.answer(loop.DoomStop)
+	case "a", "3":
+		return d.answer(loop.DoomAlwaysAllow)
+	case "left", "shift+tab", "h":
+		d.sel = (d.sel + 2) % 3
+	case "right", "tab", "l":
+		d.sel = (d.sel + 1) % 3
+	case "enter":
+		return d.answer(doomReplies[d.sel])
+	}
+	return drawerKeep, nil
+}
+
+func (d *doomDialog) view(m *Model, width, height int) []string {
+	th := m.th
+	inner := max(10, width-4)
+	body := []string{th.warnText.Render(fmt.Sprintf("%s was called %d times in a row with the same input:", termsafe.Strip(d.ask.tool), loop.DoomThreshold))}
+	in := wrapText(termsafe.Strip(d.ask.input), inner-2)
+	if len(in) > 4 {
+		in = append(in[:4], "…")
+	}
+	for _, l := range in {
+		body = append(body, "  "+th.dim.Render(l))
+	}
+	body = append(body, "")
+	body = append(body, buttons(th, []string{"[c] continue", "[s] stop the turn", "[a] always allow this call"}, d.sel, inner)...)
+	return frameLines(th, "Doom loop?", clampBody(body, height, len(body)-1), "c/s/a or ←→ enter · esc stops", width)
+}
+
+// sinceLabel is a short elapsed time for the status line.
+func sinceLabel(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := time.Since(t)
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return formatDuration(d)
+}

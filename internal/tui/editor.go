@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// editorMaxHeight is the most rows the editor grows to; longer text
+// scrolls inside it.
+const editorMaxHeight = 8
+
+// maxHistory bounds the editor's history.
+const maxHistory = 500
+
+// editor is the input at the bottom: Enter sends (the root model handles
+// it), Shift+Enter, Ctrl+J or Alt+Enter insert a newline, pastes are text,
+// Up and Down at the first or last line walk the history of sent
+// messages.
+type editor struct {
+	ta      textarea.Model
+	history []string
+	histIdx int // len(history) when not browsing
+	draft   string
+
+	// The slash-command popup: sel is the highlighted entry; dismissed is
+	// the value the user closed the popup for.
+	sel       int
+	dismissed string
+}
+
+func newEditor(th *theme) *editor {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Placeholder = "Message the agent · / for commands · enter sends, ctrl+j newline"
+	ta.CharLimit = 0
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = editorMaxHeight
+	ta.MaxContentHeight = 10000
+	ta.MaxWidth = 0
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
+	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
+		if info.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	ta.Focus()
+	e := &editor{ta: ta}
+	e.setTheme(th)
+	return e
+}
+
+func (e *editor) setTheme(th *theme) {
+	s := textarea.DefaultStyles(th.dark)
+	s.Focused.CursorLine = lipgloss.NewStyle()
+	s.Focused.Prompt = lipgloss.NewStyle().Foreground(th.accent).Bold(true)
+	s.Focused.Placeholder = th.dim
+	s.Blurred.Prompt = th.dim
+	s.Cursor.Blink = false
+	s.Cursor.Color = th.accent
+	e.ta.SetStyles(s)
+}
+
+func (e *editor) setWidth(w int) { e.ta.SetWidth(w) }
+
+func (e *editor) height() int { return e.ta.Height() }
+
+func (e *editor) value() string { return e.ta.Value() }
+
+func (e *editor) setValue(s string) {
+	e.ta.SetValue(s)
+	e.histIdx = len(e.history)
+}
+
+func (e *editor) reset() {
+	e.ta.Reset()
+	e.histIdx = len(e.history)
+	e.draft = ""
+	e.sel = 0
+}
+
+// remember adds a sent text to the history.
+func (e *editor) remember(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if n := len(e.history); n == 0 || e.history[n-1] != text {
+		e.history = append(e.history, text)
+		if len(e.history) > maxHistory {
+			e.history = e.history[len(e.history)-maxHistory:]
+		}
+	}
+	e.histIdx = len(e.history)
+}
+
+// atFirstLine reports whether the cursor is on the first visual row.
+func (e *editor) atFirstLine() bool {
+	return e.ta.Line() == 0 && e.ta.LineInfo().RowOffset == 0
+}
+
+// atLastLine reports whether the cursor is on the last visual row.
+func (e *editor) atLastLine() bool {
+	li := e.ta.LineInfo()
+	return e.ta.Line() == e.ta.LineCount()-1 && li.RowOffset >= li.Height-1
+}
+
+// historyPrev shows the previous history entry; false when there is none.
+func (e *editor) historyPrev() bool {
+	if e.histIdx == 0 || len(e.history) == 0 {
+		return false
+	}
+	if e.histIdx == len(e.history) {
+		e.draft = e.ta.Value()
+	}
+	e.histIdx--
+	e.ta.SetValue(e.history[e.histIdx])
+	e.ta.MoveToBegin()
+	return true
+}
+
+// historyNext shows the next history entry, then the draft.
+func (e *editor) historyNext() bool {
+	if e.histIdx >= len(e.history) {
+		return false
+	}
+	e.histIdx++
+	if e.histIdx == len(e.history) {
+		e.ta.SetValue(e.draft)
+	} else {
+		e.ta.SetValue(e.history[e.histIdx])
+	}
+	return true
+}
+
+func (e *editor) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	e.ta, cmd = e.ta.Update(msg)
+	return cmd
+}
+
+func (e *editor) view() string { return e.ta.View() }
+
+// completions are the commands the popup offers for the current value:
+// it shows while the value is a slash and the start of a command name.
+func (e *editor) completions() []command {
+	v := e.ta.Value()
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") || v == e.dismissed {
+		return nil
+	}
+	return matchCommands(v[1:])
+}

@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// formatTokens abbreviates a token count: 950, 12.3K, 128K, 1.05M.
+func formatTokens(n int64) string {
+	neg := ""
+	if n < 0 {
+		neg, n = "-", -n
+	}
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%s%d", neg, n)
+	case n < 100_000:
+		return neg + trimZero(fmt.Sprintf("%.1f", float64(n)/1000)) + "K"
+	case n < 1_000_000:
+		return fmt.Sprintf("%s%dK", neg, (n+500)/1000)
+	default:
+		return neg + trimZero(fmt.Sprintf("%.2f", float64(n)/1e6)) + "M"
+	}
+}
+
+func trimZero(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	return s
+}
+
+// formatDuration shows a duration the way a person reads a stopwatch:
+// 0.4s, 12s, 3m05s, 1h02m.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// formatCost shows a cost in dollars with enough digits to be non-zero.
+func formatCost(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd < 0.01:
+		return fmt.Sprintf("$%.4f", usd)
+	case usd < 10:
+		return fmt.Sprintf("$%.3f", usd)
+	default:
+		return fmt.Sprintf("$%.2f", usd)
+	}
+}
+
+// fit cuts a styled line to width cells.
+func fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// pad fills a styled line with spaces up to width cells (cutting it if
+// longer).
+func pad(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w > width {
+		return ansi.Truncate(s, width, "…")
+	}
+	return s + strings.Repeat(" ", width-w)
+}
+
+// wrapText wraps plain text (no escape sequences) to width, keeping blank
+// lines and expanding tabs.
+func wrapText(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	s = strings.ReplaceAll(s, "\t", "    ")
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
+	}
+	return out
+}
+
+// oneLine flattens text to its first line, cut to width cells.
+func oneLine(s string, width int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	s = strings.ReplaceAll(s, "\t", " ")
+	return fit(s, width)
+}

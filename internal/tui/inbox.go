@@ -1,0 +1,143 @@
+package tui
+
+// The loop calls its observer and its askers on its own goroutine, and
+// must never wait for the UI to draw. The inbox is an unbounded, ordered
+// queue between them: the loop pushes and returns at once; one drain
+// command at a time takes everything pushed so far and hands it to Update
+// as a single message, so events keep their order and a burst of deltas
+// costs one frame.
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// errClosed is returned to an asker when the UI is gone.
+var errClosed = errors.New("the chat was closed")
+
+type inbox struct {
+	mu     sync.Mutex
+	items  []any
+	signal chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newInbox() *inbox {
+	return &inbox{signal: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// push adds an item; it never blocks.
+func (b *inbox) push(v any) {
+	b.mu.Lock()
+	select {
+	case <-b.done:
+		b.mu.Unlock()
+		return
+	default:
+	}
+	b.items = append(b.items, v)
+	b.mu.Unlock()
+	select {
+	case b.signal <- struct{}{}:
+	default:
+	}
+}
+
+// close ends the drain and makes askers give up.
+func (b *inbox) close() { b.once.Do(func() { close(b.done) }) }
+
+// inboxMsg carries what was pushed since the last drain.
+type inboxMsg []any
+
+// wait is the drain command: it returns when something was pushed, or nil
+// when the inbox is closed.
+func (b *inbox) wait() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-b.signal:
+		case <-b.done:
+			return nil
+		}
+		b.mu.Lock()
+		items := b.items
+		b.items = nil
+		b.mu.Unlock()
+		return inboxMsg(items)
+	}
+}
+
+// loopEvent is an event of the runner opened as generation gen; events
+// of a runner the chat has left are dropped.
+type loopEvent struct {
+	gen int
+	ev  message.Event
+}
+
+// permissionAsk is a permission question waiting for the user.
+type permissionAsk struct {
+	gen   int
+	req   tools.Request
+	reply chan tools.Reply
+	done  <-chan struct{}
+}
+
+// doomAsk is a doom-loop question waiting for the user.
+type doomAsk struct {
+	gen   int
+	tool  string
+	input string
+	reply chan loop.DoomReply
+	done  <-chan struct{}
+}
+
+// observer returns the runner's observer for generation gen.
+func (b *inbox) observer(gen int) func(message.Event) {
+	return func(ev message.Event) { b.push(loopEvent{gen: gen, ev: ev}) }
+}
+
+// permissionAsker asks the user through the chat (tools.Asker).
+type permissionAsker struct {
+	box *inbox
+	gen int
+}
+
+func (a permissionAsker) Ask(ctx context.Context, req tools.Request) (tools.Reply, error) {
+	reply := make(chan tools.Reply, 1)
+	a.box.push(permissionAsk{gen: a.gen, req: req, reply: reply, done: ctx.Done()})
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-ctx.Done():
+		return tools.Deny, ctx.Err()
+	case <-a.box.done:
+		return tools.Deny, errClosed
+	}
+}
+
+// doomAsker asks the user about a doom loop through the chat
+// (loop.DoomAsker).
+type doomAsker struct {
+	box *inbox
+	gen int
+}
+
+func (a doomAsker) AskDoomLoop(ctx context.Context, tool, input string) (loop.DoomReply, error) {
+	reply := make(chan loop.DoomReply, 1)
+	a.box.push(doomAsk{gen: a.gen, tool: tool, input: input, reply: reply, done: ctx.Done()})
+	select {
+	case r := <-reply:
+		return r, nil
+	case <-ctx.Done():
+		return loop.DoomStop, ctx.Err()
+	case <-a.box.done:
+		return loop.DoomStop, errClosed
+	}
+}

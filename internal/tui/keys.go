@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// wheelLines is how far one wheel notch scrolls.
+const wheelLines = 3
+
+// handleKey routes a key: Ctrl+C always; then an open question from the
+// loop; scrolling; an open drawer; the command popup; the chat's own keys;
+// and last the editor.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s == "ctrl+c" {
+		return m.ctrlC()
+	}
+	if len(m.dialogs) > 0 {
+		switch s {
+		case "pgup", "pgdown":
+		default:
+			res, cmd := m.dialogs[0].update(m, k)
+			if res == drawerClose {
+				m.dialogs[0] = nil
+				m.dialogs = m.dialogs[1:]
+			}
+			return cmd
+		}
+	}
+	switch s {
+	case "pgup":
+		m.chat.scrollUp(&m.rc, max(1, m.chat.height-2))
+		return nil
+	case "pgdown":
+		m.chat.scrollDown(&m.rc, max(1, m.chat.height-2))
+		return nil
+	case "ctrl+end":
+		m.chat.toBottom()
+		return nil
+	case "ctrl+home":
+		m.chat.scrollUp(&m.rc, 1<<30)
+		return nil
+	}
+	if m.drawer != nil {
+		res, cmd := m.drawer.update(m, k)
+		switch res {
+		case drawerKeep:
+			return cmd
+		case drawerClose:
+			m.drawer = nil
+			return cmd
+		case drawerPass:
+			m.drawer = nil
+		}
+	}
+	if comps := m.editor.completions(); len(comps) > 0 {
+		sel := min(m.editor.sel, len(comps)-1)
+		switch s {
+		case "up", "ctrl+p":
+			m.editor.sel = (sel + len(comps) - 1) % len(comps)
+			return nil
+		case "down", "ctrl+n":
+			m.editor.sel = (sel + 1) % len(comps)
+			return nil
+		case "tab":
+			c := comps[sel]
+			v := "/" + c.name
+			if c.args != "" {
+				v += " "
+			}
+			m.editor.setValue(v)
+			return nil
+		case "enter":
+			c := comps[sel]
+			m.editor.remember("/" + c.name)
+			m.editor.reset()
+			return m.runCommand(c.name, "")
+		case "esc":
+			m.editor.dismissed = m.editor.value()
+			return nil
+		}
+	}
+	switch s {
+	case "esc":
+		return m.interrupt()
+	case "enter":
+		return m.submit()
+	case "ctrl+o":
+		m.expandAll = !m.expandAll
+		m.rc.expandAll = m.expandAll
+		m.rc.gen++
+		return nil
+	case "ctrl+q":
+		m.drawer = &queueDrawer{}
+		return nil
+	case "up":
+		if m.editor.atFirstLine() {
+			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {
+				r := m.runner
+				return func() tea.Msg {
+					text, ok, err := r.PullBack(context.Background())
+					return pulledBackMsg{text: text, ok: ok, err: err}
+				}
+			}
+			if m.editor.historyPrev() {
+				return nil
+			}
+		}
+	case "down":
+		if m.editor.atLastLine() && m.editor.historyNext() {
+			return nil
+		}
+	}
+	cmd := m.editor.update(k)
+	m.editor.sel = 0
+	return cmd
+}
+
+// ctrlC clears the editor; a second press within quitWindow quits.
+func (m *Model) ctrlC() tea.Cmd {
+	now := time.Now()
+	if !m.quitArmed.IsZero() && now.Sub(m.quitArmed) < quitWindow {
+		return tea.Quit
+	}
+	m.quitArmed = now
+	m.editor.reset()
+	return m.setFlash("press ctrl+c again to quit", quitWindow)
+}
+
+func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
+	if len(m.dialogs) > 0 {
+		return nil
+	}
+	if m.drawer != nil {
+		switch m.drawer.(type) {
+		case *picker, *queueDrawer:
+			_, cmd := m.drawer.update(m, msg)
+			return cmd
+		}
+		m.drawer = nil
+	}
+	return m.editor.update(msg)
+}
+
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		m.chat.scrollUp(&m.rc, wheelLines)
+	case tea.MouseWheelDown:
+		m.chat.scrollDown(&m.rc, wheelLines)
+	}
+}
+
+// handleClick expands or collapses the item clicked in the conversation.
+func (m *Model) handleClick(msg tea.MouseClickMsg) {
+	mouse := msg.Mouse()
+	if mouse.Button != tea.MouseLeft || mouse.Y >= m.chat.height {
+		return
+	}
+	if it, ok := m.chat.itemAt(mouse.Y); ok {
+		it.toggle()
+	}
+}

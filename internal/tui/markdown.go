@@ -1,0 +1,350 @@
+package tui
+
+// Markdown rendering is the slow part of drawing a conversation (glamour
+// takes about 90 ms per 10 KB), so it never runs inside Update. An
+// assistant text is split into blocks at blank lines outside code fences;
+// a finished block is rendered once per width and background, off the
+// event loop, and cached on the block. While a reply streams only its open
+// tail is re-rendered, at most tailRenderInterval apart. Until a render
+// arrives a block is shown as plain wrapped text.
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// tailRenderInterval bounds how often a streaming tail is re-rendered
+// (about 15 times a second).
+const tailRenderInterval = 66 * time.Millisecond
+
+// mdBlock is one top-level markdown block and its rendering.
+type mdBlock struct {
+	src string
+	r   mdRendering
+	// pending is the key of a render in flight, to ask only once.
+	pending mdKey
+}
+
+// mdKey says what a rendering was made for.
+type mdKey struct {
+	width int
+	dark  bool
+	src   string
+}
+
+type mdRendering struct {
+	key   mdKey
+	lines []string
+}
+
+// mdDoc is the markdown of one text part, split into finished blocks and
+// the open tail that is still streaming.
+type mdDoc struct {
+	b      strings.Builder
+	done   int // offset in the text where the open tail starts
+	blocks []*mdBlock
+	tail   mdBlock
+	final  bool
+	// lastTail is when the tail was last sent to render.
+	lastTail time.Time
+}
+
+func newMarkdown(text string, final bool) *mdDoc {
+	d := &mdDoc{final: final}
+	d.b.WriteString(text)
+	d.resplit()
+	return d
+}
+
+func (d *mdDoc) text() string { return d.b.String() }
+
+// append adds streamed text.
+func (d *mdDoc) append(s string) {
+	d.b.WriteString(s)
+	d.resplit()
+}
+
+// setText replaces the text (the part's final state); a text that only
+// extends the current one is appended.
+func (d *mdDoc) setText(s string, final bool) {
+	cur := d.b.String()
+	if s == cur && final == d.final {
+		return
+	}
+	if strings.HasPrefix(s, cur) && (!d.final || final) {
+		d.final = final
+		d.b.WriteString(s[len(cur):])
+		d.resplit()
+		return
+	}
+	*d = mdDoc{final: final}
+	d.b.WriteString(s)
+	d.resplit()
+}
+
+func (d *mdDoc) resplit() {
+	src := d.b.String()
+	blocks, rest := splitBlocks(src[d.done:], d.final)
+	for _, s := range blocks {
+		blk := &mdBlock{src: s}
+		if strings.Trim(d.tail.r.key.src, "\n") == s {
+			// The tail's last render was of exactly this block.
+			blk.r = d.tail.r
+			blk.r.key.src = s
+		}
+		d.blocks = append(d.blocks, blk)
+	}
+	if len(blocks) > 0 {
+		d.tail.r = mdRendering{}
+		d.tail.pending = mdKey{}
+	}
+	d.done += rest
+	d.tail.src = src[d.done:]
+}
+
+// lines lays the document out at width: rendered blocks where renders
+// exist, plain wrapped text elsewhere. missing lists the blocks to render.
+func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
+	add := func(ls []string) {
+		if len(out) > 0 && len(ls) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, ls...)
+	}
+	for _, blk := range d.blocks {
+		key := mdKey{width, dark, blk.src}
+		if blk.r.key == key {
+			add(blk.r.lines)
+			continue
+		}
+		add(wrapText(blk.src, width))
+		if blk.pending != key {
+			missing = append(missing, blk)
+		}
+	}
+	if strings.TrimSpace(d.tail.src) == "" {
+		return out, missing
+	}
+	key := mdKey{width, dark, d.tail.src}
+	r := d.tail.r
+	switch {
+	case r.key == key:
+		add(r.lines)
+	case r.key.width == width && r.key.dark == dark && strings.HasPrefix(d.tail.src, r.key.src):
+		// A render of an earlier state of the tail: show it until the
+		// next one arrives, with the text added since as plain text.
+		add(r.lines)
+		if extra := strings.Trim(d.tail.src[len(r.key.src):], "\n"); extra != "" {
+			out = append(out, wrapText(extra, width)...)
+		}
+	default:
+		add(wrapText(d.tail.src, width))
+	}
+	if r.key != key && d.tail.pending == (mdKey{}) {
+		missing = append(missing, &d.tail)
+	}
+	return out, missing
+}
+
+// splitBlocks cuts markdown into top-level blocks at blank lines outside
+// code fences. It returns the finished blocks and the offset of the
+// unfinished rest; when final, the rest is a block too. A blank line does
+// not end a block when the next line is indented or continues a list, so
+// that loose lists and indented continuations render whole.
+func splitBlocks(src string, final bool) (blocks []string, rest int) {
+	start, i := 0, 0
+	var fence string // the open fence's marker, "" outside a fence
+	emit := func(end int) {
+		if s := strings.Trim(src[start:end], "\n"); strings.TrimSpace(s) != "" {
+			blocks = append(blocks, s)
+		}
+	}
+scan:
+	for i < len(src) {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		j += i
+		line := src[i:j]
+		switch {
+		case fence != "":
+			if closesFence(line, fence) {
+				fence = ""
+			}
+		case openFence(line) != "":
+			fence = openFence(line)
+		case isBlank(line):
+			if strings.TrimSpace(src[start:i]) == "" {
+				start = j + 1
+				break
+			}
+			// Find the next non-blank complete line.
+			k := j + 1
+			next, decided := "", false
+			for k < len(src) {
+				e := strings.IndexByte(src[k:], '\n')
+				if e < 0 {
+					break
+				}
+				if l := src[k : k+e]; !isBlank(l) {
+					next, decided = l, true
+					break
+				}
+				k += e + 1
+			}
+			if !decided {
+				break scan
+			}
+			if continuesBlock(firstLine(src[start:i]), next) {
+				break
+			}
+			emit(i)
+			start, i = k, k
+			continue scan
+		}
+		i = j + 1
+	}
+	if final {
+		emit(len(src))
+		return blocks, len(src)
+	}
+	return blocks, start
+}
+
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, "\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
+
+// openFence returns the fence marker a line opens (``` or ~~~ with any
+// extra length), or "".
+func openFence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return ""
+	}
+	for _, ch := range []byte{'`', '~'} {
+		n := 0
+		for n < len(t) && t[n] == ch {
+			n++
+		}
+		if n >= 3 {
+			return t[:n]
+		}
+	}
+	return ""
+}
+
+func closesFence(line, fence string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
+}
+
+// continuesBlock reports whether next, after a blank line, belongs to the
+// block starting with first.
+func continuesBlock(first, next string) bool {
+	if next[0] == ' ' || next[0] == '\t' {
+		return true
+	}
+	return isListItem(first) && isListItem(next)
+}
+
+func isListItem(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(t) >= 2 && strings.ContainsRune("-*+", rune(t[0])) && t[1] == ' ' {
+		return true
+	}
+	n := 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	return n > 0 && n < 10 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && t[n+1] == ' '
+}
+
+// markdownRenderers renders markdown with one glamour renderer per width
+// and background. Renders are serialised: glamour's renderer is not meant
+// for concurrent use, and one render at a time leaves a core to the UI.
+var markdownRenderers = struct {
+	sync.Mutex
+	byKey map[[2]int]*glamour.TermRenderer
+}{byKey: map[[2]int]*glamour.TermRenderer{}}
+
+// renderMarkdown renders one block to lines of at most width cells.
+func renderMarkdown(src string, width int, dark bool) []string {
+	markdownRenderers.Lock()
+	defer markdownRenderers.Unlock()
+	k := [2]int{width, 0}
+	if dark {
+		k[1] = 1
+	}
+	r := markdownRenderers.byKey[k]
+	if r == nil {
+		var err error
+		r, err = glamour.NewTermRenderer(glamour.WithStyles(markdownStyle(dark)), glamour.WithWordWrap(width))
+		if err != nil {
+			return wrapText(src, width)
+		}
+		if len(markdownRenderers.byKey) > 16 { // widths of past resizes
+			clear(markdownRenderers.byKey)
+		}
+		markdownRenderers.byKey[k] = r
+	}
+	out, err := r.Render(strings.ReplaceAll(src, "\t", "    "))
+	if err != nil {
+		return wrapText(src, width)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		l = trimRightSpace(l)
+		if ansi.StringWidth(l) > width {
+			l = ansi.Truncate(l, width, "")
+		}
+		lines[i] = l
+	}
+	// Drop blank lines around the block: the document places blocks.
+	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && ansi.Strip(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// trimRightSpace removes trailing spaces from a styled line, also those
+// inside the last style run (glamour pads lines to the wrap width).
+func trimRightSpace(l string) string {
+	if !strings.HasSuffix(l, " ") && !strings.HasSuffix(l, "m") {
+		return l
+	}
+	// Peel trailing SGR sequences, trim spaces before them, and put the
+	// sequences back.
+	var tail []string
+	for {
+		l = strings.TrimRight(l, " ")
+		i := strings.LastIndex(l, "\x1b[")
+		if i < 0 || !strings.HasSuffix(l, "m") || strings.ContainsAny(l[i+2:len(l)-1], "\x1b") {
+			break
+		}
+		seq := l[i:]
+		if strings.Trim(seq[2:len(seq)-1], "0123456789;:") != "" {
+			break
+		}
+		tail = append(tail, seq)
+		l = l[:i]
+	}
+	for i := len(tail) - 1; i >= 0; i-- {
+		l += tail[i]
+	}
+	return l
+}

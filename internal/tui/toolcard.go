@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// Lines of a tool's output shown on a collapsed card, and the most shown
+// expanded.
+const (
+	collapsedOutputLines = 4
+	collapsedDiffLines   = 12
+	expandedOutputLines  = 400
+)
+
+// toolItem is a tool call: a header with status, title and duration, and a
+// few lines of output (or of the edit's diff), expandable.
+type toolItem struct {
+	state message.ToolState
+	// title is shown until the tool's own title arrives.
+	title    string
+	expanded bool
+	ver      int
+	cache    lineCache
+}
+
+func (t *toolItem) toggle() bool {
+	t.expanded = !t.expanded
+	t.ver++
+	return true
+}
+
+func (t *toolItem) set(st message.ToolState, title string) {
+	t.state = st
+	if title != "" {
+		t.title = title
+	}
+	t.ver++
+}
+
+func (t *toolItem) lines(rc *renderCtx) []string {
+	if ls, ok := t.cache.get(rc, t.ver); ok {
+		return ls
+	}
+	th := rc.th
+	st := &t.state
+	icon, iconStyle := "○", th.dim
+	switch st.Status {
+	case message.ToolRunning:
+		icon, iconStyle = "◐", th.accentText
+	case message.ToolCompleted:
+		icon, iconStyle = "✓", th.okText
+	case message.ToolError:
+		icon, iconStyle = "✗", th.errorText
+	}
+	title := st.Title
+	if title == "" {
+		title = t.title
+	}
+	if title == "" {
+		title = st.Name
+	}
+	title = termsafe.Strip(title)
+	name := termsafe.Strip(st.Name)
+	if strings.HasPrefix(title, name) {
+		title = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(title, name), ":"))
+	}
+	var right []string
+	switch st.Status {
+	case message.ToolPending:
+		right = append(right, "waiting")
+	case message.ToolRunning:
+		right = append(right, "running")
+	default:
+		if !st.StartedAt.IsZero() && !st.EndedAt.IsZero() {
+			right = append(right, formatDuration(st.EndedAt.Sub(st.StartedAt)))
+		}
+	}
+	if !st.CompactedAt.IsZero() {
+		right = append(right, "pruned")
+	}
+	if st.Truncated {
+		right = append(right, "truncated")
+	}
+	rightText := strings.Join(right, " · ")
+	head := iconStyle.Render(icon) + " " + th.bold.Render(name)
+	avail := rc.width - ansi.StringWidth(head) - len([]rune(rightText)) - 3
+	if title != "" && avail > 4 {
+		head += " " + th.text.Render(oneLine(title, avail))
+	}
+	if rightText != "" {
+		gap := rc.width - ansi.StringWidth(head) - len([]rune(rightText))
+		head += strings.Repeat(" ", max(1, gap)) + th.dim.Render(rightText)
+	}
+	out := []string{fit(head, rc.width)}
+
+	expanded := t.expanded || rc.expandAll
+	bodyWidth := rc.width - 4
+	var body []string
+	var bodyStyle = th.dim
+	more := 0
+	switch {
+	case st.Status == message.ToolPending || st.Status == message.ToolRunning:
+		if st.Progress != "" {
+			body = tailLines(wrapText(termsafe.Strip(strings.TrimRight(st.Progress, "\n")), bodyWidth), collapsedOutputLines)
+		}
+	case diffOf(st) != "" && st.Status == message.ToolCompleted:
+		diff := diffLines(diffOf(st))
+		limit := collapsedDiffLines
+		if expanded {
+			limit = expandedOutputLines
+		}
+		if len(diff) > limit {
+			more = len(diff) - limit
+			diff = diff[:limit]
+		}
+		for _, l := range diff {
+			out = append(out, "    "+styleDiffLine(th, fit(l, bodyWidth)))
+		}
+	default:
+		text := strings.TrimRight(termsafe.Strip(st.Output), "\n")
+		if st.Status == message.ToolError {
+			bodyStyle = th.errorText
+		}
+		all := wrapText(text, bodyWidth)
+		limit := collapsedOutputLines
+		if st.Status == message.ToolError {
+			limit = collapsedOutputLines + 2
+		}
+		if expanded {
+			limit = expandedOutputLines
+		}
+		if text == "" {
+			all = nil
+		}
+		if len(all) > limit {
+			more = len(all) - limit
+			all = all[:limit]
+		}
+		body = all
+	}
+	for _, l := range body {
+		out = append(out, "    "+bodyStyle.Render(l))
+	}
+	switch {
+	case more > 0 && !expanded:
+		out = append(out, "    "+th.dim.Render(fmt.Sprintf("… %d more lines (click or ctrl+o to expand)", more)))
+	case more > 0:
+		out = append(out, "    "+th.dim.Render(fmt.Sprintf("… %d more lines", more)))
+	}
+	if expanded && st.FullOutputPath != "" {
+		out = append(out, "    "+th.dim.Render(fit("full output: "+termsafe.Strip(st.FullOutputPath), bodyWidth)))
+	}
+	return t.cache.put(rc, t.ver, append(out, ""))
+}
+
+func tailLines(ls []string, n int) []string {
+	if len(ls) > n {
+		return ls[len(ls)-n:]
+	}
+	return ls
+}
+
+// diffOf returns an edit's unified diff from its metadata.
+func diffOf(st *message.ToolState) string {
+	d, _ := st.Metadata["diff"].(string)
+	return d
+}
+
+// diffLines drops the file header of a unified diff and sanitises it.
+func diffLines(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(termsafe.Strip(diff), "\n"), "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+			continue
+		}
+		out = append(out, strings.ReplaceAll(l, "\t", "    "))
+	}
+	return out
+}
+
+func styleDiffLine(th *theme, l string) string {
+	switch {
+	case strings.HasPrefix(l, "+"):
+		return th.diffAdd.Render(l)
+	case strings.HasPrefix(l, "-"):
+		return th.diffDel.Render(l)
+	case strings.HasPrefix(l, "@@"):
+		return th.diffHunk.Render(l)
+	}
+	return th.dim.Render(l)
+}

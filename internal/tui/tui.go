@@ -1,0 +1,61 @@
+// Package tui is the chat: a Bubble Tea program in which the user talks to
+// a session's loop. It renders from the loop's events (text deltas, part
+// updates, status, queue, retries, prunes, compactions) and from the
+// runner's read APIs; it never writes the database itself and never does
+// I/O inside Update: every call into the runner runs as a tea.Cmd.
+//
+// The screen is, top to bottom: the conversation (user messages, assistant
+// markdown, reasoning, tool cards, markers), an optional drawer (the
+// /context overlay, help, pickers, the queue panel, permission and
+// doom-loop dialogs), the editor with the queue badge, and the status line
+// (model, title, context used from the token calculator, cost, and while
+// busy a spinner, elapsed time and tokens per second).
+//
+// The loop calls its observer and askers on its own goroutine; they push
+// into an unbounded ordered inbox that one command at a time drains, so
+// the loop never waits for the screen.
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// Options configure the chat.
+type Options struct {
+	// Loop is the template of the runners the chat opens (Store,
+	// Provider, Tools, Config, Dir, OutputDir, MaxSteps…). The chat sets
+	// Observer, Doom and Perms itself.
+	Loop loop.Options
+	// PermModes are the configured permission modes per tool.
+	PermModes map[string]tools.Mode
+	// SessionID is the session to open; "" starts a new one.
+	SessionID string
+	// Setup, when set, is why nothing can be sent yet (no API key): the
+	// chat opens anyway and says how to fix it.
+	Setup error
+	// Notices are shown above the conversation (configuration warnings).
+	Notices []string
+}
+
+// Run runs the chat until the user quits. It closes the session it has
+// open (cancelling a running turn; queued messages stay persisted).
+func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error {
+	m := New(opt)
+	defer m.Close()
+	opts := append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)
+	p := tea.NewProgram(m, opts...)
+	_, err := p.Run()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("chat: %w", err)
+	}
+	return nil
+}

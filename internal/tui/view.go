@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// layout sizes the parts of the screen and lays the conversation out.
+func (m *Model) layout() {
+	w := max(20, m.width)
+	if m.editor.ta.Width() != w-2 {
+		m.editor.setWidth(w)
+	}
+	avail := m.height - m.editor.height() - 2 // the rule and the status line
+	var lines []string
+	var d drawer
+	if len(m.dialogs) > 0 {
+		d = m.dialogs[0]
+	} else if m.drawer != nil {
+		d = m.drawer
+	}
+	if d != nil {
+		lines = d.view(m, w, max(4, avail*2/3))
+	} else if comps := m.editor.completions(); len(comps) > 0 {
+		lines = m.popupLines(comps, w)
+	}
+	if m.flash != "" {
+		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
+	}
+	if len(lines) > avail-1 {
+		lines = lines[len(lines)-max(0, avail-1):]
+	}
+	m.drawerLines = lines
+	m.rc.width = w - 2
+	m.rc.expandAll = m.expandAll
+	m.chat.width = w - 2
+	m.chat.height = max(1, avail-len(lines))
+	m.chat.layout(&m.rc)
+}
+
+// popupLines is the slash-command completion popup.
+func (m *Model) popupLines(comps []command, width int) []string {
+	th := m.th
+	sel := min(m.editor.sel, len(comps)-1)
+	var out []string
+	for i, c := range comps {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		line := fmt.Sprintf(" %-18s %s", name, c.help)
+		line = pad(fit(line, width-2), width-2)
+		if i == sel {
+			line = th.selected.Render(line)
+		} else {
+			line = th.dim.Render(line)
+		}
+		out = append(out, " "+line)
+	}
+	out = append(out, " "+th.dim.Render(fit("↑↓ choose · tab complete · enter run · esc dismiss", width-2)))
+	return out
+}
+
+// View draws the screen from the last layout.
+func (m *Model) View() tea.View {
+	var b strings.Builder
+	for _, l := range m.chat.visible {
+		b.WriteByte(' ')
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for _, l := range m.drawerLines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.ruleLine())
+	b.WriteByte('\n')
+	b.WriteString(m.editor.view())
+	b.WriteByte('\n')
+	b.WriteString(m.statusLine())
+	v := tea.NewView(b.String())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	title := "agent"
+	if m.sess.Title != "" {
+		title += " · " + termsafe.Strip(m.sess.Title)
+	}
+	v.WindowTitle = title
+	return v
+}
+
+// ruleLine separates the conversation from the editor; it carries the
+// queue badge and says when the view is scrolled up.
+func (m *Model) ruleLine() string {
+	th := m.th
+	w := max(20, m.width)
+	left := ""
+	if !m.chat.follow {
+		left = th.accentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
+	}
+	right := ""
+	if n := len(m.queue); n > 0 {
+		right = th.badge.Render(fmt.Sprintf(" %d queued ", n)) + th.dim.Render(" ctrl+q ")
+	}
+	fill := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
+	if fill < 0 {
+		return fit(left+right, w)
+	}
+	return th.rule.Render("──") + left + th.rule.Render(strings.Repeat("─", fill)) + right
+}
+
+// statusLine is the last line: model and title on the left; context
+// used, cost and activity on the right.
+func (m *Model) statusLine() string {
+	th := m.th
+	w := max(20, m.width)
+	var right []string
+	if act := m.activity(); act != "" {
+		right = append(right, act)
+	}
+	if ctx := m.contextLabel(); ctx != "" {
+		right = append(right, ctx)
+	}
+	if m.sess.CostUSD > 0 {
+		right = append(right, th.dim.Render(formatCost(m.sess.CostUSD)))
+	}
+	sep := th.dim.Render(" · ")
+	r := strings.Join(right, sep)
+	// Drop the least important parts until it fits beside the model.
+	for len(right) > 1 && ansi.StringWidth(r) > w-12 {
+		right = right[:len(right)-1]
+		r = strings.Join(right, sep)
+	}
+	model := m.sess.Model
+	if model == "" && m.opt.Loop.Config != nil {
+		model = m.opt.Loop.Config.Model
+	}
+	left := th.statusModel.Render(termsafe.Strip(model))
+	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
+	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
+		left += th.dim.Render(" · ") + th.statusBar.Render(oneLine(title, room-3))
+	}
+	gap := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 1
+	if gap < 1 {
+		return fit(" "+left+" "+r, w)
+	}
+	return " " + left + strings.Repeat(" ", gap) + r
+}
+
+// activity is the spinner part of the status line.
+func (m *Model) activity() string {
+	th := m.th
+	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
+	switch {
+	case m.opening && m.runner == nil && m.openErr == nil:
+		return spin + th.dim.Render(" opening")
+	case m.compacting:
+		return spin + " compacting " + sinceLabel(m.busySince) + th.dim.Render(" · esc stops")
+	case m.busy:
+		s := spin + " " + sinceLabel(m.busySince)
+		if m.retry != nil && m.retry.left > 0 {
+			s += th.warnText.Render(fmt.Sprintf(" · retry in %ds", m.retry.left))
+		} else if rate := m.tokensPerSecond(); rate > 0 {
+			s += fmt.Sprintf(" · %.0f tok/s", rate)
+		}
+		return s + th.dim.Render(" · esc interrupts")
+	}
+	return ""
+}
+
+// tokensPerSecond estimates the streaming rate of the current step (four
+// characters a token).
+func (m *Model) tokensPerSecond() float64 {
+	if m.streamStart.IsZero() {
+		return 0
+	}
+	d := time.Since(m.streamStart)
+	if d < 500*time.Millisecond {
+		return 0
+	}
+	return float64(m.streamChars) / 4 / d.Seconds()
+}
+
+// contextLabel shows the calculator's total against the window, coloured
+// as it nears the compaction point.
+func (m *Model) contextLabel() string {
+	th := m.th
+	s := m.snap
+	if s.Window == 0 {
+		return ""
+	}
+	approx := ""
+	if s.Basis == tokens.BasisEstimated {
+		approx = "~"
+	}
+	label := fmt.Sprintf("%s%s/%s %d%%", approx, formatTokens(s.Total), formatTokens(s.Window), s.Total*100/s.Window)
+	limit := s.CompactAt
+	if limit <= 0 {
+		limit = s.Window - s.OutputReserve
+	}
+	switch {
+	case limit > 0 && s.Total >= limit:
+		return th.errorText.Render(label)
+	case limit > 0 && s.Total*100 >= limit*85:
+		return th.warnText.Render(label)
+	}
+	return th.statusBar.Render(label)
+}
