@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,5 +342,70 @@ func TestE2EContextMatchesUsage(t *testing.T) {
 	human := e.run("", "context")
 	if !strings.Contains(human.stdout, "5500") {
 		t.Errorf("context text = %q", human.stdout)
+	}
+}
+
+// jsonEvents parses a --format json stream, failing on a line that is not
+// a JSON object with a type.
+func jsonEvents(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev["type"] == nil {
+			t.Fatalf("not a JSON event: %q", line)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func TestE2EJSONFailures(t *testing.T) {
+	tests := []struct {
+		name    string
+		steps   []pt.Step
+		args    []string
+		message string // in the error event and done's error
+		session bool   // done names a session
+	}{
+		{"rejected key", []pt.Step{{Status: 401, Body: `{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}`}},
+			[]string{"hi"}, "401", true},
+		{"unknown session", nil, []string{"--session", "01NOSUCHSESSION", "hi"}, "01NOSUCHSESSION", false},
+		{"empty answer", []pt.Step{pt.Reply(pt.FinishChunk("stop"), pt.AutoUsageChunk())}, []string{"hi"}, "neither text nor tool calls", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.steps...)
+			res := e.run("", append([]string{"run", "--format", "json"}, tt.args...)...)
+			if res.code != 1 {
+				t.Fatalf("exit %d, want 1: %s", res.code, res.stderr)
+			}
+			evs := jsonEvents(t, res.stdout)
+			last := evs[len(evs)-1]
+			if last["type"] != "done" || last["finish_reason"] == "stop" || !strings.Contains(fmt.Sprint(last["error"]), tt.message) {
+				t.Errorf("last event = %v", last)
+			}
+			if (last["session_id"] != "") != tt.session {
+				t.Errorf("done session_id = %q", last["session_id"])
+			}
+			var errs int
+			for _, ev := range evs[:len(evs)-1] {
+				switch ev["type"] {
+				case "done":
+					t.Errorf("done before the end: %v", evs)
+				case "error":
+					errs++
+					if !strings.Contains(fmt.Sprint(ev["message"]), tt.message) {
+						t.Errorf("error event = %v", ev)
+					}
+				}
+			}
+			if errs != 1 {
+				t.Errorf("%d error events, want 1: %v", errs, evs)
+			}
+			if strings.Count(res.stderr, tt.message) > 1 {
+				t.Errorf("stderr repeats the error: %q", res.stderr)
+			}
+		})
 	}
 }

@@ -53,7 +53,20 @@ history is summarised when the context window fills.`,
 	root.Flags().StringVar(&g.session, "session", "", "open this session")
 	root.Flags().BoolVarP(&g.cont, "continue", "c", false, "continue the latest session of this directory")
 
-	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g))
+	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
+		newCompletionCmd())
+	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
+		if c.LocalFlags().Lookup("session") != nil {
+			completeSessionFlag(c, g)
+		}
+	}
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Example = `  agent help run
+  agent help sessions rm`
+		}
+	}
 	return root
 }
 
@@ -121,9 +134,9 @@ func (a *app) resolveSession(ctx context.Context, st *storage.Store, id string, 
 	case id != "" && cont:
 		return "", usageError("--session and --continue are mutually exclusive")
 	case id != "":
-		s, err := st.GetSession(ctx, id)
+		s, err := lookupSession(ctx, st, id)
 		if err != nil {
-			return "", fmt.Errorf("session %s: %w", id, err)
+			return "", err
 		}
 		return s.ID, nil
 	case cont || required:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -93,6 +95,22 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	if strings.TrimSpace(prompt) == "" {
 		return usageError("empty prompt")
 	}
+	out := newEventWriter(os.Stdout, os.Stderr, f.format)
+	err = runPrompt(ctx, g, f, prompt, out)
+	var ee *exitError
+	if err != nil && !(errors.As(err, &ee) && ee.code == exitUsage) {
+		// A run that could not start still ends its event stream.
+		out.fail(err)
+	}
+	return err
+}
+
+// titleGrace is how long a headless run waits, after its turn, for the
+// small model's session title still on its way.
+const titleGrace = 2 * time.Second
+
+// runPrompt runs one prompt to the end of its turn, writing events to out.
+func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, out *eventWriter) error {
 	a, err := loadApp(g)
 	if err != nil {
 		return err
@@ -115,7 +133,6 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	if err != nil {
 		return err
 	}
-	out := newEventWriter(os.Stdout, os.Stderr, f.format)
 	r, err := loop.Open(context.WithoutCancel(ctx), loop.Options{
 		Store:     st,
 		Provider:  a.provider(),
@@ -131,6 +148,7 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 		return err
 	}
 	defer r.Close()
+	out.setSession(r.Session().ID)
 
 	if _, err := r.Send(ctx, prompt); err != nil {
 		return err
@@ -144,15 +162,32 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 		res = r.Wait(context.Background())
 		res.FinishReason = loop.FinishCancelled
 	}
-	sess := r.Session()
-	out.done(sess, res)
+	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; session %s saved", sess.ID)}
+		out.done(r.Session(), res, r.Snapshot().Total, nil)
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; session %s saved", r.Session().ID)}
 	case res.Err != nil:
-		return &exitError{code: exitFailure, err: res.Err}
+		runErr = res.Err
 	case res.FinishReason == loop.FinishDoomLoop:
-		return &exitError{code: exitFailure, err: fmt.Errorf("stopped: a doom loop")}
+		runErr = errors.New("stopped: a doom loop")
+	case res.FinishReason == loop.FinishEmpty:
+		runErr = errors.New("the model returned an empty answer")
+	}
+	if runErr == nil {
+		// Best effort: give the small model's title a moment to land.
+		select {
+		case <-r.TitleDone():
+		case <-time.After(titleGrace):
+		case <-ctx.Done():
+		}
+	}
+	out.done(r.Session(), res, r.Snapshot().Total, runErr)
+	if runErr != nil {
+		if out.printed() {
+			return &exitError{code: exitFailure}
+		}
+		return &exitError{code: exitFailure, err: runErr}
 	}
 	return nil
 }
@@ -166,17 +201,23 @@ func permModes(m map[string]string) map[string]tools.Mode {
 }
 
 // eventWriter prints the loop's events: the answer as plain text, or one
-// JSON object per line.
+// JSON object per line. The loop's observer is synchronous and complete, so
+// the text_delta events concatenate to the answer exactly. A JSON stream
+// ends with exactly one done event; a failure is announced by an error
+// event before it.
 type eventWriter struct {
-	mu      sync.Mutex
-	out     io.Writer
-	errOut  io.Writer
-	json    bool
-	enc     *json.Encoder
-	called  map[string]bool // tool parts announced with tool_call
-	results map[string]bool // tool parts announced with tool_result
-	queued  int
-	endLine bool // the text output does not end with a newline
+	mu        sync.Mutex
+	out       io.Writer
+	errOut    io.Writer
+	json      bool
+	enc       *json.Encoder
+	sessionID string
+	called    map[string]bool // tool parts announced with tool_call
+	results   map[string]bool // tool parts announced with tool_result
+	queued    int
+	endLine   bool   // the text output does not end with a newline
+	lastError string // the last error reported since the last step finished
+	finished  bool   // done was written: nothing follows it
 }
 
 func newEventWriter(out, errOut io.Writer, format string) *eventWriter {
@@ -197,9 +238,18 @@ func rawInput(s string) any {
 	return s
 }
 
+func (w *eventWriter) setSession(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sessionID = id
+}
+
 func (w *eventWriter) observe(ev message.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.finished {
+		return
+	}
 	switch ev.Type {
 	case message.EventPartDelta:
 		if ev.Part == nil {
@@ -248,12 +298,19 @@ func (w *eventWriter) observe(ev message.Event) {
 			fmt.Fprintf(w.errOut, "· retrying in %s (attempt %d): %s\n", rt.Delay.Round(100e6), rt.Attempt, rt.Reason)
 		}
 	case message.EventError:
-		if w.json {
-			w.emit(map[string]any{"type": "error", "message": ev.Err})
-		} else {
-			fmt.Fprintln(w.errOut, "agent:", ev.Err)
-		}
+		w.errorEvent(ev.Err)
 	}
+}
+
+// errorEvent reports an error: an error event, or a line on stderr.
+func (w *eventWriter) errorEvent(msg string) {
+	w.lastError = msg
+	if w.json {
+		w.emit(map[string]any{"type": "error", "message": msg})
+		return
+	}
+	w.breakLine()
+	fmt.Fprintln(w.errOut, "agent:", termsafe.Strip(msg))
 }
 
 func (w *eventWriter) partUpdated(p *message.Part) {
@@ -291,6 +348,7 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 			}
 		}
 	case message.PartStepFinish:
+		w.lastError = ""
 		if w.json && p.Step != nil {
 			w.emit(map[string]any{"type": "step_finish", "usage": p.Step.Usage, "finish_reason": p.Step.FinishReason, "cost_usd": p.Step.CostUSD})
 		}
@@ -304,19 +362,58 @@ func (w *eventWriter) breakLine() {
 	}
 }
 
-func (w *eventWriter) done(s message.Session, res loop.TurnResult) {
+// done ends the output of a turn: in JSON, an error event when the run
+// failed and the loop did not report an error after the last step, then
+// the done event
+// with the session's id, title and totals, the finish reason and the
+// context total.
+func (w *eventWriter) done(s message.Session, res loop.TurnResult, contextTokens int64, runErr error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.json {
-		ev := map[string]any{"type": "done", "session_id": s.ID, "finish_reason": res.FinishReason,
-			"steps": res.Steps, "usage": s.Usage, "cost_usd": s.CostUSD}
-		if res.Err != nil {
-			ev["error"] = res.Err.Error()
-		}
-		w.emit(ev)
+	if w.finished {
 		return
 	}
-	w.breakLine()
+	w.finished = true
+	if !w.json {
+		w.breakLine()
+		return
+	}
+	ev := map[string]any{"type": "done", "session_id": s.ID, "title": s.Title, "finish_reason": res.FinishReason,
+		"steps": res.Steps, "usage": s.Usage, "cost_usd": s.CostUSD, "context_tokens": contextTokens}
+	if runErr != nil {
+		msg := w.lastError
+		if msg == "" {
+			msg = runErr.Error()
+			w.emit(map[string]any{"type": "error", "message": msg})
+		}
+		ev["error"] = msg
+	}
+	w.emit(ev)
+}
+
+// printed reports whether the failure of the turn was already written to
+// stderr (text mode): an error was reported after the last step finished.
+func (w *eventWriter) printed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.json && w.lastError != ""
+}
+
+// fail ends the JSON stream of a run that failed outside a turn (bad
+// configuration, unknown session, database error): an error event and a
+// done event carrying the error. In text mode the caller prints the error.
+func (w *eventWriter) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished || !w.json {
+		return
+	}
+	w.finished = true
+	msg := err.Error()
+	if msg != w.lastError {
+		w.emit(map[string]any{"type": "error", "message": msg})
+	}
+	w.emit(map[string]any{"type": "done", "session_id": w.sessionID, "finish_reason": loop.FinishError, "error": msg})
 }
 
 func oneLine(s string, n int) string {
