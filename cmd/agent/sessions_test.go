@@ -340,3 +340,29 @@ func TestClipKeepsRunes(t *testing.T) {
 		t.Errorf("clip(short) = %q, %q", kept, omitted)
 	}
 }
+
+func TestSanitisingWriterStripsControls(t *testing.T) {
+	var b bytes.Buffer
+	w := sanitisingWriter{&b}
+	in := "title \x1b]52;c;cGF3bmVk\x07 and \x1b[2J done\n"
+	n, err := w.Write([]byte(in))
+	if err != nil || n != len(in) {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "done\n") {
+		t.Errorf("wrote %q", b.String())
+	}
+}
+
+func TestEventWriterEndsWithOneDone(t *testing.T) {
+	var out bytes.Buffer
+	w := newEventWriter(&out, &out, "json")
+	w.observe(message.Event{Type: message.EventError, Err: "boom"})
+	w.fail(errors.New("boom"))
+	w.observe(message.Event{Type: message.EventError, Err: "after the end"})
+	w.fail(errors.New("again"))
+	evs := jsonEvents(t, out.String())
+	if len(evs) != 2 || evs[0]["type"] != "error" || evs[1]["type"] != "done" || evs[1]["error"] != "boom" {
+		t.Errorf("events = %v", evs)
+	}
+}
