@@ -473,11 +473,15 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 				continue
 			}
 		}
+		saved := savedOutputs(ctx, st, s.ID, a.outputDir())
 		err := st.DeleteSession(ctx, s.ID)
 		switch {
 		case errors.Is(err, storage.ErrSessionBusy):
 			err = fmt.Errorf("session %s is in use by another running agent; close it first (%w)", s.ID, err)
 		case err == nil:
+			for _, path := range saved {
+				_ = os.Remove(path)
+			}
 			fmt.Fprintf(msg, "deleted %s\n", s.ID)
 			continue
 		}
@@ -485,4 +489,26 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 		failed = &exitError{code: exitFailure}
 	}
 	return failed
+}
+
+// savedOutputs lists the full tool outputs a session saved in outputDir,
+// to delete them with it (they would otherwise expire on their own).
+func savedOutputs(ctx context.Context, st *storage.Store, id, outputDir string) []string {
+	hist, err := st.LoadHistory(ctx, id)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, e := range hist {
+		for _, p := range e.Parts {
+			if p.Tool == nil || p.Tool.FullOutputPath == "" {
+				continue
+			}
+			rel, err := filepath.Rel(outputDir, p.Tool.FullOutputPath)
+			if err == nil && filepath.IsLocal(rel) {
+				paths = append(paths, p.Tool.FullOutputPath)
+			}
+		}
+	}
+	return paths
 }

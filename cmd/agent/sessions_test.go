@@ -51,7 +51,7 @@ func dbDigest(t *testing.T, data string) string {
 
 func TestE2ESessionsListShowExportRemove(t *testing.T) {
 	e := newEnv(t,
-		pt.ToolCall("call_1", "bash", `{"command":"echo hello-from-tool"}`),
+		pt.ToolCall("call_1", "bash", `{"command":"echo hello-from-tool && seq 1 20000"}`),
 		pt.Text("The tool said hello-from-tool."),
 		pt.Text("Elsewhere answer."),
 	)
@@ -99,7 +99,7 @@ func TestE2ESessionsListShowExportRemove(t *testing.T) {
 		t.Fatalf("show: exit %d: %s", show.code, show.stderr)
 	}
 	for _, want := range []string{"# first task: say hello through bash", "## User", "## Assistant",
-		"**Tool `bash`**", "```sh\necho hello-from-tool\n```", "Output:", "The tool said hello-from-tool."} {
+		"**Tool `bash`**", "```sh\necho hello-from-tool && seq 1 20000\n```", "Output:", "The tool said hello-from-tool."} {
 		if !strings.Contains(show.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, show.stdout)
 		}
@@ -123,7 +123,10 @@ func TestE2ESessionsListShowExportRemove(t *testing.T) {
 	}
 	if doc.Format != 1 || doc.Session == nil || doc.Session.ID != r.ID || len(doc.Messages) != 3 ||
 		tool == nil || !strings.Contains(tool.Output, "hello-from-tool") || tool.CallID != "call_1" {
-		t.Errorf("export = %+v (tool %+v)", doc, tool)
+		t.Fatalf("export = %+v (tool %+v)", doc, tool)
+	}
+	if _, err := os.Stat(tool.FullOutputPath); !tool.Truncated || err != nil {
+		t.Errorf("the long output was not saved: truncated %v, %v", tool.Truncated, err)
 	}
 	if md := e.run("", "sessions", "export", r.ID); md.code != 0 || !strings.HasPrefix(md.stdout, "# first task") {
 		t.Errorf("markdown export: exit %d: %.200q", md.code, md.stdout)
@@ -160,6 +163,9 @@ func TestE2ESessionsListShowExportRemove(t *testing.T) {
 	}
 	if rows := e.listJSON("--all"); len(rows) != 0 {
 		t.Errorf("sessions left after rm: %+v", rows)
+	}
+	if _, err := os.Stat(tool.FullOutputPath); !os.IsNotExist(err) {
+		t.Errorf("the deleted session's saved output is still there (%v)", err)
 	}
 }
 
