@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 // harness is a session wired to a scripted server, a real database and real
 // tools in a temporary directory.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *pt.Server
 	store  *storage.Store
 	cfg    *config.Config
@@ -47,11 +47,11 @@ type harness struct {
 
 type harnessOpt func(*Options, *config.Config)
 
-func newHarness(t *testing.T, steps ...pt.Step) *harness {
+func newHarness(t testing.TB, steps ...pt.Step) *harness {
 	return newHarnessWith(t, nil, steps...)
 }
 
-func newHarnessWith(t *testing.T, opt harnessOpt, steps ...pt.Step) *harness {
+func newHarnessWith(t testing.TB, opt harnessOpt, steps ...pt.Step) *harness {
 	t.Helper()
 	h := &harness{t: t, srv: pt.New(t, steps...), dir: t.TempDir(), data: t.TempDir()}
 	home := t.TempDir()
