@@ -575,12 +575,14 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	case "alt+up", "shift+up", "K":
 		if q.sel > 0 {
 			q.sel--
-			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, q.sel) })
+			to := q.sel
+			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	case "alt+down", "shift+down", "J":
 		if q.sel < len(m.queue)-1 {
 			q.sel++
-			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, q.sel) })
+			to := q.sel
+			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	}
 	return drawerKeep, nil

@@ -98,9 +98,55 @@ type doomAsk struct {
 	done  <-chan struct{}
 }
 
-// observer returns the runner's observer for generation gen.
+// observer returns the runner's observer for generation gen. The loop
+// may change what an event points to after the observer returns, so the
+// observer keeps copies.
 func (b *inbox) observer(gen int) func(message.Event) {
-	return func(ev message.Event) { b.push(loopEvent{gen: gen, ev: ev}) }
+	return func(ev message.Event) { b.push(loopEvent{gen: gen, ev: copyEvent(ev)}) }
+}
+
+// copyEvent copies what an event points to.
+func copyEvent(ev message.Event) message.Event {
+	if ev.Session != nil {
+		s := *ev.Session
+		ev.Session = &s
+	}
+	if ev.Message != nil {
+		m := *ev.Message
+		ev.Message = &m
+	}
+	if ev.Part != nil {
+		p := *ev.Part
+		if p.Tool != nil {
+			t := *p.Tool
+			p.Tool = &t
+		}
+		if p.Step != nil {
+			st := *p.Step
+			p.Step = &st
+		}
+		if p.Compaction != nil {
+			c := *p.Compaction
+			p.Compaction = &c
+		}
+		ev.Part = &p
+	}
+	if ev.Queue != nil {
+		ev.Queue = append([]message.QueuedMessage(nil), ev.Queue...)
+	}
+	if ev.Retry != nil {
+		r := *ev.Retry
+		ev.Retry = &r
+	}
+	if ev.Prune != nil {
+		p := *ev.Prune
+		ev.Prune = &p
+	}
+	if ev.Compaction != nil {
+		c := *ev.Compaction
+		ev.Compaction = &c
+	}
+	return ev
 }
 
 // permissionAsker asks the user through the chat (tools.Asker).

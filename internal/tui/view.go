@@ -169,7 +169,7 @@ func (m *Model) activity() string {
 		s := spin + " " + sinceLabel(m.busySince)
 		if m.retry != nil && m.retry.left > 0 {
 			s += th.warnText.Render(fmt.Sprintf(" · retry in %ds", m.retry.left))
-		} else if rate := m.tokensPerSecond(); rate > 0 {
+		} else if rate := m.tokensPerSecond(); rate >= 1 {
 			s += fmt.Sprintf(" · %.0f tok/s", rate)
 		}
 		return s + th.dim.Render(" · esc interrupts")

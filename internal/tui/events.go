@@ -1,0 +1,327 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// handleInbox applies what the loop pushed, in order.
+func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, v := range items {
+		switch v := v.(type) {
+		case loopEvent:
+			if v.gen != m.gen {
+				continue
+			}
+			cmds = append(cmds, m.applyEvent(v.ev))
+		case permissionAsk:
+			if v.gen != m.gen {
+				v.reply <- tools.Deny
+				continue
+			}
+			m.dialogs = append(m.dialogs, newPermissionDialog(v))
+		case doomAsk:
+			if v.gen != m.gen {
+				v.reply <- loop.DoomStop
+				continue
+			}
+			m.dialogs = append(m.dialogs, newDoomDialog(v))
+		}
+	}
+	if m.runner != nil {
+		m.snap = m.runner.Snapshot()
+		s := m.runner.Session()
+		m.sess = s
+	}
+	return tea.Batch(cmds...)
+}
+
+// applyEvent applies one loop event.
+func (m *Model) applyEvent(ev message.Event) tea.Cmd {
+	switch ev.Type {
+	case message.EventStatus:
+		m.setBusy(ev.Busy)
+	case message.EventMessageUpdated:
+		if msg := ev.Message; msg != nil {
+			m.roles[msg.ID] = msg.Role
+			if msg.Summary {
+				if _, ok := m.parts["summary:"+msg.ID]; !ok {
+					it := &summaryItem{}
+					m.parts["summary:"+msg.ID] = it
+					m.chat.add(it)
+					return m.loadSummary(msg.ID)
+				}
+			}
+			if msg.Role == message.RoleAssistant && msg.Error != "" && msg.Finished() {
+				if m.cancelled {
+					m.chat.add(&noticeItem{kind: noticeInfo, text: "interrupted"})
+				}
+				// Other errors arrive as EventError, with what to do.
+			}
+		}
+	case message.EventPartUpdated:
+		if p := ev.Part; p != nil {
+			m.finishRetry()
+			if p.Type == message.PartStepStart {
+				m.streamStart, m.streamChars = time.Time{}, 0
+			}
+			role := m.roles[p.MessageID]
+			if role == "" {
+				role = message.RoleAssistant
+			}
+			m.addPart(role, false, p, false)
+		}
+	case message.EventPartDelta:
+		if p := ev.Part; p != nil && ev.Delta != "" {
+			m.finishRetry()
+			if m.streamStart.IsZero() {
+				m.streamStart = time.Now()
+			}
+			m.streamChars += len(ev.Delta)
+			m.partDelta(p, ev.Delta)
+		}
+	case message.EventQueueChanged:
+		m.queue = ev.Queue
+		if q, ok := m.drawer.(*queueDrawer); ok {
+			q.clamp(len(m.queue))
+		}
+	case message.EventSessionUpdated:
+		if ev.Session != nil {
+			m.sess = *ev.Session
+		}
+	case message.EventRetrying:
+		if ev.Retry != nil {
+			m.finishRetry()
+			it := &retryItem{info: *ev.Retry, until: time.Now().Add(ev.Retry.Delay), left: -1}
+			it.tick(time.Now())
+			m.retry = it
+			m.chat.add(it)
+		}
+	case message.EventPruned:
+		if p := ev.Prune; p != nil {
+			text := fmt.Sprintf("pruned %d old tool output%s: %s → %s tokens", p.Parts, plural(p.Parts), formatTokens(p.TokensBefore), formatTokens(p.TokensAfter))
+			if p.TokensBefore == 0 {
+				text = fmt.Sprintf("pruned %d old tool output%s, ~%s tokens freed", p.Parts, plural(p.Parts), formatTokens(p.TokensSaved))
+			}
+			m.chat.add(&noticeItem{kind: noticeMarker, text: text})
+		}
+	case message.EventCompacted:
+		if c := ev.Compaction; c != nil {
+			m.chat.add(compactionMarker(c))
+		}
+	case message.EventError:
+		text := termsafe.Strip(ev.Err)
+		m.chat.add(&noticeItem{kind: noticeError, text: text, hint: errorHint(text)})
+	}
+	return nil
+}
+
+func (m *Model) partDelta(p *message.Part, delta string) {
+	switch p.Type {
+	case message.PartText:
+		it, ok := m.parts[p.ID].(*textItem)
+		if !ok {
+			it = newTextItem("", false)
+			m.parts[p.ID] = it
+			m.chat.add(it)
+		}
+		it.append(delta)
+	case message.PartReasoning:
+		it, ok := m.parts[p.ID].(*reasoningItem)
+		if !ok {
+			it = &reasoningItem{streaming: true}
+			m.parts[p.ID] = it
+			m.chat.add(it)
+		}
+		it.b.WriteString(termsafe.Strip(delta))
+		it.ver++
+	}
+}
+
+// addPart adds the item of a part, or updates it if it exists.
+func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, final bool) {
+	switch p.Type {
+	case message.PartText:
+		if role == message.RoleUser {
+			if _, ok := m.parts[p.ID]; ok || p.Text == "" {
+				return
+			}
+			it := newUserItem(p.Text, synthetic)
+			m.parts[p.ID] = it
+			m.chat.add(it)
+			return
+		}
+		if it, ok := m.parts[p.ID].(*textItem); ok {
+			if p.Text != "" {
+				it.set(p.Text, true)
+			}
+			return
+		}
+		it := newTextItem(p.Text, final || p.Text != "")
+		m.parts[p.ID] = it
+		m.chat.add(it)
+	case message.PartReasoning:
+		it, ok := m.parts[p.ID].(*reasoningItem)
+		if !ok {
+			it = &reasoningItem{streaming: !final && p.Text == ""}
+			m.parts[p.ID] = it
+			m.chat.add(it)
+		}
+		if p.Text != "" {
+			it.b.Reset()
+			it.b.WriteString(termsafe.Strip(p.Text))
+			it.streaming = false
+			it.ver++
+		}
+	case message.PartTool:
+		if p.Tool == nil {
+			return
+		}
+		title := ""
+		if p.Tool.Title == "" && p.Tool.Input != "" {
+			title = m.toolTitle(p.Tool)
+		}
+		if it, ok := m.parts[p.ID].(*toolItem); ok {
+			it.set(*p.Tool, title)
+			return
+		}
+		it := &toolItem{state: *p.Tool, title: title}
+		m.parts[p.ID] = it
+		m.chat.add(it)
+	case message.PartCompaction:
+		if c := p.Compaction; c != nil {
+			m.chat.add(compactionMarker(c))
+		}
+	}
+}
+
+// toolTitle titles a call from its input while the tool has not given
+// its own title.
+func (m *Model) toolTitle(st *message.ToolState) string {
+	reg := m.opt.Loop.Tools
+	if reg == nil {
+		return ""
+	}
+	dir := m.sess.Dir
+	if dir == "" {
+		dir = m.opt.Loop.Dir
+	}
+	return reg.Title(&tools.Env{Dir: dir}, tools.Call{Name: st.Name, Input: []byte(st.Input)})
+}
+
+func compactionMarker(c *message.CompactionState) *noticeItem {
+	how := "compacted"
+	if c.Auto {
+		how = "compacted automatically"
+	}
+	if c.Reason != "" && c.Reason != "manual" {
+		how += " (" + c.Reason + ")"
+	}
+	if c.Rejected {
+		return &noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction rejected: the summary would not shrink the context (%s → %s tokens); pruning and truncation carry on",
+			formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))}
+	}
+	text := fmt.Sprintf("context %s: %s → %s tokens", how, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))
+	if c.Focus != "" {
+		text += " · focus: " + oneLine(termsafe.Strip(c.Focus), 40)
+	}
+	return &noticeItem{kind: noticeMarker, text: text}
+}
+
+func messageErrorItem(errText string) *noticeItem {
+	if strings.Contains(errText, "interrupted") {
+		return &noticeItem{kind: noticeInfo, text: "interrupted"}
+	}
+	return &noticeItem{kind: noticeError, text: termsafe.Strip(errText)}
+}
+
+func (m *Model) finishRetry() {
+	if m.retry != nil {
+		m.retry.finish()
+		m.retry = nil
+	}
+}
+
+func (m *Model) setBusy(busy bool) {
+	if busy == m.busy {
+		return
+	}
+	m.busy = busy
+	if busy {
+		m.busySince = time.Now()
+		m.cancelled = false
+		m.streamStart, m.streamChars = time.Time{}, 0
+		return
+	}
+	m.finishRetry()
+	// Close whatever a cancel left streaming.
+	for _, it := range m.parts {
+		switch it := it.(type) {
+		case *textItem:
+			if it.streaming() {
+				it.set(it.doc.text(), true)
+			}
+		case *reasoningItem:
+			if it.streaming {
+				it.streaming = false
+				it.ver++
+			}
+		}
+	}
+}
+
+func (m *Model) loadSummary(id string) tea.Cmd {
+	r := m.runner
+	if r == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		h := r.History()
+		for i := len(h) - 1; i >= 0; i-- {
+			if h[i].Message.ID == id {
+				text := ""
+				for _, p := range h[i].Parts {
+					if p.Type == message.PartText {
+						text += p.Text
+					}
+				}
+				return summaryLoadedMsg{id: id, text: text}
+			}
+		}
+		return nil
+	}
+}
+
+// errorHint says what the user can do about an error.
+func errorHint(text string) string {
+	low := strings.ToLower(text)
+	switch {
+	case strings.Contains(low, "api key") || strings.Contains(low, "401") || strings.Contains(low, "unauthorized"):
+		return "Check OPENAI_API_KEY (and OPENAI_BASE_URL), then restart the agent."
+	case strings.Contains(low, "404") || strings.Contains(low, "model") && strings.Contains(low, "not found"):
+		return "Check the model name: /model NAME switches it."
+	case strings.Contains(low, "context") && (strings.Contains(low, "length") || strings.Contains(low, "too long")):
+		return "Run /compact to summarise the conversation, then send again."
+	case strings.Contains(low, "doom loop"):
+		return "The model repeated itself; tell it what to do differently."
+	case strings.Contains(low, "connect") || strings.Contains(low, "dial") || strings.Contains(low, "timeout") || strings.Contains(low, "refused"):
+		return "Check that the server is reachable, then send your message again."
+	}
+	return "Send a message to carry on, or /model to try another model."
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

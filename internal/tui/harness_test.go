@@ -1,0 +1,211 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"go.uber.org/goleak"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/provider"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreAnyFunction("github.com/ctxloop/agent/internal/context/tokens.(*Tokenizer).load"),
+		// glamour's syntax highlighter keeps a coarse clock for regexp
+		// timeouts.
+		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"),
+	)
+}
+
+// harness drives a Model the way Bubble Tea does: Update on the test's
+// goroutine, commands on their own, their messages fed back in order of
+// arrival. It runs against a real runner, a scripted server and a real
+// database.
+type harness struct {
+	t     *testing.T
+	m     *Model
+	srv   *pt.Server
+	store *storage.Store
+	cfg   *config.Config
+	dir   string
+
+	msgs    chan tea.Msg
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	quit    bool
+	closeMu sync.Once
+}
+
+type harnessOption func(*Options)
+
+func newHarness(t *testing.T, steps []pt.Step, opts ...harnessOption) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: pt.New(t, steps...), dir: t.TempDir(), msgs: make(chan tea.Msg, 256), stop: make(chan struct{})}
+	data := t.TempDir()
+	home := t.TempDir()
+	cfg, err := config.Load(config.Flags{Model: "gpt-4.1", BaseURL: h.srv.URL, DataDir: data}, h.dir,
+		func(k string) string { return map[string]string{"HOME": home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cfg = cfg
+	h.store, err = storage.Open(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{
+		Loop: loop.Options{
+			Store:     h.store,
+			Provider:  provider.NewOpenAI(provider.Config{BaseURL: h.srv.URL, APIKey: "sk-test"}),
+			Tools:     tools.NewRegistry(),
+			Config:    cfg,
+			Dir:       h.dir,
+			OutputDir: filepath.Join(data, "outputs"),
+			Sleep:     func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+		},
+	}
+	for _, o := range opts {
+		o(&opt)
+	}
+	h.start(opt)
+	t.Cleanup(h.close)
+	return h
+}
+
+func (h *harness) start(opt Options) {
+	h.m = New(opt)
+	h.run(h.m.Init())
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.waitFor("the session to open", func(m *Model) bool { return m.runner != nil || m.openErr != nil })
+}
+
+// close ends the model and waits for the commands it started.
+func (h *harness) close() {
+	h.closeMu.Do(func() {
+		h.m.Close()
+		close(h.stop)
+		h.wg.Wait()
+		h.store.Close()
+	})
+}
+
+// run executes a command on its own goroutine, as Bubble Tea does.
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		msg := cmd()
+		if msg == nil {
+			return
+		}
+		select {
+		case h.msgs <- msg:
+		case <-h.stop:
+		}
+	}()
+}
+
+// send delivers a message to Update.
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+		return
+	case tea.QuitMsg:
+		h.quit = true
+		return
+	}
+	if reflect.TypeOf(msg).String() == "tea.sequenceMsg" {
+		h.t.Fatal("the model returned a sequence; the harness does not run them")
+	}
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+// key presses a key by its name ("enter", "esc", "ctrl+c") or types text.
+func (h *harness) key(name string) {
+	h.t.Helper()
+	h.send(keyPress(name))
+}
+
+func (h *harness) typeText(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyPress(name string) tea.KeyPressMsg {
+	switch name {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+o":
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+q":
+		return tea.KeyPressMsg{Code: 'q', Mod: tea.ModCtrl}
+	case "ctrl+j":
+		return tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
+	}
+	r := []rune(name)
+	return tea.KeyPressMsg{Code: r[0], Text: name}
+}
+
+// waitFor feeds messages to the model until cond holds.
+func (h *harness) waitFor(what string, cond func(m *Model) bool) {
+	h.t.Helper()
+	deadline := time.After(15 * time.Second)
+	for !cond(h.m) {
+		select {
+		case msg := <-h.msgs:
+			h.send(msg)
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.screen())
+		}
+	}
+}
+
+// waitScreen waits until the screen shows s.
+func (h *harness) waitScreen(s string) {
+	h.t.Helper()
+	h.waitFor("the screen to show "+s, func(m *Model) bool { return strings.Contains(screenOf(m), s) })
+}
+
+func (h *harness) screen() string { return screenOf(h.m) }
+
+// screenOf is the model's view without styles.
+func screenOf(m *Model) string { return ansi.Strip(m.View().Content) }
+
+func idle(m *Model) bool { return m.runner != nil && !m.busy && !m.runner.Busy() }

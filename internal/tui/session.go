@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// openSession opens a runner for sessionID ("" for a new session) as a
+// new generation, closing the current one.
+func (m *Model) openSession(sessionID string) tea.Cmd {
+	m.gen++
+	gen := m.gen
+	old := m.runner
+	m.runner = nil
+	m.opening = true
+	m.openErr = nil
+	opts := m.opt.Loop
+	opts.Observer = m.box.observer(gen)
+	opts.Doom = doomAsker{box: m.box, gen: gen}
+	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
+	slot := m.slot
+	slot.opening.Add(1)
+	return func() tea.Msg {
+		defer slot.opening.Done()
+		if old != nil {
+			slot.set(nil)
+			_ = old.Close()
+		}
+		r, err := loop.Open(context.Background(), opts, sessionID)
+		if err != nil {
+			return openedMsg{gen: gen, err: err}
+		}
+		slot.set(r)
+		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Snapshot()}
+	}
+}
+
+func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		if msg.runner != nil {
+			r := msg.runner
+			return func() tea.Msg { _ = r.Close(); return nil }
+		}
+		return nil
+	}
+	m.opening = false
+	if msg.err != nil {
+		m.openErr = msg.err
+		hint := "Quit with ctrl+c and check the data directory, or start another session with /new."
+		if strings.Contains(msg.err.Error(), "busy") || strings.Contains(msg.err.Error(), "lease") {
+			hint = "Another agent process drives this session. Close it, or start another session with /new."
+		}
+		m.notice(noticeError, "open session: "+msg.err.Error(), hint)
+		return nil
+	}
+	m.runner = msg.runner
+	m.sess = msg.sess
+	m.snap = msg.snap
+	m.loadHistory(msg.history)
+	var cmds []tea.Cmd
+	cmds = append(cmds, m.loadQueue())
+	cmds = append(cmds, m.sendNext())
+	return tea.Batch(cmds...)
+}
+
+// loadQueue loads the persisted queue of the session just opened.
+func (m *Model) loadQueue() tea.Cmd {
+	r, gen := m.runner, m.gen
+	return func() tea.Msg {
+		q, err := r.Queue(context.Background())
+		if err != nil {
+			return opFailedMsg{what: "load the queue", err: err}
+		}
+		return queueLoadedMsg{gen: gen, queue: q}
+	}
+}
+
+// loadHistory builds the conversation of a resumed session. Nothing is
+// rendered here: items render when they come into view.
+func (m *Model) loadHistory(history []message.Entry) {
+	m.chat.reset()
+	clear(m.parts)
+	clear(m.roles)
+	for _, n := range m.opt.Notices {
+		m.chat.add(&noticeItem{kind: noticeWarn, text: n})
+	}
+	if m.opt.Setup != nil {
+		m.chat.add(setupNotice(m.opt.Setup))
+	}
+	for i := range history {
+		e := &history[i]
+		m.roles[e.Message.ID] = e.Message.Role
+		if e.Message.Summary {
+			text := ""
+			for _, p := range e.Parts {
+				if p.Type == message.PartText {
+					text += p.Text
+				}
+			}
+			it := &summaryItem{text: text}
+			m.parts["summary:"+e.Message.ID] = it
+			m.chat.add(it)
+			continue
+		}
+		for j := range e.Parts {
+			p := &e.Parts[j]
+			m.addPart(e.Message.Role, e.Message.Synthetic, p, true)
+		}
+		if e.Message.Role == message.RoleAssistant && e.Message.Error != "" && e.Message.Error != loop.ErrSuperseded {
+			m.chat.add(messageErrorItem(e.Message.Error))
+		}
+		if e.Message.Role == message.RoleUser && !e.Message.Synthetic {
+			for _, p := range e.Parts {
+				if p.Type == message.PartText {
+					m.editor.remember(p.Text)
+				}
+			}
+		}
+	}
+	m.chat.toBottom()
+}
+
+func setupNotice(err error) *noticeItem {
+	n := &noticeItem{kind: noticeWarn, text: "Nothing can be sent yet: " + err.Error()}
+	if errors.Is(err, config.ErrNoAPIKey) {
+		n.text = "No API key and no base URL are set, so nothing can be sent yet."
+		n.hint = "For OpenAI: export OPENAI_API_KEY=sk-… and restart.\n" +
+			"For a local server (Ollama, llama.cpp, vLLM, LM Studio): export OPENAI_BASE_URL=http://localhost:11434/v1 (or pass --base-url) and restart.\n" +
+			"Both can also go in ~/.config/agent/config.json (\"base_url\"); the key only in the environment."
+	}
+	return n
+}

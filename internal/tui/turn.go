@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
+)
+
+// send sends text to the runner (where it is queued while busy). Sends
+// run one at a time so that messages typed quickly keep their order.
+func (m *Model) send(text string) tea.Cmd {
+	m.pending = append(m.pending, text)
+	return m.sendNext()
+}
+
+// sendNext starts the oldest pending send if none is in flight.
+func (m *Model) sendNext() tea.Cmd {
+	if m.sending || m.runner == nil || len(m.pending) == 0 {
+		return nil
+	}
+	text := m.pending[0]
+	m.pending = m.pending[1:]
+	m.sending = true
+	r := m.runner
+	return func() tea.Msg {
+		queued, err := r.Send(context.Background(), text)
+		return sentMsg{text: text, queued: queued, err: err}
+	}
+}
+
+// submit handles Enter on the editor.
+func (m *Model) submit() tea.Cmd {
+	text := m.editor.value()
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if cmd, arg, ok := parseCommand(text); ok {
+		m.editor.remember(text)
+		m.editor.reset()
+		return m.runCommand(cmd, arg)
+	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(strings.Fields(text)[0][1:], "/.") {
+		return m.setFlash(fmt.Sprintf("unknown command %s: /help lists them (start with a space to send it as text)", strings.Fields(text)[0]), 4*time.Second)
+	}
+	if m.opt.Setup != nil {
+		m.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
+		m.chat.toBottom()
+		return nil
+	}
+	m.editor.remember(text)
+	m.editor.reset()
+	m.chat.toBottom()
+	if m.runner == nil && !m.opening {
+		m.editor.setValue(text)
+		m.notice(noticeError, "no session is open", "Start one with /new.")
+		return nil
+	}
+	return m.send(text)
+}
+
+func (m *Model) handleSent(msg sentMsg) tea.Cmd {
+	m.sending = false
+	next := m.sendNext()
+	if msg.err == nil {
+		return next
+	}
+	// Give the text back rather than lose it.
+	if cur := m.editor.value(); cur == "" {
+		m.editor.setValue(msg.text)
+	} else {
+		m.editor.setValue(msg.text + "\n" + cur)
+	}
+	m.notice(noticeError, "not sent: "+msg.err.Error(), "Your message is back in the editor.")
+	return next
+}
+
+// interrupt cancels the running turn (Esc).
+func (m *Model) interrupt() tea.Cmd {
+	if m.compacting && m.stopCompact != nil {
+		m.stopCompact()
+		return m.setFlash("stopping the compaction…", 2*time.Second)
+	}
+	if !m.busy || m.runner == nil {
+		return nil
+	}
+	m.cancelled = true
+	r := m.runner
+	return func() tea.Msg {
+		q, err := r.Cancel(context.Background())
+		return cancelledMsg{queued: q, err: err}
+	}
+}
+
+func (m *Model) handleCancelled(msg cancelledMsg) {
+	if msg.err != nil {
+		m.notice(noticeError, "interrupt: "+msg.err.Error(), "")
+		return
+	}
+	if len(msg.queued) == 0 {
+		return
+	}
+	texts := make([]string, 0, len(msg.queued)+1)
+	for _, q := range msg.queued {
+		texts = append(texts, q.Text)
+	}
+	if cur := m.editor.value(); strings.TrimSpace(cur) != "" {
+		texts = append(texts, cur)
+	}
+	m.editor.setValue(strings.Join(texts, "\n\n"))
+	m.notice(noticeInfo, fmt.Sprintf("%d queued message%s moved back to the editor", len(msg.queued), plural(len(msg.queued))), "")
+}
+
+// compactCmd runs /compact.
+func (m *Model) compactCmd(focus string) tea.Cmd {
+	if m.runner == nil {
+		return m.setFlash("no session is open yet", 2*time.Second)
+	}
+	if m.busy {
+		return m.setFlash("the agent is busy: wait for the turn to end, or press esc to interrupt it", 3*time.Second)
+	}
+	if m.compacting {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.compacting = true
+	m.stopCompact = cancel
+	m.busySince = time.Now()
+	r := m.runner
+	return func() tea.Msg {
+		defer cancel()
+		return compactedMsg{err: r.Compact(ctx, focus)}
+	}
+}
+
+func (m *Model) handleCompacted(msg compactedMsg) {
+	m.compacting = false
+	m.stopCompact = nil
+	switch {
+	case msg.err == nil:
+	case errors.Is(msg.err, loop.ErrNothingToCompact):
+		m.notice(noticeInfo, "nothing to compact yet", "")
+	case errors.Is(msg.err, context.Canceled):
+		m.notice(noticeInfo, "compaction stopped", "")
+	default:
+		m.notice(noticeError, "compact: "+msg.err.Error(), errorHint(msg.err.Error()))
+	}
+}
+
+func (m *Model) handleModelSet(msg modelSetMsg) {
+	if msg.err != nil {
+		m.notice(noticeError, msg.err.Error(), "")
+		return
+	}
+	if m.runner != nil {
+		m.snap = m.runner.Snapshot()
+		m.sess = m.runner.Session()
+		text := "model: " + msg.name
+		if !m.runner.ModelKnown() {
+			m.notice(noticeWarn, text, fmt.Sprintf("The catalog does not know %s: a %dK window is assumed. Give its limits under \"models\" in the config.", msg.name, tokens.DefaultWindow/1000))
+			return
+		}
+		m.notice(noticeInfo, text, "")
+	}
+}
