@@ -54,7 +54,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	})
 	b.Run("decide+convert", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			h.r.strategy.ShouldCompact(h.r.calc.Snapshot())
+			h.r.strategy.ShouldCompact(h.r.calc().Snapshot())
 			h.r.buildRequest()
 		}
 	})

@@ -52,9 +52,9 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	if r.opt.Config.Compaction.Prune {
 		r.prune(ctx)
 	}
-	before := r.calc.Snapshot().Total
+	before := r.calc().Snapshot().Total
 	sys, tl := r.fixedTokens()
-	snap := r.calc.Snapshot()
+	snap := r.calc().Snapshot()
 	opts := compact.DefaultOptions(snap.Window, snap.OutputReserve)
 	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
 		opts.TailTurns = n
@@ -116,7 +116,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	r.mu.Unlock()
 
 	r.failedCompactionAt = 0
-	r.calc.Reset(tokens.EstimateEntries(Visible(r.history), r.est))
+	r.calc().Reset(tokens.EstimateEntries(Visible(r.history), r.est))
 	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
 	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
@@ -251,9 +251,9 @@ func (r *Runner) prune(ctx context.Context) {
 		}
 	}
 	r.mu.Unlock()
-	before := r.calc.Snapshot().Total
-	r.calc.AddTokens(-res.TokensSaved)
-	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc.Snapshot().Total}
+	before := r.calc().Snapshot().Total
+	r.calc().AddTokens(-res.TokensSaved)
+	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
 }
@@ -265,7 +265,7 @@ func (r *Runner) prune(ctx context.Context) {
 // enough of a saving.
 func (r *Runner) pruneOptions() prune.Options {
 	c := r.opt.Config.Compaction
-	s := r.calc.Snapshot()
+	s := r.calc().Snapshot()
 	usable := max(s.Window-s.OutputReserve, 1)
 	return prune.Options{
 		Protect:      min(c.PruneProtect, usable/4),

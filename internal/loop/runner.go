@@ -21,6 +21,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -104,7 +105,9 @@ type Runner struct {
 	model    string
 	info     config.ModelInfo
 	est      tokens.Estimator
-	calc     *tokens.Calculator
+	// calcp holds the token calculator; SetModel replaces it while the
+	// TUI may be reading it.
+	calcp    atomic.Pointer[tokens.Calculator]
 	strategy compact.Strategy
 	toolEnv  *tools.Env
 	rnd      *rand.Rand
@@ -199,7 +202,9 @@ func (r *Runner) setModel(model string) {
 	if model == "" {
 		model = r.opt.Config.Model
 	}
+	r.mu.Lock()
 	r.model = model
+	r.mu.Unlock()
 	r.info, _ = r.opt.Config.ModelInfo(model)
 	// chars/4, calibrated by the calculator against each call's real
 	// usage, measured within 0.2% of a real tokenizer over a long session
@@ -233,8 +238,9 @@ func (r *Runner) calcOptions() tokens.Options {
 
 func (r *Runner) restoreCalculator() {
 	sys, tl := r.fixedTokens()
-	r.calc = tokens.Restore(r.calcOptions(), r.est, sys, tl, r.history)
-	r.calc.SetLogger(func(estimate, actual int64) {
+	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, r.history)
+	r.calcp.Store(calc)
+	calc.SetLogger(func(estimate, actual int64) {
 		_ = r.store.LogEvent(context.Background(), r.sess.ID, "estimate", map[string]int64{"estimate": estimate, "actual": actual})
 	})
 }
@@ -259,6 +265,9 @@ func limitsOf(c *config.Config) tools.Limits {
 	}
 }
 
+// calc returns the session's token calculator.
+func (r *Runner) calc() *tokens.Calculator { return r.calcp.Load() }
+
 // Session returns the session as it is now.
 func (r *Runner) Session() message.Session {
 	r.mu.Lock()
@@ -268,13 +277,11 @@ func (r *Runner) Session() message.Session {
 
 // Snapshot returns the token calculator's snapshot: the one figure the
 // status bar, /context, `agent context` and the compaction trigger share.
-func (r *Runner) Snapshot() tokens.Snapshot { return r.calc.Snapshot() }
+func (r *Runner) Snapshot() tokens.Snapshot { return r.calc().Snapshot() }
 
-// CompactAt is the total at which automatic compaction starts.
-func (r *Runner) CompactAt() int64 {
-	s := r.calc.Snapshot()
-	return r.strategy.CompactAt(s.Window, s.OutputReserve)
-}
+// CompactAt is the total at which automatic compaction starts (0: never
+// automatically).
+func (r *Runner) CompactAt() int64 { return r.calc().Snapshot().CompactAt }
 
 // Busy reports whether the loop is running.
 func (r *Runner) Busy() bool {
@@ -487,8 +494,8 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	r.mu.Lock()
 	r.history = append(r.history, message.Entry{Message: m, Parts: []message.Part{p}})
 	r.mu.Unlock()
-	r.calc.AddText(text)
-	r.calc.AddTokens(tokens.TokensPerMessage)
+	r.calc().AddText(text)
+	r.calc().AddTokens(tokens.TokensPerMessage)
 	if !synthetic {
 		r.doom.reset()
 		r.mu.Lock()
@@ -573,7 +580,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		compacted := false
-		snap := r.calc.Snapshot()
+		snap := r.calc().Snapshot()
 		if ok, reason := r.strategy.ShouldCompact(snap); ok && !r.failedCompactionCovers(snap) {
 			err := r.compact(ctx, true, reason, "")
 			switch {
@@ -664,11 +671,15 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 }
 
 // Model returns the model the session uses now.
-func (r *Runner) Model() string { return r.model }
+func (r *Runner) Model() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.model
+}
 
 // ModelKnown reports whether the model's limits come from the catalog or
 // the config rather than conservative defaults.
 func (r *Runner) ModelKnown() bool {
-	_, known := r.opt.Config.ModelInfo(r.model)
+	_, known := r.opt.Config.ModelInfo(r.Model())
 	return known
 }

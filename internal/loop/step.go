@@ -37,7 +37,7 @@ func (r *Runner) buildRequest() provider.Request {
 // a context-length error then fails instead of compacting again.
 func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
-		estimate := r.calc.Snapshot().Total
+		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
 			return r.afterStream(ctx, entry, finish)
@@ -145,13 +145,13 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 	usage := message.Usage{}
 	if s.usage != nil {
 		usage = *s.usage
-		r.calc.Observe(usage, estimate)
+		r.calc().Observe(usage, estimate)
 	} else {
-		r.calc.ObserveNoUsage()
+		r.calc().ObserveNoUsage()
 		for _, p := range e.Parts {
-			r.calc.AddText(p.Text)
+			r.calc().AddText(p.Text)
 			if p.Tool != nil {
-				r.calc.AddText(p.Tool.Input)
+				r.calc().AddText(p.Tool.Input)
 			}
 		}
 	}

@@ -197,6 +197,6 @@ func (r *Runner) finishTool(ctx context.Context, e *message.Entry, ix int, res t
 	st.EndedAt = time.Now()
 	p.Tool = &st
 	r.savePart(ctx, e, ix, p)
-	r.calc.AddText(tokens.ToolResult(&st))
-	r.calc.AddTokens(tokens.TokensPerMessage)
+	r.calc().AddText(tokens.ToolResult(&st))
+	r.calc().AddTokens(tokens.TokensPerMessage)
 }
