@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -50,19 +51,11 @@ its breakdown into system prompt, tool schemas and messages.`,
 }
 
 func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	a, err := loadApp(g)
-	if err != nil {
-		return err
-	}
-	st, err := a.openReadOnly(ctx)
+	a, st, id, err := openSessionReadOnly(ctx, g, f)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
 	snap, _, err := loop.ReadSnapshot(ctx, st, a.cfg, tools.NewRegistry(), id)
 	if err != nil {
 		return err
@@ -112,4 +105,24 @@ func FormatSnapshot(s tokens.Snapshot) string {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// openSessionReadOnly resolves the configuration and the session named by
+// --session or -c (the latest of this directory by default) for a
+// read-only command. The caller closes the store.
+func openSessionReadOnly(ctx context.Context, g *globalFlags, f *sessionFlags) (*app, *storage.Store, string, error) {
+	a, err := loadApp(g)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	st, err := a.openReadOnly(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		st.Close()
+		return nil, nil, "", err
+	}
+	return a, st, id, nil
 }

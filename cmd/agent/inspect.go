@@ -55,19 +55,11 @@ type timelineEntry struct {
 }
 
 func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	a, err := loadApp(g)
-	if err != nil {
-		return err
-	}
-	st, err := a.openReadOnly(ctx)
+	_, st, id, err := openSessionReadOnly(ctx, g, f)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
 	ins, err := inspectSession(ctx, st, id)
 	if err != nil {
 		return err
