@@ -295,7 +295,7 @@ func (w *eventWriter) observe(ev message.Event) {
 		if w.json {
 			w.emit(map[string]any{"type": "retrying", "attempt": rt.Attempt, "delay_ms": rt.Delay.Milliseconds(), "reason": rt.Reason})
 		} else {
-			fmt.Fprintf(w.errOut, "· retrying in %s (attempt %d): %s\n", rt.Delay.Round(100e6), rt.Attempt, rt.Reason)
+			fmt.Fprintf(w.errOut, "· retrying in %s (attempt %d): %s\n", rt.Delay.Round(100e6), rt.Attempt, termsafe.Strip(rt.Reason))
 		}
 	case message.EventError:
 		w.errorEvent(ev.Err)
@@ -344,7 +344,7 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 				if title == "" {
 					title = t.Name
 				}
-				fmt.Fprintf(w.errOut, "%s %s\n", mark, oneLine(title, 100))
+				fmt.Fprintf(w.errOut, "%s %s\n", mark, oneLine(termsafe.Strip(title), 100))
 			}
 		}
 	case message.PartStepFinish:
