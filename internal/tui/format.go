@@ -95,6 +95,10 @@ func wrapText(s string, width int) []string {
 	s = strings.ReplaceAll(s, "\t", "    ")
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
+		if isASCII(line) {
+			out = wrapASCII(out, line, width)
+			continue
+		}
 		if ansi.StringWidth(line) <= width {
 			out = append(out, line)
 			continue
@@ -112,4 +116,30 @@ func oneLine(s string, width int) string {
 	}
 	s = strings.ReplaceAll(s, "\t", " ")
 	return fit(s, width)
+}
+
+// isASCII reports whether s is printable ASCII, whose width is its length.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapASCII wraps a line of printable ASCII at spaces (words longer than
+// width are cut), appending the rows to out: the fast path of wrapText.
+func wrapASCII(out []string, line string, width int) []string {
+	for len(line) > width {
+		cut := strings.LastIndexByte(line[:width+1], ' ')
+		if cut <= 0 {
+			out = append(out, line[:width])
+			line = line[width:]
+			continue
+		}
+		out = append(out, strings.TrimRight(line[:cut], " "))
+		line = strings.TrimLeft(line[cut+1:], " ")
+	}
+	return append(out, line)
 }

@@ -156,10 +156,14 @@ func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
 // not end a block when the next line is indented or continues a list, so
 // that loose lists and indented continuations render whole.
 func splitBlocks(src string, final bool) (blocks []string, rest int) {
+	end := len(src)
+	if final && !strings.HasSuffix(src, "\n") {
+		src += "\n" // the last line is complete
+	}
 	start, i := 0, 0
 	var fence string // the open fence's marker, "" outside a fence
-	emit := func(end int) {
-		if s := strings.Trim(src[start:end], "\n"); strings.TrimSpace(s) != "" {
+	emit := func(to int) {
+		if s := strings.Trim(src[start:min(to, len(src))], "\n"); strings.TrimSpace(s) != "" {
 			blocks = append(blocks, s)
 		}
 	}
@@ -183,37 +187,49 @@ scan:
 				start = j + 1
 				break
 			}
-			// Find the next non-blank complete line.
-			k := j + 1
-			next, decided := "", false
-			for k < len(src) {
-				e := strings.IndexByte(src[k:], '\n')
-				if e < 0 {
-					break
-				}
-				if l := src[k : k+e]; !isBlank(l) {
-					next, decided = l, true
-					break
-				}
-				k += e + 1
-			}
-			if !decided {
+			next, at, ok := nextLine(src, j+1)
+			if !ok {
 				break scan
 			}
 			if continuesBlock(firstLine(src[start:i]), next) {
 				break
 			}
 			emit(i)
-			start, i = k, k
+			start, i = at, at
 			continue scan
 		}
 		i = j + 1
 	}
 	if final {
 		emit(len(src))
-		return blocks, len(src)
+		return blocks, end
 	}
-	return blocks, start
+	return blocks, min(start, end)
+}
+
+// nextLine finds the first non-blank line from k. A line still being
+// streamed counts once it is enough to decide whether it continues the
+// block before it; ok is false while it is not.
+func nextLine(src string, k int) (line string, at int, ok bool) {
+	for k < len(src) {
+		e := strings.IndexByte(src[k:], '\n')
+		if e < 0 {
+			partial := src[k:]
+			if isBlank(partial) {
+				return "", 0, false
+			}
+			t := partial[0]
+			if len(partial) >= 12 || !strings.ContainsRune(" \t-*+0123456789", rune(t)) {
+				return partial, k, true
+			}
+			return "", 0, false
+		}
+		if l := src[k : k+e]; !isBlank(l) {
+			return l, k, true
+		}
+		k += e + 1
+	}
+	return "", 0, false
 }
 
 func firstLine(s string) string {

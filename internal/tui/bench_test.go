@@ -1,0 +1,218 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// benchSession is a database holding one session of turns; each turn is
+// a user message and an assistant message with text, a tool call, more
+// text and a step-finish (five parts a turn).
+type benchSession struct {
+	store *storage.Store
+	cfg   *config.Config
+	dir   string
+	data  string
+	id    string
+}
+
+func newBenchSession(b *testing.B, turns int) *benchSession {
+	b.Helper()
+	ctx := context.Background()
+	s := &benchSession{dir: b.TempDir(), data: b.TempDir()}
+	home := b.TempDir()
+	cfg, err := config.Load(config.Flags{Model: "gpt-4.1", BaseURL: "http://127.0.0.1:1/v1", DataDir: s.data}, s.dir,
+		func(k string) string { return map[string]string{"HOME": home}[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.cfg = cfg
+	if s.store, err = storage.Open(ctx, s.data); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.store.Close() })
+	sess := &message.Session{Title: "benchmark", Model: "gpt-4.1", Dir: s.dir}
+	if err := s.store.CreateSession(ctx, sess); err != nil {
+		b.Fatal(err)
+	}
+	s.id = sess.ID
+	now := time.Now()
+	for i := range turns {
+		u := message.Message{SessionID: sess.ID, Role: message.RoleUser, FinishedAt: now}
+		if err := s.store.CreateMessage(ctx, &u); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.store.UpsertPart(ctx, &message.Part{SessionID: sess.ID, MessageID: u.ID, Type: message.PartText,
+			Text: fmt.Sprintf("question %d: could you look at the handler and tell me why it fails?", i)}); err != nil {
+			b.Fatal(err)
+		}
+		a := message.Message{SessionID: sess.ID, Role: message.RoleAssistant, Model: "gpt-4.1", FinishReason: "stop", FinishedAt: now}
+		if err := s.store.CreateMessage(ctx, &a); err != nil {
+			b.Fatal(err)
+		}
+		parts := []message.Part{
+			{Type: message.PartText, Text: fmt.Sprintf("Let me read it. Answer **%d** follows:\n\n- first point\n- second point\n\n```go\nfunc f() int { return %d }\n```", i, i)},
+			{Type: message.PartTool, Tool: &message.ToolState{CallID: fmt.Sprintf("c%d", i), Name: "read", Status: message.ToolCompleted,
+				Input: `{"path":"main.go"}`, Title: "read main.go", Output: strings.Repeat("a line of the file being read\n", 30), StartedAt: now, EndedAt: now}},
+			{Type: message.PartText, Text: "The handler returns early when the context is done; " + strings.Repeat("more explanation ", 20)},
+			{Type: message.PartStepFinish, Step: &message.StepState{Usage: message.Usage{Input: 2000, Output: 150}, FinishReason: "stop"}},
+		}
+		for _, p := range parts {
+			p.SessionID, p.MessageID = sess.ID, a.ID
+			if err := s.store.UpsertPart(ctx, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return s
+}
+
+func (s *benchSession) options() Options {
+	return Options{Loop: loop.Options{Store: s.store, Tools: tools.NewRegistry(), Config: s.cfg, Dir: s.dir, OutputDir: filepath.Join(s.data, "outputs")}, SessionID: s.id}
+}
+
+// openModel opens the model on the session synchronously.
+func (s *benchSession) openModel(b *testing.B, width, height int) *Model {
+	m := New(s.options())
+	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	m.Update(m.openSession(s.id)())
+	if m.runner == nil {
+		b.Fatalf("open: %v", m.openErr)
+	}
+	return m
+}
+
+// collectRenders runs a command tree in the background and forwards the
+// markdown renders it produces; timers end when the model closes.
+func collectRenders(cmd tea.Cmd, out chan<- tea.Msg) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		switch msg := cmd().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				collectRenders(c, out)
+			}
+		case renderedMsg, tailDueMsg:
+			out <- msg
+		}
+	}()
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+// BenchmarkFrameRender measures a frame (Update + View) of a 2,000-message
+// session while a reply streams: most frames apply a text delta, every
+// fourth is a keystroke in the editor, and markdown renders arrive as
+// they would (off the frame, applied by their own frames).
+func BenchmarkFrameRender(b *testing.B) {
+	s := newBenchSession(b, 1000) // 2,000 messages
+	m := s.openModel(b, 120, 40)
+	defer m.Close()
+	renders := make(chan tea.Msg, 1024)
+	apply := func(msg tea.Msg) time.Duration {
+		start := time.Now()
+		_, cmd := m.Update(msg)
+		_ = m.View()
+		d := time.Since(start)
+		collectRenders(cmd, renders)
+		return d
+	}
+	// Let the visible history render first.
+	apply(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		select {
+		case msg := <-renders:
+			apply(msg)
+			continue
+		case <-time.After(200 * time.Millisecond):
+		}
+		break
+	}
+	streamMsg := message.Message{ID: message.NewID(), SessionID: s.id, Role: message.RoleAssistant}
+	part := message.Part{ID: message.NewID(), SessionID: s.id, MessageID: streamMsg.ID, Type: message.PartText}
+	event := func(ev message.Event) tea.Msg { return inboxMsg{loopEvent{gen: m.gen, ev: ev}} }
+	apply(event(message.Event{Type: message.EventStatus, Busy: true}))
+	apply(event(message.Event{Type: message.EventPartUpdated, Part: &part}))
+	words := strings.Fields("The fix is to check the error before using the result, and to return early when the context is cancelled so that the handler does not write after the client went away.")
+
+	frames := make([]time.Duration, 0, b.N)
+	keys := make([]time.Duration, 0, b.N/4+1)
+	b.ResetTimer()
+	for i := range b.N {
+		for drained := false; !drained; {
+			select {
+			case msg := <-renders:
+				frames = append(frames, apply(msg))
+			default:
+				drained = true
+			}
+		}
+		if i%4 == 3 {
+			if i%400 == 399 {
+				m.editor.reset() // a message's worth of typing
+			}
+			d := apply(tea.KeyPressMsg{Code: 'x', Text: "x"})
+			frames = append(frames, d)
+			keys = append(keys, d)
+			continue
+		}
+		delta := words[i%len(words)] + " "
+		if i%60 == 59 {
+			delta = "end.\n\n"
+		}
+		frames = append(frames, apply(event(message.Event{Type: message.EventPartDelta, Part: &part, Delta: delta})))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(percentile(frames, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentile(frames, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(keys, 0.99).Microseconds())/1000, "key-p99-ms")
+}
+
+// BenchmarkResumeFirstFrame measures resuming a session of 10,000 parts:
+// opening it (lease, repair, history), building the conversation and
+// drawing the first frame. It reports the heap in use after.
+func BenchmarkResumeFirstFrame(b *testing.B) {
+	s := newBenchSession(b, 2000) // 2,000 user parts + 8,000 assistant parts
+	var heap uint64
+	b.ResetTimer()
+	for range b.N {
+		m := New(s.options())
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m.Update(m.openSession(s.id)())
+		view := m.View().Content
+		b.StopTimer()
+		if !strings.Contains(view, "more explanation") {
+			b.Fatalf("first frame lacks the last answer:\n%s", view)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = max(heap, ms.HeapInuse)
+		m.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
+}
