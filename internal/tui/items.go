@@ -186,7 +186,11 @@ func (r *reasoningItem) lines(rc *renderCtx) []string {
 	head := th.faint.Render(fmt.Sprintf("%s (%d words)", label, words))
 	var out []string
 	if r.expanded || rc.expandAll {
-		out = append(out, head+th.dim.Render(" · click to collapse"))
+		hint := " · click to collapse"
+		if rc.expandAll && !r.expanded {
+			hint = " · ctrl+o to collapse"
+		}
+		out = append(out, head+th.dim.Render(hint))
 		for _, l := range wrapText(text, rc.width-4) {
 			out = append(out, "  "+th.faint.Render("│ "+l))
 		}

@@ -528,3 +528,38 @@ func TestRetryCountdownAndErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("error without what to do:\n%s", s)
 	}
 }
+
+func TestClickAndCtrlOExpandToolOutput(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c", "bash", `{"command":"seq 1 12"}`),
+		pt.Text("counted"),
+	}, func(o *Options) { o.PermModes = map[string]tools.Mode{"bash": tools.ModeAllow} })
+	h.typeText("count")
+	h.key("enter")
+	h.waitFor("idle", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
+	h.waitScreen("more lines")
+	if strings.Contains(h.screen(), "    12") {
+		t.Fatalf("collapsed card shows everything:\n%s", h.screen())
+	}
+	row := -1
+	for i, l := range h.m.chat.visible {
+		if strings.Contains(ansi.Strip(l), "✓ bash") {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatalf("no card:\n%s", h.screen())
+	}
+	h.send(tea.MouseClickMsg{X: 3, Y: row, Button: tea.MouseLeft})
+	if !strings.Contains(h.screen(), "    12") {
+		t.Errorf("click did not expand:\n%s", h.screen())
+	}
+	h.send(tea.MouseClickMsg{X: 3, Y: row, Button: tea.MouseLeft})
+	if strings.Contains(h.screen(), "    12") {
+		t.Errorf("second click did not collapse")
+	}
+	h.key("ctrl+o")
+	if !strings.Contains(h.screen(), "    12") {
+		t.Errorf("ctrl+o did not expand:\n%s", h.screen())
+	}
+}

@@ -219,3 +219,24 @@ func TestChatViewScrolling(t *testing.T) {
 		t.Errorf("padding row maps to an item")
 	}
 }
+
+func TestHeadRows(t *testing.T) {
+	tests := []struct {
+		text        string
+		width, rows int
+		want        []string
+		more        int
+	}{
+		{"a\nb\nc", 10, 5, []string{"a", "b", "c"}, 0},
+		{"a\nb\nc\nd", 10, 2, []string{"a", "b"}, 2},
+		{"aaaa bbbb cccc\nd", 4, 2, []string{"aaaa", "bbbb"}, 2},
+		{"x\n\ny", 10, 2, []string{"x", ""}, 1},
+		{strings.Repeat("line\n", 100000) + "end", 10, 4, []string{"line", "line", "line", "line"}, 99997},
+	}
+	for _, tt := range tests {
+		got, more := headRows(tt.text, tt.width, tt.rows)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") || more != tt.more {
+			t.Errorf("headRows(%.20q, %d, %d) = %q, %d; want %q, %d", tt.text, tt.width, tt.rows, got, more, tt.want, tt.more)
+		}
+	}
+}

@@ -127,7 +127,6 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 		if st.Status == message.ToolError {
 			bodyStyle = th.errorText
 		}
-		all := wrapText(text, bodyWidth)
 		limit := collapsedOutputLines
 		if st.Status == message.ToolError {
 			limit = collapsedOutputLines + 2
@@ -135,14 +134,9 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 		if expanded {
 			limit = expandedOutputLines
 		}
-		if text == "" {
-			all = nil
+		if text != "" {
+			body, more = headRows(text, bodyWidth, limit)
 		}
-		if len(all) > limit {
-			more = len(all) - limit
-			all = all[:limit]
-		}
-		body = all
 	}
 	for _, l := range body {
 		out = append(out, "    "+bodyStyle.Render(l))
@@ -157,6 +151,33 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 		out = append(out, "    "+th.dim.Render(fit("full output: "+termsafe.Strip(st.FullOutputPath), bodyWidth)))
 	}
 	return t.cache.put(rc, t.ver, append(out, ""))
+}
+
+// headRows wraps the first rows of text; more counts what is left (rows
+// of a wrapped line, then whole lines), so a huge output costs no more
+// than what is shown.
+func headRows(text string, width, rows int) (out []string, more int) {
+	lines := func(s string) int {
+		if s == "" {
+			return 0
+		}
+		return 1 + strings.Count(s, "\n")
+	}
+	for {
+		line, rest, found := strings.Cut(text, "\n")
+		if len(out) >= rows {
+			return out, lines(text)
+		}
+		ls := wrapText(line, width)
+		if room := rows - len(out); len(ls) > room {
+			return append(out, ls[:room]...), len(ls) - room + lines(rest)
+		}
+		out = append(out, ls...)
+		if !found {
+			return out, 0
+		}
+		text = rest
+	}
 }
 
 func tailLines(ls []string, n int) []string {

@@ -29,7 +29,7 @@ func (m *Model) layout() {
 		d = m.drawer
 	}
 	if d != nil {
-		lines = d.view(m, w, max(4, avail*2/3))
+		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = m.popupLines(comps, w)
 	}
