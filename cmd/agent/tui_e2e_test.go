@@ -243,7 +243,7 @@ func TestE2ETUIEscKillsARunningTool(t *testing.T) {
 	)
 	s := startTUI(t, e)
 	s.send("run the slow tool")
-	s.waitText("Permission")
+	s.waitText("esc denies") // the dialog takes keys
 	s.keys("a")
 	pidFile := filepath.Join(e.work, "tool.pid")
 	var pid int
@@ -310,7 +310,7 @@ func TestE2ETUIPermissionApprovesBash(t *testing.T) {
 	)
 	s := startTUI(t, e)
 	s.send("write the file")
-	screen := s.waitText("Permission")
+	screen := s.waitText("esc denies")
 	for _, want := range []string{"echo approved > approved.txt", "allow once", "for this session", "deny"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("dialog lacks %q:\n%s", want, screen)

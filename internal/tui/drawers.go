@@ -693,7 +693,15 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 	labels := []string{"[a] allow once", "[s] " + session, "[d] deny"}
 	body = append(body, "")
 	body = append(body, buttons(th, labels, d.sel, inner)...)
-	return frameLines(th, "Permission", clampBody(body, height, len(body)-1), "a/s/d or ←→ enter · esc denies", width)
+	return frameLines(th, "Permission", clampBody(body, height, len(body)-1), m.dialogFooter("a/s/d or ←→ enter · esc denies"), width)
+}
+
+// dialogFooter shows a question's keys once it takes them.
+func (m *Model) dialogFooter(keys string) string {
+	if !m.dialogArmed {
+		return "…"
+	}
+	return keys
 }
 
 // buttons lays out choices, wrapping them when the line is narrow.
@@ -778,7 +786,7 @@ func (d *doomDialog) view(m *Model, width, height int) []string {
 	}
 	body = append(body, "")
 	body = append(body, buttons(th, []string{"[c] continue", "[s] stop the turn", "[a] always allow this call"}, d.sel, inner)...)
-	return frameLines(th, "Doom loop?", clampBody(body, height, len(body)-1), "c/s/a or ←→ enter · esc stops", width)
+	return frameLines(th, "Doom loop?", clampBody(body, height, len(body)-1), m.dialogFooter("c/s/a or ←→ enter · esc stops"), width)
 }
 
 // sinceLabel is a short elapsed time for the status line.

@@ -22,6 +22,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		switch s {
 		case "pgup", "pgdown":
 		default:
+			if !m.dialogArmed || m.dialogs[0] != m.dialogShown {
+				return nil // too soon: the key was meant for something else
+			}
 			res, cmd := m.dialogs[0].update(m, k)
 			if res == drawerClose {
 				m.dialogs[0] = nil

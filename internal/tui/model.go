@@ -16,6 +16,9 @@ import (
 // while something runs.
 const tickInterval = 100 * time.Millisecond
 
+// dialogGrace is how long a question ignores keys after it appears.
+const dialogGrace = 300 * time.Millisecond
+
 // quitWindow is how long a first Ctrl+C waits for the second.
 const quitWindow = 2 * time.Second
 
@@ -61,6 +64,11 @@ type Model struct {
 	editor  *editor
 	drawer  drawer
 	dialogs []drawer // questions from the loop, oldest first
+	// dialogShown is the question on screen; it takes keys once armed,
+	// dialogGrace after it appeared, so that a key meant for the editor
+	// cannot answer it.
+	dialogShown drawer
+	dialogArmed bool
 	// drawerLines are the drawer's (or popup's) lines of the last layout.
 	drawerLines []string
 	flash       string // a transient hint above the editor
@@ -180,9 +188,10 @@ type (
 		gen   int
 		queue []message.QueuedMessage
 	}
-	tickMsg      struct{ gen int }
-	tailDueMsg   struct{ owner *textItem }
-	flashDoneMsg struct{ id int }
+	tickMsg        struct{ gen int }
+	tailDueMsg     struct{ owner *textItem }
+	flashDoneMsg   struct{ id int }
+	dialogArmedMsg struct{ d drawer }
 )
 
 // Update handles a message. It never blocks: work is returned as commands.
@@ -238,6 +247,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg.owner.ver++ // lay out again: the tail may render now
 	case tickMsg:
 		cmds = append(cmds, m.handleTick(msg))
+	case dialogArmedMsg:
+		if msg.d == m.dialogShown {
+			m.dialogArmed = true
+		}
 	case flashDoneMsg:
 		if msg.id == m.flashID {
 			m.flash = ""
@@ -257,6 +270,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.dropAbandonedDialogs()
+	if len(m.dialogs) > 0 && m.dialogs[0] != m.dialogShown {
+		m.dialogShown, m.dialogArmed = m.dialogs[0], false
+		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}))
+	}
 	m.layout()
 	cmds = append(cmds, m.scheduleRenders()...)
 	if cmd := m.ensureTicking(); cmd != nil {

@@ -137,6 +137,12 @@ func TestPermissionDialogAllowsForSession(t *testing.T) {
 	h.typeText("run it")
 	h.key("enter")
 	h.waitScreen("Permission")
+	// A key typed as the question appears is not taken as an answer.
+	h.key("d")
+	if len(h.m.dialogs) != 1 {
+		t.Fatal("a key typed as the dialog appeared answered it")
+	}
+	h.waitScreen("esc denies")
 	s := h.screen()
 	for _, want := range []string{"echo first-run", "allow once", "allow echo for this session", "deny"} {
 		if !strings.Contains(s, want) {
@@ -160,7 +166,7 @@ func TestPermissionDialogDenies(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"touch denied-file"}`), pt.Text("ok, not run")})
 	h.typeText("run it")
 	h.key("enter")
-	h.waitScreen("Permission")
+	h.waitScreen("esc denies")
 	h.key("esc")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
 	if !strings.Contains(h.screen(), "✗ bash") {
@@ -177,7 +183,7 @@ func TestDoomDialogContinues(t *testing.T) {
 	h := newHarness(t, []pt.Step{call, call, call, pt.Text("stopped looping")})
 	h.typeText("list")
 	h.key("enter")
-	h.waitScreen("Doom loop?")
+	h.waitScreen("esc stops")
 	if !strings.Contains(h.screen(), "continue") || !strings.Contains(h.screen(), "always allow") {
 		t.Errorf("doom dialog:\n%s", h.screen())
 	}
