@@ -49,8 +49,10 @@ type mdDoc struct {
 	blocks []*mdBlock
 	tail   mdBlock
 	final  bool
-	// lastTail is when the tail was last sent to render.
-	lastTail time.Time
+	// lastTail is when the tail was last sent to render; tailBusy is set
+	// while a render of it runs, tailWake while a wake-up is scheduled.
+	lastTail           time.Time
+	tailBusy, tailWake bool
 }
 
 func newMarkdown(text string, final bool) *mdDoc {
@@ -100,7 +102,6 @@ func (d *mdDoc) resplit() {
 	}
 	if len(blocks) > 0 {
 		d.tail.r = mdRendering{}
-		d.tail.pending = mdKey{}
 	}
 	d.done += rest
 	d.tail.src = src[d.done:]
@@ -144,8 +145,8 @@ func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
 	default:
 		add(wrapText(d.tail.src, width))
 	}
-	if r.key != key && d.tail.pending == (mdKey{}) {
-		missing = append(missing, &d.tail)
+	if r.key != key {
+		missing = append(missing, &d.tail) // the scheduler throttles it
 	}
 	return out, missing
 }

@@ -30,6 +30,7 @@ type Model struct {
 	th            *theme
 	width, height int
 	rc            renderCtx
+	renderWidth   renderWidth
 
 	// The session.
 	gen     int // generation of the runner; events of older ones are dropped
@@ -82,19 +83,45 @@ type Model struct {
 }
 
 // runnerSlot holds the runner the chat has open, for Close, which runs
-// after the program has stopped.
+// after the program has stopped. An open that starts after Close does
+// nothing; Close waits for one that started before.
 type runnerSlot struct {
-	mu      sync.Mutex
-	r       *loop.Runner
-	opening sync.WaitGroup
+	mu       sync.Mutex
+	r        *loop.Runner
+	closed   bool
+	inflight sync.WaitGroup
 }
 
-func (s *runnerSlot) set(r *loop.Runner) *loop.Runner {
+// begin registers an open; false once the chat is closed.
+func (s *runnerSlot) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+func (s *runnerSlot) end() { s.inflight.Done() }
+
+// swap stores r as the open runner and returns the previous one.
+func (s *runnerSlot) swap(r *loop.Runner) *loop.Runner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.r
 	s.r = r
 	return old
+}
+
+// close marks the chat closed, waits for opens under way and returns the
+// runner left open.
+func (s *runnerSlot) close() *loop.Runner {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.inflight.Wait()
+	return s.swap(nil)
 }
 
 // New returns the chat's model. Close it when the program has ended.
@@ -130,9 +157,8 @@ func (m *Model) Close() {
 	if m.stopCompact != nil {
 		m.stopCompact()
 	}
-	m.slot.opening.Wait()
 	m.box.close()
-	if r := m.slot.set(nil); r != nil {
+	if r := m.slot.close(); r != nil {
 		_ = r.Close()
 	}
 }
@@ -244,6 +270,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case renderedMsg:
 		m.handleRendered(msg)
 	case tailDueMsg:
+		msg.owner.doc.tailWake = false
 		msg.owner.ver++ // lay out again: the tail may render now
 	case tickMsg:
 		cmds = append(cmds, m.handleTick(msg))

@@ -569,3 +569,15 @@ func TestClickAndCtrlOExpandToolOutput(t *testing.T) {
 		t.Errorf("ctrl+o did not expand:\n%s", h.screen())
 	}
 }
+
+func TestStreamingTailRendersBeforeTheReplyEnds(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("First **block**.\n\nThe tail "), pt.TextChunk("with **bold** words"), pt.Block(release))})
+	h.typeText("go")
+	h.key("enter")
+	h.waitFor("the tail to render while streaming", func(m *Model) bool {
+		s := screenOf(m)
+		return m.busy && strings.Contains(s, "The tail with bold words") && strings.Contains(s, "First block.")
+	})
+}

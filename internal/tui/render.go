@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -10,8 +11,14 @@ import (
 // handleRendered stores markdown renders.
 func (m *Model) handleRendered(msg renderedMsg) {
 	for i, j := range msg.jobs {
-		if j.blk.pending == j.key {
+		if j.tail {
+			j.owner.doc.tailBusy = false
+			j.owner.ver++ // the tail may have grown: lay out, maybe render again
+		} else if j.blk.pending == j.key {
 			j.blk.pending = mdKey{}
+		}
+		if msg.lines[i] == nil {
+			continue // skipped: the width changed before it ran
 		}
 		if j.blk.src != j.key.src && !(j.tail && strings.HasPrefix(j.blk.src, j.key.src)) {
 			continue // the block changed since
@@ -20,6 +27,10 @@ func (m *Model) handleRendered(msg renderedMsg) {
 		j.owner.ver++
 	}
 }
+
+// renderWidth is the width markdown is laid out at now; render commands
+// skip blocks of an older width (a resize in between).
+type renderWidth struct{ atomic.Int64 }
 
 // scheduleRenders starts markdown renders the last layout found missing.
 // Finished blocks go in one batch; a streaming tail waits for its
@@ -32,27 +43,36 @@ func (m *Model) scheduleRenders() []tea.Cmd {
 	var cmds []tea.Cmd
 	now := time.Now()
 	for _, j := range m.rc.missing {
-		if j.blk.pending == j.key {
-			continue
-		}
 		if j.tail {
+			// One render or wake-up at a time, tailRenderInterval apart.
 			doc := j.owner.doc
-			if wait := tailRenderInterval - now.Sub(doc.lastTail); wait > 0 {
-				owner := j.owner
-				cmds = append(cmds, m.after(wait, tailDueMsg{owner: owner}))
-				j.blk.pending = j.key // one wake-up at a time
+			if doc.tailBusy || doc.tailWake {
 				continue
 			}
-			doc.lastTail = now
+			if wait := tailRenderInterval - now.Sub(doc.lastTail); wait > 0 {
+				doc.tailWake = true
+				cmds = append(cmds, m.after(wait, tailDueMsg{owner: j.owner}))
+				continue
+			}
+			doc.lastTail, doc.tailBusy = now, true
+			jobs = append(jobs, j)
+			continue
+		}
+		if j.blk.pending == j.key {
+			continue
 		}
 		j.blk.pending = j.key
 		jobs = append(jobs, j)
 	}
 	m.rc.missing = m.rc.missing[:0]
 	if len(jobs) > 0 {
+		width := &m.renderWidth
 		cmds = append(cmds, func() tea.Msg {
 			out := make([][]string, len(jobs))
 			for i, j := range jobs {
+				if int64(j.key.width) != width.Load() {
+					continue
+				}
 				out[i] = renderMarkdown(j.key.src, j.key.width, j.key.dark)
 			}
 			return renderedMsg{jobs: jobs, lines: out}

@@ -27,18 +27,20 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
 	slot := m.slot
-	slot.opening.Add(1)
 	return func() tea.Msg {
-		defer slot.opening.Done()
+		if !slot.begin() {
+			return nil // the chat closed first
+		}
+		defer slot.end()
 		if old != nil {
-			slot.set(nil)
+			slot.swap(nil)
 			_ = old.Close()
 		}
 		r, err := loop.Open(context.Background(), opts, sessionID)
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
 		}
-		slot.set(r)
+		slot.swap(r)
 		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Snapshot()}
 	}
 }

@@ -41,6 +41,7 @@ func (m *Model) layout() {
 	}
 	m.drawerLines = lines
 	m.rc.width = w - 2
+	m.renderWidth.Store(int64(w - 4)) // text items indent by two
 	m.rc.expandAll = m.expandAll
 	m.chat.width = w - 2
 	m.chat.height = max(1, avail-len(lines))
@@ -161,8 +162,6 @@ func (m *Model) activity() string {
 	th := m.th
 	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
 	switch {
-	case m.opening && m.runner == nil && m.openErr == nil:
-		return spin + th.dim.Render(" opening")
 	case m.compacting:
 		return spin + " compacting " + sinceLabel(m.busySince) + th.dim.Render(" · esc stops")
 	case m.busy:
@@ -173,6 +172,8 @@ func (m *Model) activity() string {
 			s += fmt.Sprintf(" · %.0f tok/s", rate)
 		}
 		return s + th.dim.Render(" · esc interrupts")
+	case m.opening && m.runner == nil && m.openErr == nil:
+		return spin + th.dim.Render(" opening")
 	}
 	return ""
 }
