@@ -110,7 +110,7 @@ func (m *Model) refuseSwitch() tea.Cmd {
 func (m *Model) resetConversation() {
 	m.chat.reset()
 	clear(m.parts)
-	clear(m.roles)
+	clear(m.msgs)
 	m.queue = nil
 	m.dialogs = nil
 	m.sess = message.Session{Model: m.sess.Model}

@@ -52,7 +52,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		m.setBusy(ev.Busy)
 	case message.EventMessageUpdated:
 		if msg := ev.Message; msg != nil {
-			m.roles[msg.ID] = msg.Role
+			m.msgs[msg.ID] = msgInfo{role: msg.Role, synthetic: msg.Synthetic}
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
 					it := &summaryItem{}
@@ -74,11 +74,11 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			if p.Type == message.PartStepStart {
 				m.streamStart, m.streamChars = time.Time{}, 0
 			}
-			role := m.roles[p.MessageID]
-			if role == "" {
-				role = message.RoleAssistant
+			info := m.msgs[p.MessageID]
+			if info.role == "" {
+				info.role = message.RoleAssistant
 			}
-			m.addPart(role, false, p, false)
+			m.addPart(info.role, info.synthetic, p, false)
 		}
 	case message.EventPartDelta:
 		if p := ev.Part; p != nil && ev.Delta != "" {

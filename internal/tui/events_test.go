@@ -61,6 +61,14 @@ func TestEventsRender(t *testing.T) {
 			[]string{"✓ edit", "main.go", "1.2s", "@@ -1 +1 @@", "-old line", "+new line"}, []string{"+++ b/main.go"}},
 		{"pruned output", []message.Event{tool(message.ToolState{Name: "read", Status: message.ToolCompleted, Title: "read x.go", Output: "content", CompactedAt: now})},
 			[]string{"✓ read", "pruned"}, nil},
+		{"synthetic continue", []message.Event{
+			{Type: message.EventMessageUpdated, Message: &message.Message{ID: "u1", Role: message.RoleUser, Synthetic: true}},
+			{Type: message.EventPartUpdated, Part: &message.Part{ID: "p1", MessageID: "u1", Type: message.PartText, Text: "Continue with the task."}}},
+			[]string{"↻ Continue with the task."}, []string{"▌ Continue"}},
+		{"user message", []message.Event{
+			{Type: message.EventMessageUpdated, Message: &message.Message{ID: "u2", Role: message.RoleUser}},
+			{Type: message.EventPartUpdated, Part: &message.Part{ID: "p2", MessageID: "u2", Type: message.PartText, Text: "fix the bug"}}},
+			[]string{"▌ fix the bug"}, nil},
 		{"queue badge", []message.Event{{Type: message.EventQueueChanged, Queue: []message.QueuedMessage{{ID: "q1", Text: "a"}, {ID: "q2", Text: "b"}}}},
 			[]string{"2 queued"}, nil},
 	}

@@ -59,7 +59,7 @@ type Model struct {
 	// The conversation.
 	chat      *chatView
 	parts     map[string]item
-	roles     map[string]message.Role
+	msgs      map[string]msgInfo // role and kind of the messages seen
 	expandAll bool
 
 	editor  *editor
@@ -80,6 +80,12 @@ type Model struct {
 	tickGen   int
 	frame     int
 	closed    bool
+}
+
+// msgInfo is what the chat keeps of a message to place its parts.
+type msgInfo struct {
+	role      message.Role
+	synthetic bool
 }
 
 // runnerSlot holds the runner the chat has open, for Close, which runs
@@ -132,7 +138,7 @@ func New(opt Options) *Model {
 		slot:  &runnerSlot{},
 		chat:  newChatView(),
 		parts: map[string]item{},
-		roles: map[string]message.Role{},
+		msgs:  map[string]msgInfo{},
 	}
 	m.setTheme(true)
 	m.editor = newEditor(m.th)

@@ -90,7 +90,7 @@ func (m *Model) loadQueue() tea.Cmd {
 func (m *Model) loadHistory(history []message.Entry) {
 	m.chat.reset()
 	clear(m.parts)
-	clear(m.roles)
+	clear(m.msgs)
 	for _, n := range m.opt.Notices {
 		m.chat.add(&noticeItem{kind: noticeWarn, text: n})
 	}
@@ -99,7 +99,7 @@ func (m *Model) loadHistory(history []message.Entry) {
 	}
 	for i := range history {
 		e := &history[i]
-		m.roles[e.Message.ID] = e.Message.Role
+		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic}
 		if e.Message.Summary {
 			text := ""
 			for _, p := range e.Parts {
