@@ -1,5 +1,10 @@
 package tui
 
+// Events from the loop become items of the conversation. The loop emits
+// a part when it starts (empty text, a pending tool), deltas while it
+// streams, and the part again when it ends; the chat creates an item on
+// the first of these and updates it in place after.
+
 import (
 	"fmt"
 	"strings"

@@ -1,5 +1,8 @@
 package tui
 
+// Markdown renders are scheduled after each layout for the blocks it
+// showed unrendered, and run off the event loop (see markdown.go).
+
 import (
 	"strings"
 	"sync/atomic"

@@ -1,5 +1,9 @@
 package tui
 
+// Opening a session is I/O (the lease, repair, the history), so it runs
+// as a command; each runner the chat opens is a new generation, and what
+// an older runner still sends is dropped.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,9 @@
 package tui
 
+// What the user does to the turn: send (queued by the runner while busy),
+// interrupt, compact, switch model. Each runner call runs as a command;
+// its result comes back as a message.
+
 import (
 	"context"
 	"errors"
