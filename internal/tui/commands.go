@@ -70,7 +70,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 			return cmd
 		}
 		m.resetConversation()
-		return m.openSession("")
+		return m.leaveSession()
 	case "sessions":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
@@ -100,7 +100,7 @@ func (m *Model) refuseSwitch() tea.Cmd {
 	switch {
 	case m.busy || m.compacting:
 		return m.setFlash("the agent is busy: press esc to interrupt it first", 3*time.Second)
-	case m.opening && m.runner == nil && m.openErr == nil && m.gen > 0:
+	case m.opening && m.runner == nil && m.openErr == nil:
 		return m.setFlash("a session is opening…", 2*time.Second)
 	}
 	return nil
@@ -113,11 +113,24 @@ func (m *Model) resetConversation() {
 	clear(m.msgs)
 	m.queue = nil
 	m.dialogs = nil
-	m.sess = message.Session{Model: m.sess.Model}
+	m.sess = message.Session{Model: m.currentModel()}
 	m.snap = tokens.Snapshot{}
 }
 
 func (m *Model) setModelCmd(name string) tea.Cmd {
+	if m.runner == nil && m.fresh && m.opt.Loop.Config != nil {
+		// No session yet: the new one will use this model.
+		cfg := *m.opt.Loop.Config
+		cfg.Model = name
+		m.opt.Loop.Config = &cfg
+		m.sess.Model = name
+		if _, known := cfg.ModelInfo(name); !known {
+			m.notice(noticeWarn, "model: "+name, unknownModelHint(name))
+		} else {
+			m.notice(noticeInfo, "model: "+name, "")
+		}
+		return nil
+	}
 	if m.runner == nil {
 		return m.setFlash("no session is open yet", 2*time.Second)
 	}

@@ -107,7 +107,11 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 	s := m.snap
 	inner := max(10, width-4)
 	if m.runner == nil {
-		return frameLines(th, "Context", []string{th.dim.Render("no session is open yet")}, "esc close", width)
+		text := "no session is open"
+		if m.fresh || m.opening {
+			text = "Nothing sent yet: the session starts with your first message."
+		}
+		return frameLines(th, "Context", []string{th.dim.Render(text)}, "esc close", width)
 	}
 	approx := ""
 	if s.Basis == tokens.BasisEstimated {
@@ -315,7 +319,7 @@ func newSessionPicker() *picker {
 
 func newModelPicker(m *Model) *picker {
 	return &picker{title: "Model", loading: true, free: true, choose: func(m *Model, name string) tea.Cmd {
-		if name == m.sess.Model {
+		if name == m.currentModel() {
 			return nil
 		}
 		return m.setModelCmd(name)
@@ -336,7 +340,7 @@ func (p *picker) load(m *Model) tea.Cmd {
 		}
 	}
 	cfg := m.opt.Loop.Config
-	current := m.sess.Model
+	current := m.currentModel()
 	return func() tea.Msg {
 		seen := map[string]bool{}
 		var names []string
@@ -414,7 +418,7 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 					detail = "unknown limits"
 				}
 			}
-			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.sess.Model})
+			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.currentModel()})
 		}
 		return drawerKeep, nil
 	case tea.PasteMsg:

@@ -89,7 +89,7 @@ func (h *harness) start(opt Options) {
 	h.m = New(opt)
 	h.run(h.m.Init())
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	h.waitFor("the session to open", func(m *Model) bool { return m.runner != nil || m.openErr != nil })
+	h.waitFor("the chat to be ready", func(m *Model) bool { return !m.opening })
 }
 
 // close ends the model and waits for the commands it started.

@@ -36,6 +36,9 @@ type Model struct {
 	gen     int // generation of the runner; events of older ones are dropped
 	runner  *loop.Runner
 	opening bool
+	// fresh is a new conversation not created yet: the session is made by
+	// the first message, so a chat left without one leaves nothing behind.
+	fresh bool
 	openErr error
 	slot    *runnerSlot
 	sess    message.Session
@@ -111,6 +114,17 @@ func (s *runnerSlot) begin() bool {
 
 func (s *runnerSlot) end() { s.inflight.Done() }
 
+// take removes r if it is the open runner, and reports whether it was.
+func (s *runnerSlot) take(r *loop.Runner) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r != r {
+		return false
+	}
+	s.r = nil
+	return true
+}
+
 // swap stores r as the open runner and returns the previous one.
 func (s *runnerSlot) swap(r *loop.Runner) *loop.Runner {
 	s.mu.Lock()
@@ -149,7 +163,8 @@ func New(opt Options) *Model {
 	if opt.Setup != nil {
 		m.chat.add(setupNotice(opt.Setup))
 	}
-	m.opening = true
+	m.opening = opt.SessionID != ""
+	m.fresh = opt.SessionID == ""
 	return m
 }
 
@@ -171,7 +186,11 @@ func (m *Model) Close() {
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.box.wait(), m.openSession(m.opt.SessionID), tea.RequestBackgroundColor)
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor}
+	if m.opt.SessionID != "" {
+		cmds = append(cmds, m.openSession(m.opt.SessionID))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Messages of the chat's own commands, named for what happened.

@@ -581,3 +581,50 @@ func TestStreamingTailRendersBeforeTheReplyEnds(t *testing.T) {
 		return m.busy && strings.Contains(s, "The tail with bold words") && strings.Contains(s, "First block.")
 	})
 }
+
+func TestNewConversationIsCreatedByTheFirstMessage(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("first reply"), pt.Text("in the new one")})
+	ctx := context.Background()
+	count := func() int {
+		list, err := h.store.ListSessions(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d sessions before anything was sent", n)
+	}
+	h.typeText("/model gpt-4o")
+	h.key("enter")
+	h.typeText("hello")
+	h.key("enter")
+	h.waitFor("the reply", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "first reply") })
+	if n := count(); n != 1 || h.m.sess.Model != "gpt-4o" {
+		t.Fatalf("%d sessions, model %q; want 1 with gpt-4o", n, h.m.sess.Model)
+	}
+	first := h.m.sess.ID
+	h.typeText("/new")
+	h.key("enter")
+	h.waitFor("the old session to close", func(m *Model) bool { return m.runner == nil && m.fresh })
+	if strings.Contains(h.screen(), "first reply") {
+		t.Errorf("/new kept the old conversation:\n%s", h.screen())
+	}
+	if n := count(); n != 1 {
+		t.Errorf("/new created a session before a message: %d", n)
+	}
+	h.typeText("again")
+	h.key("enter")
+	h.waitFor("the reply", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "in the new one") })
+	if n := count(); n != 2 || h.m.sess.ID == first {
+		t.Errorf("%d sessions after the second conversation", n)
+	}
+	// The first session can be resumed from /sessions.
+	h.typeText("/sessions")
+	h.key("enter")
+	h.waitScreen("hello")
+	h.typeText("hello")
+	h.key("enter")
+	h.waitFor("the resume", func(m *Model) bool { return m.runner != nil && m.sess.ID == first })
+	h.waitScreen("first reply")
+}

@@ -25,6 +25,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	old := m.runner
 	m.runner = nil
 	m.opening = true
+	m.fresh = false
 	m.openErr = nil
 	opts := m.opt.Loop
 	opts.Observer = m.box.observer(gen)
@@ -36,8 +37,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 			return nil // the chat closed first
 		}
 		defer slot.end()
-		if old != nil {
-			slot.swap(nil)
+		if old != nil && slot.take(old) {
 			_ = old.Close()
 		}
 		r, err := loop.Open(context.Background(), opts, sessionID)
@@ -47,6 +47,41 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		slot.swap(r)
 		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Snapshot()}
 	}
+}
+
+// leaveSession closes the open session and starts a fresh conversation
+// (/new); the next message creates its session.
+func (m *Model) leaveSession() tea.Cmd {
+	m.gen++
+	old := m.runner
+	m.runner = nil
+	m.opening, m.fresh, m.openErr = false, true, nil
+	if old == nil {
+		return nil
+	}
+	slot := m.slot
+	return func() tea.Msg {
+		if !slot.begin() {
+			return nil // Close closes it
+		}
+		defer slot.end()
+		if slot.take(old) {
+			_ = old.Close()
+		}
+		return nil
+	}
+}
+
+// currentModel is the model of the session, or the one a new session
+// will use.
+func (m *Model) currentModel() string {
+	if m.sess.Model != "" {
+		return m.sess.Model
+	}
+	if c := m.opt.Loop.Config; c != nil {
+		return c.Model
+	}
+	return ""
 }
 
 func (m *Model) handleOpened(msg openedMsg) tea.Cmd {

@@ -60,7 +60,10 @@ func (m *Model) submit() tea.Cmd {
 	m.editor.remember(text)
 	m.editor.reset()
 	m.chat.toBottom()
-	if m.runner == nil && !m.opening {
+	switch {
+	case m.runner == nil && m.fresh:
+		return tea.Batch(m.openSession(""), m.send(text))
+	case m.runner == nil && !m.opening:
 		m.editor.setValue(text)
 		m.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
@@ -123,7 +126,7 @@ func (m *Model) handleCancelled(msg cancelledMsg) {
 // compactCmd runs /compact.
 func (m *Model) compactCmd(focus string) tea.Cmd {
 	if m.runner == nil {
-		return m.setFlash("no session is open yet", 2*time.Second)
+		return m.setFlash("nothing to compact yet", 2*time.Second)
 	}
 	if m.busy {
 		return m.setFlash("the agent is busy: wait for the turn to end, or press esc to interrupt it", 3*time.Second)
@@ -166,9 +169,13 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		m.sess = m.runner.Session()
 		text := "model: " + msg.name
 		if !m.runner.ModelKnown() {
-			m.notice(noticeWarn, text, fmt.Sprintf("The catalog does not know %s: a %dK window is assumed. Give its limits under \"models\" in the config.", msg.name, tokens.DefaultWindow/1000))
+			m.notice(noticeWarn, text, unknownModelHint(msg.name))
 			return
 		}
 		m.notice(noticeInfo, text, "")
 	}
+}
+
+func unknownModelHint(name string) string {
+	return fmt.Sprintf("The catalog does not know %s: a %dK window is assumed. Give its limits under \"models\" in the config.", name, tokens.DefaultWindow/1000)
 }

@@ -141,10 +141,7 @@ func (m *Model) statusLine() string {
 		right = right[:len(right)-1]
 		r = strings.Join(right, sep)
 	}
-	model := m.sess.Model
-	if model == "" && m.opt.Loop.Config != nil {
-		model = m.opt.Loop.Config.Model
-	}
+	model := m.currentModel()
 	left := th.statusModel.Render(termsafe.Strip(model))
 	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
 	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
