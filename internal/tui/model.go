@@ -38,7 +38,7 @@ type Model struct {
 	opening bool
 	// fresh is a new conversation not created yet: the session is made by
 	// the first message, so a chat left without one leaves nothing behind.
-	fresh bool
+	fresh   bool
 	openErr error
 	slot    *runnerSlot
 	sess    message.Session
