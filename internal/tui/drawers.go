@@ -260,6 +260,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"pgup pgdn wheel", "scroll the conversation"},
 		{"ctrl+o", "expand or collapse tool output and reasoning (or click one)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder"},
+		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}
 	var body []string
 	for _, k := range keys {
@@ -669,14 +670,17 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 	req := d.ask.req
 	inner := max(10, width-4)
 	var body []string
-	what := termsafe.Strip(req.Title)
 	if req.Command != "" {
-		body = append(body, th.bold.Render(req.Tool)+" wants to run:")
+		body = append(body, "Allow "+th.bold.Render(req.Tool)+" to run:")
 		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
 			body = append(body, "  "+th.accentText.Render(l))
 		}
 	} else {
-		body = append(body, th.bold.Render(req.Tool)+" wants to: "+what)
+		title := termsafe.Strip(req.Title)
+		if title == "" {
+			title = req.Tool
+		}
+		body = append(body, "Allow "+th.bold.Render(oneLine(title, inner-8))+"?")
 	}
 	if req.Reason != "" {
 		for _, l := range wrapText("("+termsafe.Strip(req.Reason)+")", inner) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
@@ -197,7 +198,18 @@ func (r *reasoningItem) lines(rc *renderCtx) []string {
 	} else {
 		out = append(out, head+th.dim.Render(" · click or ctrl+o to expand"))
 		if r.streaming {
-			body := wrapText(text, rc.width-4)
+			// Only the end is shown: wrap only the end.
+			end := text
+			if i := strings.LastIndexByte(text[:max(0, len(text)-rc.width*2)], '\n'); i >= 0 {
+				end = text[i+1:]
+			}
+			if cut := len(end) - rc.width*4; cut > 0 {
+				for cut < len(end) && !utf8.RuneStart(end[cut]) {
+					cut++
+				}
+				end = "…" + end[cut:]
+			}
+			body := wrapText(end, rc.width-4)
 			if len(body) > 2 {
 				body = body[len(body)-2:]
 			}
