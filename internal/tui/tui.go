@@ -18,6 +18,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
@@ -51,8 +52,8 @@ func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error 
 	opts := append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)
 	p := tea.NewProgram(m, opts...)
 	_, err := p.Run()
-	if err != nil && ctx.Err() != nil {
-		return nil
+	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted)) {
+		return nil // SIGINT or SIGTERM: the session is saved as it goes
 	}
 	if err != nil {
 		return fmt.Errorf("chat: %w", err)
