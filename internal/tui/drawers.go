@@ -8,7 +8,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,12 +71,6 @@ func clampBody(body []string, height, sel int) []string {
 		start = sel - n + 1
 	}
 	return body[start : start+n]
-}
-
-// isKey reports whether msg is a key press of one of the names.
-func isKey(msg tea.Msg, names ...string) bool {
-	k, ok := msg.(tea.KeyPressMsg)
-	return ok && slices.Contains(names, k.String())
 }
 
 // infoKeys is how the informational drawers treat keys: esc, enter and q
