@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Price is a model's price in US dollars per million tokens.
 type Price struct {
@@ -91,4 +94,15 @@ func lookupCatalog(name string) (ModelInfo, bool) {
 		return ModelInfo{}, false
 	}
 	return catalog[best], true
+}
+
+// CatalogModels returns the names of the models the built-in catalog
+// knows, sorted.
+func CatalogModels() []string {
+	names := make([]string, 0, len(catalog))
+	for name := range catalog {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -119,6 +119,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	r.calc().Reset(tokens.EstimateEntries(Visible(r.history), r.est))
 	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
+	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})
 	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
 	if auto {
 		return r.addUserMessage(ctx, compact.ContinuePrompt, true)

@@ -138,7 +138,8 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 		e.Message.FinishedAt = time.Now()
 		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
 		r.replaceEntry(*e)
-		r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &e.Message})
+		m := e.Message
+		r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
 		return e, "", err
 	}
 
@@ -358,7 +359,8 @@ func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish strin
 		return out, fmt.Errorf("save assistant message: %w", err)
 	}
 	r.replaceEntry(*e)
-	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &e.Message})
+	m := e.Message
+	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}

@@ -8,6 +8,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/ctxloop/agent/internal/config"
 	"sort"
 	"strings"
 	"time"
@@ -363,6 +364,9 @@ func (p *picker) load(m *Model) tea.Cmd {
 					add(s.Model)
 				}
 			}
+		}
+		for _, n := range config.CatalogModels() {
+			add(n)
 		}
 		return modelsLoadedMsg{names: names}
 	}
