@@ -99,12 +99,12 @@ type TurnResult struct {
 
 // Runner drives one session.
 type Runner struct {
-	opt      Options
-	store    *storage.Store
-	lease    *storage.Lease
-	model    string
-	info     config.ModelInfo
-	est      tokens.Estimator
+	opt   Options
+	store *storage.Store
+	lease *storage.Lease
+	model string
+	info  config.ModelInfo
+	est   tokens.Estimator
 	// calcp holds the token calculator; SetModel replaces it while the
 	// TUI may be reading it.
 	calcp    atomic.Pointer[tokens.Calculator]
