@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func (t lsTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
 	case err != nil:
 		return errorResult(title, "cannot list %s: %v", shown, err), nil
 	case !info.IsDir():
-		return errorResult(title, "%s is a file (%s), not a directory: use read to see it", shown, humanSize(info.Size())), nil
+		return errorResult(title, "%s is a file (%s), not a directory: use read to see it", shown, truncate.FormatBytes(info.Size())), nil
 	}
 
 	top := &lsNode{name: shown, path: root, isDir: true}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"io"
 	"io/fs"
 	"net/http"
@@ -92,7 +93,7 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	br := bufio.NewReaderSize(f, 64*1024)
 	sniff, _ := br.Peek(binarySniffBytes)
 	if isBinary(sniff) {
-		return errorResult(title, "%s is a binary file (%s, %s); read shows text files only", shown, describeContent(sniff), humanSize(info.Size())), nil
+		return errorResult(title, "%s is a binary file (%s, %s); read shows text files only", shown, describeContent(sniff), truncate.FormatBytes(info.Size())), nil
 	}
 
 	lim := env.limits()
@@ -127,7 +128,7 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	if last < page.total {
 		why := ""
 		if page.byteCapped {
-			why = fmt.Sprintf(" (output capped at %s)", humanSize(int64(lim.MaxResultBytes)))
+			why = fmt.Sprintf(" (output capped at %s)", truncate.FormatBytes(int64(lim.MaxResultBytes)))
 		}
 		notes = append(notes, fmt.Sprintf("Showing lines %d-%d of %d%s. Use offset=%d to read more.", offset, last, page.total, why, last+1))
 	}
@@ -276,18 +277,6 @@ func describeContent(b []byte) string {
 		return "binary data"
 	}
 	return t
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // notFoundMessage says a path does not exist and suggests similar names in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,9 +89,9 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	lines := countTextLines(in.Content)
 	var out string
 	if existed {
-		out = fmt.Sprintf("Overwrote %s (%d lines, %s; it had %d lines).", shown, lines, humanSize(int64(len(in.Content))), countTextLines(old))
+		out = fmt.Sprintf("Overwrote %s (%d lines, %s; it had %d lines).", shown, lines, truncate.FormatBytes(int64(len(in.Content))), countTextLines(old))
 	} else {
-		out = fmt.Sprintf("Created %s (%d lines, %s).", shown, lines, humanSize(int64(len(in.Content))))
+		out = fmt.Sprintf("Created %s (%d lines, %s).", shown, lines, truncate.FormatBytes(int64(len(in.Content))))
 	}
 	return Result{Output: out, Title: title, Metadata: meta}, nil
 }
