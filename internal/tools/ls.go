@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxloop/agent/internal/context/truncate"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
 

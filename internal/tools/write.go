@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxloop/agent/internal/context/truncate"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
 )
 
 type writeTool struct{}
