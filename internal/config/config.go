@@ -54,9 +54,13 @@ const (
 
 // Config is the resolved configuration.
 type Config struct {
-	Model      string
-	SmallModel string
-	BaseURL    string
+	Model string
+	// ModelExplicit is set when the model came from a flag or the
+	// environment: it then also switches a resumed session to it, where a
+	// model from a config file only applies to new sessions.
+	ModelExplicit bool
+	SmallModel    string
+	BaseURL       string
 	// APIKey comes from the environment only, and is never written anywhere.
 	APIKey  string `json:"-"`
 	DataDir string
@@ -164,7 +168,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {
-		c.Model = v
+		c.Model, c.ModelExplicit = v, true
 	}
 	if v := getenv("OPENAI_BASE_URL"); v != "" {
 		c.BaseURL = v
@@ -175,7 +179,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	}
 
 	if flags.Model != "" {
-		c.Model = flags.Model
+		c.Model, c.ModelExplicit = flags.Model, true
 	}
 	if flags.BaseURL != "" {
 		c.BaseURL = flags.BaseURL

@@ -663,3 +663,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestResumeKeepsTheSessionModel(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, c *config.Config) { c.Model = "first-model" }, pt.Text("one"), pt.Text("two"), pt.Text("three"))
+	h.turn("hi")
+	id := h.r.Session().ID
+	h.r.Close()
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{"HOME": home}[k] }
+
+	// A model from defaults or a config file does not switch a resumed
+	// session.
+	cfg, _ := config.Load(config.Flags{BaseURL: h.srv.URL, DataDir: h.data}, h.dir, env)
+	opt := h.r.opt
+	opt.Config = cfg
+	r, err := Open(context.Background(), opt, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model() != "first-model" {
+		t.Errorf("resumed with %q, want the session's first-model", r.Model())
+	}
+	r.Send(context.Background(), "again")
+	r.Wait(context.Background())
+	if got := h.srv.Requests()[1].Chat.Model; got != "first-model" {
+		t.Errorf("request model %q", got)
+	}
+	r.Close()
+
+	// --model does, and says so in the session.
+	cfg, _ = config.Load(config.Flags{Model: "second-model", BaseURL: h.srv.URL, DataDir: h.data}, h.dir, env)
+	opt.Config = cfg
+	r, err = Open(context.Background(), opt, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if s, _ := h.store.GetSession(context.Background(), id); r.Model() != "second-model" || s.Model != "second-model" {
+		t.Errorf("--model on resume: runner %q, stored %q", r.Model(), s.Model)
+	}
+}

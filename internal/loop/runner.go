@@ -187,9 +187,14 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		dir = opt.Dir
 	}
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker()}
-	if opt.Config.Model != "" && opt.Config.Model != sess.Model && sessionID != "" {
-		// An explicit --model switches the session's model.
-		r.sess.Model = opt.Config.Model
+	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
+		// --model or AGENT_MODEL switches a resumed session's model; a
+		// model from a config file only applies to new sessions.
+		r.sess.Model = c.Model
+		if err := st.UpdateSession(ctx, &r.sess); err != nil {
+			lease.Release()
+			return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
+		}
 	}
 	r.setModel(r.sess.Model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
