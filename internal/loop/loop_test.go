@@ -703,3 +703,29 @@ func TestResumeKeepsTheSessionModel(t *testing.T) {
 		t.Errorf("--model on resume: runner %q, stored %q", r.Model(), s.Model)
 	}
 }
+
+// TestSnapshotMatchesReadSnapshot checks that the running session's
+// calculator and the one rebuilt from the database by the read-only
+// commands agree, including the calibration learnt along the way and text
+// added after the last call.
+func TestSnapshotMatchesReadSnapshot(t *testing.T) {
+	out := `{"command":"seq 1 600"}`
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxSteps = 2 },
+		pt.ToolCall("c1", "bash", out), pt.ToolCall("c2", "bash", out),
+		pt.ToolCall("c3", "bash", out), pt.ToolCall("c4", "bash", out),
+	)
+	h.turn("first")  // two tool steps, stopped by the step limit
+	h.turn("second") // the same: tool outputs are new since the last call
+	live := h.r.Snapshot()
+	if live.Calibration == 1 || live.NewEstimate == 0 {
+		t.Fatalf("the test needs a learnt calibration and new text: %+v", live)
+	}
+	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Total != live.Total || read.NewEstimate != live.NewEstimate || read.Calibration != live.Calibration {
+		t.Errorf("read-only snapshot %d (new %d, cal %.3f) != live %d (new %d, cal %.3f)",
+			read.Total, read.NewEstimate, read.Calibration, live.Total, live.NewEstimate, live.Calibration)
+	}
+}

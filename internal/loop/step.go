@@ -159,6 +159,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 	cost := r.cost(usage)
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
+		Calibration: r.calc().Snapshot().Calibration,
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost

@@ -158,6 +158,9 @@ type StepState struct {
 	// Estimate is the calculator's estimate of this call's input made just
 	// before it was sent, kept to measure the estimator's error.
 	Estimate int64 `json:"estimate,omitempty"`
+	// Calibration is the session's estimator calibration (actual/estimate)
+	// after this call, so that a reopened session estimates as before.
+	Calibration float64 `json:"calibration,omitempty"`
 }
 
 // CompactionState is the state of a compaction part.

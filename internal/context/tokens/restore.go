@@ -17,11 +17,19 @@ import (
 // step are taken off at their estimated size. Without such a step, or when a
 // compaction (not rejected) was recorded after it, the basis is estimated:
 // system + tools + the estimate of the visible history. The last estimate
-// error is restored from that step's StepState.Estimate in either case.
+// error is restored from that step's StepState.Estimate in either case, and
+// the calibration from the newest StepState.Calibration, so that a session
+// reopened (or read by `agent context`) estimates exactly as it did live.
 func Restore(opt Options, est Estimator, system, tools int64, history []message.Entry) *Calculator {
 	c := NewCalculator(opt, est)
 	c.system, c.tools = system, tools
 	v := VisibleHistory(history)
+	// New text is estimated with the calibration the session had learnt,
+	// as the running session estimates it.
+	if ratio := lastCalibration(history); ratio > 0 {
+		c.cal = Calibration{ratio: ratio, samples: 1}
+	}
+	cest := Calibrated{Estimator: c.est, Ratio: c.cal.Ratio()}
 
 	ai, pi := newestStep(v.After)
 	if ai >= 0 {
@@ -43,20 +51,23 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 	// New since the call: the step's tool results (the calls themselves
 	// were its output), anything stored after its step-finish part, and
 	// every later entry.
-	var added int64
+	var added, raw int64
 	own := &v.After[ai]
 	for j := range own.Parts {
 		p := &own.Parts[j]
 		switch {
 		case p.Type == message.PartTool:
 			if p.Tool != nil && p.Tool.CallID != "" {
-				added += toolResultCost(p.Tool, c.est)
+				added += toolResultCost(p.Tool, cest)
+				raw += toolResultCost(p.Tool, c.est)
 			}
 		case j > pi && (p.Type == message.PartText || (p.Type == message.PartReasoning && c.roundtrip)):
-			added += int64(c.est.Count(p.Text))
+			added += int64(cest.Count(p.Text))
+			raw += int64(c.est.Count(p.Text))
 		}
 	}
-	added += estimateEntries(v.After[ai+1:], c.est, c.roundtrip)
+	added += estimateEntries(v.After[ai+1:], cest, c.roundtrip)
+	raw += estimateEntries(v.After[ai+1:], c.est, c.roundtrip)
 
 	// Outputs that the call still carried but that were pruned since.
 	stepAt := partTime(step)
@@ -68,7 +79,7 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 			pruned += int64(c.est.Count(ToolResult(&sent))) - int64(c.est.Count(message.ClearedOutput))
 		}
 	})
-	c.added, c.addedRaw = added-pruned, added
+	c.added, c.addedRaw = added-pruned, raw
 	c.addedExact = -pruned
 	return c
 }
@@ -146,4 +157,18 @@ func partTime(p message.Part) time.Time {
 		return p.UpdatedAt
 	}
 	return p.CreatedAt
+}
+
+// lastCalibration returns the calibration stored with the newest step that
+// has one, or 0.
+func lastCalibration(history []message.Entry) float64 {
+	for i := len(history) - 1; i >= 0; i-- {
+		parts := history[i].Parts
+		for j := len(parts) - 1; j >= 0; j-- {
+			if st := parts[j].Step; parts[j].Type == message.PartStepFinish && st != nil && st.Calibration > 0 {
+				return st.Calibration
+			}
+		}
+	}
+	return 0
 }
