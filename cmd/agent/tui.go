@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/signal"
+	"syscall"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/loop"
@@ -23,6 +25,12 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	if g.session != "" && g.cont {
 		return usageError("--session and --continue are mutually exclusive")
 	}
+	// A closed terminal (SIGHUP) ends the chat like a quit: the running
+	// turn is cancelled, its tools' process groups are killed (they are
+	// not in the terminal's group, so the hangup would not reach them) and
+	// the session's lease is released.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
 	st, err := a.openStore(context.WithoutCancel(ctx))
 	if err != nil {
 		return err

@@ -473,3 +473,38 @@ func rssKB(t *testing.T, pid int) int {
 	t.Fatal("no VmRSS")
 	return 0
 }
+
+// TestE2ETUIHangupKillsTheTool closes the terminal (tmux kill-session sends
+// SIGHUP) while a tool runs: the tool's process group is not the
+// terminal's, so only the agent can end it, and it must.
+func TestE2ETUIHangupKillsTheTool(t *testing.T) {
+	e := newEnv(t, pt.ToolCall("call_1", "bash", `{"command":"echo $$ > tool.pid; exec sleep 300"}`))
+	s := startTUI(t, e)
+	s.send("run the slow tool")
+	s.waitText("esc denies")
+	s.keys("a")
+	pidFile := filepath.Join(e.work, "tool.pid")
+	var pid int
+	s.waitFor("the tool to start", func(string) bool {
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil && pid > 0
+	})
+	s.tmux("kill-session", "-t", "main")
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("tool process %d outlived the terminal", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The session was closed cleanly: the next run takes it over at once.
+	e.srv.Add(pt.Text("back"))
+	if res := e.run("", "run", "-c", "again"); res.code != 0 {
+		t.Fatalf("resume after hangup: %d %s", res.code, res.stderr)
+	}
+}
