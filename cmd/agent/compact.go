@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	if err := a.cfg.CheckCredentials(); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	st, err := a.openStore(context.WithoutCancel(ctx))
 	if err != nil {

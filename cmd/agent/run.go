@@ -120,7 +120,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	st, err := a.openStore(context.WithoutCancel(ctx))
 	if err != nil {
