@@ -156,26 +156,17 @@ func (a *app) sessionRows(ctx context.Context, dir string) ([]sessionRow, error)
 	if err != nil {
 		return nil, err
 	}
+	counts, err := st.MessageCounts(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]sessionRow, len(list))
 	for i, s := range list {
-		n, err := messageCount(ctx, st, s.ID)
-		if err != nil {
-			return nil, err
-		}
 		rows[i] = sessionRow{ID: s.ID, Title: s.Title, Dir: s.Dir, Model: s.Model, CreatedAt: s.CreatedAt,
-			UpdatedAt: s.UpdatedAt, Messages: n, Usage: s.Usage, CostUSD: s.CostUSD}
+			UpdatedAt: s.UpdatedAt, Messages: counts[s.ID], Usage: s.Usage, CostUSD: s.CostUSD}
 	}
 	a.fillContext(ctx, st, rows[:min(len(rows), contextRows)])
 	return rows, nil
-}
-
-// messageCount counts a session's messages.
-func messageCount(ctx context.Context, st *storage.Store, id string) (int, error) {
-	stats, err := st.SessionStats(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return stats.Messages, nil
 }
 
 // fillContext computes the context figure of each row, a few at a time. A

@@ -260,6 +260,36 @@ func (s *Store) SessionStats(ctx context.Context, id string) (SessionStats, erro
 	return st, nil
 }
 
+// MessageCounts returns how many messages each session of directory dir
+// (of every directory when dir is empty) has, in one query; sessions
+// without messages are absent.
+func (s *Store) MessageCounts(ctx context.Context, dir string) (map[string]int, error) {
+	query := `SELECT m.session_id, count(*) FROM messages m`
+	var args []any
+	if dir != "" {
+		query += ` JOIN sessions s ON s.id = m.session_id WHERE s.dir = ?`
+		args = append(args, dir)
+	}
+	rows, err := s.rdb.QueryContext(ctx, query+` GROUP BY m.session_id`, args...)
+	if err != nil {
+		return nil, s.fail("count messages", err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, s.fail("count messages", err)
+		}
+		counts[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("count messages", err)
+	}
+	return counts, nil
+}
+
 func (s *Store) publishSession(sess *message.Session) {
 	c := *sess
 	s.events.Publish(message.Event{Type: message.EventSessionUpdated, SessionID: c.ID, Session: &c})

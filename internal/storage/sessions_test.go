@@ -263,3 +263,32 @@ func TestSessionStats(t *testing.T) {
 		t.Errorf("stats of a missing session: %v", err)
 	}
 }
+
+func TestMessageCounts(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	mk := func(dir string, n int) string {
+		sess := &message.Session{Dir: dir}
+		if err := s.CreateSession(ctx, sess); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			if err := s.CreateMessage(ctx, &message.Message{SessionID: sess.ID, Role: message.RoleUser}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sess.ID
+	}
+	a, b, c, empty := mk("/a", 3), mk("/a", 1), mk("/b", 2), mk("/a", 0)
+	got, err := s.MessageCounts(ctx, "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[a] != 3 || got[b] != 1 || got[c] != 0 || got[empty] != 0 || len(got) != 2 {
+		t.Errorf("counts for /a = %v", got)
+	}
+	all, _ := s.MessageCounts(ctx, "")
+	if all[c] != 2 || len(all) != 3 {
+		t.Errorf("counts for all = %v", all)
+	}
+}
