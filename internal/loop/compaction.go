@@ -12,7 +12,6 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
-	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 )
@@ -81,7 +80,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	candidate := append(append([]message.Entry(nil), r.history...),
 		message.Entry{Message: marker, Parts: []message.Part{{Type: message.PartCompaction, Compaction: state}}},
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
-	after := sys + tl + tokens.EstimateEntries(Visible(candidate), r.est)
+	after := sys + tl + r.calc().EstimateEntries(Visible(candidate))
 	state.TokensAfter = after
 
 	if verr := compact.Validate(body, before, after); verr != nil {
@@ -116,7 +115,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	r.mu.Unlock()
 
 	r.failedCompactionAt = 0
-	r.calc().Reset(tokens.EstimateEntries(Visible(r.history), r.est))
+	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
 	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
 	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})

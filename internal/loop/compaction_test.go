@@ -224,3 +224,26 @@ func TestPruneAfterTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotAfterCompactionMatchesReadSnapshot: in the estimated basis
+// after a compaction, the running session and `agent context` agree.
+func TestSnapshotAfterCompactionMatchesReadSnapshot(t *testing.T) {
+	out := `{"command":"seq 1 600"}`
+	h := newHarness(t, pt.ToolCall("c1", "bash", out), pt.Text("one"), pt.ToolCall("c2", "bash", out), pt.Text("two"),
+		pt.Text("three"), pt.Text(summaryText))
+	for _, q := range []string{"first", "second", "third"} {
+		h.turn(q)
+	}
+	if err := h.r.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	live := h.r.Snapshot()
+	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Basis != "estimated" || read.Total != live.Total || read.Calibration != live.Calibration {
+		t.Errorf("after compaction: read %d (%s, cal %.3f), live %d (%s, cal %.3f)",
+			read.Total, read.Basis, read.Calibration, live.Total, live.Basis, live.Calibration)
+	}
+}

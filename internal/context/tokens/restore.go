@@ -39,7 +39,7 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 		}
 	}
 	if ai < 0 || compactedAfter(history, v.After[ai].Message.ID, pi) {
-		c.added = estimateVisible(v, c.est, c.roundtrip)
+		c.added = estimateVisible(v, cest, c.roundtrip)
 		return c
 	}
 	step := v.After[ai].Parts[pi]
