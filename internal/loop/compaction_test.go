@@ -216,6 +216,12 @@ func TestPruneAfterTurn(t *testing.T) {
 	if tool := findTool(hist, "c1"); tool == nil || tool.CompactedAt.IsZero() || tool.Output == "" {
 		t.Errorf("c1 should be marked compacted and still stored: %+v", tool)
 	}
+	// The prune's saving is counted the same way live and restored.
+	live := h.r.Snapshot()
+	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	if err != nil || read.Total != live.Total {
+		t.Errorf("after a prune: read %d, live %d (%v)", read.Total, live.Total, err)
+	}
 	h.srv.Add(pt.Text("five"))
 	h.turn("fifth")
 	for _, m := range h.request(6) {
