@@ -520,7 +520,7 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 				q.editing = nil
 				return drawerKeep, nil
 			case "enter":
-				text, id := q.editing.value(), q.editID
+				text, id := q.editing.expand(q.editing.value()), q.editID
 				q.editing = nil
 				if r == nil || strings.TrimSpace(text) == "" {
 					return drawerKeep, nil

@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
 )
 
 // editorMaxHeight is the most rows the editor grows to; longer text
@@ -15,6 +19,16 @@ const editorMaxHeight = 8
 
 // maxHistory bounds the editor's history.
 const maxHistory = 500
+
+// A paste (or a text handed back to the editor) larger than these limits
+// is kept out of the textarea, which re-lays out its whole content on every
+// keystroke: the editor shows a placeholder such as
+// "[paste #1 · 2,400 lines · 96.0 KB]" and the full text is sent in its
+// place.
+const (
+	collapseBytes = 8 << 10
+	collapseLines = 200
+)
 
 // editor is the input at the bottom: Enter sends (the root model handles
 // it), Shift+Enter, Ctrl+J or Alt+Enter insert a newline, pastes are text,
@@ -30,6 +44,11 @@ type editor struct {
 	// the value the user closed the popup for.
 	sel       int
 	dismissed string
+
+	// pastes holds the texts behind placeholders, for the life of the
+	// editor (so that history entries holding a placeholder still expand).
+	pastes   map[string]string
+	pasteSeq int
 }
 
 func newEditor(th *theme) *editor {
@@ -73,8 +92,49 @@ func (e *editor) height() int { return e.ta.Height() }
 func (e *editor) value() string { return e.ta.Value() }
 
 func (e *editor) setValue(s string) {
+	if tooLarge(s) {
+		s = e.placeholder(s)
+	}
 	e.ta.SetValue(s)
 	e.histIdx = len(e.history)
+}
+
+// tooLarge reports whether a text should be collapsed into a placeholder.
+func tooLarge(s string) bool {
+	return len(s) > collapseBytes || strings.Count(s, "\n") >= collapseLines
+}
+
+// placeholder records a large text and returns the token that stands for
+// it in the editor.
+func (e *editor) placeholder(text string) string {
+	if e.pastes == nil {
+		e.pastes = map[string]string{}
+	}
+	e.pasteSeq++
+	ph := fmt.Sprintf("[paste #%d · %s lines · %s]", e.pasteSeq,
+		humanInt(strings.Count(text, "\n")+1), truncate.FormatBytes(int64(len(text))))
+	e.pastes[ph] = text
+	return ph
+}
+
+// expand replaces the placeholders in text by the texts they stand for.
+// A placeholder the user deleted sends nothing.
+func (e *editor) expand(text string) string {
+	for ph, full := range e.pastes {
+		if strings.Contains(text, ph) {
+			text = strings.ReplaceAll(text, ph, full)
+		}
+	}
+	return text
+}
+
+// humanInt writes n with thousands separators.
+func humanInt(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func (e *editor) reset() {
@@ -138,6 +198,10 @@ func (e *editor) historyNext() bool {
 }
 
 func (e *editor) update(msg tea.Msg) tea.Cmd {
+	if p, ok := msg.(tea.PasteMsg); ok && tooLarge(p.Content) {
+		e.ta.InsertString(e.placeholder(p.Content))
+		return nil
+	}
 	var cmd tea.Cmd
 	e.ta, cmd = e.ta.Update(msg)
 	return cmd

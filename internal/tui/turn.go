@@ -41,12 +41,15 @@ func (m *Model) sendNext() tea.Cmd {
 
 // submit handles Enter on the editor.
 func (m *Model) submit() tea.Cmd {
-	text := m.editor.value()
-	if strings.TrimSpace(text) == "" {
+	shown := m.editor.value()
+	if strings.TrimSpace(shown) == "" {
 		return nil
 	}
+	// History keeps what was shown (placeholders and all); what is sent
+	// has the large pastes expanded.
+	text := m.editor.expand(shown)
 	if cmd, arg, ok := parseCommand(text); ok {
-		m.editor.remember(text)
+		m.editor.remember(shown)
 		m.editor.reset()
 		return m.runCommand(cmd, arg)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(strings.Fields(text)[0][1:], "/.") {
@@ -57,7 +60,7 @@ func (m *Model) submit() tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	}
-	m.editor.remember(text)
+	m.editor.remember(shown)
 	m.editor.reset()
 	m.chat.toBottom()
 	switch {
