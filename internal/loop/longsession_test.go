@@ -235,14 +235,15 @@ func TestLongSession(t *testing.T) {
 		t.Errorf("median estimate error %.1f%% > 5%%", 100*median)
 	}
 	if out := os.Getenv("AGENT_SIM_OUT"); out != "" {
-		if err := writeSim(out, rows, window); err != nil {
+		if err := writeSim(out, rows, window, h.r.CompactAt()); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// writeSim writes tokens per turn as CSV and as an SVG chart.
-func writeSim(dir string, rows []simRow, window int) error {
+// writeSim writes tokens per turn as CSV and as an SVG chart with the
+// window, the compaction point and a mark at each compaction.
+func writeSim(dir string, rows []simRow, window, compactAt int64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -254,15 +255,28 @@ func writeSim(dir string, rows []simRow, window int) error {
 	if err := os.WriteFile(filepath.Join(dir, "long-session.csv"), []byte(csv.String()), 0o644); err != nil {
 		return err
 	}
-	const w, hgt, pad = 900.0, 360.0, 40.0
-	x := func(turn int) float64 { return pad + (w-2*pad)*float64(turn-1)/float64(max(1, len(rows)-1)) }
-	y := func(tok int64) float64 { return hgt - pad - (hgt-2*pad)*float64(tok)/float64(window) }
+	const w, hgt, left, right, top, bottom = 960.0, 400.0, 60.0, 20.0, 50.0, 40.0
+	x := func(turn int) float64 { return left + (w-left-right)*float64(turn-1)/float64(max(1, len(rows)-1)) }
+	y := func(tok int64) float64 { return hgt - bottom - (hgt-top-bottom)*float64(tok)/float64(window) }
 	var svg strings.Builder
 	fmt.Fprintf(&svg, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", w, hgt)
-	fmt.Fprintf(&svg, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="red" stroke-dasharray="4"/><text x="%.0f" y="%.1f" fill="red">window %d</text>`+"\n",
-		pad, y(int64(window)), w-pad, y(int64(window)), pad+4, y(int64(window))-4, window)
-	svg.WriteString(`<polyline fill="none" stroke="steelblue" stroke-width="1.5" points="`)
+	svg.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
+	fmt.Fprintf(&svg, `<text x="%.0f" y="20" font-size="14">Context tokens at the end of each turn, %d turns in a %d-token window</text>`+"\n", left, len(rows), window)
+	fmt.Fprintf(&svg, `<text x="%.0f" y="38" fill="#555">blue: the calculator's total · orange dots: compactions · dashed: window (red) and compaction point (orange)</text>`+"\n", left)
+	// Axes and ticks.
+	for tok := int64(0); tok <= window; tok += 8192 {
+		fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/><text x="%.0f" y="%.1f" text-anchor="end" fill="#555">%dK</text>`+"\n",
+			left, y(tok), w-right, y(tok), left-6, y(tok)+4, tok/1024)
+	}
+	step := max(1, len(rows)/6/50*50)
+	for turn := step; turn <= len(rows); turn += step {
+		fmt.Fprintf(&svg, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%d</text>`+"\n", x(turn), hgt-bottom+16, turn)
+	}
+	fmt.Fprintf(&svg, `<text x="%.0f" y="%.0f" text-anchor="middle" fill="#555">turn</text>`+"\n", (w+left)/2, hgt-6)
+	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="black"/>`+"\n", left, y(0), w-right, y(0))
+	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="red" stroke-dasharray="5,4"/>`+"\n", left, y(window), w-right, y(window))
+	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="orange" stroke-dasharray="5,4"/>`+"\n", left, y(compactAt), w-right, y(compactAt))
+	svg.WriteString(`<polyline fill="none" stroke="steelblue" stroke-width="1.2" points="`)
 	for _, r := range rows {
 		fmt.Fprintf(&svg, "%.1f,%.1f ", x(r.turn), y(r.totalEnd))
 	}
@@ -270,12 +284,10 @@ func writeSim(dir string, rows []simRow, window int) error {
 	prev := 0
 	for _, r := range rows {
 		if r.compactions > prev {
-			fmt.Fprintf(&svg, `<circle cx="%.1f" cy="%.1f" r="3" fill="orange"/>`+"\n", x(r.turn), y(r.totalEnd))
+			fmt.Fprintf(&svg, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="orange"/>`+"\n", x(r.turn), y(r.totalEnd))
 			prev = r.compactions
 		}
 	}
-	fmt.Fprintf(&svg, `<text x="%.0f" y="%.0f">context tokens at the end of each turn (blue); compactions (orange); %d turns</text>`+"\n", pad, pad-15, len(rows))
-	fmt.Fprintf(&svg, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="black"/>`+"\n", pad, hgt-pad, w-pad, hgt-pad)
 	svg.WriteString("</svg>\n")
 	return os.WriteFile(filepath.Join(dir, "long-session.svg"), []byte(svg.String()), 0o644)
 }
