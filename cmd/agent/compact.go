@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -33,17 +30,13 @@ exactly like /compact in the chat. FOCUS tells the summary what matters.`,
 }
 
 func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus string) error {
-	a, err := loadApp(g)
+	a, err := loadDriving(g)
 	if err != nil {
 		return err
 	}
-	a.warn()
-	if err := a.cfg.CheckCredentials(); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	st, err := a.openStore(context.WithoutCancel(ctx))
+	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
 	}
@@ -52,11 +45,7 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	if err != nil {
 		return err
 	}
-	r, err := loop.Open(ctx, loop.Options{
-		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(),
-		Perms: tools.NewPermissions(permModes(a.cfg.Permissions), nil, false), Config: a.cfg,
-		Dir: a.dir, OutputDir: a.outputDir(),
-	}, id)
+	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
 	if err != nil {
 		return err
 	}

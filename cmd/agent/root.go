@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // globalFlags are the flags every command takes.
@@ -120,6 +125,49 @@ func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs"
 // openStore opens the database for writing.
 func (a *app) openStore(ctx context.Context) (*storage.Store, error) {
 	return storage.Open(ctx, a.cfg.DataDir)
+}
+
+// loadDriving resolves the configuration of a command that calls the
+// model: warnings go to stderr and missing credentials are an error.
+func loadDriving(g *globalFlags) (*app, error) {
+	a, err := loadApp(g)
+	if err != nil {
+		return nil, err
+	}
+	a.warn()
+	if err := a.cfg.CheckCredentials(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// interruptible returns ctx cancelled by SIGINT, SIGTERM or SIGHUP, so that
+// a command driving a session cancels its turn cleanly (the tools' process
+// groups killed, everything persisted, the lease released) instead of
+// dying with a tool still running outside the terminal's process group.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+// openDriving opens the database for a command that drives a session, and
+// expires old saved tool outputs in the background. The store outlives
+// ctx's cancellation, so that a cancelled turn can still be persisted.
+func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
+	st, err := a.openStore(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	go func() { _, _ = truncate.Clean(a.outputDir(), truncate.MaxAge) }()
+	return st, nil
+}
+
+// loopOptions is the runner template of every command that drives a
+// session; callers add what is theirs (observer, step limit).
+func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
+	return loop.Options{
+		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
+		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(),
+	}
 }
 
 // openReadOnly opens the database for a read-only command.

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
@@ -111,39 +108,25 @@ const titleGrace = 2 * time.Second
 
 // runPrompt runs one prompt to the end of its turn, writing events to out.
 func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, out *eventWriter) error {
-	a, err := loadApp(g)
+	a, err := loadDriving(g)
 	if err != nil {
 		return err
 	}
-	a.warn()
-	if err := a.cfg.CheckCredentials(); err != nil {
-		return err
-	}
-
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	st, err := a.openStore(context.WithoutCancel(ctx))
+	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	_, _ = truncate.Clean(a.outputDir(), truncate.MaxAge)
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
 	if err != nil {
 		return err
 	}
-	r, err := loop.Open(context.WithoutCancel(ctx), loop.Options{
-		Store:     st,
-		Provider:  a.provider(),
-		Tools:     tools.NewRegistry(),
-		Perms:     tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes),
-		Config:    a.cfg,
-		Dir:       a.dir,
-		OutputDir: a.outputDir(),
-		Observer:  out.observe,
-		MaxSteps:  f.maxSteps,
-	}, sessionID)
+	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
+	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
+	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/signal"
-	"syscall"
 
-	"github.com/ctxloop/agent/internal/context/truncate"
-	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/storage"
-	"github.com/ctxloop/agent/internal/tools"
 	"github.com/ctxloop/agent/internal/tui"
 )
 
@@ -26,17 +21,14 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		return usageError("--session and --continue are mutually exclusive")
 	}
 	// A closed terminal (SIGHUP) ends the chat like a quit: the running
-	// turn is cancelled, its tools' process groups are killed (they are
-	// not in the terminal's group, so the hangup would not reach them) and
-	// the session's lease is released.
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	// turn is cancelled and its tools' process groups killed.
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	st, err := a.openStore(context.WithoutCancel(ctx))
+	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	go func() { _, _ = truncate.Clean(a.outputDir(), truncate.MaxAge) }()
 
 	notices := append([]string(nil), a.cfg.Warnings...)
 	sessionID := g.session
@@ -58,14 +50,7 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		sessionID = s.ID
 	}
 	return tui.Run(ctx, tui.Options{
-		Loop: loop.Options{
-			Store:     st,
-			Provider:  a.provider(),
-			Tools:     tools.NewRegistry(),
-			Config:    a.cfg,
-			Dir:       a.dir,
-			OutputDir: a.outputDir(),
-		},
+		Loop:      a.loopOptions(st, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),
 		SessionID: sessionID,
 		Setup:     a.cfg.CheckCredentials(),
