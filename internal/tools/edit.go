@@ -46,7 +46,7 @@ func (editTool) title(env *Env, input json.RawMessage) string {
 	if decodeInput(input, &in) != nil || in.Path == "" {
 		return ""
 	}
-	return "edit " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+	return "edit " + shownPath(env, in.Path)
 }
 
 func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
@@ -57,9 +57,9 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	if strings.TrimSpace(in.Path) == "" {
 		return errorResult("edit", "path is empty: give the file to edit"), nil
 	}
-	title := t.title(env, call.Input)
 	abs := absPath(env.Dir, in.Path)
 	shown := displayPath(env.Dir, abs)
+	title := "edit " + shown
 	if in.OldString == in.NewString {
 		return errorResult(title, "old_string and new_string are identical: there is nothing to change"), nil
 	}

@@ -49,7 +49,7 @@ func (globTool) title(env *Env, input json.RawMessage) string {
 	}
 	title := "glob " + oneLine(in.Pattern, 60)
 	if in.Path != "" {
-		title += " in " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+		title += " in " + shownPath(env, in.Path)
 	}
 	return title
 }

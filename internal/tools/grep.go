@@ -65,7 +65,7 @@ func (grepTool) title(env *Env, input json.RawMessage) string {
 	}
 	title := "grep " + oneLine(in.Pattern, 60)
 	if in.Path != "" {
-		title += " in " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+		title += " in " + shownPath(env, in.Path)
 	}
 	if in.Include != "" {
 		title += " (" + in.Include + ")"

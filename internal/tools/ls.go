@@ -49,7 +49,7 @@ func (lsTool) title(env *Env, input json.RawMessage) string {
 	if decodeInput(input, &in) != nil {
 		return ""
 	}
-	return "ls " + displayPath(env.Dir, absPath(env.Dir, orDot(in.Path)))
+	return "ls " + shownPath(env, orDot(in.Path))
 }
 
 // lsNode is one entry of the tree.

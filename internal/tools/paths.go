@@ -77,3 +77,7 @@ func displayPath(dir, p string) string {
 	}
 	return p
 }
+
+// shownPath is how a tool call's path appears in titles and messages: p
+// resolved against the session's directory, shown relative to it.
+func shownPath(env *Env, p string) string { return displayPath(env.Dir, absPath(env.Dir, p)) }

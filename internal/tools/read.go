@@ -53,7 +53,7 @@ func (readTool) title(env *Env, input json.RawMessage) string {
 	if decodeInput(input, &in) != nil || in.Path == "" {
 		return ""
 	}
-	title := "read " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+	title := "read " + shownPath(env, in.Path)
 	if in.Offset > 1 {
 		title += fmt.Sprintf(" (from line %d)", in.Offset)
 	}

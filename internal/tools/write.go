@@ -46,7 +46,7 @@ func (writeTool) title(env *Env, input json.RawMessage) string {
 	if decodeInput(input, &in) != nil || in.Path == "" {
 		return ""
 	}
-	return "write " + displayPath(env.Dir, absPath(env.Dir, in.Path))
+	return "write " + shownPath(env, in.Path)
 }
 
 func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
@@ -57,9 +57,9 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	if strings.TrimSpace(in.Path) == "" {
 		return errorResult("write", "path is empty: give the file to write"), nil
 	}
-	title := t.title(env, call.Input)
 	abs := absPath(env.Dir, in.Path)
 	shown := displayPath(env.Dir, abs)
+	title := "write " + shown
 
 	var old string
 	existed := false
