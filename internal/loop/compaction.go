@@ -51,9 +51,9 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	if r.opt.Config.Compaction.Prune {
 		r.prune(ctx)
 	}
-	before := r.calc().Snapshot().Total
-	sys, tl := r.fixedTokens()
 	snap := r.calc().Snapshot()
+	before := snap.Total
+	sys, tl := r.fixedTokens()
 	opts := compact.DefaultOptions(snap.Window, snap.OutputReserve)
 	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
 		opts.TailTurns = n
@@ -184,15 +184,11 @@ func (r *Runner) complete(ctx context.Context, req provider.Request) (string, *m
 		if err == nil {
 			return text, usage, nil
 		}
-		perr := provider.Classify(err)
-		if ctx.Err() != nil || !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
+		delay, retry := r.retryDelay(attempt, err)
+		if ctx.Err() != nil || !retry {
 			return "", usage, err
 		}
-		delay := r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd)
-		r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
-			Attempt: attempt + 1, Delay: delay, Reason: perr.Error(),
-		}})
-		if err := r.opt.Sleep(ctx, delay); err != nil {
+		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
 			return "", usage, err
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 )
 
 // RetryPolicy is how retryable provider errors are retried: exponential
@@ -54,6 +57,24 @@ func (p RetryPolicy) AttemptsFor(err error) int {
 		return min(p.Attempts, unreachableAttempts)
 	}
 	return p.Attempts
+}
+
+// retryDelay decides whether a failed call (attempt, counting from 1) is
+// tried again, and after how long.
+func (r *Runner) retryDelay(attempt int, err error) (time.Duration, bool) {
+	perr := provider.Classify(err)
+	if !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
+		return 0, false
+	}
+	return r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd), true
+}
+
+// waitRetry announces a retry and waits for it; a cancel ends the wait.
+func (r *Runner) waitRetry(ctx context.Context, attempt int, delay time.Duration, err error) error {
+	r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
+		Attempt: attempt + 1, Delay: delay, Reason: provider.Classify(err).Error(),
+	}})
+	return r.opt.Sleep(ctx, delay)
 }
 
 // sleepCtx waits for d or until ctx is done, whichever comes first.

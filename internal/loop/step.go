@@ -55,18 +55,15 @@ func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) 
 			attempt = 0
 			continue
 		}
-		if !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
+		delay, retry := r.retryDelay(attempt, err)
+		if !retry {
 			if attempt > 1 {
 				return stepOutcome{}, fmt.Errorf("%w (after %d attempts)", err, attempt)
 			}
 			return stepOutcome{}, err
 		}
 		r.supersede(ctx, entry)
-		delay := r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd)
-		r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
-			Attempt: attempt + 1, Delay: delay, Reason: perr.Error(),
-		}})
-		if err := r.opt.Sleep(ctx, delay); err != nil {
+		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
 			return stepOutcome{}, err
 		}
 	}
