@@ -211,7 +211,7 @@ func parseAPIError(b []byte) (apiError, bool) {
 		if e[0] == '"' {
 			var s string
 			_ = json.Unmarshal(e, &s)
-			return apiError{Message: s, Type: string(env.Type), Code: codeText(env.Code)}, true
+			return apiError{Message: s, Type: string(env.Type), Code: messageText(env.Code)}, true
 		}
 		var obj struct {
 			Message  json.RawMessage `json:"message"`
@@ -225,7 +225,7 @@ func parseAPIError(b []byte) (apiError, bool) {
 		if json.Unmarshal(e, &obj) != nil {
 			return apiError{Message: string(e)}, true
 		}
-		ae := apiError{Message: messageText(obj.Message), Type: string(obj.Type), Code: codeText(obj.Code)}
+		ae := apiError{Message: messageText(obj.Message), Type: string(obj.Type), Code: messageText(obj.Code)}
 		if ae.Type == "" {
 			ae.Type = string(obj.Status)
 		}
@@ -246,11 +246,11 @@ func parseAPIError(b []byte) (apiError, bool) {
 	if msg == "" && env.Object != "error" {
 		return apiError{}, false
 	}
-	return apiError{Message: msg, Type: string(env.Type), Code: codeText(env.Code)}, true
+	return apiError{Message: msg, Type: string(env.Type), Code: messageText(env.Code)}, true
 }
 
-// messageText reads a message given as a string, a list of strings (go-openai
-// issue 381), or any other JSON (kept as text).
+// messageText reads a message (or an error code) given as a string, a list
+// of strings (go-openai issue 381), or any other JSON (kept as text).
 func messageText(b json.RawMessage) string {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
@@ -290,18 +290,6 @@ func detailText(b json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-func codeText(b json.RawMessage) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		return s
-	}
-	return string(b)
 }
 
 func joinNonEmpty(list []string, sep string) string {
