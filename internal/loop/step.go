@@ -338,7 +338,8 @@ func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish strin
 		}
 	}
 	if len(calls) > 0 && finish != "tool_calls" {
-		// Some servers finish with "stop" although they called tools.
+		// Tools that ran must be answered by another step, whatever the
+		// finish reason ("length" cuts a step after its calls).
 		out.finish = "tool_calls"
 	}
 	if len(calls) == 0 && finish == "tool_calls" {
