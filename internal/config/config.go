@@ -23,6 +23,10 @@ import (
 const (
 	DefaultModel   = "gpt-4.1"
 	DefaultBaseURL = "https://api.openai.com/v1"
+
+	DefaultStreamIdleTimeout    = 120 * time.Second
+	DefaultSavedOutputMaxBytes  = 64 << 20 // one saved tool output
+	DefaultOutputsMaxTotalBytes = 1 << 30  // all saved outputs together
 )
 
 // Compaction configures tiers 2 and 3 of context management.
@@ -43,6 +47,12 @@ type Tools struct {
 	BashTimeoutS       int `json:"bash_timeout_s"`
 	ReadMaxLines       int `json:"read_max_lines"`
 	ReadMaxLineLength  int `json:"read_max_line_length"`
+	// SavedOutputMaxBytes caps one saved full output (head and tail kept,
+	// the command stopped past it); OutputsMaxTotalBytes bounds all saved
+	// outputs in the data directory together (the oldest go first). Only a
+	// user file may set them: a repository must not be able to fill the disk.
+	SavedOutputMaxBytes  int64 `json:"saved_output_max_bytes"`
+	OutputsMaxTotalBytes int64 `json:"outputs_max_total_bytes"`
 }
 
 // Permission modes of a tool.
@@ -74,6 +84,10 @@ type Config struct {
 	Compaction  Compaction
 	Tools       Tools
 	Permissions map[string]string
+	// StreamIdleTimeout is how long a model stream may stay silent (before
+	// its first byte or between chunks) before the attempt fails as
+	// retryable (config stream_idle_timeout_s, user file only; default 120 s).
+	StreamIdleTimeout time.Duration
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -100,12 +114,15 @@ type file struct {
 		PruneProtect *int64   `json:"prune_protect"`
 		PruneMinimum *int64   `json:"prune_minimum"`
 	} `json:"compaction"`
-	Tools *struct {
+	StreamIdleTimeoutS *float64 `json:"stream_idle_timeout_s"`
+	Tools              *struct {
 		Bash *struct {
 			MaxOutputChars *int `json:"max_output_chars"`
 			TimeoutS       *int `json:"timeout_s"`
 		} `json:"bash"`
-		Read *struct {
+		SavedOutputMaxBytes  *int64 `json:"saved_output_max_bytes"`
+		OutputsMaxTotalBytes *int64 `json:"outputs_max_total_bytes"`
+		Read                 *struct {
 			MaxLines      *int `json:"max_lines"`
 			MaxLineLength *int `json:"max_line_length"`
 		} `json:"read"`
@@ -128,8 +145,10 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		Tools: Tools{
 			BashMaxOutputChars: 30000, BashTimeoutS: 120,
 			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
+			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
-		Permissions: map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
+		StreamIdleTimeout: DefaultStreamIdleTimeout,
+		Permissions:       map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
 	userFile := flags.ConfigFile
@@ -159,6 +178,9 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		c.ProjectFile = path
 		for name, set := range map[string]bool{
 			"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,
+			"stream_idle_timeout_s":         pf.StreamIdleTimeoutS != nil,
+			"tools.saved_output_max_bytes":  pf.Tools != nil && pf.Tools.SavedOutputMaxBytes != nil,
+			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -241,6 +263,13 @@ func (c *Config) apply(f *file, trusted bool) {
 		return
 	}
 	setStr(&c.BaseURL, f.BaseURL)
+	if v := f.StreamIdleTimeoutS; v != nil && *v > 0 {
+		c.StreamIdleTimeout = time.Duration(*v * float64(time.Second))
+	}
+	if t := f.Tools; t != nil {
+		setNum(&c.Tools.SavedOutputMaxBytes, t.SavedOutputMaxBytes)
+		setNum(&c.Tools.OutputsMaxTotalBytes, t.OutputsMaxTotalBytes)
+	}
 	for tool, mode := range f.Permissions {
 		c.Permissions[tool] = mode
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeJSON(t *testing.T, path, body string) {
@@ -155,5 +156,37 @@ func TestUnknownModelWarns(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(c.Warnings, "\n"), `model "mystery-7b" is not in the catalog`) {
 		t.Errorf("warnings = %q", c.Warnings)
+	}
+}
+
+func TestTrustedOnlyLimits(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"stream_idle_timeout_s": 7.5,
+		"tools": {"saved_output_max_bytes": 1000, "outputs_max_total_bytes": 5000}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{
+		"stream_idle_timeout_s": 99999,
+		"tools": {"saved_output_max_bytes": 99999999999, "outputs_max_total_bytes": 99999999999}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.StreamIdleTimeout != 7500*time.Millisecond {
+		t.Errorf("idle timeout = %v, want the user's 7.5s", c.StreamIdleTimeout)
+	}
+	if c.Tools.SavedOutputMaxBytes != 1000 || c.Tools.OutputsMaxTotalBytes != 5000 {
+		t.Errorf("output caps = %d/%d, want the user's 1000/5000", c.Tools.SavedOutputMaxBytes, c.Tools.OutputsMaxTotalBytes)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "stream_idle_timeout_s is ignored") || !strings.Contains(w, "saved_output_max_bytes is ignored") {
+		t.Errorf("no warnings about the project's limits: %q", c.Warnings)
+	}
+
+	d, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.StreamIdleTimeout != DefaultStreamIdleTimeout || d.Tools.SavedOutputMaxBytes != DefaultSavedOutputMaxBytes || d.Tools.OutputsMaxTotalBytes != DefaultOutputsMaxTotalBytes {
+		t.Errorf("defaults = %v %d %d", d.StreamIdleTimeout, d.Tools.SavedOutputMaxBytes, d.Tools.OutputsMaxTotalBytes)
 	}
 }
