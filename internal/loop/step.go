@@ -283,12 +283,37 @@ func (s *streamState) endCall(tc *provider.ToolCall) {
 	if st.CallID == "" {
 		st.CallID = fmt.Sprintf("call_%s_%d", s.entry.Message.ID, tc.Index)
 	}
+	st.CallID = uniqueCallID(s.entry.Parts, ix, st.CallID)
 	if tc.Name != "" {
 		st.Name = tc.Name
 	}
 	st.Input = tc.Arguments
 	p.Tool = &st
 	s.r.savePart(s.ctx, s.entry, ix, p)
+}
+
+// uniqueCallID returns id, or when an earlier tool part of the step already
+// carries it, id with the first free "_N" suffix: a provider that repeats an
+// id in one step would otherwise get two calls with one id and results it
+// cannot tell apart, and refuse the next request.
+func uniqueCallID(parts []message.Part, self int, id string) string {
+	// Only earlier calls count: they keep their ids, later twins move.
+	taken := func(c string) bool {
+		for _, p := range parts[:self] {
+			if p.Type == message.PartTool && p.Tool != nil && p.Tool.CallID == c {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(id) {
+		return id
+	}
+	for n := 2; ; n++ {
+		if c := fmt.Sprintf("%s_%d", id, n); !taken(c) {
+			return c
+		}
+	}
 }
 
 // savePart persists a changed part of an entry and announces it.
