@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 )
@@ -20,8 +21,8 @@ import (
 var ErrNothingToCompact = errors.New("nothing to compact yet")
 
 // maxSummaryOverflowRetries bounds how often a summary request that itself
-// overflows drops its oldest messages and tries again.
-const maxSummaryOverflowRetries = 4
+// overflows is made smaller and tried again.
+const maxSummaryOverflowRetries = 8
 
 // Compact summarises the session now (the /compact command and `agent
 // compact`), with optional focus instructions. It fails if a turn is
@@ -150,9 +151,13 @@ func (r *Runner) summaryModel() string {
 }
 
 // summarise asks the model for the summary text. A request that overflows
-// the window drops the oldest summarised messages and tries again.
+// the window is tried again smaller: first with its tool results cut to half
+// the largest one's size, then half again, down to minResultCap (what the
+// model did and read stays in the summary, shortened), and only then by
+// dropping the oldest summarised messages.
 func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string) (string, error) {
 	entries := plan.Summarize
+	resultCap := 0 // bytes kept of each tool result; 0 keeps them whole
 	for try := 0; ; try++ {
 		var hist []message.Entry
 		if plan.PreviousSummary != nil {
@@ -160,6 +165,9 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string)
 		}
 		hist = append(hist, entries...)
 		msgs := ToModelMessages(hist, ConvertOptions{})
+		if resultCap > 0 {
+			capToolResults(msgs, resultCap)
+		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: compact.SummaryPrompt(focus)})
 		text, usage, err := r.complete(ctx, provider.Request{Model: r.summaryModel(), Messages: msgs})
 		if usage != nil {
@@ -169,11 +177,49 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string)
 		if err == nil {
 			return text, nil
 		}
-		if provider.IsContextOverflow(err) && try < maxSummaryOverflowRetries && len(entries) > 1 {
-			entries = compact.DropOldest(entries, max(1, len(entries)/4))
-			continue
+		if provider.IsContextOverflow(err) && try < maxSummaryOverflowRetries {
+			if c := halveResultCap(msgs, resultCap); c > 0 {
+				resultCap = c
+				continue
+			}
+			if len(entries) > 1 {
+				entries = compact.DropOldest(entries, max(1, len(entries)/4))
+				continue
+			}
 		}
 		return "", err
+	}
+}
+
+// minResultCap is the least capToolResults keeps of a tool result.
+const minResultCap = 1024
+
+// halveResultCap returns the next, smaller cap on tool results for a summary
+// request that overflowed with the current cap (0: none yet): half of it, or half of
+// the largest result. It returns 0 when no result is above minResultCap.
+func halveResultCap(msgs []openai.ChatCompletionMessage, current int) int {
+	if current == 0 {
+		for _, m := range msgs {
+			if m.Role == openai.ChatMessageRoleTool {
+				current = max(current, len(m.Content))
+			}
+		}
+	}
+	if current/2 < minResultCap {
+		return 0
+	}
+	return current / 2
+}
+
+// capToolResults keeps the head and tail of every tool result longer than
+// capBytes, with a marker where the middle was cut.
+func capToolResults(msgs []openai.ChatCompletionMessage, capBytes int) {
+	for i, m := range msgs {
+		if m.Role != openai.ChatMessageRoleTool || len(m.Content) <= capBytes {
+			continue
+		}
+		head, tail, cut := truncate.SplitHeadTail(m.Content, 0, capBytes)
+		msgs[i].Content = truncate.JoinHeadTail(head, tail, truncate.CutMarker(cut))
 	}
 }
 

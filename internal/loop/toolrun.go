@@ -74,7 +74,9 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 	}
 	if ctx.Err() != nil {
 		r.interruptTools(context.WithoutCancel(ctx), e)
+		return "", nil
 	}
+	r.fitStep(ctx, e, calls)
 	return "", nil
 }
 

@@ -1,6 +1,7 @@
 package truncate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,29 @@ func TestSaverAndClean(t *testing.T) {
 	}
 	if _, err := (Saver{}).SaveString("x", "y"); err == nil {
 		t.Fatal("Saver without Dir saved")
+	}
+}
+
+func TestFitStep(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sizes         []int64
+		budget, floor int64
+		want          []int64
+	}{
+		{"fits", []int64{10, 20, 30}, 60, 5, []int64{10, 20, 30}},
+		{"oldest cut first", []int64{100, 100, 100}, 250, 10, []int64{50, 100, 100}},
+		{"then the next", []int64{100, 100, 100}, 150, 10, []int64{10, 40, 100}},
+		{"floors hold", []int64{100, 100, 100}, 20, 10, []int64{10, 10, 10}},
+		{"small results stay whole", []int64{3, 100}, 50, 10, []int64{3, 47}},
+		{"negative budget", []int64{30}, -5, 10, []int64{10}},
+		{"empty", nil, 10, 1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := FitStep(tc.sizes, tc.budget, tc.floor)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("FitStep(%v, %d, %d) = %v, want %v", tc.sizes, tc.budget, tc.floor, got, tc.want)
+			}
+		})
 	}
 }
