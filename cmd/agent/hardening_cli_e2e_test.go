@@ -8,12 +8,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -74,5 +78,82 @@ func TestE2EGitConfigRunsNothing(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(index); !bytes.Equal(before, after) {
 		t.Error("the agent rewrote .git/index")
+	}
+}
+
+// retriedSteps is a turn whose last step breaks after partial text and is
+// retried: a tool step with its own text, a cut stream, the full answer.
+func retriedSteps() []pt.Step {
+	return []pt.Step{
+		pt.Reply(append([]pt.Chunk{pt.TextChunk("Let me look first.")},
+			append(pt.ToolCallChunks(0, "call_1", "bash", `{"command":"echo looked"}`, 1),
+				pt.FinishChunk("tool_calls"), pt.AutoUsageChunk())...)...),
+		pt.CutShort(pt.TextChunk("PARTIAL-ANSWER-SHOULD")),
+		pt.Text("second attempt full answer"),
+	}
+}
+
+func TestE2ERetriedStreamPrintsTheFinalAnswerOnly(t *testing.T) {
+	e := newEnv(t, retriedSteps()...)
+	res := e.run("", "run", "--yes", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if res.stdout != "second attempt full answer\n" {
+		t.Errorf("piped stdout = %q, want the final answer only", res.stdout)
+	}
+	if !strings.Contains(res.stderr, "retrying") {
+		t.Errorf("stderr does not mention the retry: %q", res.stderr)
+	}
+}
+
+func TestE2ERetriedStreamJSONText(t *testing.T) {
+	e := newEnv(t, retriedSteps()...)
+	res := e.run("", "run", "--yes", "--format", "json", "hi")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var stepTexts []any
+	var voided bool
+	var done map[string]any
+	for _, ev := range jsonEvents(t, res.stdout) {
+		switch ev["type"] {
+		case "step_finish":
+			stepTexts = append(stepTexts, ev["text"])
+		case "retrying":
+			voided = ev["void_text"] == true
+		case "done":
+			done = ev
+		}
+	}
+	if fmt.Sprint(stepTexts) != "[Let me look first. second attempt full answer]" {
+		t.Errorf("step_finish texts = %q", stepTexts)
+	}
+	if !voided {
+		t.Error("the retrying event does not say the attempt's text is void")
+	}
+	if done == nil || done["text"] != "second attempt full answer" {
+		t.Errorf("done = %v, want text the final answer", done)
+	}
+}
+
+// TestRetryOnATerminal: on a terminal the answer streams, and a retry ends
+// the void partial line and says so on stderr.
+func TestRetryOnATerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	w := newEventWriter(&out, &errOut, "text")
+	w.tty = true
+	part := &message.Part{ID: "p1", MessageID: "m1", Type: message.PartText}
+	w.observe(message.Event{Type: message.EventPartDelta, Part: part, Delta: "PARTIAL"})
+	w.observe(message.Event{Type: message.EventRetrying, Retry: &message.RetryInfo{Attempt: 1, Delay: time.Second, Reason: "stream cut"}})
+	part2 := &message.Part{ID: "p2", MessageID: "m2", Type: message.PartText}
+	w.observe(message.Event{Type: message.EventPartDelta, Part: part2, Delta: "full answer"})
+	w.observe(message.Event{Type: message.EventPartUpdated, Part: &message.Part{ID: "p3", MessageID: "m2", Type: message.PartStepFinish, Step: &message.StepState{FinishReason: "stop"}}})
+	w.done(message.Session{}, loop.TurnResult{FinishReason: "stop"}, 0, nil)
+	if out.String() != "PARTIAL\nfull answer\n" {
+		t.Errorf("stdout = %q", out.String())
+	}
+	if !strings.Contains(errOut.String(), "[retrying") || !strings.Contains(errOut.String(), "void") {
+		t.Errorf("stderr = %q, want a visible retry mark", errOut.String())
 	}
 }
