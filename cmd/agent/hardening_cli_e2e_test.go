@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,5 +156,46 @@ func TestRetryOnATerminal(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "[retrying") || !strings.Contains(errOut.String(), "void") {
 		t.Errorf("stderr = %q, want a visible retry mark", errOut.String())
+	}
+}
+
+// alwaysCallsTools scripts a model that never stops calling a tool, each
+// time with a new input so that no doom loop interferes.
+func alwaysCallsTools(srv *pt.Server) {
+	var n atomic.Int64
+	srv.Handle(func(pt.Request) pt.Step {
+		i := n.Add(1)
+		return pt.ToolCall(fmt.Sprintf("call_%d", i), "glob", fmt.Sprintf(`{"pattern":"*.x%d"}`, i))
+	})
+}
+
+func TestE2EDefaultStepCapFails(t *testing.T) {
+	e := newEnv(t)
+	alwaysCallsTools(e.srv)
+	start := time.Now()
+	res := e.run("", "run", "--format", "json", "loop forever")
+	t.Logf("%d steps in %v", len(e.srv.Requests()), time.Since(start))
+	if res.code != 1 {
+		t.Errorf("exit %d at the default step cap, want 1", res.code)
+	}
+	if !strings.Contains(res.stderr, "default limit of 200 steps") || !strings.Contains(res.stderr, "--max-steps") {
+		t.Errorf("stderr = %q, want the default limit named", res.stderr)
+	}
+	evs := jsonEvents(t, res.stdout)
+	done := evs[len(evs)-1]
+	if done["type"] != "done" || done["finish_reason"] != "max_steps" || done["steps"] != float64(200) {
+		t.Errorf("done = %v", done)
+	}
+}
+
+func TestE2EExplicitStepCapSucceeds(t *testing.T) {
+	e := newEnv(t)
+	alwaysCallsTools(e.srv)
+	res := e.run("", "run", "--max-steps", "3", "loop forever")
+	if res.code != 0 {
+		t.Errorf("exit %d at an explicit --max-steps, want 0: %s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "stopped after 3 steps") {
+		t.Errorf("stderr = %q, want the limit said", res.stderr)
 	}
 }

@@ -41,7 +41,8 @@ stdout; to a pipe or a file only the final answer is printed, at the end.
 With --format json it prints one JSON object per line for each event
 instead; done.text is the final answer.
 
-Exit status: 0 on success, 1 on failure (including a refused doom loop),
+Exit status: 0 on success (an explicit --max-steps reached included), 1 on
+failure (including a refused doom loop and the default limit of 200 steps),
 2 on bad usage, 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
   git diff | agent run --yes "review this diff"
@@ -54,7 +55,7 @@ Exit status: 0 on success, 1 on failure (including a refused doom loop),
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
-	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps (0: no limit but the default guard)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	return cmd
@@ -159,6 +160,12 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		runErr = errors.New("stopped: a doom loop")
 	case res.FinishReason == loop.FinishEmpty:
 		runErr = errors.New("the model returned an empty answer")
+	case res.FinishReason == loop.FinishMaxSteps && f.maxSteps == 0:
+		// The default cap is a guard against a runaway model, not an end
+		// the user asked for.
+		runErr = fmt.Errorf("stopped after the default limit of %d steps; pass --max-steps N to allow more", loop.DefaultMaxSteps)
+	case res.FinishReason == loop.FinishMaxSteps:
+		out.notice(fmt.Sprintf("stopped after %d steps (--max-steps %d)", res.Steps, f.maxSteps))
 	}
 	if runErr == nil {
 		// Best effort: give the small model's title a moment to land.
@@ -383,6 +390,14 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 				"text": w.final})
 		}
 	}
+}
+
+// notice says something about the run on stderr, in both formats.
+func (w *eventWriter) notice(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.breakLine()
+	fmt.Fprintln(w.errOut, "agent:", msg)
 }
 
 func (w *eventWriter) breakLine() {
