@@ -199,3 +199,26 @@ func TestE2EExplicitStepCapSucceeds(t *testing.T) {
 		t.Errorf("stderr = %q, want the limit said", res.stderr)
 	}
 }
+
+func TestE2EInspectStripsTerminalEscapes(t *testing.T) {
+	e := newEnv(t, pt.Text("ok"))
+	hostile := "\x1b]0;pwned-title\x07\x1b]52;c;ZXZpbA==\x07fix the bug"
+	if res := e.run("", "run", hostile); res.code != 0 {
+		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
+	}
+	res := e.run("", "inspect", "-c")
+	if res.code != 0 {
+		t.Fatalf("inspect: exit %d: %s", res.code, res.stderr)
+	}
+	if strings.ContainsAny(res.stdout, "\x1b\x07") {
+		t.Errorf("inspect prints terminal escapes: %q", res.stdout)
+	}
+	if !strings.Contains(res.stdout, "fix the bug") {
+		t.Errorf("inspect lost the title: %q", res.stdout)
+	}
+	// JSON keeps the stored title exactly (escaped by JSON itself).
+	js := e.run("", "inspect", "-c", "--json")
+	if !strings.Contains(js.stdout, `\u001b]52`) {
+		t.Errorf("inspect --json = %q, want the title as stored", js.stdout)
+	}
+}
