@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -220,5 +221,91 @@ func TestE2EInspectStripsTerminalEscapes(t *testing.T) {
 	js := e.run("", "inspect", "-c", "--json")
 	if !strings.Contains(js.stdout, `\u001b]52`) {
 		t.Errorf("inspect --json = %q, want the title as stored", js.stdout)
+	}
+}
+
+// TestE2EReadOnlyCommandsOnAReadOnlyDataDir: sessions, context and inspect
+// read a database they cannot write, in a directory they cannot write. As
+// root, where permissions do not bind, the commands run as nobody.
+func TestE2EReadOnlyCommandsOnAReadOnlyDataDir(t *testing.T) {
+	base, err := os.MkdirTemp("", "agent-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		filepath.WalkDir(base, func(path string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(path, 0o755)
+			}
+			return nil
+		})
+		os.RemoveAll(base)
+	})
+	os.Chmod(base, 0o755)
+	bin := filepath.Join(base, "agent")
+	data, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bin, data, 0o755)
+
+	e := newEnv(t, pt.Text("ok"))
+	e.home, e.work = filepath.Join(base, "home"), filepath.Join(base, "work")
+	e.data = filepath.Join(e.home, "data")
+	os.MkdirAll(e.work, 0o755)
+	e.vars = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "AGENT_DATA_DIR=" + e.data,
+		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "OPENAI_API_KEY=" + testKey, "OPENAI_BASE_URL=" + e.srv.URL}
+	if res := e.run("", "run", "hi"); res.code != 0 {
+		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
+	}
+	os.Chmod(e.home, 0o755)
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		const nobody = 65534
+		cred = &syscall.Credential{Uid: nobody, Gid: nobody}
+		filepath.WalkDir(base, func(path string, _ os.DirEntry, _ error) error {
+			return os.Lchown(path, nobody, nobody)
+		})
+	}
+	runRO := func(args ...string) result {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = e.work, e.vars
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("agent %v: %v", args, err)
+		}
+		return result{out.String(), errb.String(), code}
+	}
+	db := filepath.Join(e.data, "agent.db")
+	for _, tt := range []struct {
+		name           string
+		dirMode, dbMod os.FileMode
+	}{
+		{"read-only directory", 0o500, 0o600},
+		{"read-only database", 0o700, 0o400},
+		{"both", 0o500, 0o400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Chmod(db, tt.dbMod)
+			os.Chmod(e.data, tt.dirMode)
+			defer os.Chmod(e.data, 0o700)
+			before, _ := os.ReadDir(e.data)
+			for _, args := range [][]string{{"sessions"}, {"sessions", "--all", "--json"}, {"context", "-c"}, {"inspect", "-c"}} {
+				res := runRO(args...)
+				if res.code != 0 || res.stdout == "" {
+					t.Errorf("agent %v: exit %d, stdout %q, stderr %q", args, res.code, res.stdout, res.stderr)
+				}
+			}
+			if after, _ := os.ReadDir(e.data); len(after) != len(before) {
+				t.Errorf("the data directory changed: %v → %v", before, after)
+			}
+		})
 	}
 }
