@@ -148,3 +148,18 @@ func TestOutsideARepository(t *testing.T) {
 		t.Error("status outside a repository succeeded")
 	}
 }
+
+// BenchmarkStatus measures the hardened status of the system prompt (two
+// git processes: the filter drivers' names, then status).
+func BenchmarkStatus(b *testing.B) {
+	repo := b.TempDir()
+	cmd := exec.Command("git", "init", "-q", repo)
+	if err := cmd.Run(); err != nil {
+		b.Skip("git not usable")
+	}
+	for b.Loop() {
+		if _, err := Output(context.Background(), repo, "status", "--short", "--branch", "--ignore-submodules=dirty"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
