@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/termsafe"
 )
 
 func newInspectCmd(g *globalFlags) *cobra.Command {
@@ -65,11 +66,12 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 		return err
 	}
 	if f.json {
+		// JSON escapes control characters itself: the title stays as stored.
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(ins)
 	}
-	fmt.Fprintf(out, "Session %s  %s\n", ins.SessionID, oneLine(ins.Title, 60))
+	fmt.Fprintf(out, "Session %s  %s\n", ins.SessionID, termsafe.Strip(oneLine(ins.Title, 60)))
 	fmt.Fprintf(out, "  messages %d, parts %d, compacted parts %d, truncated outputs %d, summaries %d\n",
 		ins.Messages, ins.Parts, ins.CompactedParts, ins.TruncatedParts, ins.Summaries)
 	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost $%.4f\n",
@@ -85,7 +87,7 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 		case "prune":
 			detail = fmt.Sprintf("%d outputs cleared", e.Parts)
 		default:
-			detail = e.Reason
+			detail = termsafe.Strip(oneLine(e.Reason, 60))
 		}
 		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, detail)
 	}

@@ -36,14 +36,17 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Use:   "run [flags] PROMPT...",
 		Short: "Run one prompt headless and stream the answer",
 		Long: `run sends one prompt (the arguments, or standard input when there are none)
-and runs the agent until it answers, printing the answer to stdout. With
---format json it prints one JSON object per line for each event instead.
+and runs the agent until it answers. On a terminal the answer streams to
+stdout; to a pipe or a file only the final answer is printed, at the end.
+With --format json it prints one JSON object per line for each event
+instead; done.text is the final answer.
 
-Exit status: 0 on success, 1 on failure (including a refused doom loop),
+Exit status: 0 on success (an explicit --max-steps reached included), 1 on
+failure (including a refused doom loop and the default limit of 200 steps),
 2 on bad usage, 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
   git diff | agent run --yes "review this diff"
-  agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="text_delta").text'
+  agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="done").text'
   agent run -c "and now add a test for it"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHeadless(cmd.Context(), g, f, args)
@@ -52,7 +55,7 @@ Exit status: 0 on success, 1 on failure (including a refused doom loop),
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
-	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps (0: no limit but the default guard)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	return cmd
@@ -93,6 +96,7 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 		return usageError("empty prompt")
 	}
 	out := newEventWriter(os.Stdout, os.Stderr, f.format)
+	out.tty, out.errTTY = toTerminal(os.Stdout), toTerminal(os.Stderr)
 	err = runPrompt(ctx, g, f, prompt, out)
 	var ee *exitError
 	if err != nil && !(errors.As(err, &ee) && ee.code == exitUsage) {
@@ -156,6 +160,12 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		runErr = errors.New("stopped: a doom loop")
 	case res.FinishReason == loop.FinishEmpty:
 		runErr = errors.New("the model returned an empty answer")
+	case res.FinishReason == loop.FinishMaxSteps && f.maxSteps == 0:
+		// The default cap is a guard against a runaway model, not an end
+		// the user asked for.
+		runErr = fmt.Errorf("stopped after the default limit of %d steps; pass --max-steps N to allow more", loop.DefaultMaxSteps)
+	case res.FinishReason == loop.FinishMaxSteps:
+		out.notice(fmt.Sprintf("stopped after %d steps (--max-steps %d)", res.Steps, f.maxSteps))
 	}
 	if runErr == nil {
 		// Best effort: give the small model's title a moment to land.
@@ -185,14 +195,27 @@ func permModes(m map[string]string) map[string]tools.Mode {
 
 // eventWriter prints the loop's events: the answer as plain text, or one
 // JSON object per line. The loop's observer is synchronous and complete, so
-// the text_delta events concatenate to the answer exactly. A JSON stream
-// ends with exactly one done event; a failure is announced by an error
-// event before it.
+// the text_delta events concatenate to the steps' texts exactly, retried
+// attempts included: a retrying event voids the text of the attempt since
+// the last step_finish, and step_finish and done carry the texts that
+// count. A JSON stream ends with exactly one done event; a failure is
+// announced by an error event before it.
+//
+// In text mode, a terminal sees the answer stream (a retry ends the void
+// line and says so on stderr); anything else — a pipe, a file — gets only
+// the final answer (the last finished step's text) at the end, so that a
+// script never reads a partial attempt glued to the answer.
 type eventWriter struct {
-	mu        sync.Mutex
-	out       io.Writer
-	errOut    io.Writer
-	json      bool
+	mu     sync.Mutex
+	out    io.Writer
+	errOut io.Writer
+	json   bool
+	// tty streams the text as it comes; errTTY dims the retry notice.
+	tty, errTTY bool
+	// texts holds the text of each attempt of the current step, by
+	// message; final is the text of the last finished step.
+	texts     map[string]*strings.Builder
+	final     string
 	enc       *json.Encoder
 	sessionID string
 	called    map[string]bool // tool parts announced with tool_call
@@ -204,7 +227,8 @@ type eventWriter struct {
 }
 
 func newEventWriter(out, errOut io.Writer, format string) *eventWriter {
-	w := &eventWriter{out: out, errOut: errOut, json: format == "json", called: map[string]bool{}, results: map[string]bool{}}
+	w := &eventWriter{out: out, errOut: errOut, json: format == "json", called: map[string]bool{}, results: map[string]bool{},
+		texts: map[string]*strings.Builder{}}
 	w.enc = json.NewEncoder(out)
 	w.enc.SetEscapeHTML(false)
 	return w
@@ -238,13 +262,21 @@ func (w *eventWriter) observe(ev message.Event) {
 		if ev.Part == nil {
 			return
 		}
+		if ev.Part.Type == message.PartText {
+			b := w.texts[ev.Part.MessageID]
+			if b == nil {
+				b = &strings.Builder{}
+				w.texts[ev.Part.MessageID] = b
+			}
+			b.WriteString(ev.Delta)
+		}
 		if w.json {
 			typ := "text_delta"
 			if ev.Part.Type == message.PartReasoning {
 				typ = "reasoning_delta"
 			}
 			w.emit(map[string]any{"type": typ, "text": ev.Delta, "part_id": ev.Part.ID})
-		} else if ev.Part.Type == message.PartText {
+		} else if ev.Part.Type == message.PartText && w.tty {
 			fmt.Fprint(w.out, termsafe.Strip(ev.Delta))
 			w.endLine = !strings.HasSuffix(ev.Delta, "\n")
 		}
@@ -276,9 +308,25 @@ func (w *eventWriter) observe(ev message.Event) {
 	case message.EventRetrying:
 		rt := ev.Retry
 		if w.json {
-			w.emit(map[string]any{"type": "retrying", "attempt": rt.Attempt, "delay_ms": rt.Delay.Milliseconds(), "reason": rt.Reason})
-		} else {
-			fmt.Fprintf(w.errOut, "· retrying in %s (attempt %d): %s\n", rt.Delay.Round(100e6), rt.Attempt, termsafe.Strip(rt.Reason))
+			w.emit(map[string]any{"type": "retrying", "attempt": rt.Attempt, "delay_ms": rt.Delay.Milliseconds(), "reason": rt.Reason,
+				"void_text": true})
+			return
+		}
+		notice := fmt.Sprintf("retrying in %s (attempt %d): %s", rt.Delay.Round(100e6), rt.Attempt, termsafe.Strip(rt.Reason))
+		switch {
+		case !w.tty:
+			fmt.Fprintf(w.errOut, "· %s\n", notice)
+		case w.endLine:
+			w.breakLine()
+			notice += "; the text above is void"
+			fallthrough
+		default:
+			if w.errTTY {
+				notice = "\x1b[2m[" + notice + "]\x1b[0m"
+			} else {
+				notice = "[" + notice + "]"
+			}
+			fmt.Fprintln(w.errOut, notice)
 		}
 	case message.EventError:
 		w.errorEvent(ev.Err)
@@ -332,10 +380,24 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 		}
 	case message.PartStepFinish:
 		w.lastError = ""
+		w.final = ""
+		if b := w.texts[p.MessageID]; b != nil {
+			w.final = b.String()
+		}
+		clear(w.texts) // the failed attempts of this step
 		if w.json && p.Step != nil {
-			w.emit(map[string]any{"type": "step_finish", "usage": p.Step.Usage, "finish_reason": p.Step.FinishReason, "cost_usd": p.Step.CostUSD})
+			w.emit(map[string]any{"type": "step_finish", "usage": p.Step.Usage, "finish_reason": p.Step.FinishReason, "cost_usd": p.Step.CostUSD,
+				"text": w.final})
 		}
 	}
+}
+
+// notice says something about the run on stderr, in both formats.
+func (w *eventWriter) notice(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.breakLine()
+	fmt.Fprintln(w.errOut, "agent:", msg)
 }
 
 func (w *eventWriter) breakLine() {
@@ -345,11 +407,11 @@ func (w *eventWriter) breakLine() {
 	}
 }
 
-// done ends the output of a turn: in JSON, an error event when the run
-// failed and the loop did not report an error after the last step, then
-// the done event
-// with the session's id, title and totals, the finish reason and the
-// context total.
+// done ends the output of a turn: in text mode not on a terminal, the
+// final answer; in JSON, an error event when the run failed and the loop
+// did not report an error after the last step, then the done event with
+// the session's id, title and totals, the finish reason, the context total
+// and the final answer.
 func (w *eventWriter) done(s message.Session, res loop.TurnResult, contextTokens int64, runErr error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -359,10 +421,17 @@ func (w *eventWriter) done(s message.Session, res loop.TurnResult, contextTokens
 	w.finished = true
 	if !w.json {
 		w.breakLine()
+		if !w.tty && w.final != "" {
+			text := termsafe.Strip(w.final)
+			if !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			fmt.Fprint(w.out, text)
+		}
 		return
 	}
 	ev := map[string]any{"type": "done", "session_id": s.ID, "title": s.Title, "finish_reason": res.FinishReason,
-		"steps": res.Steps, "usage": s.Usage, "cost_usd": s.CostUSD, "context_tokens": contextTokens}
+		"steps": res.Steps, "usage": s.Usage, "cost_usd": s.CostUSD, "context_tokens": contextTokens, "text": w.final}
 	if runErr != nil {
 		msg := w.lastError
 		if msg == "" {

@@ -4,8 +4,10 @@
 // model catalog of context windows, output limits and prices.
 //
 // A project file is part of a repository someone else may have written, so it
-// may set models, compaction and tool limits but never the base URL, the key
-// or permissions: those are ignored with a warning.
+// may set models, compaction and tool limits but never the base URL, the key,
+// permissions or prices: those are ignored with a warning. The model and
+// small model it names are billed to the user, so they apply only with a
+// warning that says so; its models entries change limits, never a price.
 package config
 
 import (
@@ -15,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -100,11 +103,11 @@ type Flags struct {
 
 // file is the JSON shape of a config file; pointers tell set from unset.
 type file struct {
-	Model      *string              `json:"model"`
-	SmallModel *string              `json:"small_model"`
-	BaseURL    *string              `json:"base_url"`
-	APIKey     *string              `json:"api_key"`
-	Models     map[string]ModelInfo `json:"models"`
+	Model      *string               `json:"model"`
+	SmallModel *string               `json:"small_model"`
+	BaseURL    *string               `json:"base_url"`
+	APIKey     *string               `json:"api_key"`
+	Models     map[string]modelEntry `json:"models"`
 	Compaction *struct {
 		Auto         *bool    `json:"auto"`
 		Strategy     *string  `json:"strategy"`
@@ -128,6 +131,14 @@ type file struct {
 		} `json:"read"`
 	} `json:"tools"`
 	Permissions map[string]string `json:"permissions"`
+}
+
+// modelEntry is a models entry of a config file; pointers tell set from
+// unset (they shadow ModelInfo's fields of the same JSON name).
+type modelEntry struct {
+	ModelInfo
+	Price              *Price `json:"price"`
+	ReasoningRoundtrip *bool  `json:"reasoning_roundtrip"`
 }
 
 // Load resolves the configuration for the directory dir. getenv reads the
@@ -172,10 +183,12 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		c.apply(uf, true)
 	}
 
+	var projectModel, projectSmall string
 	if pf, path, err := findProjectFile(dir); err != nil {
 		return nil, err
 	} else if pf != nil {
 		c.ProjectFile = path
+		projectModel, projectSmall = deref(pf.Model), deref(pf.SmallModel)
 		for name, set := range map[string]bool{
 			"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,
 			"stream_idle_timeout_s":         pf.StreamIdleTimeoutS != nil,
@@ -184,6 +197,11 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
+			}
+		}
+		for _, name := range sortedKeys(pf.Models) {
+			if pf.Models[name].Price != nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.price is ignored in a project file; prices come from your user config or the catalog", path, name))
 			}
 		}
 		c.apply(pf, false)
@@ -219,6 +237,15 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	// A repository may suggest the models it is billed to, never silently.
+	if pf := c.ProjectFile; pf != "" {
+		if c.Model == projectModel && projectModel != "" && !c.ModelExplicit {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("project file %s sets model %s; --model or AGENT_MODEL overrides it", pf, projectModel))
+		}
+		if c.SmallModel == projectSmall && projectSmall != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("project file %s sets small_model %s (session titles are requested from it)", pf, projectSmall))
+		}
+	}
 	if _, known := c.ModelInfo(c.Model); !known {
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
 			"model %q is not in the catalog: assuming a %d-token window and %d output tokens; set models.%s in the config to change that",
@@ -227,8 +254,9 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	return c, nil
 }
 
-// apply merges a file into c. Only a user file may set the endpoint and
-// permissions.
+// apply merges a file into c. Only a user file may set the endpoint,
+// permissions and prices: a project file's models entries change limits
+// only, over the user's entry or the catalog's.
 func (c *Config) apply(f *file, trusted bool) {
 	setStr := func(dst *string, v *string) {
 		if v != nil && *v != "" {
@@ -237,8 +265,8 @@ func (c *Config) apply(f *file, trusted bool) {
 	}
 	setStr(&c.Model, f.Model)
 	setStr(&c.SmallModel, f.SmallModel)
-	for name, info := range f.Models {
-		c.Models[name] = info
+	for name, e := range f.Models {
+		c.Models[name] = mergeModel(c.Models, name, e, trusted)
 	}
 	if cp := f.Compaction; cp != nil {
 		setBool(&c.Compaction.Auto, cp.Auto)
@@ -273,6 +301,50 @@ func (c *Config) apply(f *file, trusted bool) {
 	for tool, mode := range f.Permissions {
 		c.Permissions[tool] = mode
 	}
+}
+
+// mergeModel returns the entry for name after a file's entry e: a user
+// file's replaces what was there; a project file's sets the limits it
+// gives over the user's entry, else the catalog's, and keeps their price.
+func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted bool) ModelInfo {
+	if trusted {
+		info := e.ModelInfo
+		if e.Price != nil {
+			info.Price = *e.Price
+		}
+		if e.ReasoningRoundtrip != nil {
+			info.ReasoningRoundtrip = *e.ReasoningRoundtrip
+		}
+		return info
+	}
+	info, ok := models[name]
+	if !ok {
+		info, _ = lookupCatalog(name)
+	}
+	if e.ContextWindow > 0 {
+		info.ContextWindow = e.ContextWindow
+	}
+	if e.MaxOutput > 0 {
+		info.MaxOutput = e.MaxOutput
+	}
+	setBool(&info.ReasoningRoundtrip, e.ReasoningRoundtrip)
+	return info
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func setBool(dst *bool, v *bool) {

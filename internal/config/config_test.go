@@ -190,3 +190,68 @@ func TestTrustedOnlyLimits(t *testing.T) {
 		t.Errorf("defaults = %v %d %d", d.StreamIdleTimeout, d.Tools.SavedOutputMaxBytes, d.Tools.OutputsMaxTotalBytes)
 	}
 }
+
+// TestProjectModelIsANoticeAndNeverAPrice: a repository may suggest models,
+// visibly, and set their limits, but never what they cost.
+func TestProjectModelIsANoticeAndNeverAPrice(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"models": {"house-model": {"context_window": 64000, "price": {"input": 1, "output": 2}}}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{
+		"model": "grok-4", "small_model": "claude-sonnet-4.5",
+		"models": {
+			"grok-4": {"context_window": 100000, "price": {"input": 0, "output": 0}},
+			"claude-sonnet-4.5": {"price": {"input": 0, "output": 0}},
+			"house-model": {"max_output": 2000, "price": {"input": 0, "output": 0}},
+			"new-model": {"context_window": 50000, "price": {"input": 0.01, "output": 0.01}}}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(c.Warnings, "\n")
+	for _, want := range []string{"sets model grok-4", "sets small_model claude-sonnet-4.5", "models.grok-4.price is ignored"} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings lack %q:\n%s", want, warnings)
+		}
+	}
+	// Suggested, with a notice: the models apply.
+	if c.Model != "grok-4" || c.SmallModel != "claude-sonnet-4.5" {
+		t.Errorf("model %q small %q", c.Model, c.SmallModel)
+	}
+	tests := []struct {
+		name           string
+		window, output int64
+		price          Price
+	}{
+		{"grok-4", 100000, 16384, Price{3.00, 15.00, 0.75}},            // limits from the project, price from the catalog
+		{"claude-sonnet-4.5", 200000, 64000, Price{3.00, 15.00, 0.30}}, // untouched
+		{"house-model", 64000, 2000, Price{Input: 1, Output: 2}},       // the user's price stays
+		{"new-model", 50000, UnknownMaxOutput, Price{}},                // unknown: no price to take from anyone
+	}
+	for _, tt := range tests {
+		info, _ := c.ModelInfo(tt.name)
+		if info.ContextWindow != tt.window || info.MaxOutput != tt.output || info.Price != tt.price {
+			t.Errorf("%s: window %d output %d price %+v; want %d %d %+v", tt.name, info.ContextWindow, info.MaxOutput, info.Price, tt.window, tt.output, tt.price)
+		}
+	}
+
+	// A model from the environment or a flag wins: no notice about the
+	// project's, which does not apply.
+	d, err := Load(Flags{Model: "gpt-4.1"}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(d.Warnings, "\n"); strings.Contains(w, "sets model grok-4") {
+		t.Errorf("notice about a model that does not apply: %s", w)
+	}
+
+	// The user's own file sets models and prices silently.
+	u, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Warnings) != 0 {
+		t.Errorf("warnings for the user's file: %q", u.Warnings)
+	}
+}

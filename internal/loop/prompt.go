@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctxloop/agent/internal/gitcmd"
 )
 
 // stablePrompt is the first, unchanging part of the system prompt. Keeping
@@ -88,9 +89,9 @@ func findAgentsFile(dir string) string {
 func gitStatus(ctx context.Context, dir string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "status", "--short", "--branch")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	// gitcmd runs nothing the repository configures and leaves .git as it
+	// was; no child git starts in a submodule.
+	out, err := gitcmd.Output(ctx, dir, "status", "--short", "--branch", "--ignore-submodules=dirty")
 	if err != nil {
 		return ""
 	}

@@ -118,7 +118,7 @@ func Open(ctx context.Context, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s.rdb, err = openReaders(path, false)
+	s.rdb, err = openReaders(path, false, false)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -139,6 +139,12 @@ func Open(ctx context.Context, dataDir string) (*Store, error) {
 // processes have the database open for writing. (When no other process has
 // it open, SQLite itself may create the empty agent.db-wal and -shm files a
 // WAL database needs for reading, with agent.db's mode.)
+//
+// Where writing is impossible — a read-only file system, a directory or an
+// agent.db this user cannot write — and those files are not there, SQLite
+// could not create them (or would leave them unwritable for the owner's
+// next writer), so the database is opened immutable instead: no locks, no
+// WAL; no writer can be at work on it then.
 func OpenReadOnly(ctx context.Context, dataDir string) (*Store, error) {
 	if dataDir == "" {
 		return nil, errors.New("open store read-only: no data dir given")
@@ -154,7 +160,7 @@ func OpenReadOnly(ctx context.Context, dataDir string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open %s read-only: %w", path, err)
 	}
-	rdb, err := openReaders(path, true)
+	rdb, err := openReaders(path, true, readImmutable(writable(dir), writable(path), exists(path+"-wal") && exists(path+"-shm")))
 	if err != nil {
 		return nil, err
 	}
@@ -290,12 +296,15 @@ func connString(path string, readOnly bool) string {
 }
 
 // openReaders opens the pool of reading connections.
-func openReaders(path string, readOnly bool) (*sql.DB, error) {
+func openReaders(path string, readOnly, immutable bool) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "query_only(1)")
 	if readOnly {
 		q.Set("mode", "ro")
+	}
+	if immutable {
+		q.Set("immutable", "1")
 	}
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
 	rdb, err := sql.Open("sqlite", u.String())
@@ -305,6 +314,25 @@ func openReaders(path string, readOnly bool) (*sql.DB, error) {
 	rdb.SetMaxOpenConns(4)
 	rdb.SetMaxIdleConns(4)
 	return rdb, nil
+}
+
+// readImmutable decides how a read-only open reads: immutable when this
+// process cannot write the directory or the database and the WAL's files
+// are not both there to read through.
+func readImmutable(dirWritable, dbWritable, walFilesExist bool) bool {
+	return !(dirWritable && dbWritable) && !walFilesExist
+}
+
+// writable reports whether this process may write path (W_OK; false on a
+// read-only file system).
+func writable(path string) bool {
+	const write = 0x2 // W_OK
+	return syscall.Access(path, write) == nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // prepareDataDir makes sure dataDir exists (created 0700) and is a writable
