@@ -186,7 +186,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if dir == "" {
 		dir = opt.Dir
 	}
-	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker()}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config)}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.
@@ -259,6 +259,15 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
 	}
 	return system, tools
+}
+
+// secretValues are the values tools must neither pass to a command nor
+// store: the API key.
+func secretValues(c *config.Config) []string {
+	if c.APIKey == "" {
+		return nil
+	}
+	return []string{c.APIKey}
 }
 
 func limitsOf(c *config.Config) tools.Limits {

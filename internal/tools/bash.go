@@ -15,6 +15,9 @@ package tools
 //     escapes the group, e.g. with setsid, is not ours to kill; if it holds
 //     the pipe we stop reading after the SIGKILL grace.)
 //   - Memory is bounded whatever the command prints: see outputCapture.
+//   - The environment is the agent's minus its secrets (secrets.Environ),
+//     and the output is redacted as it is read, before anything keeps it
+//     (memory, the saved file, progress reports): see redactor.
 
 import (
 	"context"
@@ -28,6 +31,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
 const (
@@ -104,7 +108,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		readOutput(run.pipe, capture)
+		readOutput(run.pipe, capture, env.Secrets)
 	}()
 	progressDone := make(chan struct{})
 	if call.Progress != nil {
@@ -140,7 +144,7 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(secrets.Environ(nil, nil, env.Secrets...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		pr.Close()

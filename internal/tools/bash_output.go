@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
 // outputCapture collects a command's output with bounded memory. While the
@@ -179,17 +181,62 @@ func (r *ring) bytes() []byte {
 }
 
 // readOutput copies the command's output pipe into c until EOF (or until
-// the pipe is closed under it).
-func readOutput(r io.Reader, c *outputCapture) {
+// the pipe is closed under it), redacting secretValues on the way.
+func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
+	w := newRedactor(c, secretValues)
+	defer w.flush()
 	buf := make([]byte, 64*1024)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			c.Write(buf[:n])
+			w.write(buf[:n])
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// redactor replaces secret values in a stream before passing it on. A
+// value may straddle two reads, so it holds back the last longest-1 bytes
+// until more arrives or flush; with no secrets it passes everything
+// through at once.
+type redactor struct {
+	c       *outputCapture
+	values  []string
+	hold    int    // bytes held back: the longest value's length - 1
+	pending []byte // held back, not yet passed on
+}
+
+func newRedactor(c *outputCapture, values []string) *redactor {
+	r := &redactor{c: c}
+	for _, v := range values {
+		if len(v) >= secrets.MinSecretLen {
+			r.values = append(r.values, v)
+			r.hold = max(r.hold, len(v)-1)
+		}
+	}
+	return r
+}
+
+func (r *redactor) write(p []byte) {
+	if len(r.values) == 0 {
+		r.c.Write(p)
+		return
+	}
+	data := append(r.pending, p...)
+	if secrets.Contains(string(data), r.values...) {
+		data = []byte(secrets.Redact(string(data), r.values...))
+	}
+	keep := min(r.hold, len(data))
+	r.c.Write(data[:len(data)-keep])
+	r.pending = append(r.pending[:0:0], data[len(data)-keep:]...)
+}
+
+func (r *redactor) flush() {
+	if len(r.pending) > 0 {
+		r.c.Write(r.pending)
+		r.pending = nil
 	}
 }
 

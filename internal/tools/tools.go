@@ -84,6 +84,11 @@ type Env struct {
 	OutputDir string       // where full outputs are saved (e.g. <data>/outputs); created 0700, files 0600; empty: not saved
 	Limits    Limits       // zero fields mean the defaults
 	Files     *FileTracker // when the agent last read each file, for staleness checks; nil disables the checks
+	// Secrets are the agent's secret values (the API key): variables
+	// holding them are left out of tool processes' environments, and every
+	// occurrence in a result or a saved output becomes secrets.Placeholder.
+	// Never serialise an Env.
+	Secrets []string
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }
