@@ -276,6 +276,9 @@ func limitsOf(c *config.Config) tools.Limits {
 		BashTimeout:        c.BashTimeout(),
 		ReadMaxLines:       c.Tools.ReadMaxLines,
 		ReadMaxLineLength:  c.Tools.ReadMaxLineLength,
+
+		SavedOutputMaxBytes:  c.Tools.SavedOutputMaxBytes,
+		OutputsMaxTotalBytes: c.Tools.OutputsMaxTotalBytes,
 	}
 }
 

@@ -104,7 +104,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	}
 	capture := newOutputCapture(lim.BashMaxOutputChars, lim.BashMaxOutputChars, func() (*os.File, error) {
 		return env.saver().Create(call.ID)
-	})
+	}).withFileMax(lim.SavedOutputMaxBytes)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -116,7 +116,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	} else {
 		close(progressDone)
 	}
-	outcome := run.wait(ctx, timeout, readDone)
+	outcome := run.wait(ctx, timeout, capture.capped, readDone)
 	<-progressDone
 	savedPath := capture.closeFile()
 
@@ -166,12 +166,14 @@ type outcome struct {
 	signal    string // set when bash was killed by a signal
 	timedOut  bool
 	cancelled bool
+	capped    bool // the saved output reached its cap
 	duration  time.Duration
 }
 
-// wait waits for bash to exit, the timeout or ctx, stopping the process
-// group as the contract above says, then waits for the output reader.
-func (r *bashRun) wait(ctx context.Context, timeout time.Duration, readDone <-chan struct{}) outcome {
+// wait waits for bash to exit, the timeout, the output's cap or ctx,
+// stopping the process group as the contract above says, then waits for
+// the output reader.
+func (r *bashRun) wait(ctx context.Context, timeout time.Duration, capped, readDone <-chan struct{}) outcome {
 	var o outcome
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -182,6 +184,9 @@ func (r *bashRun) wait(ctx context.Context, timeout time.Duration, readDone <-ch
 		r.stopGroup()
 	case <-ctx.Done():
 		o.cancelled = true
+		r.stopGroup()
+	case <-capped:
+		o.capped = true
 		r.stopGroup()
 	}
 	o.duration = time.Since(r.start)
@@ -264,7 +269,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 			if p, err := env.saver().SaveString(call.ID, raw); err == nil {
 				savedPath = p
 			}
-			out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath))
+			out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath, false))
 		}
 	} else {
 		truncated = true
@@ -276,7 +281,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 			Lines: max(int(c.lines())-truncate.CountLines(head)-truncate.CountLines(tail), 0),
 			Bytes: max(int(c.total)-len(head)-len(tail), 0),
 		}
-		out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath))
+		out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath, o.capped))
 	}
 
 	status := fmt.Sprintf("[exit code %d]", o.exitCode)
@@ -285,6 +290,8 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 		status = fmt.Sprintf("[timed out after %s: the command and its process group were killed; pass a larger timeout_s (at most %s) if it needs longer]", roundDuration(timeout), lim.BashMaxTimeout)
 	case o.cancelled:
 		status = "[cancelled: the command and its process group were killed]"
+	case o.capped:
+		status = fmt.Sprintf("[%s (its process group was killed), exit code %d]", cappedNote(lim.SavedOutputMaxBytes), o.exitCode)
 	case o.signal != "":
 		status = fmt.Sprintf("[killed by %s, exit code %d]", o.signal, o.exitCode)
 	}
@@ -306,6 +313,9 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 	if o.cancelled {
 		meta["cancelled"] = true
 	}
+	if o.capped {
+		meta["output_capped"] = true
+	}
 	if c.fileErr != nil {
 		meta["save_error"] = c.fileErr.Error()
 	}
@@ -313,7 +323,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 		Output:         out,
 		Title:          title,
 		Metadata:       meta,
-		IsError:        o.exitCode != 0 || o.timedOut || o.cancelled,
+		IsError:        o.exitCode != 0 || o.timedOut || o.cancelled || o.capped,
 		Truncated:      truncated,
 		FullOutputPath: savedPath,
 	}
@@ -333,11 +343,15 @@ func joinStatus(out, status string) string {
 	return out + status
 }
 
-// cutMarker is the line in place of the middle of a long output.
-func cutMarker(cut truncate.Cut, totalLines int, path string) string {
+// cutMarker is the line in place of the middle of a long output; capped
+// says the saved file holds only the head and the tail of it.
+func cutMarker(cut truncate.Cut, totalLines int, path string, capped bool) string {
 	what := fmt.Sprintf("%d lines (%s)", cut.Lines, truncate.FormatBytes(int64(cut.Bytes)))
 	if path == "" {
 		return fmt.Sprintf("... [%s cut from the middle; the full output could not be saved] ...", what)
+	}
+	if capped {
+		return fmt.Sprintf("... [%s cut from the middle; more of the output (its beginning and its end) is saved at %s: read it with read (offset/limit) or search it with grep] ...", what, path)
 	}
 	return fmt.Sprintf("... [%s cut from the middle; the full output (%d lines) is saved at %s: read it with read (offset/limit) or search it with grep] ...", what, totalLines, path)
 }
