@@ -174,6 +174,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.idle = make(chan struct{})
 	close(r.idle)
 	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
+	for _, err := range stopOrphanedTools(ctx, st, sess.ID) {
+		_ = st.LogEvent(ctx, sess.ID, "recovery_error", map[string]string{"error": err.Error()})
+	}
 	if _, err := st.RepairSession(ctx, sess.ID); err != nil {
 		lease.Release()
 		return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)

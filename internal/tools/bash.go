@@ -5,6 +5,8 @@ package tools
 //   - `bash -c COMMAND` runs in the session's directory with stdin from
 //     /dev/null, in its own process group; stdout and stderr share one pipe,
 //     so they interleave as produced.
+//   - bash dies with the agent (a parent-death signal), and the caller
+//     learns its process group through Call.Started: see process.go.
 //   - Timeout or cancel: SIGTERM to the group, SIGKILL after 2 s if bash has
 //     not exited.
 //   - When bash exits (any way), processes it left in its group (background
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +105,9 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	if err != nil {
 		return errorResult(title, "bash: cannot start the command: %v", err), nil
 	}
+	if call.Started != nil {
+		call.Started(processGroupOf(run.pgid))
+	}
 	capture := newOutputCapture(lim.BashMaxOutputChars, lim.BashMaxOutputChars, func() (*os.File, error) {
 		return env.saver().Create(call.ID)
 	}).withFileMax(lim.SavedOutputMaxBytes)
@@ -144,19 +150,30 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeath(cmd.SysProcAttr)
 	cmd.Env = append(secrets.Environ(nil, nil, env.Secrets...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return nil, err
-	}
-	pw.Close() // the children hold the write end now
-	r := &bashRun{cmd: cmd, pipe: pr, pgid: cmd.Process.Pid, exited: make(chan struct{}), start: start}
+	r := &bashRun{cmd: cmd, pipe: pr, exited: make(chan struct{}), start: time.Now()}
+	started := make(chan error, 1)
 	go func() {
+		// The parent-death signal fires when the thread that forked
+		// dies: hold this thread until bash has exited.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		r.waitErr = cmd.Wait()
 		close(r.exited)
 	}()
+	err = <-started
+	pw.Close() // the children hold the write end now
+	if err != nil {
+		pr.Close()
+		return nil, err
+	}
+	r.pgid = cmd.Process.Pid
 	return r, nil
 }
 

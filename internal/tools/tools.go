@@ -121,6 +121,10 @@ type Call struct {
 	Name     string
 	Input    json.RawMessage
 	Progress func(lastLines string) // may be nil; bash reports its last lines while it runs (at most 10 a second, from another goroutine)
+	// Started, when set, is called once by a tool that starts a process
+	// group (bash), as soon as it runs, so the caller can record it and
+	// stop it after a crash (see StopProcessGroup).
+	Started func(ProcessGroup)
 }
 
 // Result is what a tool call produced.
