@@ -150,14 +150,20 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // openDriving opens the database for a command that drives a session, and
-// expires old saved tool outputs in the background. The store outlives
+// expires old saved tool outputs in the background (by age, then the
+// oldest beyond the total bound). The store outlives
 // ctx's cancellation, so that a cancelled turn can still be persisted.
 func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 	st, err := a.openStore(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, err
 	}
-	go func() { _, _ = truncate.Clean(a.outputDir(), truncate.MaxAge) }()
+	go func() {
+		_, _ = truncate.Clean(a.outputDir(), truncate.MaxAge)
+		if maxTotal := a.cfg.Tools.OutputsMaxTotalBytes; maxTotal > 0 {
+			_, _ = truncate.Bound(a.outputDir(), maxTotal)
+		}
+	}()
 	return st, nil
 }
 

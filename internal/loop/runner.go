@@ -174,6 +174,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.idle = make(chan struct{})
 	close(r.idle)
 	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
+	for _, err := range stopOrphanedTools(ctx, st, sess.ID) {
+		_ = st.LogEvent(ctx, sess.ID, "recovery_error", map[string]string{"error": err.Error()})
+	}
 	if _, err := st.RepairSession(ctx, sess.ID); err != nil {
 		lease.Release()
 		return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
@@ -186,7 +189,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if dir == "" {
 		dir = opt.Dir
 	}
-	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker()}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config)}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.
@@ -261,12 +264,24 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 	return system, tools
 }
 
+// secretValues are the values tools must neither pass to a command nor
+// store: the API key.
+func secretValues(c *config.Config) []string {
+	if c.APIKey == "" {
+		return nil
+	}
+	return []string{c.APIKey}
+}
+
 func limitsOf(c *config.Config) tools.Limits {
 	return tools.Limits{
 		BashMaxOutputChars: c.Tools.BashMaxOutputChars,
 		BashTimeout:        c.BashTimeout(),
 		ReadMaxLines:       c.Tools.ReadMaxLines,
 		ReadMaxLineLength:  c.Tools.ReadMaxLineLength,
+
+		SavedOutputMaxBytes:  c.Tools.SavedOutputMaxBytes,
+		OutputsMaxTotalBytes: c.Tools.OutputsMaxTotalBytes,
 	}
 }
 

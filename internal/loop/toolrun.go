@@ -169,6 +169,11 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		// Progress is shown, not stored: it is superseded by the result.
 		r.emit(message.Event{Type: message.EventPartUpdated, SessionID: q.SessionID, Part: &q})
 	}
+	call.Started = func(g tools.ProcessGroup) {
+		lock()
+		r.recordProcess(ctx, e, ix, g)
+		unlock()
+	}
 	res := r.opt.Tools.Run(ctx, r.toolEnv, call)
 	if ctx.Err() != nil {
 		return // the caller marks the call interrupted

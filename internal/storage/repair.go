@@ -114,10 +114,19 @@ func repairStreams(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Ti
 	return fixed, nil
 }
 
-// repairTools turns the session's pending and running tool parts into
-// interrupted errors.
-func repairTools(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Time) ([]*message.Part, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+partColumns+` FROM parts
+// UnfinishedTools returns the session's pending and running tool parts,
+// which RepairSession would mark interrupted: the caller stops what they
+// may have left running first.
+func (s *Store) UnfinishedTools(ctx context.Context, sessionID string) ([]*message.Part, error) {
+	parts, err := unfinishedTools(ctx, s.rdb, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("unfinished tools of session %s: %w", sessionID, err)
+	}
+	return parts, nil
+}
+
+func unfinishedTools(ctx context.Context, q querier, sessionID string) ([]*message.Part, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+partColumns+` FROM parts
 		WHERE session_id = ? AND type = 'tool'
 		AND json_extract(state, '$.tool.status') IN ('pending', 'running') ORDER BY id`, sessionID)
 	if err != nil {
@@ -133,7 +142,14 @@ func repairTools(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Time
 		fixed = append(fixed, p)
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	return fixed, rows.Err()
+}
+
+// repairTools turns the session's pending and running tool parts into
+// interrupted errors.
+func repairTools(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Time) ([]*message.Part, error) {
+	fixed, err := unfinishedTools(ctx, tx, sessionID)
+	if err != nil {
 		return nil, err
 	}
 	for _, p := range fixed {

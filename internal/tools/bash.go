@@ -5,6 +5,8 @@ package tools
 //   - `bash -c COMMAND` runs in the session's directory with stdin from
 //     /dev/null, in its own process group; stdout and stderr share one pipe,
 //     so they interleave as produced.
+//   - bash dies with the agent (a parent-death signal), and the caller
+//     learns its process group through Call.Started: see process.go.
 //   - Timeout or cancel: SIGTERM to the group, SIGKILL after 2 s if bash has
 //     not exited.
 //   - When bash exits (any way), processes it left in its group (background
@@ -15,6 +17,9 @@ package tools
 //     escapes the group, e.g. with setsid, is not ours to kill; if it holds
 //     the pipe we stop reading after the SIGKILL grace.)
 //   - Memory is bounded whatever the command prints: see outputCapture.
+//   - The environment is the agent's minus its secrets (secrets.Environ),
+//     and the output is redacted as it is read, before anything keeps it
+//     (memory, the saved file, progress reports): see redactor.
 
 import (
 	"context"
@@ -23,11 +28,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
 const (
@@ -98,13 +105,16 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	if err != nil {
 		return errorResult(title, "bash: cannot start the command: %v", err), nil
 	}
+	if call.Started != nil {
+		call.Started(processGroupOf(run.pgid))
+	}
 	capture := newOutputCapture(lim.BashMaxOutputChars, lim.BashMaxOutputChars, func() (*os.File, error) {
 		return env.saver().Create(call.ID)
-	})
+	}).withFileMax(lim.SavedOutputMaxBytes)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		readOutput(run.pipe, capture)
+		readOutput(run.pipe, capture, env.Secrets)
 	}()
 	progressDone := make(chan struct{})
 	if call.Progress != nil {
@@ -112,7 +122,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	} else {
 		close(progressDone)
 	}
-	outcome := run.wait(ctx, timeout, readDone)
+	outcome := run.wait(ctx, timeout, capture.capped, readDone)
 	<-progressDone
 	savedPath := capture.closeFile()
 
@@ -140,19 +150,30 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return nil, err
-	}
-	pw.Close() // the children hold the write end now
-	r := &bashRun{cmd: cmd, pipe: pr, pgid: cmd.Process.Pid, exited: make(chan struct{}), start: start}
+	setParentDeath(cmd.SysProcAttr)
+	cmd.Env = append(secrets.Environ(nil, nil, env.Secrets...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	r := &bashRun{cmd: cmd, pipe: pr, exited: make(chan struct{}), start: time.Now()}
+	started := make(chan error, 1)
 	go func() {
+		// The parent-death signal fires when the thread that forked
+		// dies: hold this thread until bash has exited.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		r.waitErr = cmd.Wait()
 		close(r.exited)
 	}()
+	err = <-started
+	pw.Close() // the children hold the write end now
+	if err != nil {
+		pr.Close()
+		return nil, err
+	}
+	r.pgid = cmd.Process.Pid
 	return r, nil
 }
 
@@ -162,12 +183,14 @@ type outcome struct {
 	signal    string // set when bash was killed by a signal
 	timedOut  bool
 	cancelled bool
+	capped    bool // the saved output reached its cap
 	duration  time.Duration
 }
 
-// wait waits for bash to exit, the timeout or ctx, stopping the process
-// group as the contract above says, then waits for the output reader.
-func (r *bashRun) wait(ctx context.Context, timeout time.Duration, readDone <-chan struct{}) outcome {
+// wait waits for bash to exit, the timeout, the output's cap or ctx,
+// stopping the process group as the contract above says, then waits for
+// the output reader.
+func (r *bashRun) wait(ctx context.Context, timeout time.Duration, capped, readDone <-chan struct{}) outcome {
 	var o outcome
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -178,6 +201,9 @@ func (r *bashRun) wait(ctx context.Context, timeout time.Duration, readDone <-ch
 		r.stopGroup()
 	case <-ctx.Done():
 		o.cancelled = true
+		r.stopGroup()
+	case <-capped:
+		o.capped = true
 		r.stopGroup()
 	}
 	o.duration = time.Since(r.start)
@@ -260,7 +286,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 			if p, err := env.saver().SaveString(call.ID, raw); err == nil {
 				savedPath = p
 			}
-			out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath))
+			out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath, false))
 		}
 	} else {
 		truncated = true
@@ -272,7 +298,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 			Lines: max(int(c.lines())-truncate.CountLines(head)-truncate.CountLines(tail), 0),
 			Bytes: max(int(c.total)-len(head)-len(tail), 0),
 		}
-		out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath))
+		out = truncate.JoinHeadTail(head, tail, cutMarker(cut, int(c.lines()), savedPath, o.capped))
 	}
 
 	status := fmt.Sprintf("[exit code %d]", o.exitCode)
@@ -281,6 +307,8 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 		status = fmt.Sprintf("[timed out after %s: the command and its process group were killed; pass a larger timeout_s (at most %s) if it needs longer]", roundDuration(timeout), lim.BashMaxTimeout)
 	case o.cancelled:
 		status = "[cancelled: the command and its process group were killed]"
+	case o.capped:
+		status = fmt.Sprintf("[%s (its process group was killed), exit code %d]", cappedNote(lim.SavedOutputMaxBytes), o.exitCode)
 	case o.signal != "":
 		status = fmt.Sprintf("[killed by %s, exit code %d]", o.signal, o.exitCode)
 	}
@@ -302,6 +330,9 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 	if o.cancelled {
 		meta["cancelled"] = true
 	}
+	if o.capped {
+		meta["output_capped"] = true
+	}
 	if c.fileErr != nil {
 		meta["save_error"] = c.fileErr.Error()
 	}
@@ -309,7 +340,7 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 		Output:         out,
 		Title:          title,
 		Metadata:       meta,
-		IsError:        o.exitCode != 0 || o.timedOut || o.cancelled,
+		IsError:        o.exitCode != 0 || o.timedOut || o.cancelled || o.capped,
 		Truncated:      truncated,
 		FullOutputPath: savedPath,
 	}
@@ -329,11 +360,15 @@ func joinStatus(out, status string) string {
 	return out + status
 }
 
-// cutMarker is the line in place of the middle of a long output.
-func cutMarker(cut truncate.Cut, totalLines int, path string) string {
+// cutMarker is the line in place of the middle of a long output; capped
+// says the saved file holds only the head and the tail of it.
+func cutMarker(cut truncate.Cut, totalLines int, path string, capped bool) string {
 	what := fmt.Sprintf("%d lines (%s)", cut.Lines, truncate.FormatBytes(int64(cut.Bytes)))
 	if path == "" {
 		return fmt.Sprintf("... [%s cut from the middle; the full output could not be saved] ...", what)
+	}
+	if capped {
+		return fmt.Sprintf("... [%s cut from the middle; more of the output (its beginning and its end) is saved at %s: read it with read (offset/limit) or search it with grep] ...", what, path)
 	}
 	return fmt.Sprintf("... [%s cut from the middle; the full output (%d lines) is saved at %s: read it with read (offset/limit) or search it with grep] ...", what, totalLines, path)
 }

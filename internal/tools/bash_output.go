@@ -2,18 +2,27 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
-// outputCapture collects a command's output with bounded memory. While the
-// output is small it is kept whole (up to headSize+tailSize bytes); beyond
-// that it spills: everything is streamed to a file (the full output) and
-// only the first headSize bytes and a ring of the last tailSize bytes stay
-// in memory.
+// outputCapture collects a command's output with bounded memory and a
+// bounded file. While the output is small it is kept whole (up to
+// headSize+tailSize bytes); beyond that it spills: the output is streamed
+// to a file (the full output) and only the first headSize bytes and a ring
+// of the last tailSize bytes stay in memory.
+//
+// The file is capped at fileMax bytes: once its head reaches fileMax-
+// tailSize bytes, writing stops and capped is closed (the caller stops the
+// command); closeFile then appends a note and the last bytes, so the file
+// keeps head and tail like the model's view.
 type outputCapture struct {
 	mu sync.Mutex // Write against progress reports
 
@@ -31,10 +40,21 @@ type outputCapture struct {
 	spilled bool
 	file    *os.File // nil if the spill file could not be created or written
 	fileErr error
+
+	fileMax   int64         // the cap on the saved file; 0: none
+	fileBytes int64         // output bytes written to the file
+	afterCap  int64         // output bytes seen since the cap was reached
+	capped    chan struct{} // closed when the cap is reached
 }
 
 func newOutputCapture(headSize, tailSize int, create func() (*os.File, error)) *outputCapture {
-	return &outputCapture{headSize: headSize, tailSize: tailSize, create: create}
+	return &outputCapture{headSize: headSize, tailSize: tailSize, create: create, capped: make(chan struct{})}
+}
+
+// withFileMax caps the saved file at maxBytes of output (plus the note).
+func (c *outputCapture) withFileMax(maxBytes int64) *outputCapture {
+	c.fileMax = maxBytes
+	return c
 }
 
 // Write records p. It never fails: a spill file error is kept in fileErr
@@ -76,10 +96,50 @@ func (c *outputCapture) spill(p []byte) {
 	c.tail.write(all[c.headSize:])
 }
 
+// fileHeadMax is how much of the output goes to the file before the cap:
+// the rest of the cap is the tail's.
+func (c *outputCapture) fileHeadMax() int64 {
+	if c.fileMax > 2*int64(c.tailSize) {
+		return c.fileMax - int64(c.tailSize)
+	}
+	return c.fileMax / 2
+}
+
+// isCapped reports whether the file cap was reached.
+func (c *outputCapture) isCapped() bool {
+	select {
+	case <-c.capped:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeFile writes p to the file, up to the cap.
 func (c *outputCapture) writeFile(p []byte) {
+	if c.file == nil {
+		return // nothing is saved, so nothing to cap
+	}
+	if c.isCapped() {
+		c.afterCap += int64(len(p))
+		return
+	}
+	if c.fileMax > 0 {
+		if room := c.fileHeadMax() - c.fileBytes; int64(len(p)) > room {
+			c.writeFileRaw(p[:room])
+			c.afterCap = int64(len(p)) - room
+			close(c.capped)
+			return
+		}
+	}
+	c.writeFileRaw(p)
+}
+
+func (c *outputCapture) writeFileRaw(p []byte) {
 	if c.file == nil {
 		return
 	}
+	c.fileBytes += int64(len(p))
 	if _, err := c.file.Write(p); err != nil {
 		c.fileErr = err
 		name := c.file.Name()
@@ -96,6 +156,9 @@ func (c *outputCapture) closeFile() string {
 		return ""
 	}
 	name := c.file.Name()
+	if c.isCapped() {
+		c.writeCappedEnd()
+	}
 	if err := c.file.Close(); err != nil {
 		c.fileErr = err
 		os.Remove(name)
@@ -104,6 +167,30 @@ func (c *outputCapture) closeFile() string {
 	}
 	c.file = nil
 	return name
+}
+
+// writeCappedEnd closes a capped file with a note and the output's last
+// bytes (whole lines).
+func (c *outputCapture) writeCappedEnd() {
+	tail := c.tail.bytes()
+	if int64(len(tail)) > c.afterCap {
+		tail = tail[len(tail)-int(c.afterCap):]
+	}
+	tail = wholeLinesTail(tail)
+	cut := c.total - c.fileBytes - int64(len(tail))
+	note := fmt.Sprintf("\n... [%s cut: %s] ...\n", truncate.FormatBytes(cut), cappedNote(c.fileMax))
+	c.writeFileRaw([]byte(note))
+	c.writeFileRaw(tail)
+}
+
+// cappedNote says why a command's output stops.
+func cappedNote(capBytes int64) string {
+	return fmt.Sprintf("output passed the %s cap; the command was stopped", sizeName(capBytes))
+}
+
+// sizeName is a size for people: "64 MB", "1.5 MB".
+func sizeName(n int64) string {
+	return strings.Replace(truncate.FormatBytes(n), ".0 ", " ", 1)
 }
 
 // lines is the number of lines seen (a last line without a newline counts).
@@ -179,17 +266,62 @@ func (r *ring) bytes() []byte {
 }
 
 // readOutput copies the command's output pipe into c until EOF (or until
-// the pipe is closed under it).
-func readOutput(r io.Reader, c *outputCapture) {
+// the pipe is closed under it), redacting secretValues on the way.
+func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
+	w := newRedactor(c, secretValues)
+	defer w.flush()
 	buf := make([]byte, 64*1024)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			c.Write(buf[:n])
+			w.write(buf[:n])
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// redactor replaces secret values in a stream before passing it on. A
+// value may straddle two reads, so it holds back the last longest-1 bytes
+// until more arrives or flush; with no secrets it passes everything
+// through at once.
+type redactor struct {
+	c       *outputCapture
+	values  []string
+	hold    int    // bytes held back: the longest value's length - 1
+	pending []byte // held back, not yet passed on
+}
+
+func newRedactor(c *outputCapture, values []string) *redactor {
+	r := &redactor{c: c}
+	for _, v := range values {
+		if len(v) >= secrets.MinSecretLen {
+			r.values = append(r.values, v)
+			r.hold = max(r.hold, len(v)-1)
+		}
+	}
+	return r
+}
+
+func (r *redactor) write(p []byte) {
+	if len(r.values) == 0 {
+		r.c.Write(p)
+		return
+	}
+	data := append(r.pending, p...)
+	if secrets.Contains(string(data), r.values...) {
+		data = []byte(secrets.Redact(string(data), r.values...))
+	}
+	keep := min(r.hold, len(data))
+	r.c.Write(data[:len(data)-keep])
+	r.pending = append(r.pending[:0:0], data[len(data)-keep:]...)
+}
+
+func (r *redactor) flush() {
+	if len(r.pending) > 0 {
+		r.c.Write(r.pending)
+		r.pending = nil
 	}
 }
 

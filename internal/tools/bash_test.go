@@ -371,3 +371,36 @@ func BenchmarkBashHugeOutput(b *testing.B) {
 	}
 	b.ReportMetric(peak, "peak-heap-MB")
 }
+
+// TestBashSavedOutputCap: past Limits.SavedOutputMaxBytes the command is
+// stopped, the saved file keeps the head and the tail within the cap, and
+// the result says why the command ended.
+func TestBashSavedOutputCap(t *testing.T) {
+	env := newEnv(t)
+	env.Limits.SavedOutputMaxBytes = 1 << 20
+	start := time.Now()
+	// 20 MB, then a sleep the cap must cut short; the pid file shows the
+	// whole group is stopped.
+	res := call(t, env, "bash", map[string]any{
+		"command":   "yes | head -c 20000000; echo after-the-flood; sleep 20; echo finished",
+		"timeout_s": 10,
+	})
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the command ran %v past the cap", took)
+	}
+	mustContain(t, res.Output, "output passed the 1 MB cap; the command was stopped")
+	if strings.Contains(res.Output, "finished") || res.Metadata["output_capped"] != true || !res.IsError {
+		t.Errorf("capped=%v IsError=%v output tail %q", res.Metadata["output_capped"], res.IsError, res.Output[max(len(res.Output)-300, 0):])
+	}
+	if res.FullOutputPath == "" {
+		t.Fatalf("no saved output: %v", res.Metadata)
+	}
+	saved := readFile(t, res.FullOutputPath)
+	if len(saved) > 1<<20+1024 {
+		t.Errorf("saved output is %d bytes, cap %d", len(saved), 1<<20)
+	}
+	if !strings.HasPrefix(saved, "y\ny\n") || !strings.Contains(saved, "passed the 1 MB cap") || !strings.HasSuffix(saved, "y\n") {
+		t.Errorf("saved output lacks its head, note or tail: %q … %q", saved[:20], saved[max(len(saved)-300, 0):])
+	}
+	mustContain(t, res.Output, res.FullOutputPath)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
 // Registry holds the tools offered to the model, in a fixed order, with
@@ -171,6 +172,7 @@ func (r *Registry) finish(env *Env, call Call, res Result) Result {
 	if res.Metadata == nil {
 		res.Metadata = map[string]any{}
 	}
+	redactResult(&res, env.Secrets)
 	raw := res.RawOutput
 	if raw == "" {
 		raw = res.Output
@@ -199,4 +201,18 @@ func (r *Registry) finish(env *Env, call Call, res Result) Result {
 		res.RawOutput = raw
 	}
 	return res
+}
+
+// redactResult replaces the secret values in everything of res that is
+// shown, stored or saved: the last line of defence should a tool read a
+// secret (a file holding the key, a diff of one).
+func redactResult(res *Result, values []string) {
+	res.Output = secrets.Redact(res.Output, values...)
+	res.RawOutput = secrets.Redact(res.RawOutput, values...)
+	res.Title = secrets.Redact(res.Title, values...)
+	for k, v := range res.Metadata {
+		if s, ok := v.(string); ok {
+			res.Metadata[k] = secrets.Redact(s, values...)
+		}
+	}
 }

@@ -31,6 +31,13 @@ type Limits struct {
 	MaxResultBytes     int           // the shared cap on any result (50 KB)
 	GrepMaxMatches     int           // matching lines grep shows (100)
 	GlobMaxResults     int           // paths glob shows (100)
+	// SavedOutputMaxBytes caps one saved full output (64 MB): bash keeps
+	// its head and tail and stops the command past it. It is at least
+	// twice BashMaxOutputChars, so the model's view always fits.
+	SavedOutputMaxBytes int64
+	// OutputsMaxTotalBytes bounds all saved outputs together (1 GB): the
+	// oldest are removed to make room for a new one.
+	OutputsMaxTotalBytes int64
 }
 
 // DefaultLimits returns the limits used for zero fields of Limits.
@@ -45,6 +52,9 @@ func DefaultLimits() Limits {
 		MaxResultBytes:     truncate.DefaultMaxBytes,
 		GrepMaxMatches:     100,
 		GlobMaxResults:     100,
+
+		SavedOutputMaxBytes:  64 << 20,
+		OutputsMaxTotalBytes: 1 << 30,
 	}
 }
 
@@ -75,6 +85,13 @@ func (l Limits) withDefaults() Limits {
 	l.MaxResultBytes = pick(l.MaxResultBytes, d.MaxResultBytes)
 	l.GrepMaxMatches = pick(l.GrepMaxMatches, d.GrepMaxMatches)
 	l.GlobMaxResults = pick(l.GlobMaxResults, d.GlobMaxResults)
+	if l.SavedOutputMaxBytes <= 0 {
+		l.SavedOutputMaxBytes = d.SavedOutputMaxBytes
+	}
+	l.SavedOutputMaxBytes = max(l.SavedOutputMaxBytes, 2*int64(l.BashMaxOutputChars))
+	if l.OutputsMaxTotalBytes <= 0 {
+		l.OutputsMaxTotalBytes = d.OutputsMaxTotalBytes
+	}
 	return l
 }
 
@@ -84,11 +101,19 @@ type Env struct {
 	OutputDir string       // where full outputs are saved (e.g. <data>/outputs); created 0700, files 0600; empty: not saved
 	Limits    Limits       // zero fields mean the defaults
 	Files     *FileTracker // when the agent last read each file, for staleness checks; nil disables the checks
+	// Secrets are the agent's secret values (the API key): variables
+	// holding them are left out of tool processes' environments, and every
+	// occurrence in a result or a saved output becomes secrets.Placeholder.
+	// Never serialise an Env.
+	Secrets []string
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }
 
-func (e *Env) saver() truncate.Saver { return truncate.Saver{Dir: e.OutputDir} }
+func (e *Env) saver() truncate.Saver {
+	lim := e.limits()
+	return truncate.Saver{Dir: e.OutputDir, MaxTotalBytes: lim.OutputsMaxTotalBytes, MaxFileBytes: lim.SavedOutputMaxBytes}
+}
 
 // Call is one tool call requested by the model.
 type Call struct {
@@ -96,6 +121,10 @@ type Call struct {
 	Name     string
 	Input    json.RawMessage
 	Progress func(lastLines string) // may be nil; bash reports its last lines while it runs (at most 10 a second, from another goroutine)
+	// Started, when set, is called once by a tool that starts a process
+	// group (bash), as soon as it runs, so the caller can record it and
+	// stop it after a crash (see StopProcessGroup).
+	Started func(ProcessGroup)
 }
 
 // Result is what a tool call produced.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,66 @@ func TestFitStep(t *testing.T) {
 				t.Errorf("FitStep(%v, %d, %d) = %v, want %v", tc.sizes, tc.budget, tc.floor, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestOldestBeyond(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	files := []savedFile{
+		{name: "c", size: 100, modTime: t0.Add(2 * time.Hour)},
+		{name: "a", size: 100, modTime: t0},
+		{name: "d", size: 100, modTime: t0.Add(3 * time.Hour)},
+		{name: "b", size: 100, modTime: t0.Add(time.Hour)},
+	}
+	for _, tc := range []struct {
+		max  int64
+		want []string
+	}{
+		{400, nil},
+		{399, []string{"a"}},
+		{250, []string{"a", "b"}},
+		{0, []string{"a", "b", "c", "d"}},
+	} {
+		if got := oldestBeyond(files, tc.max); !slices.Equal(got, tc.want) {
+			t.Errorf("oldestBeyond(%d) = %v, want %v", tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestSaverBoundsTheTotal: creating an output first removes the oldest
+// saved outputs so that those left and the new one fit the total.
+func TestSaverBoundsTheTotal(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Now().Add(-time.Hour)
+	var paths []string
+	for i := 0; i < 5; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("old%d%s", i, fileSuffix))
+		if err := os.WriteFile(p, make([]byte, 100), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mt := t0.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, mt, mt)
+		paths = append(paths, p)
+	}
+	foreign := filepath.Join(dir, "keep.txt")
+	os.WriteFile(foreign, make([]byte, 1000), 0o600)
+
+	if n, err := Bound(dir, 450); n != 1 || err != nil {
+		t.Fatalf("Bound = %d, %v; want 1", n, err)
+	}
+	s := Saver{Dir: dir, MaxTotalBytes: 350, MaxFileBytes: 100}
+	f, err := s.Create("new")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if exists := err == nil; exists != (i >= 3) {
+			t.Errorf("%s exists=%v", filepath.Base(p), exists)
+		}
+	}
+	if _, err := os.Stat(foreign); err != nil {
+		t.Errorf("a file that is not a saved output was removed: %v", err)
 	}
 }
