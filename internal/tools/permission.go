@@ -182,9 +182,17 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
 	}
 	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
-	var outside []string
+	var outside, unresolved []string
 	for _, path := range paths {
-		r := resolvePath(path)
+		r, err := resolveLinks(path)
+		if err != nil {
+			// A symlink loop: where it leads is unknown, so it is not
+			// known to be inside.
+			req.Paths = append(req.Paths, path)
+			req.Outside = true
+			unresolved = append(unresolved, path)
+			continue
+		}
 		req.Paths = append(req.Paths, r)
 		if !inside(r) {
 			req.Outside = true
@@ -192,6 +200,8 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		}
 	}
 	switch {
+	case len(unresolved) > 0:
+		req.Reason = fmt.Sprintf("%s cannot be resolved (%v), so it may lead outside the session directory %s", strings.Join(unresolved, ", "), errLinkLoop, dir)
 	case req.Outside:
 		req.Reason = fmt.Sprintf("%s is outside the session directory %s", strings.Join(outside, ", "), dir)
 	default:
