@@ -91,3 +91,35 @@ func TestE2EDanglingSymlinkWriteAsks(t *testing.T) {
 		t.Errorf("inside.md = %q, %v", b, err)
 	}
 }
+
+// TestE2EGitConfigWriteAsks: with write allowed and no --yes, the model
+// cannot write .git/config (core.fsmonitor would run a command on the next
+// git status); with --yes, the user's explicit choice, it can.
+func TestE2EGitConfigWriteAsks(t *testing.T) {
+	read := pt.ToolCall("call_read", "read", `{"path":".git/config"}`)
+	write := pt.ToolCall("call_git", "write", `{"path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}`)
+	e := newEnv(t, read, write, pt.Text("Done."), read, write, pt.Text("Done."))
+	e.writeUserConfig(`{"permissions": {"write": "allow"}}`)
+	config := filepath.Join(e.work, ".git", "config")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	res := e.run("", "run", "--format", "json", "configure git")
+	r := toolResults(t, res.stdout)["call_git"]
+	out, _ := r["output"].(string)
+	if res.code != 0 || r["is_error"] != true || !strings.Contains(out, "permission denied") || !strings.Contains(out, ".git directory") {
+		t.Errorf("exit %d, result %v, stderr %s", res.code, r, res.stderr)
+	}
+	if b, _ := os.ReadFile(config); string(b) != "[core]\n" {
+		t.Fatalf(".git/config was written: %q", b)
+	}
+
+	res = e.run("", "run", "--yes", "--format", "json", "configure git")
+	if r := toolResults(t, res.stdout)["call_git"]; res.code != 0 || r["is_error"] != false {
+		t.Errorf("--yes: exit %d, result %v", res.code, r)
+	}
+}

@@ -50,6 +50,10 @@ type Request struct {
 	Prefixes []string
 	Paths    []string // the paths the call touches, absolute with symlinks resolved
 	Outside  bool     // some path is outside the session's directory
+	// GitDir: write or edit of a path in a .git directory (git's
+	// configuration and hooks make git run commands). Always asked, never
+	// granted for the session; AllowSession counts as AllowOnce.
+	GitDir bool
 	Reason   string   // why approval is needed, for the dialog
 }
 
@@ -116,7 +120,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, call.Name), nil
 	}
 	req := p.request(env, call)
-	if mode == ModeAllow && !req.Outside {
+	if mode == ModeAllow && !req.Outside && !req.GitDir {
 		return true, "", nil
 	}
 	if p.granted(req) || p.yes {
@@ -124,7 +128,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	}
 	if p.asker == nil {
 		hint := fmt.Sprintf("the user can re-run with --yes, or set \"permissions\": {%q: \"allow\"} in the user config", call.Name)
-		if req.Outside {
+		if req.Outside || req.GitDir {
 			hint = "the user can re-run with --yes"
 		}
 		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
@@ -143,10 +147,31 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	case AllowOnce:
 		return true, "", nil
 	case AllowSession:
-		p.grant(req)
+		if !req.GitDir { // never granted for the session: this call only
+			p.grant(req)
+		}
 		return true, "", nil
 	}
 	return false, fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", call.Name), nil
+}
+
+// writeTools change files; under .git they always ask.
+var writeTools = map[string]bool{"write": true, "edit": true}
+
+// inGitDir reports whether a component of p is a .git directory, in any
+// letter case (case-insensitive file systems treat .GIT as .git). Below
+// dir only the components under dir count (a session started inside a
+// .git directory is the user's choice).
+func inGitDir(dir, p string) bool {
+	if within(dir, p) {
+		p, _ = filepath.Rel(dir, p)
+	}
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if strings.EqualFold(c, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnlyTools may read the saved outputs without approval.
@@ -182,8 +207,11 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
 	}
 	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
-	var outside, unresolved []string
+	var outside, unresolved, gitPaths []string
 	for _, path := range paths {
+		if writeTools[call.Name] && inGitDir(env.Dir, path) {
+			gitPaths = append(gitPaths, path)
+		}
 		r, err := resolveLinks(path)
 		if err != nil {
 			// A symlink loop: where it leads is unknown, so it is not
@@ -194,12 +222,21 @@ func (p *Permissions) request(env *Env, call Call) Request {
 			continue
 		}
 		req.Paths = append(req.Paths, r)
+		if writeTools[call.Name] && inGitDir(dir, r) && !slices.Contains(gitPaths, path) {
+			gitPaths = append(gitPaths, r)
+		}
 		if !inside(r) {
 			req.Outside = true
 			outside = append(outside, r)
 		}
 	}
+	req.GitDir = len(gitPaths) > 0
 	switch {
+	case req.GitDir:
+		req.Reason = fmt.Sprintf("%s is in a .git directory: git's configuration and hooks can make git run commands, so changing them always asks", strings.Join(gitPaths, ", "))
+		if req.Outside {
+			req.Reason += fmt.Sprintf(" (and it is outside the session directory %s)", dir)
+		}
 	case len(unresolved) > 0:
 		req.Reason = fmt.Sprintf("%s cannot be resolved (%v), so it may lead outside the session directory %s", strings.Join(unresolved, ", "), errLinkLoop, dir)
 	case req.Outside:
@@ -229,6 +266,9 @@ func grantKeys(req Request) []string {
 }
 
 func (p *Permissions) granted(req Request) bool {
+	if req.GitDir {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !req.Outside && req.Tool != "bash" && p.grants[req.Tool+"\x00outside"] {

@@ -350,3 +350,77 @@ func TestPermissionsAskOneAtATime(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionsGitDirAlwaysAsks: git's configuration and hooks run
+// commands (core.fsmonitor, hooks/), so writes and edits under any .git
+// directory ask even when the tool is allowed, and no session grant covers
+// them; --yes still approves, headless without it refuses.
+func TestPermissionsGitDirAlwaysAsks(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	writeFiles(t, env.Dir, map[string]string{".git/config": "[core]\n", "sub/.git/HEAD": "ref\n", "README.md": "r\n"})
+	symlink(t, ".git", filepath.Join(env.Dir, "gitlink"))
+	symlink(t, ".git/hooks/pre-commit", filepath.Join(env.Dir, "hook.sh"))
+	allowed := map[string]Mode{"write": ModeAllow, "edit": ModeAllow}
+
+	gitCalls := []Call{
+		mkCall("write", map[string]any{"path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}),
+		mkCall("edit", map[string]any{"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}),
+		mkCall("write", map[string]any{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}),
+		mkCall("write", map[string]any{"path": "sub/.git/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": ".GIT/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": "sub/../.Git/hooks/x", "content": "x"}),
+		mkCall("write", map[string]any{"path": "gitlink/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": "hook.sh", "content": "x"}),
+		mkCall("write", map[string]any{"path": filepath.Join(env.Dir, ".git", "config"), "content": "x"}),
+	}
+	for _, c := range gitCalls {
+		t.Run(string(c.Input), func(t *testing.T) {
+			ok, denial, err := NewPermissions(allowed, nil, false).Check(ctx, env, c)
+			if err != nil || ok || !strings.Contains(denial, ".git") || !strings.Contains(denial, "nothing was run") {
+				t.Errorf("headless without --yes: ok=%v %q %v", ok, denial, err)
+			}
+			if ok, _, _ := NewPermissions(allowed, nil, true).Check(ctx, env, c); !ok {
+				t.Error("--yes did not approve")
+			}
+			a := &fakeAsker{reply: AllowSession}
+			p := NewPermissions(allowed, a, false)
+			for range 2 {
+				if ok, _, _ := p.Check(ctx, env, c); !ok {
+					t.Fatal("the user allowed it, yet denied")
+				}
+			}
+			if a.count() != 2 {
+				t.Errorf("asked %d times: an allow for the session covered .git", a.count())
+			}
+			if a.count() == 0 || !a.asked[0].GitDir {
+				t.Errorf("request does not say .git: %+v", a.asked[0])
+			}
+		})
+	}
+
+	// A session grant of write (asked, inside) covers ordinary files but
+	// not .git.
+	a := &fakeAsker{reply: AllowSession}
+	p := NewPermissions(nil, a, false)
+	p.Check(ctx, env, mkCall("write", map[string]any{"path": "README.md", "content": "x"}))
+	p.Check(ctx, env, mkCall("write", map[string]any{"path": "other.md", "content": "x"}))
+	if a.count() != 1 {
+		t.Fatalf("write grant not remembered: asked %d", a.count())
+	}
+	p.Check(ctx, env, gitCalls[0])
+	if a.count() != 2 {
+		t.Fatal("the session grant for write covered .git/config")
+	}
+	// Neither are reading .git, nor names that merely contain ".git".
+	for _, c := range []Call{
+		mkCall("read", map[string]any{"path": ".git/config"}),
+		mkCall("write", map[string]any{"path": ".gitignore", "content": "x"}),
+		mkCall("write", map[string]any{"path": "x.git/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": ".github/workflows/ci.yml", "content": "x"}),
+	} {
+		if ok, denial, _ := NewPermissions(allowed, nil, false).Check(ctx, env, c); !ok {
+			t.Errorf("%s %s denied: %s", c.Name, c.Input, denial)
+		}
+	}
+}
