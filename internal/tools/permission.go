@@ -54,7 +54,7 @@ type Request struct {
 	// configuration and hooks make git run commands). Always asked, never
 	// granted for the session; AllowSession counts as AllowOnce.
 	GitDir bool
-	Reason   string   // why approval is needed, for the dialog
+	Reason string // why approval is needed, for the dialog
 }
 
 // Asker asks the user about a call; the TUI implements it. Ask blocks until
