@@ -49,6 +49,7 @@ type Request struct {
 	// grant by prefix (then AllowSession grants this exact command).
 	Prefixes []string
 	Paths    []string // the paths the call touches, absolute with symlinks resolved
+	Commands []string // bash: every simple command in the line as written (inside loops, conditions, substitutions...), for the dialog
 	Outside  bool     // some path is outside the session's directory
 	// GitDir: write or edit of a path in a .git directory (git's
 	// configuration and hooks make git run commands). Always asked, never
@@ -190,7 +191,7 @@ func (p *Permissions) request(env *Env, call Call) Request {
 	switch call.Name {
 	case "bash":
 		req.Command = in.Command
-		req.Prefixes, _ = commandPrefixes(in.Command)
+		req.Commands, req.Prefixes = shellCommands(in.Command)
 	case "read", "write", "edit":
 		paths = append(paths, absPath(env.Dir, in.Path))
 	case "grep", "ls":
@@ -288,87 +289,6 @@ func (p *Permissions) grant(req Request) {
 	for _, k := range grantKeys(req) {
 		p.grants[k] = true
 	}
-}
-
-// subcommandTools are commands whose first argument names what they do, so
-// a grant covers the pair ("go test", "git status").
-var subcommandTools = map[string]bool{
-	"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
-	"cargo": true, "docker": true, "kubectl": true, "make": true, "pip": true, "pip3": true,
-	"uv": true, "poetry": true, "dotnet": true, "gradle": true, "mvn": true, "gh": true,
-	"brew": true, "apt": true, "apt-get": true, "systemctl": true, "python": true, "python3": true,
-}
-
-// wrapperCommands run other commands; granting them by prefix would grant
-// anything, so commands starting with them are granted exactly.
-var wrapperCommands = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "eval": true, "exec": true, "env": true,
-	"sudo": true, "su": true, "doas": true, "xargs": true, "nohup": true, "time": true,
-	"timeout": true, "nice": true, "command": true, "builtin": true, "source": true, ".": true,
-	"watch": true, "parallel": true, "find": true,
-}
-
-// commandPrefixes returns the prefixes of the simple commands in a shell
-// command line ("go test ./... && git diff" gives "go test", "git diff"),
-// and false when the line cannot be granted by prefix: command
-// substitution, process substitution, output redirection (except to
-// /dev/null or 2>&1), variable assignments or wrapper commands.
-func commandPrefixes(command string) ([]string, bool) {
-	for _, bad := range []string{"`", "$(", "<(", ">("} {
-		if strings.Contains(command, bad) {
-			return nil, false
-		}
-	}
-	harmless := strings.NewReplacer("2>&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "> /dev/null", " ")
-	line := harmless.Replace(command)
-	if strings.ContainsAny(line, "><") {
-		return nil, false
-	}
-	seps := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "&", "\n")
-	var prefixes []string
-	for _, seg := range strings.Split(seps.Replace(line), "\n") {
-		fields := strings.Fields(seg)
-		if len(fields) == 0 {
-			continue
-		}
-		first := fields[0]
-		if !isCommandWord(first) || wrapperCommands[filepath.Base(first)] {
-			return nil, false
-		}
-		prefix := first
-		if subcommandTools[first] && len(fields) > 1 && isSubcommand(fields[1]) {
-			prefix += " " + fields[1]
-		}
-		if !slices.Contains(prefixes, prefix) {
-			prefixes = append(prefixes, prefix)
-		}
-	}
-	if len(prefixes) == 0 {
-		return nil, false
-	}
-	return prefixes, true
-}
-
-func isCommandWord(w string) bool {
-	for _, r := range w {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+", r)
-		if !ok {
-			return false
-		}
-	}
-	return w != ""
-}
-
-func isSubcommand(w string) bool {
-	if w == "" || w[0] < 'a' || w[0] > 'z' {
-		return false
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':') {
-			return false
-		}
-	}
-	return true
 }
 
 var (
