@@ -64,22 +64,29 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "old_string and new_string are identical: there is nothing to change"), nil
 	}
 
-	info, err := os.Stat(abs)
+	// Where the path really leads, resolved again now (see write).
+	real, err := resolveLinks(abs)
+	if err != nil {
+		return errorResult(title, "cannot edit %s: %v", shown, err), nil
+	}
+	info, err := os.Stat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if in.OldString != "" {
 			return errorResult(title, "%s", notFoundMessage(env.Dir, abs)), nil
 		}
-		return t.create(env, abs, shown, title, in.NewString)
+		return t.create(env, abs, real, shown, title, in.NewString)
 	case err != nil:
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	case info.IsDir():
 		return errorResult(title, "%s is a directory; give a file path", shown), nil
+	case !info.Mode().IsRegular():
+		return errorResult(title, "cannot edit %s: it is %s, not a regular file", shown, fileKind(info.Mode())), nil
 	}
 	if msg := staleMessage(env, abs, shown, info, "edit"); msg != "" {
 		return errorResult(title, "%s", msg), nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := readRegular(real)
 	if err != nil {
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
@@ -89,7 +96,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		if content != "" {
 			return errorResult(title, "old_string is empty but %s is not: give the exact text to replace (or use write to replace the whole file)", shown), nil
 		}
-		return t.create(env, abs, shown, title, in.NewString)
+		return t.create(env, abs, real, shown, title, in.NewString)
 	}
 
 	old, new := in.OldString, in.NewString
@@ -117,12 +124,12 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	}
 	firstAt := strings.Index(content, old)
 	updated := strings.Replace(content, old, new, n)
-	if err := writeFile(env, abs, updated); err != nil {
+	if err := writeFile(env, abs, real, updated); err != nil {
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
 
 	meta := diffMetadata(shown, content, updated)
-	meta["path"] = abs
+	meta["path"] = real
 	meta["replacements"] = count
 	startLine := strings.Count(content[:firstAt], "\n") + 1
 	endLine := startLine + strings.Count(new, "\n")
@@ -136,15 +143,15 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	return Result{Output: out, Title: title, Metadata: meta}, nil
 }
 
-func (editTool) create(env *Env, abs, shown, title, content string) (Result, error) {
-	if err := writeFile(env, abs, content); err != nil {
+func (editTool) create(env *Env, abs, real, shown, title, content string) (Result, error) {
+	if err := writeFile(env, abs, real, content); err != nil {
 		return errorResult(title, "cannot create %s: %v", shown, err), nil
 	}
 	meta := diffMetadata(shown, "", content)
-	meta["path"] = abs
+	meta["path"] = real
 	meta["created"] = true
 	return Result{
-		Output:   fmt.Sprintf("Created %s (%d lines).", shown, countTextLines(content)),
+		Output:   fmt.Sprintf("Created %s (%d lines).", shown, countTextLines(content)) + throughLink(env, abs, real),
 		Title:    title,
 		Metadata: meta,
 	}, nil

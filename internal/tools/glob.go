@@ -103,7 +103,12 @@ func (t globTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		modTime time.Time
 	}
 	var matches []found
+	special := 0
 	err = walkFiles(ctx, root, maxDepth, func(path, rel string, d fs.DirEntry) error {
+		if t := d.Type(); !t.IsRegular() && t&fs.ModeSymlink == 0 {
+			special++ // a FIFO, socket or device: not a file to work on
+			return nil
+		}
 		var ok bool
 		if byName {
 			ok = doublestar.MatchUnvalidated(rest, d.Name())
@@ -129,8 +134,17 @@ func (t globTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 
 	where := displayPath(env.Dir, root)
 	meta := map[string]any{"matches": len(matches)}
+	skipped := ""
+	if special > 0 {
+		meta["skipped_special"] = special
+		skipped = skippedSpecialNote(special) + "\n"
+	}
 	if len(matches) == 0 {
-		return Result{Output: fmt.Sprintf("No files match %q in %s.", in.Pattern, where), Title: title, Metadata: meta}, nil
+		out := fmt.Sprintf("No files match %q in %s.", in.Pattern, where)
+		if skipped != "" {
+			out += "\n" + skipped
+		}
+		return Result{Output: out, Title: title, Metadata: meta}, nil
 	}
 	sort.Slice(matches, func(i, j int) bool {
 		if !matches[i].modTime.Equal(matches[j].modTime) {
@@ -150,5 +164,6 @@ func (t globTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		meta["truncated"] = true
 	}
 	meta["shown"] = shown
+	out.WriteString(skipped)
 	return Result{Output: out.String(), Title: title, Metadata: meta}, nil
 }

@@ -96,6 +96,8 @@ func (t grepTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "%s", notFoundMessage(env.Dir, root)), nil
 	case err != nil:
 		return errorResult(title, "cannot search %s: %v", displayPath(env.Dir, root), err), nil
+	case !info.IsDir() && !info.Mode().IsRegular():
+		return errorResult(title, "%s is not a regular file (it is %s); grep searches regular files and directories", displayPath(env.Dir, root), fileKind(info.Mode())), nil
 	}
 
 	lim := env.limits()
@@ -229,8 +231,9 @@ type grepSearch struct {
 	limit   int
 	include string
 
-	total atomic.Int64 // matches found so far (capped per file)
-	stop  atomic.Bool
+	total   atomic.Int64 // matches found so far (capped per file)
+	stop    atomic.Bool
+	special atomic.Int64 // FIFOs, sockets and devices skipped, never opened
 
 	mu    sync.Mutex
 	files map[int]grepFile
@@ -266,6 +269,10 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			return nil // not followed, like ripgrep: a link may lead anywhere
+		}
+		if !d.Type().IsRegular() {
+			s.special.Add(1) // a FIFO would block the open
+			return nil
 		}
 		if s.include != "" && !includeMatches(s.include, rel, d.Name()) {
 			return nil
@@ -311,8 +318,11 @@ type grepWorker struct {
 // reading it in line-aligned chunks through w's buffer. Binary files give
 // none.
 func (s *grepSearch) scanFile(path string, w *grepWorker) []grepMatch {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
+		if errors.Is(err, errNotRegular) {
+			s.special.Add(1) // swapped in since the walk saw it
+		}
 		return nil
 	}
 	defer f.Close()
@@ -444,9 +454,14 @@ func (s *grepSearch) result(env *Env, title, pattern, root string) Result {
 	if !more {
 		meta["total_matches"] = total
 	}
+	skipped := ""
+	if n := int(s.special.Load()); n > 0 {
+		meta["skipped_special"] = n
+		skipped = "\n" + skippedSpecialNote(n)
+	}
 	where := displayPath(env.Dir, root)
 	if shownMatches == 0 {
-		return Result{Output: fmt.Sprintf("No matches for %q in %s.", pattern, where), Title: title, Metadata: meta}
+		return Result{Output: fmt.Sprintf("No matches for %q in %s.", pattern, where) + skipped, Title: title, Metadata: meta}
 	}
 	var header string
 	if more {
@@ -454,5 +469,10 @@ func (s *grepSearch) result(env *Env, title, pattern, root string) Result {
 	} else {
 		header = fmt.Sprintf("Found %d matching lines in %d files:\n", shownMatches, shownFiles)
 	}
-	return Result{Output: header + out.String(), Title: title, Metadata: meta}
+	return Result{Output: header + out.String() + strings.TrimPrefix(skipped, "\n"), Title: title, Metadata: meta}
+}
+
+// skippedSpecialNote tells the model that n special files were left out.
+func skippedSpecialNote(n int) string {
+	return fmt.Sprintf("(skipped %d special files: named pipes, sockets or devices are not regular files and are never opened)", n)
 }

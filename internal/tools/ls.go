@@ -140,7 +140,7 @@ func (lsTool) build(ctx context.Context, top *lsNode) (entries, hidden int) {
 	}
 	// Directories at the depth limit show their entry count.
 	for _, d := range level {
-		if kids, err := os.ReadDir(d.path); err == nil {
+		if kids, err := readDirUnsorted(d.path); err == nil {
 			d.count = len(kids)
 		}
 	}
@@ -190,6 +190,9 @@ func readLsDir(d *lsNode, parentIgn *gitignore.Stack) ([]*lsNode, *gitignore.Sta
 			if target, err := os.Readlink(n.path); err == nil {
 				n.link = target
 			}
+		}
+		if t := e.Type(); !n.isDir && !t.IsRegular() && t&fs.ModeSymlink == 0 {
+			n.note = fileKind(t) + ", not a regular file" // listed, never opened
 		}
 		if n.isDir {
 			if why, skip := skippedDirs[n.name]; skip {

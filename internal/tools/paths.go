@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,29 +32,86 @@ func absPath(dir, p string) string {
 	return filepath.Clean(p)
 }
 
-// resolvePath returns p (absolute and clean) with symlinks resolved on its
-// longest existing prefix, so a path through a symlink, or a file not yet
-// created under one, shows where it really leads.
+// maxLinkHops bounds the symlinks followed while resolving one path, like
+// the kernel's own limit (40 on Linux): more means a loop.
+const maxLinkHops = 40
+
+// errLinkLoop is returned for a path whose symlinks do not end.
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// resolvePath returns where p (absolute) really leads: every symlink along
+// it followed, the last component included and whether its target exists
+// or not (a dangling link leads where a write through it would create the
+// file). A path that cannot be resolved (a symlink loop) gives an
+// unreachable path under the link so that it never counts as inside a
+// directory it is not in; permission checks use resolveLinks to see the
+// error.
 func resolvePath(p string) string {
-	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+	r, err := resolveLinks(p)
+	if err != nil {
+		return string(filepath.Separator) + "\x00unresolvable" + filepath.Clean(p)
 	}
-	// Walk up to the longest existing prefix, resolve it, and put the
-	// missing rest back.
-	rest := ""
-	cur := p
-	for {
-		parent := filepath.Dir(cur)
-		rest = filepath.Join(filepath.Base(cur), rest)
-		if parent == cur {
-			return p
-		}
-		cur = parent
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
+	return r
+}
+
+// resolveLinks resolves p component by component as the kernel would:
+// a symlink's target replaces it (an absolute target restarts at the root,
+// a relative one continues from the link's directory, ".." in a target
+// going to the physical parent), dangling links included. Once a component
+// does not exist, the rest is joined as is: nothing below it exists, so
+// no link can redirect it. p is made absolute and clean first.
+func resolveLinks(p string) (string, error) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
 	}
+	root := filepath.VolumeName(p) + string(filepath.Separator)
+	todo := splitPath(strings.TrimPrefix(p, root))
+	cur := root
+	hops := 0
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		info, err := os.Lstat(next)
+		if err != nil {
+			// Missing (or unreadable): nothing to follow below it.
+			return filepath.Join(append([]string{next}, todo...)...), nil
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return "", fmt.Errorf("resolve %s: %w", p, errLinkLoop)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("resolve %s: %w", p, err)
+		}
+		if filepath.IsAbs(target) {
+			cur = filepath.VolumeName(target) + string(filepath.Separator)
+			target = strings.TrimPrefix(target, cur)
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	return cur, nil
+}
+
+// splitPath splits a relative path into its components ("" and "." kept
+// for the caller to skip).
+func splitPath(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, string(filepath.Separator))
 }
 
 // within reports whether p is dir or inside it. Both must be clean and

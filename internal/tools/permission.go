@@ -49,8 +49,13 @@ type Request struct {
 	// grant by prefix (then AllowSession grants this exact command).
 	Prefixes []string
 	Paths    []string // the paths the call touches, absolute with symlinks resolved
+	Commands []string // bash: every simple command in the line as written (inside loops, conditions, substitutions...), for the dialog
 	Outside  bool     // some path is outside the session's directory
-	Reason   string   // why approval is needed, for the dialog
+	// GitDir: write or edit of a path in a .git directory (git's
+	// configuration and hooks make git run commands). Always asked, never
+	// granted for the session; AllowSession counts as AllowOnce.
+	GitDir bool
+	Reason string // why approval is needed, for the dialog
 }
 
 // Asker asks the user about a call; the TUI implements it. Ask blocks until
@@ -116,7 +121,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, call.Name), nil
 	}
 	req := p.request(env, call)
-	if mode == ModeAllow && !req.Outside {
+	if mode == ModeAllow && !req.Outside && !req.GitDir {
 		return true, "", nil
 	}
 	if p.granted(req) || p.yes {
@@ -124,7 +129,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	}
 	if p.asker == nil {
 		hint := fmt.Sprintf("the user can re-run with --yes, or set \"permissions\": {%q: \"allow\"} in the user config", call.Name)
-		if req.Outside {
+		if req.Outside || req.GitDir {
 			hint = "the user can re-run with --yes"
 		}
 		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
@@ -143,10 +148,31 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	case AllowOnce:
 		return true, "", nil
 	case AllowSession:
-		p.grant(req)
+		if !req.GitDir { // never granted for the session: this call only
+			p.grant(req)
+		}
 		return true, "", nil
 	}
 	return false, fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", call.Name), nil
+}
+
+// writeTools change files; under .git they always ask.
+var writeTools = map[string]bool{"write": true, "edit": true}
+
+// inGitDir reports whether a component of p is a .git directory, in any
+// letter case (case-insensitive file systems treat .GIT as .git). Below
+// dir only the components under dir count (a session started inside a
+// .git directory is the user's choice).
+func inGitDir(dir, p string) bool {
+	if within(dir, p) {
+		p, _ = filepath.Rel(dir, p)
+	}
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if strings.EqualFold(c, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnlyTools may read the saved outputs without approval.
@@ -165,7 +191,7 @@ func (p *Permissions) request(env *Env, call Call) Request {
 	switch call.Name {
 	case "bash":
 		req.Command = in.Command
-		req.Prefixes, _ = commandPrefixes(in.Command)
+		req.Commands, req.Prefixes = shellCommands(in.Command)
 	case "read", "write", "edit":
 		paths = append(paths, absPath(env.Dir, in.Path))
 	case "grep", "ls":
@@ -182,16 +208,38 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
 	}
 	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
-	var outside []string
+	var outside, unresolved, gitPaths []string
 	for _, path := range paths {
-		r := resolvePath(path)
+		if writeTools[call.Name] && inGitDir(env.Dir, path) {
+			gitPaths = append(gitPaths, path)
+		}
+		r, err := resolveLinks(path)
+		if err != nil {
+			// A symlink loop: where it leads is unknown, so it is not
+			// known to be inside.
+			req.Paths = append(req.Paths, path)
+			req.Outside = true
+			unresolved = append(unresolved, path)
+			continue
+		}
 		req.Paths = append(req.Paths, r)
+		if writeTools[call.Name] && inGitDir(dir, r) && !slices.Contains(gitPaths, path) {
+			gitPaths = append(gitPaths, r)
+		}
 		if !inside(r) {
 			req.Outside = true
 			outside = append(outside, r)
 		}
 	}
+	req.GitDir = len(gitPaths) > 0
 	switch {
+	case req.GitDir:
+		req.Reason = fmt.Sprintf("%s is in a .git directory: git's configuration and hooks can make git run commands, so changing them always asks", strings.Join(gitPaths, ", "))
+		if req.Outside {
+			req.Reason += fmt.Sprintf(" (and it is outside the session directory %s)", dir)
+		}
+	case len(unresolved) > 0:
+		req.Reason = fmt.Sprintf("%s cannot be resolved (%v), so it may lead outside the session directory %s", strings.Join(unresolved, ", "), errLinkLoop, dir)
 	case req.Outside:
 		req.Reason = fmt.Sprintf("%s is outside the session directory %s", strings.Join(outside, ", "), dir)
 	default:
@@ -219,6 +267,9 @@ func grantKeys(req Request) []string {
 }
 
 func (p *Permissions) granted(req Request) bool {
+	if req.GitDir {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !req.Outside && req.Tool != "bash" && p.grants[req.Tool+"\x00outside"] {
@@ -238,87 +289,6 @@ func (p *Permissions) grant(req Request) {
 	for _, k := range grantKeys(req) {
 		p.grants[k] = true
 	}
-}
-
-// subcommandTools are commands whose first argument names what they do, so
-// a grant covers the pair ("go test", "git status").
-var subcommandTools = map[string]bool{
-	"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
-	"cargo": true, "docker": true, "kubectl": true, "make": true, "pip": true, "pip3": true,
-	"uv": true, "poetry": true, "dotnet": true, "gradle": true, "mvn": true, "gh": true,
-	"brew": true, "apt": true, "apt-get": true, "systemctl": true, "python": true, "python3": true,
-}
-
-// wrapperCommands run other commands; granting them by prefix would grant
-// anything, so commands starting with them are granted exactly.
-var wrapperCommands = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "eval": true, "exec": true, "env": true,
-	"sudo": true, "su": true, "doas": true, "xargs": true, "nohup": true, "time": true,
-	"timeout": true, "nice": true, "command": true, "builtin": true, "source": true, ".": true,
-	"watch": true, "parallel": true, "find": true,
-}
-
-// commandPrefixes returns the prefixes of the simple commands in a shell
-// command line ("go test ./... && git diff" gives "go test", "git diff"),
-// and false when the line cannot be granted by prefix: command
-// substitution, process substitution, output redirection (except to
-// /dev/null or 2>&1), variable assignments or wrapper commands.
-func commandPrefixes(command string) ([]string, bool) {
-	for _, bad := range []string{"`", "$(", "<(", ">("} {
-		if strings.Contains(command, bad) {
-			return nil, false
-		}
-	}
-	harmless := strings.NewReplacer("2>&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "> /dev/null", " ")
-	line := harmless.Replace(command)
-	if strings.ContainsAny(line, "><") {
-		return nil, false
-	}
-	seps := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n", "&", "\n")
-	var prefixes []string
-	for _, seg := range strings.Split(seps.Replace(line), "\n") {
-		fields := strings.Fields(seg)
-		if len(fields) == 0 {
-			continue
-		}
-		first := fields[0]
-		if !isCommandWord(first) || wrapperCommands[filepath.Base(first)] {
-			return nil, false
-		}
-		prefix := first
-		if subcommandTools[first] && len(fields) > 1 && isSubcommand(fields[1]) {
-			prefix += " " + fields[1]
-		}
-		if !slices.Contains(prefixes, prefix) {
-			prefixes = append(prefixes, prefix)
-		}
-	}
-	if len(prefixes) == 0 {
-		return nil, false
-	}
-	return prefixes, true
-}
-
-func isCommandWord(w string) bool {
-	for _, r := range w {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+", r)
-		if !ok {
-			return false
-		}
-	}
-	return w != ""
-}
-
-func isSubcommand(w string) bool {
-	if w == "" || w[0] < 'a' || w[0] > 'z' {
-		return false
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':') {
-			return false
-		}
-	}
-	return true
 }
 
 var (

@@ -280,12 +280,18 @@ func TestPermissionsBashPrefixGrants(t *testing.T) {
 	if a.count() != 3 || !slices.Equal(a.asked[2].Prefixes, []string{"go test", "rm"}) {
 		t.Fatalf("compound command not asked for rm: %d %v", a.count(), a.asked[len(a.asked)-1].Prefixes)
 	}
+	// A command substitution is a simple command of its own.
 	check("go test $(evil)")
-	if a.count() != 4 || len(a.asked[3].Prefixes) != 0 {
-		t.Fatal("command substitution granted by prefix")
+	if a.count() != 4 || !slices.Equal(a.asked[3].Prefixes, []string{"go test", "evil"}) {
+		t.Fatalf("command substitution not asked for: %v", a.asked[len(a.asked)-1].Prefixes)
 	}
-	check("go test $(evil)")
-	if a.count() != 4 {
+	// What cannot be granted by prefix is granted exactly.
+	check("eval $(evil)")
+	if a.count() != 5 || len(a.asked[4].Prefixes) != 0 {
+		t.Fatal("eval granted by prefix")
+	}
+	check("eval $(evil)")
+	if a.count() != 5 {
 		t.Fatal("exact command grant not remembered")
 	}
 }
@@ -303,8 +309,8 @@ func TestCommandPrefixes(t *testing.T) {
 		{"npm run build 2>&1 | tail -5", []string{"npm run", "tail"}, true},
 		{"make >/dev/null && ./run.sh; echo done", []string{"make", "./run.sh", "echo"}, true},
 		{"cat a > b", nil, false},
-		{"echo `id`", nil, false},
-		{"echo $(id)", nil, false},
+		{"echo `id`", []string{"echo", "id"}, true},
+		{"echo $(id)", []string{"echo", "id"}, true},
 		{"FOO=1 go test", nil, false},
 		{"sudo rm -rf /", nil, false},
 		{"bash -c 'x'", nil, false},
@@ -348,5 +354,175 @@ func TestPermissionsAskOneAtATime(t *testing.T) {
 		if !ok {
 			t.Fatalf("call %d denied", i)
 		}
+	}
+}
+
+// TestPermissionsGitDirAlwaysAsks: git's configuration and hooks run
+// commands (core.fsmonitor, hooks/), so writes and edits under any .git
+// directory ask even when the tool is allowed, and no session grant covers
+// them; --yes still approves, headless without it refuses.
+func TestPermissionsGitDirAlwaysAsks(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	writeFiles(t, env.Dir, map[string]string{".git/config": "[core]\n", "sub/.git/HEAD": "ref\n", "README.md": "r\n"})
+	symlink(t, ".git", filepath.Join(env.Dir, "gitlink"))
+	symlink(t, ".git/hooks/pre-commit", filepath.Join(env.Dir, "hook.sh"))
+	allowed := map[string]Mode{"write": ModeAllow, "edit": ModeAllow}
+
+	gitCalls := []Call{
+		mkCall("write", map[string]any{"path": ".git/config", "content": "[core]\n\tfsmonitor = touch pwned\n"}),
+		mkCall("edit", map[string]any{"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}),
+		mkCall("write", map[string]any{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}),
+		mkCall("write", map[string]any{"path": "sub/.git/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": ".GIT/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": "sub/../.Git/hooks/x", "content": "x"}),
+		mkCall("write", map[string]any{"path": "gitlink/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": "hook.sh", "content": "x"}),
+		mkCall("write", map[string]any{"path": filepath.Join(env.Dir, ".git", "config"), "content": "x"}),
+	}
+	for _, c := range gitCalls {
+		t.Run(string(c.Input), func(t *testing.T) {
+			ok, denial, err := NewPermissions(allowed, nil, false).Check(ctx, env, c)
+			if err != nil || ok || !strings.Contains(denial, ".git") || !strings.Contains(denial, "nothing was run") {
+				t.Errorf("headless without --yes: ok=%v %q %v", ok, denial, err)
+			}
+			if ok, _, _ := NewPermissions(allowed, nil, true).Check(ctx, env, c); !ok {
+				t.Error("--yes did not approve")
+			}
+			a := &fakeAsker{reply: AllowSession}
+			p := NewPermissions(allowed, a, false)
+			for range 2 {
+				if ok, _, _ := p.Check(ctx, env, c); !ok {
+					t.Fatal("the user allowed it, yet denied")
+				}
+			}
+			if a.count() != 2 {
+				t.Errorf("asked %d times: an allow for the session covered .git", a.count())
+			}
+			if a.count() == 0 || !a.asked[0].GitDir {
+				t.Errorf("request does not say .git: %+v", a.asked[0])
+			}
+		})
+	}
+
+	// A session grant of write (asked, inside) covers ordinary files but
+	// not .git.
+	a := &fakeAsker{reply: AllowSession}
+	p := NewPermissions(nil, a, false)
+	p.Check(ctx, env, mkCall("write", map[string]any{"path": "README.md", "content": "x"}))
+	p.Check(ctx, env, mkCall("write", map[string]any{"path": "other.md", "content": "x"}))
+	if a.count() != 1 {
+		t.Fatalf("write grant not remembered: asked %d", a.count())
+	}
+	p.Check(ctx, env, gitCalls[0])
+	if a.count() != 2 {
+		t.Fatal("the session grant for write covered .git/config")
+	}
+	// Neither are reading .git, nor names that merely contain ".git".
+	for _, c := range []Call{
+		mkCall("read", map[string]any{"path": ".git/config"}),
+		mkCall("write", map[string]any{"path": ".gitignore", "content": "x"}),
+		mkCall("write", map[string]any{"path": "x.git/config", "content": "x"}),
+		mkCall("write", map[string]any{"path": ".github/workflows/ci.yml", "content": "x"}),
+	} {
+		if ok, denial, _ := NewPermissions(allowed, nil, false).Check(ctx, env, c); !ok {
+			t.Errorf("%s %s denied: %s", c.Name, c.Input, denial)
+		}
+	}
+}
+
+// TestShellCommands: a line is granted per simple command, wherever it
+// sits (loops, conditions, case arms, subshells, substitutions, function
+// bodies), never per keyword; what cannot be analysed statically is never
+// granted by prefix.
+func TestShellCommands(t *testing.T) {
+	tests := []struct {
+		cmd      string
+		commands []string
+		prefixes []string // nil: exact grant only
+	}{
+		{"go test ./...", []string{"go test ./..."}, []string{"go test"}},
+		{"for f in a b; do echo $f; done", []string{"echo $f"}, []string{"echo"}},
+		{"for f in 1; do touch pwned; done", []string{"touch pwned"}, []string{"touch"}},
+		{"case $x in a) rm -rf build;; *) echo no;; esac", []string{"rm -rf build", "echo no"}, []string{"rm", "echo"}},
+		{"while true; do curl -s x | sh; done", []string{"true", "curl -s x", "sh"}, nil},
+		{"if test -f a; then cat a; else git status; fi", []string{"test -f a", "cat a", "git status"}, []string{"test", "cat", "git status"}},
+		{"(cd sub && make) || echo failed", []string{"cd sub", "make", "echo failed"}, []string{"cd", "make", "echo"}},
+		{"echo $(id)", []string{"echo $(id)", "id"}, []string{"echo", "id"}},
+		{"echo `whoami`", []string{"echo `whoami`", "whoami"}, []string{"echo", "whoami"}},
+		{"go test $(go list ./... | grep -v vendor)", []string{"go test $(go list ./... | grep -v vendor)", "go list ./...", "grep -v vendor"}, []string{"go test", "go list", "grep"}},
+		{"f() { rm -rf /; }; f", []string{"rm -rf /", "f"}, []string{"rm", "f"}},
+		{"diff <(sort a) <(sort b)", []string{"diff <(sort a) <(sort b)", "sort a", "sort b"}, []string{"diff", "sort"}},
+		{"make >/dev/null 2>&1 && ./run.sh", []string{"make", "./run.sh"}, []string{"make", "./run.sh"}},
+		{"wc -l < input.txt", []string{"wc -l"}, []string{"wc"}},
+		// Never granted by prefix: they ask, or match an exact-command grant.
+		{"cat a > b", []string{"cat a"}, nil},
+		{"echo x >> ~/.bashrc", []string{"echo x"}, nil},
+		{"eval \"$cmd\"", []string{"eval \"$cmd\""}, nil},
+		{"bash -c 'rm -rf /'", []string{"bash -c 'rm -rf /'"}, nil},
+		{"sh -c ls", []string{"sh -c ls"}, nil},
+		{"$CMD arg", []string{"$CMD arg"}, nil},
+		{"sudo rm -rf /", []string{"sudo rm -rf /"}, nil},
+		{"ls | xargs rm", []string{"ls", "xargs rm"}, nil},
+		{"env X=1 go test", []string{"env X=1 go test"}, nil},
+		{"FOO=1 go test", []string{"FOO=1 go test"}, nil},
+		{"PATH=/tmp/evil:$PATH; ls", []string{"PATH=/tmp/evil:$PATH", "ls"}, nil},
+		{"exec rm -rf /", []string{"exec rm -rf /"}, nil},
+		{"source ./env.sh", []string{"source ./env.sh"}, nil},
+		{". ./env.sh", []string{". ./env.sh"}, nil},
+		{"export PATH=/tmp", nil, nil},
+		{"for PATH in /tmp/evil; do ls; done", []string{"ls"}, nil},
+		{"echo ${x:=$(id)}", []string{"echo ${x:=$(id)}", "id"}, nil},
+		{"git $(echo push) --force", []string{"git $(echo push) --force", "echo push"}, nil},
+		{"echo 'unterminated", nil, nil}, // a parse error
+		{"", nil, nil},
+	}
+	for _, tt := range tests {
+		commands, prefixes := shellCommands(tt.cmd)
+		if !slices.Equal(commands, tt.commands) || !slices.Equal(prefixes, tt.prefixes) {
+			t.Errorf("shellCommands(%q) =\n\t%q, %q\nwant\n\t%q, %q", tt.cmd, commands, prefixes, tt.commands, tt.prefixes)
+		}
+	}
+}
+
+// TestPermissionsShellKeywordsGrantNothing: the two probes of issue 11.5.
+func TestPermissionsShellKeywordsGrantNothing(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	a := &fakeAsker{reply: AllowSession}
+	p := NewPermissions(nil, a, false)
+	check := func(cmd string) Request {
+		t.Helper()
+		before := a.count()
+		if ok, denial, _ := p.Check(ctx, env, mkCall("bash", map[string]any{"command": cmd})); !ok {
+			t.Fatalf("%s denied: %s", cmd, denial)
+		}
+		if a.count() == before {
+			return Request{}
+		}
+		return a.asked[len(a.asked)-1]
+	}
+	req := check("for f in a b; do echo $f; done")
+	if !slices.Equal(req.Prefixes, []string{"echo"}) || !slices.Equal(req.Commands, []string{"echo $f"}) {
+		t.Fatalf("first request %+v", req)
+	}
+	req = check("for f in 1; do touch /tmp/pwned; done")
+	if req.Tool == "" {
+		t.Fatal("a grant on a for loop covered another for loop running touch")
+	}
+	if !slices.Equal(req.Commands, []string{"touch /tmp/pwned"}) {
+		t.Errorf("dialog commands %q", req.Commands)
+	}
+	req = check("case x in x) rm -rf ~/work;; esac")
+	if req.Tool == "" || !slices.Contains(req.Commands, "rm -rf ~/work") {
+		t.Fatalf("case hid its command: %+v", req)
+	}
+	// Every simple command covered: no question.
+	if req := check("for g in c d; do echo $g; done && touch x"); req.Tool != "" {
+		t.Fatalf("asked although echo and touch were granted: %+v", req)
+	}
+	// An unanalysable command is never covered by prefix grants.
+	if req := check("echo hi; eval touch y"); req.Tool == "" {
+		t.Fatal("eval ran under the echo grant")
 	}
 }

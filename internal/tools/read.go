@@ -74,20 +74,16 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	title := t.title(env, call.Input)
 	abs := absPath(env.Dir, in.Path)
 	shown := displayPath(env.Dir, abs)
-	info, err := os.Stat(abs)
+	// Never opened if not a regular file: a FIFO would block the open.
+	f, info, err := openRegular(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errorResult(title, "%s", notFoundMessage(env.Dir, abs)), nil
-	case err != nil:
-		return errorResult(title, "cannot read %s: %v", shown, err), nil
-	case info.IsDir():
+	case info != nil && info.IsDir():
 		return errorResult(title, "%s is a directory, not a file: use ls to list it (or glob/grep to search it)", shown), nil
-	case !info.Mode().IsRegular():
-		return errorResult(title, "%s is not a regular file (%s); read shows regular text files only", shown, info.Mode().Type()), nil
-	}
-
-	f, err := os.Open(abs)
-	if err != nil {
+	case errors.Is(err, errNotRegular):
+		return errorResult(title, "%s is not a regular file (it is %s); read shows regular text files only", shown, fileKind(info.Mode())), nil
+	case err != nil:
 		return errorResult(title, "cannot read %s: %v", shown, err), nil
 	}
 	defer f.Close()

@@ -101,9 +101,15 @@ type titler interface {
 // internal error and a panic all become error results the model can read;
 // Run itself never fails. Permissions are not checked here: call
 // Permissions.Check first, or use RunChecked.
+//
+// Run returns within cancelGrace of ctx being done, whatever the tool is
+// doing: a tool that has not returned by then (stuck in a system call, on a
+// file that never answers) is abandoned. Its goroutine runs on until the
+// call returns, and its result is dropped; the call's result says it was
+// cancelled (Metadata["cancelled"] and ["abandoned"]).
 func (r *Registry) Run(ctx context.Context, env *Env, call Call) Result {
 	start := time.Now()
-	res := r.run(ctx, env, call)
+	res := r.runCancellable(ctx, env, call)
 	res = r.finish(env, call, res)
 	if _, ok := res.Metadata["duration_ms"]; !ok {
 		res.Metadata["duration_ms"] = time.Since(start).Milliseconds()
@@ -129,6 +135,34 @@ func (r *Registry) RunChecked(ctx context.Context, env *Env, perms *Permissions,
 		}, nil
 	}
 	return r.Run(ctx, env, call), nil
+}
+
+// cancelGrace is how long Run waits, once the context is done, for the
+// tool to return its own result (bash stops its process group and reports
+// the output so far) before abandoning it. Within the 500 ms a cancel must
+// take.
+const cancelGrace = 300 * time.Millisecond
+
+// runCancellable runs the call in its own goroutine and gives up on it
+// cancelGrace after ctx is done.
+func (r *Registry) runCancellable(ctx context.Context, env *Env, call Call) Result {
+	done := make(chan Result, 1) // buffered: an abandoned call's send never blocks
+	go func() { done <- r.run(ctx, env, call) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(cancelGrace)
+	defer grace.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-grace.C:
+		res := errorResult(r.Title(env, call), "%s was cancelled and did not stop within %v; it was left behind and its result will not be known", call.Name, cancelGrace)
+		res.Metadata = map[string]any{"cancelled": true, "abandoned": true}
+		return res
+	}
 }
 
 func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {

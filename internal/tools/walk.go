@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
@@ -97,9 +98,10 @@ func (w *fileWalker) dir(path, rel string, depth int, ign *gitignore.Stack) erro
 }
 
 // readDirUnsorted lists a directory without sorting (callers sort what they
-// keep).
+// keep). O_DIRECTORY refuses anything else before opening it, so a FIFO
+// swapped in for the directory never blocks.
 func readDirUnsorted(path string) ([]fs.DirEntry, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -61,31 +61,40 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	shown := displayPath(env.Dir, abs)
 	title := "write " + shown
 
+	// Where the path really leads, resolved again now (the permission
+	// check resolved it too): a symlink, dangling or not, is followed.
+	real, err := resolveLinks(abs)
+	if err != nil {
+		return errorResult(title, "cannot write %s: %v", shown, err), nil
+	}
+
 	var old string
 	existed := false
-	info, err := os.Stat(abs)
+	info, err := os.Stat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return errorResult(title, "cannot write %s: %v", shown, err), nil
 	case info.IsDir():
 		return errorResult(title, "%s is a directory; give a file path", shown), nil
+	case !info.Mode().IsRegular():
+		return errorResult(title, "cannot write %s: it is %s, not a regular file", shown, fileKind(info.Mode())), nil
 	default:
 		if msg := staleMessage(env, abs, shown, info, "overwrite"); msg != "" {
 			return errorResult(title, "%s", msg), nil
 		}
-		b, err := os.ReadFile(abs)
+		b, err := readRegular(real)
 		if err != nil {
 			return errorResult(title, "cannot write %s: %v", shown, err), nil
 		}
 		old, existed = string(b), true
 	}
 
-	if err := writeFile(env, abs, in.Content); err != nil {
+	if err := writeFile(env, abs, real, in.Content); err != nil {
 		return errorResult(title, "cannot write %s: %v", shown, err), nil
 	}
 	meta := diffMetadata(shown, old, in.Content)
-	meta["path"] = abs
+	meta["path"] = real
 	meta["created"] = !existed
 	lines := countTextLines(in.Content)
 	var out string
@@ -94,21 +103,28 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	} else {
 		out = fmt.Sprintf("Created %s (%d lines, %s).", shown, lines, truncate.FormatBytes(int64(len(in.Content))))
 	}
-	return Result{Output: out, Title: title, Metadata: meta}, nil
+	return Result{Output: out + throughLink(env, abs, real), Title: title, Metadata: meta}, nil
 }
 
-// writeFile writes content to path, creating parent directories, keeping
-// the mode of an existing file, and records the new state in the tracker.
-func writeFile(env *Env, path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// throughLink notes where a symlinked path led, or returns "".
+func throughLink(env *Env, abs, real string) string {
+	if filepath.Join(resolvePath(filepath.Dir(abs)), filepath.Base(abs)) == real {
+		return ""
 	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+	return fmt.Sprintf(" (%s is a symbolic link: the file written is %s)", displayPath(env.Dir, abs), displayPath(env.Dir, real))
+}
+
+// writeFile writes content to real, the resolved path of abs (see
+// writeResolved: parent directories created, an existing file's mode kept,
+// no symlink followed at the last moment), and records the new state in
+// the tracker under abs, the path the model reads and writes by.
+func writeFile(env *Env, abs, real, content string) error {
+	if err := writeResolved(real, content); err != nil {
 		return err
 	}
 	if env.Files != nil {
-		if info, err := os.Stat(path); err == nil {
-			env.Files.Record(path, info)
+		if info, err := os.Stat(real); err == nil {
+			env.Files.Record(abs, info)
 		}
 	}
 	return nil

@@ -672,6 +672,14 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
 			body = append(body, "  "+th.accentText.Render(l))
 		}
+		// Every simple command, wherever the line hides it (a loop body,
+		// a case arm, a substitution).
+		if len(req.Commands) > 1 || len(req.Commands) == 1 && req.Commands[0] != strings.TrimSpace(req.Command) {
+			body = append(body, th.dim.Render("which runs:"))
+			for _, c := range req.Commands {
+				body = append(body, "  • "+oneLine(termsafe.Strip(c), inner-4))
+			}
+		}
 	} else {
 		title := termsafe.Strip(req.Title)
 		if title == "" {
@@ -690,6 +698,8 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
 	case req.Tool == "bash":
 		session = "allow this command for this session"
+	case req.GitDir:
+		session = "allow once (.git is never allowed for the session)"
 	case req.Outside:
 		session = "allow " + req.Tool + " outside the directory for this session"
 	default:

@@ -162,6 +162,27 @@ func TestPermissionDialogAllowsForSession(t *testing.T) {
 	}
 }
 
+// TestPermissionDialogListsSimpleCommands: a command hidden in a case arm
+// or loop body is shown (issue 11.5), and the session button names the
+// commands, not the keywords.
+func TestPermissionDialogListsSimpleCommands(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c1", "bash", `{"command":"case x in x) touch hidden-file;; esac"}`),
+		pt.Text("all done"),
+	})
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("esc denies")
+	s := h.screen()
+	for _, want := range []string{"which runs:", "• touch hidden-file", "allow touch for this session"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("d")
+	h.waitScreen("all done")
+}
+
 func TestPermissionDialogDenies(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"touch denied-file"}`), pt.Text("ok, not run")})
 	h.typeText("run it")

@@ -14,9 +14,12 @@ package gitignore
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -47,10 +50,11 @@ func Parse(content []byte) *Matcher {
 	return m
 }
 
-// Load parses the ignore file at path; a missing or unreadable file gives
-// nil (no patterns).
+// Load parses the ignore file at path; a missing or unreadable file, or one
+// that is not a regular file (a FIFO would block the open: it is never
+// opened), gives nil (no patterns).
 func Load(path string) *Matcher {
-	content, err := os.ReadFile(path)
+	content, err := readRegular(path)
 	if err != nil {
 		return nil
 	}
@@ -237,4 +241,21 @@ func repoTop(dir string) string {
 		}
 		dir = parent
 	}
+}
+
+// readRegular reads path if it is a regular file, without blocking on
+// anything else: opened non-blocking, checked with fstat.
+func readRegular(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(f)
 }
