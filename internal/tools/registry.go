@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -146,6 +147,12 @@ const cancelGrace = 300 * time.Millisecond
 // runCancellable runs the call in its own goroutine and gives up on it
 // cancelGrace after ctx is done.
 func (r *Registry) runCancellable(ctx context.Context, env *Env, call Call) Result {
+	// The caller's callbacks are not called once Run has returned: an
+	// abandoned tool may still report progress, and the caller has moved on.
+	gate := &callbackGate{}
+	defer gate.close()
+	call.Progress = gateProgress(gate, call.Progress)
+	call.Started = gateStarted(gate, call.Started)
 	done := make(chan Result, 1) // buffered: an abandoned call's send never blocks
 	go func() { done <- r.run(ctx, env, call) }()
 	select {
@@ -163,6 +170,42 @@ func (r *Registry) runCancellable(ctx context.Context, env *Env, call Call) Resu
 		res.Metadata = map[string]any{"cancelled": true, "abandoned": true}
 		return res
 	}
+}
+
+// callbackGate lets a call's callbacks through until closed; a callback in
+// progress finishes before close returns.
+type callbackGate struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+func (g *callbackGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// do runs fn unless the gate is closed.
+func (g *callbackGate) do(fn func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.closed {
+		fn()
+	}
+}
+
+func gateProgress(g *callbackGate, fn func(string)) func(string) {
+	if fn == nil {
+		return nil
+	}
+	return func(lines string) { g.do(func() { fn(lines) }) }
+}
+
+func gateStarted(g *callbackGate, fn func(ProcessGroup)) func(ProcessGroup) {
+	if fn == nil {
+		return nil
+	}
+	return func(pg ProcessGroup) { g.do(func() { fn(pg) }) }
 }
 
 func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {

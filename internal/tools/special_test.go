@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -133,5 +134,38 @@ func TestRunReturnsPromptlyWhenCancelled(t *testing.T) {
 		mustContain(t, res.Output, "cancelled")
 	case <-timer.C:
 		t.Fatal("Run did not return after the cancel: the tool is stuck and Run waits for it")
+	}
+}
+
+// lateTool reports progress after it is released: an abandoned tool whose
+// system call finally returned.
+type lateTool struct {
+	stuckTool
+	finished chan struct{}
+}
+
+func (l lateTool) Run(ctx context.Context, env *Env, call Call) (Result, error) {
+	close(l.started)
+	<-l.release
+	call.Progress("late line")
+	close(l.finished)
+	return Result{Output: "finished late"}, nil
+}
+
+func TestAbandonedToolCallsNoCallback(t *testing.T) {
+	env := newEnv(t)
+	tool := lateTool{stuckTool{started: make(chan struct{}), release: make(chan struct{})}, make(chan struct{})}
+	r := newRegistry(tool)
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int32
+	go func() { <-tool.started; cancel() }()
+	res := r.Run(ctx, env, Call{ID: "c", Name: "stuck", Input: json.RawMessage(`{}`), Progress: func(string) { calls.Add(1) }})
+	if res.Metadata["abandoned"] != true {
+		t.Fatalf("result %+v, want an abandoned call", res)
+	}
+	close(tool.release)
+	<-tool.finished
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the caller's progress callback ran %d times after Run returned", n)
 	}
 }
