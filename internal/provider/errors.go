@@ -120,6 +120,9 @@ func (e *Error) what() string {
 		if e.StatusCode == http.StatusTooManyRequests {
 			return "rate limited"
 		}
+		if errors.Is(e.Err, ErrIdleTimeout) {
+			return "timed out"
+		}
 		return "temporary failure"
 	case ClassAuth:
 		return "authentication failed"

@@ -19,6 +19,7 @@ package provider
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 	openai "github.com/sashabaranov/go-openai"
@@ -142,4 +143,12 @@ type Config struct {
 	// ExtraHeaders are set on every request (after the defaults, so they
 	// may override them).
 	ExtraHeaders map[string]string
+	// StreamIdleTimeout is how long the server may send no data: before
+	// the response headers, before the first data payload, and between
+	// two payloads. Only data counts: SSE comments (": keep-alive") and
+	// blank lines do not reset it, so a server that only keeps the
+	// connection alive times out too. The failure is retryable and wraps
+	// ErrIdleTimeout. 0 means DefaultStreamIdleTimeout; a negative value
+	// disables the timeout.
+	StreamIdleTimeout time.Duration
 }

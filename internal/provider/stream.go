@@ -38,6 +38,10 @@ type openAIStream struct {
 	body   io.ReadCloser
 	sse    *sseReader
 	apiKey string
+	// idle watches the request for silence; idleErr is its error. A
+	// stream made without them (tests) has a watch that never fires.
+	idle    *idleWatch
+	idleErr func() *Error
 
 	queue  []Event
 	err    error // sticky: io.EOF after the finish, or an *Error
@@ -58,6 +62,7 @@ func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAISt
 		apiKey:    apiKey,
 		calls:     map[int]*toolCallState{},
 		lastIndex: -1,
+		idle:      &idleWatch{cancel: func() {}},
 	}
 }
 
@@ -90,13 +95,16 @@ func (s *openAIStream) Close() error {
 	s.once.Do(func() {
 		s.closed.Store(true)
 		err = s.body.Close()
+		s.idle.release()
 	})
 	return err
 }
 
 // readNext reads one payload and queues its events, or sets s.err.
 func (s *openAIStream) readNext() {
+	s.idle.arm()
 	payload, isError, err := s.sse.next()
+	s.idle.disarm()
 	switch {
 	case err == nil:
 		if isError {
@@ -124,6 +132,10 @@ func (s *openAIStream) readNext() {
 func (s *openAIStream) readError(err error) {
 	if ctxErr := s.ctx.Err(); ctxErr != nil {
 		s.fail(canceledError(ctxErr))
+		return
+	}
+	if s.idle.timedOut() {
+		s.fail(s.idleErr())
 		return
 	}
 	if s.closed.Load() {
@@ -329,6 +341,7 @@ func (s *openAIStream) end() {
 	}
 	s.emit(Event{Type: EventFinish, FinishReason: s.finish})
 	s.err = io.EOF
+	s.idle.disarm()
 }
 
 // failWith fails the stream with the error object in payload.
@@ -350,6 +363,7 @@ func (s *openAIStream) fail(e *Error) {
 	if s.err == nil {
 		s.err = e
 	}
+	s.idle.disarm()
 }
 
 func (s *openAIStream) emit(ev Event) { s.queue = append(s.queue, ev) }
