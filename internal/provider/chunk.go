@@ -38,7 +38,7 @@ type choice struct {
 }
 
 type delta struct {
-	Content          flexText       `json:"content"`
+	Content          content        `json:"content"`
 	Refusal          flexText       `json:"refusal"`
 	ReasoningContent flexText       `json:"reasoning_content"`
 	Reasoning        flexText       `json:"reasoning"`
@@ -103,6 +103,54 @@ func (w *usageWire) normalise() Usage {
 		u.Input += u.CachedInput
 	}
 	return u
+}
+
+// content is delta.content (or message.content) as parts in stream order.
+// It is usually a string: one text part. Mistral's Magistral sends an array
+// of typed parts instead: {"type":"text","text":…} and {"type":"thinking",
+// "thinking":[{"type":"text","text":…}]}, the thinking being reasoning.
+// Parts of other types (images, references) carry no text and are skipped.
+type content []contentPart
+
+type contentPart struct {
+	text      string
+	reasoning bool
+}
+
+func (c *content) UnmarshalJSON(b []byte) error {
+	*c = nil
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		var t flexText
+		_ = t.UnmarshalJSON(b)
+		if t != "" {
+			*c = content{{text: string(t)}}
+		}
+		return nil
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     flexText        `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(b, &parts) != nil {
+		return nil // not parts we know: no text
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if p.Text != "" {
+				*c = append(*c, contentPart{text: string(p.Text)})
+			}
+		case "thinking":
+			var inner content
+			_ = inner.UnmarshalJSON(p.Thinking)
+			for _, ip := range inner {
+				*c = append(*c, contentPart{text: ip.text, reasoning: true})
+			}
+		}
+	}
+	return nil
 }
 
 // flexText decodes a JSON string; null and any other type decode as "".

@@ -58,6 +58,13 @@ var quirkCases = []replayCase{
 	{file: "tool-call-without-id.sse",
 		calls:  []call{{0, "call_0", "glob", `{"pattern":"*.md"}`}},
 		finish: "tool_calls"},
+	// Mistral's Magistral: delta.content is an array of typed parts, thinking
+	// (itself an array of text parts) and text, sometimes both in one delta,
+	// and a plain string later in the same stream.
+	{file: "magistral-content-parts.sse",
+		text:      span{36, "There are three r's in \"strawberry\".", ""},
+		reasoning: span{36, "Count the r's in strawberry: three.\n", ""},
+		finish:    "stop", usage: &Usage{Input: 14, Output: 78}},
 	{file: "non-streamed.json",
 		text:      span{12, "Let me look.", ""},
 		reasoning: span{14, "Need the file.", ""},

@@ -221,8 +221,12 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	}
-	if text := string(d.Content); text != "" {
-		s.emit(Event{Type: EventTextDelta, Text: text})
+	for _, p := range d.Content {
+		if p.reasoning {
+			s.emit(Event{Type: EventReasoningDelta, Text: p.text})
+		} else {
+			s.emit(Event{Type: EventTextDelta, Text: p.text})
+		}
 	}
 	if refusal := string(d.Refusal); refusal != "" {
 		s.emit(Event{Type: EventTextDelta, Text: refusal})
