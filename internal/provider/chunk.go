@@ -42,6 +42,7 @@ type delta struct {
 	Refusal          flexText       `json:"refusal"`
 	ReasoningContent flexText       `json:"reasoning_content"`
 	Reasoning        flexText       `json:"reasoning"`
+	ReasoningDetails reasoningParts `json:"reasoning_details"`
 	ToolCalls        []toolCallWire `json:"tool_calls"`
 }
 
@@ -150,6 +151,36 @@ func (c *content) UnmarshalJSON(b []byte) error {
 			}
 		}
 	}
+	return nil
+}
+
+// reasoningParts is delta.reasoning_details, OpenRouter's structured
+// reasoning (also Snowflake Cortex's only reasoning field): an array of
+// {"type":"reasoning.text","text"}, {"type":"reasoning.summary","summary"}
+// and {"type":"reasoning.encrypted","data"}. It decodes as the readable
+// text of the first two; encrypted data is opaque and dropped.
+type reasoningParts string
+
+func (r *reasoningParts) UnmarshalJSON(b []byte) error {
+	*r = ""
+	var parts []struct {
+		Type    string   `json:"type"`
+		Text    flexText `json:"text"`
+		Summary flexText `json:"summary"`
+	}
+	if json.Unmarshal(b, &parts) != nil {
+		return nil
+	}
+	var out strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "reasoning.text":
+			out.WriteString(string(p.Text))
+		case "reasoning.summary":
+			out.WriteString(string(p.Summary))
+		}
+	}
+	*r = reasoningParts(out.String())
 	return nil
 }
 

@@ -65,6 +65,18 @@ var quirkCases = []replayCase{
 		text:      span{36, "There are three r's in \"strawberry\".", ""},
 		reasoning: span{36, "Count the r's in strawberry: three.\n", ""},
 		finish:    "stop", usage: &Usage{Input: 14, Output: 78}},
+	// Snowflake Cortex (Claude) sends reasoning only as
+	// delta.reasoning_details; the empty part carries the signature.
+	{file: "cortex-reasoning-details.sse",
+		text:      span{6, "Hello!", ""},
+		reasoning: span{26, "The user wants a greeting.", ""},
+		finish:    "stop", usage: &Usage{Input: 12, Output: 20}},
+	// OpenRouter sends the same text as reasoning and as reasoning_details
+	// (once), then details alone; summaries count, encrypted parts do not.
+	{file: "openrouter-reasoning-details.sse",
+		text:      span{3, "Hi.", ""},
+		reasoning: span{17, "**Plan**\n\nSay hi.", ""},
+		finish:    "stop", usage: &Usage{Input: 9, Output: 70, Reasoning: 64}},
 	{file: "non-streamed.json",
 		text:      span{12, "Let me look.", ""},
 		reasoning: span{14, "Need the file.", ""},

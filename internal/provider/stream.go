@@ -220,6 +220,9 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 	} else if reasoning := string(d.Reasoning); reasoning != "" {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
+	} else if reasoning := string(d.ReasoningDetails); reasoning != "" {
+		// OpenRouter repeats reasoning here; Cortex sends it only here.
+		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	}
 	for _, p := range d.Content {
 		if p.reasoning {
