@@ -5,9 +5,11 @@
 //
 // It is written against the shapes real servers send, not the ones the
 // OpenAI reference promises: usage on any chunk (or twice), reasoning as
-// reasoning_content or reasoning, tool calls keyed by an index that may start
-// at 1, ids sent empty on later deltas, error objects in the middle of a
-// stream, and streams cut before [DONE]. The rest of the program sees
+// reasoning_content, reasoning, reasoning_details, thinking parts of an
+// array content, or a <think> block opening the answer text, tool calls
+// keyed by an index that may start at 1, ids sent empty on later deltas,
+// error objects in the middle of a stream, and streams cut before [DONE].
+// A server silent for the idle timeout fails the attempt (retryable). The rest of the program sees
 // normalised usage: Output includes reasoning tokens and Input includes
 // cached tokens, whatever the server reported.
 //

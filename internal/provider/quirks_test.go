@@ -77,6 +77,12 @@ var quirkCases = []replayCase{
 		text:      span{3, "Hi.", ""},
 		reasoning: span{17, "**Plan**\n\nSay hi.", ""},
 		finish:    "stop", usage: &Usage{Input: 9, Output: 70, Reasoning: 64}},
+	// DeepSeek-R1 via Together: the reasoning is a <think> block at the
+	// start of the content, its tags split across deltas.
+	{file: "together-deepseek-r1-think.sse",
+		text:      span{13, "2 + 2 = **4**", ""},
+		reasoning: span{21, "Okay, 2 plus 2 is 4.\n", ""},
+		finish:    "stop", usage: &Usage{Input: 9, Output: 24}},
 	{file: "non-streamed.json",
 		text:      span{12, "Let me look.", ""},
 		reasoning: span{14, "Need the file.", ""},

@@ -7,7 +7,9 @@ package provider
 // when the first finish reason arrives; usage is kept (last wins) and emitted
 // with the finish at the end of the stream, so usage sent after the finish
 // chunk, and a second finish chunk, are absorbed. A stream that ends without
-// a finish reason is broken, never a success.
+// a finish reason is broken, never a success. Answer text goes through the
+// <think> splitter (think.go), so a reasoning block opening the answer comes
+// out as reasoning.
 
 import (
 	"context"
@@ -48,6 +50,7 @@ type openAIStream struct {
 	closed atomic.Bool
 	once   sync.Once
 
+	think     thinkSplitter
 	calls     map[int]*toolCallState
 	lastIndex int
 	finish    string
@@ -228,7 +231,7 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 		if p.reasoning {
 			s.emit(Event{Type: EventReasoningDelta, Text: p.text})
 		} else {
-			s.emit(Event{Type: EventTextDelta, Text: p.text})
+			s.think.feed(p.text, s.emitText)
 		}
 	}
 	if refusal := string(d.Refusal); refusal != "" {
@@ -305,6 +308,7 @@ func (s *openAIStream) maxIndex() int {
 // call the provider gave no id by then gets one, so its result can be
 // matched to it; the start and the end always carry the same id.
 func (s *openAIStream) start(c *toolCallState) {
+	s.think.flush(s.emitText) // the text before the call comes before it
 	c.started = true
 	if c.id == "" {
 		c.id = "call_" + strconv.Itoa(c.index)
@@ -338,6 +342,7 @@ func (s *openAIStream) endCalls() {
 // is reported as "tool_calls" (Ollama and several proxies send "stop"), so
 // the caller runs the calls it was given.
 func (s *openAIStream) end() {
+	s.think.flush(s.emitText)
 	s.endCalls()
 	if len(s.calls) > 0 && s.finish == "stop" {
 		s.finish = "tool_calls"
@@ -369,11 +374,21 @@ func (s *openAIStream) failWith(payload []byte) {
 func (s *openAIStream) fail(e *Error) {
 	if s.err == nil {
 		s.err = e
+		s.think.flush(s.emitText)
 	}
 	s.idle.disarm()
 }
 
 func (s *openAIStream) emit(ev Event) { s.queue = append(s.queue, ev) }
+
+// emitText queues a piece of the answer text, or of reasoning found in it.
+func (s *openAIStream) emitText(text string, reasoning bool) {
+	if reasoning {
+		s.emit(Event{Type: EventReasoningDelta, Text: text})
+	} else {
+		s.emit(Event{Type: EventTextDelta, Text: text})
+	}
+}
 
 func hasValue(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
