@@ -132,6 +132,15 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 			e.Message.Error = "interrupted by the user"
 		}
 		r.interruptTools(context.WithoutCancel(ctx), e)
+		if u := provider.Classify(err).Usage; u != nil {
+			// A stream stopped mid-answer was billed for what it sent.
+			e.Message.Usage, e.Message.CostUSD = *u, r.cost(*u)
+			if r.store.AddSessionUsage(context.WithoutCancel(ctx), r.sess.ID, *u, e.Message.CostUSD) == nil {
+				r.mu.Lock()
+				r.sess.Usage, r.sess.CostUSD = r.sess.Usage.Add(*u), r.sess.CostUSD+e.Message.CostUSD
+				r.mu.Unlock()
+			}
+		}
 		e.Message.FinishedAt = time.Now()
 		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
 		r.replaceEntry(*e)

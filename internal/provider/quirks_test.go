@@ -97,6 +97,12 @@ var quirkCases = []replayCase{
 	{file: "midstream-error-overloaded.sse",
 		text:    span{3, "par", ""},
 		failure: fails(ClassRetryable), message: "Provider returned error: upstream overloaded"},
+	// OpenRouter stops an accepted request mid-answer with a 400 error
+	// chunk that carries the usage billed so far.
+	{file: "openrouter-midstream-error-usage.sse",
+		text:    span{28, "The first half of the answer", ""},
+		failure: fails(ClassBadRequest), message: "stopped mid-answer: Provider returned error",
+		usage: &Usage{Input: 1200, Output: 40}},
 	{file: "finish-error-only.sse",
 		text:    span{3, "par", ""},
 		failure: fails(ClassRetryable), message: `finish_reason "error"`},

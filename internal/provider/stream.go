@@ -55,6 +55,7 @@ type openAIStream struct {
 	lastIndex int
 	finish    string
 	usage     *Usage
+	answered  bool // an event of the answer was emitted
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAIStream {
@@ -178,16 +179,16 @@ func (s *openAIStream) process(payload []byte) {
 		s.fail(&Error{Class: ClassBrokenStream, Message: "malformed chunk: " + cleanMessage(truncate(redact(string(payload), s.apiKey), 120)), Err: err})
 		return
 	}
-	if c.Object == "error" || hasValue(c.Error) {
-		s.failWith(payload)
-		return
-	}
 	if c.Usage != nil {
 		u := c.Usage.normalise()
 		s.usage = &u
 	} else if c.XGroq != nil && c.XGroq.Usage != nil {
 		u := c.XGroq.Usage.normalise()
 		s.usage = &u
+	}
+	if c.Object == "error" || hasValue(c.Error) {
+		s.failWith(payload)
+		return
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -368,18 +369,27 @@ func (s *openAIStream) failWith(payload []byte) {
 	if msg == "" {
 		msg = "the provider sent an error in the stream"
 	}
-	s.fail(&Error{Class: class, Message: msg})
+	s.fail(&Error{Class: class, Message: msg, MidAnswer: s.answered})
 }
 
+// fail ends the stream with e. Usage received so far (OpenRouter sends it
+// with its mid-stream error) goes with the error: it is billed all the same.
 func (s *openAIStream) fail(e *Error) {
 	if s.err == nil {
+		if s.usage != nil && e.Usage == nil {
+			u := *s.usage
+			e.Usage = &u
+		}
 		s.err = e
 		s.think.flush(s.emitText)
 	}
 	s.idle.disarm()
 }
 
-func (s *openAIStream) emit(ev Event) { s.queue = append(s.queue, ev) }
+func (s *openAIStream) emit(ev Event) {
+	s.answered = true
+	s.queue = append(s.queue, ev)
+}
 
 // emitText queues a piece of the answer text, or of reasoning found in it.
 func (s *openAIStream) emitText(text string, reasoning bool) {
