@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -40,5 +41,21 @@ func TestMidStreamErrorUsageIsRecorded(t *testing.T) {
 	}
 	if mem := h.r.Session().Usage; mem != sess.Usage {
 		t.Errorf("session usage in memory %+v, stored %+v", mem, sess.Usage)
+	}
+}
+
+// The step request caps the output at the model's limit (gpt-4.1: 32768),
+// so a runaway answer ends at the server.
+func TestStepRequestSendsMaxTokens(t *testing.T) {
+	h := newHarness(t, pt.Text("ok"))
+	if res := h.turn("hi"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(h.srv.Requests()[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body["max_tokens"] != float64(32768) {
+		t.Errorf("max_tokens = %v, want gpt-4.1's output limit 32768", body["max_tokens"])
 	}
 }

@@ -29,7 +29,9 @@ func (r *Runner) buildRequest() provider.Request {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
 	msgs = append(msgs, ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip})...)
-	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools()}
+	// The output cap is the model's limit (catalog, config, or the assumed
+	// default the startup warning names), so a runaway answer ends there.
+	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}
 }
 
 // step streams one model call, retrying what can be retried, then runs the

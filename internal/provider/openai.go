@@ -63,10 +63,10 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request) (Stream, error
 		return nil, &Error{Class: ClassCanceled, Err: err}
 	}
 	body := p.chatRequest(req, true)
-	s, err := p.send(ctx, body)
+	s, err := p.send(ctx, body, req.MaxTokens)
 	var pe *Error
 	if err != nil && errors.As(err, &pe) && pe.Class == ClassBadRequest && strings.Contains(pe.Message, "stream_options") {
-		s, err = p.send(ctx, p.chatRequest(req, false))
+		s, err = p.send(ctx, p.chatRequest(req, false), req.MaxTokens)
 	}
 	return s, err
 }
@@ -116,7 +116,7 @@ func (p *openAIProvider) wantsMaxCompletionTokens(model string) bool {
 	return false
 }
 
-func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest) (Stream, error) {
+func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, maxTokens int) (Stream, error) {
 	payload, err := json.Marshal(cr)
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
@@ -152,6 +152,7 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 	}
 	s := newStream(ctx, resp.Body, p.apiKey)
 	s.idle, s.idleErr = idle, p.idleError
+	s.maxTokens, s.answerLimit = maxTokens, answerLimitBytes(maxTokens)
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		s.loadJSON(activityReader{io.LimitReader(resp.Body, maxJSONBodyBytes), idle})

@@ -56,17 +56,24 @@ type openAIStream struct {
 	finish    string
 	usage     *Usage
 	answered  bool // an event of the answer was emitted
+
+	// answerBytes counts the text and reasoning emitted; past answerLimit
+	// (see answerLimitBytes) the stream fails.
+	answerBytes int
+	answerLimit int
+	maxTokens   int
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAIStream {
 	return &openAIStream{
-		ctx:       ctx,
-		body:      body,
-		sse:       newSSEReader(body),
-		apiKey:    apiKey,
-		calls:     map[int]*toolCallState{},
-		lastIndex: -1,
-		idle:      &idleWatch{cancel: func() {}},
+		ctx:         ctx,
+		body:        body,
+		sse:         newSSEReader(body),
+		apiKey:      apiKey,
+		calls:       map[int]*toolCallState{},
+		lastIndex:   -1,
+		idle:        &idleWatch{cancel: func() {}},
+		answerLimit: answerLimitBytes(0),
 	}
 }
 
@@ -147,7 +154,8 @@ func (s *openAIStream) readError(err error) {
 		return
 	}
 	if errors.Is(err, errLineTooLong) {
-		s.fail(&Error{Class: ClassBrokenStream, Message: fmt.Sprintf("a stream line is longer than %d bytes", maxLineBytes), Err: err})
+		// The same request would get the same line: not retryable.
+		s.fail(&Error{Class: ClassOther, Message: fmt.Sprintf("the server sent a stream line longer than %d MiB (is it an OpenAI-compatible chat-completions stream?)", maxLineBytes>>20), Err: err})
 		return
 	}
 	e := Classify(err)
@@ -389,6 +397,22 @@ func (s *openAIStream) fail(e *Error) {
 func (s *openAIStream) emit(ev Event) {
 	s.answered = true
 	s.queue = append(s.queue, ev)
+	if ev.Type == EventTextDelta || ev.Type == EventReasoningDelta {
+		s.answerBytes += len(ev.Text)
+		if s.answerBytes > s.answerLimit {
+			s.fail(s.runawayError())
+		}
+	}
+}
+
+// runawayError stops an answer far longer than the output cap asked for:
+// the server ignores it, and the same request would run away again.
+func (s *openAIStream) runawayError() *Error {
+	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(s.answerLimit)/(1<<20), 'g', 3, 64))
+	if s.maxTokens > 0 {
+		msg += fmt.Sprintf(", far beyond the output limit of %d tokens (does the server ignore max_tokens?)", s.maxTokens)
+	}
+	return &Error{Class: ClassOther, Message: msg + "; the stream was stopped"}
 }
 
 // emitText queues a piece of the answer text, or of reasoning found in it.
@@ -412,4 +436,15 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// answerLimitBytes bounds the text and reasoning of one answer held in
+// memory, for a server that ignores the output cap: 16 bytes a token (four
+// times a generous 4 bytes a token) of maxTokens, at least 1 MiB; 16 MiB
+// when no cap was sent.
+func answerLimitBytes(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 16 << 20
+	}
+	return max(16*maxTokens, 1<<20)
 }
