@@ -106,27 +106,41 @@ func (w *usageWire) normalise() Usage {
 	return u
 }
 
-// content is delta.content (or message.content) as parts in stream order.
-// It is usually a string: one text part. Mistral's Magistral sends an array
-// of typed parts instead: {"type":"text","text":…} and {"type":"thinking",
-// "thinking":[{"type":"text","text":…}]}, the thinking being reasoning.
-// Parts of other types (images, references) carry no text and are skipped.
-type content []contentPart
+// content is delta.content (or message.content). It is usually a string,
+// kept in text. Mistral's Magistral sends an array of typed parts instead:
+// {"type":"text","text":…} and {"type":"thinking","thinking":[{"type":
+// "text","text":…}]}, the thinking being reasoning; they are kept in parts,
+// in stream order. Parts of other types (images, references) carry no text
+// and are skipped.
+type content struct {
+	text  string
+	parts []contentPart
+}
 
 type contentPart struct {
 	text      string
 	reasoning bool
 }
 
+// each calls fn for every non-empty piece, in order.
+func (c *content) each(fn func(text string, reasoning bool)) {
+	if c.text != "" {
+		fn(c.text, false)
+	}
+	for _, p := range c.parts {
+		if p.text != "" {
+			fn(p.text, p.reasoning)
+		}
+	}
+}
+
 func (c *content) UnmarshalJSON(b []byte) error {
-	*c = nil
+	*c = content{}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '[' {
 		var t flexText
 		_ = t.UnmarshalJSON(b)
-		if t != "" {
-			*c = content{{text: string(t)}}
-		}
+		c.text = string(t)
 		return nil
 	}
 	var parts []struct {
@@ -140,15 +154,13 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	for _, p := range parts {
 		switch p.Type {
 		case "text":
-			if p.Text != "" {
-				*c = append(*c, contentPart{text: string(p.Text)})
-			}
+			c.parts = append(c.parts, contentPart{text: string(p.Text)})
 		case "thinking":
 			var inner content
 			_ = inner.UnmarshalJSON(p.Thinking)
-			for _, ip := range inner {
-				*c = append(*c, contentPart{text: ip.text, reasoning: true})
-			}
+			inner.each(func(text string, _ bool) {
+				c.parts = append(c.parts, contentPart{text: text, reasoning: true})
+			})
 		}
 	}
 	return nil

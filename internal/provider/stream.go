@@ -236,13 +236,13 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 		// OpenRouter repeats reasoning here; Cortex sends it only here.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	}
-	for _, p := range d.Content {
-		if p.reasoning {
-			s.emit(Event{Type: EventReasoningDelta, Text: p.text})
+	d.Content.each(func(text string, reasoning bool) {
+		if reasoning {
+			s.emit(Event{Type: EventReasoningDelta, Text: text})
 		} else {
-			s.think.feed(p.text, s.emitText)
+			s.think.feed(text, s.emitText)
 		}
-	}
+	})
 	if refusal := string(d.Refusal); refusal != "" {
 		s.emit(Event{Type: EventTextDelta, Text: refusal})
 	}
