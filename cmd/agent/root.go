@@ -117,7 +117,7 @@ func (a *app) warn() {
 }
 
 func (a *app) provider() provider.Provider {
-	return provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey})
+	return provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey, StreamIdleTimeout: a.cfg.StreamIdleTimeout})
 }
 
 func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs") }

@@ -46,14 +46,15 @@ func (p RetryPolicy) Delay(attempt int, retryAfter time.Duration, rnd *rand.Rand
 // unreachableAttempts bounds the attempts when the server cannot be reached
 // at all (connection refused, unknown host): a wrong base URL should be
 // reported in seconds, while a local server that is restarting still gets
-// a second chance.
+// a second chance. A server that sent nothing for the whole idle timeout
+// gets as many: three silences of 120 s are already six minutes.
 const unreachableAttempts = 3
 
 // AttemptsFor returns how many attempts an error deserves.
 func (p RetryPolicy) AttemptsFor(err error) int {
 	var op *net.OpError
 	var dns *net.DNSError
-	if errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" {
+	if errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" || errors.Is(err, provider.ErrIdleTimeout) {
 		return min(p.Attempts, unreachableAttempts)
 	}
 	return p.Attempts

@@ -29,7 +29,9 @@ func (r *Runner) buildRequest() provider.Request {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
 	msgs = append(msgs, ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip})...)
-	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools()}
+	// The output cap is the model's limit (catalog, config, or the assumed
+	// default the startup warning names), so a runaway answer ends there.
+	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}
 }
 
 // step streams one model call, retrying what can be retried, then runs the
@@ -132,6 +134,15 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 			e.Message.Error = "interrupted by the user"
 		}
 		r.interruptTools(context.WithoutCancel(ctx), e)
+		if u := provider.Classify(err).Usage; u != nil {
+			// A stream stopped mid-answer was billed for what it sent.
+			e.Message.Usage, e.Message.CostUSD = *u, r.cost(*u)
+			if r.store.AddSessionUsage(context.WithoutCancel(ctx), r.sess.ID, *u, e.Message.CostUSD) == nil {
+				r.mu.Lock()
+				r.sess.Usage, r.sess.CostUSD = r.sess.Usage.Add(*u), r.sess.CostUSD+e.Message.CostUSD
+				r.mu.Unlock()
+			}
+		}
 		e.Message.FinishedAt = time.Now()
 		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
 		r.replaceEntry(*e)

@@ -38,10 +38,11 @@ type choice struct {
 }
 
 type delta struct {
-	Content          flexText       `json:"content"`
+	Content          content        `json:"content"`
 	Refusal          flexText       `json:"refusal"`
 	ReasoningContent flexText       `json:"reasoning_content"`
 	Reasoning        flexText       `json:"reasoning"`
+	ReasoningDetails reasoningParts `json:"reasoning_details"`
 	ToolCalls        []toolCallWire `json:"tool_calls"`
 }
 
@@ -103,6 +104,96 @@ func (w *usageWire) normalise() Usage {
 		u.Input += u.CachedInput
 	}
 	return u
+}
+
+// content is delta.content (or message.content). It is usually a string,
+// kept in text. Mistral's Magistral sends an array of typed parts instead:
+// {"type":"text","text":…} and {"type":"thinking","thinking":[{"type":
+// "text","text":…}]}, the thinking being reasoning; they are kept in parts,
+// in stream order. Parts of other types (images, references) carry no text
+// and are skipped.
+type content struct {
+	text  string
+	parts []contentPart
+}
+
+type contentPart struct {
+	text      string
+	reasoning bool
+}
+
+// each calls fn for every non-empty piece, in order.
+func (c *content) each(fn func(text string, reasoning bool)) {
+	if c.text != "" {
+		fn(c.text, false)
+	}
+	for _, p := range c.parts {
+		if p.text != "" {
+			fn(p.text, p.reasoning)
+		}
+	}
+}
+
+func (c *content) UnmarshalJSON(b []byte) error {
+	*c = content{}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		var t flexText
+		_ = t.UnmarshalJSON(b)
+		c.text = string(t)
+		return nil
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     flexText        `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(b, &parts) != nil {
+		return nil // not parts we know: no text
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			c.parts = append(c.parts, contentPart{text: string(p.Text)})
+		case "thinking":
+			var inner content
+			_ = inner.UnmarshalJSON(p.Thinking)
+			inner.each(func(text string, _ bool) {
+				c.parts = append(c.parts, contentPart{text: text, reasoning: true})
+			})
+		}
+	}
+	return nil
+}
+
+// reasoningParts is delta.reasoning_details, OpenRouter's structured
+// reasoning (also Snowflake Cortex's only reasoning field): an array of
+// {"type":"reasoning.text","text"}, {"type":"reasoning.summary","summary"}
+// and {"type":"reasoning.encrypted","data"}. It decodes as the readable
+// text of the first two; encrypted data is opaque and dropped.
+type reasoningParts string
+
+func (r *reasoningParts) UnmarshalJSON(b []byte) error {
+	*r = ""
+	var parts []struct {
+		Type    string   `json:"type"`
+		Text    flexText `json:"text"`
+		Summary flexText `json:"summary"`
+	}
+	if json.Unmarshal(b, &parts) != nil {
+		return nil
+	}
+	var out strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "reasoning.text":
+			out.WriteString(string(p.Text))
+		case "reasoning.summary":
+			out.WriteString(string(p.Summary))
+		}
+	}
+	*r = reasoningParts(out.String())
+	return nil
 }
 
 // flexText decodes a JSON string; null and any other type decode as "".

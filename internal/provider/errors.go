@@ -85,6 +85,13 @@ type Error struct {
 	RetryAfter time.Duration
 	// Err is the underlying cause, if any.
 	Err error
+	// MidAnswer is set for an error the server sent inside a stream it had
+	// accepted, after part of the answer: the request was not rejected.
+	MidAnswer bool
+	// Usage is what a stream that failed part-way reported (OpenRouter's
+	// mid-stream error chunk carries it): tokens billed though the
+	// answer failed. Nil when the server sent none.
+	Usage *Usage
 }
 
 // Error says what failed and, where the user can fix it, how.
@@ -115,10 +122,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) what() string {
+	if e.MidAnswer && (e.Class == ClassBadRequest || e.Class == ClassOther) {
+		return "stopped mid-answer"
+	}
 	switch e.Class {
 	case ClassRetryable:
 		if e.StatusCode == http.StatusTooManyRequests {
 			return "rate limited"
+		}
+		if errors.Is(e.Err, ErrIdleTimeout) {
+			return "timed out"
 		}
 		return "temporary failure"
 	case ClassAuth:

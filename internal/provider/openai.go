@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -32,6 +33,7 @@ type openAIProvider struct {
 	apiKey  string
 	client  *http.Client
 	headers map[string]string
+	idle    time.Duration // <= 0: no idle timeout
 }
 
 // NewOpenAI returns a Provider for any OpenAI-compatible chat-completions
@@ -46,7 +48,11 @@ func NewOpenAI(cfg Config) Provider {
 	if client == nil {
 		client = &http.Client{}
 	}
-	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders}
+	idle := cfg.StreamIdleTimeout
+	if idle == 0 {
+		idle = DefaultStreamIdleTimeout
+	}
+	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders, idle: idle}
 }
 
 // Stream sends the request with stream:true and stream_options.include_usage.
@@ -57,10 +63,10 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request) (Stream, error
 		return nil, &Error{Class: ClassCanceled, Err: err}
 	}
 	body := p.chatRequest(req, true)
-	s, err := p.send(ctx, body)
+	s, err := p.send(ctx, body, req.MaxTokens)
 	var pe *Error
 	if err != nil && errors.As(err, &pe) && pe.Class == ClassBadRequest && strings.Contains(pe.Message, "stream_options") {
-		s, err = p.send(ctx, p.chatRequest(req, false))
+		s, err = p.send(ctx, p.chatRequest(req, false), req.MaxTokens)
 	}
 	return s, err
 }
@@ -110,13 +116,15 @@ func (p *openAIProvider) wantsMaxCompletionTokens(model string) bool {
 	return false
 }
 
-func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest) (Stream, error) {
+func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, maxTokens int) (Stream, error) {
 	payload, err := json.Marshal(cr)
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}
-	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.baseURL+"/chat/completions", bytes.NewReader(payload))
+	reqCtx, idle := watchIdle(ctx, p.idle)
+	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", bytes.NewReader(payload))
 	if err != nil {
+		idle.release()
 		return nil, &Error{Class: ClassOther, Message: "invalid base URL " + displayURL(p.baseURL), Err: err}
 	}
 	httpReq.Header.Set("Content-Type", "application/json")
@@ -131,23 +139,34 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 
 	resp, err := p.client.Do(httpReq)
 	if err != nil {
+		idle.release()
+		if idle.timedOut() && ctx.Err() == nil {
+			return nil, p.idleError()
+		}
 		return nil, p.transportError(ctx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer idle.release()
 		defer resp.Body.Close()
 		return nil, p.responseError(resp)
 	}
 	s := newStream(ctx, resp.Body, p.apiKey)
+	s.idle, s.idleErr = idle, p.idleError
+	s.maxTokens, s.answerLimit = maxTokens, answerLimitBytes(maxTokens)
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
-		s.loadJSON(io.LimitReader(resp.Body, maxJSONBodyBytes))
+		s.loadJSON(activityReader{io.LimitReader(resp.Body, maxJSONBodyBytes), idle})
 	case "text/html":
+		idle.release()
 		resp.Body.Close()
 		return nil, &Error{Class: ClassOther, StatusCode: resp.StatusCode,
 			Message: "the server answered with an HTML page, not a chat-completions stream (is " + displayURL(p.baseURL) + " an OpenAI-compatible API root?)"}
 	}
 	return s, nil
 }
+
+// idleError says the server sent no data for the idle timeout.
+func (p *openAIProvider) idleError() *Error { return idleError(p.baseURL, p.idle) }
 
 // transportError classifies a failure to get a response, naming the base URL
 // (never the key).

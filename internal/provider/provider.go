@@ -5,9 +5,11 @@
 //
 // It is written against the shapes real servers send, not the ones the
 // OpenAI reference promises: usage on any chunk (or twice), reasoning as
-// reasoning_content or reasoning, tool calls keyed by an index that may start
-// at 1, ids sent empty on later deltas, error objects in the middle of a
-// stream, and streams cut before [DONE]. The rest of the program sees
+// reasoning_content, reasoning, reasoning_details, thinking parts of an
+// array content, or a <think> block opening the answer text, tool calls
+// keyed by an index that may start at 1, ids sent empty on later deltas,
+// error objects in the middle of a stream, and streams cut before [DONE].
+// A server silent for the idle timeout fails the attempt (retryable). The rest of the program sees
 // normalised usage: Output includes reasoning tokens and Input includes
 // cached tokens, whatever the server reported.
 //
@@ -19,6 +21,7 @@ package provider
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 	openai "github.com/sashabaranov/go-openai"
@@ -142,4 +145,12 @@ type Config struct {
 	// ExtraHeaders are set on every request (after the defaults, so they
 	// may override them).
 	ExtraHeaders map[string]string
+	// StreamIdleTimeout is how long the server may send no data: before
+	// the response headers, before the first data payload, and between
+	// two payloads. Only data counts: SSE comments (": keep-alive") and
+	// blank lines do not reset it, so a server that only keeps the
+	// connection alive times out too. The failure is retryable and wraps
+	// ErrIdleTimeout. 0 means DefaultStreamIdleTimeout; a negative value
+	// disables the timeout.
+	StreamIdleTimeout time.Duration
 }

@@ -58,6 +58,31 @@ var quirkCases = []replayCase{
 	{file: "tool-call-without-id.sse",
 		calls:  []call{{0, "call_0", "glob", `{"pattern":"*.md"}`}},
 		finish: "tool_calls"},
+	// Mistral's Magistral: delta.content is an array of typed parts, thinking
+	// (itself an array of text parts) and text, sometimes both in one delta,
+	// and a plain string later in the same stream.
+	{file: "magistral-content-parts.sse",
+		text:      span{36, "There are three r's in \"strawberry\".", ""},
+		reasoning: span{36, "Count the r's in strawberry: three.\n", ""},
+		finish:    "stop", usage: &Usage{Input: 14, Output: 78}},
+	// Snowflake Cortex (Claude) sends reasoning only as
+	// delta.reasoning_details; the empty part carries the signature.
+	{file: "cortex-reasoning-details.sse",
+		text:      span{6, "Hello!", ""},
+		reasoning: span{26, "The user wants a greeting.", ""},
+		finish:    "stop", usage: &Usage{Input: 12, Output: 20}},
+	// OpenRouter sends the same text as reasoning and as reasoning_details
+	// (once), then details alone; summaries count, encrypted parts do not.
+	{file: "openrouter-reasoning-details.sse",
+		text:      span{3, "Hi.", ""},
+		reasoning: span{17, "**Plan**\n\nSay hi.", ""},
+		finish:    "stop", usage: &Usage{Input: 9, Output: 70, Reasoning: 64}},
+	// DeepSeek-R1 via Together: the reasoning is a <think> block at the
+	// start of the content, its tags split across deltas.
+	{file: "together-deepseek-r1-think.sse",
+		text:      span{13, "2 + 2 = **4**", ""},
+		reasoning: span{21, "Okay, 2 plus 2 is 4.\n", ""},
+		finish:    "stop", usage: &Usage{Input: 9, Output: 24}},
 	{file: "non-streamed.json",
 		text:      span{12, "Let me look.", ""},
 		reasoning: span{14, "Need the file.", ""},
@@ -72,6 +97,12 @@ var quirkCases = []replayCase{
 	{file: "midstream-error-overloaded.sse",
 		text:    span{3, "par", ""},
 		failure: fails(ClassRetryable), message: "Provider returned error: upstream overloaded"},
+	// OpenRouter stops an accepted request mid-answer with a 400 error
+	// chunk that carries the usage billed so far.
+	{file: "openrouter-midstream-error-usage.sse",
+		text:    span{28, "The first half of the answer", ""},
+		failure: fails(ClassBadRequest), message: "stopped mid-answer: Provider returned error",
+		usage: &Usage{Input: 1200, Output: 40}},
 	{file: "finish-error-only.sse",
 		text:    span{3, "par", ""},
 		failure: fails(ClassRetryable), message: `finish_reason "error"`},

@@ -156,7 +156,8 @@ type replayCase struct {
 	reasoning span
 	calls     []call
 	finish    string
-	usage     *Usage
+	// usage is the usage of a success, or the one a failure carries.
+	usage *Usage
 	// failure, when set, is the class of the error the stream must end in.
 	failure    *Class
 	status     int
@@ -198,6 +199,15 @@ func (rc replayCase) check(t *testing.T, o outcome) {
 		}
 		if !strings.Contains(pe.Error(), rc.message) {
 			t.Errorf("error %q does not mention %q", pe.Error(), rc.message)
+		}
+		if pe.StatusCode == 0 && strings.Contains(pe.Error(), "request rejected") {
+			t.Errorf("error %q in an accepted stream says the request was rejected", pe.Error())
+		}
+		switch {
+		case rc.usage != nil && pe.Usage == nil:
+			t.Errorf("the error has no usage, want %+v", *rc.usage)
+		case rc.usage != nil && *pe.Usage != *rc.usage:
+			t.Errorf("the error's usage %+v, want %+v", *pe.Usage, *rc.usage)
 		}
 		if o.finishes != 0 {
 			t.Errorf("a failed stream sent a finish event")

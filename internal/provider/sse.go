@@ -93,5 +93,8 @@ func (s *sseReader) readLine() ([]byte, error) {
 		line, err = s.r.ReadSlice('\n')
 		buf = append(buf, line...)
 	}
+	if len(bytes.TrimRight(buf, "\r\n")) > maxLineBytes {
+		return nil, errLineTooLong
+	}
 	return buf, err
 }

@@ -7,7 +7,9 @@ package provider
 // when the first finish reason arrives; usage is kept (last wins) and emitted
 // with the finish at the end of the stream, so usage sent after the finish
 // chunk, and a second finish chunk, are absorbed. A stream that ends without
-// a finish reason is broken, never a success.
+// a finish reason is broken, never a success. Answer text goes through the
+// <think> splitter (think.go), so a reasoning block opening the answer comes
+// out as reasoning.
 
 import (
 	"context"
@@ -38,26 +40,40 @@ type openAIStream struct {
 	body   io.ReadCloser
 	sse    *sseReader
 	apiKey string
+	// idle watches the request for silence; idleErr is its error. A
+	// stream made without them (tests) has a watch that never fires.
+	idle    *idleWatch
+	idleErr func() *Error
 
 	queue  []Event
 	err    error // sticky: io.EOF after the finish, or an *Error
 	closed atomic.Bool
 	once   sync.Once
 
+	think     thinkSplitter
 	calls     map[int]*toolCallState
 	lastIndex int
 	finish    string
 	usage     *Usage
+	answered  bool // an event of the answer was emitted
+
+	// answerBytes counts the text and reasoning emitted; past answerLimit
+	// (see answerLimitBytes) the stream fails.
+	answerBytes int
+	answerLimit int
+	maxTokens   int
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAIStream {
 	return &openAIStream{
-		ctx:       ctx,
-		body:      body,
-		sse:       newSSEReader(body),
-		apiKey:    apiKey,
-		calls:     map[int]*toolCallState{},
-		lastIndex: -1,
+		ctx:         ctx,
+		body:        body,
+		sse:         newSSEReader(body),
+		apiKey:      apiKey,
+		calls:       map[int]*toolCallState{},
+		lastIndex:   -1,
+		idle:        &idleWatch{cancel: func() {}},
+		answerLimit: answerLimitBytes(0),
 	}
 }
 
@@ -90,13 +106,16 @@ func (s *openAIStream) Close() error {
 	s.once.Do(func() {
 		s.closed.Store(true)
 		err = s.body.Close()
+		s.idle.release()
 	})
 	return err
 }
 
 // readNext reads one payload and queues its events, or sets s.err.
 func (s *openAIStream) readNext() {
+	s.idle.arm()
 	payload, isError, err := s.sse.next()
+	s.idle.disarm()
 	switch {
 	case err == nil:
 		if isError {
@@ -126,12 +145,17 @@ func (s *openAIStream) readError(err error) {
 		s.fail(canceledError(ctxErr))
 		return
 	}
+	if s.idle.timedOut() {
+		s.fail(s.idleErr())
+		return
+	}
 	if s.closed.Load() {
 		s.fail(&Error{Class: ClassCanceled, Message: "stream closed", Err: err})
 		return
 	}
 	if errors.Is(err, errLineTooLong) {
-		s.fail(&Error{Class: ClassBrokenStream, Message: fmt.Sprintf("a stream line is longer than %d bytes", maxLineBytes), Err: err})
+		// The same request would get the same line: not retryable.
+		s.fail(&Error{Class: ClassOther, Message: fmt.Sprintf("the server sent a stream line longer than %d MiB (is it an OpenAI-compatible chat-completions stream?)", maxLineBytes>>20), Err: err})
 		return
 	}
 	e := Classify(err)
@@ -163,16 +187,16 @@ func (s *openAIStream) process(payload []byte) {
 		s.fail(&Error{Class: ClassBrokenStream, Message: "malformed chunk: " + cleanMessage(truncate(redact(string(payload), s.apiKey), 120)), Err: err})
 		return
 	}
-	if c.Object == "error" || hasValue(c.Error) {
-		s.failWith(payload)
-		return
-	}
 	if c.Usage != nil {
 		u := c.Usage.normalise()
 		s.usage = &u
 	} else if c.XGroq != nil && c.XGroq.Usage != nil {
 		u := c.XGroq.Usage.normalise()
 		s.usage = &u
+	}
+	if c.Object == "error" || hasValue(c.Error) {
+		s.failWith(payload)
+		return
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -208,10 +232,17 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 	} else if reasoning := string(d.Reasoning); reasoning != "" {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
+	} else if reasoning := string(d.ReasoningDetails); reasoning != "" {
+		// OpenRouter repeats reasoning here; Cortex sends it only here.
+		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	}
-	if text := string(d.Content); text != "" {
-		s.emit(Event{Type: EventTextDelta, Text: text})
-	}
+	d.Content.each(func(text string, reasoning bool) {
+		if reasoning {
+			s.emit(Event{Type: EventReasoningDelta, Text: text})
+		} else {
+			s.think.feed(text, s.emitText)
+		}
+	})
 	if refusal := string(d.Refusal); refusal != "" {
 		s.emit(Event{Type: EventTextDelta, Text: refusal})
 	}
@@ -286,6 +317,7 @@ func (s *openAIStream) maxIndex() int {
 // call the provider gave no id by then gets one, so its result can be
 // matched to it; the start and the end always carry the same id.
 func (s *openAIStream) start(c *toolCallState) {
+	s.think.flush(s.emitText) // the text before the call comes before it
 	c.started = true
 	if c.id == "" {
 		c.id = "call_" + strconv.Itoa(c.index)
@@ -319,6 +351,7 @@ func (s *openAIStream) endCalls() {
 // is reported as "tool_calls" (Ollama and several proxies send "stop"), so
 // the caller runs the calls it was given.
 func (s *openAIStream) end() {
+	s.think.flush(s.emitText)
 	s.endCalls()
 	if len(s.calls) > 0 && s.finish == "stop" {
 		s.finish = "tool_calls"
@@ -329,6 +362,7 @@ func (s *openAIStream) end() {
 	}
 	s.emit(Event{Type: EventFinish, FinishReason: s.finish})
 	s.err = io.EOF
+	s.idle.disarm()
 }
 
 // failWith fails the stream with the error object in payload.
@@ -343,16 +377,52 @@ func (s *openAIStream) failWith(payload []byte) {
 	if msg == "" {
 		msg = "the provider sent an error in the stream"
 	}
-	s.fail(&Error{Class: class, Message: msg})
+	s.fail(&Error{Class: class, Message: msg, MidAnswer: s.answered})
 }
 
+// fail ends the stream with e. Usage received so far (OpenRouter sends it
+// with its mid-stream error) goes with the error: it is billed all the same.
 func (s *openAIStream) fail(e *Error) {
 	if s.err == nil {
+		if s.usage != nil && e.Usage == nil {
+			u := *s.usage
+			e.Usage = &u
+		}
 		s.err = e
+		s.think.flush(s.emitText)
+	}
+	s.idle.disarm()
+}
+
+func (s *openAIStream) emit(ev Event) {
+	s.answered = true
+	s.queue = append(s.queue, ev)
+	if ev.Type == EventTextDelta || ev.Type == EventReasoningDelta {
+		s.answerBytes += len(ev.Text)
+		if s.answerBytes > s.answerLimit {
+			s.fail(s.runawayError())
+		}
 	}
 }
 
-func (s *openAIStream) emit(ev Event) { s.queue = append(s.queue, ev) }
+// runawayError stops an answer far longer than the output cap asked for:
+// the server ignores it, and the same request would run away again.
+func (s *openAIStream) runawayError() *Error {
+	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(s.answerLimit)/(1<<20), 'g', 3, 64))
+	if s.maxTokens > 0 {
+		msg += fmt.Sprintf(", far beyond the output limit of %d tokens (does the server ignore max_tokens?)", s.maxTokens)
+	}
+	return &Error{Class: ClassOther, Message: msg + "; the stream was stopped"}
+}
+
+// emitText queues a piece of the answer text, or of reasoning found in it.
+func (s *openAIStream) emitText(text string, reasoning bool) {
+	if reasoning {
+		s.emit(Event{Type: EventReasoningDelta, Text: text})
+	} else {
+		s.emit(Event{Type: EventTextDelta, Text: text})
+	}
+}
 
 func hasValue(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
@@ -366,4 +436,15 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// answerLimitBytes bounds the text and reasoning of one answer held in
+// memory, for a server that ignores the output cap: 16 bytes a token (four
+// times a generous 4 bytes a token) of maxTokens, at least 1 MiB; 16 MiB
+// when no cap was sent.
+func answerLimitBytes(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 16 << 20
+	}
+	return max(16*maxTokens, 1<<20)
 }

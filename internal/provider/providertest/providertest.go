@@ -5,8 +5,8 @@
 // step, or answers HTTP 500 "providertest: no scripted step left".
 //
 // A step is built from chunks: Text, Reply, ToolCall(s), HTTPError, CutShort
-// and RawSSE cover the common cases; Delay and Block pace a stream, and a
-// stream stops as soon as the client goes away, so nothing leaks when a test
+// and RawSSE cover the common cases; Delay and Block pace a stream, Hang
+// never answers at all, and a stream stops as soon as the client goes away, so nothing leaks when a test
 // cancels mid-stream.
 package providertest
 
@@ -178,6 +178,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 
 // play writes one step.
 func (s *Server) play(w http.ResponseWriter, r *http.Request, req *Request, step Step) {
+	if step.Silent {
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
+	}
 	for k, v := range step.Header {
 		w.Header().Set(k, v)
 	}
@@ -205,6 +212,11 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *Request, step
 	rc := http.NewResponseController(w)
 	ctx := r.Context()
 	flush := func() bool { return rc.Flush() == nil && ctx.Err() == nil }
+	// The headers go out at once, so a stream that stalls before its
+	// first chunk stalls after the headers, as a real server's does.
+	if !flush() {
+		return
+	}
 
 	if step.Raw != "" {
 		for _, event := range splitEvents(step.Raw) {

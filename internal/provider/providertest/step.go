@@ -22,6 +22,9 @@ type Step struct {
 	Raw string
 	// NoDone leaves out the final "data: [DONE]".
 	NoDone bool
+	// Silent accepts the request and never answers (no status, no
+	// headers) until the client goes away: a hung server.
+	Silent bool
 }
 
 // Chunk is one item of a streamed step: an SSE event, a pause, or a
@@ -156,6 +159,9 @@ func HTTPError(status int, headers map[string]string, body string) Step {
 // CutShort streams chunks, then ends the response without a finish reason
 // (unless given) and without "data: [DONE]".
 func CutShort(chunks ...Chunk) Step { return Step{Chunks: chunks, NoDone: true} }
+
+// Hang is a server that accepts the request and never answers.
+func Hang() Step { return Step{Silent: true} }
 
 // RawSSE replays a recorded SSE body verbatim.
 func RawSSE(body string) Step { return Step{Raw: body} }
