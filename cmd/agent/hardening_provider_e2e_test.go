@@ -57,7 +57,7 @@ func TestE2ESilentProviderTimesOut(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Handle(func(pt.Request) pt.Step { return pt.Hang() })
 	e.vars = append(e.vars, "AGENT_CONFIG="+writeUserConfig(t, `{"stream_idle_timeout_s": 0.3}`))
-	want := fmt.Sprintf("no data from %s for 0.3 s (stream_idle_timeout_s)", e.srv.URL)
+	want := fmt.Sprintf("no data for 0.3 s (stream_idle_timeout_s) from %s", e.srv.URL)
 
 	start := time.Now()
 	res := e.runBounded(30*time.Second, "run", "--format", "json", "hi")

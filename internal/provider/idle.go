@@ -75,8 +75,8 @@ func (w *idleWatch) release() {
 func idleError(baseURL string, timeout time.Duration) *Error {
 	return &Error{
 		Class: ClassRetryable,
-		Message: fmt.Sprintf("no data from %s for %s s (stream_idle_timeout_s)",
-			displayURL(baseURL), strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)),
+		Message: fmt.Sprintf("no data for %s s (stream_idle_timeout_s) from %s",
+			strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), displayURL(baseURL)),
 		Err: ErrIdleTimeout,
 	}
 }

@@ -46,7 +46,7 @@ func TestIdleTimeout(t *testing.T) {
 			if !errors.As(o.err, &pe) {
 				t.Fatalf("got %v after %v, want an idle timeout", o.err, elapsed)
 			}
-			want := "no data from " + srv.URL + " for 0.2 s (stream_idle_timeout_s)"
+			want := "no data for 0.2 s (stream_idle_timeout_s) from " + srv.URL
 			if pe.Class != ClassRetryable || !strings.Contains(pe.Error(), want) || !errors.Is(pe, ErrIdleTimeout) {
 				t.Errorf("error %q (class %v), want a retryable idle timeout saying %q", pe, pe.Class, want)
 			}
