@@ -294,7 +294,7 @@ func (r *Runner) prune(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	before := r.calc().Snapshot().Total
-	r.calc().AddTokens(-res.TokensSaved)
+	r.calc().RemoveEstimate(res.TokensSaved)
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})

@@ -228,13 +228,14 @@ func (r *Runner) setModel(model string) {
 	if err != nil {
 		s, _ = compact.NewStrategy("overflow", c.Threshold)
 	}
-	r.strategy = s
+	r.strategy = inputCapped{s}
 }
 
 func (r *Runner) calcOptions() tokens.Options {
 	return tokens.Options{
 		Window:             r.info.ContextWindow,
 		MaxOutput:          r.info.MaxOutput,
+		InputLimit:         r.info.InputLimit,
 		ReserveCap:         32000,
 		ReasoningRoundtrip: r.info.ReasoningRoundtrip,
 		CompactAt:          strategyCompactAt(r.strategy),
