@@ -171,7 +171,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		Models:  map[string]ModelInfo{},
 		Compaction: Compaction{
 			Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2,
-			Prune: true, PruneProtect: 40000, PruneMinimum: 20000, SummaryMaxTokens: DefaultSummaryMaxTokens,
+			Prune: true, SummaryMaxTokens: DefaultSummaryMaxTokens,
 		},
 		Tools: Tools{
 			BashMaxOutputChars: 30000, BashTimeoutS: 120,

@@ -81,7 +81,7 @@ func TestCompactionSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Compaction{Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2, Prune: true, PruneProtect: 40000, PruneMinimum: 20000, SummaryMaxTokens: 8192}); d.Compaction != want {
+	if want := (Compaction{Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2, Prune: true, SummaryMaxTokens: 8192}); d.Compaction != want {
 		t.Errorf("defaults %+v, want %+v", d.Compaction, want)
 	}
 
@@ -91,7 +91,7 @@ func TestCompactionSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := u.Compaction; c.SummaryMaxTokens != 4000 || c.TailTokens != 9000 || c.PruneProtect != 60000 || c.PruneMinimum != 20000 {
+	if c := u.Compaction; c.SummaryMaxTokens != 4000 || c.TailTokens != 9000 || c.PruneProtect != 60000 || c.PruneMinimum != 0 {
 		t.Errorf("user file: %+v", c)
 	}
 

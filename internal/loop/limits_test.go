@@ -103,3 +103,34 @@ func TestPruneSavingIsCalibratedInTheLoop(t *testing.T) {
 		t.Errorf("after a prune: read %d, live %d (%v)", read.Total, s.Total, err)
 	}
 }
+
+// TestPruneThresholds: the defaults shrink to a small window; what the user
+// set is used as it is.
+func TestPruneThresholds(t *testing.T) {
+	small := config.ModelInfo{ContextWindow: 32768, MaxOutput: 4096} // usable 28672
+	large := config.ModelInfo{ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000}
+	for _, tt := range []struct {
+		name             string
+		model            config.ModelInfo
+		protect, minimum int64 // configured; 0 = default
+		wantP, wantM     int64
+	}{
+		{"defaults scale to a small window", small, 0, 0, 28672 / 4, 28672 / 16},
+		{"the user's values are kept in a small window", small, 60000, 30000, 60000, 30000},
+		{"one set, one default", small, 10000, 0, 10000, 28672 / 16},
+		{"defaults in a large window (usable: the input limit)", large, 0, 0, 40000, 272000 / 16},
+		{"the user's smaller values in a large window", large, 5000, 1000, 5000, 1000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &config.Config{Model: "m", Models: map[string]config.ModelInfo{"m": tt.model},
+				Compaction: config.Compaction{Strategy: "overflow", Threshold: 0.8, PruneProtect: tt.protect, PruneMinimum: tt.minimum}}
+			r := &Runner{opt: Options{Config: cfg}}
+			r.setModel("m")
+			r.calcp.Store(tokens.NewCalculator(r.calcOptions(), r.est))
+			got := r.pruneOptions()
+			if got.Protect != tt.wantP || got.Minimum != tt.wantM {
+				t.Errorf("protect, minimum = %d, %d; want %d, %d", got.Protect, got.Minimum, tt.wantP, tt.wantM)
+			}
+		})
+	}
+}
