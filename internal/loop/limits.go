@@ -5,6 +5,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
 	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // inputCapped applies a model's input limit to a compaction strategy: the
@@ -41,4 +42,41 @@ func PruneThresholds(c config.Compaction, s tokens.Snapshot) prune.Options {
 		o.Minimum = c.PruneMinimum
 	}
 	return o
+}
+
+// nearState is what the forecast of compaction remembers between steps
+// (owned by the loop goroutine).
+type nearState struct {
+	turnStarts []int64 // totals at the start of the last turns, oldest first
+	lastTotal  int64   // the total before the previous step
+	warned     bool    // past tokens.NearFraction of the point since it was last below
+}
+
+// announceNear runs before every step (newTurn: the first of a turn). When
+// the total first passes tokens.NearFraction of the compaction point it
+// emits EventCompactionNear with a forecast (tokens.ForecastCompaction),
+// once per crossing. A total already past the point is compacted now, which
+// the compaction's own event says.
+func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
+	n := &r.near
+	if newTurn {
+		n.turnStarts = append(n.turnStarts, s.Total)
+		if k := len(n.turnStarts) - 8; k > 0 {
+			n.turnStarts = append(n.turnStarts[:0], n.turnStarts[k:]...)
+		}
+	}
+	lastStep := s.Total - n.lastTotal
+	if n.lastTotal == 0 {
+		lastStep = 0
+	}
+	n.lastTotal = s.Total
+	var warn bool
+	warn, n.warned = tokens.NearCompaction(n.warned, s.Total, s.CompactAt)
+	if !warn || s.Total > s.CompactAt {
+		return
+	}
+	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
+	r.emit(message.Event{Type: message.EventCompactionNear, SessionID: r.sess.ID, Forecast: &message.CompactionForecast{
+		Total: s.Total, CompactAt: s.CompactAt, TurnsLeft: f.TurnsLeft, NextStep: f.NextStep, Text: f.String(),
+	}})
 }

@@ -134,3 +134,33 @@ func TestPruneThresholds(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactionNearIsAnnounced: passing 90% of the compaction point is
+// announced once, with the turns left at the recent growth per turn.
+// The 32K model compacts at 28672; 90% is 25805.
+func TestCompactionNearIsAnnounced(t *testing.T) {
+	h := newHarnessWith(t, unknownModel)
+	for _, prompt := range []int{20000, 22000, 24000, 26000, 26500} {
+		h.srv.Add(textWithUsage("ok", pt.Usage{Prompt: prompt, Completion: 10}))
+	}
+	for i := range 5 {
+		if res := h.turn(fmt.Sprintf("turn %d", i+1)); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if n := len(h.eventsOf(message.EventCompactionNear)); i < 4 && n != 0 {
+			t.Fatalf("announced at turn %d, total %d", i+1, h.r.Snapshot().Total)
+		}
+	}
+	ev := h.eventsOf(message.EventCompactionNear)
+	if len(ev) != 1 {
+		t.Fatalf("%d announcements, want 1 (once per crossing): %+v", len(ev), ev)
+	}
+	f := ev[0].Forecast
+	// Started at ~26010 with 2660 of room, growing 2000 a turn.
+	if f == nil || f.TurnsLeft != 2 || f.NextStep || f.Text != "compaction in about 2 turns" || f.CompactAt != 28672 || f.Total < 25805 {
+		t.Errorf("forecast = %+v", f)
+	}
+	if len(h.eventsOf(message.EventCompacted)) != 0 {
+		t.Error("compacted before the point")
+	}
+}
