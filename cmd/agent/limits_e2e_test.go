@@ -69,3 +69,25 @@ func TestE2EContextShowsLimitsAndPruneThresholds(t *testing.T) {
 		t.Errorf("context text = %q", human.stdout)
 	}
 }
+
+// TestE2ECompactionNearIsAnEvent: `agent run --format json` reports the
+// context passing 90% of the compaction point (the 32K default window
+// compacts at 28672).
+func TestE2ECompactionNearIsAnEvent(t *testing.T) {
+	call := pt.ToolCallChunks(0, "c1", "ls", "{}", 1)
+	e := newEnv(t, pt.Reply(append(call, pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 26000, Completion: 10}))...),
+		pt.Text("done"))
+	res := e.run("", "run", "--model", "m", "--format", "json", "list the files")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var near map[string]any
+	for _, ev := range jsonEvents(t, res.stdout) {
+		if ev["type"] == "compaction_near" {
+			near = ev
+		}
+	}
+	if near == nil || near["compact_at"] != float64(28672) || near["text"] != "compaction at the next step" || near["next_step"] != true {
+		t.Errorf("compaction_near = %v\n%s", near, res.stdout)
+	}
+}
