@@ -60,13 +60,37 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 	if err != nil {
 		return err
 	}
+	cs := contextSnapshot{Snapshot: snap}
+	if a.cfg.Compaction.Prune {
+		p := loop.PruneThresholds(a.cfg.Compaction, snap)
+		cs.PruneProtect, cs.PruneMinimum = p.Protect, p.Minimum
+	}
 	if f.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(snap)
+		return enc.Encode(cs)
 	}
-	fmt.Fprint(out, FormatSnapshot(snap))
+	fmt.Fprint(out, formatContextSnapshot(cs))
 	return nil
+}
+
+// contextSnapshot is the output of `agent context`: the calculator's
+// snapshot and the prune thresholds in effect (0 when pruning is off).
+type contextSnapshot struct {
+	tokens.Snapshot
+	PruneProtect int64 `json:"prune_protect"`
+	PruneMinimum int64 `json:"prune_minimum"`
+}
+
+// formatContextSnapshot renders `agent context` for people.
+func formatContextSnapshot(c contextSnapshot) string {
+	s := FormatSnapshot(c.Snapshot)
+	if c.PruneProtect > 0 {
+		s += fmt.Sprintf("Prune keeps the newest %d tokens of tool outputs and clears older ones when that saves more than %d\n", c.PruneProtect, c.PruneMinimum)
+	} else {
+		s += "Pruning is off\n"
+	}
+	return s
 }
 
 // FormatSnapshot renders a snapshot for people.
@@ -88,8 +112,12 @@ func FormatSnapshot(s tokens.Snapshot) string {
 	fmt.Fprintf(&b, "  messages       %8d  %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages))
 	fmt.Fprintf(&b, "  output reserve %8d  %s\n", s.OutputReserve, pct(s.OutputReserve))
 	fmt.Fprintf(&b, "  free           %8d  %s\n", s.Free, pct(s.Free))
+	limit := ""
+	if s.InputLimit != nil {
+		limit = fmt.Sprintf(", input limit %d", *s.InputLimit)
+	}
 	if s.CompactAt > 0 {
-		fmt.Fprintf(&b, "Compaction at %d tokens (%s)\n", s.CompactAt, pct(s.CompactAt))
+		fmt.Fprintf(&b, "Compaction at %d tokens (%s%s)\n", s.CompactAt, pct(s.CompactAt), limit)
 	} else {
 		b.WriteString("Automatic compaction is off\n")
 	}

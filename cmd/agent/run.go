@@ -305,6 +305,14 @@ func (w *eventWriter) observe(ev message.Event) {
 		} else {
 			fmt.Fprintf(w.errOut, "· context compacted: %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
 		}
+	case message.EventCompactionNear:
+		f := ev.Forecast
+		if w.json {
+			w.emit(map[string]any{"type": "compaction_near", "total": f.Total, "compact_at": f.CompactAt,
+				"turns_left": f.TurnsLeft, "next_step": f.NextStep, "text": f.Text})
+		} else {
+			fmt.Fprintf(w.errOut, "· context at %d of %d tokens: %s\n", f.Total, f.CompactAt, f.Text)
+		}
 	case message.EventRetrying:
 		rt := ev.Retry
 		if w.json {

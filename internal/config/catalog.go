@@ -15,8 +15,12 @@ type Price struct {
 // ModelInfo is what the agent needs to know of a model: its limits, its
 // price and whether its reasoning text is sent back to it.
 type ModelInfo struct {
-	ContextWindow      int64 `json:"context_window"`
-	MaxOutput          int64 `json:"max_output"`
+	ContextWindow int64 `json:"context_window"`
+	MaxOutput     int64 `json:"max_output"`
+	// InputLimit caps a request's input tokens where the provider
+	// publishes a cap below the window (gpt-5: a 400K window, 272K of
+	// input); 0 means none beyond the window.
+	InputLimit         int64 `json:"input_limit"`
 	Price              Price `json:"price"`
 	ReasoningRoundtrip bool  `json:"reasoning_roundtrip"`
 }
@@ -30,17 +34,19 @@ const (
 )
 
 // catalog holds widely used models. Figures are the providers' published
-// limits and list prices per million tokens, as of 2026.
+// limits and list prices per million tokens, as of 2026. InputLimit is set
+// only where the provider publishes an input cap below the window.
 var catalog = map[string]ModelInfo{
-	// OpenAI model pages and platform.openai.com/docs/pricing.
+	// OpenAI model pages and platform.openai.com/docs/pricing. The gpt-5
+	// family's 400K window is 272K of input plus 128K of output.
 	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}},
 	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10}},
 	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025}},
 	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}},
 	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075}},
-	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, Price: Price{1.25, 10.00, 0.125}},
-	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, Price: Price{0.25, 2.00, 0.025}},
-	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, Price: Price{0.05, 0.40, 0.005}},
+	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125}},
+	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025}},
+	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005}},
 	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50}},
 	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275}},
 

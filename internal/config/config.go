@@ -39,10 +39,20 @@ type Compaction struct {
 	Threshold float64 `json:"threshold"` // fraction of the window, for the threshold strategy
 	TailTurns int     `json:"tail_turns"`
 	Prune     bool    `json:"prune"`
-	// PruneProtect and PruneMinimum are in estimated tokens.
+	// PruneProtect and PruneMinimum are in estimated tokens; 0 (not set)
+	// means the defaults, which are scaled down to small windows. A value
+	// a file sets is used as it is.
 	PruneProtect int64 `json:"prune_protect"`
 	PruneMinimum int64 `json:"prune_minimum"`
+	// SummaryMaxTokens caps the output of a summary request.
+	SummaryMaxTokens int64 `json:"summary_max_tokens"`
+	// TailTokens is the token budget of the verbatim tail kept after a
+	// summary; 0 means a quarter of the usable window.
+	TailTokens int64 `json:"tail_tokens"`
 }
+
+// DefaultSummaryMaxTokens is compaction.summary_max_tokens when unset.
+const DefaultSummaryMaxTokens = 8192
 
 // Tools configures the tools' limits.
 type Tools struct {
@@ -116,6 +126,8 @@ type file struct {
 		Prune        *bool    `json:"prune"`
 		PruneProtect *int64   `json:"prune_protect"`
 		PruneMinimum *int64   `json:"prune_minimum"`
+		SummaryMax   *int64   `json:"summary_max_tokens"`
+		TailTokens   *int64   `json:"tail_tokens"`
 	} `json:"compaction"`
 	StreamIdleTimeoutS *float64 `json:"stream_idle_timeout_s"`
 	Tools              *struct {
@@ -134,11 +146,19 @@ type file struct {
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
-// unset (they shadow ModelInfo's fields of the same JSON name).
+// unset (they shadow ModelInfo's fields of the same JSON name), and a limit
+// of 0 is unset.
 type modelEntry struct {
 	ModelInfo
-	Price              *Price `json:"price"`
-	ReasoningRoundtrip *bool  `json:"reasoning_roundtrip"`
+	Price              *priceEntry `json:"price"`
+	ReasoningRoundtrip *bool       `json:"reasoning_roundtrip"`
+}
+
+// priceEntry is a price in a config file: each figure set or not.
+type priceEntry struct {
+	Input     *float64 `json:"input"`
+	Output    *float64 `json:"output"`
+	CacheRead *float64 `json:"cache_read"`
 }
 
 // Load resolves the configuration for the directory dir. getenv reads the
@@ -151,7 +171,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		Models:  map[string]ModelInfo{},
 		Compaction: Compaction{
 			Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2,
-			Prune: true, PruneProtect: 40000, PruneMinimum: 20000,
+			Prune: true, SummaryMaxTokens: DefaultSummaryMaxTokens,
 		},
 		Tools: Tools{
 			BashMaxOutputChars: 30000, BashTimeoutS: 120,
@@ -276,6 +296,8 @@ func (c *Config) apply(f *file, trusted bool) {
 		setBool(&c.Compaction.Prune, cp.Prune)
 		setNum(&c.Compaction.PruneProtect, cp.PruneProtect)
 		setNum(&c.Compaction.PruneMinimum, cp.PruneMinimum)
+		setNum(&c.Compaction.SummaryMaxTokens, cp.SummaryMax)
+		setNum(&c.Compaction.TailTokens, cp.TailTokens)
 	}
 	if t := f.Tools; t != nil {
 		if b := t.Bash; b != nil {
@@ -303,31 +325,33 @@ func (c *Config) apply(f *file, trusted bool) {
 	}
 }
 
-// mergeModel returns the entry for name after a file's entry e: a user
-// file's replaces what was there; a project file's sets the limits it
-// gives over the user's entry, else the catalog's, and keeps their price.
+// mergeModel returns the entry for name after a file's entry e: the fields
+// e sets, over the entry an earlier file gave, else the catalog's, field by
+// field — declaring a catalog model's window keeps its price. Only a user
+// file (trusted) may set a price.
 func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted bool) ModelInfo {
-	if trusted {
-		info := e.ModelInfo
-		if e.Price != nil {
-			info.Price = *e.Price
-		}
-		if e.ReasoningRoundtrip != nil {
-			info.ReasoningRoundtrip = *e.ReasoningRoundtrip
-		}
-		return info
-	}
 	info, ok := models[name]
 	if !ok {
 		info, _ = lookupCatalog(name)
 	}
-	if e.ContextWindow > 0 {
-		info.ContextWindow = e.ContextWindow
-	}
-	if e.MaxOutput > 0 {
-		info.MaxOutput = e.MaxOutput
+	for _, f := range []struct {
+		dst *int64
+		v   int64
+	}{
+		{&info.ContextWindow, e.ContextWindow},
+		{&info.MaxOutput, e.MaxOutput},
+		{&info.InputLimit, e.InputLimit},
+	} {
+		if f.v > 0 {
+			*f.dst = f.v
+		}
 	}
 	setBool(&info.ReasoningRoundtrip, e.ReasoningRoundtrip)
+	if p := e.Price; p != nil && trusted {
+		setNum(&info.Price.Input, p.Input)
+		setNum(&info.Price.Output, p.Output)
+		setNum(&info.Price.CacheRead, p.CacheRead)
+	}
 	return info
 }
 
@@ -391,6 +415,9 @@ func (c *Config) ModelInfo(name string) (info ModelInfo, known bool) {
 		}
 		if info.MaxOutput == 0 {
 			info.MaxOutput = base.MaxOutput
+		}
+		if info.InputLimit == 0 {
+			info.InputLimit = base.InputLimit
 		}
 		if info.ContextWindow == 0 {
 			info.ContextWindow = UnknownContextWindow

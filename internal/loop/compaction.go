@@ -294,24 +294,13 @@ func (r *Runner) prune(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	before := r.calc().Snapshot().Total
-	r.calc().AddTokens(-res.TokensSaved)
+	r.calc().RemoveEstimate(res.TokensSaved)
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
 }
 
-// pruneOptions scales the configured prune thresholds to the model. The
-// defaults (40K protected, 20K minimum) suit windows of 200K; in a 32K
-// window they would never fire and compaction would do all the work. So at
-// most a quarter of the usable window is protected, and a sixteenth is
-// enough of a saving.
+// pruneOptions returns the session's prune thresholds (PruneThresholds).
 func (r *Runner) pruneOptions() prune.Options {
-	c := r.opt.Config.Compaction
-	s := r.calc().Snapshot()
-	usable := max(s.Window-s.OutputReserve, 1)
-	return prune.Options{
-		Protect:      min(c.PruneProtect, usable/4),
-		Minimum:      min(c.PruneMinimum, usable/16),
-		ProtectTurns: prune.DefaultProtectTurns,
-	}
+	return PruneThresholds(r.opt.Config.Compaction, r.calc().Snapshot())
 }

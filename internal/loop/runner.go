@@ -126,6 +126,7 @@ type Runner struct {
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
 	title              titleTask // the background small_model title request
+	near               nearState // the forecast of compaction
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -231,13 +232,14 @@ func (r *Runner) setModel(model string) {
 	if err != nil {
 		s, _ = compact.NewStrategy("overflow", c.Threshold)
 	}
-	r.strategy = s
+	r.strategy = inputCapped{s}
 }
 
 func (r *Runner) calcOptions() tokens.Options {
 	return tokens.Options{
 		Window:             r.info.ContextWindow,
 		MaxOutput:          r.info.MaxOutput,
+		InputLimit:         r.info.InputLimit,
 		ReserveCap:         32000,
 		ReasoningRoundtrip: r.info.ReasoningRoundtrip,
 		CompactAt:          strategyCompactAt(r.strategy),
@@ -489,7 +491,7 @@ func (r *Runner) emitQueue(ctx context.Context) {
 // broker from the store itself; the loop's own events are published here.
 func (r *Runner) emit(ev message.Event) {
 	switch ev.Type {
-	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError:
+	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError, message.EventCompactionNear:
 		r.store.Publish(ev)
 	}
 	if r.opt.Observer != nil {
@@ -601,6 +603,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		}
 		compacted := false
 		snap := r.calc().Snapshot()
+		r.announceNear(snap, steps == 0)
 		if ok, reason := r.strategy.ShouldCompact(snap); ok && !r.failedCompactionCovers(snap) {
 			err := r.compact(ctx, true, reason, "")
 			switch {

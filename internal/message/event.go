@@ -23,6 +23,9 @@ const (
 	EventPruned    EventType = "pruned"
 	EventCompacted EventType = "compacted"
 	EventError     EventType = "error"
+	// EventCompactionNear tells that the context passed 90% of the
+	// compaction point, once per crossing, with a forecast.
+	EventCompactionNear EventType = "compaction_near"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -44,6 +47,8 @@ type Event struct {
 	Retry      *RetryInfo       `json:"retry,omitempty"`
 	Prune      *PruneInfo       `json:"prune,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
+	// Forecast describes an EventCompactionNear.
+	Forecast *CompactionForecast `json:"forecast,omitempty"`
 	// Err is the message of an EventError.
 	Err string `json:"error,omitempty"`
 }
@@ -61,4 +66,17 @@ type PruneInfo struct {
 	TokensSaved  int64 `json:"tokens_saved"`
 	TokensBefore int64 `json:"tokens_before,omitempty"`
 	TokensAfter  int64 `json:"tokens_after,omitempty"`
+}
+
+// CompactionForecast says when automatic compaction is expected.
+type CompactionForecast struct {
+	Total     int64 `json:"total"`
+	CompactAt int64 `json:"compact_at"`
+	// TurnsLeft is the estimated turns before compaction (0: no
+	// estimate); NextStep is set when the next step is expected to
+	// compact.
+	TurnsLeft int  `json:"turns_left,omitempty"`
+	NextStep  bool `json:"next_step,omitempty"`
+	// Text says it for people: "compaction in about 3 turns".
+	Text string `json:"text"`
 }

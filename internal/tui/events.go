@@ -122,7 +122,12 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventCompacted:
 		if c := ev.Compaction; c != nil {
 			m.chat.add(compactionMarker(c))
+			if !c.Rejected {
+				m.near = nil
+			}
 		}
+	case message.EventCompactionNear:
+		m.near = ev.Forecast
 	case message.EventError:
 		text := termsafe.Strip(ev.Err)
 		m.chat.add(&noticeItem{kind: noticeError, text: text, hint: errorHint(text)})

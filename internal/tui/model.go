@@ -43,6 +43,7 @@ type Model struct {
 	slot    *runnerSlot
 	sess    message.Session
 	snap    tokens.Snapshot
+	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue   []message.QueuedMessage
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).

@@ -131,6 +131,9 @@ func (m *Model) statusLine() string {
 	if ctx := m.contextLabel(); ctx != "" {
 		right = append(right, ctx)
 	}
+	if near := m.nearLabel(); near != "" {
+		right = append(right, near)
+	}
 	if m.sess.CostUSD > 0 {
 		right = append(right, th.dim.Render(formatCost(m.sess.CostUSD)))
 	}
@@ -186,6 +189,26 @@ func (m *Model) tokensPerSecond() float64 {
 		return 0
 	}
 	return float64(m.streamChars) / 4 / d.Seconds()
+}
+
+// nearLabel says when compaction is expected ("compaction in ~3 turns"),
+// from the loop's last forecast, while the total stays past
+// tokens.NearFraction of the compaction point.
+func (m *Model) nearLabel() string {
+	f, s := m.near, m.snap
+	if f == nil || s.CompactAt <= 0 || float64(s.Total) < tokens.NearFraction*float64(s.CompactAt) {
+		return ""
+	}
+	text := "compaction soon"
+	switch {
+	case f.NextStep:
+		text = "compaction at the next step"
+	case f.TurnsLeft == 1:
+		text = "compaction in ~1 turn"
+	case f.TurnsLeft > 1:
+		text = fmt.Sprintf("compaction in ~%d turns", f.TurnsLeft)
+	}
+	return m.th.warnText.Render(text)
 }
 
 // contextLabel shows the calculator's total against the window, coloured

@@ -65,7 +65,8 @@ type Snapshot struct {
 	// OutputReserve is kept free for the reply: min(max output, reserve
 	// cap, window/4).
 	OutputReserve int64 `json:"output_reserve"`
-	// Free is Window − Total − OutputReserve, floored at 0 (Total is not).
+	// Free is Window − Total − OutputReserve (or InputLimit − Total when
+	// that is less), floored at 0 (Total is not).
 	Free int64 `json:"free"`
 	// LastInput and LastOutput are the last call's usage (output without
 	// reasoning that is not sent back); 0 when the basis is estimated
@@ -85,6 +86,31 @@ type Snapshot struct {
 	// CompactAt is the total above which automatic compaction triggers
 	// under the configured strategy; 0 means never automatically.
 	CompactAt int64 `json:"compact_at"`
+	// InputLimit is the model's cap on a request's input tokens when it
+	// is below the window (nil when unknown): requests are then kept
+	// within min(Window − OutputReserve, InputLimit), and Free counts the
+	// room below that.
+	InputLimit *int64 `json:"input_limit"`
+}
+
+// Usable is the most a request may carry: min(Window − OutputReserve,
+// InputLimit).
+func (s Snapshot) Usable() int64 {
+	return usable(s.Window, s.OutputReserve, s.InputLimit)
+}
+
+// CompactionWindow is the window as a compaction strategy sees it: the
+// model's, or less when the input limit leaves less room (Usable +
+// OutputReserve). A strategy's point and margin (window − reserve, a
+// fraction of the window) apply to it.
+func (s Snapshot) CompactionWindow() int64 { return s.Usable() + s.OutputReserve }
+
+func usable(window, reserve int64, inputLimit *int64) int64 {
+	u := max(window-reserve, 0)
+	if inputLimit != nil && *inputLimit > 0 {
+		u = min(u, *inputLimit)
+	}
+	return u
 }
 
 // Options are a model's limits and how its calls are counted.
@@ -92,6 +118,10 @@ type Options struct {
 	// Window and MaxOutput are the model's limits; 0 means unknown. An
 	// unknown window is DefaultWindow, with a warning in every Snapshot.
 	Window, MaxOutput int64
+	// InputLimit caps a request's input tokens (0: none beyond the
+	// window). The compaction point is then taken on the window the cap
+	// leaves: min(Window, InputLimit + reserve).
+	InputLimit int64
 	// ReserveCap caps the output reserve (DefaultReserveCap when 0). The
 	// reserve is min(MaxOutput, ReserveCap), or ReserveCap when MaxOutput
 	// is unknown, and never more than a quarter of the window: a reserve
@@ -115,7 +145,8 @@ type Calculator struct {
 	window    int64
 	reserve   int64
 	compactAt int64
-	unknown   bool // window not known
+	inLimit   *int64 // nil: none
+	unknown   bool   // window not known
 
 	mu sync.Mutex
 	// system and tools are the estimates of the system prompt and the tool
@@ -148,9 +179,14 @@ func NewCalculator(opt Options, est Estimator) *Calculator {
 		c.window, c.unknown = DefaultWindow, true
 	}
 	c.reserve = OutputReserve(opt.MaxOutput, opt.ReserveCap, c.window)
-	c.compactAt = c.window - c.reserve
+	if opt.InputLimit > 0 {
+		limit := opt.InputLimit
+		c.inLimit = &limit
+	}
+	window := usable(c.window, c.reserve, c.inLimit) + c.reserve
+	c.compactAt = window - c.reserve
 	if opt.CompactAt != nil {
-		c.compactAt = opt.CompactAt(c.window, c.reserve)
+		c.compactAt = opt.CompactAt(window, c.reserve)
 	}
 	return c
 }
@@ -274,6 +310,19 @@ func (c *Calculator) AddTokens(n int64) {
 	c.mu.Unlock()
 }
 
+// RemoveEstimate takes away tokens counted by the session's estimator
+// before calibration, such as a prune pass's TokensSaved: they are scaled by
+// the calibration like any new text, since the total they come off is in
+// the provider's tokens. It returns the tokens taken away.
+func (c *Calculator) RemoveEstimate(raw int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := int64(scale(int(raw), c.cal.Ratio()))
+	c.added -= n
+	c.addedExact -= n
+	return n
+}
+
 // Reset records that the history was rewritten (a compaction): the total
 // becomes system + tools + historyEstimate in estimated basis until the next
 // call reports usage. Pass c.EstimateEntries(VisibleHistory(h).Entries()).
@@ -319,12 +368,13 @@ func (c *Calculator) Snapshot() Snapshot {
 		Basis:         BasisEstimated,
 		Window:        c.window,
 		OutputReserve: c.reserve,
-		Free:          max(c.window-total-c.reserve, 0),
+		Free:          max(usable(c.window, c.reserve, c.inLimit)-total, 0),
 		LastInput:     c.lastInput,
 		LastOutput:    c.lastOutput,
 		NewEstimate:   c.added,
 		Calibration:   c.cal.Ratio(),
 		CompactAt:     c.compactAt,
+		InputLimit:    c.inLimit,
 		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Messages: total - c.system - c.tools},
 	}
 	if c.hasActual && !c.noUsage {

@@ -71,6 +71,8 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 
 	// Outputs that the call still carried but that were pruned since.
 	stepAt := partTime(step)
+	// Their saving is estimated raw, then calibrated once, as the running
+	// session takes a prune's saving off (RemoveEstimate).
 	var pruned int64
 	forEachSentBefore(v, ai, func(t *message.ToolState) {
 		if t.CallID != "" && t.CompactedAt.After(stepAt) {
@@ -79,6 +81,7 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 			pruned += int64(c.est.Count(ToolResult(&sent))) - int64(c.est.Count(message.ClearedOutput))
 		}
 	})
+	pruned = int64(scale(int(pruned), c.cal.Ratio()))
 	c.added, c.addedRaw = added-pruned, raw
 	c.addedExact = -pruned
 	return c

@@ -1,0 +1,107 @@
+package config
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestInputLimit: the catalog knows the gpt-5 family's input cap, and a
+// user or project file may set one per model (a tool limit, like the
+// window).
+func TestInputLimit(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"models": {"house-model": {"context_window": 64000, "input_limit": 48000}}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{
+		"models": {"grok-4": {"input_limit": 100000}}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		limit int64
+	}{
+		{"gpt-5", 272000},
+		{"gpt-5-mini-2025-08-07", 272000},
+		{"openai/gpt-5-nano", 272000},
+		{"gpt-4.1", 0}, // unknown: the window minus the reserve applies
+		{"house-model", 48000},
+		{"grok-4", 100000},
+	} {
+		info, _ := c.ModelInfo(tt.name)
+		if info.InputLimit != tt.limit {
+			t.Errorf("%s: input limit %d, want %d", tt.name, info.InputLimit, tt.limit)
+		}
+	}
+	if info, _ := c.ModelInfo("grok-4"); info.ContextWindow != 256000 || info.Price.Input != 3.00 {
+		t.Errorf("grok-4 after the project's input limit: %+v, want the catalog's window and price", info)
+	}
+}
+
+// TestDeclaredLimitsKeepTheCatalog: a user's entry for a catalog model
+// changes the fields it sets and keeps every other one, prices included.
+func TestDeclaredLimitsKeepTheCatalog(t *testing.T) {
+	home := t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"models": {
+			"gpt-4.1": {"context_window": 200000},
+			"gpt-5": {"max_output": 64000},
+			"o3": {"input_limit": 150000},
+			"deepseek-reasoner": {"price": {"output": 0.5}},
+			"gpt-4o": {"reasoning_roundtrip": true}}}`)
+	c, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		want ModelInfo
+	}{
+		{"gpt-4.1", ModelInfo{ContextWindow: 200000, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}}},
+		{"gpt-5", ModelInfo{ContextWindow: 400000, MaxOutput: 64000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125}}},
+		{"o3", ModelInfo{ContextWindow: 200000, MaxOutput: 100000, InputLimit: 150000, Price: Price{2.00, 8.00, 0.50}}},
+		{"deepseek-reasoner", ModelInfo{ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.5, 0.028}}},
+		{"gpt-4o", ModelInfo{ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}, ReasoningRoundtrip: true}},
+	} {
+		if info, known := c.ModelInfo(tt.name); info != tt.want || !known {
+			t.Errorf("%s: %+v (known %v)\n want %+v", tt.name, info, known, tt.want)
+		}
+	}
+}
+
+// TestCompactionSizes: summary_max_tokens and tail_tokens parse from both
+// files (the project's last); prune thresholds are zero — the default,
+// scaled to the window — unless a file sets them.
+func TestCompactionSizes(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	d, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Compaction{Auto: true, Strategy: "overflow", Threshold: 0.8, TailTurns: 2, Prune: true, SummaryMaxTokens: 8192}); d.Compaction != want {
+		t.Errorf("defaults %+v, want %+v", d.Compaction, want)
+	}
+
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"compaction": {"summary_max_tokens": 4000, "tail_tokens": 9000, "prune_protect": 60000}}`)
+	u, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := u.Compaction; c.SummaryMaxTokens != 4000 || c.TailTokens != 9000 || c.PruneProtect != 60000 || c.PruneMinimum != 0 {
+		t.Errorf("user file: %+v", c)
+	}
+
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{
+		"compaction": {"summary_max_tokens": 2000, "tail_tokens": 3000, "prune_minimum": 1000}}`)
+	p, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Compaction; c.SummaryMaxTokens != 2000 || c.TailTokens != 3000 || c.PruneProtect != 60000 || c.PruneMinimum != 1000 {
+		t.Errorf("project file: %+v", c)
+	}
+}
