@@ -214,12 +214,17 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"stream_idle_timeout_s":         pf.StreamIdleTimeoutS != nil,
 			"tools.saved_output_max_bytes":  pf.Tools != nil && pf.Tools.SavedOutputMaxBytes != nil,
 			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
+			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
+			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
 			}
 		}
 		for _, name := range sortedKeys(pf.Models) {
+			if pf.Models[name].InputLimit > 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.input_limit is ignored in a project file; set it in your user config", path, name))
+			}
 			if pf.Models[name].Price != nil {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.price is ignored in a project file; prices come from your user config or the catalog", path, name))
 			}
@@ -296,8 +301,11 @@ func (c *Config) apply(f *file, trusted bool) {
 		setBool(&c.Compaction.Prune, cp.Prune)
 		setNum(&c.Compaction.PruneProtect, cp.PruneProtect)
 		setNum(&c.Compaction.PruneMinimum, cp.PruneMinimum)
-		setNum(&c.Compaction.SummaryMaxTokens, cp.SummaryMax)
-		setNum(&c.Compaction.TailTokens, cp.TailTokens)
+		if trusted {
+			// Wave-2 settings are the user's alone (DESIGN's contract).
+			setNum(&c.Compaction.SummaryMaxTokens, cp.SummaryMax)
+			setNum(&c.Compaction.TailTokens, cp.TailTokens)
+		}
 	}
 	if t := f.Tools; t != nil {
 		if b := t.Bash; b != nil {
@@ -340,7 +348,7 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 	}{
 		{&info.ContextWindow, e.ContextWindow},
 		{&info.MaxOutput, e.MaxOutput},
-		{&info.InputLimit, e.InputLimit},
+		{&info.InputLimit, trustedOnly(e.InputLimit, trusted)},
 	} {
 		if f.v > 0 {
 			*f.dst = f.v
@@ -353,6 +361,14 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		setNum(&info.Price.CacheRead, p.CacheRead)
 	}
 	return info
+}
+
+// trustedOnly is v from a user file and nothing from a project file.
+func trustedOnly(v int64, trusted bool) int64 {
+	if !trusted {
+		return 0
+	}
+	return v
 }
 
 func deref(s *string) string {

@@ -2,12 +2,13 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestInputLimit: the catalog knows the gpt-5 family's input cap, and a
-// user or project file may set one per model (a tool limit, like the
-// window).
+// user file may set one per model; a project file's is ignored with a
+// warning (DESIGN: wave-2 settings are the user's).
 func TestInputLimit(t *testing.T) {
 	home := t.TempDir()
 	repo := filepath.Join(t.TempDir(), "repo")
@@ -28,7 +29,7 @@ func TestInputLimit(t *testing.T) {
 		{"openai/gpt-5-nano", 272000},
 		{"gpt-4.1", 0}, // unknown: the window minus the reserve applies
 		{"house-model", 48000},
-		{"grok-4", 100000},
+		{"grok-4", 0},
 	} {
 		info, _ := c.ModelInfo(tt.name)
 		if info.InputLimit != tt.limit {
@@ -37,6 +38,9 @@ func TestInputLimit(t *testing.T) {
 	}
 	if info, _ := c.ModelInfo("grok-4"); info.ContextWindow != 256000 || info.Price.Input != 3.00 {
 		t.Errorf("grok-4 after the project's input limit: %+v, want the catalog's window and price", info)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "models.grok-4.input_limit is ignored in a project file") {
+		t.Errorf("no warning about the project's input_limit: %q", c.Warnings)
 	}
 }
 
@@ -71,8 +75,9 @@ func TestDeclaredLimitsKeepTheCatalog(t *testing.T) {
 	}
 }
 
-// TestCompactionSizes: summary_max_tokens and tail_tokens parse from both
-// files (the project's last); prune thresholds are zero — the default,
+// TestCompactionSizes: summary_max_tokens and tail_tokens parse from the
+// user file and are ignored, with a warning, in a project file; prune
+// thresholds (wave-1 settings a project may set) are zero — the default,
 // scaled to the window — unless a file sets them.
 func TestCompactionSizes(t *testing.T) {
 	home := t.TempDir()
@@ -101,7 +106,10 @@ func TestCompactionSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Compaction; c.SummaryMaxTokens != 2000 || c.TailTokens != 3000 || c.PruneProtect != 60000 || c.PruneMinimum != 1000 {
+	if c := p.Compaction; c.SummaryMaxTokens != 4000 || c.TailTokens != 9000 || c.PruneProtect != 60000 || c.PruneMinimum != 1000 {
 		t.Errorf("project file: %+v", c)
+	}
+	if w := strings.Join(p.Warnings, "\n"); !strings.Contains(w, "compaction.summary_max_tokens is ignored") || !strings.Contains(w, "compaction.tail_tokens is ignored") {
+		t.Errorf("no warnings about the project's compaction sizes: %q", p.Warnings)
 	}
 }
