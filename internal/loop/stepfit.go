@@ -24,7 +24,7 @@ const stepFitShare = 0.8
 // notice saying where the whole output is saved; nothing is lost.
 func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 	snap := r.calc().Snapshot()
-	usable := max(snap.Window-snap.OutputReserve, 0)
+	usable := snap.Usable()
 	if usable == 0 {
 		return
 	}
