@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -33,23 +34,31 @@ func (r *Runner) buildRequest() provider.Request {
 }
 
 // step streams one model call, retrying what can be retried, then runs the
-// tools it asked for. compacted tells whether this step already compacted:
-// a context-length error then fails instead of compacting again.
-func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) {
+// tools it asked for. steps is the number of steps the turn made before. A
+// context-length error compacts (bounded by the breaker: the compaction
+// fails once its attempts are spent) and tries again; a request that goes
+// through resets the breaker.
+func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
+			r.breaker = compact.Breaker{}
 			return r.afterStream(ctx, entry, finish)
 		}
 		if ctx.Err() != nil {
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
-		if perr.Class == provider.ClassContextOverflow && !compacted {
+		if perr.Class == provider.ClassContextOverflow {
 			r.supersede(ctx, entry)
-			compacted = true
-			if cerr := r.compact(ctx, true, "context_error", ""); cerr != nil {
+			refused := r.requestEstimate(r.history)
+			r.learnFromRefusal(ctx, err, refused, estimate)
+			req := compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused}
+			if cerr := r.compact(ctx, req); cerr != nil {
+				if ctx.Err() != nil {
+					return stepOutcome{}, ctx.Err()
+				}
 				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			attempt = 0

@@ -62,3 +62,17 @@ type PruneInfo struct {
 	TokensBefore int64 `json:"tokens_before,omitempty"`
 	TokensAfter  int64 `json:"tokens_after,omitempty"`
 }
+
+// ContextLimit records a request the provider refused for its size: what
+// we estimated it at, the calculator's total at the time, what the provider
+// stated (0 when it did not say), and the ceiling and compaction point the
+// session uses from then on (in our estimate's units).
+type ContextLimit struct {
+	Model           string `json:"model"`
+	RefusedEstimate int64  `json:"refused_estimate"`
+	CalculatorTotal int64  `json:"calculator_total"`
+	StatedLimit     int64  `json:"stated_limit,omitempty"`
+	StatedPrompt    int64  `json:"stated_prompt,omitempty"`
+	Ceiling         int64  `json:"ceiling"`
+	CompactAt       int64  `json:"compact_at"`
+}

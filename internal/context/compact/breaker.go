@@ -1,0 +1,68 @@
+package compact
+
+// The circuit breaker: compaction is bounded per turn. A turn makes at most
+// MaxAttemptsPerTurn attempts (summary or fallback); a summary is tried
+// while fewer than MaxSummaryFailures summaries failed and the attempt is
+// not the turn's last, and the last attempt is always the model-free
+// fallback, which needs no call and so cannot be refused. When the attempts
+// are spent and the request still does not fit, the turn fails with an
+// error that says what the user can do; it never spends without bound.
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxAttemptsPerTurn bounds the compaction attempts of one turn (or one
+// /compact).
+const MaxAttemptsPerTurn = 3
+
+// MaxSummaryFailures is how many failed summary attempts (an error, a
+// refusal, an empty summary, one that does not shrink the context) lead to
+// the fallback.
+const MaxSummaryFailures = 2
+
+// AttemptKind is what a compaction attempt does.
+type AttemptKind int
+
+// The kinds of attempt.
+const (
+	// AttemptNone: the turn's attempts are spent.
+	AttemptNone AttemptKind = iota
+	// AttemptSummary asks a model for a summary.
+	AttemptSummary
+	// AttemptFallback compacts without a model (PlanFallback).
+	AttemptFallback
+)
+
+// Breaker counts one turn's compaction attempts. The zero value is a fresh
+// turn.
+type Breaker struct {
+	// Made is the number of attempts made, SummaryFailures the number of
+	// summary attempts that failed.
+	Made, SummaryFailures int
+}
+
+// Next returns the kind of the next attempt.
+func (b Breaker) Next() AttemptKind {
+	switch {
+	case b.Made >= MaxAttemptsPerTurn:
+		return AttemptNone
+	case b.SummaryFailures >= MaxSummaryFailures, b.Made == MaxAttemptsPerTurn-1:
+		return AttemptFallback
+	}
+	return AttemptSummary
+}
+
+// ErrAttemptsSpent is wrapped by the error of a turn whose compaction
+// attempts are spent.
+var ErrAttemptsSpent = errors.New("compaction attempts spent")
+
+// SpentError is the error of a turn whose request still does not fit after
+// MaxAttemptsPerTurn compaction attempts: it names the cause and what the
+// user can do.
+func SpentError(cause error) error {
+	return fmt.Errorf("the conversation still does not fit the model after %d compaction attempts this turn (%w: %v); "+
+		"run /compact (agent compact) with a focus to summarise it yourself, switch to a model with a larger window, or start a new session with /new",
+		MaxAttemptsPerTurn, ErrAttemptsSpent, cause)
+}
