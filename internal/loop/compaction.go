@@ -96,7 +96,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 			if cause == nil {
 				cause = errors.New("no attempt left")
 			}
-			return compact.SpentError(cause)
+			return compact.GiveUp(r.breaker.Made, cause)
 		}
 		r.breaker.Made++
 		var err error
@@ -113,7 +113,15 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 			return ctx.Err()
 		case errors.Is(err, ErrNothingToCompact):
 			r.breaker.Made--
-			if applied {
+			switch {
+			case req.refused > 0:
+				// The provider refused the request and nothing is left to
+				// compact: say what the user can do.
+				if cause != nil {
+					err = fmt.Errorf("%w; %w", ErrNothingToCompact, cause)
+				}
+				return compact.GiveUp(r.breaker.Made, err)
+			case applied:
 				return r.afterCompaction(ctx, req)
 			}
 			return err

@@ -23,13 +23,19 @@ type stepOutcome struct {
 	stopErr error
 }
 
-// buildRequest converts the history into the next chat request.
-func (r *Runner) buildRequest() provider.Request {
+// buildRequest converts the history into the next chat request, checked
+// and repaired so that every tool call has its one result right after it
+// (RepairPairs; a repair is logged).
+func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(r.history)+2)
 	for _, s := range r.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	msgs = append(msgs, ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip})...)
+	conv, repairs := RepairPairs(ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip}))
+	if repairs > 0 {
+		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
+	}
+	msgs = append(msgs, conv...)
 	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools()}
 }
 
@@ -118,7 +124,7 @@ type streamState struct {
 // On error the parts written so far stay, open text is finished, and the
 // message records the error.
 func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, string, error) {
-	req := r.buildRequest()
+	req := r.buildRequest(ctx)
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID

@@ -58,11 +58,11 @@ func (b Breaker) Next() AttemptKind {
 // attempts are spent.
 var ErrAttemptsSpent = errors.New("compaction attempts spent")
 
-// SpentError is the error of a turn whose request still does not fit after
-// MaxAttemptsPerTurn compaction attempts: it names the cause and what the
-// user can do.
-func SpentError(cause error) error {
-	return fmt.Errorf("the conversation still does not fit the model after %d compaction attempts this turn (%w: %v); "+
+// GiveUp is the error of a turn whose request still does not fit after
+// attempts compaction attempts (MaxAttemptsPerTurn, or fewer when nothing
+// was left to compact): it names the cause and what the user can do.
+func GiveUp(attempts int, cause error) error {
+	return fmt.Errorf("the conversation still does not fit the model after %d compaction attempts (%w: %v); "+
 		"run /compact (agent compact) with a focus to summarise it yourself, switch to a model with a larger window, or start a new session with /new",
-		MaxAttemptsPerTurn, ErrAttemptsSpent, cause)
+		attempts, ErrAttemptsSpent, cause)
 }
