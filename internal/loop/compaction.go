@@ -40,6 +40,13 @@ func (r *Runner) summaryMaxTokens() int64 { return compact.DefaultSummaryMaxToke
 // before the main model (with its larger window, usually) writes it instead.
 const maxSummaryChunks = 8
 
+// fitShare is the share of the compaction point (in percent) a compaction
+// must bring the request under. A compaction that lands just below the
+// point would be followed by another at the next step, and the next: that
+// is compaction thrash. The summary keeps at most a quarter of the usable
+// window as its tail, so a summary that works lands far below this.
+const fitShare = 75
+
 // maxSummaryShrinks bounds how often a summary request the provider refused
 // for its size is made smaller (halved) and tried again within one attempt.
 const maxSummaryShrinks = 2
@@ -131,12 +138,12 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 		}
 		applied = true
 		after := r.requestEstimate(r.history)
-		point := r.fitPoint()
+		target := r.fitPoint() * fitShare / 100
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
-		case point > 0 && after > point:
-			cause = fmt.Errorf("the request is still %d tokens, over the compaction point %d", after, point)
+		case target > 0 && after > target:
+			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
 		default:
 			return r.afterCompaction(ctx, req)
 		}
@@ -215,6 +222,9 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 			return ctx.Err()
 		}
 		state.Outcome, state.Error = message.CompactionFailed, err.Error()
+		if errors.Is(err, compact.ErrEmptySummary) || errors.Is(err, compact.ErrSummaryLong) {
+			state.Outcome = message.CompactionRejected
+		}
 		state.TokensAfter = before
 		return r.notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
 	}
@@ -410,7 +420,9 @@ func (r *Runner) summaryEstimator() tokens.Estimator {
 
 // summarise asks writer for a summary of what the plan summarises and
 // returns it with the model that wrote it. The request is sized to the
-// writer's window with a bounded output (compact.SizeRequest); the range
+// writer's window with a bounded output (compact.SizeRequest: at most
+// summary_max_tokens and a quarter of the compaction point; a summary far
+// over the cap is rejected); the range
 // goes as a plain-text transcript in chunks that each fit, oldest first,
 // each chunk's summary folded into the next request. When small_model would
 // need more than maxSummaryChunks requests the main model writes it. A
@@ -432,7 +444,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 				window = min(window, c)
 			}
 		}
-		size := compact.SizeRequest(window, info.MaxOutput, r.summaryMaxTokens())
+		size := compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 		size.Input /= shrink
 		first := compact.FitText(earlier, est, size.Input/2)
 		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
@@ -453,6 +465,11 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 			}
 			if strings.TrimSpace(text) == "" {
 				return "", writer, compact.ErrEmptySummary
+			}
+			if n := int64(est.Count(text)); n > size.MaxTokens*3/2 {
+				// The writer ignored the output cap: a summary this long
+				// would leave no room below the compaction point.
+				return "", writer, fmt.Errorf("%w: %d tokens, capped at %d", compact.ErrSummaryLong, n, size.MaxTokens)
 			}
 			running = text
 		}

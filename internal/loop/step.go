@@ -43,13 +43,13 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 // tools it asked for. steps is the number of steps the turn made before. A
 // context-length error compacts (bounded by the breaker: the compaction
 // fails once its attempts are spent) and tries again; a request that goes
-// through resets the breaker.
+// through gives the breaker its attempts back (compact.Breaker.Through).
 func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
-			r.breaker = compact.Breaker{}
+			r.breaker = r.breaker.Through()
 			return r.afterStream(ctx, entry, finish)
 		}
 		if ctx.Err() != nil {

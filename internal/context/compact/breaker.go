@@ -1,12 +1,15 @@
 package compact
 
-// The circuit breaker: compaction is bounded per turn. A turn makes at most
-// MaxAttemptsPerTurn attempts (summary or fallback); a summary is tried
-// while fewer than MaxSummaryFailures summaries failed and the attempt is
-// not the turn's last, and the last attempt is always the model-free
-// fallback, which needs no call and so cannot be refused. When the attempts
-// are spent and the request still does not fit, the turn fails with an
-// error that says what the user can do; it never spends without bound.
+// The circuit breaker: compaction is bounded. Until a request goes through,
+// at most MaxAttemptsPerTurn attempts are made (summary or fallback); the
+// last is always the model-free fallback, which needs no call and so
+// cannot be refused. A summary is tried while fewer than MaxSummaryFailures
+// summaries failed in the turn: after that the turn compacts without a
+// model. When the attempts are spent and the request still does not fit,
+// the turn fails with an error that says what the user can do; it never
+// spends without bound. A request that goes through gives the attempts
+// back (Through): a long turn in a small window may need a compaction every
+// few steps, and each of those is progress, not thrash.
 
 import (
 	"errors"
@@ -35,13 +38,17 @@ const (
 	AttemptFallback
 )
 
-// Breaker counts one turn's compaction attempts. The zero value is a fresh
-// turn.
+// Breaker counts compaction attempts. The zero value is a fresh turn.
 type Breaker struct {
-	// Made is the number of attempts made, SummaryFailures the number of
-	// summary attempts that failed.
+	// Made is the number of attempts since the last request that went
+	// through; SummaryFailures the number of summary attempts of the turn
+	// that failed.
 	Made, SummaryFailures int
 }
+
+// Through returns the breaker after a request went through: the attempts
+// are given back, the turn's failed summaries still count.
+func (b Breaker) Through() Breaker { return Breaker{SummaryFailures: b.SummaryFailures} }
 
 // Next returns the kind of the next attempt.
 func (b Breaker) Next() AttemptKind {

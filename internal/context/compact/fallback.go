@@ -5,7 +5,8 @@ package compact
 // the protected tail, then stops sending the oldest turns outside the tail
 // until what is sent fits the budget. Nothing is deleted: the dropped turns
 // stay in the database, the outputs are marked (compacted_at), and the
-// stored summary says what was dropped. The user's messages of the dropped
+// stored summary says what was dropped. It always drops at least the oldest
+// turn outside the tail. The user's messages of the dropped
 // turns are kept verbatim within the verbatim budget, like a summary's, so
 // their rules survive.
 
@@ -85,6 +86,10 @@ func PlanFallback(history []message.Entry, est tokens.Estimator, opt Options, bu
 	}
 
 	for k, cut := range starts {
+		last := k == len(starts)-1
+		if cut == 0 && len(old) == 0 && !last {
+			continue // a fallback drops at least the oldest turn
+		}
 		dropped := append(append([]message.Entry(nil), old...), region[:cut]...)
 		users := append([]string(nil), candidates...)
 		for _, e := range dropped {
@@ -102,7 +107,6 @@ func PlanFallback(history []message.Entry, est tokens.Estimator, opt Options, bu
 		}
 		body := ComposeSummary(text, selectUserMessages(users, est, min(opt.UserBudget, budget/2)))
 		after := summaryCost(body, est) + suffix[cut] + tail
-		last := k == len(starts)-1
 		if after <= budget || last {
 			f.Body, f.Note, f.TokensAfter = body, note, after
 			f.DroppedTurns, f.DroppedMessages = turns, countSent(dropped)

@@ -39,8 +39,8 @@ func TestPlanFallback(t *testing.T) {
 		if got := strings.Join(f.Prune, " "); got != "part_call_a1 part_call_a2 part_call_a3" {
 			t.Errorf("prune = %q, want every output outside the tail", got)
 		}
-		if f.DroppedTurns != 0 || entryName[f.KeepFrom] != "u1" {
-			t.Errorf("dropped %d turns, keeps from %q: with room to spare nothing is dropped", f.DroppedTurns, entryName[f.KeepFrom])
+		if f.DroppedTurns != 1 || entryName[f.KeepFrom] != "u2" {
+			t.Errorf("dropped %d turns, keeps from %q: with room to spare only the oldest turn goes", f.DroppedTurns, entryName[f.KeepFrom])
 		}
 	})
 	t.Run("drops the oldest turns whole to fit", func(t *testing.T) {
@@ -192,5 +192,12 @@ func TestCheckSummary(t *testing.T) {
 	}
 	if err := CheckSummary("## Goal\nx", 10, 100); err != nil {
 		t.Errorf("a good summary: %v", err)
+	}
+}
+
+func TestBreakerThrough(t *testing.T) {
+	b := Breaker{Made: 3, SummaryFailures: 2}.Through()
+	if b.Made != 0 || b.SummaryFailures != 2 || b.Next() != AttemptFallback {
+		t.Errorf("after a request went through: %+v, next %v; want the attempts back and no more summaries this turn", b, b.Next())
 	}
 }
