@@ -4,10 +4,17 @@
 // or the step limit is reached.
 //
 // Between steps, in this order, the loop injects queued user messages
-// (coalesced into one), decides compaction with the token calculator,
+// (coalesced into one), decides compaction with the token calculator (its
+// total, or our own count of the request when the provider's usage says
+// less, against a compaction point a provider's refusal may have lowered),
+// builds the request and repairs any tool call without its one result,
 // streams the next step and persists its usage, runs the tools, and after
-// the turn prunes old tool outputs. Everything is persisted as it happens,
-// so a cancel or a crash loses nothing; Open repairs what a crash left.
+// the turn prunes old tool outputs. A context-length error compacts and
+// streams again. Compaction attempts are bounded (compact.Breaker: at most
+// three until a request goes through, the last one model-free), and the
+// synthetic continue follows a compaction only in the middle of a task.
+// Everything is persisted as it happens, so a cancel or a crash loses
+// nothing; Open repairs what a crash left.
 //
 // A Runner owns its session's lease in the database: one process drives a
 // session at a time.
