@@ -16,8 +16,14 @@ func TestE2ECompactAndInspect(t *testing.T) {
 		pt.Text(strings.Repeat("third answer ", 200)),
 		pt.Text(summary),
 	)
-	for _, q := range []string{"always use tabs", "second", "third"} {
-		if res := e.run("", "run", q); res.code != 0 {
+	for i, q := range []string{"always use tabs", "second", "third"} {
+		args := []string{"run", q}
+		if i > 0 {
+			// One session of three turns: a session of one turn has
+			// nothing to compact (issue 12).
+			args = []string{"run", "-c", q}
+		}
+		if res := e.run("", args...); res.code != 0 {
 			t.Fatalf("run: %d %s", res.code, res.stderr)
 		}
 	}

@@ -46,13 +46,28 @@ type inspection struct {
 }
 
 type timelineEntry struct {
-	At           time.Time `json:"at"`
-	Kind         string    `json:"kind"` // prune, compaction, compaction_rejected
-	Parts        int       `json:"parts,omitempty"`
-	TokensBefore int64     `json:"tokens_before"`
-	TokensAfter  int64     `json:"tokens_after"`
-	Reason       string    `json:"reason,omitempty"`
-	Auto         *bool     `json:"auto,omitempty"`
+	At time.Time `json:"at"`
+	// Kind is prune, compaction (a summary applied), compaction_fallback
+	// (compacted without a summary), compaction_rejected,
+	// compaction_failed, or context_limit (the provider refused a request
+	// for its size).
+	Kind         string `json:"kind"`
+	Parts        int    `json:"parts,omitempty"`
+	TokensBefore int64  `json:"tokens_before"`
+	TokensAfter  int64  `json:"tokens_after"`
+	Reason       string `json:"reason,omitempty"`
+	Auto         *bool  `json:"auto,omitempty"`
+	// Model wrote the summary (empty for the fallback); Outcome, Attempt,
+	// Error, Note and DroppedTurns describe a compaction attempt.
+	Model        string `json:"model,omitempty"`
+	Outcome      string `json:"outcome,omitempty"`
+	Attempt      int    `json:"attempt,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Note         string `json:"note,omitempty"`
+	DroppedTurns int    `json:"dropped_turns,omitempty"`
+	// Limit is what a context_limit row learnt: the provider's stated
+	// limit and prompt size, and the session's compaction point after it.
+	Limit *message.ContextLimit `json:"limit,omitempty"`
 }
 
 func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
@@ -82,16 +97,41 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 	}
 	fmt.Fprintln(out, "Timeline:")
 	for _, e := range ins.Timeline {
-		detail := ""
-		switch e.Kind {
-		case "prune":
-			detail = fmt.Sprintf("%d outputs cleared", e.Parts)
-		default:
-			detail = termsafe.Strip(oneLine(e.Reason, 60))
-		}
-		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, detail)
+		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, timelineDetail(e))
 	}
 	return nil
+}
+
+// timelineDetail is the last column of a timeline row: for a compaction
+// attempt its reason, the model that wrote it and why it was not applied.
+func timelineDetail(e timelineEntry) string {
+	switch e.Kind {
+	case "prune":
+		return fmt.Sprintf("%d outputs cleared", e.Parts)
+	case "context_limit":
+		d := "refused by the provider"
+		if l := e.Limit; l != nil {
+			if l.StatedLimit > 0 {
+				d += fmt.Sprintf(", limit %d", l.StatedLimit)
+			}
+			if l.StatedPrompt > 0 {
+				d += fmt.Sprintf(", request %d", l.StatedPrompt)
+			}
+			d += fmt.Sprintf("; calculator said %d; compaction point now %d", l.CalculatorTotal, l.CompactAt)
+		}
+		return termsafe.Strip(d)
+	}
+	d := e.Reason
+	if e.Model != "" {
+		d += " by " + e.Model
+	}
+	switch {
+	case e.Note != "":
+		d += ": " + e.Note
+	case e.Error != "":
+		d += ": " + e.Error
+	}
+	return termsafe.Strip(oneLine(d, 120))
 }
 
 func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspection, error) {
@@ -118,12 +158,19 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Parts: p.Parts,
 					TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter})
 			}
-		case "compaction", "compaction_rejected":
+		case "compaction", "compaction_rejected", "compaction_failed", "compaction_fallback":
 			var c message.CompactionState
 			if json.Unmarshal(l.Data, &c) == nil {
 				auto := c.Auto
 				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Reason: c.Reason,
-					TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Auto: &auto})
+					TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Auto: &auto,
+					Model: c.Model, Outcome: c.Outcome, Attempt: c.Attempt, Error: c.Error, Note: c.Note, DroppedTurns: c.DroppedTurns})
+			}
+		case "context_limit":
+			var c message.ContextLimit
+			if json.Unmarshal(l.Data, &c) == nil {
+				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Model: c.Model,
+					TokensBefore: c.RefusedEstimate, TokensAfter: c.CompactAt, Limit: &c})
 			}
 		}
 	}

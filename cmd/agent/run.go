@@ -301,7 +301,12 @@ func (w *eventWriter) observe(ev message.Event) {
 		c := ev.Compaction
 		if w.json {
 			w.emit(map[string]any{"type": "compacted", "auto": c.Auto, "reason": c.Reason, "rejected": c.Rejected,
-				"tokens_before": c.TokensBefore, "tokens_after": c.TokensAfter})
+				"tokens_before": c.TokensBefore, "tokens_after": c.TokensAfter,
+				"outcome": c.Outcome, "model": c.Model, "note": c.Note, "error": c.Error})
+		} else if c.Rejected {
+			fmt.Fprintf(w.errOut, "· compaction %s: %s\n", c.Outcome, termsafe.Strip(c.Error))
+		} else if c.Note != "" {
+			fmt.Fprintf(w.errOut, "· context %s: %d → %d tokens\n", c.Note, c.TokensBefore, c.TokensAfter)
 		} else {
 			fmt.Fprintf(w.errOut, "· context compacted: %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
 		}

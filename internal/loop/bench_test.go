@@ -55,13 +55,13 @@ func BenchmarkStepOverhead(b *testing.B) {
 	b.Run("decide+convert", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			h.r.strategy.ShouldCompact(h.r.calc().Snapshot())
-			h.r.buildRequest()
+			h.r.buildRequest(context.Background())
 		}
 	})
 	// Encoding is the HTTP client's work, reported for scale: go-openai's
 	// message type re-encodes through a custom marshaller.
 	b.Run("encode", func(b *testing.B) {
-		req := h.r.buildRequest()
+		req := h.r.buildRequest(context.Background())
 		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(req.Messages); err != nil {
 				b.Fatal(err)

@@ -1,7 +1,18 @@
 package loop
 
+// Compaction, as the loop runs it. A compaction is a series of attempts,
+// bounded by compact.Breaker: a summary written by small_model (or the main
+// model), a second summary by the main model, and the model-free fallback
+// (compact.PlanFallback) as the last resort. An attempt is applied only if
+// it makes the request smaller than before (and than a request the
+// provider refused); the series ends once the request is below the
+// compaction point. Every attempt — applied, rejected or failed — is logged
+// and announced, so `agent inspect` shows each one with its reason, tokens
+// before → after and the model that wrote it.
+
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +23,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
-	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 )
@@ -20,9 +31,25 @@ import (
 // ErrNothingToCompact is returned when the history has nothing to summarise.
 var ErrNothingToCompact = errors.New("nothing to compact yet")
 
-// maxSummaryOverflowRetries bounds how often a summary request that itself
-// overflows is made smaller and tried again.
-const maxSummaryOverflowRetries = 8
+// summaryMaxTokens caps a summary request's output. The configuration's
+// compaction.summary_max_tokens feeds it once the config carries the field;
+// until then it is compact.DefaultSummaryMaxTokens.
+func (r *Runner) summaryMaxTokens() int64 { return compact.DefaultSummaryMaxTokens }
+
+// maxSummaryChunks is how many requests a summary by small_model may take
+// before the main model (with its larger window, usually) writes it instead.
+const maxSummaryChunks = 8
+
+// fitShare is the share of the compaction point (in percent) a compaction
+// must bring the request under. A compaction that lands just below the
+// point would be followed by another at the next step, and the next: that
+// is compaction thrash. The summary keeps at most a quarter of the usable
+// window as its tail, so a summary that works lands far below this.
+const fitShare = 75
+
+// maxSummaryShrinks bounds how often a summary request the provider refused
+// for its size is made smaller (halved) and tried again within one attempt.
+const maxSummaryShrinks = 2
 
 // Compact summarises the session now (the /compact command and `agent
 // compact`), with optional focus instructions. It fails if a turn is
@@ -36,7 +63,8 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 	r.busy = true
 	r.idle = make(chan struct{})
 	r.mu.Unlock()
-	err := r.compact(ctx, false, "manual", focus)
+	r.breaker = compact.Breaker{}
+	err := r.compact(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
 	res := TurnResult{FinishReason: "compacted"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
@@ -45,60 +73,267 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 	return err
 }
 
-// compact runs a compaction: prune, plan, ask the model for a summary of
-// what the plan summarises, check it shrinks the context, and store it.
-// A compaction that does not shrink the context is rejected and logged.
-func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) error {
-	if r.opt.Config.Compaction.Prune {
-		r.prune(ctx)
+// compactRequest says why a compaction runs.
+type compactRequest struct {
+	auto   bool
+	reason string
+	focus  string
+	// midTask adds the synthetic continue after the compaction: it ran
+	// between steps of a turn whose last message is not one the user just
+	// wrote.
+	midTask bool
+	// refused is our estimate of a request the provider refused for its
+	// size (0: none); the compaction must bring the request below it.
+	refused int64
+}
+
+// errNotApplied marks an attempt that was logged but changed nothing.
+var errNotApplied = errors.New("compaction attempt not applied")
+
+// compact runs attempts until the request fits below the compaction point
+// (and below a refused request), or the breaker's attempts are spent. It
+// returns ErrNothingToCompact when there is nothing to summarise, and an
+// error wrapping compact.ErrAttemptsSpent when the attempts are spent.
+func (r *Runner) compact(ctx context.Context, req compactRequest) error {
+	var cause error
+	applied := false
+	for {
+		kind := r.breaker.Next()
+		if kind == compact.AttemptNone {
+			if cause == nil {
+				cause = errors.New("no attempt left")
+			}
+			return compact.GiveUp(r.breaker.Made, cause)
+		}
+		r.breaker.Made++
+		var err error
+		if kind == compact.AttemptSummary {
+			err = r.summaryAttempt(ctx, req)
+			if err != nil {
+				r.breaker.SummaryFailures++
+			}
+		} else {
+			err = r.fallbackAttempt(ctx, req)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, ErrNothingToCompact):
+			r.breaker.Made--
+			switch {
+			case req.refused > 0:
+				// The provider refused the request and nothing is left to
+				// compact: say what the user can do.
+				if cause != nil {
+					err = fmt.Errorf("%w; %w", ErrNothingToCompact, cause)
+				}
+				return compact.GiveUp(r.breaker.Made, err)
+			case applied:
+				return r.afterCompaction(ctx, req)
+			}
+			return err
+		case err != nil:
+			cause = err
+			continue
+		}
+		applied = true
+		after := r.requestEstimate(r.history)
+		target := r.fitPoint() * fitShare / 100
+		switch {
+		case req.refused > 0 && after >= req.refused:
+			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
+		case target > 0 && after > target:
+			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
+		default:
+			return r.afterCompaction(ctx, req)
+		}
 	}
-	snap := r.calc().Snapshot()
-	before := snap.Total
+}
+
+// afterCompaction resumes the work after an automatic compaction in the
+// middle of a task.
+func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error {
+	if req.auto && req.midTask {
+		return r.addUserMessage(ctx, compact.ContinuePrompt, true)
+	}
+	return nil
+}
+
+// requestEstimate is our own count of the request history makes: the
+// system prompt, the tool schemas and the visible messages, priced by the
+// calibrated estimator or the plain one, whichever says more. It does not
+// depend on a provider's reported usage, which may be wrong (a server that
+// under-reports would otherwise keep the session from ever compacting).
+func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
-	opts := compact.DefaultOptions(snap.Window, snap.OutputReserve)
+	v := Visible(history)
+	return sys + tl + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+}
+
+// fitPoint is the total a compaction must bring the request under: the
+// strategy's compaction point (window − reserve for manual compaction),
+// lowered by what the provider's refusals taught.
+func (r *Runner) fitPoint() int64 {
+	s := r.calc().Snapshot()
+	point := s.CompactAt
+	if point <= 0 {
+		point = max(s.Window-s.OutputReserve, 0)
+	}
+	return compact.LowerPoint(point, r.ceiling.Load(), s.Window, s.OutputReserve)
+}
+
+// planOptions are the compaction plan's bounds for the session's model.
+func (r *Runner) planOptions() compact.Options {
+	s := r.calc().Snapshot()
+	opts := compact.DefaultOptions(min(s.Window, max(r.fitPoint()+s.OutputReserve, 1)), s.OutputReserve)
 	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
 		opts.TailTurns = n
 	}
-	plan := compact.MakePlan(Visible(r.history), r.est, opts)
-	if len(plan.Summarize) == 0 {
+	return opts
+}
+
+// summaryAttempt asks a model for a summary and applies it if it passes
+// the checks; a summary that fails them is logged as rejected, a request
+// that fails as failed.
+func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
+	if r.opt.Config.Compaction.Prune {
+		r.prune(ctx)
+	}
+	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
+	plan := compact.MakePlan(r.history, r.est, r.planOptions())
+	if nothingToCompact(plan, req) {
 		return ErrNothingToCompact
 	}
-
-	text, err := r.summarise(ctx, plan, focus)
-	if err != nil {
-		return fmt.Errorf("summarise: %w", err)
+	// The first summary comes from small_model if there is one; after a
+	// failure the main model writes it.
+	writer := r.summaryModel()
+	if r.breaker.SummaryFailures > 0 {
+		writer = r.model
 	}
-	body := compact.ComposeSummary(text, plan.UserMessages)
-
-	// Build what the history will look like, and measure it, before
-	// writing anything.
-	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-	state := &message.CompactionState{Auto: auto, Reason: reason, Focus: focus, TokensBefore: before}
+	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
+		TokensBefore: before, Attempt: r.breaker.Made, Model: writer}
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: r.summaryModel()}
-	candidate := append(append([]message.Entry(nil), r.history...),
+	text, writer, err := r.summarise(ctx, plan, req.focus, writer)
+	state.Model = writer
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		state.Outcome, state.Error = message.CompactionFailed, err.Error()
+		if errors.Is(err, compact.ErrEmptySummary) || errors.Is(err, compact.ErrSummaryLong) {
+			state.Outcome = message.CompactionRejected
+		}
+		state.TokensAfter = before
+		return r.notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
+	}
+	body := compact.ComposeSummary(text, plan.UserMessages)
+	// What the summary replaces is the total less what stays: the system
+	// prompt, the tool schemas and the tail.
+	sys, tl := r.fixedTokens()
+	replaced := before - sys - tl - r.calc().EstimateEntries(plan.Tail)
+	after := r.requestEstimate(r.withSummary(state, body, writer))
+	state.TokensAfter = after
+	verr := compact.CheckSummary(text, int64(r.est.Count(text)), replaced)
+	if verr == nil {
+		verr = compact.Validate(body, before, after)
+	}
+	if verr != nil {
+		state.Outcome, state.Error = message.CompactionRejected, verr.Error()
+		return r.notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
+	}
+	state.Outcome = message.CompactionSummary
+	return r.applyCompaction(ctx, state, body, writer, "compaction")
+}
+
+// fallbackAttempt compacts without a model: tool outputs outside the tail
+// are cleared and the oldest turns stop being sent until the history fits
+// half the compaction point (room for the turns to come).
+func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error {
+	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
+	sys, tl := r.fixedTokens()
+	point := r.fitPoint()
+	budget := max(point/2-sys-tl, point/8)
+	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
+	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
+		return ErrNothingToCompact
+	}
+	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
+		TokensBefore: before, Attempt: r.breaker.Made, TailFrom: f.KeepFrom,
+		DroppedTurns: f.DroppedTurns, Note: f.Note}
+	if err := r.markCompacted(ctx, f.Prune); err != nil {
+		state.Outcome, state.Error = message.CompactionFailed, err.Error()
+		return r.notApplied(ctx, state, err)
+	}
+	after := r.requestEstimate(r.withSummary(state, f.Body, ""))
+	state.TokensAfter = after
+	if err := compact.Validate(f.Body, before, after); err != nil {
+		state.Outcome, state.Error = message.CompactionRejected, err.Error()
+		return r.notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
+	}
+	state.Outcome = message.CompactionFallback
+	return r.applyCompaction(ctx, state, f.Body, "", "compaction_fallback")
+}
+
+// nothingToCompact reports whether a plan leaves nothing worth compacting:
+// nothing to summarise, or, when the user asked and the request is not over
+// the compaction point, only what the user wrote (a session of one turn).
+// An automatic compaction still summarises a lone user message: it is one
+// too large for the window.
+func nothingToCompact(plan compact.Plan, req compactRequest) bool {
+	if len(plan.Summarize) == 0 {
+		return true
+	}
+	if req.auto {
+		return false
+	}
+	for _, e := range plan.Summarize {
+		if e.Message.Role != message.RoleUser {
+			return false
+		}
+	}
+	return true
+}
+
+// withSummary returns the history as it will be once a compaction with
+// this state and summary body is stored, to measure it before writing
+// anything.
+func (r *Runner) withSummary(state *message.CompactionState, body, model string) []message.Entry {
+	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true}
+	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model}
+	return append(append([]message.Entry(nil), r.history...),
 		message.Entry{Message: marker, Parts: []message.Part{{Type: message.PartCompaction, Compaction: state}}},
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
-	after := sys + tl + r.calc().EstimateEntries(Visible(candidate))
-	state.TokensAfter = after
+}
 
-	if verr := compact.Validate(body, before, after); verr != nil {
-		state.Rejected = true
-		if _, err := r.saveMarker(ctx, &marker, state); err != nil {
-			return err
-		}
-		_ = r.store.LogEvent(ctx, r.sess.ID, "compaction_rejected", state)
-		r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
-		return fmt.Errorf("compaction rejected: %w", verr)
+// notApplied records an attempt that changed nothing: a marker in the
+// history (the transcript shows it), the event log and an event. It
+// returns err, which wraps errNotApplied.
+func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState, err error) error {
+	state.Rejected = true
+	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
+	if _, serr := r.saveMarker(context.WithoutCancel(ctx), &marker, state); serr != nil {
+		return serr
 	}
+	kind := "compaction_rejected"
+	if state.Outcome == message.CompactionFailed {
+		kind = "compaction_failed"
+	}
+	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, kind, state)
+	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
+	return fmt.Errorf("%w: %w", errNotApplied, err)
+}
 
+// applyCompaction stores a compaction: the marker with its state, the
+// summary message, and resets the calculator to the new history.
+func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model, kind string) error {
+	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
 	mp, err := r.saveMarker(ctx, &marker, state)
 	if err != nil {
 		return err
 	}
-	summary.FinishedAt = time.Now()
+	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now()}
 	if err := r.store.CreateMessage(ctx, &summary); err != nil {
 		return fmt.Errorf("save summary: %w", err)
 	}
@@ -117,13 +352,10 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 
 	r.failedCompactionAt = 0
 	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
-	_ = r.store.LogEvent(ctx, r.sess.ID, "compaction", state)
+	_ = r.store.LogEvent(ctx, r.sess.ID, kind, state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
 	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})
 	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
-	if auto {
-		return r.addUserMessage(ctx, compact.ContinuePrompt, true)
-	}
 	return nil
 }
 
@@ -143,6 +375,35 @@ func (r *Runner) saveMarker(ctx context.Context, m *message.Message, state *mess
 	return p, nil
 }
 
+// markCompacted marks tool parts compacted (their outputs are sent as
+// message.ClearedOutput from now on), in the database and in the history.
+func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	now := time.Now()
+	if err := r.store.MarkCompacted(ctx, ids, now); err != nil {
+		return fmt.Errorf("clear tool outputs: %w", err)
+	}
+	marked := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		marked[id] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.history {
+		for j := range r.history[i].Parts {
+			p := &r.history[i].Parts[j]
+			if marked[p.ID] && p.Tool != nil {
+				st := *p.Tool
+				st.CompactedAt = now
+				p.Tool = &st
+			}
+		}
+	}
+	return nil
+}
+
 func (r *Runner) summaryModel() string {
 	if m := r.opt.Config.SmallModel; m != "" {
 		return m
@@ -150,77 +411,86 @@ func (r *Runner) summaryModel() string {
 	return r.model
 }
 
-// summarise asks the model for the summary text. A request that overflows
-// the window is tried again smaller: first with its tool results cut to half
-// the largest one's size, then half again, down to minResultCap (what the
-// model did and read stays in the summary, shortened), and only then by
-// dropping the oldest summarised messages.
-func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string) (string, error) {
-	entries := plan.Summarize
-	resultCap := 0 // bytes kept of each tool result; 0 keeps them whole
+// summaryEstimator prices summary requests: calibrated, but never below
+// the plain estimate (a session whose provider under-reports usage must not
+// make its summary requests larger).
+func (r *Runner) summaryEstimator() tokens.Estimator {
+	return tokens.Calibrated{Estimator: r.est, Ratio: max(r.calc().Snapshot().Calibration, 1)}
+}
+
+// summarise asks writer for a summary of what the plan summarises and
+// returns it with the model that wrote it. The request is sized to the
+// writer's window with a bounded output (compact.SizeRequest: at most
+// summary_max_tokens and a quarter of the compaction point; a summary far
+// over the cap is rejected); the range
+// goes as a plain-text transcript in chunks that each fit, oldest first,
+// each chunk's summary folded into the next request. When small_model would
+// need more than maxSummaryChunks requests the main model writes it. A
+// request the provider refuses for its size is halved and the range
+// summarised again, at most maxSummaryShrinks times.
+func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string) (string, string, error) {
+	est := r.summaryEstimator()
+	var earlier string
+	if plan.PreviousSummary != nil {
+		earlier = joinText(plan.PreviousSummary.Parts, message.PartText)
+	}
+	promptTokens := int64(est.Count(compact.RequestText("", "", focus, 1, 2)))
+	shrink := int64(1)
 	for try := 0; ; try++ {
-		var hist []message.Entry
-		if plan.PreviousSummary != nil {
-			hist = append(hist, *plan.PreviousSummary)
-		}
-		hist = append(hist, entries...)
-		msgs := ToModelMessages(hist, ConvertOptions{})
-		if resultCap > 0 {
-			capToolResults(msgs, resultCap)
-		}
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: compact.SummaryPrompt(focus)})
-		text, usage, err := r.complete(ctx, provider.Request{Model: r.summaryModel(), Messages: msgs})
-		if usage != nil {
-			cost := r.cost(*usage)
-			_ = r.store.AddSessionUsage(ctx, r.sess.ID, *usage, cost)
-		}
-		if err == nil {
-			return text, nil
-		}
-		if provider.IsContextOverflow(err) && try < maxSummaryOverflowRetries {
-			if c := halveResultCap(msgs, resultCap); c > 0 {
-				resultCap = c
-				continue
-			}
-			if len(entries) > 1 {
-				entries = compact.DropOldest(entries, max(1, len(entries)/4))
-				continue
+		info, _ := r.opt.Config.ModelInfo(writer)
+		window := info.ContextWindow
+		if writer == r.model {
+			if c := r.ceiling.Load(); c > 0 {
+				window = min(window, c)
 			}
 		}
-		return "", err
-	}
-}
-
-// minResultCap is the least capToolResults keeps of a tool result.
-const minResultCap = 1024
-
-// halveResultCap returns the next, smaller cap on tool results for a summary
-// request that overflowed with the current cap (0: none yet): half of it, or half of
-// the largest result. It returns 0 when no result is above minResultCap.
-func halveResultCap(msgs []openai.ChatCompletionMessage, current int) int {
-	if current == 0 {
-		for _, m := range msgs {
-			if m.Role == openai.ChatMessageRoleTool {
-				current = max(current, len(m.Content))
-			}
-		}
-	}
-	if current/2 < minResultCap {
-		return 0
-	}
-	return current / 2
-}
-
-// capToolResults keeps the head and tail of every tool result longer than
-// capBytes, with a marker where the middle was cut.
-func capToolResults(msgs []openai.ChatCompletionMessage, capBytes int) {
-	for i, m := range msgs {
-		if m.Role != openai.ChatMessageRoleTool || len(m.Content) <= capBytes {
+		size := compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
+		size.Input /= shrink
+		first := compact.FitText(earlier, est, size.Input/2)
+		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
+		chunks := compact.Chunks(compact.Transcript(plan.Summarize, est, budget/4), est, budget)
+		if len(chunks) > maxSummaryChunks && writer != r.model {
+			writer = r.model
 			continue
 		}
-		head, tail, cut := truncate.SplitHeadTail(m.Content, 0, capBytes)
-		msgs[i].Content = truncate.JoinHeadTail(head, tail, truncate.CutMarker(cut))
+		running := first
+		var err error
+		for i, chunk := range chunks {
+			var text string
+			text, err = r.summaryRequest(ctx, provider.Request{Model: writer, MaxTokens: int(size.MaxTokens),
+				Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
+					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}})
+			if err != nil {
+				break
+			}
+			if strings.TrimSpace(text) == "" {
+				return "", writer, compact.ErrEmptySummary
+			}
+			if n := int64(est.Count(text)); n > size.MaxTokens*3/2 {
+				// The writer ignored the output cap: a summary this long
+				// would leave no room below the compaction point.
+				return "", writer, fmt.Errorf("%w: %d tokens, capped at %d", compact.ErrSummaryLong, n, size.MaxTokens)
+			}
+			running = text
+		}
+		if err == nil {
+			return running, writer, nil
+		}
+		if !provider.IsContextOverflow(err) || try >= maxSummaryShrinks {
+			return "", writer, err
+		}
+		shrink *= 2
 	}
+}
+
+// summaryRequest makes one summary request, counting its usage.
+func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
+	text, usage, err := r.complete(ctx, req)
+	if usage != nil {
+		cost := r.cost(*usage)
+		_ = r.store.AddSessionUsage(ctx, r.sess.ID, *usage, cost)
+	}
+	return text, err
 }
 
 // complete makes a tool-less call and returns its text, with retries.
@@ -264,6 +534,45 @@ func (r *Runner) completeOnce(ctx context.Context, req provider.Request) (string
 			usage = &u
 		}
 	}
+}
+
+// learnFromRefusal records what a context-length error teaches: the
+// ceiling on requests (in our estimate), which lowers the compaction point
+// for the rest of the session, and the disagreement between our count, the
+// calculator's total and what the provider said, in the event log
+// (`agent inspect` shows it).
+func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total int64) {
+	limit, prompt := provider.ContextLimit(err)
+	c := compact.Ceiling(refused, limit, prompt, r.calc().Snapshot().Window)
+	if old := r.ceiling.Load(); old > 0 && (c == 0 || old < c) {
+		c = old
+	}
+	r.ceiling.Store(c)
+	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "context_limit", message.ContextLimit{
+		Model: r.model, RefusedEstimate: refused, CalculatorTotal: total,
+		StatedLimit: limit, StatedPrompt: prompt, Ceiling: c, CompactAt: r.fitPoint(),
+	})
+}
+
+// restoreCeiling reads back what earlier refusals taught about the
+// session's model.
+func (r *Runner) restoreCeiling(ctx context.Context) {
+	r.ceiling.Store(0)
+	log, err := r.store.ListEventLog(ctx, r.sess.ID)
+	if err != nil {
+		return
+	}
+	var c int64
+	for _, l := range log {
+		var cl message.ContextLimit
+		if l.Kind != "context_limit" || json.Unmarshal(l.Data, &cl) != nil || cl.Model != r.model || cl.Ceiling <= 0 {
+			continue
+		}
+		if c == 0 || cl.Ceiling < c {
+			c = cl.Ceiling
+		}
+	}
+	r.ceiling.Store(c)
 }
 
 // prune marks old tool outputs compacted when that frees enough.

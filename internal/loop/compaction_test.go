@@ -63,8 +63,16 @@ func TestOverflowCompactsBeforeTheNextStep(t *testing.T) {
 			t.Error("a summarised message was sent again")
 		}
 	}
-	if last := main[len(main)-1]; last.Content != compact.ContinuePrompt {
-		t.Errorf("last message = %q, want the synthetic continue", last.Content)
+	// The compaction came before the turn's first step: the user's fresh
+	// message is the last one, with no synthetic continue after it (issue
+	// 12.8).
+	if last := main[len(main)-1]; last.Content != "fourth" {
+		t.Errorf("last message = %q, want the user's fresh message", last.Content)
+	}
+	for _, m := range main {
+		if m.Content == compact.ContinuePrompt {
+			t.Error("synthetic continue after a compaction before the turn's first step")
+		}
 	}
 	ev := h.eventsOf(message.EventCompacted)
 	if len(ev) != 1 || !ev[0].Compaction.Auto || ev[0].Compaction.TokensBefore < 29500 || ev[0].Compaction.TokensAfter >= 29500 {
@@ -82,12 +90,15 @@ func TestOverflowCompactsBeforeTheNextStep(t *testing.T) {
 	}
 }
 
-func TestContextErrorCompactsAndRetriesOnce(t *testing.T) {
+// long is a reply of about n hundred tokens.
+func long(word string, n int) string { return strings.Repeat(word+" and more words. ", 25*n) }
+
+func TestContextErrorCompactsAndRetries(t *testing.T) {
 	overflow := pt.HTTPError(400, nil, `{"error":{"message":"This model's maximum context length is 32768 tokens","code":"context_length_exceeded"}}`)
 	h := newHarnessWith(t, unknownModel,
-		textWithUsage("one", pt.Usage{Prompt: 1000, Completion: 10}),
-		textWithUsage("two", pt.Usage{Prompt: 2000, Completion: 10}),
-		textWithUsage("three", pt.Usage{Prompt: 3000, Completion: 10}),
+		textWithUsage(long("one", 10), pt.Usage{Prompt: 1000, Completion: 10}),
+		textWithUsage(long("two", 10), pt.Usage{Prompt: 2000, Completion: 10}),
+		textWithUsage(long("three", 10), pt.Usage{Prompt: 3000, Completion: 10}),
 		overflow,
 		pt.Text(summaryText),
 		pt.Text("four"),
@@ -106,20 +117,28 @@ func TestContextErrorCompactsAndRetriesOnce(t *testing.T) {
 		t.Errorf("compacted events = %+v", ev)
 	}
 
-	// A second overflow in the same step is not compacted again: no loop.
-	h.srv.Add(overflow)
-	res := h.turn("fifth")
-	if res.Err == nil || !strings.Contains(res.Err.Error(), "context") {
+	// A second overflow in a later turn compacts again: the request that
+	// went through reset the breaker.
+	h.srv.Add(textWithUsage(long("five", 10), pt.Usage{Prompt: 3000, Completion: 10}), overflow, pt.Text(summaryText), pt.Text("six"))
+	h.turn("fifth")
+	if res := h.turn("sixth"); res.Err != nil {
 		t.Errorf("second overflow: %+v", res)
+	}
+	if ev := h.eventsOf(message.EventCompacted); len(ev) != 2 {
+		t.Errorf("%d compactions, want 2", len(ev))
 	}
 }
 
+// TestCompactionThatDoesNotShrinkIsRejected: a summary longer than what it
+// replaces is rejected, twice, and the model-free fallback compacts instead;
+// the turn goes on (issue 12, bad input).
 func TestCompactionThatDoesNotShrinkIsRejected(t *testing.T) {
 	huge := strings.Repeat("word ", 40000) // ≈ 50K tokens: larger than what it replaces
 	h := newHarnessWith(t, unknownModel,
-		textWithUsage("one", pt.Usage{Prompt: 1000, Completion: 10}),
-		textWithUsage("two", pt.Usage{Prompt: 2000, Completion: 10}),
+		textWithUsage(long("one", 10), pt.Usage{Prompt: 1000, Completion: 10}),
+		textWithUsage(long("two", 10), pt.Usage{Prompt: 2000, Completion: 10}),
 		textWithUsage("three", big),
+		pt.Text(huge),
 		pt.Text(huge),
 		pt.Text("four"),
 		pt.Text("five"),
@@ -131,31 +150,35 @@ func TestCompactionThatDoesNotShrinkIsRejected(t *testing.T) {
 		t.Fatalf("a rejected compaction must not fail the turn: %v", res.Err)
 	}
 	ev := h.eventsOf(message.EventCompacted)
-	if len(ev) != 1 || !ev[0].Compaction.Rejected {
-		t.Fatalf("compacted events = %+v", ev)
+	if len(ev) != 3 || !ev[0].Compaction.Rejected || !ev[1].Compaction.Rejected ||
+		ev[2].Compaction.Rejected || ev[2].Compaction.Outcome != message.CompactionFallback {
+		for _, e := range ev {
+			t.Logf("%+v", *e.Compaction)
+		}
+		t.Fatalf("%d compacted events, want two rejected summaries and a fallback", len(ev))
 	}
-	if strings.HasPrefix(h.request(4)[2].Content, SummaryPreamble) {
-		t.Error("the rejected summary was sent")
+	main := h.request(5)
+	if strings.Contains(main[2].Content, "word word") || !strings.Contains(main[2].Content, "compacted without a summary") {
+		t.Errorf("request after the fallback starts with %.200q", main[2].Content)
 	}
-	// Not retried on the next step while the context has not grown.
 	if res := h.turn("fifth"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	if n := len(h.srv.Requests()); n != 6 {
-		t.Errorf("%d requests, want 6 (no second summary request)", n)
+	if n := len(h.srv.Requests()); n != 7 {
+		t.Errorf("%d requests, want 7 (no further summary request)", n)
 	}
 	log, _ := h.store.ListEventLog(context.Background(), h.r.Session().ID)
-	found := false
+	kinds := map[string]int{}
 	for _, l := range log {
-		found = found || l.Kind == "compaction_rejected"
+		kinds[l.Kind]++
 	}
-	if !found {
-		t.Error("rejection not logged")
+	if kinds["compaction_rejected"] != 2 || kinds["compaction_fallback"] != 1 {
+		t.Errorf("event log kinds = %v", kinds)
 	}
 }
 
 func TestManualCompactWithFocus(t *testing.T) {
-	h := newHarness(t, pt.Text("one"), pt.Text("two"), pt.Text("three"), pt.Text(summaryText), pt.Text("four"))
+	h := newHarness(t, pt.Text(long("one", 5)), pt.Text(long("two", 5)), pt.Text("three"), pt.Text(summaryText), pt.Text("four"))
 	for _, q := range []string{"first", "second", "third"} {
 		h.turn(q)
 	}

@@ -114,3 +114,63 @@ func joinText(parts []message.Part, typ message.PartType) string {
 	}
 	return b.String()
 }
+
+// RepairPairs enforces on a request what providers require of tool calls,
+// whatever the history held: every call of an assistant message is answered
+// by exactly one tool message right after it, in the calls' order. A
+// missing result becomes message.InterruptedOutput; a second result for a
+// call, a result for no call of the message before it, and a call whose id
+// was already used (with its results) are removed. It returns the repaired
+// messages and how many repairs it made; a request is never sent broken.
+func RepairPairs(msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, int) {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	seen := map[string]bool{}
+	repairs := 0
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == openai.ChatMessageRoleTool {
+			repairs++ // a result that follows no call of its own
+			continue
+		}
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			out = append(out, m)
+			continue
+		}
+		// The results right after the message, by call id.
+		j := i + 1
+		results := map[string]openai.ChatCompletionMessage{}
+		for ; j < len(msgs) && msgs[j].Role == openai.ChatMessageRoleTool; j++ {
+			if _, dup := results[msgs[j].ToolCallID]; dup {
+				repairs++
+				continue
+			}
+			results[msgs[j].ToolCallID] = msgs[j]
+		}
+		calls := make([]openai.ToolCall, 0, len(m.ToolCalls))
+		for _, tc := range m.ToolCalls {
+			if tc.ID == "" || seen[tc.ID] {
+				repairs++
+				continue
+			}
+			seen[tc.ID] = true
+			calls = append(calls, tc)
+		}
+		m.ToolCalls = calls
+		if len(calls) > 0 || m.Content != "" {
+			out = append(out, m)
+		}
+		for _, tc := range calls {
+			res, ok := results[tc.ID]
+			if !ok {
+				repairs++
+				res = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID,
+					Name: tc.Function.Name, Content: message.InterruptedOutput}
+			}
+			delete(results, tc.ID)
+			out = append(out, res)
+		}
+		repairs += len(results) // results for calls this message did not make
+		i = j - 1
+	}
+	return out, repairs
+}

@@ -37,6 +37,20 @@ type simServer struct {
 	counted   map[string]int
 	largest   int
 	summaries int
+
+	// The hostile modes. limit refuses requests above it (the window when
+	// 0); statePrompt says the refused request's size in the error;
+	// underReport divides the prompt tokens reported in usage;
+	// refuseSummaries is the chance that a summary request is refused (400
+	// or 503, half each); strict refuses (400) a request with a tool call
+	// not answered right after it.
+	limit           int
+	statePrompt     bool
+	underReport     int
+	refuseSummaries float64
+	strict          bool
+	refused         int // summary requests refused on purpose
+	unpaired        []string
 }
 
 func newSimServer(window int, seed uint64) *simServer {
@@ -77,14 +91,35 @@ func (s *simServer) countText(text string) int {
 func (s *simServer) handle(req pt.Request) pt.Step {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.strict {
+		if err := checkPairs(req.Chat.Messages); err != nil {
+			s.unpaired = append(s.unpaired, err.Error())
+			return pt.HTTPError(400, nil, fmt.Sprintf(`{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error()))
+		}
+	}
 	prompt := s.count(req.Chat)
 	s.largest = max(s.largest, prompt)
-	if prompt > s.window {
+	limit := s.window
+	if s.limit > 0 {
+		limit = s.limit
+	}
+	if prompt > limit {
 		s.over = append(s.over, prompt)
-		return pt.HTTPError(400, nil, fmt.Sprintf(`{"error":{"message":"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`, s.window, prompt))
+		msg := fmt.Sprintf("This model's maximum context length is %d tokens. Please reduce the length of the messages.", limit)
+		if s.statePrompt {
+			msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.", limit, prompt)
+		}
+		return pt.HTTPError(400, nil, fmt.Sprintf(`{"error":{"message":%q,"type":"invalid_request_error","code":"context_length_exceeded"}}`, msg))
 	}
 	msgs := req.Chat.Messages
 	last := msgs[len(msgs)-1]
+	if isSummaryRequest(msgs) && s.refuseSummaries > 0 && s.rnd.Float64() < s.refuseSummaries {
+		s.refused++
+		if s.rnd.IntN(2) == 0 {
+			return pt.HTTPError(503, nil, `{"error":{"message":"overloaded","type":"server_error"}}`)
+		}
+		return pt.HTTPError(400, nil, `{"error":{"message":"This request was refused.","type":"invalid_request_error"}}`)
+	}
 	if isSummaryRequest(msgs) {
 		s.summaries++
 		body := "## Goal\nKeep improving the project.\n\n## Standing user instructions and constraints\nUse tabs; run the tests after each change.\n\n## Done so far\n" +
@@ -109,15 +144,45 @@ func (s *simServer) handle(req pt.Request) pt.Step {
 			args = fmt.Sprintf(`{"command":"seq 1000000 %d"}`, 1000000+3000+s.rnd.IntN(8000))
 		}
 		return pt.Reply(append(pt.ToolCallChunks(0, id, "bash", args, 3),
-			pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: 30}))...)
+			pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: s.reported(prompt), Completion: 30}))...)
 	}
 	answer := strings.Repeat("The change is done and the tests pass. ", 5+s.rnd.IntN(40))
 	return s.reply(prompt, answer)
 }
 
+// reported is the prompt usage the server reports.
+func (s *simServer) reported(prompt int) int {
+	if s.underReport > 1 {
+		return max(prompt/s.underReport, 1)
+	}
+	return prompt
+}
+
 func (s *simServer) reply(prompt int, text string) pt.Step {
 	return pt.Reply(pt.TextChunk(text), pt.FinishChunk("stop"),
-		pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: s.countText(text)}))
+		pt.UsageChunk(pt.Usage{Prompt: s.reported(prompt), Completion: s.countText(text)}))
+}
+
+// checkPairs is what strict servers check: every tool call answered by
+// exactly one result right after its message, and no result without a call.
+func checkPairs(msgs []openai.ChatCompletionMessage) error {
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == openai.ChatMessageRoleTool {
+			return fmt.Errorf("message %d: tool result %s follows no tool call", i, m.ToolCallID)
+		}
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		for k, tc := range m.ToolCalls {
+			j := i + 1 + k
+			if j >= len(msgs) || msgs[j].Role != openai.ChatMessageRoleTool || msgs[j].ToolCallID != tc.ID {
+				return fmt.Errorf("message %d: tool call %s has no result right after it", i, tc.ID)
+			}
+		}
+		i += len(m.ToolCalls)
+	}
+	return nil
 }
 
 // simRow is one turn of a long session, for the CSV.
@@ -133,16 +198,35 @@ type simRow struct {
 // fail, pruning and compaction must both happen, and the context must
 // settle into a steady state. `make sim` runs a longer one and writes a CSV
 // and an SVG chart (AGENT_SIM_TURNS, AGENT_SIM_OUT).
+//
+// The hostile mode plays a provider that under-reports usage 3× and refuses
+// a tenth of the summary requests (at random, seeded): no turn may fail, no
+// request may be refused for its size after the first, and compaction
+// requests stay bounded (issue 12). It runs 100 turns by default and
+// AGENT_SIM_TURNS when set.
 func TestLongSession(t *testing.T) {
-	turns := 300
+	turns, hostileTurns := 300, 100
 	if testing.Short() {
-		turns = 60
+		turns, hostileTurns = 60, 40
 	}
 	if v, err := strconv.Atoi(os.Getenv("AGENT_SIM_TURNS")); err == nil && v > 0 {
-		turns = v
+		turns, hostileTurns = v, v
 	}
+	t.Run("honest", func(t *testing.T) {
+		runLongSession(t, turns, func(s *simServer) {})
+	})
+	t.Run("hostile", func(t *testing.T) {
+		runLongSession(t, hostileTurns, func(s *simServer) {
+			s.underReport, s.refuseSummaries, s.statePrompt, s.strict = 3, 0.1, true, true
+		})
+	})
+}
+
+func runLongSession(t *testing.T, turns int, hostile func(*simServer)) {
 	const window = 32768
 	sim := newSimServer(window, 42)
+	hostile(sim)
+	honest := sim.underReport == 0
 	h := newHarnessWith(t, func(o *Options, c *config.Config) {
 		c.Model = "sim-32k"
 		c.Models["sim-32k"] = config.ModelInfo{ContextWindow: window, MaxOutput: 4096}
@@ -151,7 +235,7 @@ func TestLongSession(t *testing.T) {
 	h.srv.Handle(sim.handle)
 
 	var rows []simRow
-	compactions, prunes := 0, 0
+	compactions, attempts, prunes := 0, 0, 0
 	sub := h.store.Events().Subscribe(t.Context())
 	var evMu sync.Mutex
 	done := make(chan struct{})
@@ -161,6 +245,7 @@ func TestLongSession(t *testing.T) {
 			evMu.Lock()
 			switch ev.Type {
 			case message.EventCompacted:
+				attempts++
 				if !ev.Compaction.Rejected {
 					compactions++
 				}
@@ -171,8 +256,12 @@ func TestLongSession(t *testing.T) {
 		}
 	}()
 	ctx := context.Background()
+	maxAttempts := 0
 	for i := 1; i <= turns; i++ {
 		before := h.r.Snapshot().Total
+		evMu.Lock()
+		attemptsBefore := attempts
+		evMu.Unlock()
 		if _, err := h.r.Send(ctx, fmt.Sprintf("Turn %d: improve the next function and run the tests.", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -184,6 +273,7 @@ func TestLongSession(t *testing.T) {
 		}
 		snap := h.r.Snapshot()
 		evMu.Lock()
+		maxAttempts = max(maxAttempts, attempts-attemptsBefore)
 		rows = append(rows, simRow{turn: i, totalBefore: before, totalEnd: snap.Total, basis: string(snap.Basis), compactions: compactions, prunes: prunes})
 		evMu.Unlock()
 	}
@@ -193,11 +283,22 @@ func TestLongSession(t *testing.T) {
 
 	sim.mu.Lock()
 	defer sim.mu.Unlock()
-	if len(sim.over) > 0 {
+	if honest && len(sim.over) > 0 {
 		t.Errorf("%d requests exceeded the %d-token window: %v", len(sim.over), window, sim.over)
+	}
+	if !honest && len(sim.over) > 1 {
+		t.Errorf("%d requests refused for their size, want at most the first: %v", len(sim.over), sim.over)
+	}
+	if len(sim.unpaired) > 0 {
+		t.Errorf("%d requests with unpaired tool calls: %v", len(sim.unpaired), sim.unpaired[0])
 	}
 	if compactions == 0 || prunes == 0 {
 		t.Errorf("compactions %d, prunes %d: both tiers should have run", compactions, prunes)
+	}
+	// Bounded: a turn makes a handful of compaction attempts at most, and
+	// summary requests stay proportional to the attempts.
+	if maxAttempts > 2*3 || sim.summaries+sim.refused > 4*attempts {
+		t.Errorf("at most %d compaction attempts in a turn, %d summary requests (%d refused) for %d attempts", maxAttempts, sim.summaries+sim.refused, sim.refused, attempts)
 	}
 	// Steady state: over the second half, the context stays inside the
 	// usable window and compactions come at a bounded rate, not every turn.
@@ -229,12 +330,12 @@ func TestLongSession(t *testing.T) {
 	}
 	sort.Float64s(errs)
 	median := errs[len(errs)/2]
-	t.Logf("%d turns, %d requests, largest %d tokens, %d compactions, %d prunes, %d summaries, median estimate error %.2f%% over %d calls",
-		turns, len(h.srv.Requests()), sim.largest, compactions, prunes, sim.summaries, 100*median, len(errs))
-	if median > 0.05 {
+	t.Logf("%d turns, %d requests, largest %d tokens, %d compactions (%d attempts, at most %d in a turn), %d prunes, %d summaries (%d refused), %d refused for size, median estimate error %.2f%% over %d calls",
+		turns, len(h.srv.Requests()), sim.largest, compactions, attempts, maxAttempts, prunes, sim.summaries, sim.refused, len(sim.over), 100*median, len(errs))
+	if honest && median > 0.05 {
 		t.Errorf("median estimate error %.1f%% > 5%%", 100*median)
 	}
-	if out := os.Getenv("AGENT_SIM_OUT"); out != "" {
+	if out := os.Getenv("AGENT_SIM_OUT"); out != "" && honest {
 		if err := writeSim(out, rows, window, h.r.CompactAt()); err != nil {
 			t.Fatal(err)
 		}

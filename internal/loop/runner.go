@@ -4,10 +4,17 @@
 // or the step limit is reached.
 //
 // Between steps, in this order, the loop injects queued user messages
-// (coalesced into one), decides compaction with the token calculator,
+// (coalesced into one), decides compaction with the token calculator (its
+// total, or our own count of the request when the provider's usage says
+// less, against a compaction point a provider's refusal may have lowered),
+// builds the request and repairs any tool call without its one result,
 // streams the next step and persists its usage, runs the tools, and after
-// the turn prunes old tool outputs. Everything is persisted as it happens,
-// so a cancel or a crash loses nothing; Open repairs what a crash left.
+// the turn prunes old tool outputs. A context-length error compacts and
+// streams again. Compaction attempts are bounded (compact.Breaker: at most
+// three until a request goes through, the last one model-free), and the
+// synthetic continue follows a compaction only in the middle of a task.
+// Everything is persisted as it happens, so a cancel or a crash loses
+// nothing; Open repairs what a crash left.
 //
 // A Runner owns its session's lease in the database: one process drives a
 // session at a time.
@@ -125,8 +132,14 @@ type Runner struct {
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
-	title              titleTask // the background small_model title request
-	near               nearState // the forecast of compaction
+	// breaker bounds the compaction attempts until a request goes through.
+	breaker compact.Breaker
+	// ceiling is the largest request (by requestEstimate) the provider
+	// takes, learnt from its context-length errors; 0 when none was
+	// refused. It lowers the compaction point for the rest of the session.
+	ceiling atomic.Int64
+	title   titleTask // the background small_model title request
+	near    nearState // the forecast of compaction
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -203,6 +216,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.setModel(r.sess.Model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.restoreCalculator()
+	r.restoreCeiling(ctx)
 	return r, nil
 }
 
@@ -299,11 +313,17 @@ func (r *Runner) Session() message.Session {
 
 // Snapshot returns the token calculator's snapshot: the one figure the
 // status bar, /context, `agent context` and the compaction trigger share.
-func (r *Runner) Snapshot() tokens.Snapshot { return r.calc().Snapshot() }
+// Its compaction point is lowered when the provider refused a request
+// (compact.LowerPoint).
+func (r *Runner) Snapshot() tokens.Snapshot {
+	s := r.calc().Snapshot()
+	s.CompactAt = compact.LowerPoint(s.CompactAt, r.ceiling.Load(), s.Window, s.OutputReserve)
+	return s
+}
 
 // CompactAt is the total at which automatic compaction starts (0: never
 // automatically).
-func (r *Runner) CompactAt() int64 { return r.calc().Snapshot().CompactAt }
+func (r *Runner) CompactAt() int64 { return r.Snapshot().CompactAt }
 
 // Busy reports whether the loop is running.
 func (r *Runner) Busy() bool {
@@ -592,6 +612,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 // turn runs steps until the model stops calling tools.
 func (r *Runner) turn(ctx context.Context) TurnResult {
 	steps := 0
+	r.breaker = compact.Breaker{}
 	for {
 		if steps > 0 {
 			if _, err := r.injectQueue(ctx); err != nil {
@@ -601,14 +622,12 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		if ctx.Err() != nil {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
-		compacted := false
-		snap := r.calc().Snapshot()
+		snap := r.decisionSnapshot()
 		r.announceNear(snap, steps == 0)
-		if ok, reason := r.strategy.ShouldCompact(snap); ok && !r.failedCompactionCovers(snap) {
-			err := r.compact(ctx, true, reason, "")
+		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
+			err := r.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:
-				compacted = true
 			case ctx.Err() != nil:
 				return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 			default:
@@ -620,7 +639,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 				}
 			}
 		}
-		out, err := r.step(ctx, compacted)
+		out, err := r.step(ctx, steps)
 		steps++
 		if err != nil {
 			if ctx.Err() != nil {
@@ -638,6 +657,37 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishMaxSteps, Steps: steps}
 		}
 	}
+}
+
+// decisionSnapshot is the snapshot the compaction decision reads: the
+// calculator's, with the compaction point lowered by what the provider's
+// refusals taught, and the total raised to our own count of the request
+// when the provider's usage says less.
+func (r *Runner) decisionSnapshot() tokens.Snapshot {
+	s := r.Snapshot()
+	s.Total = max(s.Total, r.requestEstimate(r.history))
+	return s
+}
+
+// midTask reports whether a compaction now falls in the middle of a task:
+// between steps of a turn, the last message sent not one the user just
+// wrote. Only then does the synthetic continue follow it.
+func (r *Runner) midTask(steps int) bool {
+	return steps > 0 && !lastIsUsers(r.history)
+}
+
+// lastIsUsers reports whether the newest sent message of history is one
+// the user wrote (not a synthetic continue, a compaction or a summary).
+func lastIsUsers(history []message.Entry) bool {
+	v := Visible(history)
+	for i := len(v) - 1; i >= 0; i-- {
+		e := v[i]
+		if e.Message.Role == message.RoleAssistant && len(ToModelMessages([]message.Entry{e}, ConvertOptions{})) == 0 {
+			continue // not sent: superseded or empty
+		}
+		return e.Message.Role == message.RoleUser && !e.Message.Synthetic && !e.Message.Summary
+	}
+	return false
 }
 
 // injectQueue takes everything queued and adds it as one user message.
@@ -689,6 +739,7 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 	}
 	r.setModel(model)
 	r.restoreCalculator()
+	r.restoreCeiling(ctx)
 	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})
 	return nil
 }

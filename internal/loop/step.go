@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -22,36 +23,50 @@ type stepOutcome struct {
 	stopErr error
 }
 
-// buildRequest converts the history into the next chat request.
-func (r *Runner) buildRequest() provider.Request {
+// buildRequest converts the history into the next chat request, checked
+// and repaired so that every tool call has its one result right after it
+// (RepairPairs; a repair is logged).
+func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(r.history)+2)
 	for _, s := range r.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	msgs = append(msgs, ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip})...)
+	conv, repairs := RepairPairs(ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip}))
+	if repairs > 0 {
+		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
+	}
+	msgs = append(msgs, conv...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
 	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}
 }
 
 // step streams one model call, retrying what can be retried, then runs the
-// tools it asked for. compacted tells whether this step already compacted:
-// a context-length error then fails instead of compacting again.
-func (r *Runner) step(ctx context.Context, compacted bool) (stepOutcome, error) {
+// tools it asked for. steps is the number of steps the turn made before. A
+// context-length error compacts (bounded by the breaker: the compaction
+// fails once its attempts are spent) and tries again; a request that goes
+// through gives the breaker its attempts back (compact.Breaker.Through).
+func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
+			r.breaker = r.breaker.Through()
 			return r.afterStream(ctx, entry, finish)
 		}
 		if ctx.Err() != nil {
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
-		if perr.Class == provider.ClassContextOverflow && !compacted {
+		if perr.Class == provider.ClassContextOverflow {
 			r.supersede(ctx, entry)
-			compacted = true
-			if cerr := r.compact(ctx, true, "context_error", ""); cerr != nil {
+			refused := r.requestEstimate(r.history)
+			r.learnFromRefusal(ctx, err, refused, estimate)
+			req := compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused}
+			if cerr := r.compact(ctx, req); cerr != nil {
+				if ctx.Err() != nil {
+					return stepOutcome{}, ctx.Err()
+				}
 				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			attempt = 0
@@ -111,7 +126,7 @@ type streamState struct {
 // On error the parts written so far stay, open text is finished, and the
 // message records the error.
 func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, string, error) {
-	req := r.buildRequest()
+	req := r.buildRequest(ctx)
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID

@@ -80,3 +80,17 @@ type CompactionForecast struct {
 	// Text says it for people: "compaction in about 3 turns".
 	Text string `json:"text"`
 }
+
+// ContextLimit records a request the provider refused for its size: what
+// we estimated it at, the calculator's total at the time, what the provider
+// stated (0 when it did not say), and the ceiling and compaction point the
+// session uses from then on (in our estimate's units).
+type ContextLimit struct {
+	Model           string `json:"model"`
+	RefusedEstimate int64  `json:"refused_estimate"`
+	CalculatorTotal int64  `json:"calculator_total"`
+	StatedLimit     int64  `json:"stated_limit,omitempty"`
+	StatedPrompt    int64  `json:"stated_prompt,omitempty"`
+	Ceiling         int64  `json:"ceiling"`
+	CompactAt       int64  `json:"compact_at"`
+}

@@ -177,7 +177,30 @@ type CompactionState struct {
 	// TailFrom is the id of the oldest message kept verbatim after the
 	// summary; empty when no tail was kept.
 	TailFrom string `json:"tail_from,omitempty"`
+	// Outcome is what the attempt did: "summary" or "fallback" (applied),
+	// "rejected" or "failed" (not applied; Rejected is set too).
+	Outcome string `json:"outcome,omitempty"`
+	// Model is the model that wrote (or failed to write) the summary;
+	// empty for the model-free fallback.
+	Model string `json:"model,omitempty"`
+	// Error says why a rejected or failed attempt was not applied.
+	Error string `json:"error,omitempty"`
+	// Attempt numbers the attempt among those since the last request that
+	// went through, from 1.
+	Attempt int `json:"attempt,omitempty"`
+	// DroppedTurns counts the turns a fallback stopped sending (they stay
+	// in the database); Note is the line shown to the user for it.
+	DroppedTurns int    `json:"dropped_turns,omitempty"`
+	Note         string `json:"note,omitempty"`
 }
+
+// Outcomes of a compaction attempt (CompactionState.Outcome).
+const (
+	CompactionSummary  = "summary"
+	CompactionFallback = "fallback"
+	CompactionRejected = "rejected"
+	CompactionFailed   = "failed"
+)
 
 // Part is one piece of a message. Exactly one of the state fields is used,
 // according to Type: Text for text and reasoning, Tool, Step (step-finish) or

@@ -6,6 +6,7 @@ package tui
 // the first of these and updates it in place after.
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -237,10 +238,17 @@ func compactionMarker(c *message.CompactionState) *noticeItem {
 		how += " (" + c.Reason + ")"
 	}
 	if c.Rejected {
-		return &noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction rejected: the summary would not shrink the context (%s → %s tokens); pruning and truncation carry on",
-			formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))}
+		why := "the summary would not shrink the context"
+		if c.Error != "" {
+			why = oneLine(termsafe.Strip(c.Error), 80)
+		}
+		return &noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction %s: %s (%s → %s tokens); pruning and truncation carry on",
+			cmp.Or(c.Outcome, "rejected"), why, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))}
 	}
 	text := fmt.Sprintf("context %s: %s → %s tokens", how, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))
+	if c.Note != "" {
+		text += " · " + c.Note
+	}
 	if c.Focus != "" {
 		text += " · focus: " + oneLine(termsafe.Strip(c.Focus), 40)
 	}

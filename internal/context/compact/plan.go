@@ -137,22 +137,35 @@ func tailStart(after []message.Entry, est tokens.Estimator, opt Options, minStar
 	return len(after)
 }
 
-// selectUserMessages picks candidates (oldest first) newest first within
-// budget and returns them oldest first.
+// selectUserMessages picks candidates (oldest first) within budget and
+// returns them oldest first. The first candidate — the user's original
+// request, which no follow-up may replace as "the task" — is picked first;
+// then the messages that state standing instructions (isRule), newest
+// first; then the rest, newest first. A message longer than half the
+// budget is cut in its middle; one that does not fit is skipped so that
+// shorter ones still can; repeats are kept once (the newest).
 func selectUserMessages(candidates []string, est tokens.Estimator, budget int64) []string {
 	if budget <= 0 || len(candidates) == 0 {
 		return nil
 	}
 	perMessage := max(budget/2, 1)
-	seen := make(map[string]bool, len(candidates))
-	var picked []string // newest first
-	var used int64
-	for i := len(candidates) - 1; i >= 0; i-- {
-		m := candidates[i]
-		if seen[m] {
-			continue
+	// The newest copy of each text stands for it.
+	newest := make(map[string]int, len(candidates))
+	for i, m := range candidates {
+		newest[m] = i
+	}
+	order := []int{newest[candidates[0]]}
+	for _, rules := range []bool{true, false} {
+		for i := len(candidates) - 1; i >= 0; i-- {
+			if newest[candidates[i]] == i && i != order[0] && isRule(candidates[i]) == rules {
+				order = append(order, i)
+			}
 		}
-		seen[m] = true
+	}
+	picked := make([]string, len(candidates))
+	var used int64
+	for _, i := range order {
+		m := candidates[i]
 		cost := int64(est.Count(m))
 		if cost > perMessage {
 			m = cutMiddle(m, est, perMessage)
@@ -162,12 +175,29 @@ func selectUserMessages(candidates []string, est tokens.Estimator, budget int64)
 			continue
 		}
 		used += cost
-		picked = append(picked, m)
+		picked[i] = m
 	}
-	for i, j := 0, len(picked)-1; i < j; i, j = i+1, j-1 {
-		picked[i], picked[j] = picked[j], picked[i]
+	var out []string
+	for i, m := range picked {
+		if m != "" && newest[candidates[i]] == i {
+			out = append(out, m)
+		}
 	}
-	return picked
+	return out
+}
+
+// ruleWords mark a user message that states a standing instruction.
+var ruleWords = []string{"always", "never", "don't", "do not", "must", "rule", "prefer", "avoid", "make sure", "from now on", "instead of"}
+
+// isRule reports whether a user message reads like a standing instruction.
+func isRule(text string) bool {
+	t := strings.ToLower(text)
+	for _, w := range ruleWords {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // cutMiddle shortens text to about maxTokens by removing its middle (the

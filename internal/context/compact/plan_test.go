@@ -351,3 +351,22 @@ func BenchmarkMakePlan(b *testing.B) {
 		b.Fatalf("tail %d, user messages %d", len(p.Tail), len(p.UserMessages))
 	}
 }
+
+// TestUserMessagesKeepTheTaskAndRules: when the verbatim budget is full,
+// the user's first request and their standing rules are kept before newer
+// chatter, so a follow-up never becomes "the task" (issue 12, rules
+// dropped).
+func TestUserMessagesKeepTheTaskAndRules(t *testing.T) {
+	var candidates []string
+	candidates = append(candidates, "Build a CLI called zork.", "Never use global variables.")
+	for i := range 40 {
+		candidates = append(candidates, fmt.Sprintf("follow-up %d: tweak the output format a little more please", i))
+	}
+	got := selectUserMessages(candidates, tokens.Chars{}, 60)
+	if len(got) < 3 || got[0] != "Build a CLI called zork." || got[1] != "Never use global variables." {
+		t.Fatalf("picked %q", got)
+	}
+	if last := got[len(got)-1]; !strings.HasPrefix(last, "follow-up 39") {
+		t.Errorf("the newest follow-up was not kept: %q", last)
+	}
+}

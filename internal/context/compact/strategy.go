@@ -20,7 +20,25 @@ const (
 	ReasonThreshold    = "threshold"
 	ReasonContextError = "context_error"
 	ReasonManual       = "manual"
+	// ReasonProviderLimit: the request passed the compaction point that
+	// a provider's context-length error lowered (LowerPoint).
+	ReasonProviderLimit = "provider_limit"
 )
+
+// Decide reports whether to compact now, and why: when the strategy says
+// so, or when the total passes s.CompactAt, which the caller may have
+// lowered below the strategy's point after a provider refused a request
+// (LowerPoint). The caller may also raise s.Total to its own count of the
+// request when a provider's usage reports less.
+func Decide(st Strategy, s tokens.Snapshot) (bool, string) {
+	if ok, reason := st.ShouldCompact(s); ok {
+		return true, reason
+	}
+	if s.CompactAt > 0 && s.Total > s.CompactAt {
+		return true, ReasonProviderLimit
+	}
+	return false, ""
+}
 
 // DefaultThreshold is the fraction of the window of the threshold strategy.
 const DefaultThreshold = 0.8

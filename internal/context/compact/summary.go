@@ -136,11 +136,25 @@ func SplitSummary(body string) (summary string, userMessages []string) {
 	return summary, userMessages
 }
 
-// Errors of Validate.
+// Errors of Validate and CheckSummary.
 var (
 	ErrEmptySummary = errors.New("compaction: empty summary")
 	ErrNotReduced   = errors.New("compaction did not reduce the context")
+	ErrSummaryLong  = errors.New("compaction: the summary is longer than what it replaces")
 )
+
+// CheckSummary rejects a summary that is empty or whitespace, or that costs
+// at least as much as what it replaces (summaryTokens ≥ replacedTokens):
+// such a summary is a refusal, a failure or a copy, never progress.
+func CheckSummary(summary string, summaryTokens, replacedTokens int64) error {
+	if strings.TrimSpace(summary) == "" {
+		return ErrEmptySummary
+	}
+	if replacedTokens > 0 && summaryTokens >= replacedTokens {
+		return fmt.Errorf("%w: %d tokens for %d", ErrSummaryLong, summaryTokens, replacedTokens)
+	}
+	return nil
+}
 
 // Validate rejects a compaction whose summary is empty or that did not make
 // the context smaller (tokensAfter ≥ tokensBefore, both calculator totals).

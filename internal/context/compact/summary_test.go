@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/ctxloop/agent/internal/context/tokens"
-	"github.com/ctxloop/agent/internal/message"
 )
 
 func TestSummaryPrompt(t *testing.T) {
@@ -108,56 +105,6 @@ func TestValidate(t *testing.T) {
 		}
 		if err != nil && err.Error() != tt.wantMsg {
 			t.Errorf("%s: error %q, want %q", tt.name, err, tt.wantMsg)
-		}
-	}
-}
-
-func TestDropOldest(t *testing.T) {
-	withSummary := new(history).user("u0", 1).summary("s", "").user("u1", 1).assistant("a1", 1).user("u2", 1).assistant("a2", 1)
-	request := tokens.VisibleHistory(withSummary.entries).Entries() // S u1 a1 u2 a2
-	plain := new(history).user("u1", 1).assistant("a1", 1).user("u2", 1)
-	tests := []struct {
-		name    string
-		entries []message.Entry
-		n       int
-		want    string
-	}{
-		{"keeps the summary", request, 2, "S u2 a2"},
-		{"drops everything else at most", request, 10, "S"},
-		{"zero", request, 0, "S u1 a1 u2 a2"},
-		{"negative", request, -3, "S u1 a1 u2 a2"},
-		{"without a summary", plain.entries, 1, "a1 u2"},
-		{"empty", nil, 3, ""},
-	}
-	for _, tt := range tests {
-		before := names(tt.entries)
-		if got := names(DropOldest(tt.entries, tt.n)); got != tt.want {
-			t.Errorf("%s: DropOldest(%d) = %q, want %q", tt.name, tt.n, got, tt.want)
-		}
-		if names(tt.entries) != before {
-			t.Errorf("%s: DropOldest modified its input", tt.name)
-		}
-	}
-}
-
-func TestDropToFit(t *testing.T) {
-	h := new(history).user("u0", 1).summary("s", "").user("u1", 100).assistant("a1", 1000).user("u2", 100).assistant("a2", 100)
-	request := tokens.VisibleHistory(h.entries).Entries()
-	cost := func(e []message.Entry) int64 { return tokens.EstimateEntries(e, tokens.Chars{}) }
-	tests := []struct {
-		budget      int64
-		want        string
-		wantDropped int
-	}{
-		{1 << 20, "S u1 a1 u2 a2", 0},
-		{cost(request) - 1, "S a1 u2 a2", 1},
-		{cost(request[3:]) + cost(request[:1]), "S u2 a2", 2},
-		{1, "S", 4},
-	}
-	for _, tt := range tests {
-		got, dropped := DropToFit(request, tokens.Chars{}, tt.budget)
-		if names(got) != tt.want || dropped != tt.wantDropped {
-			t.Errorf("DropToFit(budget %d) = %q, %d; want %q, %d", tt.budget, names(got), dropped, tt.want, tt.wantDropped)
 		}
 	}
 }
