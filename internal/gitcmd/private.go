@@ -134,9 +134,15 @@ func (p Private) Stream(ctx context.Context, read func(io.Reader) error, args ..
 func (p Private) wrap(args []string, err error, stderr string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		line, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
-		if line != "" {
-			err = fmt.Errorf("%w: %s", err, line)
+		// The first line says what failed, the last (git's "fatal:")
+		// often names the path.
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		msg := lines[0]
+		if last := lines[len(lines)-1]; len(lines) > 1 {
+			msg += " … " + last
+		}
+		if msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
 		}
 	}
 	return fmt.Errorf("git %s (store %s): %w", strings.Join(args, " "), p.GitDir, err)

@@ -300,6 +300,9 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			remove = append(remove, p)
 		}
 	}
+	if beforeIndexHook != nil {
+		beforeIndexHook(update)
+	}
 	if err := s.updateIndex(ctx, update, &snap.Skipped); err != nil {
 		return snap, err
 	}
@@ -368,6 +371,10 @@ func decide(p string, mode os.FileMode, sizeBytes, maxBytes int64) *Skip {
 // failedPathRe finds the path git could not add ("fatal: unable to process
 // path x", or the error line before it naming the file).
 var failedPathRe = regexp.MustCompile(`(?i)unable to (?:process path|index file) '?(.+?)'?$`)
+
+// beforeIndexHook, when set (tests), runs between the checks of the changed
+// paths and git's reading of them.
+var beforeIndexHook func(paths []string)
 
 // updateIndex adds (or, when gone, removes) paths. A file that turns
 // unreadable between the check and git's read makes git stop: it is
