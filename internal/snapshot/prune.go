@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Stats describe a store.
@@ -123,9 +124,10 @@ type PruneResult struct {
 	SizeBytesBefore, SizeBytes int64
 }
 
-// Prune deletes every snapshot not in keep (a nil keep keeps all), then,
-// while the store is over capBytes (0: no cap), the oldest snapshots, and
-// collects what no remaining snapshot references.
+// Prune deletes every snapshot not in keep (a nil keep keeps all) but
+// those taken in the last hour, then, while the store is over capBytes (0:
+// no cap), the oldest snapshots, and collects what no remaining snapshot
+// references.
 func (s *Store) Prune(ctx context.Context, keep map[ID]bool, capBytes int64) (PruneResult, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -140,7 +142,7 @@ func (s *Store) Prune(ctx context.Context, keep map[ID]bool, capBytes int64) (Pr
 	if err != nil {
 		return res, err
 	}
-	drop, rest := splitKept(refs, keep)
+	drop, rest := splitKept(refs, keep, time.Now().Unix())
 	if err := s.deleteRefs(ctx, drop); err != nil {
 		return res, err
 	}
@@ -168,10 +170,16 @@ func (s *Store) Prune(ctx context.Context, keep map[ID]bool, capBytes int64) (Pr
 	return res, nil
 }
 
-// splitKept separates the refs to drop from those keep names.
-func splitKept(refs []snapRef, keep map[ID]bool) (drop, rest []snapRef) {
+// pruneGraceS protects fresh snapshots from the keep set: another process
+// (`agent sessions rm`) may prune with the ids its database names while a
+// running session has taken a snapshot it has not stored yet.
+const pruneGraceS = 3600
+
+// splitKept separates the refs to drop — not in keep, and older than the
+// grace period at nowS — from the rest.
+func splitKept(refs []snapRef, keep map[ID]bool, nowS int64) (drop, rest []snapRef) {
 	for _, r := range refs {
-		if keep != nil && !keep[r.id] {
+		if keep != nil && !keep[r.id] && nowS-r.unixS > pruneGraceS {
 			drop = append(drop, r)
 		} else {
 			rest = append(rest, r)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func needGit(t testing.TB) {
@@ -464,9 +465,21 @@ func TestPruneAndDropSession(t *testing.T) {
 	if _, err := s.Get(ctx, ids[3]); err != nil {
 		t.Errorf("the other session's snapshot is gone: %v", err)
 	}
+	// Fresh snapshots outlive a keep set that does not name them yet.
 	res, err := s.Prune(ctx, map[ID]bool{ids[3]: true}, 0)
-	if err != nil || res.Removed != 1 {
-		t.Fatalf("prune = %+v, %v", res, err)
+	if err != nil || res.Removed != 0 {
+		t.Fatalf("prune of fresh snapshots = %+v, %v", res, err)
+	}
+	refs, _ := s.refs(ctx, "refs/agent/")
+	for i := range refs {
+		refs[i].unixS -= 2 * pruneGraceS
+	}
+	drop, rest := splitKept(refs, map[ID]bool{ids[3]: true}, time.Now().Unix())
+	if len(drop) != 1 || drop[0].id != ids[2] || len(rest) != 1 {
+		t.Fatalf("splitKept: drop %v, rest %v", drop, rest)
+	}
+	if err := s.deleteRefs(ctx, drop); err != nil {
+		t.Fatal(err)
 	}
 	if st, _ := s.Stats(ctx); st.Snapshots != 1 {
 		t.Errorf("after prune: %+v", st)
