@@ -65,6 +65,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ctxloop/agent/internal/gitcmd"
@@ -275,29 +276,53 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Git walks the tree and compares stat
 	// data; nothing is read but what changed.
-	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard")
-	if err != nil {
-		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
-	}
+	args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"}
 	var update, remove []string
-	seen := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" || seen[p] {
-			continue
+	seen, dirOK := map[string]bool{}, map[string]bool{}
+	for round := 0; round < 8 && args != nil; round++ {
+		out, err := s.git.Output(ctx, nil, args...)
+		if err != nil {
+			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
-		seen[p] = true
-		if dir, ok := strings.CutSuffix(p, "/"); ok {
-			snap.Skipped = append(snap.Skipped, Skip{Path: dir, Reason: ReasonNested})
-			continue
+		var dirs []string
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p == "" || seen[p] {
+				continue
+			}
+			seen[p] = true
+			if dir, ok := strings.CutSuffix(p, "/"); ok {
+				snap.Skipped = append(snap.Skipped, Skip{Path: dir, Reason: ReasonNested})
+				continue
+			}
+			if anc := s.blockedBy(p, dirOK); anc != "" {
+				// A directory became a file or symlink: p is gone, and
+				// the index's entries under it hid anc from the walk.
+				update = append(update, p)
+				if seen[anc] {
+					continue
+				}
+				seen[anc] = true
+				p = anc
+			}
+			switch skip := s.classify(p); {
+			case skip == nil:
+				update = append(update, p)
+			case skip.Reason == "":
+				dirs = append(dirs, p)
+			default:
+				snap.Skipped = append(snap.Skipped, *skip)
+				remove = append(remove, p)
+			}
 		}
-		switch skip := s.classify(p); {
-		case skip == nil:
-			update = append(update, p)
-		case skip.Reason == "":
-			remove = append(remove, p) // a directory now: its files come as others
-		default:
-			snap.Skipped = append(snap.Skipped, *skip)
-			remove = append(remove, p)
+		args = nil
+		if len(dirs) > 0 {
+			// A file or symlink became a directory: while the index holds
+			// it, git does not walk into it. Out of the index, then list
+			// what the directory holds.
+			if _, err := s.git.Output(ctx, nulJoin(dirs), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+			}
+			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
 	if beforeIndexHook != nil {
@@ -329,13 +354,36 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 
 func (s *Store) ref(session string, id ID) string { return "refs/agent/" + session + "/" + string(id) }
 
+// blockedBy returns the first ancestor of p that is not a real directory
+// (a file or a symlink now), or "". dirOK caches the directories seen.
+func (s *Store) blockedBy(p string, dirOK map[string]bool) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		anc := p[:i]
+		if dirOK[anc] {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(anc)))
+		if err != nil {
+			return "" // gone: p is gone with it, nothing hides
+		}
+		if !fi.IsDir() {
+			return anc
+		}
+		dirOK[anc] = true
+	}
+	return ""
+}
+
 // classify decides whether the changed path p goes into the snapshot: nil
 // to add (or remove, when it is gone), a Skip with a reason to leave it out
 // and report it, an empty Skip to drop it from the index silently.
 func (s *Store) classify(p string) *Skip {
 	abs := filepath.Join(s.workTree, filepath.FromSlash(p))
 	fi, err := os.Lstat(abs)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil
 	}
 	if err != nil {
@@ -381,7 +429,7 @@ var beforeIndexHook func(paths []string)
 // reported as skipped and the rest retried.
 func (s *Store) updateIndex(ctx context.Context, paths []string, skipped *[]Skip) error {
 	for attempt := 0; len(paths) > 0; attempt++ {
-		_, err := s.git.Output(ctx, nulJoin(paths), "update-index", "-z", "--add", "--remove", "--stdin")
+		_, err := s.git.Output(ctx, nulJoin(paths), "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
 		if err == nil {
 			return nil
 		}
@@ -399,7 +447,11 @@ func (s *Store) updateIndex(ctx context.Context, paths []string, skipped *[]Skip
 		if len(kept) == len(paths) {
 			return fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
-		*skipped = append(*skipped, Skip{Path: bad, Reason: ReasonUnreadable})
+		reason := ReasonUnreadable
+		if !strings.Contains(err.Error(), "Permission denied") {
+			reason = "git could not add it"
+		}
+		*skipped = append(*skipped, Skip{Path: bad, Reason: reason})
 		s.git.Output(ctx, []byte(bad+"\x00"), "update-index", "-z", "--force-remove", "--stdin")
 		paths = kept
 	}

@@ -503,3 +503,59 @@ func TestOneSnapshotPerSessionRefName(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRestoreSwapsFilesDirectoriesAndSymlinks(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	sh(t, work, "echo file > a; mkdir -p d/e && echo x > d/e/x; mkdir real && echo r > real/r; ln -s real l")
+	start := state(t, work)
+	s := openStore(t, work)
+	before, _ := s.Take(ctx, "ses1", "before")
+	// a becomes a directory, d/e a file, the symlink l a directory.
+	sh(t, work, "rm a && mkdir a && echo in > a/in; rm -r d/e && echo now-a-file > d/e; rm l && mkdir l && echo y > l/y")
+	turned := state(t, work)
+	after, _ := s.Take(ctx, "ses1", "after")
+	res, err := s.Restore(ctx, "ses1", before.ID, RestoreOptions{Expect: after.ID})
+	if err != nil || len(res.NotRestored) > 0 {
+		t.Fatalf("restore = %+v, %v", res, err)
+	}
+	sameState(t, "after undo", state(t, work), start)
+	if _, err := s.Restore(ctx, "ses1", res.Before, RestoreOptions{Expect: res.After}); err != nil {
+		t.Fatal(err)
+	}
+	sameState(t, "after redo", state(t, work), turned)
+
+	// A directory named in Paths restores alone.
+	sh(t, work, "rm -r a; echo other > real/r")
+	if _, err := s.Restore(ctx, "ses1", after.ID, RestoreOptions{Paths: []string{"a/"}}); err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := os.ReadFile(filepath.Join(work, "a", "in")); string(body) != "in\n" {
+		t.Errorf("a/in = %q", body)
+	}
+	if body, _ := os.ReadFile(filepath.Join(work, "real", "r")); string(body) != "other\n" {
+		t.Errorf("a path outside Paths was restored: real/r = %q", body)
+	}
+}
+
+func TestDataDirectoryInsideTheWorkTreeIsNotSnapshotted(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "f"), []byte("f\n"), 0o644)
+	s, err := Open(ctx, filepath.Join(work, ".local", "agent"), work, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, ".local", "agent", "agent.db"), []byte("db"), 0o644)
+	os.WriteFile(filepath.Join(work, ".local", "other"), []byte("other\n"), 0o644)
+	snap, err := s.Take(ctx, "ses1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.git.Output(ctx, nil, "ls-tree", "-r", "--name-only", snap.Tree)
+	if got := strings.Fields(string(files)); strings.Join(got, ",") != ".local/other,f" {
+		t.Errorf("snapshot holds %v", got)
+	}
+}
