@@ -50,6 +50,13 @@
 //
 //	// agent sessions rm: store.DropSession(ctx, id); at start or after expiry:
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
+//
+// Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
+// BENCHMARKS.md), more than a `true` step's tools. To keep within 10% of a
+// step, the loop takes the "after" snapshot while the next request
+// streams (the model changes no file; the wait is only before the next
+// mutating tool runs), and uses a step's "after" as the next step's
+// "before" when no tool ran in between.
 package snapshot
 
 import (
