@@ -33,6 +33,10 @@
 // which is the price of running nothing. Arguments must keep to that too:
 // callers pass read-only commands (status, rev-parse), and status with
 // --ignore-submodules=dirty so that no child git starts in a submodule.
+//
+// Output is for the user's repository and reads only. Private (private.go)
+// is the other entry point: commands that write, but only to a repository
+// the agent owns (the snapshot store), with the same hardening.
 package gitcmd
 
 import (
