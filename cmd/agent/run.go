@@ -314,8 +314,8 @@ func (w *eventWriter) observe(ev message.Event) {
 		f := ev.Forecast
 		if w.json {
 			w.emit(map[string]any{"type": "compaction_near", "total": f.Total, "compact_at": f.CompactAt,
-				"turns_left": f.TurnsLeft, "next_step": f.NextStep, "text": f.Text})
-		} else {
+				"turns_left": f.TurnsLeft, "next_step": f.NextStep, "text": f.Text, "update": f.Update})
+		} else if !f.Update {
 			fmt.Fprintf(w.errOut, "· context at %d of %d tokens: %s\n", f.Total, f.CompactAt, f.Text)
 		}
 	case message.EventRetrying:

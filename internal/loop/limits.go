@@ -54,8 +54,10 @@ type nearState struct {
 
 // announceNear runs before every step (newTurn: the first of a turn). When
 // the total first passes tokens.NearFraction of the compaction point it
-// emits EventCompactionNear with a forecast (tokens.ForecastCompaction),
-// once per crossing. A total already past the point is compacted now, which
+// emits EventCompactionNear with a forecast (tokens.ForecastCompaction);
+// before every later step until the compaction it emits the forecast again
+// as an update (Forecast.Update), so a status line counts down instead of
+// showing the first estimate. A total already past the point is compacted now, which
 // the compaction's own event says.
 func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
 	n := &r.near
@@ -72,11 +74,12 @@ func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
 	n.lastTotal = s.Total
 	var warn bool
 	warn, n.warned = tokens.NearCompaction(n.warned, s.Total, s.CompactAt)
-	if !warn || s.Total > s.CompactAt {
+	if !n.warned || s.Total > s.CompactAt {
 		return
 	}
 	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
 	r.emit(message.Event{Type: message.EventCompactionNear, SessionID: r.sess.ID, Forecast: &message.CompactionForecast{
 		Total: s.Total, CompactAt: s.CompactAt, TurnsLeft: f.TurnsLeft, NextStep: f.NextStep, Text: f.String(),
+		Update: !warn,
 	}})
 }

@@ -136,7 +136,8 @@ func TestPruneThresholds(t *testing.T) {
 }
 
 // TestCompactionNearIsAnnounced: passing 90% of the compaction point is
-// announced once, with the turns left at the recent growth per turn.
+// announced once, with the turns left at the recent growth per turn; the
+// steps after it refresh the forecast as updates, so it counts down.
 // The 32K model compacts at 28672; 90% is 25805.
 func TestCompactionNearIsAnnounced(t *testing.T) {
 	h := newHarnessWith(t, unknownModel)
@@ -162,5 +163,20 @@ func TestCompactionNearIsAnnounced(t *testing.T) {
 	}
 	if len(h.eventsOf(message.EventCompacted)) != 0 {
 		t.Error("compacted before the point")
+	}
+
+	h.srv.Add(textWithUsage("ok", pt.Usage{Prompt: 27900, Completion: 10}), textWithUsage("ok", pt.Usage{Prompt: 28000, Completion: 10}))
+	for _, turn := range []string{"turn 6", "turn 7"} {
+		if res := h.turn(turn); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	ev = h.eventsOf(message.EventCompactionNear)
+	if len(ev) != 3 || ev[0].Forecast.Update || !ev[1].Forecast.Update || !ev[2].Forecast.Update {
+		t.Fatalf("after two more turns: %d forecasts, want the first and two updates: %+v", len(ev), ev)
+	}
+	// Turn 7 starts 700 below the point after a turn that grew 1400.
+	if g := ev[2].Forecast; !g.NextStep || g.Text != "compaction at the next step" {
+		t.Errorf("the last update %+v does not count down from %+v", g, f)
 	}
 }

@@ -79,6 +79,9 @@ type CompactionForecast struct {
 	NextStep  bool `json:"next_step,omitempty"`
 	// Text says it for people: "compaction in about 3 turns".
 	Text string `json:"text"`
+	// Update marks a refreshed forecast after the first one of a
+	// crossing: a status line shows it, a log need not repeat it.
+	Update bool `json:"update,omitempty"`
 }
 
 // ContextLimit records a request the provider refused for its size: what
