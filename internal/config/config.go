@@ -87,7 +87,7 @@ type Config struct {
 	// DefaultModel, which only OpenAI's endpoint serves.
 	ModelConfigured bool
 	SmallModel      string
-	BaseURL       string
+	BaseURL         string
 	// APIKey comes from the environment only, and is never written anywhere.
 	APIKey  string `json:"-"`
 	DataDir string
