@@ -171,8 +171,8 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus string)
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: compact.SummaryPrompt(focus)})
 		text, usage, err := r.complete(ctx, provider.Request{Model: r.summaryModel(), Messages: msgs})
 		if usage != nil {
-			cost := r.cost(*usage)
-			_ = r.store.AddSessionUsage(ctx, r.sess.ID, *usage, cost)
+			// Billed at the summary model's price, and shown live.
+			r.addSessionUsage(ctx, *usage, r.costOf(r.summaryModel(), *usage))
 		}
 		if err == nil {
 			return text, nil
