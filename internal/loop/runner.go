@@ -572,6 +572,9 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	var res TurnResult
 	for {
 		res = r.turn(ctx)
+		if res.FinishReason == FinishCancelled {
+			r.recountAfterInterrupt()
+		}
 		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop {
 			return res
 		}

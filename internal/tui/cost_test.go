@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxloop/agent/internal/loop"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // The status line's cost is the session's stored cost, the small model's
@@ -59,4 +61,35 @@ func steps(srv *pt.Server) int {
 		}
 	}
 	return n
+}
+
+// Esc during a bash command keeps what it had printed on its card, and
+// the context figure afterwards is the one `agent context` computes from
+// the stored session.
+func TestInterruptKeepsBashOutputAndContextMatchesStored(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.Text("a first answer " + strings.Repeat("with some words ", 50)),
+		pt.ToolCall("c1", "bash", `{"command":"for i in $(seq 1 40); do echo printed-line-$i; done; sleep 100"}`),
+	}, func(o *Options) { o.PermModes = map[string]tools.Mode{"bash": tools.ModeAllow} })
+	h.typeText("first")
+	h.key("enter")
+	h.waitFor("the first turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 1 })
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("printed-line-40")
+	h.key("esc")
+	h.waitFor("the interrupt", func(m *Model) bool { return idle(m) })
+	if s := h.screen(); !strings.Contains(s, "printed-line-1") || !strings.Contains(s, "more lines") {
+		t.Errorf("the card lost the output it showed:\n%s", s)
+	}
+	want, _, err := loop.ReadSnapshot(context.Background(), h.store, h.cfg, tools.NewRegistry(), h.m.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.m.snap.Total != want.Total || h.m.snap.NewEstimate != want.NewEstimate || h.m.snap.Breakdown != want.Breakdown {
+		t.Errorf("/context shows %+v\nagent context computes %+v", h.m.snap, want)
+	}
+	h.typeText("/context")
+	h.key("enter")
+	h.waitScreen(formatTokens(want.Total))
 }
