@@ -59,7 +59,7 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVarP(&g.cont, "continue", "c", false, "continue the latest session of this directory")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newCompletionCmd())
+		newModelsCmd(g), newCompletionCmd())
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)

@@ -128,6 +128,12 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if err != nil {
 		return err
 	}
+	if sessionID == "" {
+		// A new session on a custom server needs a model the server has.
+		if err := a.chooseModel(ctx); err != nil {
+			return err
+		}
+	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)

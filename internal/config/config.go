@@ -82,8 +82,12 @@ type Config struct {
 	// environment: it then also switches a resumed session to it, where a
 	// model from a config file only applies to new sessions.
 	ModelExplicit bool
-	SmallModel    string
-	BaseURL       string
+	// ModelConfigured is set when the user named the model anywhere: a
+	// flag, the environment or a config file. Without it Model is
+	// DefaultModel, which only OpenAI's endpoint serves.
+	ModelConfigured bool
+	SmallModel      string
+	BaseURL         string
 	// APIKey comes from the environment only, and is never written anywhere.
 	APIKey  string `json:"-"`
 	DataDir string
@@ -233,7 +237,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {
-		c.Model, c.ModelExplicit = v, true
+		c.Model, c.ModelExplicit, c.ModelConfigured = v, true, true
 	}
 	if v := getenv("OPENAI_BASE_URL"); v != "" {
 		c.BaseURL = v
@@ -244,7 +248,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	}
 
 	if flags.Model != "" {
-		c.Model, c.ModelExplicit = flags.Model, true
+		c.Model, c.ModelExplicit, c.ModelConfigured = flags.Model, true, true
 	}
 	if flags.BaseURL != "" {
 		c.BaseURL = flags.BaseURL
@@ -289,6 +293,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		}
 	}
 	setStr(&c.Model, f.Model)
+	if f.Model != nil && *f.Model != "" {
+		c.ModelConfigured = true
+	}
 	setStr(&c.SmallModel, f.SmallModel)
 	for name, e := range f.Models {
 		c.Models[name] = mergeModel(c.Models, name, e, trusted)

@@ -487,8 +487,8 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
 	text, usage, err := r.complete(ctx, req)
 	if usage != nil {
-		cost := r.cost(*usage)
-		_ = r.store.AddSessionUsage(ctx, r.sess.ID, *usage, cost)
+		// Billed at the writer's price, and shown live.
+		r.addSessionUsage(ctx, *usage, r.costOf(req.Model, *usage))
 	}
 	return text, err
 }

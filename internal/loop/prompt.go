@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/gitcmd"
 )
 
@@ -118,6 +120,31 @@ func (e Environment) Render() string {
 		fmt.Fprintf(&b, "\nInstructions from %s:\n%s\n", in.Path, strings.TrimSpace(in.Text))
 	}
 	return b.String()
+}
+
+// promptFreshFor is how old the environment Open gathered may be at the
+// start of the first turn and still be used: a turn sent right after Open
+// (a headless run) does not run git twice. Later turns always gather it.
+const promptFreshFor = time.Second
+
+// refreshPrompt gathers the dynamic part of the system prompt again at the
+// start of a turn, so that "Git status at the start of this turn" is true
+// (git is bounded by gitStatus's timeout). Only the second system message
+// can change; the stable first one stays byte-identical for prompt caches.
+// The calculator counts the new prompt. The caller holds busy.
+func (r *Runner) refreshPrompt(ctx context.Context) {
+	fromOpen := r.promptFromOpen
+	r.promptFromOpen = false
+	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
+		return
+	}
+	sys := SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv)))
+	r.promptAt = time.Now()
+	if slices.Equal(sys, r.system) {
+		return
+	}
+	r.system = sys
+	r.calc().SetFixed(r.fixedTokens())
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

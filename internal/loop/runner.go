@@ -3,6 +3,8 @@
 // goes on step by step until the model stops calling tools, the user cancels,
 // or the step limit is reached.
 //
+// At the start of each turn the dynamic system message (directory, date,
+// git status, AGENTS.md) is gathered again; the stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
 // (coalesced into one), decides compaction with the token calculator (its
 // total, or our own count of the request when the provider's usage says
@@ -126,9 +128,13 @@ type Runner struct {
 	idle    chan struct{} // closed when the current run ends
 	last    TurnResult
 	history []message.Entry // owned by whoever holds busy
-	system  []string
-	doom    doomGuard
-	allowed map[string]bool // doom loops the user said to always allow
+	system  []string        // owned by whoever holds busy
+	// promptAt is when the system prompt's environment was gathered;
+	// promptFromOpen, that Open gathered it and no turn has run since.
+	promptAt       time.Time
+	promptFromOpen bool
+	doom           doomGuard
+	allowed        map[string]bool // doom loops the user said to always allow
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
@@ -215,6 +221,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.setModel(r.sess.Model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	r.promptAt, r.promptFromOpen = time.Now(), true
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil
@@ -591,7 +598,11 @@ func TitleFrom(text string) string {
 func (r *Runner) run(ctx context.Context) TurnResult {
 	var res TurnResult
 	for {
+		r.refreshPrompt(ctx)
 		res = r.turn(ctx)
+		if res.FinishReason == FinishCancelled {
+			r.recountAfterInterrupt()
+		}
 		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop {
 			return res
 		}

@@ -152,11 +152,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 		if u := provider.Classify(err).Usage; u != nil {
 			// A stream stopped mid-answer was billed for what it sent.
 			e.Message.Usage, e.Message.CostUSD = *u, r.cost(*u)
-			if r.store.AddSessionUsage(context.WithoutCancel(ctx), r.sess.ID, *u, e.Message.CostUSD) == nil {
-				r.mu.Lock()
-				r.sess.Usage, r.sess.CostUSD = r.sess.Usage.Add(*u), r.sess.CostUSD+e.Message.CostUSD
-				r.mu.Unlock()
-			}
+			r.addSessionUsage(ctx, *u, e.Message.CostUSD)
 		}
 		e.Message.FinishedAt = time.Now()
 		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
@@ -190,12 +186,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 	if err := r.store.UpdateMessage(ctx, &e.Message); err != nil {
 		return e, "", fmt.Errorf("save assistant message: %w", err)
 	}
-	if err := r.store.AddSessionUsage(ctx, r.sess.ID, usage, cost); err == nil {
-		r.mu.Lock()
-		r.sess.Usage = r.sess.Usage.Add(usage)
-		r.sess.CostUSD += cost
-		r.mu.Unlock()
-	}
+	r.addSessionUsage(ctx, usage, cost)
 	r.replaceEntry(*e)
 	return e, s.finish, nil
 }

@@ -89,14 +89,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		MaxTokens: titleMaxTokens,
 	})
 	if usage != nil {
-		info, _ := r.opt.Config.ModelInfo(model)
-		cost := costAt(info.Price, *usage)
-		if r.store.AddSessionUsage(context.WithoutCancel(ctx), r.sess.ID, *usage, cost) == nil {
-			r.mu.Lock()
-			r.sess.Usage = r.sess.Usage.Add(*usage)
-			r.sess.CostUSD += cost
-			r.mu.Unlock()
-		}
+		r.addSessionUsage(ctx, *usage, r.costOf(model, *usage))
 	}
 	if err != nil {
 		return ""

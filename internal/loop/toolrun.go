@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -176,11 +177,27 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	}
 	res := r.opt.Tools.Run(ctx, r.toolEnv, call)
 	if ctx.Err() != nil {
-		return // the caller marks the call interrupted
+		if keptWhenInterrupted(res) {
+			// The output shown so far stays the call's result.
+			res.IsError = true
+			lock()
+			r.finishTool(context.WithoutCancel(ctx), e, ix, res)
+			unlock()
+		}
+		return // otherwise the caller marks the call interrupted
 	}
 	lock()
 	r.finishTool(ctx, e, ix, res)
 	unlock()
+}
+
+// keptWhenInterrupted reports whether the result of a call cancelled while
+// it ran is worth keeping: the tool stopped in time and reported what it
+// had so far under the interrupted note (bash does), rather than being
+// abandoned.
+func keptWhenInterrupted(res tools.Result) bool {
+	return res.Metadata["cancelled"] == true && res.Metadata["abandoned"] != true &&
+		strings.HasSuffix(res.Output, message.InterruptedOutput)
 }
 
 // finishTool records a tool's result and counts it for the calculator.

@@ -34,6 +34,7 @@ type openAIProvider struct {
 	client  *http.Client
 	headers map[string]string
 	idle    time.Duration // <= 0: no idle timeout
+	models  modelCache
 }
 
 // NewOpenAI returns a Provider for any OpenAI-compatible chat-completions

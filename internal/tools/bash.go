@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/secrets"
 )
 
@@ -306,7 +307,9 @@ func bashResult(env *Env, call Call, title string, c *outputCapture, o outcome, 
 	case o.timedOut:
 		status = fmt.Sprintf("[timed out after %s: the command and its process group were killed; pass a larger timeout_s (at most %s) if it needs longer]", roundDuration(timeout), lim.BashMaxTimeout)
 	case o.cancelled:
-		status = "[cancelled: the command and its process group were killed]"
+		// The process group was killed; the output so far stays, under
+		// the note every interrupted call carries.
+		status = message.InterruptedOutput
 	case o.capped:
 		status = fmt.Sprintf("[%s (its process group was killed), exit code %d]", cappedNote(lim.SavedOutputMaxBytes), o.exitCode)
 	case o.signal != "":

@@ -264,7 +264,7 @@ func TestBashCancelKillsTheGroupQuickly(t *testing.T) {
 	if res.Metadata["cancelled"] != true || !res.IsError {
 		t.Fatalf("%+v", res)
 	}
-	mustContain(t, res.Output, "ready", "[cancelled")
+	mustContain(t, res.Output, "ready", "[Tool execution was interrupted]")
 	waitGone(t, firstLinePID(t, res.Output))
 }
 

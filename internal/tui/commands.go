@@ -121,7 +121,7 @@ func (m *Model) setModelCmd(name string) tea.Cmd {
 	if m.runner == nil && m.fresh && m.opt.Loop.Config != nil {
 		// No session yet: the new one will use this model.
 		cfg := *m.opt.Loop.Config
-		cfg.Model = name
+		cfg.Model, cfg.ModelConfigured = name, true
 		m.opt.Loop.Config = &cfg
 		m.sess.Model = name
 		if _, known := cfg.ModelInfo(name); !known {

@@ -286,8 +286,12 @@ type picker struct {
 	loading bool
 	err     error
 	// free accepts the typed filter as a value when nothing matches.
-	free   bool
-	choose func(m *Model, value string) tea.Cmd
+	free bool
+	// note is shown above the entries (the server's models could not be
+	// listed); firstRun marks the picker of a session without a model.
+	note     string
+	firstRun bool
+	choose   func(m *Model, value string) tea.Cmd
 }
 
 type sessionsLoadedMsg struct {
@@ -296,7 +300,9 @@ type sessionsLoadedMsg struct {
 }
 
 type modelsLoadedMsg struct {
-	names []string
+	names  []string
+	served map[string]bool // the names the server lists
+	note   string
 }
 
 func newSessionPicker() *picker {
@@ -336,6 +342,10 @@ func (p *picker) load(m *Model) tea.Cmd {
 	}
 	cfg := m.opt.Loop.Config
 	current := m.currentModel()
+	if m.needsModel() {
+		current = "" // the default is not a choice the user made
+	}
+	prov := m.opt.Loop.Provider
 	return func() tea.Msg {
 		seen := map[string]bool{}
 		var names []string
@@ -344,6 +354,15 @@ func (p *picker) load(m *Model) tea.Cmd {
 				seen[n] = true
 				names = append(names, n)
 			}
+		}
+		served, err := listServed(prov)
+		msg := modelsLoadedMsg{served: map[string]bool{}}
+		if err != nil {
+			msg.note = fmt.Sprintf("the server's models could not be listed (%v): showing the catalog", err)
+		}
+		for _, n := range served {
+			msg.served[n] = true
+			add(n)
 		}
 		add(current)
 		if cfg != nil {
@@ -368,7 +387,8 @@ func (p *picker) load(m *Model) tea.Cmd {
 		for _, n := range config.CatalogModels() {
 			add(n)
 		}
-		return modelsLoadedMsg{names: names}
+		msg.names = names
+		return msg
 	}
 }
 
@@ -407,6 +427,18 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	case modelsLoadedMsg:
 		p.loading = false
 		p.entries = nil
+		p.note = msg.note
+		if p.firstRun {
+			var served []string
+			for _, n := range msg.names {
+				if msg.served[n] {
+					served = append(served, n)
+				}
+			}
+			if cmd, ok := m.chooseSole(served); ok {
+				return drawerClose, cmd
+			}
+		}
 		for _, n := range msg.names {
 			detail := ""
 			if cfg := m.opt.Loop.Config; cfg != nil {
@@ -415,6 +447,9 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 				} else {
 					detail = "unknown limits"
 				}
+			}
+			if msg.served[n] {
+				detail = "served · " + detail
 			}
 			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.currentModel()})
 		}
@@ -459,6 +494,9 @@ func (p *picker) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
 	body := []string{th.accentText.Render("filter › ") + p.filter}
+	if p.note != "" {
+		body = append(body, th.dim.Render(fit(p.note, inner)))
+	}
 	vis := p.visible()
 	switch {
 	case p.loading:

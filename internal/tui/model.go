@@ -191,6 +191,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.opt.SessionID != "" {
 		cmds = append(cmds, m.openSession(m.opt.SessionID))
 	}
+	if m.needsModel() {
+		cmds = append(cmds, m.askModel())
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -310,7 +313,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case sessionsLoadedMsg, modelsLoadedMsg:
 		if m.drawer != nil {
-			_, cmd := m.drawer.update(m, msg)
+			d := m.drawer
+			res, cmd := d.update(m, msg)
+			if res == drawerClose && m.drawer == d {
+				m.drawer = nil
+			}
 			cmds = append(cmds, cmd)
 		}
 	}

@@ -60,6 +60,10 @@ func (m *Model) submit() tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	}
+	if m.needsModel() {
+		// Not sent to a model the server may not have: the text stays.
+		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
+	}
 	m.editor.remember(shown)
 	m.editor.reset()
 	m.chat.toBottom()

@@ -57,12 +57,24 @@ type Server struct {
 	requests   []Request
 	unscripted int
 	arrived    chan struct{} // closed and replaced whenever a request arrives
+	models     modelsAnswer
+	modelReqs  []Request
+}
+
+// modelsAnswer is how GET /v1/models answers: a list of ids, an HTTP error,
+// or never.
+type modelsAnswer struct {
+	ids    []string
+	status int
+	errMsg string
+	hang   bool
 }
 
 // New starts a server playing steps; it is closed when the test ends.
 func New(t testing.TB, steps ...Step) *Server {
 	t.Helper()
-	s := &Server{t: t, steps: steps, done: make(chan struct{}), arrived: make(chan struct{})}
+	s := &Server{t: t, steps: steps, done: make(chan struct{}), arrived: make(chan struct{}),
+		models: modelsAnswer{ids: []string{"providertest"}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
@@ -133,9 +145,68 @@ func (s *Server) WaitRequests(ctx context.Context, n int) error {
 	}
 }
 
-func (s *Server) serveModels(w http.ResponseWriter, _ *http.Request) {
+// SetModels sets the ids GET /v1/models lists (by default one,
+// "providertest"), in this order.
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = modelsAnswer{ids: append([]string(nil), ids...)}
+}
+
+// SetModelsError makes GET /v1/models answer an HTTP error with message msg.
+func (s *Server) SetModelsError(status int, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = modelsAnswer{status: status, errMsg: msg}
+}
+
+// SetModelsHang makes GET /v1/models never answer (until the client gives
+// up or the test ends).
+func (s *Server) SetModelsHang() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = modelsAnswer{hang: true}
+}
+
+// ModelRequests returns the GET /v1/models requests received so far; they
+// are not among Requests.
+func (s *Server) ModelRequests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.modelReqs...)
+}
+
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.modelReqs = append(s.modelReqs, Request{Header: r.Header.Clone()})
+	ans := s.models
+	s.mu.Unlock()
+	switch {
+	case ans.hang:
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
+	case ans.status != 0:
+		writeJSONError(w, ans.status, ans.errMsg, "invalid_request_error")
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int    `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, id := range ans.ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "providertest"})
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"providertest","object":"model","created":0,"owned_by":"providertest"}]}`)
+	_ = json.NewEncoder(w).Encode(list)
 }
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
