@@ -31,10 +31,14 @@ import (
 // ErrNothingToCompact is returned when the history has nothing to summarise.
 var ErrNothingToCompact = errors.New("nothing to compact yet")
 
-// summaryMaxTokens caps a summary request's output. The configuration's
-// compaction.summary_max_tokens feeds it once the config carries the field;
-// until then it is compact.DefaultSummaryMaxTokens.
-func (r *Runner) summaryMaxTokens() int64 { return compact.DefaultSummaryMaxTokens }
+// summaryMaxTokens caps a summary request's output:
+// compaction.summary_max_tokens, or compact.DefaultSummaryMaxTokens.
+func (r *Runner) summaryMaxTokens() int64 {
+	if n := r.opt.Config.Compaction.SummaryMaxTokens; n > 0 {
+		return n
+	}
+	return compact.DefaultSummaryMaxTokens
+}
 
 // maxSummaryChunks is how many requests a summary by small_model may take
 // before the main model (with its larger window, usually) writes it instead.
@@ -188,6 +192,11 @@ func (r *Runner) planOptions() compact.Options {
 	opts := compact.DefaultOptions(min(s.Window, max(r.fitPoint()+s.OutputReserve, 1)), s.OutputReserve)
 	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
 		opts.TailTurns = n
+	}
+	if n := r.opt.Config.Compaction.TailTokens; n > 0 {
+		// The user's budget for the verbatim tail, up to half the usable
+		// window: a larger tail would leave a summary no room to help.
+		opts.TailBudget = min(n, 2*opts.TailBudget)
 	}
 	return opts
 }

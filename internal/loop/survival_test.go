@@ -653,3 +653,35 @@ func TestGiantUserMessage(t *testing.T) {
 		t.Errorf("the last request does not carry the cut message with its note")
 	}
 }
+
+// TestCompactionSizesFromConfig: compaction.summary_max_tokens caps the
+// summary request's output and compaction.tail_tokens bounds the verbatim
+// tail.
+func TestCompactionSizesFromConfig(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		c.Compaction.SummaryMaxTokens = 1234
+		c.Compaction.TailTokens = 1
+	})
+	long := strings.Repeat("The function was refactored and its tests pass. ", 60)
+	for i := range 4 {
+		h.srv.Add(pt.Text(long))
+		if res := h.turn(fmt.Sprintf("turn %d", i+1)); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	h.srv.Add(pt.Text("## Goal\nRefactor.\n\n## Done so far\nFour turns.\n\n## Next steps\nNone."))
+	if err := h.r.Compact(context.Background(), ""); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	reqs := h.srv.Requests()
+	last := reqs[len(reqs)-1].Chat
+	if !isSummaryRequest(last.Messages) {
+		t.Fatal("the last request is not the summary request")
+	}
+	if got := last.MaxTokens + last.MaxCompletionTokens; got != 1234 {
+		t.Errorf("summary request max tokens = %d, want the configured 1234", got)
+	}
+	if tail := h.compactions(); len(tail) == 0 || tail[len(tail)-1].TailFrom != "" {
+		t.Errorf("a 1-token tail budget kept a tail: %+v", tail)
+	}
+}
