@@ -44,6 +44,8 @@ const (
 	FinishDoomLoop  = "doom_loop"
 	FinishError     = "error"
 	FinishEmpty     = "empty"
+	// FinishStopped: the user denied a call and stopped the turn.
+	FinishStopped = "stopped"
 )
 
 // DoomReply is the user's answer to a doom-loop question.
@@ -572,7 +574,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	var res TurnResult
 	for {
 		res = r.turn(ctx)
-		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop {
+		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop || res.FinishReason == FinishStopped {
 			return res
 		}
 		if r.opt.Config.Compaction.Prune {

@@ -30,7 +30,7 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 			cmds = append(cmds, m.applyEvent(v.ev))
 		case permissionAsk:
 			if v.gen != m.gen {
-				v.reply <- tools.Deny
+				v.reply <- tools.Answer{Reply: tools.Deny}
 				continue
 			}
 			m.dialogs = append(m.dialogs, newPermissionDialog(v))

@@ -11,7 +11,7 @@ import (
 const wheelLines = 3
 
 // handleKey routes a key: Ctrl+C always; then an open question from the
-// loop; scrolling; an open drawer; the command popup; the chat's own keys;
+// loop, for its own keys only (dialogs.go); scrolling; an open drawer; the command popup; the chat's own keys;
 // and last the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
@@ -19,17 +19,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.ctrlC()
 	}
 	if len(m.dialogs) > 0 {
-		switch s {
-		case "pgup", "pgdown":
-		default:
-			if !m.dialogArmed || m.dialogs[0] != m.dialogShown {
-				return nil // too soon: the key was meant for something else
-			}
-			res, cmd := m.dialogs[0].update(m, k)
-			if res == drawerClose {
-				m.dialogs[0] = nil
-				m.dialogs = m.dialogs[1:]
-			}
+		if cmd, taken := m.dialogKey(k); taken {
 			return cmd
 		}
 	}
@@ -135,7 +125,9 @@ func (m *Model) ctrlC() tea.Cmd {
 
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	if len(m.dialogs) > 0 {
-		return nil
+		if cmd, taken := m.dialogPaste(msg); taken {
+			return cmd
+		}
 	}
 	if m.drawer != nil {
 		switch m.drawer.(type) {

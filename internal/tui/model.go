@@ -16,7 +16,8 @@ import (
 // while something runs.
 const tickInterval = 100 * time.Millisecond
 
-// dialogGrace is how long a question ignores keys after it appears.
+// dialogGrace is how long a question ignores its keys after it appears
+// (they go to the editor meanwhile).
 const dialogGrace = 300 * time.Millisecond
 
 // quitWindow is how long a first Ctrl+C waits for the second.
@@ -74,6 +75,9 @@ type Model struct {
 	// cannot answer it.
 	dialogShown drawer
 	dialogArmed bool
+	// dialogFocused: the user gave the question the keyboard (Tab); until
+	// then typing goes to the editor.
+	dialogFocused bool
 	// drawerLines are the drawer's (or popup's) lines of the last layout.
 	drawerLines []string
 	flash       string // a transient hint above the editor
@@ -323,9 +327,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.dropAbandonedDialogs()
+	if len(m.dialogs) == 0 {
+		m.dialogShown, m.dialogFocused = nil, false
+	}
 	if len(m.dialogs) > 0 && m.dialogs[0] != m.dialogShown {
-		m.dialogShown, m.dialogArmed = m.dialogs[0], false
-		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}))
+		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
+		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
 	}
 	m.layout()
 	cmds = append(cmds, m.scheduleRenders()...)
