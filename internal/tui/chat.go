@@ -32,6 +32,18 @@ func (c *chatView) reset() {
 
 func (c *chatView) add(it item) { c.items = append(c.items, it) }
 
+// remove takes an item out of the conversation.
+func (c *chatView) remove(it item) {
+	for i, x := range c.items {
+		if x == it {
+			c.items = append(c.items[:i], c.items[i+1:]...)
+			c.top = chatPos{}
+			c.follow = true
+			return
+		}
+	}
+}
+
 // layout computes the visible lines.
 func (c *chatView) layout(rc *renderCtx) {
 	c.visible = c.visible[:0]

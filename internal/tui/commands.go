@@ -70,6 +70,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 			return cmd
 		}
 		m.resetConversation()
+		m.showWelcome()
 		return m.leaveSession()
 	case "sessions":
 		if cmd := m.refuseSwitch(); cmd != nil {
@@ -109,6 +110,7 @@ func (m *Model) refuseSwitch() tea.Cmd {
 // resetConversation empties the view for another session.
 func (m *Model) resetConversation() {
 	m.chat.reset()
+	m.welcome = nil
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil

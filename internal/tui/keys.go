@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -123,7 +124,10 @@ func (m *Model) ctrlC() tea.Cmd {
 	return m.setFlash("press ctrl+c again to quit", quitWindow)
 }
 
+// handlePaste routes a paste, its line endings normalised first: tmux
+// and many terminals send CR (or CRLF) between the lines of a paste.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
+	msg.Content = normalizeNewlines(msg.Content)
 	if len(m.dialogs) > 0 {
 		if cmd, taken := m.dialogPaste(msg); taken {
 			return cmd
@@ -158,4 +162,12 @@ func (m *Model) handleClick(msg tea.MouseClickMsg) {
 	if it, ok := m.chat.itemAt(mouse.Y); ok {
 		it.toggle()
 	}
+}
+
+// normalizeNewlines turns CRLF and lone CR line endings into LF.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }

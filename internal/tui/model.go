@@ -67,6 +67,11 @@ type Model struct {
 	msgs      map[string]msgInfo // role and kind of the messages seen
 	expandAll bool
 
+	// welcome is the welcome screen while a fresh chat shows it; branch
+	// is the directory's git branch once known.
+	welcome *welcomeItem
+	branch  string
+
 	editor  *editor
 	drawer  drawer
 	dialogs []drawer // questions from the loop, oldest first
@@ -170,6 +175,9 @@ func New(opt Options) *Model {
 	}
 	m.opening = opt.SessionID != ""
 	m.fresh = opt.SessionID == ""
+	if m.fresh {
+		m.showWelcome()
+	}
 	return m
 }
 
@@ -191,7 +199,7 @@ func (m *Model) Close() {
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir)}
 	if m.opt.SessionID != "" {
 		cmds = append(cmds, m.openSession(m.opt.SessionID))
 	}
@@ -308,6 +316,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.d == m.dialogShown {
 			m.dialogArmed = true
 		}
+	case branchLoadedMsg:
+		m.branch = msg.branch
+		if m.welcome != nil && m.welcome.branch != msg.branch {
+			m.welcome.branch = msg.branch
+			m.welcome.ver++
+		}
 	case flashDoneMsg:
 		if msg.id == m.flashID {
 			m.flash = ""
@@ -327,6 +341,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.dropAbandonedDialogs()
+	m.refreshWelcome()
 	if len(m.dialogs) == 0 {
 		m.dialogShown, m.dialogFocused = nil, false
 	}

@@ -62,6 +62,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.editor.remember(shown)
 	m.editor.reset()
+	m.dropWelcome()
 	m.chat.toBottom()
 	switch {
 	case m.runner == nil && m.fresh:
