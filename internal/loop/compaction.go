@@ -63,6 +63,7 @@ func (r *Runner) compact(ctx context.Context, auto bool, reason, focus string) e
 	if len(plan.Summarize) == 0 {
 		return ErrNothingToCompact
 	}
+	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: &message.CompactionState{Auto: auto, Reason: reason, Focus: focus, TokensBefore: before}})
 
 	text, err := r.summarise(ctx, plan, focus)
 	if err != nil {

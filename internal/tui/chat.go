@@ -205,6 +205,18 @@ func (c *chatView) remaining(rc *renderCtx, p chatPos) int {
 
 func (c *chatView) toBottom() { c.follow = true }
 
+// reveal scrolls so that item idx is in view: nothing moves when it is
+// already; otherwise it starts the view.
+func (c *chatView) reveal(rc *renderCtx, idx int) {
+	for _, r := range c.rows {
+		if r == idx {
+			return
+		}
+	}
+	c.top = chatPos{idx: idx}
+	c.follow = false
+}
+
 // itemAt returns the item drawn on row y of the view.
 func (c *chatView) itemAt(y int) (item, bool) {
 	if y < 0 || y >= len(c.rows) || c.rows[y] < 0 || c.rows[y] >= len(c.items) {

@@ -256,7 +256,11 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"esc", "interrupt the agent; close a panel"},
 		{"ctrl+c", "clear the editor; twice to quit"},
 		{"pgup pgdn wheel", "scroll the conversation"},
-		{"ctrl+o", "expand or collapse tool output and reasoning (or click one)"},
+		{"ctrl+o", "expand or collapse the focused card (marked ▎; or click one)"},
+		{"alt+↑ alt+↓", "move the focus to the previous or next card"},
+		{"alt+o", "expand or collapse every card (/expand all)"},
+		{"ctrl+f", "search the conversation (/find)"},
+		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}

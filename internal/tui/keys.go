@@ -83,13 +83,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "ctrl+o":
-		m.expandAll = !m.expandAll
-		m.rc.expandAll = m.expandAll
-		m.rc.gen++
+		m.toggleFocused()
+		return nil
+	case "alt+o":
+		m.toggleAll()
+		return nil
+	case "alt+up":
+		m.moveFocus(-1)
+		return nil
+	case "alt+down":
+		m.moveFocus(1)
 		return nil
 	case "ctrl+q":
 		m.drawer = &queueDrawer{}
 		return nil
+	case "ctrl+f":
+		return m.openFind("")
 	case "up":
 		if m.editor.atFirstLine() {
 			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {
@@ -135,7 +144,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	}
 	if m.drawer != nil {
 		switch m.drawer.(type) {
-		case *picker, *queueDrawer:
+		case *picker, *queueDrawer, *findDrawer:
 			_, cmd := m.drawer.update(m, msg)
 			return cmd
 		}

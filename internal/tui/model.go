@@ -56,16 +56,23 @@ type Model struct {
 	busySince   time.Time
 	compacting  bool
 	stopCompact context.CancelFunc
-	cancelled   bool // the user interrupted this turn
-	streamStart time.Time
-	streamChars int
-	retry       *retryItem
+	// compactRun is the compaction under way (EventCompacting), and
+	// lastCompaction the newest compaction card.
+	compactRun     *compactRun
+	lastCompaction *compactionItem
+	cancelled      bool // the user interrupted this turn
+	streamStart    time.Time
+	streamChars    int
+	retry          *retryItem
 
 	// The conversation.
 	chat      *chatView
 	parts     map[string]item
 	msgs      map[string]msgInfo // role and kind of the messages seen
 	expandAll bool
+	// focus is the card the user moved to (focus.go); nil: the newest
+	// on screen.
+	focus item
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
@@ -99,6 +106,7 @@ type Model struct {
 type msgInfo struct {
 	role      message.Role
 	synthetic bool
+	summary   bool // a compaction's summary: its text goes to the card
 }
 
 // runnerSlot holds the runner the chat has open, for Close, which runs
@@ -299,9 +307,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyEvent(message.Event{Type: message.EventQueueChanged, Queue: msg.queue})
 		}
 	case summaryLoadedMsg:
-		if it, ok := m.parts["summary:"+msg.id].(*summaryItem); ok {
-			it.text = msg.text
-			it.ver++
+		if it, ok := m.parts["summary:"+msg.id].(*compactionItem); ok {
+			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
 		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
