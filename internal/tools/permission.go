@@ -214,6 +214,9 @@ func denialText(tool string, ans Answer) string {
 // TakeStopTurn reports whether a denial since the last call asked to end
 // the turn, and clears it. The loop asks after each call it checked.
 func (p *Permissions) TakeStopTurn() bool {
+	if p == nil {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	stop := p.stopTurn
