@@ -55,5 +55,6 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		SessionID: sessionID,
 		Setup:     a.cfg.CheckCredentials(),
 		Notices:   notices,
+		Version:   version,
 	})
 }

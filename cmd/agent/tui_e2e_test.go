@@ -244,8 +244,8 @@ func TestE2ETUIEscKillsARunningTool(t *testing.T) {
 	)
 	s := startTUI(t, e)
 	s.send("run the slow tool")
-	s.waitText("esc denies") // the dialog takes keys
-	s.keys("a")
+	s.waitText("tab answers here") // the dialog takes its keys
+	s.keys("M-a")
 	pidFile := filepath.Join(e.work, "tool.pid")
 	var pid int
 	s.waitFor("the tool to start", func(string) bool {
@@ -311,7 +311,7 @@ func TestE2ETUIPermissionApprovesBash(t *testing.T) {
 	)
 	s := startTUI(t, e)
 	s.send("write the file")
-	screen := s.waitText("esc denies")
+	screen := s.waitText("tab answers here")
 	for _, want := range []string{"echo approved > approved.txt", "allow once", "for this session", "deny"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("dialog lacks %q:\n%s", want, screen)
@@ -320,7 +320,7 @@ func TestE2ETUIPermissionApprovesBash(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.work, "approved.txt")); err == nil {
 		t.Fatal("the command ran before approval")
 	}
-	s.keys("a")
+	s.keys("M-a")
 	s.waitText("the file is written")
 	data, err := os.ReadFile(filepath.Join(e.work, "approved.txt"))
 	if err != nil || strings.TrimSpace(string(data)) != "approved" {
@@ -481,8 +481,8 @@ func TestE2ETUIHangupKillsTheTool(t *testing.T) {
 	e := newEnv(t, pt.ToolCall("call_1", "bash", `{"command":"echo $$ > tool.pid; exec sleep 300"}`))
 	s := startTUI(t, e)
 	s.send("run the slow tool")
-	s.waitText("esc denies")
-	s.keys("a")
+	s.waitText("tab answers here")
+	s.keys("M-a")
 	pidFile := filepath.Join(e.work, "tool.pid")
 	var pid int
 	s.waitFor("the tool to start", func(string) bool {

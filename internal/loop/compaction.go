@@ -224,6 +224,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
+	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
 	text, writer, err := r.summarise(ctx, plan, req.focus, writer)
 	state.Model = writer
 	if err != nil {

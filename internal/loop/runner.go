@@ -53,6 +53,8 @@ const (
 	FinishDoomLoop  = "doom_loop"
 	FinishError     = "error"
 	FinishEmpty     = "empty"
+	// FinishStopped: the user denied a call and stopped the turn.
+	FinishStopped = "stopped"
 )
 
 // DoomReply is the user's answer to a doom-loop question.
@@ -603,7 +605,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
 		}
-		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop {
+		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop || res.FinishReason == FinishStopped {
 			return res
 		}
 		if r.opt.Config.Compaction.Prune {

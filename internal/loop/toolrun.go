@@ -20,7 +20,8 @@ const progressInterval = 250 * time.Millisecond
 // (doom loop first, then permission); read-only calls that follow each other
 // run concurrently, the others one at a time. Results are persisted as each
 // finishes and sent to the model in call order. It returns a stop reason
-// when the turn must end (a refused doom loop).
+// when the turn must end (a refused doom loop, a denial that stopped the
+// turn).
 func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (stop string, stopErr error) {
 	for i := 0; i < len(calls); {
 		if ctx.Err() != nil {
@@ -61,9 +62,16 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 				}(cix)
 			}
 			wg.Wait()
+			if stop == "" && r.opt.Perms.TakeStopTurn() {
+				stop = FinishStopped
+			}
 			if stop != "" {
+				why := "Not run: the turn stopped on a repeated tool call."
+				if stop == FinishStopped {
+					why = "Not run: the user stopped the turn."
+				}
 				for _, rest := range calls[j:] {
-					r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the turn stopped on a repeated tool call."})
+					r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: why})
 				}
 				return stop, stopErr
 			}
@@ -72,6 +80,13 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 		}
 		r.runOne(ctx, e, ix, nil)
 		i++
+		if r.opt.Perms.TakeStopTurn() {
+			// The user denied this call and stopped the turn.
+			for _, rest := range calls[i:] {
+				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the user stopped the turn."})
+			}
+			return FinishStopped, nil
+		}
 	}
 	if ctx.Err() != nil {
 		r.interruptTools(context.WithoutCancel(ctx), e)

@@ -23,6 +23,10 @@ const (
 	EventPruned    EventType = "pruned"
 	EventCompacted EventType = "compacted"
 	EventError     EventType = "error"
+	// EventCompacting tells that a compaction started: Compaction has its
+	// reason and the tokens before, Summarising how many messages the
+	// summary will replace. EventCompacted (or an EventError) follows.
+	EventCompacting EventType = "compacting"
 	// EventCompactionNear tells that the context passed 90% of the
 	// compaction point, once per crossing, with a forecast.
 	EventCompactionNear EventType = "compaction_near"
@@ -47,6 +51,9 @@ type Event struct {
 	Retry      *RetryInfo       `json:"retry,omitempty"`
 	Prune      *PruneInfo       `json:"prune,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
+	// Summarising is, on EventCompacting, the number of messages being
+	// summarised.
+	Summarising int `json:"summarising,omitempty"`
 	// Forecast describes an EventCompactionNear.
 	Forecast *CompactionForecast `json:"forecast,omitempty"`
 	// Err is the message of an EventError.

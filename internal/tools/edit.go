@@ -99,18 +99,8 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return t.create(env, abs, real, shown, title, in.NewString)
 	}
 
-	old, new := in.OldString, in.NewString
-	count := 0
-	if strings.Contains(content, "\r\n") {
-		// A CRLF file: match the model's plain newlines against CRLF, and
-		// write CRLF back.
-		if c := strings.Count(content, toCRLF(old)); c > 0 {
-			old, new, count = toCRLF(old), toCRLF(new), c
-		}
-	}
-	if count == 0 {
-		count = strings.Count(content, old)
-	}
+	r := replaceIn(content, in)
+	old, new, count := r.old, r.new, r.count
 	switch {
 	case count == 0:
 		return errorResult(title, "%s", notFoundHint(content, in.OldString, shown)), nil
@@ -118,12 +108,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "old_string appears %d times in %s (at lines %s): include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence",
 			count, shown, joinInts(occurrenceLines(content, old, 10))), nil
 	}
-	n := 1
-	if in.ReplaceAll {
-		n = -1
-	}
-	firstAt := strings.Index(content, old)
-	updated := strings.Replace(content, old, new, n)
+	firstAt, updated := r.firstAt, r.updated
 	if err := writeFile(env, abs, real, updated); err != nil {
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
@@ -155,6 +140,38 @@ func (editTool) create(env *Env, abs, real, shown, title, content string) (Resul
 		Title:    title,
 		Metadata: meta,
 	}, nil
+}
+
+// replacement is an edit applied to a file's content in memory.
+type replacement struct {
+	old, new string // as matched: with CRLF in a CRLF file
+	count    int    // occurrences of old; 0 when it is not there
+	firstAt  int    // byte offset of the first occurrence
+	updated  string // the content after the edit (when count is 1, or replace_all)
+}
+
+// replaceIn applies in to content without writing anything: the model's
+// plain newlines match CRLF in a CRLF file, and CRLF is written back.
+func replaceIn(content string, in editInput) replacement {
+	r := replacement{old: in.OldString, new: in.NewString}
+	if strings.Contains(content, "\r\n") {
+		if c := strings.Count(content, toCRLF(r.old)); c > 0 {
+			r.old, r.new, r.count = toCRLF(r.old), toCRLF(r.new), c
+		}
+	}
+	if r.count == 0 {
+		r.count = strings.Count(content, r.old)
+	}
+	if r.count == 0 || r.count > 1 && !in.ReplaceAll {
+		return r
+	}
+	n := 1
+	if in.ReplaceAll {
+		n = -1
+	}
+	r.firstAt = strings.Index(content, r.old)
+	r.updated = strings.Replace(content, r.old, r.new, n)
+	return r
 }
 
 // toCRLF turns the newlines of s into CRLF (CRLF already there stays).

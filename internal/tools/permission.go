@@ -56,6 +56,27 @@ type Request struct {
 	// granted for the session; AllowSession counts as AllowOnce.
 	GitDir bool
 	Reason string // why approval is needed, for the dialog
+	// Diff is, for edit and write, the unified diff the call would make,
+	// computed before consent without writing anything; empty when the
+	// call would fail or the file is too large (see PreviewDiff).
+	Diff string
+}
+
+// Answer is a Reply with what the user added to it.
+type Answer struct {
+	Reply Reply
+	// Reason is the user's one line on a denial, given to the model as
+	// the tool's result.
+	Reason string
+	// StopTurn, on a denial, ends the turn after this step: the calls
+	// after this one are not run and the model is not called again.
+	StopTurn bool
+}
+
+// AnswerAsker is an Asker that can carry a denial's reason and "deny and
+// stop the turn"; Permissions prefers it when the asker implements it.
+type AnswerAsker interface {
+	AskAnswer(ctx context.Context, req Request) (Answer, error)
 }
 
 // Asker asks the user about a call; the TUI implements it. Ask blocks until
@@ -77,6 +98,8 @@ type Permissions struct {
 	grants map[string]bool
 
 	askMu sync.Mutex // one question at a time
+
+	stopTurn bool // a denial asked to end the turn; see TakeStopTurn
 }
 
 // NewPermissions returns the permissions of a session. modes override
@@ -140,11 +163,14 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	if p.granted(req) { // granted while this call waited for its turn
 		return true, "", nil
 	}
-	reply, err := p.asker.Ask(ctx, req)
+	if writeTools[call.Name] {
+		req.Diff = PreviewDiff(env, call)
+	}
+	ans, err := p.ask(ctx, req)
 	if err != nil {
 		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
 	}
-	switch reply {
+	switch ans.Reply {
 	case AllowOnce:
 		return true, "", nil
 	case AllowSession:
@@ -153,7 +179,49 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		}
 		return true, "", nil
 	}
-	return false, fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", call.Name), nil
+	if ans.StopTurn {
+		p.mu.Lock()
+		p.stopTurn = true
+		p.mu.Unlock()
+	}
+	return false, denialText(call.Name, ans), nil
+}
+
+// ask asks through the AnswerAsker when the asker is one.
+func (p *Permissions) ask(ctx context.Context, req Request) (Answer, error) {
+	if a, ok := p.asker.(AnswerAsker); ok {
+		return a.AskAnswer(ctx, req)
+	}
+	r, err := p.asker.Ask(ctx, req)
+	return Answer{Reply: r}, err
+}
+
+// denialText is the tool result of a call the user declined: their reason
+// in their words, and whether they stopped the turn.
+func denialText(tool string, ans Answer) string {
+	reason := strings.Join(strings.Fields(ans.Reason), " ")
+	switch {
+	case ans.StopTurn && reason != "":
+		return fmt.Sprintf("permission denied: the user declined this %s call and stopped the turn; nothing was run. The user said: %s", tool, reason)
+	case ans.StopTurn:
+		return fmt.Sprintf("permission denied: the user declined this %s call and stopped the turn; nothing was run. Wait for the user's next message.", tool)
+	case reason != "":
+		return fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. The user said: %s", tool, reason)
+	}
+	return fmt.Sprintf("permission denied: the user declined this %s call; nothing was run. Do not retry it as is: try another way or ask the user how to proceed.", tool)
+}
+
+// TakeStopTurn reports whether a denial since the last call asked to end
+// the turn, and clears it. The loop asks after each call it checked.
+func (p *Permissions) TakeStopTurn() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	stop := p.stopTurn
+	p.stopTurn = false
+	return stop
 }
 
 // writeTools change files; under .git they always ask.

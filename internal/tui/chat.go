@@ -32,6 +32,18 @@ func (c *chatView) reset() {
 
 func (c *chatView) add(it item) { c.items = append(c.items, it) }
 
+// remove takes an item out of the conversation.
+func (c *chatView) remove(it item) {
+	for i, x := range c.items {
+		if x == it {
+			c.items = append(c.items[:i], c.items[i+1:]...)
+			c.top = chatPos{}
+			c.follow = true
+			return
+		}
+	}
+}
+
 // layout computes the visible lines.
 func (c *chatView) layout(rc *renderCtx) {
 	c.visible = c.visible[:0]
@@ -192,6 +204,18 @@ func (c *chatView) remaining(rc *renderCtx, p chatPos) int {
 }
 
 func (c *chatView) toBottom() { c.follow = true }
+
+// reveal scrolls so that item idx is in view: nothing moves when it is
+// already; otherwise it starts the view.
+func (c *chatView) reveal(rc *renderCtx, idx int) {
+	for _, r := range c.rows {
+		if r == idx {
+			return
+		}
+	}
+	c.top = chatPos{idx: idx}
+	c.follow = false
+}
 
 // itemAt returns the item drawn on row y of the view.
 func (c *chatView) itemAt(y int) (item, bool) {

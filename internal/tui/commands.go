@@ -27,6 +27,8 @@ var commands = []command{
 	{name: "sessions", help: "browse this directory's sessions and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
+	{name: "expand", args: "[all]", help: "expand or collapse the focused card (all: every card)"},
+	{name: "find", args: "[text]", help: "search the conversation (ctrl+f)"},
 	{name: "help", help: "keys and commands"},
 	{name: "quit", help: "leave (the session is saved)"},
 }
@@ -70,6 +72,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 			return cmd
 		}
 		m.resetConversation()
+		m.showWelcome()
 		return m.leaveSession()
 	case "sessions":
 		if cmd := m.refuseSwitch(); cmd != nil {
@@ -87,6 +90,14 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return d.load(m)
 	case "queue":
 		m.drawer = &queueDrawer{}
+	case "expand":
+		if strings.EqualFold(arg, "all") {
+			m.toggleAll()
+		} else {
+			m.toggleFocused()
+		}
+	case "find":
+		return m.openFind(arg)
 	case "help":
 		m.drawer = &helpDrawer{}
 	case "quit":
@@ -109,6 +120,8 @@ func (m *Model) refuseSwitch() tea.Cmd {
 // resetConversation empties the view for another session.
 func (m *Model) resetConversation() {
 	m.chat.reset()
+	m.welcome = nil
+	m.lastCompaction, m.compactRun = nil, nil
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil

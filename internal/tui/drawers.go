@@ -2,8 +2,8 @@ package tui
 
 // Drawers open between the conversation and the editor: the /context
 // overlay, help, the session and model pickers, the queue panel, and the
-// loop's questions (permission, doom loop). Each is a small model; the
-// root model gives it keys while it is open.
+// loop's questions (permission, doom loop: dialogs.go). Each is a small
+// model; the root model gives it keys while it is open.
 
 import (
 	"context"
@@ -14,13 +14,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
-	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // drawerResult tells the root model what to do after a drawer's update.
@@ -40,11 +39,16 @@ type drawer interface {
 
 // frameLines draws a titled box around lines.
 func frameLines(th *theme, title string, body []string, footer string, width int) []string {
+	return frameWith(th.rule, title, body, footer, width)
+}
+
+// frameWith draws the box of frameLines in style.
+func frameWith(style lipgloss.Style, title string, body []string, footer string, width int) []string {
 	inner := max(1, width-4)
 	top := "╭─ " + title + " "
 	top += strings.Repeat("─", max(0, width-ansi.StringWidth(top)-1)) + "╮"
-	out := []string{th.rule.Render(fit(top, width))}
-	side := th.rule.Render("│")
+	out := []string{style.Render(fit(top, width))}
+	side := style.Render("│")
 	for _, l := range body {
 		out = append(out, side+" "+pad(l, inner)+" "+side)
 	}
@@ -53,7 +57,7 @@ func frameLines(th *theme, title string, body []string, footer string, width int
 		bottom += "─ " + footer + " "
 	}
 	bottom += strings.Repeat("─", max(0, width-ansi.StringWidth(bottom)-1)) + "╯"
-	out = append(out, th.rule.Render(fit(bottom, width)))
+	out = append(out, style.Render(fit(bottom, width)))
 	return out
 }
 
@@ -252,7 +256,11 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"esc", "interrupt the agent; close a panel"},
 		{"ctrl+c", "clear the editor; twice to quit"},
 		{"pgup pgdn wheel", "scroll the conversation"},
-		{"ctrl+o", "expand or collapse tool output and reasoning (or click one)"},
+		{"ctrl+o", "expand or collapse the focused card (marked ▎; or click one)"},
+		{"alt+↑ alt+↓", "move the focus to the previous or next card"},
+		{"alt+o", "expand or collapse every card (/expand all)"},
+		{"ctrl+f", "search the conversation (/find)"},
+		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}
@@ -652,194 +660,6 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 		footer = "enter save · esc cancel"
 	}
 	return frameLines(th, fmt.Sprintf("Queue (%d) · sent together after the current step", len(m.queue)), clampBody(body, height, q.sel), footer, width)
-}
-
-// permissionDialog asks whether a tool call may run.
-type permissionDialog struct {
-	ask permissionAsk
-	sel int
-}
-
-func newPermissionDialog(a permissionAsk) *permissionDialog { return &permissionDialog{ask: a} }
-
-func (d *permissionDialog) abandoned() bool {
-	select {
-	case <-d.ask.done:
-		return true
-	default:
-		return false
-	}
-}
-
-var permissionReplies = []tools.Reply{tools.AllowOnce, tools.AllowSession, tools.Deny}
-
-func (d *permissionDialog) answer(r tools.Reply) (drawerResult, tea.Cmd) {
-	d.ask.reply <- r
-	return drawerClose, nil
-}
-
-func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	switch k.String() {
-	case "a", "y", "1":
-		return d.answer(tools.AllowOnce)
-	case "s", "2":
-		return d.answer(tools.AllowSession)
-	case "d", "n", "3", "esc":
-		return d.answer(tools.Deny)
-	case "left", "shift+tab", "h":
-		d.sel = (d.sel + 2) % 3
-	case "right", "tab", "l":
-		d.sel = (d.sel + 1) % 3
-	case "enter":
-		return d.answer(permissionReplies[d.sel])
-	}
-	return drawerKeep, nil
-}
-
-func (d *permissionDialog) view(m *Model, width, height int) []string {
-	th := m.th
-	req := d.ask.req
-	inner := max(10, width-4)
-	var body []string
-	if req.Command != "" {
-		body = append(body, "Allow "+th.bold.Render(req.Tool)+" to run:")
-		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
-			body = append(body, "  "+th.accentText.Render(l))
-		}
-		// Every simple command, wherever the line hides it (a loop body,
-		// a case arm, a substitution).
-		if len(req.Commands) > 1 || len(req.Commands) == 1 && req.Commands[0] != strings.TrimSpace(req.Command) {
-			body = append(body, th.dim.Render("which runs:"))
-			for _, c := range req.Commands {
-				body = append(body, "  • "+oneLine(termsafe.Strip(c), inner-4))
-			}
-		}
-	} else {
-		title := termsafe.Strip(req.Title)
-		if title == "" {
-			title = req.Tool
-		}
-		body = append(body, "Allow "+th.bold.Render(oneLine(title, inner-8))+"?")
-	}
-	if req.Reason != "" {
-		for _, l := range wrapText("("+termsafe.Strip(req.Reason)+")", inner) {
-			body = append(body, th.dim.Render(l))
-		}
-	}
-	session := "allow for this session"
-	switch {
-	case req.Tool == "bash" && len(req.Prefixes) > 0:
-		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
-	case req.Tool == "bash":
-		session = "allow this command for this session"
-	case req.GitDir:
-		session = "allow once (.git is never allowed for the session)"
-	case req.Outside:
-		session = "allow " + req.Tool + " outside the directory for this session"
-	default:
-		session = "allow " + req.Tool + " for this session"
-	}
-	labels := []string{"[a] allow once", "[s] " + session, "[d] deny"}
-	body = append(body, "")
-	body = append(body, buttons(th, labels, d.sel, inner)...)
-	return frameLines(th, "Permission", clampBody(body, height, len(body)-1), m.dialogFooter("a/s/d or ←→ enter · esc denies"), width)
-}
-
-// dialogFooter shows a question's keys once it takes them.
-func (m *Model) dialogFooter(keys string) string {
-	if !m.dialogArmed {
-		return "…"
-	}
-	return keys
-}
-
-// buttons lays out choices, wrapping them when the line is narrow.
-func buttons(th *theme, labels []string, sel, width int) []string {
-	var out []string
-	line := ""
-	for i, l := range labels {
-		b := " " + l + " "
-		if i == sel {
-			b = th.selected.Render(b)
-		} else {
-			b = th.accentText.Render(b)
-		}
-		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(b)+1 > width {
-			out = append(out, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += b
-	}
-	return append(out, line)
-}
-
-// doomDialog asks whether to run a call repeated loop.DoomThreshold times.
-type doomDialog struct {
-	ask doomAsk
-	sel int
-}
-
-func newDoomDialog(a doomAsk) *doomDialog { return &doomDialog{ask: a} }
-
-func (d *doomDialog) abandoned() bool {
-	select {
-	case <-d.ask.done:
-		return true
-	default:
-		return false
-	}
-}
-
-var doomReplies = []loop.DoomReply{loop.DoomContinue, loop.DoomStop, loop.DoomAlwaysAllow}
-
-func (d *doomDialog) answer(r loop.DoomReply) (drawerResult, tea.Cmd) {
-	d.ask.reply <- r
-	return drawerClose, nil
-}
-
-func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	switch k.String() {
-	case "c", "1":
-		return d.answer(loop.DoomContinue)
-	case "s", "2", "esc":
-		return d.answer(loop.DoomStop)
-	case "a", "3":
-		return d.answer(loop.DoomAlwaysAllow)
-	case "left", "shift+tab", "h":
-		d.sel = (d.sel + 2) % 3
-	case "right", "tab", "l":
-		d.sel = (d.sel + 1) % 3
-	case "enter":
-		return d.answer(doomReplies[d.sel])
-	}
-	return drawerKeep, nil
-}
-
-func (d *doomDialog) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	body := []string{th.warnText.Render(fmt.Sprintf("%s was called %d times in a row with the same input:", termsafe.Strip(d.ask.tool), loop.DoomThreshold))}
-	in := wrapText(termsafe.Strip(d.ask.input), inner-2)
-	if len(in) > 4 {
-		in = append(in[:4], "…")
-	}
-	for _, l := range in {
-		body = append(body, "  "+th.dim.Render(l))
-	}
-	body = append(body, "")
-	body = append(body, buttons(th, []string{"[c] continue", "[s] stop the turn", "[a] always allow this call"}, d.sel, inner)...)
-	return frameLines(th, "Doom loop?", clampBody(body, height, len(body)-1), m.dialogFooter("c/s/a or ←→ enter · esc stops"), width)
 }
 
 // sinceLabel is a short elapsed time for the status line.

@@ -6,7 +6,6 @@ package tui
 // the first of these and updates it in place after.
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -31,7 +30,7 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 			cmds = append(cmds, m.applyEvent(v.ev))
 		case permissionAsk:
 			if v.gen != m.gen {
-				v.reply <- tools.Deny
+				v.reply <- tools.Answer{Reply: tools.Deny}
 				continue
 			}
 			m.dialogs = append(m.dialogs, newPermissionDialog(v))
@@ -58,12 +57,10 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		m.setBusy(ev.Busy)
 	case message.EventMessageUpdated:
 		if msg := ev.Message; msg != nil {
-			m.msgs[msg.ID] = msgInfo{role: msg.Role, synthetic: msg.Synthetic}
+			m.msgs[msg.ID] = msgInfo{role: msg.Role, synthetic: msg.Synthetic, summary: msg.Summary}
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
-					it := &summaryItem{}
-					m.parts["summary:"+msg.ID] = it
-					m.chat.add(it)
+					m.summaryArrived(msg, "")
 					return m.loadSummary(msg.ID)
 				}
 			}
@@ -81,6 +78,13 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 				m.streamStart, m.streamChars = time.Time{}, 0
 			}
 			info := m.msgs[p.MessageID]
+			if info.summary {
+				// A summary is the compaction card's, not a reply.
+				if c, ok := m.parts["summary:"+p.MessageID].(*compactionItem); ok && p.Type == message.PartText {
+					c.setSummary(p.Text)
+				}
+				return nil
+			}
 			if info.role == "" {
 				info.role = message.RoleAssistant
 			}
@@ -120,9 +124,11 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			}
 			m.chat.add(&noticeItem{kind: noticeMarker, text: text})
 		}
+	case message.EventCompacting:
+		m.compactRun = &compactRun{messages: ev.Summarising, since: time.Now()}
 	case message.EventCompacted:
 		if c := ev.Compaction; c != nil {
-			m.chat.add(compactionMarker(c))
+			m.compactionDone(c)
 			if !c.Rejected {
 				m.near = nil
 			}
@@ -130,6 +136,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventCompactionNear:
 		m.near = ev.Forecast
 	case message.EventError:
+		m.compactRun = nil
 		text := termsafe.Strip(ev.Err)
 		m.chat.add(&noticeItem{kind: noticeError, text: text, hint: errorHint(text)})
 	}
@@ -210,7 +217,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		m.chat.add(it)
 	case message.PartCompaction:
 		if c := p.Compaction; c != nil {
-			m.chat.add(compactionMarker(c))
+			m.compactionDone(c)
 		}
 	}
 }
@@ -227,32 +234,6 @@ func (m *Model) toolTitle(st *message.ToolState) string {
 		dir = m.opt.Loop.Dir
 	}
 	return reg.Title(&tools.Env{Dir: dir}, tools.Call{Name: st.Name, Input: []byte(st.Input)})
-}
-
-func compactionMarker(c *message.CompactionState) *noticeItem {
-	how := "compacted"
-	if c.Auto {
-		how = "compacted automatically"
-	}
-	if c.Reason != "" && c.Reason != "manual" {
-		how += " (" + c.Reason + ")"
-	}
-	if c.Rejected {
-		why := "the summary would not shrink the context"
-		if c.Error != "" {
-			why = oneLine(termsafe.Strip(c.Error), 80)
-		}
-		return &noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction %s: %s (%s → %s tokens); pruning and truncation carry on",
-			cmp.Or(c.Outcome, "rejected"), why, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))}
-	}
-	text := fmt.Sprintf("context %s: %s → %s tokens", how, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))
-	if c.Note != "" {
-		text += " · " + c.Note
-	}
-	if c.Focus != "" {
-		text += " · focus: " + oneLine(termsafe.Strip(c.Focus), 40)
-	}
-	return &noticeItem{kind: noticeMarker, text: text}
 }
 
 func messageErrorItem(errText string) *noticeItem {
@@ -274,6 +255,7 @@ func (m *Model) setBusy(busy bool) {
 		return
 	}
 	m.busy = busy
+	m.compactRun = nil
 	if busy {
 		m.busySince = time.Now()
 		m.cancelled = false

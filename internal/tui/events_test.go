@@ -58,7 +58,7 @@ func TestEventsRender(t *testing.T) {
 			[]string{"◐ bash", "running", "    6"}, []string{"    1\n"}},
 		{"edit diff", []message.Event{tool(message.ToolState{Name: "edit", Status: message.ToolCompleted, Title: "edit main.go", StartedAt: now, EndedAt: now.Add(1200 * time.Millisecond),
 			Metadata: map[string]any{"diff": "--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-old line\n+new line\n"}})},
-			[]string{"✓ edit", "main.go", "1.2s", "@@ -1 +1 @@", "-old line", "+new line"}, []string{"+++ b/main.go"}},
+			[]string{"✓ edit", "main.go", "1.2s", "@@ -1 +1 @@", "1   - old line", "  1 + new line"}, []string{"+++ b/main.go"}},
 		{"pruned output", []message.Event{tool(message.ToolState{Name: "read", Status: message.ToolCompleted, Title: "read x.go", Output: "content", CompactedAt: now})},
 			[]string{"✓ read", "pruned"}, nil},
 		{"synthetic continue", []message.Event{

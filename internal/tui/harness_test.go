@@ -180,6 +180,19 @@ func keyPress(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: 'q', Mod: tea.ModCtrl}
 	case "ctrl+j":
 		return tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}
+	case "ctrl+f":
+		return tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	if a, ok := strings.CutPrefix(name, "alt+"); ok && len(a) == 1 {
+		return tea.KeyPressMsg{Code: rune(a[0]), Mod: tea.ModAlt}
 	}
 	r := []rune(name)
 	return tea.KeyPressMsg{Code: r[0], Text: name}

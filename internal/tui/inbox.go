@@ -85,7 +85,7 @@ type loopEvent struct {
 type permissionAsk struct {
 	gen   int
 	req   tools.Request
-	reply chan tools.Reply
+	reply chan tools.Answer
 	done  <-chan struct{}
 }
 
@@ -156,15 +156,22 @@ type permissionAsker struct {
 }
 
 func (a permissionAsker) Ask(ctx context.Context, req tools.Request) (tools.Reply, error) {
-	reply := make(chan tools.Reply, 1)
+	ans, err := a.AskAnswer(ctx, req)
+	return ans.Reply, err
+}
+
+// AskAnswer asks and returns the reply with the denial's reason and
+// whether the user stopped the turn (tools.AnswerAsker).
+func (a permissionAsker) AskAnswer(ctx context.Context, req tools.Request) (tools.Answer, error) {
+	reply := make(chan tools.Answer, 1)
 	a.box.push(permissionAsk{gen: a.gen, req: req, reply: reply, done: ctx.Done()})
 	select {
 	case r := <-reply:
 		return r, nil
 	case <-ctx.Done():
-		return tools.Deny, ctx.Err()
+		return tools.Answer{Reply: tools.Deny}, ctx.Err()
 	case <-a.box.done:
-		return tools.Deny, errClosed
+		return tools.Answer{Reply: tools.Deny}, errClosed
 	}
 }
 

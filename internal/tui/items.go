@@ -333,32 +333,3 @@ func (r *retryItem) lines(rc *renderCtx) []string {
 	}
 	return r.cache.put(rc, r.ver, []string{fit(s, rc.width), ""})
 }
-
-// summaryItem is a compaction summary: collapsed to a line.
-type summaryItem struct {
-	text     string
-	expanded bool
-	ver      int
-	cache    lineCache
-}
-
-func (s *summaryItem) toggle() bool {
-	s.expanded = !s.expanded
-	s.ver++
-	return true
-}
-
-func (s *summaryItem) lines(rc *renderCtx) []string {
-	if ls, ok := s.cache.get(rc, s.ver); ok {
-		return ls
-	}
-	th := rc.th
-	n := len(strings.Split(strings.TrimSpace(s.text), "\n"))
-	out := []string{th.infoText.Render("≡ summary of the conversation so far") + th.dim.Render(fmt.Sprintf(" (%d lines) · click to %s", n, map[bool]string{true: "collapse", false: "expand"}[s.expanded]))}
-	if s.expanded {
-		for _, l := range wrapText(termsafe.Strip(s.text), rc.width-4) {
-			out = append(out, "  "+th.dim.Render("│ "+l))
-		}
-	}
-	return s.cache.put(rc, s.ver, append(out, ""))
-}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,7 +12,7 @@ import (
 const wheelLines = 3
 
 // handleKey routes a key: Ctrl+C always; then an open question from the
-// loop; scrolling; an open drawer; the command popup; the chat's own keys;
+// loop, for its own keys only (dialogs.go); scrolling; an open drawer; the command popup; the chat's own keys;
 // and last the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
@@ -19,17 +20,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.ctrlC()
 	}
 	if len(m.dialogs) > 0 {
-		switch s {
-		case "pgup", "pgdown":
-		default:
-			if !m.dialogArmed || m.dialogs[0] != m.dialogShown {
-				return nil // too soon: the key was meant for something else
-			}
-			res, cmd := m.dialogs[0].update(m, k)
-			if res == drawerClose {
-				m.dialogs[0] = nil
-				m.dialogs = m.dialogs[1:]
-			}
+		if cmd, taken := m.dialogKey(k); taken {
 			return cmd
 		}
 	}
@@ -92,13 +83,22 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "ctrl+o":
-		m.expandAll = !m.expandAll
-		m.rc.expandAll = m.expandAll
-		m.rc.gen++
+		m.toggleFocused()
+		return nil
+	case "alt+o":
+		m.toggleAll()
+		return nil
+	case "alt+up":
+		m.moveFocus(-1)
+		return nil
+	case "alt+down":
+		m.moveFocus(1)
 		return nil
 	case "ctrl+q":
 		m.drawer = &queueDrawer{}
 		return nil
+	case "ctrl+f":
+		return m.openFind("")
 	case "up":
 		if m.editor.atFirstLine() {
 			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {
@@ -133,13 +133,18 @@ func (m *Model) ctrlC() tea.Cmd {
 	return m.setFlash("press ctrl+c again to quit", quitWindow)
 }
 
+// handlePaste routes a paste, its line endings normalised first: tmux
+// and many terminals send CR (or CRLF) between the lines of a paste.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
+	msg.Content = normalizeNewlines(msg.Content)
 	if len(m.dialogs) > 0 {
-		return nil
+		if cmd, taken := m.dialogPaste(msg); taken {
+			return cmd
+		}
 	}
 	if m.drawer != nil {
 		switch m.drawer.(type) {
-		case *picker, *queueDrawer:
+		case *picker, *queueDrawer, *findDrawer:
 			_, cmd := m.drawer.update(m, msg)
 			return cmd
 		}
@@ -166,4 +171,12 @@ func (m *Model) handleClick(msg tea.MouseClickMsg) {
 	if it, ok := m.chat.itemAt(mouse.Y); ok {
 		it.toggle()
 	}
+}
+
+// normalizeNewlines turns CRLF and lone CR line endings into LF.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }

@@ -16,7 +16,8 @@ import (
 // while something runs.
 const tickInterval = 100 * time.Millisecond
 
-// dialogGrace is how long a question ignores keys after it appears.
+// dialogGrace is how long a question ignores its keys after it appears
+// (they go to the editor meanwhile).
 const dialogGrace = 300 * time.Millisecond
 
 // quitWindow is how long a first Ctrl+C waits for the second.
@@ -55,16 +56,28 @@ type Model struct {
 	busySince   time.Time
 	compacting  bool
 	stopCompact context.CancelFunc
-	cancelled   bool // the user interrupted this turn
-	streamStart time.Time
-	streamChars int
-	retry       *retryItem
+	// compactRun is the compaction under way (EventCompacting), and
+	// lastCompaction the newest compaction card.
+	compactRun     *compactRun
+	lastCompaction *compactionItem
+	cancelled      bool // the user interrupted this turn
+	streamStart    time.Time
+	streamChars    int
+	retry          *retryItem
 
 	// The conversation.
 	chat      *chatView
 	parts     map[string]item
 	msgs      map[string]msgInfo // role and kind of the messages seen
 	expandAll bool
+	// focus is the card the user moved to (focus.go); nil: the newest
+	// on screen.
+	focus item
+
+	// welcome is the welcome screen while a fresh chat shows it; branch
+	// is the directory's git branch once known.
+	welcome *welcomeItem
+	branch  string
 
 	editor  *editor
 	drawer  drawer
@@ -74,6 +87,9 @@ type Model struct {
 	// cannot answer it.
 	dialogShown drawer
 	dialogArmed bool
+	// dialogFocused: the user gave the question the keyboard (Tab); until
+	// then typing goes to the editor.
+	dialogFocused bool
 	// drawerLines are the drawer's (or popup's) lines of the last layout.
 	drawerLines []string
 	flash       string // a transient hint above the editor
@@ -90,6 +106,7 @@ type Model struct {
 type msgInfo struct {
 	role      message.Role
 	synthetic bool
+	summary   bool // a compaction's summary: its text goes to the card
 }
 
 // runnerSlot holds the runner the chat has open, for Close, which runs
@@ -166,6 +183,9 @@ func New(opt Options) *Model {
 	}
 	m.opening = opt.SessionID != ""
 	m.fresh = opt.SessionID == ""
+	if m.fresh {
+		m.showWelcome()
+	}
 	return m
 }
 
@@ -187,7 +207,7 @@ func (m *Model) Close() {
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir)}
 	if m.opt.SessionID != "" {
 		cmds = append(cmds, m.openSession(m.opt.SessionID))
 	}
@@ -290,9 +310,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.applyEvent(message.Event{Type: message.EventQueueChanged, Queue: msg.queue})
 		}
 	case summaryLoadedMsg:
-		if it, ok := m.parts["summary:"+msg.id].(*summaryItem); ok {
-			it.text = msg.text
-			it.ver++
+		if it, ok := m.parts["summary:"+msg.id].(*compactionItem); ok {
+			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
 		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
@@ -306,6 +325,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case dialogArmedMsg:
 		if msg.d == m.dialogShown {
 			m.dialogArmed = true
+		}
+	case branchLoadedMsg:
+		m.branch = msg.branch
+		if m.welcome != nil && m.welcome.branch != msg.branch {
+			m.welcome.branch = msg.branch
+			m.welcome.ver++
 		}
 	case flashDoneMsg:
 		if msg.id == m.flashID {
@@ -330,9 +355,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.dropAbandonedDialogs()
+	m.refreshWelcome()
+	if len(m.dialogs) == 0 {
+		m.dialogShown, m.dialogFocused = nil, false
+	}
 	if len(m.dialogs) > 0 && m.dialogs[0] != m.dialogShown {
-		m.dialogShown, m.dialogArmed = m.dialogs[0], false
-		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}))
+		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
+		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
 	}
 	m.layout()
 	cmds = append(cmds, m.scheduleRenders()...)

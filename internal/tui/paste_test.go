@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,5 +41,36 @@ func TestHugePasteIsCollapsed(t *testing.T) {
 	h.key("up")
 	if v := h.m.editor.value(); !strings.Contains(v, "[paste #1 · ") || h.m.editor.expand(v) != "look at this: "+big+" thanks!" {
 		t.Errorf("history entry %.100q does not expand to the paste", v)
+	}
+}
+
+// TestCRLFPasteKeepsItsLines: a paste with CRLF or CR-only line endings
+// arrives with its lines (issue 14.7).
+func TestCRLFPasteKeepsItsLines(t *testing.T) {
+	for _, eol := range []string{"\r\n", "\r"} {
+		h := newHarness(t, []pt.Step{pt.Text("got it")})
+		lines := make([]string, 300)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("line %d", i+1)
+		}
+		h.send(tea.PasteMsg{Content: strings.Join(lines, eol)})
+		if v := h.m.editor.value(); !strings.Contains(v, "300 lines") {
+			t.Errorf("%q: editor shows %.80q, want a 300-line paste", eol, v)
+		}
+		h.key("enter")
+		h.waitFor("the request", func(*Model) bool { return len(h.srv.Requests()) > 0 })
+		msgs := h.srv.Requests()[0].Chat.Messages
+		if got := msgs[len(msgs)-1].Content; got != strings.Join(lines, "\n") {
+			t.Errorf("%q: sent %d lines with CR %v", eol, strings.Count(got, "\n")+1, strings.Contains(got, "\r"))
+		}
+		h.close()
+	}
+}
+
+func TestNormalizeNewlines(t *testing.T) {
+	for in, want := range map[string]string{"a\r\nb": "a\nb", "a\rb\r": "a\nb\n", "a\nb": "a\nb", "a\r\r\nb": "a\n\nb"} {
+		if got := normalizeNewlines(in); got != want {
+			t.Errorf("normalizeNewlines(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

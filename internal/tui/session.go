@@ -128,6 +128,7 @@ func (m *Model) loadQueue() tea.Cmd {
 // rendered here: items render when they come into view.
 func (m *Model) loadHistory(history []message.Entry) {
 	m.chat.reset()
+	m.lastCompaction = nil
 	clear(m.parts)
 	clear(m.msgs)
 	for _, n := range m.opt.Notices {
@@ -138,7 +139,7 @@ func (m *Model) loadHistory(history []message.Entry) {
 	}
 	for i := range history {
 		e := &history[i]
-		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic}
+		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if e.Message.Summary {
 			text := ""
 			for _, p := range e.Parts {
@@ -146,9 +147,7 @@ func (m *Model) loadHistory(history []message.Entry) {
 					text += p.Text
 				}
 			}
-			it := &summaryItem{text: text}
-			m.parts["summary:"+e.Message.ID] = it
-			m.chat.add(it)
+			m.summaryArrived(&e.Message, text)
 			continue
 		}
 		for j := range e.Parts {

@@ -6,6 +6,8 @@ import (
 	"charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
+
+	"github.com/ctxloop/agent/internal/tui/diffview"
 )
 
 // theme holds the styles of one background (light or dark). It is built
@@ -34,6 +36,7 @@ type theme struct {
 	diffAdd     lipgloss.Style
 	diffDel     lipgloss.Style
 	diffHunk    lipgloss.Style
+	diff        diffview.Styles
 	key         lipgloss.Style
 	barSystem   lipgloss.Style
 	barTools    lipgloss.Style
@@ -74,6 +77,15 @@ func newTheme(dark bool) *theme {
 	t.diffAdd = s().Foreground(t.success)
 	t.diffDel = s().Foreground(t.failure)
 	t.diffHunk = s().Foreground(t.info)
+	t.diff = diffview.Styles{
+		Context: t.dim,
+		Add:     t.diffAdd,
+		Del:     t.diffDel,
+		AddWord: s().Foreground(t.success).Background(ld(c("#d7f5dc"), c("#2a3f2a"))).Bold(true),
+		DelWord: s().Foreground(t.failure).Background(ld(c("#fbdada"), c("#4a2a30"))).Bold(true),
+		Hunk:    t.diffHunk,
+		Gutter:  s().Foreground(ld(c("#a0a4ac"), c("#565f89"))),
+	}
 	t.key = s().Foreground(t.accent).Bold(true)
 	t.barSystem = s().Foreground(ld(c("#7b1fa2"), c("#bb9af7")))
 	t.barTools = s().Foreground(ld(c("#00838f"), c("#7dcfff")))

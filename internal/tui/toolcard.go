@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/diffview"
 )
 
 // Lines of a tool's output shown on a collapsed card, and the most shown
@@ -110,7 +111,9 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 			body = tailLines(wrapText(termsafe.Strip(strings.TrimRight(st.Progress, "\n")), bodyWidth), collapsedOutputLines)
 		}
 	case diffOf(st) != "" && st.Status == message.ToolCompleted:
-		diff := diffLines(diffOf(st))
+		// Wrapped, numbered, the changed words marked: readable at 60
+		// columns (issue 14.9).
+		diff := diffview.Render(diffOf(st), bodyWidth, diffview.Auto, th.diff)
 		limit := collapsedDiffLines
 		if expanded {
 			limit = expandedOutputLines
@@ -120,7 +123,7 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 			diff = diff[:limit]
 		}
 		for _, l := range diff {
-			out = append(out, "    "+styleDiffLine(th, fit(l, bodyWidth)))
+			out = append(out, "    "+l)
 		}
 	default:
 		text := strings.TrimRight(termsafe.Strip(st.Output), "\n")
@@ -191,28 +194,4 @@ func tailLines(ls []string, n int) []string {
 func diffOf(st *message.ToolState) string {
 	d, _ := st.Metadata["diff"].(string)
 	return d
-}
-
-// diffLines drops the file header of a unified diff and sanitises it.
-func diffLines(diff string) []string {
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(termsafe.Strip(diff), "\n"), "\n") {
-		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
-			continue
-		}
-		out = append(out, strings.ReplaceAll(l, "\t", "    "))
-	}
-	return out
-}
-
-func styleDiffLine(th *theme, l string) string {
-	switch {
-	case strings.HasPrefix(l, "+"):
-		return th.diffAdd.Render(l)
-	case strings.HasPrefix(l, "-"):
-		return th.diffDel.Render(l)
-	case strings.HasPrefix(l, "@@"):
-		return th.diffHunk.Render(l)
-	}
-	return th.dim.Render(l)
 }

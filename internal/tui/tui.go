@@ -42,6 +42,8 @@ type Options struct {
 	Setup error
 	// Notices are shown above the conversation (configuration warnings).
 	Notices []string
+	// Version is the agent's version, for the welcome screen.
+	Version string
 }
 
 // Run runs the chat until the user quits. It closes the session it has

@@ -66,6 +66,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.editor.remember(shown)
 	m.editor.reset()
+	m.dropWelcome()
 	m.chat.toBottom()
 	switch {
 	case m.runner == nil && m.fresh:

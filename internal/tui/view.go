@@ -74,8 +74,14 @@ func (m *Model) popupLines(comps []command, width int) []string {
 // View draws the screen from the last layout.
 func (m *Model) View() tea.View {
 	var b strings.Builder
-	for _, l := range m.chat.visible {
-		b.WriteByte(' ')
+	focused := m.focusedItem()
+	bar := m.th.accentText.Render("▎")
+	for i, l := range m.chat.visible {
+		if focused >= 0 && m.chat.rows[i] == focused && l != "" {
+			b.WriteString(bar)
+		} else {
+			b.WriteByte(' ')
+		}
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
@@ -162,8 +168,8 @@ func (m *Model) activity() string {
 	th := m.th
 	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
 	switch {
-	case m.compacting:
-		return spin + " compacting " + sinceLabel(m.busySince) + th.dim.Render(" · esc stops")
+	case m.compacting || m.compactRun != nil:
+		return spin + " " + th.warnText.Render(m.compactingLabel()) + th.dim.Render(" · esc stops")
 	case m.busy:
 		s := spin + " " + sinceLabel(m.busySince)
 		if m.retry != nil && m.retry.left > 0 {

@@ -1,0 +1,169 @@
+package tui
+
+// Compaction, made visible. While a compaction runs the status line says
+// "compacting · summarising N messages" with the elapsed time (from the
+// loop's EventCompacting). When it is done the conversation gets one
+// line: tokens before → after, why, and the model that wrote the summary;
+// the summary itself expands on demand (ctrl+o on the card, or a click),
+// rendered as Markdown, the verbatim user messages as quotes rather than
+// the raw tags the model reads.
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxloop/agent/internal/context/compact"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// compactRun is a compaction under way.
+type compactRun struct {
+	messages int
+	since    time.Time
+}
+
+// compactionItem is the one-line card of a compaction and its summary.
+type compactionItem struct {
+	state    *message.CompactionState // nil until EventCompacted
+	model    string                   // the model that wrote the summary
+	text     string                   // the summary as stored
+	body     *textItem                // text for display, as Markdown
+	expanded bool
+	ver      int
+	cache    lineCache
+}
+
+func (c *compactionItem) toggle() bool {
+	c.expanded = !c.expanded
+	c.ver++
+	return true
+}
+
+// setSummary sets the summary text.
+func (c *compactionItem) setSummary(text string) {
+	if text == c.text {
+		return
+	}
+	c.text = text
+	c.body = newTextItem(summaryMarkdown(text), true)
+	c.ver++
+}
+
+// summaryMarkdown turns a stored summary into Markdown for people: the
+// user messages kept word for word become quotes, without their tags.
+func summaryMarkdown(body string) string {
+	summary, users := compact.SplitSummary(body)
+	if len(users) == 0 {
+		return summary
+	}
+	var b strings.Builder
+	b.WriteString(summary)
+	b.WriteString("\n\n**What you wrote, kept word for word:**\n")
+	for _, u := range users {
+		b.WriteString("\n")
+		for _, l := range strings.Split(strings.TrimRight(u, "\n"), "\n") {
+			b.WriteString("> " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+func (c *compactionItem) head(rc *renderCtx) string {
+	th := rc.th
+	text := "context compacted"
+	if s := c.state; s != nil {
+		if s.Auto {
+			text += " automatically"
+		}
+		if s.Reason != "" && s.Reason != "manual" {
+			text += " (" + s.Reason + ")"
+		}
+		text += fmt.Sprintf(": %s → %s tokens", formatTokens(s.TokensBefore), formatTokens(s.TokensAfter))
+		if s.Note != "" {
+			text += " · " + oneLine(termsafe.Strip(s.Note), 60)
+		}
+		if s.Focus != "" {
+			text += " · focus: " + oneLine(termsafe.Strip(s.Focus), 30)
+		}
+	}
+	if c.model != "" {
+		text += " · " + termsafe.Strip(c.model)
+	}
+	hint := ""
+	if c.text != "" {
+		hint = " · ctrl+o: summary"
+		if c.expanded || rc.expandAll {
+			hint = " · ctrl+o: hide"
+		}
+	}
+	return fit(th.infoText.Render("≡ ")+th.dim.Render(text)+th.faint.Render(hint), rc.width)
+}
+
+func (c *compactionItem) lines(rc *renderCtx) []string {
+	if !(c.expanded || rc.expandAll) || c.body == nil {
+		if ls, ok := c.cache.get(rc, c.ver); ok {
+			return ls
+		}
+		return c.cache.put(rc, c.ver, []string{c.head(rc), ""})
+	}
+	// Expanded: the body renders (and caches) itself.
+	return append([]string{c.head(rc)}, c.body.lines(rc)...)
+}
+
+// compactionCard returns the card a summary or a compaction belongs to:
+// the last one, while it still waits for that half, or a new one.
+func (m *Model) compactionCard(needState bool) *compactionItem {
+	if c := m.lastCompaction; c != nil && (needState && c.state == nil || !needState && c.text == "") {
+		return c
+	}
+	c := &compactionItem{}
+	m.lastCompaction = c
+	m.chat.add(c)
+	return c
+}
+
+// compactionDone applies a compaction's state: a rejected one is a
+// warning; an accepted one completes its card.
+func (m *Model) compactionDone(c *message.CompactionState) {
+	m.compactRun = nil
+	if c.Rejected {
+		why := "the summary would not shrink the context"
+		if c.Error != "" {
+			why = oneLine(termsafe.Strip(c.Error), 80)
+		}
+		m.chat.add(&noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction %s: %s (%s → %s tokens); pruning and truncation carry on",
+			cmp.Or(c.Outcome, "rejected"), why, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))})
+		return
+	}
+	card := m.compactionCard(true)
+	st := *c
+	card.state = &st
+	card.ver++
+}
+
+// summaryArrived applies a summary message (and its text when known).
+func (m *Model) summaryArrived(msg *message.Message, text string) {
+	card := m.compactionCard(false)
+	card.model = msg.Model
+	m.parts["summary:"+msg.ID] = card
+	if text != "" {
+		card.setSummary(text)
+	}
+	card.ver++
+}
+
+// compactingLabel is the status line's activity while a compaction runs.
+func (m *Model) compactingLabel() string {
+	label := "compacting"
+	since := m.busySince
+	if r := m.compactRun; r != nil {
+		since = r.since
+		if r.messages > 0 {
+			label += fmt.Sprintf(" · summarising %d message%s", r.messages, plural(r.messages))
+		}
+	}
+	return label + " · " + sinceLabel(since)
+}

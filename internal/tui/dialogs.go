@@ -1,0 +1,411 @@
+package tui
+
+// The loop's questions: may this tool call run (with the diff of an edit
+// or a write before consent), and should a repeated call run again.
+//
+// A question must not be answerable by accident. It opens under the
+// user's fingers while they type, so it does not take the keyboard:
+// typed text keeps going to the editor (nothing is lost) and the terminal
+// bell rings. It answers only
+//   - a modified key shown on its buttons (alt+a, alt+s, alt+d, …), or
+//   - Enter over a highlighted choice, once the user gave it focus with
+//     Tab (Shift+Tab); Esc gives focus back to the editor.
+// Both wait dialogGrace after the question appears. A denial asks for a
+// one-line reason (sent to the model as the tool's result) and can stop
+// the turn.
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/tui/diffview"
+)
+
+// question is a dialog from the loop.
+type question interface {
+	drawer
+	// shortcut reports whether key (as tea.KeyPressMsg.String names it)
+	// answers the question without focus.
+	shortcut(key string) bool
+	abandoned() bool
+}
+
+// bell rings the terminal's bell: a question wants the user.
+var bell = tea.Raw("\a")
+
+// focusKey reports whether key moves the focus to an open question.
+func focusKey(key string) bool { return key == "tab" || key == "shift+tab" }
+
+// dialogKey offers a key to the open question. It reports false when the
+// key is not the question's (it goes to the editor).
+func (m *Model) dialogKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	q, ok := m.dialogs[0].(question)
+	if !ok || !m.dialogArmed || m.dialogs[0] != m.dialogShown {
+		return nil, false // too soon: the key was meant for the editor
+	}
+	s := k.String()
+	if !m.dialogFocused {
+		if focusKey(s) {
+			m.dialogFocused = true
+			return nil, true
+		}
+		if !q.shortcut(s) {
+			return nil, false
+		}
+	}
+	res, cmd := q.update(m, k)
+	switch res {
+	case drawerClose:
+		m.dialogs[0] = nil
+		m.dialogs = m.dialogs[1:]
+		m.dialogFocused = false
+	case drawerPass:
+		m.dialogFocused = false
+	}
+	return cmd, true
+}
+
+// dialogPaste gives a paste to the open question's reason field, if the
+// user is typing one.
+func (m *Model) dialogPaste(p tea.PasteMsg) (tea.Cmd, bool) {
+	d, ok := m.dialogs[0].(*permissionDialog)
+	if !ok || !m.dialogFocused || d.reason == nil {
+		return nil, false
+	}
+	_, cmd := d.update(m, tea.PasteMsg{Content: strings.Join(strings.Fields(p.Content), " ")})
+	return cmd, true
+}
+
+// dialogFooter shows a question's keys once it takes them.
+func (m *Model) dialogFooter(unfocused, focused string) string {
+	switch {
+	case !m.dialogArmed:
+		return "…"
+	case m.dialogFocused:
+		return focused
+	}
+	return unfocused
+}
+
+// dialogFrame frames a question: highlighted while it waits for focus.
+func (m *Model) dialogFrame(title string, body []string, footer string, width int) []string {
+	style := m.th.warnText
+	if m.dialogFocused {
+		style = m.th.accentText
+	}
+	return frameWith(style, title, body, footer, width)
+}
+
+// buttons lays out choices, wrapping them when the line is narrow; sel
+// is highlighted (-1 for none).
+func buttons(th *theme, labels []string, sel, width int) []string {
+	var out []string
+	line := ""
+	for i, l := range labels {
+		b := " " + l + " "
+		if i == sel {
+			b = th.selected.Render(b)
+		} else {
+			b = th.accentText.Render(b)
+		}
+		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(b)+1 > width {
+			out = append(out, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += b
+	}
+	return append(out, line)
+}
+
+// The choices of a permission question, in button order.
+const (
+	choiceAllowOnce = iota
+	choiceAllowSession
+	choiceDeny
+	choiceDenyStop
+	permissionChoices
+)
+
+// permissionShortcuts are the modified keys of the choices.
+var permissionShortcuts = map[string]int{
+	"alt+a": choiceAllowOnce, "alt+s": choiceAllowSession, "alt+d": choiceDeny, "alt+x": choiceDenyStop,
+}
+
+// permissionDialog asks whether a tool call may run.
+type permissionDialog struct {
+	ask permissionAsk
+	sel int // highlighted choice while focused
+	// scroll is the first diff row shown.
+	scroll int
+	// reason is the denial's reason being typed (nil until the user
+	// chose to deny); stop is whether that denial stops the turn.
+	reason *textinput.Model
+	stop   bool
+
+	diff      []diffview.Line
+	diffRows  []string // rendered for diffWidth and diffTheme
+	diffWidth int
+	diffTheme *theme
+}
+
+func newPermissionDialog(a permissionAsk) *permissionDialog {
+	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff)}
+}
+
+func (d *permissionDialog) abandoned() bool {
+	select {
+	case <-d.ask.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (d *permissionDialog) shortcut(key string) bool {
+	_, ok := permissionShortcuts[key]
+	return ok
+}
+
+func (d *permissionDialog) answer(a tools.Answer) (drawerResult, tea.Cmd) {
+	d.ask.reply <- a
+	return drawerClose, nil
+}
+
+// choose acts on a choice: allowing answers; denying opens the reason.
+func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
+	switch c {
+	case choiceAllowOnce:
+		return d.answer(tools.Answer{Reply: tools.AllowOnce})
+	case choiceAllowSession:
+		return d.answer(tools.Answer{Reply: tools.AllowSession})
+	}
+	ti := textinput.New()
+	ti.Prompt = "reason › "
+	ti.Placeholder = "optional: what the model should do instead"
+	ti.CharLimit = 500
+	ti.SetWidth(max(10, m.width-16))
+	cmd := ti.Focus()
+	d.reason, d.stop, d.sel = &ti, c == choiceDenyStop, c
+	m.dialogFocused = true
+	return drawerKeep, cmd
+}
+
+func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	if d.reason != nil {
+		if k, ok := msg.(tea.KeyPressMsg); ok {
+			switch k.String() {
+			case "enter":
+				return d.answer(tools.Answer{Reply: tools.Deny, Reason: strings.TrimSpace(d.reason.Value()), StopTurn: d.stop})
+			case "esc":
+				d.reason = nil
+				return drawerKeep, nil
+			}
+		}
+		ti, cmd := d.reason.Update(msg)
+		d.reason = &ti
+		return drawerKeep, cmd
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	s := k.String()
+	if c, ok := permissionShortcuts[s]; ok {
+		return d.choose(m, c)
+	}
+	switch s {
+	case "left", "shift+tab":
+		d.sel = (d.sel + permissionChoices - 1) % permissionChoices
+	case "right", "tab":
+		d.sel = (d.sel + 1) % permissionChoices
+	case "up":
+		d.scroll = max(0, d.scroll-1)
+	case "down":
+		d.scroll++
+	case "pgup":
+		d.scroll = max(0, d.scroll-10)
+	case "pgdown":
+		d.scroll += 10
+	case "enter":
+		return d.choose(m, d.sel)
+	case "esc":
+		return drawerPass, nil
+	}
+	return drawerKeep, nil
+}
+
+// diffLines renders the diff for width, cached.
+func (d *permissionDialog) diffLines(th *theme, width int) []string {
+	if d.diffRows == nil || d.diffWidth != width || d.diffTheme != th {
+		d.diffRows = diffview.RenderLines(d.diff, width, diffview.Auto, th.diff)
+		d.diffWidth, d.diffTheme = width, th
+	}
+	return d.diffRows
+}
+
+func (d *permissionDialog) view(m *Model, width, height int) []string {
+	th := m.th
+	req := d.ask.req
+	inner := max(10, width-4)
+	var head []string
+	if req.Command != "" {
+		head = append(head, "Allow "+th.bold.Render(req.Tool)+" to run:")
+		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
+			head = append(head, "  "+th.accentText.Render(l))
+		}
+		// Every simple command, wherever the line hides it (a loop body,
+		// a case arm, a substitution).
+		if len(req.Commands) > 1 || len(req.Commands) == 1 && req.Commands[0] != strings.TrimSpace(req.Command) {
+			head = append(head, th.dim.Render("which runs:"))
+			for _, c := range req.Commands {
+				head = append(head, "  • "+oneLine(termsafe.Strip(c), inner-4))
+			}
+		}
+	} else {
+		title := termsafe.Strip(req.Title)
+		if title == "" {
+			title = req.Tool
+		}
+		head = append(head, "Allow "+th.bold.Render(oneLine(title, inner-8))+"?")
+	}
+	if req.Reason != "" {
+		for _, l := range wrapText("("+termsafe.Strip(req.Reason)+")", inner) {
+			head = append(head, th.dim.Render(l))
+		}
+	}
+	session := "allow for this session"
+	switch {
+	case req.Tool == "bash" && len(req.Prefixes) > 0:
+		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
+	case req.Tool == "bash":
+		session = "allow this command for this session"
+	case req.GitDir:
+		session = "allow once (.git is never allowed for the session)"
+	case req.Outside:
+		session = "allow " + req.Tool + " outside the directory for this session"
+	default:
+		session = "allow " + req.Tool + " for this session"
+	}
+	labels := []string{"allow once · alt+a", session + " · alt+s", "deny… · alt+d", "deny and stop the turn · alt+x"}
+	sel := -1
+	if m.dialogFocused {
+		sel = d.sel
+	}
+	tail := append([]string{""}, buttons(th, labels, sel, inner)...)
+	if d.reason != nil {
+		what := "Deny"
+		if d.stop {
+			what = "Deny and stop the turn"
+		}
+		tail = append(tail, th.warnText.Render(what+": a line for the model (enter sends, esc goes back)"), d.reason.View())
+	}
+
+	body := head
+	if rows := d.diffLines(th, inner); len(rows) > 0 {
+		room := max(3, height-2-len(head)-len(tail)-1)
+		if len(rows) <= room {
+			d.scroll = 0
+			body = append(body, rows...)
+		} else {
+			room = max(1, room-1) // a line says what is hidden
+			d.scroll = min(d.scroll, len(rows)-room)
+			body = append(body, rows[d.scroll:d.scroll+room]...)
+			body = append(body, th.dim.Render(fmt.Sprintf("lines %d–%d of %d · tab, then ↑↓ pgup pgdn scroll the diff", d.scroll+1, d.scroll+room, len(rows))))
+		}
+	}
+	body = append(body, tail...)
+	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a allow · alt+d deny",
+		"←→ choose · enter confirms · ↑↓ scroll · esc back to the editor")
+	if d.reason != nil {
+		footer = "enter denies · esc back"
+	}
+	return m.dialogFrame("Permission", clampBody(body, height, len(body)-1), footer, width)
+}
+
+// The choices of a doom-loop question, in button order.
+var doomReplies = []loop.DoomReply{loop.DoomContinue, loop.DoomStop, loop.DoomAlwaysAllow}
+
+var doomShortcuts = map[string]loop.DoomReply{
+	"alt+c": loop.DoomContinue, "alt+s": loop.DoomStop, "alt+a": loop.DoomAlwaysAllow,
+}
+
+// doomDialog asks whether to run a call repeated loop.DoomThreshold times.
+type doomDialog struct {
+	ask doomAsk
+	sel int
+}
+
+func newDoomDialog(a doomAsk) *doomDialog { return &doomDialog{ask: a} }
+
+func (d *doomDialog) abandoned() bool {
+	select {
+	case <-d.ask.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (d *doomDialog) shortcut(key string) bool {
+	_, ok := doomShortcuts[key]
+	return ok
+}
+
+func (d *doomDialog) answer(r loop.DoomReply) (drawerResult, tea.Cmd) {
+	d.ask.reply <- r
+	return drawerClose, nil
+}
+
+func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	s := k.String()
+	if r, ok := doomShortcuts[s]; ok {
+		return d.answer(r)
+	}
+	switch s {
+	case "left", "shift+tab":
+		d.sel = (d.sel + len(doomReplies) - 1) % len(doomReplies)
+	case "right", "tab":
+		d.sel = (d.sel + 1) % len(doomReplies)
+	case "enter":
+		return d.answer(doomReplies[d.sel])
+	case "esc":
+		return drawerPass, nil
+	}
+	return drawerKeep, nil
+}
+
+func (d *doomDialog) view(m *Model, width, height int) []string {
+	th := m.th
+	inner := max(10, width-4)
+	body := []string{th.warnText.Render(fmt.Sprintf("%s was called %d times in a row with the same input:", termsafe.Strip(d.ask.tool), loop.DoomThreshold))}
+	in := wrapText(termsafe.Strip(d.ask.input), inner-2)
+	if len(in) > 4 {
+		in = append(in[:4], "…")
+	}
+	for _, l := range in {
+		body = append(body, "  "+th.dim.Render(l))
+	}
+	body = append(body, "")
+	sel := -1
+	if m.dialogFocused {
+		sel = d.sel
+	}
+	body = append(body, buttons(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, sel, inner)...)
+	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+c/s/a",
+		"←→ choose · enter confirms · esc back to the editor")
+	return m.dialogFrame("Doom loop?", clampBody(body, height, len(body)-1), footer, width)
+}
