@@ -91,3 +91,33 @@ func TestE2ECompactionNearIsAnEvent(t *testing.T) {
 		t.Errorf("compaction_near = %v\n%s", near, res.stdout)
 	}
 }
+
+// TestE2ECompactingIsAnEvent: a compaction is announced when it starts
+// (`compacting`, with the messages it summarises), before `compacted`.
+func TestE2ECompactingIsAnEvent(t *testing.T) {
+	e := newEnv(t,
+		pt.Reply(pt.TextChunk("first answer"), pt.FinishChunk("stop"), pt.UsageChunk(pt.Usage{Prompt: 29000, Completion: 10})),
+		pt.Text("## Goal\nAnswer.\n\n## Done so far\nOne turn.\n\n## Next steps\nNone."),
+		pt.Text("done"))
+	if res := e.run("", "run", "--model", "m", "first question"); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	res := e.run("", "run", "--model", "m", "-c", "--format", "json", "second question")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var types []string
+	var compacting map[string]any
+	for _, ev := range jsonEvents(t, res.stdout) {
+		switch ev["type"] {
+		case "compacting":
+			compacting = ev
+			types = append(types, "compacting")
+		case "compacted":
+			types = append(types, "compacted")
+		}
+	}
+	if strings.Join(types, ",") != "compacting,compacted" || compacting["summarising"] == float64(0) || compacting["tokens_before"] == float64(0) {
+		t.Errorf("events %v, compacting = %v\n%s", types, compacting, res.stdout)
+	}
+}

@@ -316,6 +316,17 @@ func (w *eventWriter) observe(ev message.Event) {
 		} else {
 			fmt.Fprintf(w.errOut, "· context compacted: %d → %d tokens\n", c.TokensBefore, c.TokensAfter)
 		}
+	case message.EventCompacting:
+		c := ev.Compaction
+		if c == nil {
+			c = &message.CompactionState{}
+		}
+		if w.json {
+			w.emit(map[string]any{"type": "compacting", "auto": c.Auto, "reason": c.Reason, "summarising": ev.Summarising,
+				"tokens_before": c.TokensBefore, "model": c.Model})
+		} else {
+			fmt.Fprintf(w.errOut, "· compacting: summarising %d messages (%d tokens)\n", ev.Summarising, c.TokensBefore)
+		}
 	case message.EventCompactionNear:
 		f := ev.Forecast
 		if w.json {
