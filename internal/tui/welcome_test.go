@@ -26,6 +26,11 @@ func TestWelcomeScreenShowsWhereAndWhatUntilTheFirstMessage(t *testing.T) {
 			t.Errorf("welcome lacks %q:\n%s", want, s)
 		}
 	}
+	// Styles are whole escape sequences: a style that lost its ESC would
+	// show as "[38;2;…m" text.
+	if strings.Contains(s, "[38;") || strings.Contains(s, "[m") {
+		t.Errorf("broken styling shows as text:\n%s", s)
+	}
 	h.typeText("hi")
 	h.key("enter")
 	h.waitScreen("hello back")
