@@ -130,17 +130,25 @@ func (m *Model) resetConversation() {
 	m.snap = tokens.Snapshot{}
 }
 
-func (m *Model) setModelCmd(name string) tea.Cmd {
+func (m *Model) setModelCmd(name string) tea.Cmd { return m.switchModel(name, "") }
+
+// switchModel switches to the model name; why, when set, says why it was
+// chosen ("the only model … offers") in the one notice it leaves.
+func (m *Model) switchModel(name, why string) tea.Cmd {
 	if m.runner == nil && m.fresh && m.opt.Loop.Config != nil {
 		// No session yet: the new one will use this model.
 		cfg := *m.opt.Loop.Config
 		cfg.Model, cfg.ModelConfigured = name, true
 		m.opt.Loop.Config = &cfg
 		m.sess.Model = name
+		text, hint := "model: "+name, ""
+		if why != "" {
+			text, hint = text+", "+why, "/model switches it."
+		}
 		if _, known := cfg.ModelInfo(name); !known {
-			m.notice(noticeWarn, "model: "+name, unknownModelHint(name))
+			m.notice(noticeWarn, text, strings.TrimSpace(unknownModelHint(name)+" "+hint))
 		} else {
-			m.notice(noticeInfo, "model: "+name, "")
+			m.notice(noticeInfo, text, hint)
 		}
 		return nil
 	}

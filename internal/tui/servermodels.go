@@ -53,7 +53,5 @@ func (m *Model) chooseSole(served []string) (tea.Cmd, bool) {
 	if !ok {
 		return nil, false
 	}
-	cmd := m.setModelCmd(name)
-	m.notice(noticeInfo, fmt.Sprintf("model: %s, the only model %s offers", name, m.opt.Loop.Config.BaseURL), "/model switches it.")
-	return cmd, true
+	return m.switchModel(name, fmt.Sprintf("the only model %s offers", m.opt.Loop.Config.BaseURL)), true
 }

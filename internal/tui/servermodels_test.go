@@ -69,6 +69,9 @@ func TestFirstRunUsesTheServersOnlyModel(t *testing.T) {
 	srv.SetModels("llama3.1")
 	h := newHarness(t, nil, withServer(t, srv))
 	h.waitScreen("llama3.1, the only model")
+	if n := strings.Count(h.screen(), "model: llama3.1"); n != 1 {
+		t.Errorf("%d notices name the model, want one:\n%s", n, h.screen())
+	}
 	h.typeText("hi")
 	h.key("enter")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(srv.Requests()) == 1 })
