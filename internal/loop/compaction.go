@@ -591,27 +591,10 @@ func (r *Runner) prune(ctx context.Context) {
 	if len(res.PartIDs) == 0 {
 		return
 	}
-	now := time.Now()
-	if err := r.store.MarkCompacted(ctx, res.PartIDs, now); err != nil {
+	if err := r.markCompacted(ctx, res.PartIDs); err != nil {
 		r.emitError(fmt.Sprintf("prune: %v", err))
 		return
 	}
-	marked := make(map[string]bool, len(res.PartIDs))
-	for _, id := range res.PartIDs {
-		marked[id] = true
-	}
-	r.mu.Lock()
-	for i := range r.history {
-		for j := range r.history[i].Parts {
-			p := &r.history[i].Parts[j]
-			if marked[p.ID] && p.Tool != nil {
-				st := *p.Tool
-				st.CompactedAt = now
-				p.Tool = &st
-			}
-		}
-	}
-	r.mu.Unlock()
 	before := r.calc().Snapshot().Total
 	r.calc().RemoveEstimate(res.TokensSaved)
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
