@@ -43,6 +43,18 @@ type inspection struct {
 	Usage          message.Usage   `json:"usage"`
 	CostUSD        float64         `json:"cost_usd"`
 	Timeline       []timelineEntry `json:"timeline"`
+	// Snapshots describe the checkpoint store of the session's directory
+	// (shared by its sessions); nil when checkpoints are off there.
+	Snapshots *snapshotStats `json:"snapshots"`
+}
+
+// snapshotStats is the checkpoint store of a directory in `agent inspect`.
+type snapshotStats struct {
+	Count     int   `json:"count"`
+	Sessions  int   `json:"sessions"`
+	SizeBytes int64 `json:"size_bytes"`
+	// Patches are the session's steps that changed files.
+	Patches int `json:"patches"`
 }
 
 type timelineEntry struct {
@@ -71,7 +83,7 @@ type timelineEntry struct {
 }
 
 func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	_, st, id, err := openSessionReadOnly(ctx, g, f)
+	a, st, id, err := openSessionReadOnly(ctx, g, f)
 	if err != nil {
 		return err
 	}
@@ -80,6 +92,7 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 	if err != nil {
 		return err
 	}
+	ins.Snapshots = a.snapshotStats(ctx, st, id)
 	if f.json {
 		// JSON escapes control characters itself: the title stays as stored.
 		enc := json.NewEncoder(out)
@@ -91,6 +104,12 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 		ins.Messages, ins.Parts, ins.CompactedParts, ins.TruncatedParts, ins.Summaries)
 	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost $%.4f\n",
 		ins.Usage.Input, ins.Usage.CachedInput, ins.Usage.Output, ins.Usage.Reasoning, ins.CostUSD)
+	if sn := ins.Snapshots; sn != nil {
+		fmt.Fprintf(out, "  checkpoints: %d steps changed files; the directory's store holds %d snapshots of %d sessions, %s\n",
+			sn.Patches, sn.Count, sn.Sessions, formatBytes(sn.SizeBytes))
+	} else {
+		fmt.Fprintln(out, "  checkpoints: off")
+	}
 	if len(ins.Timeline) == 0 {
 		fmt.Fprintln(out, "  no prunes or compactions yet")
 		return nil
@@ -175,4 +194,48 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 		}
 	}
 	return ins, nil
+}
+
+// snapshotStats measures the checkpoint store of the session's directory;
+// nil when checkpoints are off there.
+func (a *app) snapshotStats(ctx context.Context, st *storage.Store, id string) *snapshotStats {
+	sess, err := st.GetSession(ctx, id)
+	if err != nil || sess.Dir == "" {
+		return nil
+	}
+	if _, err := os.Stat(sess.Dir); err != nil {
+		return nil
+	}
+	snaps, err := a.openSnapshots(ctx, sess.Dir)
+	if err != nil {
+		return nil
+	}
+	stats, err := snaps.Stats(ctx)
+	if err != nil {
+		return nil
+	}
+	out := &snapshotStats{Count: stats.Snapshots, Sessions: stats.Sessions, SizeBytes: stats.SizeBytes}
+	if hist, err := st.LoadHistory(ctx, id); err == nil {
+		for _, e := range hist {
+			for _, p := range e.Parts {
+				if p.Type == message.PartPatch {
+					out.Patches++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// formatBytes writes a size briefly: 512 B, 3.4 KiB, 12 MiB.
+func formatBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }

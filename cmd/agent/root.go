@@ -59,7 +59,7 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVarP(&g.cont, "continue", "c", false, "continue the latest session of this directory")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newModelsCmd(g), newCompletionCmd())
+		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd())
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -151,7 +151,8 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // openDriving opens the database for a command that drives a session, and
 // expires old saved tool outputs in the background (by age, then the
-// oldest beyond the total bound). The store outlives
+// oldest beyond the total bound) and keeps this directory's snapshot store
+// bounded (pruneSnapshots). The store outlives
 // ctx's cancellation, so that a cancelled turn can still be persisted.
 func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 	st, err := a.openStore(context.WithoutCancel(ctx))
@@ -163,6 +164,7 @@ func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 		if maxTotal := a.cfg.Tools.OutputsMaxTotalBytes; maxTotal > 0 {
 			_, _ = truncate.Bound(a.outputDir(), maxTotal)
 		}
+		_ = a.pruneSnapshots(context.WithoutCancel(ctx), st)
 	}()
 	return st, nil
 }

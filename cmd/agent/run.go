@@ -360,6 +360,13 @@ func (w *eventWriter) observe(ev message.Event) {
 		}
 	case message.EventError:
 		w.errorEvent(ev.Err)
+	case message.EventNote:
+		if w.json {
+			w.emit(map[string]any{"type": "note", "text": ev.Note})
+			return
+		}
+		w.breakLine()
+		fmt.Fprintln(w.errOut, "agent:", termsafe.Strip(ev.Note))
 	}
 }
 
@@ -408,6 +415,19 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 				fmt.Fprintf(w.errOut, "%s %s\n", mark, oneLine(termsafe.Strip(title), 100))
 			}
 		}
+	case message.PartPatch:
+		ps := p.Patch
+		if ps == nil || len(ps.Files) == 0 {
+			return
+		}
+		added, deleted := ps.Lines()
+		if w.json {
+			w.emit(map[string]any{"type": "patch", "message_id": p.MessageID, "files": ps.Files, "skipped": ps.Skipped,
+				"lines_added": added, "lines_deleted": deleted, "before": ps.Before, "after": ps.After})
+			return
+		}
+		w.breakLine()
+		fmt.Fprintf(w.errOut, "· changed %d file(s), +%d −%d\n", len(ps.Files), added, deleted)
 	case message.PartStepFinish:
 		w.lastError = ""
 		w.final = ""

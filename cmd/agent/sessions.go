@@ -71,7 +71,7 @@ one (six characters or more).`, contextRows),
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.all, "all", false, "list the sessions of every directory")
-	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g))
+	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsForkCmd(g))
 	return cmd
 }
 
@@ -396,7 +396,8 @@ func newSessionsRmCmd(g *globalFlags) *cobra.Command {
 		Use:     "rm ID...",
 		Aliases: []string{"delete"},
 		Short:   "Delete sessions, after confirmation",
-		Long: `rm deletes sessions with their messages, parts, queue and log. It asks
+		Long: `rm deletes sessions with their messages, parts, queue, log and the
+checkpoints no other session shares. It asks
 "Delete session ID (title)? [y/N]" on standard input for each, unless --yes
 is given, and refuses a session that another running agent drives.`,
 		Example: `  agent sessions rm 01JX3K
@@ -472,6 +473,9 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 		case err == nil:
 			for _, path := range saved {
 				_ = os.Remove(path)
+			}
+			if err := a.dropSnapshots(ctx, s); err != nil {
+				fmt.Fprintf(msg, "agent: session %s: its checkpoints were not removed: %v\n", s.ID, err)
 			}
 			fmt.Fprintf(msg, "deleted %s\n", s.ID)
 			continue

@@ -87,7 +87,14 @@ func writeEntry(b *strings.Builder, e message.Entry, opt transcriptOptions) {
 			if p.Compaction != nil {
 				writeCompaction(b, m, p.Compaction)
 			}
+		case message.PartPatch:
+			if p.Patch != nil {
+				writePatch(b, p.Patch)
+			}
 		}
+	}
+	if m.Rewound() {
+		fmt.Fprintf(b, "\n_Taken back by a rewind (%s); not sent to the model._\n", m.RewindID)
 	}
 	if m.Error != "" {
 		fmt.Fprintf(b, "\n**Error:** %s\n", oneLine(m.Error, 500))
@@ -256,4 +263,24 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// writePatch lists the files a step changed, with their line counts.
+func writePatch(b *strings.Builder, p *message.PatchState) {
+	added, deleted := p.Lines()
+	fmt.Fprintf(b, "\n**Files changed** (%d, +%d −%d):\n\n", len(p.Files), added, deleted)
+	for _, f := range p.Files {
+		counts := fmt.Sprintf("+%d −%d", f.LinesAdded, f.LinesDeleted)
+		if f.Binary {
+			counts = "binary"
+		}
+		mode := ""
+		if f.OldMode != "" {
+			mode = fmt.Sprintf(", mode %s → %s", f.OldMode, f.NewMode)
+		}
+		fmt.Fprintf(b, "- `%s` %s (%s%s)\n", f.Path, f.Status, counts, mode)
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(b, "- `%s` not checkpointed: %s\n", s.Path, s.Reason)
+	}
 }

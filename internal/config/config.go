@@ -30,7 +30,23 @@ const (
 	DefaultStreamIdleTimeout    = 120 * time.Second
 	DefaultSavedOutputMaxBytes  = 64 << 20 // one saved tool output
 	DefaultOutputsMaxTotalBytes = 1 << 30  // all saved outputs together
+
+	DefaultSnapshotMaxFileBytes = 2 << 20 // a larger file is left out of checkpoints
+	DefaultSnapshotCapBytes     = 1 << 30 // one project's checkpoint store
 )
+
+// Snapshots configures checkpoints (/undo, /rewind, /diff): the snapshots
+// of the working directory taken around the agent's steps. Only a user
+// file may set them: a repository must not be able to switch off the
+// user's undo or fill the disk.
+type Snapshots struct {
+	Enabled bool `json:"enabled"`
+	// MaxFileBytes is the size over which a file is left out (and
+	// reported); CapBytes bounds one project's store, the oldest
+	// snapshots going first.
+	MaxFileBytes int64 `json:"max_file_bytes"`
+	CapBytes     int64 `json:"cap_bytes"`
+}
 
 // Compaction configures tiers 2 and 3 of context management.
 type Compaction struct {
@@ -100,6 +116,7 @@ type Config struct {
 	Models      map[string]ModelInfo
 	Compaction  Compaction
 	Tools       Tools
+	Snapshots   Snapshots
 	Permissions map[string]string
 	// StreamIdleTimeout is how long a model stream may stay silent (before
 	// its first byte or between chunks) before the attempt fails as
@@ -147,6 +164,11 @@ type file struct {
 		} `json:"read"`
 	} `json:"tools"`
 	Permissions map[string]string `json:"permissions"`
+	Snapshots   *struct {
+		Enabled      *bool  `json:"enabled"`
+		MaxFileBytes *int64 `json:"max_file_bytes"`
+		CapBytes     *int64 `json:"cap_bytes"`
+	} `json:"snapshots"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -183,6 +205,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
+		Snapshots:         Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
 		Permissions:       map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
@@ -220,6 +243,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
 			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
+			"snapshots":                     pf.Snapshots != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -337,6 +361,11 @@ func (c *Config) apply(f *file, trusted bool) {
 	}
 	for tool, mode := range f.Permissions {
 		c.Permissions[tool] = mode
+	}
+	if sn := f.Snapshots; sn != nil {
+		setBool(&c.Snapshots.Enabled, sn.Enabled)
+		setNum(&c.Snapshots.MaxFileBytes, sn.MaxFileBytes)
+		setNum(&c.Snapshots.CapBytes, sn.CapBytes)
 	}
 }
 

@@ -11,7 +11,9 @@
 // less, against a compaction point a provider's refusal may have lowered),
 // builds the request and repairs any tool call without its one result,
 // streams the next step and persists its usage, runs the tools, and after
-// the turn prunes old tool outputs. A context-length error compacts and
+// the turn prunes old tool outputs. A step's tools that can change files
+// run between two snapshots of the directory, and the step's patch is
+// stored with it (checkpoint.go). A context-length error compacts and
 // streams again. Compaction attempts are bounded (compact.Breaker: at most
 // three until a request goes through, the last one model-free), and the
 // synthetic continue follows a compaction only in the middle of a task.
@@ -148,6 +150,8 @@ type Runner struct {
 	ceiling atomic.Int64
 	title   titleTask // the background small_model title request
 	near    nearState // the forecast of compaction
+	cp      checkpoints
+	notes   []string
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -222,6 +226,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	r.setModel(r.sess.Model)
+	r.openCheckpoints(ctx, dir)
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.promptAt, r.promptFromOpen = time.Now(), true
 	r.restoreCalculator()
@@ -520,7 +525,7 @@ func (r *Runner) emitQueue(ctx context.Context) {
 // broker from the store itself; the loop's own events are published here.
 func (r *Runner) emit(ev message.Event) {
 	switch ev.Type {
-	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError, message.EventCompactionNear:
+	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError, message.EventCompactionNear, message.EventNote:
 		r.store.Publish(ev)
 	}
 	if r.opt.Observer != nil {
@@ -602,6 +607,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.turn(ctx)
+		r.settleCheckpoint(ctx)
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
 		}

@@ -388,8 +388,9 @@ func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish strin
 		out.finish = FinishEmpty
 	}
 	if len(calls) > 0 {
-		stop, stopErr := r.runTools(ctx, e, calls)
-		out.stop, out.stopErr = stop, stopErr
+		r.checkpointTools(ctx, e, calls, func() {
+			out.stop, out.stopErr = r.runTools(ctx, e, calls)
+		})
 	}
 	if out.stop == "" && len(calls) == 0 && !hasText(e) {
 		out.stop = FinishEmpty

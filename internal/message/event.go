@@ -30,6 +30,10 @@ const (
 	// EventCompactionNear tells that the context passed 90% of the
 	// compaction point, once per crossing, with a forecast.
 	EventCompactionNear EventType = "compaction_near"
+	// EventNote tells something worth a line that is not an error of the
+	// turn: checkpoints are off and why, a restore finished at start-up, a
+	// snapshot that failed.
+	EventNote EventType = "note"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -58,6 +62,8 @@ type Event struct {
 	Forecast *CompactionForecast `json:"forecast,omitempty"`
 	// Err is the message of an EventError.
 	Err string `json:"error,omitempty"`
+	// Note is the text of an EventNote.
+	Note string `json:"note,omitempty"`
 }
 
 // RetryInfo describes a retry the loop is waiting for.

@@ -87,7 +87,14 @@ type Message struct {
 	// FinishedAt is zero while the message is being written; recovery
 	// finishes messages a crash left open.
 	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// RewindID marks a message taken back by a rewind (/undo, /rewind,
+	// `agent rewind`): it stays in the database and the export, is never
+	// sent to the model nor counted, and a redo of that rewind clears it.
+	RewindID string `json:"rewind_id,omitempty"`
 }
+
+// Rewound reports whether a rewind took the message back.
+func (m *Message) Rewound() bool { return m.RewindID != "" }
 
 // Finished reports whether the message was closed.
 func (m *Message) Finished() bool { return !m.FinishedAt.IsZero() }
@@ -194,6 +201,48 @@ type CompactionState struct {
 	Note         string `json:"note,omitempty"`
 }
 
+// PatchFile is one file a step changed.
+type PatchFile struct {
+	Path string `json:"path"`
+	// Status is added, modified, deleted or type changed.
+	Status       string `json:"status"`
+	LinesAdded   int    `json:"lines_added,omitempty"`
+	LinesDeleted int    `json:"lines_deleted,omitempty"`
+	Binary       bool   `json:"binary,omitempty"`
+	// OldMode and NewMode are git's modes ("100644", "100755", "120000"
+	// for a symlink), set when they differ.
+	OldMode string `json:"old_mode,omitempty"`
+	NewMode string `json:"new_mode,omitempty"`
+}
+
+// PatchSkip is a path a step's snapshots left out, and why.
+type PatchSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Bytes  int64  `json:"bytes,omitempty"`
+}
+
+// PatchState is the state of a patch part: what the step's tools changed
+// in the working directory, whoever changed it (write, edit or a shell
+// command), between the snapshots taken before and after them.
+type PatchState struct {
+	Before string      `json:"before"`
+	After  string      `json:"after"`
+	Files  []PatchFile `json:"files"`
+	// Skipped are the paths the snapshots left out (too large,
+	// unreadable, nested repositories): their changes are not undone.
+	Skipped []PatchSkip `json:"skipped,omitempty"`
+}
+
+// Lines returns the patch's added and deleted line counts.
+func (p *PatchState) Lines() (added, deleted int) {
+	for _, f := range p.Files {
+		added += f.LinesAdded
+		deleted += f.LinesDeleted
+	}
+	return added, deleted
+}
+
 // Outcomes of a compaction attempt (CompactionState.Outcome).
 const (
 	CompactionSummary  = "summary"
@@ -203,8 +252,8 @@ const (
 )
 
 // Part is one piece of a message. Exactly one of the state fields is used,
-// according to Type: Text for text and reasoning, Tool, Step (step-finish) or
-// Compaction.
+// according to Type: Text for text and reasoning, Tool, Step (step-finish),
+// Compaction or Patch.
 type Part struct {
 	ID        string    `json:"id"`
 	SessionID string    `json:"session_id"`
@@ -217,6 +266,7 @@ type Part struct {
 	Tool       *ToolState       `json:"tool,omitempty"`
 	Step       *StepState       `json:"step,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
+	Patch      *PatchState      `json:"patch,omitempty"`
 }
 
 // QueuedMessage is user input typed while the loop was busy, persisted until
@@ -247,4 +297,36 @@ func NewID() string {
 type Entry struct {
 	Message Message `json:"message"`
 	Parts   []Part  `json:"parts"`
+}
+
+// Rewind kinds and modes.
+const (
+	RewindKindRewind = "rewind"
+	RewindKindRedo   = "redo"
+
+	RewindBoth         = "both"         // code and conversation
+	RewindCode         = "code"         // the files only
+	RewindConversation = "conversation" // the messages only
+)
+
+// Rewind records one restore of a session: a rewind (/undo, /rewind,
+// `agent rewind`) that took messages back and/or put files back, or the
+// redo of one. Target, Before and After are snapshot ids (empty when no
+// file was restored).
+type Rewind struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Kind      string `json:"kind"`
+	Mode      string `json:"mode"`
+	// MessageID is the first message a rewind took back (and everything
+	// after it); Redoes is the rewind a redo reapplies.
+	MessageID string `json:"message_id,omitempty"`
+	Redoes    string `json:"redoes,omitempty"`
+	// Target is the snapshot restored; Before the tree just before (a redo
+	// restores it), After the tree just after.
+	Target    string    `json:"target,omitempty"`
+	Before    string    `json:"before,omitempty"`
+	After     string    `json:"after,omitempty"`
+	RedoneAt  time.Time `json:"redone_at,omitzero"`
+	CreatedAt time.Time `json:"created_at"`
 }

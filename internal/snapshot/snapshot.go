@@ -160,19 +160,10 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not installed (%v); /undo, /redo, /rewind and /diff need it, everything else works", ErrUnavailable, err)
 	}
-	work, err := filepath.Abs(workDir)
-	if err == nil {
-		work, err = filepath.EvalSymlinks(work)
-	}
+	work, data, gitDir, err := storeDirs(dataDir, workDir)
 	if err != nil {
-		return nil, fmt.Errorf("open snapshots of %s: %w", workDir, err)
+		return nil, err
 	}
-	data, err := filepath.Abs(dataDir)
-	if err != nil {
-		return nil, fmt.Errorf("open snapshots of %s: %w", workDir, err)
-	}
-	sum := sha256.Sum256([]byte(work))
-	gitDir := filepath.Join(data, "snapshots", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(gitDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open snapshots of %s: %w", work, err)
 	}
@@ -210,6 +201,36 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	}
 	s.recovered = res
 	return s, nil
+}
+
+// storeDirs resolves the work tree and the data directory, and names the
+// work tree's store in it.
+func storeDirs(dataDir, workDir string) (work, data, gitDir string, err error) {
+	work, err = filepath.Abs(workDir)
+	if err == nil {
+		work, err = filepath.EvalSymlinks(work)
+	}
+	if err != nil {
+		return "", "", "", fmt.Errorf("open snapshots of %s: %w", workDir, err)
+	}
+	data, err = filepath.Abs(dataDir)
+	if err != nil {
+		return "", "", "", fmt.Errorf("open snapshots of %s: %w", workDir, err)
+	}
+	sum := sha256.Sum256([]byte(work))
+	return work, data, filepath.Join(data, "snapshots", hex.EncodeToString(sum[:8])), nil
+}
+
+// Interrupted reports whether the store of workDir holds the journal of a
+// restore a crash interrupted, which the next Open finishes: a background
+// cleanup leaves that Open to the session, which reports it.
+func Interrupted(dataDir, workDir string) bool {
+	_, _, gitDir, err := storeDirs(dataDir, workDir)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(gitDir, "agent-restore.journal"))
+	return err == nil
 }
 
 // realPath resolves symlinks in path as far as it exists.

@@ -11,7 +11,7 @@ import (
 
 const messageColumns = `id, session_id, role, parent_id, summary, synthetic, model,
 	finish_reason, error, input_tokens, output_tokens, reasoning_tokens,
-	cached_input_tokens, cache_write_tokens, cost_usd, created_at, updated_at, finished_at`
+	cached_input_tokens, cache_write_tokens, cost_usd, created_at, updated_at, finished_at, rewind_id`
 
 func scanMessage(r rowScanner) (*message.Message, error) {
 	var m message.Message
@@ -19,7 +19,7 @@ func scanMessage(r rowScanner) (*message.Message, error) {
 	var created, updated, finished int64
 	err := r.Scan(&m.ID, &m.SessionID, &m.Role, &m.ParentID, &summary, &synthetic, &m.Model,
 		&m.FinishReason, &m.Error, &m.Usage.Input, &m.Usage.Output, &m.Usage.Reasoning,
-		&m.Usage.CachedInput, &m.Usage.CacheWrite, &m.CostUSD, &created, &updated, &finished)
+		&m.Usage.CachedInput, &m.Usage.CacheWrite, &m.CostUSD, &created, &updated, &finished, &m.RewindID)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) CreateMessage(ctx context.Context, m *message.Message) error {
 		return s.fail(op, err)
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...)
 	if err != nil {
 		return s.fail(op, err)
 	}
@@ -75,11 +75,12 @@ func messageArgs(m *message.Message) []any {
 	return []any{m.ID, m.SessionID, string(m.Role), m.ParentID, boolInt(m.Summary), boolInt(m.Synthetic), m.Model,
 		m.FinishReason, m.Error, m.Usage.Input, m.Usage.Output, m.Usage.Reasoning,
 		m.Usage.CachedInput, m.Usage.CacheWrite, m.CostUSD,
-		toUnix(m.CreatedAt), toUnix(m.UpdatedAt), toUnix(m.FinishedAt)}
+		toUnix(m.CreatedAt), toUnix(m.UpdatedAt), toUnix(m.FinishedAt), m.RewindID}
 }
 
 // UpdateMessage stores every field of an existing message but its id,
-// session and creation time, and sets its UpdatedAt to now.
+// session, creation time and rewind mark (MarkRewound's alone), and sets
+// its UpdatedAt to now.
 func (s *Store) UpdateMessage(ctx context.Context, m *message.Message) error {
 	op := "update message " + m.ID
 	if err := s.writable(op); err != nil {

@@ -22,10 +22,11 @@ type partState struct {
 	Tool       *message.ToolState       `json:"tool,omitempty"`
 	Step       *message.StepState       `json:"step,omitempty"`
 	Compaction *message.CompactionState `json:"compaction,omitempty"`
+	Patch      *message.PatchState      `json:"patch,omitempty"`
 }
 
 func encodeState(p *message.Part) (string, error) {
-	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction})
+	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction, Patch: p.Patch})
 	if err != nil {
 		return "", fmt.Errorf("encode state of part %s: %w", p.ID, err)
 	}
@@ -37,7 +38,7 @@ func decodeState(p *message.Part, state []byte) error {
 	if err := json.Unmarshal(state, &st); err != nil {
 		return fmt.Errorf("decode state of part %s: %w", p.ID, err)
 	}
-	p.Text, p.Tool, p.Step, p.Compaction = st.Text, st.Tool, st.Step, st.Compaction
+	p.Text, p.Tool, p.Step, p.Compaction, p.Patch = st.Text, st.Tool, st.Step, st.Compaction, st.Patch
 	return nil
 }
 

@@ -51,8 +51,9 @@ func (v Visible) Len() int {
 }
 
 // VisibleHistory splits history (oldest first) into what is sent to the
-// model: messages before the newest summary are not sent, except the tail
-// its compaction kept; entries that only record a compaction (a user
+// model: messages a rewind took back (Message.Rewound) are not sent, nor
+// counted; messages before the newest summary are not sent, except the
+// tail its compaction kept; entries that only record a compaction (a user
 // message whose parts are all compaction parts) are never sent.
 //
 // It also accepts history already in sent order (summary, kept tail, rest,
@@ -60,6 +61,7 @@ func (v Visible) Len() int {
 // the summary's: VisibleHistory(VisibleHistory(h).Entries()) splits like
 // VisibleHistory(h).
 func VisibleHistory(history []message.Entry) Visible {
+	history = withoutRewound(history)
 	sumIdx := -1
 	for i := len(history) - 1; i >= 0; i-- {
 		if history[i].Message.Summary {
@@ -125,6 +127,24 @@ func IsMarker(e message.Entry) bool {
 		}
 	}
 	return true
+}
+
+// withoutRewound returns history without the messages a rewind took
+// back, sharing the backing array when there are none (the common case).
+func withoutRewound(history []message.Entry) []message.Entry {
+	for i := range history {
+		if history[i].Message.Rewound() {
+			out := make([]message.Entry, 0, len(history))
+			out = append(out, history[:i]...)
+			for _, e := range history[i+1:] {
+				if !e.Message.Rewound() {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+	}
+	return history
 }
 
 // withoutMarkers returns entries without compaction markers, sharing the

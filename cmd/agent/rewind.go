@@ -1,0 +1,363 @@
+package main
+
+// Checkpoints on the command line: `agent rewind`, `agent diff`, `agent
+// sessions fork`, and the snapshot store's upkeep (a removed session's
+// snapshots, the start-up cleanup to the cap).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/snapshot"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+type rewindFlags struct {
+	sessionFlags
+	to           string
+	turns        int
+	code, conv   bool
+	force        bool
+	turnsChanged bool
+}
+
+func newRewindCmd(g *globalFlags) *cobra.Command {
+	f := &rewindFlags{}
+	cmd := &cobra.Command{
+		Use:   "rewind [--session ID | -c] [--to MESSAGE_ID | --turns N] [--code | --conversation] [--force]",
+		Short: "Take a session back: the files its last turns changed, its conversation, or both",
+		Long: `rewind takes the session back to before its last turn (--turns N: the last
+N turns; --to: a message and everything after it): the files those turns
+changed, by any tool or shell command, are restored as the turns found
+them, and the messages are marked as taken back (still in the export, no
+longer sent to the model). --code restores the files only, --conversation
+takes back the messages only.
+
+If a file to restore was changed outside the agent since, rewind names it
+and touches nothing; --force restores it anyway. A rewind is itself
+snapshotted: /redo in the chat reapplies it.`,
+		Example: `  agent rewind -c
+  agent rewind --turns 3 --code
+  agent rewind --session 01JX3K --to 01JX3M7Q --conversation`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.turnsChanged = cmd.Flags().Changed("turns")
+			return runRewind(cmd.Context(), g, f, os.Stdout, os.Stderr)
+		},
+	}
+	addSessionFlags(cmd, &f.sessionFlags, false)
+	cmd.Flags().StringVar(&f.to, "to", "", "take back this message and everything after it")
+	cmd.Flags().IntVar(&f.turns, "turns", 1, "take back the last N turns")
+	cmd.Flags().BoolVar(&f.code, "code", false, "restore the files only")
+	cmd.Flags().BoolVar(&f.conv, "conversation", false, "take back the messages only")
+	cmd.Flags().BoolVar(&f.force, "force", false, "restore files changed outside the agent too")
+	return cmd
+}
+
+func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.Writer) error {
+	mode := message.RewindBoth
+	switch {
+	case f.code && f.conv:
+		return usageError("--code and --conversation are mutually exclusive (give neither for both)")
+	case f.code:
+		mode = message.RewindCode
+	case f.conv:
+		mode = message.RewindConversation
+	}
+	if f.to != "" && f.turnsChanged {
+		return usageError("--to and --turns are mutually exclusive")
+	}
+	if f.turns < 1 {
+		return usageError("--turns must be 1 or more")
+	}
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	a.warn()
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	st, err := a.openDriving(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return err
+	}
+	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, n := range r.Notes() {
+		fmt.Fprintln(msg, "agent:", n)
+	}
+	to := f.to
+	if to == "" {
+		turns := loop.Turns(r.History())
+		if len(turns) < f.turns {
+			return fmt.Errorf("rewind: the session has %d turn(s) to take back, not %d", len(turns), f.turns)
+		}
+		to = turns[len(turns)-f.turns].MessageID
+	}
+	res, err := r.Rewind(ctx, to, loop.RewindOptions{Mode: mode, Force: f.force})
+	var oc *snapshot.OutsideChangesError
+	if errors.As(err, &oc) {
+		fmt.Fprintln(msg, "agent: these files changed outside the agent since its last step; nothing was restored:")
+		for _, c := range oc.Files {
+			fmt.Fprintf(msg, "  %s (%s)\n", termsafe.Strip(c.Path), c.Status)
+		}
+		fmt.Fprintln(msg, "agent: run again with --force to restore them anyway (their current content is snapshotted first)")
+		return &exitError{code: exitFailure}
+	}
+	if err != nil {
+		return err
+	}
+	what := map[string]string{message.RewindBoth: "files and conversation", message.RewindCode: "files", message.RewindConversation: "conversation"}[mode]
+	fmt.Fprintf(out, "rewound session %s (%s) to before message %s\n", id, what, to)
+	if mode != message.RewindCode {
+		fmt.Fprintf(out, "took back %d message(s)\n", len(res.Messages))
+	}
+	if d := loop.DescribeRestore(res.Restore); d != "" {
+		fmt.Fprintln(out, termsafe.Strip(d))
+	}
+	if res.FilesNote != "" {
+		fmt.Fprintf(out, "files not restored: %s\n", res.FilesNote)
+	}
+	if res.UserText != "" {
+		fmt.Fprintf(out, "your message was:\n  %s\n", termsafe.Strip(strings.ReplaceAll(oneLine(res.UserText, 500), "\n", "\n  ")))
+	}
+	return nil
+}
+
+type diffFlags struct {
+	sessionFlags
+	turn int
+}
+
+func newDiffCmd(g *globalFlags) *cobra.Command {
+	f := &diffFlags{}
+	cmd := &cobra.Command{
+		Use:   "diff [--session ID | -c] [--turn N]",
+		Short: "Print the changes a turn made to the files (the last turn by default)",
+		Long: `diff prints, as a unified diff, what a turn of the session changed in its
+directory — by write, edit or a shell command — from the snapshots taken
+around its steps. --turn N picks the session's N-th turn (1 is the first);
+the default is the last. Coloured on a terminal, plain otherwise.`,
+		Example: `  agent diff -c
+  agent diff --session 01JX3K --turn 2 | less`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDiff(cmd.Context(), g, f, os.Stdout, toTerminal(os.Stdout))
+		},
+	}
+	addSessionFlags(cmd, &f.sessionFlags, false)
+	cmd.Flags().IntVar(&f.turn, "turn", 0, "the N-th turn of the session (default: the last)")
+	return cmd
+}
+
+func runDiff(ctx context.Context, g *globalFlags, f *diffFlags, out io.Writer, colour bool) error {
+	if f.turn < 0 {
+		return usageError("--turn must be 1 or more")
+	}
+	a, st, id, err := openSessionReadOnly(ctx, g, &f.sessionFlags)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sess, err := st.GetSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	hist, err := st.LoadHistory(ctx, id)
+	if err != nil {
+		return err
+	}
+	snaps, err := a.openSnapshots(ctx, sess.Dir)
+	if err != nil {
+		return err
+	}
+	d, err := loop.DiffTurn(ctx, snaps, hist, f.turn)
+	if err != nil {
+		return err
+	}
+	if len(d.Patch.Files) == 0 {
+		fmt.Fprintf(os.Stderr, "turn %d changed no file\n", d.Turn.N)
+		return nil
+	}
+	text := termsafe.Strip(d.Patch.Text)
+	if colour {
+		text = colourDiff(text)
+	}
+	_, err = io.WriteString(out, text)
+	if d.Patch.Truncated {
+		fmt.Fprintln(os.Stderr, "agent: the diff was cut at", snapshot.DefaultPatchMaxBytes, "bytes")
+	}
+	return err
+}
+
+// colourDiff colours a unified diff for a terminal: file headers bold,
+// hunks cyan, additions green, deletions red.
+func colourDiff(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		nl := l[len(body):]
+		switch {
+		case strings.HasPrefix(body, "diff --git"), strings.HasPrefix(body, "+++"), strings.HasPrefix(body, "---"):
+			b.WriteString("\x1b[1m" + body + "\x1b[0m" + nl)
+		case strings.HasPrefix(body, "@@"):
+			b.WriteString("\x1b[36m" + body + "\x1b[0m" + nl)
+		case strings.HasPrefix(body, "+"):
+			b.WriteString("\x1b[32m" + body + "\x1b[0m" + nl)
+		case strings.HasPrefix(body, "-"):
+			b.WriteString("\x1b[31m" + body + "\x1b[0m" + nl)
+		default:
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+func newSessionsForkCmd(g *globalFlags) *cobra.Command {
+	var at string
+	cmd := &cobra.Command{
+		Use:   "fork ID [--at MESSAGE_ID]",
+		Short: "Copy a session (up to a message) into a new session",
+		Long: `fork copies a session into a new one in the same directory with the same
+model — all of it, or up to and including --at MESSAGE_ID — so that an
+alternative can be tried without losing the original. Messages taken back
+by a rewind are not copied. The new session shares the original's
+checkpoints: its /undo and agent diff work on the copied turns.`,
+		Example: `  agent sessions fork 01JX3K
+  agent sessions fork 01JX3K --at 01JX3M7Q`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSessionArgs(g, false),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFork(cmd.Context(), g, args[0], at, os.Stdout, os.Stderr)
+		},
+	}
+	cmd.Flags().StringVar(&at, "at", "", "copy up to and including this message")
+	return cmd
+}
+
+func runFork(ctx context.Context, g *globalFlags, id, at string, out, msg io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := lookupSession(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	snaps, err := a.openSnapshots(ctx, s.Dir)
+	if err != nil {
+		fmt.Fprintln(msg, "agent:", err)
+		snaps = nil
+	}
+	fork, err := loop.ForkSession(ctx, st, snaps, s.ID, at)
+	if errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("%w (`agent sessions export %s --json` lists the message ids)", err, s.ID)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "forked session %s into %s\n", s.ID, fork.ID)
+	return nil
+}
+
+// openSnapshots opens the snapshot store of dir, saying why checkpoints
+// are off when they are.
+func (a *app) openSnapshots(ctx context.Context, dir string) (*snapshot.Store, error) {
+	if !a.cfg.Snapshots.Enabled {
+		return nil, errors.New("checkpoints are switched off (snapshots.enabled in your config)")
+	}
+	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes})
+}
+
+// dropSnapshots deletes a removed session's snapshots (what no other
+// session shares).
+func (a *app) dropSnapshots(ctx context.Context, s *message.Session) error {
+	if !a.cfg.Snapshots.Enabled || s.Dir == "" {
+		return nil
+	}
+	if _, err := os.Stat(s.Dir); err != nil {
+		return nil // no directory, no store was opened for it here
+	}
+	snaps, err := a.openSnapshots(ctx, s.Dir)
+	if err != nil {
+		return nil
+	}
+	return snaps.DropSession(ctx, s.ID)
+}
+
+// pruneIntervalS is how often the start-up cleanup deletes the snapshots
+// no session names; a store over its cap is cleaned at every start.
+const pruneIntervalS = 24 * 3600
+
+// pruneSnapshots keeps this directory's snapshot store bounded: once a
+// day the snapshots no session names go, and whenever the store is over
+// snapshots.cap_bytes the oldest go until it fits. It runs in the
+// background at the start of a command that drives a session.
+func (a *app) pruneSnapshots(ctx context.Context, st *storage.Store) error {
+	if !a.cfg.Snapshots.Enabled || snapshot.Interrupted(a.cfg.DataDir, a.dir) {
+		return nil // the session's own Open finishes the restore and reports it
+	}
+	snaps, err := a.openSnapshots(ctx, a.dir)
+	if err != nil {
+		return nil
+	}
+	stats, err := snaps.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	marker := filepath.Join(a.cfg.DataDir, "snapshots", "last-prune")
+	stamp := func() error {
+		return os.WriteFile(marker, []byte(strconv.FormatInt(time.Now().Unix(), 10)+"\n"), 0o600)
+	}
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		return stamp() // the first start: nothing is old yet
+	}
+	due := true
+	if last, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+		due = time.Now().Unix()-last > pruneIntervalS
+	}
+	capBytes := a.cfg.Snapshots.CapBytes
+	if !due && (capBytes <= 0 || stats.SizeBytes <= capBytes) {
+		return nil
+	}
+	named, err := st.SnapshotIDs(ctx)
+	if err != nil {
+		return err
+	}
+	keep := make(map[snapshot.ID]bool, len(named))
+	for id := range named {
+		keep[snapshot.ID(id)] = true
+	}
+	if _, err := snaps.Prune(ctx, keep, capBytes); err != nil {
+		return err
+	}
+	return stamp()
+}

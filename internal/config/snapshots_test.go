@@ -1,0 +1,47 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSnapshotsConfig: checkpoints are on by default with a 2 MB file
+// limit and a 1 GB store; the user file may change them, a project file
+// may not (a repository must not switch off the user's undo).
+func TestSnapshotsConfig(t *testing.T) {
+	d, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 2 << 20, CapBytes: 1 << 30}); d.Snapshots != want {
+		t.Errorf("defaults = %+v, want %+v", d.Snapshots, want)
+	}
+
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"snapshots": {"max_file_bytes": 1000, "cap_bytes": 5000}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{
+		"snapshots": {"enabled": false, "max_file_bytes": 99999999999}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 1000, CapBytes: 5000}); c.Snapshots != want {
+		t.Errorf("snapshots = %+v, want the user's %+v", c.Snapshots, want)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "snapshots is ignored in a project file") {
+		t.Errorf("no warning about the project's snapshots: %q", c.Warnings)
+	}
+
+	off := t.TempDir()
+	writeJSON(t, filepath.Join(off, ".config", "agent", "config.json"), `{"snapshots": {"enabled": false}}`)
+	o, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": off}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Snapshots.Enabled || o.Snapshots.MaxFileBytes != DefaultSnapshotMaxFileBytes {
+		t.Errorf("user switched off: %+v", o.Snapshots)
+	}
+}

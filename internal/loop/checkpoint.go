@@ -1,0 +1,236 @@
+package loop
+
+// checkpoint.go: the loop's side of the snapshot store (internal/snapshot).
+//
+// Contract. A step whose tool calls include one that can change files
+// (any tool not ReadOnly: write, edit, bash) runs them between two
+// snapshots of the session's directory: "before", taken just before the
+// tools run, and "after", taken just after. When the two differ, the step's
+// assistant message gains a patch part (message.PatchState: the files with
+// their status and line counts, the two snapshot ids, what the snapshots
+// left out). That part is what /undo, /rewind and /diff read.
+//
+// Cost. The "after" snapshot is taken in the background while the loop
+// goes on to the next request (the model changes no file), and joined —
+// its patch part stored by the loop goroutine, so events keep their order —
+// before the next step's tools run or when the turn ends. Within a turn the
+// joined "after" is the next step's "before": no second walk of the tree.
+// A new turn takes a fresh "before", since the user may have edited files
+// in between.
+//
+// Faults. Without git, or when the store cannot be opened, checkpoints are
+// off: Open says so once (a note) and everything else works. A snapshot
+// that fails is reported as a note and the step goes on: checkpoints never
+// fail a turn.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/snapshot"
+)
+
+// maxPatchSkips bounds the skipped paths a patch part lists.
+const maxPatchSkips = 50
+
+// checkpoints is a Runner's snapshot state.
+type checkpoints struct {
+	store *snapshot.Store // nil when off
+	off   string          // why they are off ("" when on, or switched off by the config)
+
+	// Owned by the loop goroutine (whoever holds busy):
+	last    snapshot.Snapshot // the turn's newest joined "after": the next "before"
+	pending *pendingAfter
+}
+
+// pendingAfter is an "after" snapshot being taken in the background.
+type pendingAfter struct {
+	done      chan struct{}
+	messageID string
+	before    snapshot.Snapshot
+	after     snapshot.Snapshot
+	patch     *snapshot.Patch
+	err       error
+}
+
+// openCheckpoints opens the directory's snapshot store — which finishes a
+// restore a crash interrupted — and notes why checkpoints are off, or what
+// the recovery restored.
+func (r *Runner) openCheckpoints(ctx context.Context, dir string) {
+	c := r.opt.Config
+	if !c.Snapshots.Enabled || c.DataDir == "" || dir == "" {
+		return
+	}
+	st, err := snapshot.Open(ctx, c.DataDir, dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes})
+	if err != nil {
+		msg := err.Error()
+		if !errors.Is(err, snapshot.ErrUnavailable) {
+			msg = "checkpoints are off: " + msg
+		}
+		r.cp.off = msg
+		r.note(msg)
+		return
+	}
+	r.cp.store = st
+	if rec := st.Recovered(); rec != nil {
+		r.note(recoveryNote(rec))
+	}
+}
+
+// recoveryNote says what Open's recovery of an interrupted restore did.
+func recoveryNote(rec *snapshot.RestoreResult) string {
+	msg := fmt.Sprintf("checkpoints: finished a restore that was interrupted (session %s): %d file(s) restored", rec.Session, len(rec.Restored))
+	if n := len(rec.NotRestored); n > 0 {
+		msg += fmt.Sprintf(", %d not restored", n)
+	}
+	return msg
+}
+
+// note reports something about checkpoints that is not an error of the
+// turn: kept for Notes and sent to the observer.
+func (r *Runner) note(msg string) {
+	r.mu.Lock()
+	r.notes = append(r.notes, msg)
+	r.mu.Unlock()
+	r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: msg})
+}
+
+// Notes returns what the runner noted about checkpoints since Open (they
+// are off and why, a restore recovered at Open, a snapshot that failed).
+func (r *Runner) Notes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.notes...)
+}
+
+// CheckpointsOff returns why checkpoints are off, or "" when they are on
+// (or switched off in the config).
+func (r *Runner) CheckpointsOff() string { return r.cp.off }
+
+// mutates reports whether any of the calls can change files.
+func (r *Runner) mutates(e *message.Entry, calls []int) bool {
+	for _, ix := range calls {
+		if t, ok := r.opt.Tools.Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkpointTools runs a step's tools (run) between a "before" and an
+// "after" snapshot when any of them can change files: the one entry point
+// of checkpoints in a step.
+func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []int, run func()) {
+	st := r.cp.store
+	if st == nil || !r.mutates(e, calls) {
+		run()
+		return
+	}
+	sctx := context.WithoutCancel(ctx) // the tree must be recorded even when cancelled
+	before, ok := r.joinAfter(sctx)
+	if !ok {
+		var err error
+		before, err = st.Take(sctx, r.sess.ID, "before step "+e.Message.ID)
+		if err != nil {
+			r.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))
+			run()
+			return
+		}
+	}
+	end, err := st.BeginTool(sctx, r.sess.ID)
+	if err != nil {
+		end = func() {}
+	}
+	run()
+	end()
+	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}
+	r.cp.pending = p
+	go func() {
+		defer close(p.done)
+		p.after, p.err = st.Take(sctx, r.sess.ID, "after step "+p.messageID)
+		if p.err == nil && p.after.Tree != p.before.Tree {
+			p.patch, p.err = st.Diff(sctx, p.before.ID, p.after.ID)
+		}
+	}()
+}
+
+// joinAfter waits for the pending "after" snapshot, stores its patch part,
+// and returns it as the next "before" (ok false when there is none).
+func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
+	p := r.cp.pending
+	if p == nil {
+		return r.cp.last, r.cp.last.ID != ""
+	}
+	r.cp.pending = nil
+	<-p.done
+	if p.err != nil {
+		r.note(fmt.Sprintf("checkpoint after the step failed (this step cannot be undone): %v", p.err))
+		r.cp.last = snapshot.Snapshot{}
+		return snapshot.Snapshot{}, false
+	}
+	r.cp.last = p.after
+	if ps := patchState(p.before, p.after, p.patch); ps != nil {
+		r.addPatchPart(ctx, p.messageID, ps)
+	}
+	return p.after, true
+}
+
+// settleCheckpoint ends a turn's checkpoints: the last "after" is joined
+// and its patch stored, and the next turn starts with a fresh "before".
+func (r *Runner) settleCheckpoint(ctx context.Context) {
+	if r.cp.store == nil {
+		return
+	}
+	r.joinAfter(context.WithoutCancel(ctx))
+	r.cp.last = snapshot.Snapshot{}
+}
+
+// patchState is the patch part of a step, or nil when the step changed
+// nothing the snapshots hold and left out nothing new.
+func patchState(before, after snapshot.Snapshot, patch *snapshot.Patch) *message.PatchState {
+	ps := &message.PatchState{Before: string(before.ID), After: string(after.ID)}
+	if patch != nil {
+		for _, f := range patch.Files {
+			pf := message.PatchFile{Path: f.Path, Status: f.Status.String(), LinesAdded: f.LinesAdded, LinesDeleted: f.LinesDeleted, Binary: f.Binary}
+			if f.OldMode != f.NewMode && f.OldMode != "000000" && f.NewMode != "000000" {
+				pf.OldMode, pf.NewMode = f.OldMode, f.NewMode
+			}
+			ps.Files = append(ps.Files, pf)
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range before.Skipped {
+		known[s.Path+"\x00"+s.Reason] = true
+	}
+	fresh := false
+	for _, s := range after.Skipped {
+		fresh = fresh || !known[s.Path+"\x00"+s.Reason]
+		if len(ps.Skipped) < maxPatchSkips {
+			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes})
+		}
+	}
+	if len(ps.Files) == 0 && !fresh {
+		return nil
+	}
+	return ps
+}
+
+// addPatchPart stores a patch part with the step's message and announces it.
+func (r *Runner) addPatchPart(ctx context.Context, messageID string, ps *message.PatchState) {
+	p := message.Part{SessionID: r.sess.ID, MessageID: messageID, Type: message.PartPatch, Patch: ps}
+	if err := r.store.UpsertPart(ctx, &p); err != nil {
+		r.note(fmt.Sprintf("save the step's patch: %v", err))
+		return
+	}
+	r.mu.Lock()
+	for i := len(r.history) - 1; i >= 0; i-- {
+		if r.history[i].Message.ID == messageID {
+			r.history[i].Parts = append(r.history[i].Parts, p)
+			break
+		}
+	}
+	r.mu.Unlock()
+	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+}
