@@ -68,6 +68,19 @@ type Tools struct {
 	OutputsMaxTotalBytes int64 `json:"outputs_max_total_bytes"`
 }
 
+// UI configures the chat's screen (user file only).
+type UI struct {
+	// Mode is UIFullscreen (the alternate screen, the default) or UIInline
+	// (finished messages go to the terminal's own scrollback).
+	Mode string `json:"mode"`
+}
+
+// The chat's screen modes (ui.mode).
+const (
+	UIFullscreen = "fullscreen"
+	UIInline     = "inline"
+)
+
 // Permission modes of a tool.
 const (
 	PermAllow = "allow"
@@ -105,6 +118,8 @@ type Config struct {
 	// its first byte or between chunks) before the attempt fails as
 	// retryable (config stream_idle_timeout_s, user file only; default 120 s).
 	StreamIdleTimeout time.Duration
+	// UI is the chat's screen: ui.mode, user file only.
+	UI UI
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -147,6 +162,9 @@ type file struct {
 		} `json:"read"`
 	} `json:"tools"`
 	Permissions map[string]string `json:"permissions"`
+	UI          *struct {
+		Mode *string `json:"mode"`
+	} `json:"ui"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -183,6 +201,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
+		UI:                UI{Mode: UIFullscreen},
 		Permissions:       map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
@@ -220,6 +239,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
 			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
+			"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -338,6 +358,9 @@ func (c *Config) apply(f *file, trusted bool) {
 	for tool, mode := range f.Permissions {
 		c.Permissions[tool] = mode
 	}
+	if f.UI != nil {
+		setStr(&c.UI.Mode, f.UI.Mode)
+	}
 }
 
 // mergeModel returns the entry for name after a file's entry e: the fields
@@ -421,6 +444,11 @@ func (c *Config) validate() error {
 		default:
 			return fmt.Errorf("config: permissions.%s %q: want allow, ask or deny", tool, mode)
 		}
+	}
+	switch c.UI.Mode {
+	case UIFullscreen, UIInline:
+	default:
+		return fmt.Errorf("config: ui.mode %q: want %s or %s", c.UI.Mode, UIFullscreen, UIInline)
 	}
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return fmt.Errorf("config: base URL %q: want an http:// or https:// URL such as %s", c.BaseURL, DefaultBaseURL)
