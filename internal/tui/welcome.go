@@ -40,11 +40,17 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 		version = "dev"
 	}
 	out := []string{th.statusModel.Render("agent") + th.dim.Render(" "+version), ""}
-	row := func(label, value string) {
+	// row lays out a value (stripped of terminal controls) and a dimmed
+	// note after it.
+	row := func(label, value, note string) {
 		if value == "" {
 			return
 		}
-		for i, l := range wrapText(termsafe.Strip(value), max(10, rc.width-13)) {
+		value = termsafe.Strip(value)
+		for i, l := range wrapText(value+note, max(10, rc.width-13)) {
+			if n := len(note); n > 0 && strings.HasSuffix(l, note) {
+				l = l[:len(l)-n] + th.dim.Render(note)
+			}
 			if i == 0 {
 				out = append(out, th.dim.Render(fmt.Sprintf("%-11s", label))+" "+l)
 			} else {
@@ -52,14 +58,14 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 			}
 		}
 	}
-	row("directory", w.dir)
-	row("branch", w.branch)
-	model := w.model
+	row("directory", w.dir, "")
+	row("branch", w.branch, "")
+	window := ""
 	if w.window > 0 {
-		model += th.dim.Render(" · " + formatTokens(w.window) + " context window")
+		window = " · " + formatTokens(w.window) + " context window"
 	}
-	row("model", model)
-	row("server", w.server)
+	row("model", w.model, window)
+	row("server", w.server, "")
 	out = append(out, "", th.bold.Render("Tips"))
 	for _, tip := range []string{
 		"Type while the agent works: your messages queue and go in between its steps (ctrl+q edits the queue).",

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,6 +26,9 @@ func TestWelcomeScreenShowsWhereAndWhatUntilTheFirstMessage(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("welcome lacks %q:\n%s", want, s)
 		}
+	}
+	if regexp.MustCompile(`\[[0-9;]*m`).MatchString(s) {
+		t.Errorf("welcome shows a style sequence as text:\n%s", s)
 	}
 	h.typeText("hi")
 	h.key("enter")
