@@ -52,7 +52,8 @@ func (m *Model) settled(it item) bool {
 	case *reasoningItem:
 		return !it.streaming
 	case *toolItem:
-		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError
+		// A call the turn left unfinished settles when the turn ends.
+		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError || !m.busy
 	case *retryItem:
 		return it.done
 	case *compactionItem:
