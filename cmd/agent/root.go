@@ -25,6 +25,7 @@ type globalFlags struct {
 	model, baseURL, dataDir, configFile string
 	session                             string
 	cont                                bool
+	inline                              bool
 }
 
 func newRootCmd() *cobra.Command {
@@ -57,6 +58,7 @@ history is summarised when the context window fills.`,
 	pf.StringVar(&g.configFile, "config", "", "user config file (env AGENT_CONFIG)")
 	root.Flags().StringVar(&g.session, "session", "", "open this session")
 	root.Flags().BoolVarP(&g.cont, "continue", "c", false, "continue the latest session of this directory")
+	root.Flags().BoolVar(&g.inline, "inline", false, "keep the terminal's screen: finished messages go to its scrollback (config ui.mode)")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tui"
 )
@@ -56,5 +57,6 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Setup:     a.cfg.CheckCredentials(),
 		Notices:   notices,
 		Version:   version,
+		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
 	})
 }

@@ -84,6 +84,19 @@ type Tools struct {
 	OutputsMaxTotalBytes int64 `json:"outputs_max_total_bytes"`
 }
 
+// UI configures the chat's screen (user file only).
+type UI struct {
+	// Mode is UIFullscreen (the alternate screen, the default) or UIInline
+	// (finished messages go to the terminal's own scrollback).
+	Mode string `json:"mode"`
+}
+
+// The chat's screen modes (ui.mode).
+const (
+	UIFullscreen = "fullscreen"
+	UIInline     = "inline"
+)
+
 // Permission modes of a tool.
 const (
 	PermAllow = "allow"
@@ -122,6 +135,8 @@ type Config struct {
 	// its first byte or between chunks) before the attempt fails as
 	// retryable (config stream_idle_timeout_s, user file only; default 120 s).
 	StreamIdleTimeout time.Duration
+	// UI is the chat's screen: ui.mode, user file only.
+	UI UI
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -169,6 +184,9 @@ type file struct {
 		MaxFileBytes *int64 `json:"max_file_bytes"`
 		CapBytes     *int64 `json:"cap_bytes"`
 	} `json:"snapshots"`
+	UI *struct {
+		Mode *string `json:"mode"`
+	} `json:"ui"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -206,6 +224,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		},
 		StreamIdleTimeout: DefaultStreamIdleTimeout,
 		Snapshots:         Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
+		UI:                UI{Mode: UIFullscreen},
 		Permissions:       map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
@@ -244,6 +263,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
 			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
 			"snapshots":                     pf.Snapshots != nil,
+			"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -367,6 +387,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		setNum(&c.Snapshots.MaxFileBytes, sn.MaxFileBytes)
 		setNum(&c.Snapshots.CapBytes, sn.CapBytes)
 	}
+	if f.UI != nil {
+		setStr(&c.UI.Mode, f.UI.Mode)
+	}
 }
 
 // mergeModel returns the entry for name after a file's entry e: the fields
@@ -450,6 +473,11 @@ func (c *Config) validate() error {
 		default:
 			return fmt.Errorf("config: permissions.%s %q: want allow, ask or deny", tool, mode)
 		}
+	}
+	switch c.UI.Mode {
+	case UIFullscreen, UIInline:
+	default:
+		return fmt.Errorf("config: ui.mode %q: want %s or %s", c.UI.Mode, UIFullscreen, UIInline)
 	}
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return fmt.Errorf("config: base URL %q: want an http:// or https:// URL such as %s", c.BaseURL, DefaultBaseURL)

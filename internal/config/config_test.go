@@ -255,3 +255,37 @@ func TestProjectModelIsANoticeAndNeverAPrice(t *testing.T) {
 		t.Errorf("warnings for the user's file: %q", u.Warnings)
 	}
 }
+
+// TestUIModeUserFileOnly: ui.mode comes from the user file; a project file
+// cannot set it, and a value other than fullscreen or inline is an error.
+func TestUIModeUserFileOnly(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"ui": {"mode": "inline"}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.UI.Mode != UIInline {
+		t.Errorf("ui.mode = %q, want the user's inline", c.UI.Mode)
+	}
+
+	home2 := t.TempDir()
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{"ui": {"mode": "inline"}}`)
+	d, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.UI.Mode != UIFullscreen {
+		t.Errorf("ui.mode = %q from a project file, want the default fullscreen", d.UI.Mode)
+	}
+	if w := strings.Join(d.Warnings, "\n"); !strings.Contains(w, "ui.mode is ignored in a project file") {
+		t.Errorf("no warning about the project's ui.mode: %q", d.Warnings)
+	}
+
+	home3 := t.TempDir()
+	writeJSON(t, filepath.Join(home3, ".config", "agent", "config.json"), `{"ui": {"mode": "sideways"}}`)
+	if _, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home3})); err == nil || !strings.Contains(err.Error(), "ui.mode") {
+		t.Errorf("ui.mode sideways: err = %v, want one naming ui.mode", err)
+	}
+}

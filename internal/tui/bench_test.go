@@ -127,14 +127,31 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // session while a reply streams: most frames apply a text delta, every
 // fourth is a keystroke in the editor, and markdown renders arrive as
 // they would (off the frame, applied by their own frames).
-func BenchmarkFrameRender(b *testing.B) {
+func BenchmarkFrameRender(b *testing.B) { benchFrameRender(b, false) }
+
+// BenchmarkFrameRenderInline is BenchmarkFrameRender in inline mode: the
+// resumed history and each finished item are printed to the scrollback
+// (the print acknowledged at once), the live region redrawn.
+func BenchmarkFrameRenderInline(b *testing.B) { benchFrameRender(b, true) }
+
+func benchFrameRender(b *testing.B, inline bool) {
 	s := newBenchSession(b, 1000) // 2,000 messages
-	m := s.openModel(b, 120, 40)
+	m := New(s.options())
+	m.inline = inline
+	m.printCmd = func(string) tea.Cmd { return nil }
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(m.openSession(s.id)())
+	if m.runner == nil {
+		b.Fatalf("open: %v", m.openErr)
+	}
 	defer m.Close()
 	renders := make(chan tea.Msg, 1024)
 	apply := func(msg tea.Msg) time.Duration {
 		start := time.Now()
 		_, cmd := m.Update(msg)
+		if m.printing {
+			m.Update(printedMsg{}) // the terminal took the print
+		}
 		_ = m.View()
 		d := time.Since(start)
 		collectRenders(cmd, renders)

@@ -15,6 +15,11 @@ type chatView struct {
 	// cleared when the user scrolls up and set again at the bottom.
 	follow bool
 	top    chatPos // first visible line, kept by layout
+	// inline: the view is the live region of inline mode (inline.go):
+	// items[:printed] are in the terminal's scrollback and not drawn, the
+	// rest is laid out from the bottom, unpadded.
+	inline  bool
+	printed int
 
 	// The last layout: the visible lines and the item of each row (-1
 	// for padding).
@@ -26,6 +31,7 @@ func newChatView() *chatView { return &chatView{follow: true} }
 
 func (c *chatView) reset() {
 	c.items = nil
+	c.printed = 0
 	c.follow = true
 	c.top = chatPos{}
 }
@@ -37,6 +43,9 @@ func (c *chatView) remove(it item) {
 	for i, x := range c.items {
 		if x == it {
 			c.items = append(c.items[:i], c.items[i+1:]...)
+			if i < c.printed {
+				c.printed--
+			}
 			c.top = chatPos{}
 			c.follow = true
 			return
@@ -49,6 +58,11 @@ func (c *chatView) layout(rc *renderCtx) {
 	c.visible = c.visible[:0]
 	c.rows = c.rows[:0]
 	if c.height <= 0 {
+		return
+	}
+	if c.inline {
+		c.follow = true
+		c.layoutBottom(rc)
 		return
 	}
 	if c.follow || len(c.items) == 0 {
@@ -74,7 +88,7 @@ func (c *chatView) layoutBottom(rc *renderCtx) {
 	idx := len(c.items) - 1
 	var chunks [][]string
 	first := 0
-	for idx >= 0 && need > 0 {
+	for idx >= c.printed && need > 0 {
 		ls := c.items[idx].lines(rc)
 		if len(ls) > need {
 			first = len(ls) - need

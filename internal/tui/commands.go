@@ -29,6 +29,7 @@ var commands = []command{
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "expand", args: "[all]", help: "expand or collapse the focused card (all: every card)"},
 	{name: "find", args: "[text]", help: "search the conversation (ctrl+f)"},
+	{name: "copy", args: "[code]", help: "copy the selected message, or its last code block, via OSC 52 (alt+y)"},
 	{name: "help", help: "keys and commands"},
 	{name: "quit", help: "leave (the session is saved)"},
 }
@@ -94,10 +95,12 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		if strings.EqualFold(arg, "all") {
 			m.toggleAll()
 		} else {
-			m.toggleFocused()
+			return m.toggleFocused()
 		}
 	case "find":
 		return m.openFind(arg)
+	case "copy":
+		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
 		m.drawer = &helpDrawer{}
 	case "quit":

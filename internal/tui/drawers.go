@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/ctxloop/agent/internal/config"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -257,12 +258,21 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"ctrl+c", "clear the editor; twice to quit"},
 		{"pgup pgdn wheel", "scroll the conversation"},
 		{"ctrl+o", "expand or collapse the focused card (marked ▎; or click one)"},
-		{"alt+↑ alt+↓", "move the focus to the previous or next card"},
+		{"alt+↑ alt+↓", "move the focus to the previous or next card or message"},
 		{"alt+o", "expand or collapse every card (/expand all)"},
+		{"alt+y", "copy the focused message, else the newest reply, via OSC 52 (/copy code: its code block)"},
 		{"ctrl+f", "search the conversation (/find)"},
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
+	}
+	if m.inline {
+		keys = slices.DeleteFunc(keys, func(k [2]string) bool {
+			return k[0] == "pgup pgdn wheel" || k[0] == "shift+drag" || k[0] == "ctrl+f"
+		})
+		keys = append(keys,
+			[2]string{"inline mode", "finished messages are in the terminal's scrollback: scroll, search and select there"},
+			[2]string{"", "ctrl+o on a printed card prints it again, expanded"})
 	}
 	var body []string
 	for _, k := range keys {

@@ -26,6 +26,10 @@ type findDrawer struct {
 
 // openFind opens the search, with a query when one is given.
 func (m *Model) openFind(query string) tea.Cmd {
+	if m.inline {
+		cmd, _ := m.inlineKey("ctrl+f")
+		return cmd
+	}
 	ti := textinput.New()
 	ti.Prompt = "find › "
 	ti.Placeholder = "text in the conversation"

@@ -1,12 +1,14 @@
 package tui
 
-// The focused card is what Ctrl+O expands: the card the user moved to
-// with Alt+↑/Alt+↓, or else the newest expandable card on screen (the
-// one just drawn). Its rows carry a bar in the left margin. Alt+O (or
+// The focused card is what Ctrl+O expands and Alt+Y copies (copy.go): the
+// card or message the user moved to with Alt+↑/Alt+↓, or else the newest
+// expandable card on screen (the one just drawn). Its rows carry a bar in the left margin. Alt+O (or
 // /expand all) expands or collapses every card at once.
 
 import (
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // expandable reports whether an item can be expanded: tool cards,
@@ -43,11 +45,17 @@ func (m *Model) focusedItem() int {
 	return -1
 }
 
-// toggleFocused expands or collapses the focused card.
-func (m *Model) toggleFocused() {
+// toggleFocused expands or collapses the focused card; in inline mode a
+// card already printed is printed again, expanded.
+func (m *Model) toggleFocused() tea.Cmd {
+	if m.inline {
+		cmd, _ := m.inlineKey("ctrl+o")
+		return cmd
+	}
 	if i := m.focusedItem(); i >= 0 {
 		m.chat.items[i].toggle()
 	}
+	return nil
 }
 
 // toggleAll expands or collapses every card.
@@ -57,16 +65,16 @@ func (m *Model) toggleAll() {
 	m.rc.gen++
 }
 
-// moveFocus moves the focus to the previous (dir < 0) or next expandable
-// card, and scrolls it into view.
+// moveFocus moves the focus to the previous (dir < 0) or next card or
+// message (selectable), and scrolls it into view.
 func (m *Model) moveFocus(dir int) {
 	items := m.chat.items
 	i := m.focusedItem()
 	if i < 0 {
 		i = len(items)
 	}
-	for j := i + dir; j >= 0 && j < len(items); j += dir {
-		if expandable(items[j]) {
+	for j := i + dir; j >= m.chat.printed && j < len(items); j += dir {
+		if selectable(items[j]) {
 			m.focus = items[j]
 			m.chat.reveal(&m.rc, j)
 			return

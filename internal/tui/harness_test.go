@@ -44,8 +44,12 @@ type harness struct {
 	cfg   *config.Config
 	dir   string
 
-	msgs    chan tea.Msg
-	stop    chan struct{}
+	msgs chan tea.Msg
+	stop chan struct{}
+	// printed and copied record what the model wrote to the terminal's
+	// scrollback (inline mode) and clipboard, in order.
+	printed []string
+	copied  []string
 	wg      sync.WaitGroup
 	quit    bool
 	closeMu sync.Once
@@ -89,6 +93,14 @@ func newHarness(t *testing.T, steps []pt.Step, opts ...harnessOption) *harness {
 
 func (h *harness) start(opt Options) {
 	h.m = New(opt)
+	h.m.printCmd = func(text string) tea.Cmd {
+		h.printed = append(h.printed, text)
+		return nil
+	}
+	h.m.clipboardCmd = func(text string) tea.Cmd {
+		h.copied = append(h.copied, text)
+		return nil
+	}
 	h.run(h.m.Init())
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h.waitFor("the chat to be ready", func(m *Model) bool { return !m.opening })
@@ -136,8 +148,28 @@ func (h *harness) send(msg tea.Msg) {
 		h.quit = true
 		return
 	}
-	if reflect.TypeOf(msg).String() == "tea.sequenceMsg" {
-		h.t.Fatal("the model returned a sequence; the harness does not run them")
+	if v := reflect.ValueOf(msg); v.Type().String() == "tea.sequenceMsg" {
+		// Run the commands one after the other, their messages in order.
+		cmds := make([]tea.Cmd, v.Len())
+		for i := range cmds {
+			cmds[i], _ = v.Index(i).Interface().(tea.Cmd)
+		}
+		h.run(func() tea.Msg {
+			for _, c := range cmds {
+				if c == nil {
+					continue
+				}
+				if msg := c(); msg != nil {
+					select {
+					case h.msgs <- msg:
+					case <-h.stop:
+						return nil
+					}
+				}
+			}
+			return nil
+		})
+		return
 	}
 	_, cmd := h.m.Update(msg)
 	h.run(cmd)

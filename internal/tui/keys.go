@@ -24,6 +24,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.inline {
+		switch s {
+		case "pgup", "pgdown", "ctrl+home", "ctrl+end":
+			cmd, _ := m.inlineKey(s)
+			return cmd
+		}
+	}
 	switch s {
 	case "pgup":
 		m.chat.scrollUp(&m.rc, max(1, m.chat.height-2))
@@ -83,11 +90,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		return m.submit()
 	case "ctrl+o":
-		m.toggleFocused()
-		return nil
+		return m.toggleFocused()
 	case "alt+o":
 		m.toggleAll()
 		return nil
+	case "alt+y":
+		return m.copySelected(false)
 	case "alt+up":
 		m.moveFocus(-1)
 		return nil

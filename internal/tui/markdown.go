@@ -151,6 +151,17 @@ func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
 	return out, missing
 }
 
+// rendered reports whether every block has its rendering for width and
+// background, so that the document's lines are final.
+func (d *mdDoc) rendered(width int, dark bool) bool {
+	for _, blk := range d.blocks {
+		if blk.r.key != (mdKey{width, dark, blk.src}) {
+			return false
+		}
+	}
+	return strings.TrimSpace(d.tail.src) == "" || d.tail.r.key == mdKey{width, dark, d.tail.src}
+}
+
 // splitBlocks cuts markdown into top-level blocks at blank lines outside
 // code fences. It returns the finished blocks and the offset of the
 // unfinished rest; when final, the rest is a block too. A blank line does

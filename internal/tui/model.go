@@ -76,8 +76,22 @@ type Model struct {
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
-	welcome *welcomeItem
-	branch  string
+	welcome     *welcomeItem
+	branch      string
+	branchKnown bool
+
+	// Inline mode (inline.go): sized is set by the first window size;
+	// printing while a print to the scrollback is in flight; printAhead
+	// are lines to print before the next settled items; frameLines is the
+	// height of the last frame drawn. printCmd and clipboardCmd write to
+	// the terminal (tea.Println, tea.SetClipboard; tests record them).
+	inline       bool
+	sized        bool
+	printing     bool
+	printAhead   []string
+	frameLines   int
+	printCmd     func(text string) tea.Cmd
+	clipboardCmd func(text string) tea.Cmd
 
 	editor  *editor
 	drawer  drawer
@@ -171,6 +185,10 @@ func New(opt Options) *Model {
 		chat:  newChatView(),
 		parts: map[string]item{},
 		msgs:  map[string]msgInfo{},
+
+		inline:       opt.Inline,
+		printCmd:     func(text string) tea.Cmd { return tea.Println(text) },
+		clipboardCmd: tea.SetClipboard,
 	}
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
@@ -274,7 +292,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		if m.inline && m.sized && msg.Width != m.width {
+			// The terminal rewrapped the old frame: draw the new one on a
+			// clean screen (the scrollback above is the terminal's).
+			cmds = append(cmds, func() tea.Msg { return tea.ClearScreen() })
+		}
 		m.width, m.height = msg.Width, msg.Height
+		m.sized = true
+	case printedMsg:
+		m.printing = false
 	case tea.BackgroundColorMsg:
 		m.setTheme(msg.IsDark())
 	case tea.KeyPressMsg:
@@ -327,7 +353,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.dialogArmed = true
 		}
 	case branchLoadedMsg:
-		m.branch = msg.branch
+		m.branch, m.branchKnown = msg.branch, true
 		if m.welcome != nil && m.welcome.branch != msg.branch {
 			m.welcome.branch = msg.branch
 			m.welcome.ver++
@@ -363,6 +389,8 @@ func (m *Model) afterUpdate() []tea.Cmd {
 		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
 		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
 	}
+	m.sizeRender()
+	cmds = append(cmds, m.printSettled())
 	m.layout()
 	cmds = append(cmds, m.scheduleRenders()...)
 	if cmd := m.ensureTicking(); cmd != nil {

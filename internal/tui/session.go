@@ -126,20 +126,43 @@ func (m *Model) loadQueue() tea.Cmd {
 
 // loadHistory builds the conversation of a resumed session. Nothing is
 // rendered here: items render when they come into view.
+//
+// In inline mode what is already in the terminal's scrollback stays (it
+// cannot be taken back), and only the last resumeInlineMessages messages
+// are printed, after a note saying how many were left out.
 func (m *Model) loadHistory(history []message.Entry) {
+	var printed []item
+	if m.inline {
+		printed = m.chat.items[:m.chat.printed:m.chat.printed]
+	}
 	m.chat.reset()
 	m.lastCompaction = nil
 	clear(m.parts)
 	clear(m.msgs)
-	for _, n := range m.opt.Notices {
-		m.chat.add(&noticeItem{kind: noticeWarn, text: n})
+	if len(printed) > 0 {
+		m.chat.items, m.chat.printed = printed, len(printed)
+	} else {
+		for _, n := range m.opt.Notices {
+			m.chat.add(&noticeItem{kind: noticeWarn, text: n})
+		}
+		if m.opt.Setup != nil {
+			m.chat.add(setupNotice(m.opt.Setup))
+		}
 	}
-	if m.opt.Setup != nil {
-		m.chat.add(setupNotice(m.opt.Setup))
+	skip := 0
+	if m.inline {
+		var note *noticeItem
+		if skip, note = boundResume(history); note != nil {
+			m.chat.add(note)
+		}
 	}
 	for i := range history {
 		e := &history[i]
 		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
+		if i < skip {
+			m.rememberSent(e)
+			continue
+		}
 		if e.Message.Summary {
 			text := ""
 			for _, p := range e.Parts {
@@ -157,15 +180,22 @@ func (m *Model) loadHistory(history []message.Entry) {
 		if e.Message.Role == message.RoleAssistant && e.Message.Error != "" && e.Message.Error != loop.ErrSuperseded {
 			m.chat.add(messageErrorItem(e.Message.Error))
 		}
-		if e.Message.Role == message.RoleUser && !e.Message.Synthetic {
-			for _, p := range e.Parts {
-				if p.Type == message.PartText {
-					m.editor.remember(p.Text)
-				}
-			}
-		}
+		m.rememberSent(e)
 	}
 	m.chat.toBottom()
+}
+
+// rememberSent puts what the user wrote in a message into the editor's
+// history.
+func (m *Model) rememberSent(e *message.Entry) {
+	if e.Message.Role != message.RoleUser || e.Message.Synthetic {
+		return
+	}
+	for _, p := range e.Parts {
+		if p.Type == message.PartText {
+			m.editor.remember(p.Text)
+		}
+	}
 }
 
 func setupNotice(err error) *noticeItem {

@@ -44,6 +44,10 @@ type Options struct {
 	Notices []string
 	// Version is the agent's version, for the welcome screen.
 	Version string
+	// Inline runs the chat on the terminal's main screen, finished
+	// messages printed into its scrollback (inline.go); otherwise it
+	// takes the alternate screen.
+	Inline bool
 }
 
 // Run runs the chat until the user quits. It closes the session it has

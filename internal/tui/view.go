@@ -16,11 +16,14 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // layout sizes the parts of the screen and lays the conversation out.
 func (m *Model) layout() {
-	w := max(20, m.width)
+	w := m.sizeRender()
 	if m.editor.ta.Width() != w-2 {
 		m.editor.setWidth(w)
 	}
 	avail := m.height - m.editor.height() - 2 // the rule and the status line
+	if m.inline {
+		avail -= liveSpareRows // the live region stays shorter than the terminal
+	}
 	var lines []string
 	var d drawer
 	if len(m.dialogs) > 0 {
@@ -40,12 +43,20 @@ func (m *Model) layout() {
 		lines = lines[len(lines)-max(0, avail-1):]
 	}
 	m.drawerLines = lines
+	m.chat.width = w - 2
+	m.chat.height = max(1, avail-len(lines))
+	m.chat.inline = m.inline
+	m.chat.layout(&m.rc)
+}
+
+// sizeRender sets the width items render at from the window's, and
+// returns the window's width.
+func (m *Model) sizeRender() int {
+	w := max(20, m.width)
 	m.rc.width = w - 2
 	m.renderWidth.Store(int64(w - 4)) // text items indent by two
 	m.rc.expandAll = m.expandAll
-	m.chat.width = w - 2
-	m.chat.height = max(1, avail-len(lines))
-	m.chat.layout(&m.rc)
+	return w
 }
 
 // popupLines is the slash-command completion popup.
@@ -95,8 +106,13 @@ func (m *Model) View() tea.View {
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
 	v := tea.NewView(b.String())
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	m.frameLines = len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+	// Inline mode leaves the screen and the mouse to the terminal: its
+	// scrollback, selection and wheel work as they always do.
+	v.AltScreen = !m.inline
+	if !m.inline {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	title := "agent"
 	if m.sess.Title != "" {
 		title += " · " + termsafe.Strip(m.sess.Title)

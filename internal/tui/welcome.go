@@ -40,19 +40,16 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 		version = "dev"
 	}
 	out := []string{th.statusModel.Render("agent") + th.dim.Render(" "+version), ""}
-	// row shows a value (stripped of terminal escapes) and an optional
-	// dimmed note after it.
+	// row lays out a value (stripped of terminal controls) and a dimmed
+	// note after it.
 	row := func(label, value, note string) {
 		if value == "" {
 			return
 		}
-		text := termsafe.Strip(value)
-		if note != "" {
-			text += " · " + note
-		}
-		for i, l := range wrapText(text, max(10, rc.width-13)) {
-			if note != "" && strings.HasSuffix(l, note) {
-				l = strings.TrimSuffix(l, note) + th.dim.Render(note)
+		value = termsafe.Strip(value)
+		for i, l := range wrapText(value+note, max(10, rc.width-13)) {
+			if n := len(note); n > 0 && strings.HasSuffix(l, note) {
+				l = l[:len(l)-n] + th.dim.Render(note)
 			}
 			if i == 0 {
 				out = append(out, th.dim.Render(fmt.Sprintf("%-11s", label))+" "+l)
@@ -63,11 +60,11 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 	}
 	row("directory", w.dir, "")
 	row("branch", w.branch, "")
-	note := ""
+	window := ""
 	if w.window > 0 {
-		note = formatTokens(w.window) + " context window"
+		window = " · " + formatTokens(w.window) + " context window"
 	}
-	row("model", w.model, note)
+	row("model", w.model, window)
 	row("server", w.server, "")
 	out = append(out, "", th.bold.Render("Tips"))
 	for _, tip := range []string{

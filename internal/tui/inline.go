@@ -1,0 +1,162 @@
+package tui
+
+// Inline mode (ui.mode inline, or --inline): the chat runs on the
+// terminal's main screen instead of the alternate one. An item of the
+// conversation that can no longer change — a user message, a reply whose
+// Markdown is rendered, a finished tool card, a marker — is printed once
+// into the terminal's own scrollback, where the terminal's search,
+// selection and copy work; what can still change (the streaming reply, a
+// running tool, dialogs and panels, the editor, the status line) is the
+// live region that Bubble Tea redraws.
+//
+// Items are printed in conversation order: one that has not settled holds
+// back the ones after it. One print is in flight at a time (a print and
+// its acknowledgement run as a sequence), so the scrollback never gets
+// them out of order. Printed items stay in memory (for copying) but are
+// never drawn again; a resize re-lays out only the live region. The live
+// region is kept shorter than the terminal, and a long print goes out in
+// pieces no taller than the rows above it, so that printing never pushes
+// live lines into the scrollback.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// resumeInlineMessages is how many messages of a resumed session inline
+// mode prints at start; the older ones are named in a note.
+const resumeInlineMessages = 20
+
+// liveSpareRows is how many rows the live region leaves free at the top
+// of the terminal in inline mode.
+const liveSpareRows = 3
+
+// printedMsg acknowledges a print: it arrives after the terminal got it.
+type printedMsg struct{}
+
+// settled reports whether an item can no longer change, so that inline
+// mode can print it into the scrollback.
+func (m *Model) settled(it item) bool {
+	switch it := it.(type) {
+	case *userItem, *noticeItem:
+		return true
+	case *welcomeItem:
+		return m.branchKnown
+	case *textItem:
+		return !it.streaming() && it.doc.rendered(m.rc.width-2, m.rc.th.dark)
+	case *reasoningItem:
+		return !it.streaming
+	case *toolItem:
+		// A call the turn left unfinished settles when the turn ends.
+		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError || !m.busy
+	case *retryItem:
+		return it.done
+	case *compactionItem:
+		return it.state != nil
+	}
+	return !m.busy
+}
+
+// printSettled prints the settled items at the head of the live region,
+// unless a print is in flight. It runs before the layout.
+func (m *Model) printSettled() tea.Cmd {
+	c := m.chat
+	if !m.inline || m.printing || !m.sized {
+		return nil
+	}
+	var lines []string
+	for c.printed < len(c.items) && m.settled(c.items[c.printed]) {
+		for _, l := range c.items[c.printed].lines(&m.rc) {
+			lines = append(lines, " "+l)
+		}
+		c.printed++
+	}
+	if len(m.printAhead) > 0 {
+		lines = append(m.printAhead, lines...)
+		m.printAhead = nil
+	}
+	// Finished replies wait for their Markdown: ask for the renders of
+	// those out of view too (a resumed history), which the layout would
+	// not.
+	for _, it := range c.items[c.printed:] {
+		if t, ok := it.(*textItem); ok && !t.streaming() {
+			t.lines(&m.rc)
+		}
+	}
+	return m.print(lines)
+}
+
+// print sends lines to the scrollback in pieces that fit above the live
+// region, followed by the acknowledgement that allows the next print.
+func (m *Model) print(lines []string) tea.Cmd {
+	if len(lines) == 0 {
+		return nil
+	}
+	m.printing = true
+	piece := max(1, m.height-max(m.frameLines, m.liveLines())-1)
+	cmds := make([]tea.Cmd, 0, len(lines)/piece+2)
+	for len(lines) > 0 {
+		n := min(piece, len(lines))
+		cmds = append(cmds, m.printCmd(strings.Join(lines[:n], "\n")))
+		lines = lines[n:]
+	}
+	cmds = append(cmds, func() tea.Msg { return printedMsg{} })
+	return tea.Sequence(cmds...)
+}
+
+// liveLines is the height of the live region as laid out last.
+func (m *Model) liveLines() int {
+	return len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+}
+
+// inlineKey answers the keys that move a full-screen view: inline mode
+// has none to move, the terminal scrolls its own scrollback.
+func (m *Model) inlineKey(s string) (tea.Cmd, bool) {
+	switch s {
+	case "pgup", "pgdown", "ctrl+home", "ctrl+end":
+		return m.setFlash("inline mode: the conversation is in the terminal's scrollback; scroll it there (shift+pgup, or tmux's copy mode)", 4*time.Second), true
+	case "ctrl+f":
+		return m.setFlash("inline mode: search the scrollback with the terminal's own search (tmux: prefix [ then ?)", 4*time.Second), true
+	case "ctrl+o":
+		if i := m.focusedItem(); i >= m.chat.printed {
+			m.chat.items[i].toggle()
+			return nil, true
+		}
+		return m.printExpanded(), true
+	}
+	return nil, false
+}
+
+// printExpanded prints the newest printed card again, expanded: a card
+// in the scrollback cannot change, so ctrl+o shows its full form below.
+func (m *Model) printExpanded() tea.Cmd {
+	for i := m.chat.printed - 1; i >= 0; i-- {
+		it := m.chat.items[i]
+		if !expandable(it) {
+			continue
+		}
+		it.toggle()
+		ls := it.lines(&m.rc)
+		it.toggle()
+		for _, l := range ls {
+			m.printAhead = append(m.printAhead, " "+l)
+		}
+		return nil
+	}
+	return m.setFlash("no card to expand", 2*time.Second)
+}
+
+// boundResume keeps the last resumeInlineMessages messages of a resumed
+// history for printing, and says how many were left out.
+func boundResume(history []message.Entry) (skip int, note *noticeItem) {
+	if len(history) <= resumeInlineMessages {
+		return 0, nil
+	}
+	skip = len(history) - resumeInlineMessages
+	return skip, &noticeItem{kind: noticeMarker, text: fmt.Sprintf("%d earlier messages not shown: agent sessions show prints them", skip)}
+}

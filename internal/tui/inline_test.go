@@ -1,0 +1,245 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/message"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+func inlineMode(o *Options) { o.Inline = true }
+
+// scrollback is what the model printed into the terminal's scrollback,
+// without styles.
+func (h *harness) scrollback() string { return ansi.Strip(strings.Join(h.printed, "\n")) }
+
+// TestInlinePrintsFinishedItemsInOrder: in inline mode the welcome screen,
+// the user's message and a finished, rendered reply go to the scrollback
+// in order and leave the live region; a reply still streaming stays live.
+func TestInlinePrintsFinishedItemsInOrder(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t, []pt.Step{
+		pt.Text("First **reply** here.\n\n- alpha\n- beta\n"),
+		pt.Reply(pt.TextChunk("partial second"), pt.Block(release), pt.FinishChunk("stop"), pt.AutoUsageChunk()),
+	}, inlineMode)
+	v := h.m.View()
+	if v.AltScreen || v.MouseMode != tea.MouseModeNone {
+		t.Errorf("inline view: alt screen %v, mouse mode %v; want the main screen and no mouse", v.AltScreen, v.MouseMode)
+	}
+	h.waitFor("the welcome screen to be printed", func(m *Model) bool { return strings.Contains(h.scrollback(), "Tips") })
+
+	h.typeText("hello")
+	h.key("enter")
+	h.waitFor("the reply to be printed", func(m *Model) bool { return idle(m) && strings.Contains(h.scrollback(), "• alpha") })
+	sb := h.scrollback()
+	if w, u, r := strings.Index(sb, "Tips"), strings.Index(sb, "▌ hello"), strings.Index(sb, "First reply here"); !(w < u && u < r) {
+		t.Errorf("scrollback out of order (welcome %d, user %d, reply %d):\n%s", w, u, r, sb)
+	}
+	if strings.Contains(sb, "**reply**") {
+		t.Errorf("reply printed before its markdown was rendered:\n%s", sb)
+	}
+	if s := h.screen(); strings.Contains(s, "▌ hello") || strings.Contains(s, "First reply") {
+		t.Errorf("printed items still drawn in the live region:\n%s", s)
+	}
+
+	h.typeText("again")
+	h.key("enter")
+	h.waitFor("the second reply to stream", func(m *Model) bool { return strings.Contains(screenOf(m), "partial second") })
+	if strings.Contains(h.scrollback(), "partial second") {
+		t.Errorf("a streaming reply was printed:\n%s", h.scrollback())
+	}
+	if !strings.Contains(h.scrollback(), "▌ again") {
+		t.Errorf("the sent message was not printed ahead of the streaming reply:\n%s", h.scrollback())
+	}
+	close(release)
+	h.waitFor("the second reply to be printed", func(m *Model) bool { return idle(m) && strings.Contains(h.scrollback(), "partial second") })
+	if n := strings.Count(h.scrollback(), "▌ hello"); n != 1 {
+		t.Errorf("the first message was printed %d times", n)
+	}
+	// The live region never reaches the terminal's height.
+	if lines := strings.Count(h.screen(), "\n") + 1; lines > h.m.height-liveSpareRows {
+		t.Errorf("live region has %d lines in a %d-line terminal", lines, h.m.height)
+	}
+}
+
+// TestInlineScrollKeysExplain: pgup and ctrl+f have nothing to move in
+// inline mode; they say where the conversation is.
+func TestInlineScrollKeysExplain(t *testing.T) {
+	h := newHarness(t, nil, inlineMode)
+	for _, k := range []string{"pgup", "ctrl+f"} {
+		h.key(k)
+		if s := h.screen(); !strings.Contains(s, "inline mode") {
+			t.Errorf("%s in inline mode: no explanation on screen:\n%s", k, s)
+		}
+		if _, ok := h.m.drawer.(*findDrawer); ok {
+			t.Errorf("%s opened the find drawer in inline mode", k)
+		}
+	}
+}
+
+// TestInlineResumePrintsTheLastMessages: resuming a long session prints
+// only its last messages, after a note that counts the others.
+func TestInlineResumePrintsTheLastMessages(t *testing.T) {
+	h := newHarness(t, nil, inlineMode)
+	ctx := context.Background()
+	sess := &message.Session{Title: "long", Model: "gpt-4.1", Dir: h.dir}
+	if err := h.store.CreateSession(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	const turns = 30
+	for i := range turns {
+		for _, role := range []message.Role{message.RoleUser, message.RoleAssistant} {
+			msg := message.Message{SessionID: sess.ID, Role: role, Model: "gpt-4.1", FinishedAt: time.Now()}
+			if role == message.RoleAssistant {
+				msg.FinishReason = "stop"
+			}
+			if err := h.store.CreateMessage(ctx, &msg); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.store.UpsertPart(ctx, &message.Part{SessionID: sess.ID, MessageID: msg.ID, Type: message.PartText,
+				Text: fmt.Sprintf("%s number %d", role, i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	h.m.Close()
+	opt := h.m.opt
+	opt.SessionID = sess.ID
+	h.printed = nil
+	h.start(opt)
+	h.waitFor("the history to be printed", func(m *Model) bool { return strings.Contains(h.scrollback(), "assistant number 29") })
+	sb := h.scrollback()
+	skipped := 2*turns - resumeInlineMessages
+	if !strings.Contains(sb, fmt.Sprintf("%d earlier messages not shown", skipped)) {
+		t.Errorf("no note on the messages left out:\n%s", sb)
+	}
+	if strings.Contains(sb, "number 0\n") || strings.Contains(sb, fmt.Sprintf("user number %d ", skipped/2-1)) {
+		t.Errorf("an early message was printed:\n%s", sb)
+	}
+	if !strings.Contains(sb, fmt.Sprintf("user number %d", skipped/2)) {
+		t.Errorf("the first kept message is missing:\n%s", sb)
+	}
+}
+
+// TestCopySelectedMessage: alt+y copies the newest reply as written, the
+// message alt+↑ selects, and /copy code the last code block; the flash
+// counts the lines.
+func TestCopySelectedMessage(t *testing.T) {
+	reply := "Use this:\n\n```go\nfunc f() int {\n\treturn 1\n}\n```\n\nThat is all."
+	h := newHarness(t, []pt.Step{pt.Text(reply)})
+	h.typeText("show me")
+	h.key("enter")
+	h.waitFor("the reply", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "That is all") })
+
+	h.key("alt+y")
+	if len(h.copied) != 1 || h.copied[0] != reply {
+		t.Fatalf("alt+y copied %q, want the reply as written", h.copied)
+	}
+	if want := fmt.Sprintf("copied %d lines", strings.Count(reply, "\n")+1); !strings.Contains(h.screen(), want) {
+		t.Errorf("no %q notice:\n%s", want, h.screen())
+	}
+
+	h.typeText("/copy code")
+	h.key("enter")
+	if len(h.copied) != 2 || h.copied[1] != "func f() int {\n\treturn 1\n}" {
+		t.Errorf("/copy code copied %q", h.copied[1:])
+	}
+
+	h.key("alt+up") // the reply
+	h.key("alt+up") // the user's message
+	h.key("alt+y")
+	if got := h.copied[len(h.copied)-1]; got != "show me" {
+		t.Errorf("alt+y on the selected user message copied %q", got)
+	}
+}
+
+// TestInlineCopyAfterPrinting: a reply already in the scrollback can
+// still be copied.
+func TestInlineCopyAfterPrinting(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("one\ntwo\nthree")}, inlineMode)
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the reply to be printed", func(m *Model) bool { return idle(m) && strings.Contains(h.scrollback(), "three") })
+	h.key("alt+y")
+	if len(h.copied) != 1 || h.copied[0] != "one\ntwo\nthree" {
+		t.Errorf("copied %q", h.copied)
+	}
+}
+
+// TestStreamingRedrawsOnlyChangedLines is the frame counter: while text
+// streams into the last block, a frame of the same height differs from
+// the one before only in the lines of the streaming block that changed
+// and the status line. A full repaint per token (every line touched)
+// fails it. Frames where the block grows a line are counted apart: the
+// fullscreen view scrolls then (one scroll, which the renderer does with
+// a scroll), and the inline frame grows.
+func TestStreamingRedrawsOnlyChangedLines(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fullscreen", true: "inline"}[inline], func(t *testing.T) {
+			var opts []harnessOption
+			if inline {
+				opts = append(opts, inlineMode)
+			}
+			h := newHarness(t, []pt.Step{pt.Text("A first answer, to fill the screen a little.")}, opts...)
+			h.typeText("start")
+			h.key("enter")
+			h.waitFor("the first turn", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m)+h.scrollback(), "first answer") })
+
+			m := h.m
+			msg := message.Message{ID: message.NewID(), SessionID: m.sess.ID, Role: message.RoleAssistant}
+			part := message.Part{ID: message.NewID(), SessionID: m.sess.ID, MessageID: msg.ID, Type: message.PartText}
+			event := func(ev message.Event) tea.Msg { return inboxMsg{loopEvent{gen: m.gen, ev: ev}} }
+			m.Update(event(message.Event{Type: message.EventMessageUpdated, Message: &msg}))
+			m.Update(event(message.Event{Type: message.EventStatus, Busy: true}))
+			m.Update(event(message.Event{Type: message.EventPartUpdated, Part: &part}))
+			// Deltas go straight to Update: no markdown render arrives, so
+			// the block's lines change only where text was added.
+			words := strings.Fields("the fix is to check the error before using the result and to return early when the context is cancelled so that nothing is written after the client went away")
+			frame := func() []string { return strings.Split(m.View().Content, "\n") }
+			itemLines := func() []string {
+				it, _ := m.parts[part.ID].(*textItem)
+				if it == nil {
+					return nil
+				}
+				return append([]string(nil), it.lines(&m.rc)...)
+			}
+			prev, prevItem := frame(), itemLines()
+			steady, grown := 0, 0
+			for i := range 200 {
+				m.Update(event(message.Event{Type: message.EventPartDelta, Part: &part, Delta: words[i%len(words)] + " "}))
+				cur, curItem := frame(), itemLines()
+				if len(curItem) != len(prevItem) || len(cur) != len(prev) {
+					grown++
+				} else {
+					steady++
+					changedItem := 0
+					for j := range curItem {
+						if curItem[j] != prevItem[j] {
+							changedItem++
+						}
+					}
+					changed := 0
+					for j := range cur {
+						if cur[j] != prev[j] {
+							changed++
+						}
+					}
+					if allowed := changedItem + 1; changed > allowed {
+						t.Fatalf("frame %d redrew %d lines; the block changed %d (+1 status line)", i, changed, changedItem)
+					}
+				}
+				prev, prevItem = cur, curItem
+			}
+			if steady < 150 || grown > 50 {
+				t.Errorf("%d steady frames and %d that grew, of 200: the block should grow a line every few words", steady, grown)
+			}
+		})
+	}
+}
