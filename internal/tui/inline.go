@@ -98,6 +98,7 @@ func (m *Model) print(lines []string) tea.Cmd {
 		return nil
 	}
 	m.printing = true
+	m.liveFloor = 0 // the print clears the live region, padding and all
 	piece := max(1, m.height-max(m.frameLines, m.liveLines())-1)
 	cmds := make([]tea.Cmd, 0, len(lines)/piece+2)
 	for len(lines) > 0 {

@@ -243,3 +243,35 @@ func TestStreamingRedrawsOnlyChangedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineLiveRegionDoesNotShrinkBetweenPrints: closing an overlay in
+// inline mode keeps the frame's height (blank rows above) until the next
+// print, because the inline renderer would leave the overlay's top rows on
+// the screen and the next print would push them into the scrollback.
+func TestInlineLiveRegionDoesNotShrinkBetweenPrints(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("a reply"), pt.Text("another reply")}, inlineMode)
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the reply to be printed", func(m *Model) bool { return idle(m) && strings.Contains(h.scrollback(), "a reply") && !m.printing })
+	rows := func() int { return strings.Count(h.m.View().Content, "\n") + 1 }
+	small := rows()
+	h.typeText("/context")
+	h.key("enter")
+	h.waitScreen("Compaction at")
+	tall := rows()
+	if tall <= small {
+		t.Fatalf("the /context overlay did not make the frame taller (%d → %d rows)", small, tall)
+	}
+	h.key("esc")
+	if got := rows(); got != tall {
+		t.Errorf("closing the overlay shrank the frame from %d to %d rows before any print", tall, got)
+	}
+	h.typeText("again")
+	h.key("enter")
+	h.waitFor("the second reply to be printed", func(m *Model) bool {
+		return idle(m) && strings.Contains(h.scrollback(), "another reply") && !m.printing
+	})
+	if got := rows(); got >= tall {
+		t.Errorf("after a print the frame is still %d rows (the overlay's %d)", got, tall)
+	}
+}

@@ -90,6 +90,7 @@ type Model struct {
 	printing     bool
 	printAhead   []string
 	frameLines   int
+	liveFloor    int // the live region's height since the last print (view.go)
 	printCmd     func(text string) tea.Cmd
 	clipboardCmd func(text string) tea.Cmd
 

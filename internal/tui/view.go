@@ -85,6 +85,18 @@ func (m *Model) popupLines(comps []command, width int) []string {
 // View draws the screen from the last layout.
 func (m *Model) View() tea.View {
 	var b strings.Builder
+	if m.inline {
+		// The live region never shrinks between two prints: Bubble Tea's
+		// inline renderer leaves the top rows of a taller frame on the
+		// screen (a closed overlay), and the next print would push them
+		// into the scrollback. Blank rows above hold the height until a
+		// print clears the whole region (print resets the floor).
+		h := len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+		m.liveFloor = max(m.liveFloor, h)
+		for range m.liveFloor - h {
+			b.WriteByte('\n')
+		}
+	}
 	focused := m.focusedItem()
 	bar := m.th.accentText.Render("▎")
 	for i, l := range m.chat.visible {
