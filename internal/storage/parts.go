@@ -84,10 +84,22 @@ func (s *Store) UpsertPart(ctx context.Context, p *message.Part) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.upsertPartStmt.ExecContext(ctx, p.ID, p.SessionID, p.MessageID, string(p.Type), state,
-		toUnix(p.CreatedAt), toUnix(p.UpdatedAt))
+	args := []any{p.ID, p.SessionID, p.MessageID, string(p.Type), state, toUnix(p.CreatedAt), toUnix(p.UpdatedAt)}
+	if indexed(p) {
+		// What the part says is final: index it with the write (search.go).
+		// The saved output is read before the write lock is taken.
+		doc := indexText(p, true)
+		err = s.inTx(ctx, "upsert part "+p.ID, func(tx *sql.Tx) error {
+			if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, args...); err != nil {
+				return err
+			}
+			return indexPart(ctx, tx, p.ID, doc)
+		})
+	} else if _, err = s.upsertPartStmt.ExecContext(ctx, args...); err != nil {
+		err = s.fail("upsert part "+p.ID, err)
+	}
 	if err != nil {
-		return s.fail("upsert part "+p.ID, err)
+		return err
 	}
 	s.publishPart(p)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,7 +208,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	want := "agent.db was written by a newer agent (schema 99 > 1); upgrade agent"
+	want := fmt.Sprintf("agent.db was written by a newer agent (schema 99 > %d); upgrade agent", latestVersion())
 	for name, open := range map[string]func(context.Context, string) (*Store, error){
 		"Open": Open, "OpenReadOnly": OpenReadOnly,
 	} {
