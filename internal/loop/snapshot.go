@@ -29,7 +29,7 @@ func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, re
 	if model == "" {
 		model = cfg.Model
 	}
-	r := &Runner{opt: Options{Config: cfg, Tools: reg}, sess: *sess, history: history}
+	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(reg, st, sess.ID)}, sess: *sess, history: history}
 	r.setModel(model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()
