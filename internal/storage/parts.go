@@ -230,15 +230,25 @@ func sessionDeltas(ctx context.Context, q querier, sessionID string) (map[string
 // MarkCompacted sets Tool.CompactedAt on tool parts, in one transaction:
 // the prune pass's mark. The outputs stay in the database.
 func (s *Store) MarkCompacted(ctx context.Context, partIDs []string, at time.Time) error {
-	const op = "mark parts compacted"
+	if at.IsZero() {
+		at = now()
+	}
+	return s.setCompacted(ctx, "mark parts compacted", partIDs, at)
+}
+
+// RestoreCompacted clears Tool.CompactedAt on tool parts, in one
+// transaction: their outputs are sent again (`agent compact --undo`). The
+// event log keeps the record of the prune.
+func (s *Store) RestoreCompacted(ctx context.Context, partIDs []string) error {
+	return s.setCompacted(ctx, "restore compacted parts", partIDs, time.Time{})
+}
+
+func (s *Store) setCompacted(ctx context.Context, op string, partIDs []string, at time.Time) error {
 	if err := s.writable(op); err != nil {
 		return err
 	}
 	if len(partIDs) == 0 {
 		return nil
-	}
-	if at.IsZero() {
-		at = now()
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
