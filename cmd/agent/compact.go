@@ -13,20 +13,67 @@ import (
 
 func newCompactCmd(g *globalFlags) *cobra.Command {
 	f := &sessionFlags{}
+	var undo bool
 	cmd := &cobra.Command{
-		Use:   "compact [--session ID | -c] [FOCUS...]",
+		Use:   "compact [--session ID | -c] [--undo | FOCUS...]",
 		Short: "Summarise a session now, with optional focus instructions",
 		Long: `compact asks the model (small_model when set) to summarise the session's
 history so far, keeping the user's instructions and recent turns verbatim,
-exactly like /compact in the chat. FOCUS tells the summary what matters.`,
+exactly like /compact in the chat. FOCUS tells the summary what matters.
+
+With --undo (the /compact undo of the chat) it restores the history as it
+was before the newest compaction: the summary is kept but no longer sent,
+and the messages it replaced are sent again. With no compaction in force it
+restores the tool outputs pruning cleared. Either only when the history then
+fits the model (--model switches the session's model first); otherwise it
+says by how much it does not.`,
 		Example: `  agent compact -c
-  agent compact --session 01JX3K "keep the failing test names and the plan"`,
+  agent compact --session 01JX3K "keep the failing test names and the plan"
+  agent compact --undo -c --model gpt-4.1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if undo {
+				if len(args) > 0 {
+					return usageError("compact --undo takes no focus instructions")
+				}
+				return runUndoCompact(cmd.Context(), g, f)
+			}
 			return runCompact(cmd.Context(), g, f, strings.Join(args, " "))
 		},
 	}
 	addSessionFlags(cmd, f, false)
+	cmd.Flags().BoolVar(&undo, "undo", false, "restore the history as it was before the newest compaction (or the pruned outputs)")
 	return cmd
+}
+
+func runUndoCompact(ctx context.Context, g *globalFlags, f *sessionFlags) error {
+	a, err := loadDriving(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openDriving(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return err
+	}
+	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	u, err := r.UndoCompaction(ctx)
+	if err != nil {
+		return err
+	}
+	if u.Kind == "compaction" {
+		fmt.Printf("undid the compaction of session %s: the summary is no longer sent, the history before it is; ~%d → ~%d tokens\n", id, u.TokensBefore, u.TokensAfter)
+	} else {
+		fmt.Printf("restored %d cleared tool outputs of session %s: ~%d → ~%d tokens\n", u.Parts, id, u.TokensBefore, u.TokensAfter)
+	}
+	return nil
 }
 
 func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus string) error {

@@ -56,11 +56,11 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		return err
 	}
 	defer st.Close()
-	snap, _, err := loop.ReadSnapshot(ctx, st, a.cfg, tools.NewRegistry(), id)
+	snap, restore, _, err := loop.ReadContext(ctx, st, a.cfg, tools.NewRegistry(), id)
 	if err != nil {
 		return err
 	}
-	cs := contextSnapshot{Snapshot: snap}
+	cs := contextSnapshot{Snapshot: snap, RestoreCost: restore}
 	if a.cfg.Compaction.Prune {
 		p := loop.PruneThresholds(a.cfg.Compaction, snap)
 		cs.PruneProtect, cs.PruneMinimum = p.Protect, p.Minimum
@@ -80,6 +80,9 @@ type contextSnapshot struct {
 	tokens.Snapshot
 	PruneProtect int64 `json:"prune_protect"`
 	PruneMinimum int64 `json:"prune_minimum"`
+	// undo_tokens and restore_tokens: the request after `agent compact
+	// --undo` (null: nothing to undo) and with everything restored.
+	loop.RestoreCost
 }
 
 // formatContextSnapshot renders `agent context` for people.
@@ -89,6 +92,9 @@ func formatContextSnapshot(c contextSnapshot) string {
 		s += fmt.Sprintf("Prune keeps the newest %d tokens of tool outputs and clears older ones when that saves more than %d\n", c.PruneProtect, c.PruneMinimum)
 	} else {
 		s += "Pruning is off\n"
+	}
+	if c.Undo != nil {
+		s += fmt.Sprintf("Undoing the last compaction (agent compact --undo) would make it ~%d tokens; restoring everything, ~%d\n", *c.Undo, c.Full)
 	}
 	return s
 }

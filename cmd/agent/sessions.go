@@ -71,7 +71,7 @@ one (six characters or more).`, contextRows),
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.all, "all", false, "list the sessions of every directory")
-	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsForkCmd(g))
+	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsForkCmd(g), newSessionsSearchCmd(g))
 	return cmd
 }
 

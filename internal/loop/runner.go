@@ -41,6 +41,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/recall"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -196,6 +197,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
 	}
+	opt.Tools = sessionTools(opt.Tools, st, sess.ID)
 	r := &Runner{opt: opt, store: st, lease: lease, sess: *sess, allowed: map[string]bool{}}
 	r.idle = make(chan struct{})
 	close(r.idle)
@@ -232,6 +234,12 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil
+}
+
+// sessionTools is the registry a session offers: the given tools and
+// recall over the session's own history.
+func sessionTools(reg *tools.Registry, st *storage.Store, sessionID string) *tools.Registry {
+	return reg.With(recall.New(st, sessionID))
 }
 
 // setModel picks the model's limits, estimator and compaction strategy.

@@ -17,24 +17,44 @@ import (
 // read-only commands. A running session's own Snapshot reports the same
 // figures.
 func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, *message.Session, error) {
+	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	if err != nil {
+		return tokens.Snapshot{}, nil, err
+	}
+	return r.calc().Snapshot(), &r.sess, nil
+}
+
+// ReadContext is ReadSnapshot with what undoing context management would
+// cost (the restore_tokens of `agent context`).
+func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, RestoreCost, *message.Session, error) {
+	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	if err != nil {
+		return tokens.Snapshot{}, RestoreCost{}, nil, err
+	}
+	return r.calc().Snapshot(), r.restoreCost(), &r.sess, nil
+}
+
+// readRunner is a Runner that only reads: its history and calculator as
+// Open would restore them.
+func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (*Runner, error) {
 	sess, err := st.GetSession(ctx, sessionID)
 	if err != nil {
-		return tokens.Snapshot{}, nil, fmt.Errorf("session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("session %s: %w", sessionID, err)
 	}
 	history, err := st.LoadHistory(ctx, sess.ID)
 	if err != nil {
-		return tokens.Snapshot{}, nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
 	model := sess.Model
 	if model == "" {
 		model = cfg.Model
 	}
-	r := &Runner{opt: Options{Config: cfg, Tools: reg}, sess: *sess, history: history}
+	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(reg, st, sess.ID)}, sess: *sess, history: history}
 	r.setModel(model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()
-	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, history)
-	return calc.Snapshot(), sess, nil
+	r.calcp.Store(tokens.Restore(r.calcOptions(), r.est, sys, tl, history))
+	return r, nil
 }
 
 // recountAfterInterrupt rebuilds the calculator from the history as stored

@@ -199,6 +199,10 @@ type CompactionState struct {
 	// in the database); Note is the line shown to the user for it.
 	DroppedTurns int    `json:"dropped_turns,omitempty"`
 	Note         string `json:"note,omitempty"`
+	// UndoneAt is set when the compaction was undone (`agent compact
+	// --undo`): its summary is kept but no longer sent, and the history
+	// it replaced is sent again.
+	UndoneAt time.Time `json:"undone_at,omitzero"`
 }
 
 // PatchFile is one file a step changed.

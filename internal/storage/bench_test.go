@@ -201,46 +201,7 @@ func BenchmarkSessionOpen(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	s := benchStore(b, dir)
-	sess := &message.Session{Title: "big", Dir: "/w"}
-	if err := s.CreateSession(ctx, sess); err != nil {
-		b.Fatal(err)
-	}
-	output := strings.Repeat("drwxr-xr-x 2 user user 4096 Jan 1 00:00 some-file.go\n", 50) // ≈2.6 KB
-	parts := 0
-	for i := 0; parts < 10_000; i++ {
-		role := message.RoleAssistant
-		if i%10 == 0 {
-			role = message.RoleUser
-		}
-		m := &message.Message{SessionID: sess.ID, Role: role, FinishedAt: time.Now(), FinishReason: "tool_calls"}
-		if err := s.CreateMessage(ctx, m); err != nil {
-			b.Fatal(err)
-		}
-		add := func(p message.Part) {
-			p.SessionID, p.MessageID = sess.ID, m.ID
-			if err := s.UpsertPart(ctx, &p); err != nil {
-				b.Fatal(err)
-			}
-			parts++
-		}
-		if role == message.RoleUser {
-			add(message.Part{Type: message.PartText, Text: "please fix the failing test in internal/loop and run it again"})
-			continue
-		}
-		add(message.Part{Type: message.PartStepStart})
-		add(message.Part{Type: message.PartReasoning, Text: strings.Repeat("thinking about it ", 12)})
-		add(message.Part{Type: message.PartText, Text: strings.Repeat("Here is what I found. ", 20)})
-		for j := range 6 {
-			add(message.Part{Type: message.PartTool, Tool: &message.ToolState{
-				CallID: fmt.Sprintf("call_%d_%d", i, j), Name: "bash", Status: message.ToolCompleted,
-				Input: `{"command":"ls -la internal/"}`, Output: output[:1000+(i*j*97)%1600], Title: "ls -la internal/",
-				Metadata: map[string]any{"exit_code": 0}, StartedAt: time.Now(), EndedAt: time.Now(),
-			}})
-		}
-		add(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
-			Usage: message.Usage{Input: 12000, Output: 300}, FinishReason: "tool_calls",
-		}})
-	}
+	sess, parts := largeSession(b, s)
 	if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		b.Fatal(err)
 	}
@@ -278,4 +239,63 @@ func BenchmarkSessionOpen(b *testing.B) {
 			r.Close()
 		}
 	})
+}
+
+// largeSession stores a session of 1,000 messages and 10,000 parts (step
+// marks, reasoning, text, tool calls with 1–2.6 KB outputs: a 20 MB
+// database) and returns it with its part count.
+func largeSession(b *testing.B, s *Store) (*message.Session, int) {
+	return largeSessionWith(b, s, nil)
+}
+
+// largeSessionWith is largeSession with tool outputs from varied (nil: the
+// same listing, cut to 1–2.6 KB).
+func largeSessionWith(b *testing.B, s *Store, varied func(i, j int) string) (*message.Session, int) {
+	b.Helper()
+	ctx := context.Background()
+	sess := &message.Session{Title: "big", Dir: "/w"}
+	if err := s.CreateSession(ctx, sess); err != nil {
+		b.Fatal(err)
+	}
+	output := strings.Repeat("drwxr-xr-x 2 user user 4096 Jan 1 00:00 some-file.go\n", 50) // ≈2.6 KB
+	parts := 0
+	for i := 0; parts < 10_000; i++ {
+		role := message.RoleAssistant
+		if i%10 == 0 {
+			role = message.RoleUser
+		}
+		m := &message.Message{SessionID: sess.ID, Role: role, FinishedAt: time.Now(), FinishReason: "tool_calls"}
+		if err := s.CreateMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		add := func(p message.Part) {
+			p.SessionID, p.MessageID = sess.ID, m.ID
+			if err := s.UpsertPart(ctx, &p); err != nil {
+				b.Fatal(err)
+			}
+			parts++
+		}
+		if role == message.RoleUser {
+			add(message.Part{Type: message.PartText, Text: "please fix the failing test in internal/loop and run it again"})
+			continue
+		}
+		add(message.Part{Type: message.PartStepStart})
+		add(message.Part{Type: message.PartReasoning, Text: strings.Repeat("thinking about it ", 12)})
+		add(message.Part{Type: message.PartText, Text: strings.Repeat("Here is what I found. ", 20)})
+		toolOutput := func(i, j int) string { return output[:1000+(i*j*97)%1600] }
+		if varied != nil {
+			toolOutput = varied
+		}
+		for j := range 6 {
+			add(message.Part{Type: message.PartTool, Tool: &message.ToolState{
+				CallID: fmt.Sprintf("call_%d_%d", i, j), Name: "bash", Status: message.ToolCompleted,
+				Input: `{"command":"ls -la internal/"}`, Output: toolOutput(i, j), Title: "ls -la internal/",
+				Metadata: map[string]any{"exit_code": 0}, StartedAt: time.Now(), EndedAt: time.Now(),
+			}})
+		}
+		add(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
+			Usage: message.Usage{Input: 12000, Output: 300}, FinishReason: "tool_calls",
+		}})
+	}
+	return sess, parts
 }

@@ -85,10 +85,22 @@ func (s *Store) UpsertPart(ctx context.Context, p *message.Part) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.upsertPartStmt.ExecContext(ctx, p.ID, p.SessionID, p.MessageID, string(p.Type), state,
-		toUnix(p.CreatedAt), toUnix(p.UpdatedAt))
+	args := []any{p.ID, p.SessionID, p.MessageID, string(p.Type), state, toUnix(p.CreatedAt), toUnix(p.UpdatedAt)}
+	if indexed(p) {
+		// What the part says is final: index it with the write (search.go).
+		// The saved output is read before the write lock is taken.
+		doc := indexText(p, true)
+		err = s.inTx(ctx, "upsert part "+p.ID, func(tx *sql.Tx) error {
+			if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, args...); err != nil {
+				return err
+			}
+			return indexPart(ctx, tx, p.ID, doc)
+		})
+	} else if _, err = s.upsertPartStmt.ExecContext(ctx, args...); err != nil {
+		err = s.fail("upsert part "+p.ID, err)
+	}
 	if err != nil {
-		return s.fail("upsert part "+p.ID, err)
+		return err
 	}
 	s.publishPart(p)
 	return nil
@@ -219,15 +231,25 @@ func sessionDeltas(ctx context.Context, q querier, sessionID string) (map[string
 // MarkCompacted sets Tool.CompactedAt on tool parts, in one transaction:
 // the prune pass's mark. The outputs stay in the database.
 func (s *Store) MarkCompacted(ctx context.Context, partIDs []string, at time.Time) error {
-	const op = "mark parts compacted"
+	if at.IsZero() {
+		at = now()
+	}
+	return s.setCompacted(ctx, "mark parts compacted", partIDs, at)
+}
+
+// RestoreCompacted clears Tool.CompactedAt on tool parts, in one
+// transaction: their outputs are sent again (`agent compact --undo`). The
+// event log keeps the record of the prune.
+func (s *Store) RestoreCompacted(ctx context.Context, partIDs []string) error {
+	return s.setCompacted(ctx, "restore compacted parts", partIDs, time.Time{})
+}
+
+func (s *Store) setCompacted(ctx context.Context, op string, partIDs []string, at time.Time) error {
 	if err := s.writable(op); err != nil {
 		return err
 	}
 	if len(partIDs) == 0 {
 		return nil
-	}
-	if at.IsZero() {
-		at = now()
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -109,6 +109,9 @@ func repairStreams(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Ti
 		if err := writeState(ctx, tx, p); err != nil {
 			return nil, err
 		}
+		if err := indexIfFinal(ctx, tx, p); err != nil {
+			return nil, err
+		}
 		fixed = append(fixed, p)
 	}
 	return fixed, nil
@@ -158,6 +161,9 @@ func repairTools(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Time
 		p.Tool.EndedAt = ts
 		p.UpdatedAt = ts
 		if err := writeState(ctx, tx, p); err != nil {
+			return nil, err
+		}
+		if err := indexIfFinal(ctx, tx, p); err != nil {
 			return nil, err
 		}
 	}

@@ -207,6 +207,9 @@ func (t *TextStream) Finish(ctx context.Context) (message.Part, error) {
 	if err := writeState(ctx, tx, &p); err != nil {
 		return message.Part{}, s.fail(op, err)
 	}
+	if err := indexIfFinal(ctx, tx, &p); err != nil {
+		return message.Part{}, s.fail(op, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return message.Part{}, s.fail(op, err)
 	}

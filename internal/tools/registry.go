@@ -43,6 +43,19 @@ func newRegistry(tools ...Tool) *Registry {
 	return r
 }
 
+// With returns a registry of r's tools followed by extra, in that order;
+// an extra tool whose name r has already is left out. r is not changed.
+// The loop adds the tools that need a session this way (recall).
+func (r *Registry) With(extra ...Tool) *Registry {
+	all := r.Tools()
+	for _, t := range extra {
+		if _, dup := r.byName[t.Name()]; !dup {
+			all = append(all, t)
+		}
+	}
+	return newRegistry(all...)
+}
+
 // Tools returns the tools in their fixed order.
 func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
 

@@ -22,7 +22,7 @@ type command struct {
 // them.
 var commands = []command{
 	{name: "context", help: "where the context tokens go (the calculator's snapshot)"},
-	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused"},
+	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused (/compact undo: restore what the last one replaced)"},
 	{name: "new", help: "start a new session"},
 	{name: "sessions", help: "browse this directory's sessions and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
@@ -67,6 +67,9 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "context":
 		m.drawer = &contextDrawer{}
 	case "compact":
+		if arg == "undo" {
+			return m.undoCompactCmd()
+		}
 		return m.compactCmd(arg)
 	case "new":
 		if cmd := m.refuseSwitch(); cmd != nil {

@@ -322,6 +322,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleCancelled(msg)
 	case compactedMsg:
 		m.handleCompacted(msg)
+	case compactionUndoneMsg:
+		m.handleCompactionUndone(msg)
 	case pulledBackMsg:
 		if msg.err != nil {
 			m.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")

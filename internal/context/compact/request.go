@@ -116,7 +116,11 @@ func writeAssistant(b *strings.Builder, e message.Entry, est tokens.Estimator, r
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(b, "Assistant called tool %s %s\n", p.Tool.Name, compactJSON(p.Tool.Input))
+		ref := ""
+		if p.ID != "" {
+			ref = " (ref=" + p.ID + ")" // the summary lists the refs that matter
+		}
+		fmt.Fprintf(b, "Assistant called tool %s %s%s\n", p.Tool.Name, compactJSON(p.Tool.Input), ref)
 		result := tokens.ToolResult(p.Tool)
 		if resultTokens > 0 && int64(est.Count(result)) > resultTokens {
 			result = cutMiddle(result, est, resultTokens)

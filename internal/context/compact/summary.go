@@ -9,7 +9,8 @@ import (
 
 // Sections are the headings a summary is asked to have, in order: what
 // must survive a compaction is the goal, the user's standing rules and the
-// progress.
+// progress, and the refs of the key artefacts, which recall fetches from
+// the history the summary replaces.
 var Sections = []string{
 	"Goal",
 	"Standing user instructions and constraints",
@@ -17,6 +18,7 @@ var Sections = []string{
 	"Files touched",
 	"Current state",
 	"Next steps",
+	"References",
 }
 
 // MaxFocusChars caps the focus instructions of /compact FOCUS put into a
@@ -49,6 +51,9 @@ Where things stand at the end of the conversation: what was in progress, errors 
 
 ## Next steps
 The concrete next actions, in order.
+
+## References
+The original conversation stays searchable with the recall tool, which fetches the full text of a tool call by its ref (shown as "ref=…" in the transcript). List the refs of the key artefacts, one per line with what each holds: files written or read whose content matters, commands whose outputs mattered (test failures, build errors), and anything the next steps will need verbatim. Keep the refs of an earlier summary's list that still matter.
 
 Rules: be specific (exact paths, function names, commands, error messages, values); invent nothing; write "None." under a section with nothing to say; answer with the summary only, no preamble, and call no tools. Do not copy the section "User messages (verbatim…)" of an earlier summary: those messages are kept separately.`)
 	focus = strings.TrimSpace(focus)

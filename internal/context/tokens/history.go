@@ -60,23 +60,27 @@ func (v Visible) Len() int {
 // as Entries returns it), recognising the kept tail by its ids, older than
 // the summary's: VisibleHistory(VisibleHistory(h).Entries()) splits like
 // VisibleHistory(h).
+//
+// A summary whose compaction was undone (CompactionState.UndoneAt) is
+// neither sent nor a boundary: the history it replaced is sent again.
 func VisibleHistory(history []message.Entry) Visible {
 	history = withoutRewound(history)
+	undone := UndoneSummaries(history)
 	sumIdx := -1
 	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Message.Summary {
+		if history[i].Message.Summary && !undone[history[i].Message.ID] {
 			sumIdx = i
 			break
 		}
 	}
 	if sumIdx < 0 {
-		return Visible{After: withoutMarkers(history)}
+		return Visible{After: withoutMarkers(history, undone)}
 	}
-	v := Visible{Summary: &history[sumIdx], After: withoutMarkers(history[sumIdx+1:])}
+	v := Visible{Summary: &history[sumIdx], After: withoutMarkers(history[sumIdx+1:], undone)}
 	if c := compactionOf(history, sumIdx); c != nil && c.TailFrom != "" {
 		for i := 0; i < sumIdx; i++ {
 			if history[i].Message.ID >= c.TailFrom {
-				v.Kept = withoutMarkers(history[i:sumIdx])
+				v.Kept = withoutMarkers(history[i:sumIdx], undone)
 				break
 			}
 		}
@@ -147,15 +151,39 @@ func withoutRewound(history []message.Entry) []message.Entry {
 	return history
 }
 
-// withoutMarkers returns entries without compaction markers, sharing the
-// backing array when there are none (the common case).
-func withoutMarkers(entries []message.Entry) []message.Entry {
+// UndoneSummaries returns the ids of the summaries whose compaction was
+// undone, nil when none was (the common case).
+func UndoneSummaries(history []message.Entry) map[string]bool {
+	var undone map[string]bool
+	for i := range history {
+		if history[i].Message.Role != message.RoleUser {
+			continue // compaction parts live in user-side markers
+		}
+		for _, p := range history[i].Parts {
+			if c := p.Compaction; p.Type == message.PartCompaction && c != nil && !c.UndoneAt.IsZero() && c.SummaryID != "" {
+				if undone == nil {
+					undone = map[string]bool{}
+				}
+				undone[c.SummaryID] = true
+			}
+		}
+	}
+	return undone
+}
+
+// withoutMarkers returns entries without compaction markers and undone
+// summaries, sharing the backing array when there are none (the common
+// case).
+func withoutMarkers(entries []message.Entry, undone map[string]bool) []message.Entry {
+	skip := func(e message.Entry) bool {
+		return IsMarker(e) || (e.Message.Summary && undone[e.Message.ID])
+	}
 	for i := range entries {
-		if IsMarker(entries[i]) {
+		if skip(entries[i]) {
 			out := make([]message.Entry, 0, len(entries))
 			out = append(out, entries[:i]...)
 			for _, e := range entries[i+1:] {
-				if !IsMarker(e) {
+				if !skip(e) {
 					out = append(out, e)
 				}
 			}

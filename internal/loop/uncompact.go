@@ -1,0 +1,274 @@
+package loop
+
+// Undoing context management. Nothing it does deletes anything: a summary
+// is a message and its compaction a marker, a pruned output keeps its
+// text. Undo marks the newest compaction in force undone
+// (CompactionState.UndoneAt): its summary stays in the database but is no
+// longer sent, and the history it replaced is sent again
+// (tokens.VisibleHistory). With no compaction left to undo, undo restores
+// the pruned outputs of the history sent. Either happens only when the
+// request then fits below the current model's compaction point — after
+// /model switched to a larger window, typically — and is refused, saying
+// by how much, otherwise.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// ErrNothingToUndo is returned when no compaction is in force and no
+// output sent is pruned.
+var ErrNothingToUndo = errors.New("nothing to undo: no compaction is in force and no tool output sent is cleared")
+
+// UndoTooLargeError refuses an undo whose history does not fit the
+// current model.
+type UndoTooLargeError struct {
+	What   string // "the history before the compaction", "the pruned outputs restored"
+	Need   int64  // the request after the undo, by our estimate
+	Window int64  // the model's context window
+	Point  int64  // where compaction would start
+}
+
+func (e *UndoTooLargeError) Error() string {
+	return fmt.Sprintf("cannot undo: %s is %s tokens; the current model's window is %s (compaction starts at %s). Switch to a model with a larger window (/model) and undo again",
+		e.What, formatK(e.Need), formatK(e.Window), formatK(e.Point))
+}
+
+// formatK renders a token count for people: 950, 12.5K, 180K.
+func formatK(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n%1000 == 0 || n >= 100_000:
+		return fmt.Sprintf("%dK", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1fK", float64(n)/1000)
+}
+
+// Undo says what UndoCompaction restored.
+type Undo struct {
+	// Kind is "compaction" (a summary undone) or "pruned" (outputs
+	// restored).
+	Kind string `json:"kind"`
+	// SummaryID is the summary no longer sent; Parts, the outputs
+	// restored.
+	SummaryID    string `json:"summary_id,omitempty"`
+	Parts        int    `json:"parts,omitempty"`
+	TokensBefore int64  `json:"tokens_before"`
+	TokensAfter  int64  `json:"tokens_after"`
+}
+
+// undoPlan is what an undo of this history would change: the compaction
+// part to mark undone (entry and part index), or else the pruned tool
+// parts to restore.
+type undoPlan struct {
+	entry, part int
+	pruned      []string
+}
+
+func (p undoPlan) empty() bool { return p.entry < 0 && len(p.pruned) == 0 }
+
+// planUndo decides what undo restores in history: the compaction of the
+// summary in force, else the pruned outputs of the history sent.
+func planUndo(history []message.Entry) undoPlan {
+	plan := undoPlan{entry: -1, part: -1}
+	v := tokens.VisibleHistory(history)
+	if v.Summary != nil {
+		id := v.Summary.Message.ID
+		for i := len(history) - 1; i >= 0; i-- {
+			for j, p := range history[i].Parts {
+				if c := p.Compaction; p.Type == message.PartCompaction && c != nil && c.SummaryID == id && !c.Rejected {
+					plan.entry, plan.part = i, j
+					return plan
+				}
+			}
+		}
+	}
+	for _, e := range v.Entries() {
+		for _, p := range e.Parts {
+			if p.Type == message.PartTool && p.Tool != nil && !p.Tool.CompactedAt.IsZero() {
+				plan.pruned = append(plan.pruned, p.ID)
+			}
+		}
+	}
+	return plan
+}
+
+// apply returns history as the plan leaves it, sharing what it does not
+// change.
+func (p undoPlan) apply(history []message.Entry, at time.Time) []message.Entry {
+	out := append([]message.Entry(nil), history...)
+	if p.entry >= 0 {
+		e := &out[p.entry]
+		e.Parts = append([]message.Part(nil), e.Parts...)
+		c := *e.Parts[p.part].Compaction
+		c.UndoneAt = at
+		e.Parts[p.part].Compaction = &c
+		return out
+	}
+	restore := make(map[string]bool, len(p.pruned))
+	for _, id := range p.pruned {
+		restore[id] = true
+	}
+	return restoreParts(out, func(pt *message.Part) bool { return restore[pt.ID] })
+}
+
+// restoreParts clears CompactedAt on the tool parts of history (a copy the
+// caller owns) that want says to, copying the parts it changes.
+func restoreParts(history []message.Entry, want func(*message.Part) bool) []message.Entry {
+	for i := range history {
+		copied := false
+		for j := range history[i].Parts {
+			pt := &history[i].Parts[j]
+			if pt.Type != message.PartTool || pt.Tool == nil || pt.Tool.CompactedAt.IsZero() || !want(pt) {
+				continue
+			}
+			if !copied {
+				history[i].Parts = append([]message.Part(nil), history[i].Parts...)
+				pt = &history[i].Parts[j]
+				copied = true
+			}
+			t := *pt.Tool
+			t.CompactedAt = time.Time{}
+			pt.Tool = &t
+		}
+	}
+	return history
+}
+
+// fullyRestored returns history with every compaction undone and every
+// pruned output restored: everything the session said.
+func fullyRestored(history []message.Entry) []message.Entry {
+	out := append([]message.Entry(nil), history...)
+	at := time.Unix(1, 0)
+	for i := range out {
+		for j, p := range out[i].Parts {
+			if c := p.Compaction; p.Type == message.PartCompaction && c != nil && c.UndoneAt.IsZero() && c.SummaryID != "" {
+				out[i].Parts = append([]message.Part(nil), out[i].Parts...)
+				cc := *c
+				cc.UndoneAt = at
+				out[i].Parts[j].Compaction = &cc
+			}
+		}
+	}
+	return restoreParts(out, func(*message.Part) bool { return true })
+}
+
+// RestoreCost is what undoing context management would make the request,
+// by the same estimate compaction decides on (requestEstimate).
+type RestoreCost struct {
+	// Undo is the request after one undo (UndoCompaction); nil when there
+	// is nothing to undo.
+	Undo *int64 `json:"undo_tokens"`
+	// Full is the request with every compaction undone and every pruned
+	// output restored.
+	Full int64 `json:"restore_tokens"`
+}
+
+// restoreCost prices the undo and the full restore of r.history. The
+// caller owns r.history (holds busy, or the Runner is its own).
+func (r *Runner) restoreCost() RestoreCost {
+	c := RestoreCost{Full: r.requestEstimate(fullyRestored(r.history))}
+	if plan := planUndo(r.history); !plan.empty() {
+		n := r.requestEstimate(plan.apply(r.history, time.Now()))
+		c.Undo = &n
+	}
+	return c
+}
+
+// RestoreCost prices undoing context management for /context; ok is false
+// while a turn runs (the history is the loop's then).
+func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return RestoreCost{}, false
+	}
+	r.busy = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.busy = false
+		r.mu.Unlock()
+	}()
+	return r.restoreCost(), true
+}
+
+// UndoCompaction restores the history as it was before the newest
+// compaction (`agent compact --undo`, `/compact undo`), or, with no
+// compaction in force, the pruned outputs; see the top of this file. It
+// fails with ErrNothingToUndo, with an *UndoTooLargeError when the result
+// would not fit the current model, or if a turn is running.
+func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return Undo{}, errors.New("undo compaction: the agent is busy; wait for the turn to end or cancel it")
+	}
+	r.busy = true
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	u, err := r.undoCompaction(ctx)
+	res := TurnResult{FinishReason: "undone"}
+	if err != nil {
+		res = TurnResult{FinishReason: FinishError, Err: err}
+	}
+	r.setIdle(res)
+	return u, err
+}
+
+func (r *Runner) undoCompaction(ctx context.Context) (Undo, error) {
+	plan := planUndo(r.history)
+	if plan.empty() {
+		return Undo{}, ErrNothingToUndo
+	}
+	restored := plan.apply(r.history, time.Now())
+	u := Undo{TokensBefore: r.requestEstimate(r.history), TokensAfter: r.requestEstimate(restored)}
+	what := "the history before the compaction"
+	if plan.entry < 0 {
+		what = "the history with its pruned outputs restored"
+	}
+	if point := r.fitPoint(); point > 0 && u.TokensAfter > point {
+		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: r.calc().Snapshot().Window, Point: point}
+	}
+	kind := "compaction_undone"
+	if plan.entry >= 0 {
+		p := restored[plan.entry].Parts[plan.part]
+		if err := r.store.UpsertPart(ctx, &p); err != nil {
+			return Undo{}, fmt.Errorf("undo compaction: %w", err)
+		}
+		restored[plan.entry].Parts[plan.part] = p
+		u.Kind, u.SummaryID = "compaction", p.Compaction.SummaryID
+	} else {
+		if err := r.store.RestoreCompacted(ctx, plan.pruned); err != nil {
+			return Undo{}, fmt.Errorf("undo pruning: %w", err)
+		}
+		u.Kind, u.Parts = "pruned", len(plan.pruned)
+		kind = "prune_undone"
+	}
+	r.mu.Lock()
+	r.history = restored
+	r.mu.Unlock()
+	if plan.entry < 0 {
+		// A marker records the restore in the history, as a compaction
+		// records itself: a reopened session's calculator (tokens.Restore)
+		// then knows the last call's usage no longer describes the
+		// history, as the running one does.
+		marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
+		state := &message.CompactionState{Reason: "undo", Outcome: "restored", TokensBefore: u.TokensBefore, TokensAfter: u.TokensAfter,
+			Note: fmt.Sprintf("%d cleared tool outputs restored", u.Parts)}
+		if _, err := r.saveMarker(ctx, &marker, state); err != nil {
+			return Undo{}, fmt.Errorf("undo pruning: %w", err)
+		}
+	}
+	// The history sent changed: the total is an estimate until the next
+	// call, exactly as tokens.Restore computes it from the stored rows.
+	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
+	_ = r.store.LogEvent(ctx, r.sess.ID, kind, u)
+	return u, nil
+}
