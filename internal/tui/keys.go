@@ -24,6 +24,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
+		return nil
+	}
 	switch s {
 	case "pgup":
 		m.chat.scrollUp(&m.rc, max(1, m.chat.height-2))
