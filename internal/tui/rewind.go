@@ -227,9 +227,9 @@ func (d *outsideDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		d.sel = 1 - d.sel
 	case "enter":
 		choice = d.sel
-	case "alt+r", "r":
+	case "alt+r":
 		choice = outsideRestore
-	case "esc", "alt+c", "c":
+	case "esc", "alt+c":
 		choice = outsideCancel
 	}
 	switch choice {
@@ -262,8 +262,8 @@ func (d *outsideDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+fit(fmt.Sprintf("%-9s %s", f.Status.String(), termsafe.Strip(f.Path)), inner-2))
 	}
 	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
-	body = append(body, buttons(th, []string{"restore anyway · r", "cancel · esc"}, d.sel, inner)...)
-	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · r restore · esc cancel", width)
+	body = append(body, buttons(th, []string{"restore anyway · alt+r", "cancel · esc"}, d.sel, inner)...)
+	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
 }
 
 // turnPicker lists the session's turns for /rewind and /fork; for a

@@ -274,7 +274,11 @@ func TestUndoAsksBeforeOverwritingAnOutsideChange(t *testing.T) {
 
 	h.command("/undo")
 	h.waitScreen("files changed outside the agent")
-	h.key("r")
+	h.key("r") // typing does not answer it
+	if _, ok := h.m.drawer.(*outsideDialog); !ok {
+		t.Fatalf("a plain key closed the dialog: %T", h.m.drawer)
+	}
+	h.key("alt+r")
 	h.waitFor("the forced undo", func(m *Model) bool { return m.editor.value() == "change both files" })
 	if got := readOr(t, a); got != "one\n" {
 		t.Errorf("a.txt = %q after restore anyway", got)
