@@ -36,6 +36,10 @@ import (
 type checkpointState struct {
 	// notesShown counts the open runner's notes already shown.
 	notesShown int
+	// rewinding: an undo, redo or rewind runs; messages typed meanwhile
+	// wait (sendNext) and go once it is done, else the runner, busy with
+	// the rewind, would queue them with no turn to take them.
+	rewinding bool
 	// openNotices are shown once the session being opened is (a fork's
 	// notice, which the open's rebuild of the view would drop).
 	openNotices []*noticeItem
@@ -76,6 +80,8 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 		return m.setFlash("nothing to "+name+" yet: no message was sent in this session", 3*time.Second)
 	case m.busy || m.compacting || r.Busy():
 		return m.setFlash("the agent is busy: wait for the turn to end or press esc, then /"+name, 3*time.Second)
+	case m.cp.rewinding:
+		return m.setFlash("a rewind is under way", 2*time.Second)
 	}
 	switch name {
 	case "undo":
@@ -109,6 +115,7 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 // rewindCmd runs a rewind, an undo or a redo; force is its forced form.
 func (m *Model) rewindCmd(op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
 	gen := m.gen
+	m.cp.rewinding = true
 	return func() tea.Msg {
 		res, err := run(context.Background())
 		return rewoundMsg{gen: gen, op: op, mode: mode, res: res, err: err, force: force}
@@ -118,9 +125,15 @@ func (m *Model) rewindCmd(op, mode string, run, force func(context.Context) (*lo
 // handleRewound shows what an undo, redo or rewind did, or asks before
 // overwriting changes made outside the agent.
 func (m *Model) handleRewound(msg rewoundMsg) tea.Cmd {
+	m.cp.rewinding = false
 	if msg.gen != m.gen || m.runner == nil {
 		return nil
 	}
+	return tea.Batch(m.showRewound(msg), m.sendNext())
+}
+
+// showRewound shows the result of an undo, redo or rewind.
+func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	var outside *snapshot.OutsideChangesError
 	var other *snapshot.BusyError
 	switch {
@@ -237,6 +250,7 @@ func (d *outsideDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		forced := d.msg
 		forced.force = nil
 		run := d.msg.force
+		m.cp.rewinding = true
 		return drawerClose, func() tea.Msg {
 			forced.res, forced.err = run(context.Background())
 			return forced

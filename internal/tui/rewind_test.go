@@ -405,3 +405,23 @@ func strip(ls []string) []string {
 	}
 	return out
 }
+
+// TestMessageSentDuringAnUndoWaitsForIt: a message sent while an undo
+// runs is sent once it is done, not queued behind a runner that has no
+// turn to take it.
+func TestMessageSentDuringAnUndoWaitsForIt(t *testing.T) {
+	needGit(t)
+	h := newHarness(t, append(twoWrites(), pt.Text("answered the next one")), allowWrites)
+	os.WriteFile(filepath.Join(h.dir, "a.txt"), []byte("one\n"), 0o644)
+	h.sendTurn("change both files", 3)
+	h.command("/undo") // its result waits in the harness until waitFor
+	h.command("next one")
+	h.waitFor("the next turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 4 })
+	h.waitScreen("answered the next one")
+	if q, _ := h.m.runner.Queue(context.Background()); len(q) != 0 {
+		t.Errorf("the message was left queued: %+v", q)
+	}
+	if u := userTexts(h.m); len(u) != 1 || u[0] != "next one" {
+		t.Errorf("conversation shows %q, want the undone turn gone and the next one", u)
+	}
+}
