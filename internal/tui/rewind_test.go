@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/loop"
@@ -423,5 +425,37 @@ func TestMessageSentDuringAnUndoWaitsForIt(t *testing.T) {
 	}
 	if u := userTexts(h.m); len(u) != 1 || u[0] != "next one" {
 		t.Errorf("conversation shows %q, want the undone turn gone and the next one", u)
+	}
+}
+
+// TestDiffOverlayScrollsWithPageKeys: pgdn and pgup scroll the diff,
+// not the conversation behind it.
+func TestDiffOverlayScrollsWithPageKeys(t *testing.T) {
+	h := newHarness(t, nil)
+	var b strings.Builder
+	b.WriteString("diff --git a/long.txt b/long.txt\nindex 1..2 100644\n--- a/long.txt\n+++ b/long.txt\n@@ -0,0 +1,100 @@\n")
+	for i := 1; i <= 100; i++ {
+		b.WriteString("+line number " + strconv.Itoa(i) + "\n")
+	}
+	h.m.drawer = &diffDrawer{d: &loop.TurnDiff{Turn: loop.Turn{N: 1, Text: "grow"}, Patch: &snapshot.Patch{
+		Files: []snapshot.FileChange{{Path: "long.txt", Status: snapshot.Modified, LinesAdded: 100}}, Text: b.String()}}}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if s := h.screen(); !strings.Contains(s, "line number 1 ") || strings.Contains(s, "line number 40") {
+		t.Fatalf("first page:\n%s", s)
+	}
+	h.key("pgdown")
+	h.key("pgdown")
+	s := h.screen()
+	if strings.Contains(s, "line number 2 ") || !strings.Contains(s, "line number 40") {
+		t.Errorf("pgdn did not scroll the diff:\n%s", s)
+	}
+	if !h.m.chat.follow {
+		t.Error("pgdn scrolled the conversation")
+	}
+	h.key("pgup")
+	h.key("pgup")
+	h.key("pgup")
+	if s := h.screen(); !strings.Contains(s, "lines 1–") {
+		t.Errorf("pgup did not go back to the top:\n%s", s)
 	}
 }
