@@ -540,7 +540,7 @@ func (m *Model) handleDiffLoaded(msg diffLoadedMsg) tea.Cmd {
 	return nil
 }
 
-// insertItem puts an item into the conversation before position at.
+// insert puts an item into the conversation at position at.
 func (c *chatView) insert(at int, it item) {
 	at = min(max(at, 0), len(c.items))
 	c.items = append(c.items, nil)
