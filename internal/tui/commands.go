@@ -27,6 +27,11 @@ var commands = []command{
 	{name: "sessions", help: "browse this directory's sessions and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
+	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
+	{name: "redo", help: "reapply what the last /undo or /rewind took back"},
+	{name: "rewind", help: "take the session back to before a message: code, conversation or both"},
+	{name: "diff", args: "[N]", help: "the last turn's changes to the files (N: turn N)"},
+	{name: "fork", help: "copy the session (all, or up to a turn) into a new one and switch to it"},
 	{name: "expand", args: "[all]", help: "expand or collapse the focused card (all: every card)"},
 	{name: "find", args: "[text]", help: "search the conversation (ctrl+f)"},
 	{name: "copy", args: "[code]", help: "copy the selected message, or its last code block, via OSC 52 (alt+y)"},
@@ -92,6 +97,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		d := newModelPicker(m)
 		m.drawer = d
 		return d.load(m)
+	case "undo", "redo", "rewind", "diff", "fork":
+		return m.checkpointCommand(name, arg)
 	case "queue":
 		m.drawer = &queueDrawer{}
 	case "expand":

@@ -135,6 +135,8 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		}
 	case message.EventCompactionNear:
 		m.near = ev.Forecast
+	case message.EventNote:
+		m.showNotes()
 	case message.EventError:
 		m.compactRun = nil
 		text := termsafe.Strip(ev.Err)
@@ -219,6 +221,8 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		if c := p.Compaction; c != nil {
 			m.compactionDone(c)
 		}
+	case message.PartPatch:
+		m.addPatch(p, final)
 	}
 }
 

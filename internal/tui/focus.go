@@ -15,7 +15,7 @@ import (
 // reasoning, compaction cards and long user messages.
 func expandable(it item) bool {
 	switch it := it.(type) {
-	case *toolItem, *reasoningItem:
+	case *toolItem, *reasoningItem, *patchItem:
 		return true
 	case *compactionItem:
 		return it.text != ""

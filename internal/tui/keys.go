@@ -24,6 +24,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
+		return nil
+	}
 	if m.inline {
 		switch s {
 		case "pgup", "pgdown", "ctrl+home", "ctrl+end":

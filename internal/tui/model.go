@@ -110,6 +110,8 @@ type Model struct {
 	flash       string // a transient hint above the editor
 	flashID     int
 
+	cp checkpointState // /undo, /rewind, /diff, /fork (rewind.go)
+
 	quitArmed time.Time
 	ticking   bool
 	tickGen   int
@@ -344,6 +346,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case opFailedMsg:
 		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+	case rewoundMsg:
+		cmds = append(cmds, m.handleRewound(msg))
+	case diffLoadedMsg:
+		cmds = append(cmds, m.handleDiffLoaded(msg))
+	case forkedMsg:
+		cmds = append(cmds, m.handleForked(msg))
 	case renderedMsg:
 		m.handleRendered(msg)
 	case tailDueMsg:

@@ -106,6 +106,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.sess = msg.sess
 	m.snap = msg.snap
 	m.loadHistory(msg.history)
+	m.checkpointsOpened()
 	var cmds []tea.Cmd
 	cmds = append(cmds, m.loadQueue())
 	cmds = append(cmds, m.sendNext())
@@ -158,6 +159,9 @@ func (m *Model) loadHistory(history []message.Entry) {
 	}
 	for i := range history {
 		e := &history[i]
+		if e.Message.Rewound() {
+			continue // taken back: kept in the database, not shown
+		}
 		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if i < skip {
 			m.rememberSent(e)

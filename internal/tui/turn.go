@@ -26,7 +26,7 @@ func (m *Model) send(text string) tea.Cmd {
 
 // sendNext starts the oldest pending send if none is in flight.
 func (m *Model) sendNext() tea.Cmd {
-	if m.sending || m.runner == nil || len(m.pending) == 0 {
+	if m.sending || m.cp.rewinding || m.runner == nil || len(m.pending) == 0 {
 		return nil
 	}
 	text := m.pending[0]
