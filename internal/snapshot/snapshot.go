@@ -72,6 +72,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -151,6 +152,9 @@ type Store struct {
 	journal  string
 
 	recovered *RestoreResult
+
+	lastMu sync.Mutex
+	last   *lastTake // the newest snapshot this Store took (reuse.go)
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -353,6 +357,12 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
+	if len(update) == 0 {
+		if prev, ok := s.reusable(session, remove); ok {
+			prev.Label, prev.Time = label, snap.Time
+			return prev, nil
+		}
+	}
 	if beforeIndexHook != nil {
 		beforeIndexHook(update)
 	}
@@ -377,6 +387,7 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
+	s.remember(session, snap, remove)
 	return snap, nil
 }
 
