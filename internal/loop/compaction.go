@@ -170,8 +170,9 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 // under-reports would otherwise keep the session from ever compacting).
 func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
+	_, pins := r.pinsNow()
 	v := Visible(history)
-	return sys + tl + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+	return sys + tl + pins + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
 }
 
 // fitPoint is the total a compaction must bring the request under: the
@@ -242,7 +243,8 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	// What the summary replaces is the total less what stays: the system
 	// prompt, the tool schemas and the tail.
 	sys, tl := r.fixedTokens()
-	replaced := before - sys - tl - r.calc().EstimateEntries(plan.Tail)
+	_, pins := r.pinsNow()
+	replaced := before - sys - tl - pins - r.calc().EstimateEntries(plan.Tail)
 	after := r.requestEstimate(r.withSummary(state, body, writer))
 	state.TokensAfter = after
 	verr := compact.CheckSummary(text, int64(r.est.Count(text)), replaced)
@@ -263,8 +265,9 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error {
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
 	sys, tl := r.fixedTokens()
+	_, pins := r.pinsNow()
 	point := r.fitPoint()
-	budget := max(point/2-sys-tl, point/8)
+	budget := max(point/2-sys-tl-pins, point/8)
 	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
 	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
 		return ErrNothingToCompact

@@ -34,6 +34,11 @@ func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, re
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()
 	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, history)
+	pins, err := st.ListPins(ctx, sess.ID)
+	if err != nil {
+		return tokens.Snapshot{}, nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	calc.InitPins(pinsTokens(pins, r.est))
 	return calc.Snapshot(), sess, nil
 }
 

@@ -330,3 +330,17 @@ type Rewind struct {
 	RedoneAt  time.Time `json:"redone_at,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// Pin is a fact the user pinned to a session: it is sent verbatim after
+// every summary (before the first message when there is none) and is never
+// summarised away. Removing one stamps RemovedAt; it stays in the database.
+type Pin struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Text      string `json:"text"`
+	// MessageID is the message the pin was taken from, if any.
+	MessageID string    `json:"message_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	RemovedAt time.Time `json:"removed_at,omitzero"`
+}
