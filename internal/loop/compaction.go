@@ -87,7 +87,9 @@ type compactRequest struct {
 	// wrote.
 	midTask bool
 	// refused is our estimate of a request the provider refused for its
-	// size (0: none); the compaction must bring the request below it.
+	// size (0: none); the compaction must bring the request below it. Such
+	// a compaction is an emergency (CompactionState.Emergency): it runs
+	// even with compaction.auto off.
 	refused int64
 }
 
@@ -221,7 +223,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		writer = r.model
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
-		TokensBefore: before, Attempt: r.breaker.Made, Model: writer}
+		TokensBefore: before, Attempt: r.breaker.Made, Model: writer, Emergency: req.refused > 0}
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
@@ -274,7 +276,7 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
 		TokensBefore: before, Attempt: r.breaker.Made, TailFrom: f.KeepFrom,
-		DroppedTurns: f.DroppedTurns, Note: f.Note}
+		DroppedTurns: f.DroppedTurns, Note: f.Note, Emergency: req.refused > 0}
 	if err := r.markCompacted(ctx, f.Prune); err != nil {
 		state.Outcome, state.Error = message.CompactionFailed, err.Error()
 		return r.notApplied(ctx, state, err)

@@ -199,6 +199,10 @@ type CompactionState struct {
 	// in the database); Note is the line shown to the user for it.
 	DroppedTurns int    `json:"dropped_turns,omitempty"`
 	Note         string `json:"note,omitempty"`
+	// Emergency is set on a compaction the provider forced by refusing a
+	// request for its size: it runs even with compaction.auto off, and is
+	// labelled as such wherever it is shown.
+	Emergency bool `json:"emergency,omitempty"`
 }
 
 // PatchFile is one file a step changed.
