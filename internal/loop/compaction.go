@@ -315,9 +315,14 @@ func nothingToCompact(plan compact.Plan, req compactRequest) bool {
 // this state and summary body is stored, to measure it before writing
 // anything.
 func (r *Runner) withSummary(state *message.CompactionState, body, model string) []message.Entry {
-	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model}
-	return append(append([]message.Entry(nil), r.history...),
+	return withSummaryOf(r.history, r.sess.ID, state, body, model)
+}
+
+// withSummaryOf is withSummary for any history.
+func withSummaryOf(history []message.Entry, sessionID string, state *message.CompactionState, body, model string) []message.Entry {
+	marker := message.Message{SessionID: sessionID, Role: message.RoleUser, Synthetic: true}
+	summary := message.Message{SessionID: sessionID, Role: message.RoleAssistant, Summary: true, Model: model}
+	return append(append([]message.Entry(nil), history...),
 		message.Entry{Message: marker, Parts: []message.Part{{Type: message.PartCompaction, Compaction: state}}},
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
 }
@@ -452,14 +457,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 	promptTokens := int64(est.Count(compact.RequestText("", "", focus, 1, 2)))
 	shrink := int64(1)
 	for try := 0; ; try++ {
-		info, _ := r.opt.Config.ModelInfo(writer)
-		window := info.ContextWindow
-		if writer == r.model {
-			if c := r.ceiling.Load(); c > 0 {
-				window = min(window, c)
-			}
-		}
-		size := compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
+		size := r.summarySizing(writer)
 		size.Input /= shrink
 		first := compact.FitText(earlier, est, size.Input/2)
 		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
@@ -496,6 +494,20 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 		}
 		shrink *= 2
 	}
+}
+
+// summarySizing sizes a summary request to writer's window (lowered by
+// what the provider's refusals taught, for the main model) with a bounded
+// output: at most summary_max_tokens and a quarter of the compaction point.
+func (r *Runner) summarySizing(writer string) compact.Sizing {
+	info, _ := r.opt.Config.ModelInfo(writer)
+	window := info.ContextWindow
+	if writer == r.model {
+		if c := r.ceiling.Load(); c > 0 {
+			window = min(window, c)
+		}
+	}
+	return compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 }
 
 // summaryRequest makes one summary request, counting its usage.

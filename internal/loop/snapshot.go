@@ -17,29 +17,52 @@ import (
 // read-only commands. A running session's own Snapshot reports the same
 // figures.
 func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, *message.Session, error) {
+	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	if err != nil {
+		return tokens.Snapshot{}, nil, err
+	}
+	sess := r.sess
+	return r.calc().Snapshot(), &sess, nil
+}
+
+// ReadPreview is Preview for a session nobody needs to drive (`agent
+// compact --dry-run`): read only, no request.
+func ReadPreview(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (CompactPreview, error) {
+	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	if err != nil {
+		return CompactPreview{}, err
+	}
+	return r.Preview()
+}
+
+// readRunner loads a session into a Runner that is never driven: its
+// history, pins and calculator, as Open restores them, without a lease,
+// a repair or a write.
+func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (*Runner, error) {
 	sess, err := st.GetSession(ctx, sessionID)
 	if err != nil {
-		return tokens.Snapshot{}, nil, fmt.Errorf("session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("session %s: %w", sessionID, err)
 	}
 	history, err := st.LoadHistory(ctx, sess.ID)
 	if err != nil {
-		return tokens.Snapshot{}, nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	pins, err := st.ListPins(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
 	model := sess.Model
 	if model == "" {
 		model = cfg.Model
 	}
-	r := &Runner{opt: Options{Config: cfg, Tools: reg}, sess: *sess, history: history}
+	r := &Runner{opt: Options{Config: cfg, Tools: reg}, sess: *sess, history: history, pins: pins}
 	r.setModel(model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()
 	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, history)
-	pins, err := st.ListPins(ctx, sess.ID)
-	if err != nil {
-		return tokens.Snapshot{}, nil, fmt.Errorf("load session %s: %w", sess.ID, err)
-	}
 	calc.InitPins(pinsTokens(pins, r.est))
-	return calc.Snapshot(), sess, nil
+	r.calcp.Store(calc)
+	return r, nil
 }
 
 // recountAfterInterrupt rebuilds the calculator from the history as stored

@@ -203,6 +203,11 @@ type CompactionState struct {
 	// request for its size: it runs even with compaction.auto off, and is
 	// labelled as such wherever it is shown.
 	Emergency bool `json:"emergency,omitempty"`
+	// OriginalSummary is the summary as first written, kept when the user
+	// edited it (/summary edit, `agent compact --edit`); Edits counts the
+	// edits.
+	OriginalSummary string `json:"original_summary,omitempty"`
+	Edits           int    `json:"edits,omitempty"`
 }
 
 // PatchFile is one file a step changed.
