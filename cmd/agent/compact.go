@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 
 func newCompactCmd(g *globalFlags) *cobra.Command {
 	f := &sessionFlags{}
+	c := &compactControl{}
 	cmd := &cobra.Command{
 		Use:   "compact [--session ID | -c] [FOCUS...]",
 		Short: "Summarise a session now, with optional focus instructions",
@@ -20,12 +22,18 @@ func newCompactCmd(g *globalFlags) *cobra.Command {
 history so far, keeping the user's instructions and recent turns verbatim,
 exactly like /compact in the chat. FOCUS tells the summary what matters.`,
 		Example: `  agent compact -c
-  agent compact --session 01JX3K "keep the failing test names and the plan"`,
+  agent compact --session 01JX3K "keep the failing test names and the plan"
+  agent compact --dry-run --json
+  agent compact --edit < summary.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if ok, err := runCompactControl(cmd.Context(), g, f, c, strings.Join(args, " "), os.Stdin, cmd.OutOrStdout()); ok {
+				return err
+			}
 			return runCompact(cmd.Context(), g, f, strings.Join(args, " "))
 		},
 	}
 	addSessionFlags(cmd, f, false)
+	addCompactControlFlags(cmd, c, f)
 	return cmd
 }
 
