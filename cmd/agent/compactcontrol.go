@@ -167,4 +167,3 @@ func editInEditor(ctx context.Context, text, editor string) (string, error) {
 func editorCommand(ctx context.Context, editor, path string) *exec.Cmd {
 	return exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
 }
-
