@@ -77,6 +77,33 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 	return err
 }
 
+// CompactUpTo summarises everything sent before the message keepFrom and
+// keeps it and everything after it verbatim ("summarise up to here" in the
+// chat's picker), with optional focus instructions. It fails if a turn is
+// running, or if the message is not after the newest summary.
+func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return fmt.Errorf("compact: %w", ErrBusy)
+	}
+	r.busy = true
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	r.breaker = compact.Breaker{}
+	req := compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom}
+	_, err := r.makePlan(req)
+	if err == nil {
+		err = r.compact(ctx, req)
+	}
+	res := TurnResult{FinishReason: "compacted"}
+	if err != nil {
+		res = TurnResult{FinishReason: FinishError, Err: err}
+	}
+	r.setIdle(res)
+	return err
+}
+
 // compactRequest says why a compaction runs.
 type compactRequest struct {
 	auto   bool
@@ -86,6 +113,10 @@ type compactRequest struct {
 	// between steps of a turn whose last message is not one the user just
 	// wrote.
 	midTask bool
+	// keepFrom, when set, is the message from which the history stays
+	// verbatim ("summarise up to here", CompactUpTo): the plan is the
+	// user's, and any shrink is enough.
+	keepFrom string
 	// refused is our estimate of a request the provider refused for its
 	// size (0: none); the compaction must bring the request below it. Such
 	// a compaction is an emergency (CompactionState.Emergency): it runs
@@ -148,7 +179,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
-		case target > 0 && after > target:
+		case target > 0 && after > target && req.keepFrom == "":
 			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
 		default:
 			return r.afterCompaction(ctx, req)
@@ -212,7 +243,10 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		r.prune(ctx)
 	}
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
-	plan := compact.MakePlan(r.history, r.est, r.planOptions())
+	plan, err := r.makePlan(req)
+	if err != nil {
+		return err
+	}
 	if nothingToCompact(plan, req) {
 		return ErrNothingToCompact
 	}
@@ -271,6 +305,10 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	point := r.fitPoint()
 	budget := max(point/2-sys-tl-pins, point/8)
 	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
+	if req.keepFrom != "" {
+		// The user chose what stays verbatim: no model-free dropping.
+		return errors.New("summarise up to here needs a summary, and none could be written")
+	}
 	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
 		return ErrNothingToCompact
 	}
@@ -289,6 +327,19 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	}
 	state.Outcome = message.CompactionFallback
 	return r.applyCompaction(ctx, state, f.Body, "", "compaction_fallback")
+}
+
+// makePlan is the compaction's plan: the user's split for "summarise up
+// to here", else MakePlan's.
+func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
+	if req.keepFrom != "" {
+		p, err := compact.PlanUpTo(r.history, r.est, r.planOptions(), req.keepFrom)
+		if err != nil {
+			return compact.Plan{}, fmt.Errorf("summarise up to message %s: %w", req.keepFrom, err)
+		}
+		return p, nil
+	}
+	return compact.MakePlan(r.history, r.est, r.planOptions()), nil
 }
 
 // nothingToCompact reports whether a plan leaves nothing worth compacting:

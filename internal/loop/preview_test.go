@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -92,4 +93,48 @@ func TestPreviewIsWhatCompactionDoes(t *testing.T) {
 	}
 	t.Logf("preview: total %d, prune %d parts (%d), summarise %d msgs (%d), tail %d (%d), after %d..%d; real after %d",
 		p.Total, p.PruneParts, p.PruneTokens, p.SummariseMessages, p.SummariseTokens, p.TailMessages, p.TailTokens, p.AfterMin, p.After, after)
+}
+
+// TestCompactUpTo: "summarise up to here" summarises what came before the
+// chosen message and keeps it and everything after it verbatim, even past
+// the tail budget; a message already summarised is refused.
+func TestCompactUpTo(t *testing.T) {
+	h := newHarness(t, pt.Text(long("one", 3)), pt.Text(long("two", 3)), pt.Text(long("three", 3)), pt.Text(long("four", 3)))
+	ctx := context.Background()
+	for _, q := range []string{"first", "second", "third", "fourth"} {
+		h.turn(q)
+	}
+	hist, _ := h.store.LoadHistory(ctx, h.r.Session().ID)
+	var second, first string
+	for _, e := range hist {
+		if e.Message.Role == message.RoleUser && joinText(e.Parts, message.PartText) == "second" {
+			second = e.Message.ID
+		}
+		if e.Message.Role == message.RoleUser && joinText(e.Parts, message.PartText) == "first" {
+			first = e.Message.ID
+		}
+	}
+	h.srv.Add(pt.Text(summaryText))
+	if err := h.r.CompactUpTo(ctx, second, ""); err != nil {
+		t.Fatal(err)
+	}
+	ev := h.eventsOf(message.EventCompacting)
+	if len(ev) != 1 || ev[0].Summarising != 2 || ev[0].Compaction.TailFrom != second {
+		t.Fatalf("compacting = %d messages from %s, want 2 from %s", ev[0].Summarising, ev[0].Compaction.TailFrom, second)
+	}
+	h.srv.Add(pt.Text("five"))
+	h.turn("fifth")
+	req := h.request(len(h.srv.Requests()) - 1)
+	var sent []string
+	for _, m := range req[systemMessages(req)+1:] {
+		if m.Role == "user" {
+			sent = append(sent, m.Content)
+		}
+	}
+	if !slices.Equal(sent, []string{"second", "third", "fourth", "fifth"}) {
+		t.Errorf("user messages sent after the summary = %q", sent)
+	}
+	if err := h.r.CompactUpTo(ctx, first, ""); !errors.Is(err, compact.ErrNotInRange) {
+		t.Errorf("up to a summarised message: %v", err)
+	}
 }

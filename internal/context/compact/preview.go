@@ -9,6 +9,7 @@ package compact
 // keeps, the user messages it keeps word for word.
 
 import (
+	"errors"
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -86,4 +87,35 @@ func MarkPruned(history []message.Entry, ids []string, at time.Time) []message.E
 		}
 	}
 	return out
+}
+
+// ErrNotInRange is returned by PlanUpTo for a message that is not sent
+// after the newest summary (already summarised, or unknown).
+var ErrNotInRange = errors.New("the message is not after the newest summary")
+
+// PlanUpTo is MakePlan for "summarise up to here": everything sent before
+// the message keepFrom is summarised, keepFrom and everything after it
+// stays verbatim whatever its size (the user chose it). The user messages
+// kept word for word are chosen as MakePlan chooses them.
+func PlanUpTo(history []message.Entry, est tokens.Estimator, opt Options, keepFrom string) (Plan, error) {
+	if est == nil {
+		est = tokens.Chars{}
+	}
+	v := tokens.VisibleHistory(history)
+	start := -1
+	for i, e := range v.After {
+		if e.Message.ID == keepFrom {
+			start = i
+		}
+	}
+	if start < 0 {
+		return Plan{}, ErrNotInRange
+	}
+	// MakePlan with no tail of its own, then the chosen tail.
+	opt.TailTurns = 0
+	full := MakePlan(history, est, opt)
+	cut := len(v.Kept) + start
+	p := Plan{PreviousSummary: full.PreviousSummary, Summarize: full.Summarize[:cut], Tail: v.After[start:]}
+	p.UserMessages = selectUserMessages(userCandidates(v.Summary, p.Summarize), est, opt.UserBudget)
+	return p, nil
 }
