@@ -342,6 +342,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case opFailedMsg:
 		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+	case controlMsg:
+		cmds = append(cmds, msg.apply(m))
 	case renderedMsg:
 		m.handleRendered(msg)
 	case tailDueMsg:
