@@ -87,3 +87,63 @@ func TestE2ECompactDryRunAndEdit(t *testing.T) {
 		t.Errorf("pins: %d %q %q", pins.code, pins.stdout, pins.stderr)
 	}
 }
+
+// TestE2ETUIControl drives the chat in tmux: as the window fills, the
+// status line warns that compaction is near; /compact --preview shows the
+// plan without a request; /pin adds a row to /context.
+func TestE2ETUIControl(t *testing.T) {
+	call := pt.ToolCallChunks(0, "c1", "ls", "{}", 1)
+	e := newEnv(t,
+		textUsage("first answer "+strings.Repeat("words ", 300), pt.Usage{Prompt: 12000, Completion: 400}),
+		// A step past 90% of the point (28,672 of a 32K window): the
+		// next step is announced.
+		pt.Reply(append(call, pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 26000, Completion: 10}))...),
+		textUsage("listed", pt.Usage{Prompt: 26100, Completion: 10}),
+	)
+	s := startTUI(t, e, "--model", "m")
+	s.send("one")
+	s.waitFor("the first answer", func(string) bool { return len(e.srv.Requests()) == 1 })
+	s.idle()
+	if strings.Contains(s.screen(), "compaction in") || strings.Contains(s.screen(), "compaction at") {
+		t.Fatalf("warned before the window filled:\n%s", s.screen())
+	}
+	s.send("list the files")
+	s.waitFor("the warning in the status line", func(screen string) bool {
+		return strings.Contains(screen, "compaction at the next step") || strings.Contains(screen, "compaction in ~")
+	})
+	s.idle()
+	n := len(e.srv.Requests())
+
+	s.send("/compact --preview")
+	screen := s.waitText("Compaction preview")
+	for _, want := range []string{"Summarise", "Keep verbatim", "Estimated total after"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, screen)
+		}
+	}
+	if len(e.srv.Requests()) != n {
+		t.Error("the preview sent a request")
+	}
+	// Wait for each panel to close: an Escape followed at once by "/"
+	// reads as alt+/.
+	s.keys("Escape")
+	s.waitFor("the preview to close", func(screen string) bool { return !strings.Contains(screen, "Compaction preview") })
+
+	s.send("/context")
+	if screen := s.waitText("Context"); strings.Contains(screen, "■ pins") {
+		t.Fatalf("a pins row before any pin:\n%s", screen)
+	}
+	s.keys("Escape")
+	s.waitFor("/context to close", func(screen string) bool { return !strings.Contains(screen, "output reserve") })
+	s.send("/pin staging is db-7")
+	s.waitText("pinned: staging is db-7")
+	s.send("/context")
+	s.waitFor("the pins row in /context", func(screen string) bool { return strings.Contains(screen, "■ pins") })
+	if pins := e.run("", "pins", "-c"); !strings.Contains(pins.stdout, "1. staging is db-7") {
+		t.Errorf("agent pins: %q %q", pins.stdout, pins.stderr)
+	}
+}
+
+func textUsage(text string, u pt.Usage) pt.Step {
+	return pt.Reply(pt.TextChunk(text), pt.FinishChunk("stop"), pt.UsageChunk(u))
+}
