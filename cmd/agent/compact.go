@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 func newCompactCmd(g *globalFlags) *cobra.Command {
 	f := &sessionFlags{}
 	var undo bool
+	c := &compactControl{}
 	cmd := &cobra.Command{
 		Use:   "compact [--session ID | -c] [--undo | FOCUS...]",
 		Short: "Summarise a session now, with optional focus instructions",
@@ -29,7 +31,9 @@ fits the model (--model switches the session's model first); otherwise it
 says by how much it does not.`,
 		Example: `  agent compact -c
   agent compact --session 01JX3K "keep the failing test names and the plan"
-  agent compact --undo -c --model gpt-4.1`,
+  agent compact --undo -c --model gpt-4.1
+  agent compact --dry-run --json
+  agent compact --edit < summary.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if undo {
 				if len(args) > 0 {
@@ -37,11 +41,15 @@ says by how much it does not.`,
 				}
 				return runUndoCompact(cmd.Context(), g, f)
 			}
+			if ok, err := runCompactControl(cmd.Context(), g, f, c, strings.Join(args, " "), os.Stdin, cmd.OutOrStdout()); ok {
+				return err
+			}
 			return runCompact(cmd.Context(), g, f, strings.Join(args, " "))
 		},
 	}
 	addSessionFlags(cmd, f, false)
 	cmd.Flags().BoolVar(&undo, "undo", false, "restore the history as it was before the newest compaction (or the pruned outputs)")
+	addCompactControlFlags(cmd, c, f)
 	return cmd
 }
 

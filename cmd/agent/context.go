@@ -116,6 +116,9 @@ func FormatSnapshot(s tokens.Snapshot) string {
 	fmt.Fprintf(&b, "  system prompt  %8d  %s\n", s.Breakdown.System, pct(s.Breakdown.System))
 	fmt.Fprintf(&b, "  tool schemas   %8d  %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools))
 	fmt.Fprintf(&b, "  messages       %8d  %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages))
+	if s.Breakdown.Pins > 0 {
+		fmt.Fprintf(&b, "  pins           %8d  %s\n", s.Breakdown.Pins, pct(s.Breakdown.Pins))
+	}
 	fmt.Fprintf(&b, "  output reserve %8d  %s\n", s.OutputReserve, pct(s.OutputReserve))
 	fmt.Fprintf(&b, "  free           %8d  %s\n", s.Free, pct(s.Free))
 	limit := ""

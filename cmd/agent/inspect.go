@@ -77,6 +77,9 @@ type timelineEntry struct {
 	Error        string `json:"error,omitempty"`
 	Note         string `json:"note,omitempty"`
 	DroppedTurns int    `json:"dropped_turns,omitempty"`
+	// Emergency: the provider forced the compaction by refusing a request
+	// for its size (it runs even with compaction.auto off).
+	Emergency bool `json:"emergency,omitempty"`
 	// Limit is what a context_limit row learnt: the provider's stated
 	// limit and prompt size, and the session's compaction point after it.
 	Limit *message.ContextLimit `json:"limit,omitempty"`
@@ -141,6 +144,9 @@ func timelineDetail(e timelineEntry) string {
 		return termsafe.Strip(d)
 	}
 	d := e.Reason
+	if e.Emergency {
+		d = "emergency (" + e.Reason + ")"
+	}
 	if e.Model != "" {
 		d += " by " + e.Model
 	}
@@ -183,7 +189,7 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 				auto := c.Auto
 				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Reason: c.Reason,
 					TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Auto: &auto,
-					Model: c.Model, Outcome: c.Outcome, Attempt: c.Attempt, Error: c.Error, Note: c.Note, DroppedTurns: c.DroppedTurns})
+					Model: c.Model, Outcome: c.Outcome, Attempt: c.Attempt, Error: c.Error, Note: c.Note, DroppedTurns: c.DroppedTurns, Emergency: c.Emergency})
 			}
 		case "context_limit":
 			var c message.ContextLimit

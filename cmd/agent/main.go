@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // version is set at build time (-ldflags "-X main.version=…").
@@ -49,6 +50,7 @@ func execute(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
+	background.stop(2 * time.Second)
 	if err == nil {
 		return exitOK
 	}

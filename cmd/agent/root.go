@@ -61,7 +61,7 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVar(&g.inline, "inline", false, "keep the terminal's screen: finished messages go to its scrollback (config ui.mode)")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd())
+		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -161,13 +161,13 @@ func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	go func() {
+	background.run(func(bg context.Context) {
 		_, _ = truncate.Clean(a.outputDir(), truncate.MaxAge)
 		if maxTotal := a.cfg.Tools.OutputsMaxTotalBytes; maxTotal > 0 {
 			_, _ = truncate.Bound(a.outputDir(), maxTotal)
 		}
-		_ = a.pruneSnapshots(context.WithoutCancel(ctx), st)
-	}()
+		_ = a.pruneSnapshots(bg, st)
+	})
 	return st, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
@@ -308,9 +309,11 @@ func (w *eventWriter) observe(ev message.Event) {
 		if w.json {
 			w.emit(map[string]any{"type": "compacted", "auto": c.Auto, "reason": c.Reason, "rejected": c.Rejected,
 				"tokens_before": c.TokensBefore, "tokens_after": c.TokensAfter,
-				"outcome": c.Outcome, "model": c.Model, "note": c.Note, "error": c.Error})
+				"outcome": c.Outcome, "model": c.Model, "note": c.Note, "error": c.Error, "emergency": c.Emergency})
 		} else if c.Rejected {
 			fmt.Fprintf(w.errOut, "· compaction %s: %s\n", c.Outcome, termsafe.Strip(c.Error))
+		} else if c.Emergency {
+			fmt.Fprintf(w.errOut, "· %s: %d → %d tokens\n", compact.EmergencyLabel, c.TokensBefore, c.TokensAfter)
 		} else if c.Note != "" {
 			fmt.Fprintf(w.errOut, "· context %s: %d → %d tokens\n", c.Note, c.TokensBefore, c.TokensAfter)
 		} else {

@@ -117,7 +117,10 @@ func isCompactionMarker(e message.Entry) bool {
 
 func writeCompaction(b *strings.Builder, m message.Message, c *message.CompactionState) {
 	kind := "manual"
-	if c.Auto {
+	switch {
+	case c.Emergency:
+		kind = "emergency"
+	case c.Auto:
 		kind = "automatic"
 	}
 	fmt.Fprintf(b, "\n---\n\n**Compaction** (%s", kind)

@@ -77,6 +77,33 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 	return err
 }
 
+// CompactUpTo summarises everything sent before the message keepFrom and
+// keeps it and everything after it verbatim ("summarise up to here" in the
+// chat's picker), with optional focus instructions. It fails if a turn is
+// running, or if the message is not after the newest summary.
+func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return fmt.Errorf("compact: %w", ErrBusy)
+	}
+	r.busy = true
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	r.breaker = compact.Breaker{}
+	req := compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom}
+	_, err := r.makePlan(req)
+	if err == nil {
+		err = r.compact(ctx, req)
+	}
+	res := TurnResult{FinishReason: "compacted"}
+	if err != nil {
+		res = TurnResult{FinishReason: FinishError, Err: err}
+	}
+	r.setIdle(res)
+	return err
+}
+
 // compactRequest says why a compaction runs.
 type compactRequest struct {
 	auto   bool
@@ -86,8 +113,14 @@ type compactRequest struct {
 	// between steps of a turn whose last message is not one the user just
 	// wrote.
 	midTask bool
+	// keepFrom, when set, is the message from which the history stays
+	// verbatim ("summarise up to here", CompactUpTo): the plan is the
+	// user's, and any shrink is enough.
+	keepFrom string
 	// refused is our estimate of a request the provider refused for its
-	// size (0: none); the compaction must bring the request below it.
+	// size (0: none); the compaction must bring the request below it. Such
+	// a compaction is an emergency (CompactionState.Emergency): it runs
+	// even with compaction.auto off.
 	refused int64
 }
 
@@ -146,7 +179,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
-		case target > 0 && after > target:
+		case target > 0 && after > target && req.keepFrom == "":
 			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
 		default:
 			return r.afterCompaction(ctx, req)
@@ -170,8 +203,9 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 // under-reports would otherwise keep the session from ever compacting).
 func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
+	_, pins := r.pinsNow()
 	v := Visible(history)
-	return sys + tl + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+	return sys + tl + pins + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
 }
 
 // fitPoint is the total a compaction must bring the request under: the
@@ -209,7 +243,10 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		r.prune(ctx)
 	}
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
-	plan := compact.MakePlan(r.history, r.est, r.planOptions())
+	plan, err := r.makePlan(req)
+	if err != nil {
+		return err
+	}
 	if nothingToCompact(plan, req) {
 		return ErrNothingToCompact
 	}
@@ -220,7 +257,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		writer = r.model
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
-		TokensBefore: before, Attempt: r.breaker.Made, Model: writer}
+		TokensBefore: before, Attempt: r.breaker.Made, Model: writer, Emergency: req.refused > 0}
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
@@ -242,7 +279,8 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	// What the summary replaces is the total less what stays: the system
 	// prompt, the tool schemas and the tail.
 	sys, tl := r.fixedTokens()
-	replaced := before - sys - tl - r.calc().EstimateEntries(plan.Tail)
+	_, pins := r.pinsNow()
+	replaced := before - sys - tl - pins - r.calc().EstimateEntries(plan.Tail)
 	after := r.requestEstimate(r.withSummary(state, body, writer))
 	state.TokensAfter = after
 	verr := compact.CheckSummary(text, int64(r.est.Count(text)), replaced)
@@ -263,15 +301,20 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error {
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
 	sys, tl := r.fixedTokens()
+	_, pins := r.pinsNow()
 	point := r.fitPoint()
-	budget := max(point/2-sys-tl, point/8)
+	budget := max(point/2-sys-tl-pins, point/8)
 	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
+	if req.keepFrom != "" {
+		// The user chose what stays verbatim: no model-free dropping.
+		return errors.New("summarise up to here needs a summary, and none could be written")
+	}
 	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
 		return ErrNothingToCompact
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
 		TokensBefore: before, Attempt: r.breaker.Made, TailFrom: f.KeepFrom,
-		DroppedTurns: f.DroppedTurns, Note: f.Note}
+		DroppedTurns: f.DroppedTurns, Note: f.Note, Emergency: req.refused > 0}
 	if err := r.markCompacted(ctx, f.Prune); err != nil {
 		state.Outcome, state.Error = message.CompactionFailed, err.Error()
 		return r.notApplied(ctx, state, err)
@@ -284,6 +327,19 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	}
 	state.Outcome = message.CompactionFallback
 	return r.applyCompaction(ctx, state, f.Body, "", "compaction_fallback")
+}
+
+// makePlan is the compaction's plan: the user's split for "summarise up
+// to here", else MakePlan's.
+func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
+	if req.keepFrom != "" {
+		p, err := compact.PlanUpTo(r.history, r.est, r.planOptions(), req.keepFrom)
+		if err != nil {
+			return compact.Plan{}, fmt.Errorf("summarise up to message %s: %w", req.keepFrom, err)
+		}
+		return p, nil
+	}
+	return compact.MakePlan(r.history, r.est, r.planOptions()), nil
 }
 
 // nothingToCompact reports whether a plan leaves nothing worth compacting:
@@ -310,9 +366,14 @@ func nothingToCompact(plan compact.Plan, req compactRequest) bool {
 // this state and summary body is stored, to measure it before writing
 // anything.
 func (r *Runner) withSummary(state *message.CompactionState, body, model string) []message.Entry {
-	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model}
-	return append(append([]message.Entry(nil), r.history...),
+	return withSummaryOf(r.history, r.sess.ID, state, body, model)
+}
+
+// withSummaryOf is withSummary for any history.
+func withSummaryOf(history []message.Entry, sessionID string, state *message.CompactionState, body, model string) []message.Entry {
+	marker := message.Message{SessionID: sessionID, Role: message.RoleUser, Synthetic: true}
+	summary := message.Message{SessionID: sessionID, Role: message.RoleAssistant, Summary: true, Model: model}
+	return append(append([]message.Entry(nil), history...),
 		message.Entry{Message: marker, Parts: []message.Part{{Type: message.PartCompaction, Compaction: state}}},
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
 }
@@ -447,14 +508,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 	promptTokens := int64(est.Count(compact.RequestText("", "", focus, 1, 2)))
 	shrink := int64(1)
 	for try := 0; ; try++ {
-		info, _ := r.opt.Config.ModelInfo(writer)
-		window := info.ContextWindow
-		if writer == r.model {
-			if c := r.ceiling.Load(); c > 0 {
-				window = min(window, c)
-			}
-		}
-		size := compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
+		size := r.summarySizing(writer)
 		size.Input /= shrink
 		first := compact.FitText(earlier, est, size.Input/2)
 		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
@@ -491,6 +545,20 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 		}
 		shrink *= 2
 	}
+}
+
+// summarySizing sizes a summary request to writer's window (lowered by
+// what the provider's refusals taught, for the main model) with a bounded
+// output: at most summary_max_tokens and a quarter of the compaction point.
+func (r *Runner) summarySizing(writer string) compact.Sizing {
+	info, _ := r.opt.Config.ModelInfo(writer)
+	window := info.ContextWindow
+	if writer == r.model {
+		if c := r.ceiling.Load(); c > 0 {
+			window = min(window, c)
+		}
+	}
+	return compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 }
 
 // summaryRequest makes one summary request, counting its usage.

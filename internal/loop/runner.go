@@ -153,6 +153,7 @@ type Runner struct {
 	near    nearState // the forecast of compaction
 	cp      checkpoints
 	notes   []string
+	pins    []message.Pin // guarded by mu
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -210,6 +211,10 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
 	}
 	if r.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
+		lease.Release()
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
+	if r.pins, err = st.ListPins(ctx, sess.ID); err != nil {
 		lease.Release()
 		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
@@ -285,6 +290,7 @@ func (r *Runner) calcOptions() tokens.Options {
 func (r *Runner) restoreCalculator() {
 	sys, tl := r.fixedTokens()
 	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, r.history)
+	calc.InitPins(pinsTokens(r.Pins(), r.est))
 	r.calcp.Store(calc)
 	calc.SetLogger(func(estimate, actual int64) {
 		_ = r.store.LogEvent(context.Background(), r.sess.ID, "estimate", map[string]int64{"estimate": estimate, "actual": actual})

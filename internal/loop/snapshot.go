@@ -21,7 +21,18 @@ func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, re
 	if err != nil {
 		return tokens.Snapshot{}, nil, err
 	}
-	return r.calc().Snapshot(), &r.sess, nil
+	sess := r.sess
+	return r.calc().Snapshot(), &sess, nil
+}
+
+// ReadPreview is Preview for a session nobody needs to drive (`agent
+// compact --dry-run`): read only, no request.
+func ReadPreview(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (CompactPreview, error) {
+	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	if err != nil {
+		return CompactPreview{}, err
+	}
+	return r.Preview()
 }
 
 // ReadContext is ReadSnapshot with what undoing context management would
@@ -34,8 +45,9 @@ func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg
 	return r.calc().Snapshot(), r.restoreCost(), &r.sess, nil
 }
 
-// readRunner is a Runner that only reads: its history and calculator as
-// Open would restore them.
+// readRunner loads a session into a Runner that is never driven: its
+// history, pins and calculator, as Open restores them, without a lease,
+// a repair or a write.
 func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (*Runner, error) {
 	sess, err := st.GetSession(ctx, sessionID)
 	if err != nil {
@@ -45,15 +57,21 @@ func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
+	pins, err := st.ListPins(ctx, sess.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	}
 	model := sess.Model
 	if model == "" {
 		model = cfg.Model
 	}
-	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(reg, st, sess.ID)}, sess: *sess, history: history}
+	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(reg, st, sess.ID)}, sess: *sess, history: history, pins: pins}
 	r.setModel(model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()
-	r.calcp.Store(tokens.Restore(r.calcOptions(), r.est, sys, tl, history))
+	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, history)
+	calc.InitPins(pinsTokens(pins, r.est))
+	r.calcp.Store(calc)
 	return r, nil
 }
 

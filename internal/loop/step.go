@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -35,7 +36,8 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	if repairs > 0 {
 		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
 	}
-	msgs = append(msgs, conv...)
+	pins, _ := r.pinsNow()
+	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
 	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}

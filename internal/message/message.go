@@ -203,6 +203,15 @@ type CompactionState struct {
 	// --undo`): its summary is kept but no longer sent, and the history
 	// it replaced is sent again.
 	UndoneAt time.Time `json:"undone_at,omitzero"`
+	// Emergency is set on a compaction the provider forced by refusing a
+	// request for its size: it runs even with compaction.auto off, and is
+	// labelled as such wherever it is shown.
+	Emergency bool `json:"emergency,omitempty"`
+	// OriginalSummary is the summary as first written, kept when the user
+	// edited it (/summary edit, `agent compact --edit`); Edits counts the
+	// edits.
+	OriginalSummary string `json:"original_summary,omitempty"`
+	Edits           int    `json:"edits,omitempty"`
 }
 
 // PatchFile is one file a step changed.
@@ -333,4 +342,18 @@ type Rewind struct {
 	After     string    `json:"after,omitempty"`
 	RedoneAt  time.Time `json:"redone_at,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// Pin is a fact the user pinned to a session: it is sent verbatim after
+// every summary (before the first message when there is none) and is never
+// summarised away. Removing one stamps RemovedAt; it stays in the database.
+type Pin struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Text      string `json:"text"`
+	// MessageID is the message the pin was taken from, if any.
+	MessageID string    `json:"message_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	RemovedAt time.Time `json:"removed_at,omitzero"`
 }

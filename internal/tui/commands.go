@@ -22,7 +22,11 @@ type command struct {
 // them.
 var commands = []command{
 	{name: "context", help: "where the context tokens go (the calculator's snapshot)"},
-	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused (/compact undo: restore what the last one replaced)"},
+	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused; --preview shows the plan without a request; /compact undo restores what the last one replaced"},
+	{name: "summarise", help: "summarise up to a message you pick; it and what follows stay verbatim"},
+	{name: "summary", args: "edit", help: "edit the newest summary ($EDITOR when set); later requests carry your text"},
+	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
+	{name: "pins", help: "list, edit and remove the pinned facts"},
 	{name: "new", help: "start a new session"},
 	{name: "sessions", help: "browse this directory's sessions and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
@@ -71,11 +75,23 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	switch name {
 	case "context":
 		m.drawer = &contextDrawer{}
+		return m.contextPreviewCmd()
 	case "compact":
 		if arg == "undo" {
 			return m.undoCompactCmd()
 		}
+		if focus, ok := previewArg(arg); ok {
+			return m.compactPreviewCmd(focus)
+		}
 		return m.compactCmd(arg)
+	case "summarise":
+		return m.openSummarise()
+	case "summary":
+		return m.summaryCmd(arg)
+	case "pin":
+		return m.pinCmd(arg)
+	case "pins":
+		m.drawer = &pinsDrawer{}
 	case "new":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd

@@ -75,10 +75,13 @@ func (c *compactionItem) head(rc *renderCtx) string {
 	th := rc.th
 	text := "context compacted"
 	if s := c.state; s != nil {
-		if s.Auto {
+		switch {
+		case s.Emergency:
+			text = compact.EmergencyLabel
+		case s.Auto:
 			text += " automatically"
 		}
-		if s.Reason != "" && s.Reason != "manual" {
+		if s.Reason != "" && s.Reason != "manual" && !s.Emergency {
 			text += " (" + s.Reason + ")"
 		}
 		text += fmt.Sprintf(": %s → %s tokens", formatTokens(s.TokensBefore), formatTokens(s.TokensAfter))

@@ -94,8 +94,12 @@ func infoKeys(msg tea.Msg) drawerResult {
 	return drawerPass
 }
 
-// contextDrawer is the /context overlay: the calculator's snapshot.
-type contextDrawer struct{}
+// contextDrawer is the /context overlay: the calculator's snapshot, and
+// near the compaction point what the compaction will do (preview, filled
+// in by contextPreviewCmd).
+type contextDrawer struct {
+	preview []string
+}
 
 func (d *contextDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	return infoKeys(msg), nil
@@ -133,6 +137,11 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		row(th.barSystem.Render, "system prompt", s.Breakdown.System),
 		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools),
 		row(th.barMessages.Render, "messages", s.Breakdown.Messages),
+	)
+	if s.Breakdown.Pins > 0 {
+		body = append(body, row(th.barMessages.Render, "pins", s.Breakdown.Pins))
+	}
+	body = append(body,
 		row(th.barFree.Render, "free", s.Free),
 		row(th.barReserve.Render, "output reserve", s.OutputReserve),
 	)
@@ -145,8 +154,14 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 			line += ": due before the next call"
 		}
 		body = append(body, line)
+		if len(d.preview) > 0 {
+			body = append(body, th.warnText.Render("Near the point — what the compaction will do (/compact --preview):"))
+			for _, l := range d.preview {
+				body = append(body, "  "+l)
+			}
+		}
 	} else {
-		body = append(body, "Automatic compaction is off (/compact runs it)")
+		body = append(body, "Automatic compaction is off (/compact runs it; a request the provider refuses for size still compacts, as an emergency)")
 	}
 	if s.Basis == tokens.BasisActual {
 		body = append(body, fmt.Sprintf("Computed: last input %s + last output %s + new since %s", commas(s.LastInput), commas(s.LastOutput), commas(s.NewEstimate)))
@@ -175,7 +190,7 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 // contextBar draws the window as a bar of system, tools, messages, free
 // and reserve, with the compaction point marked under it.
 func contextBar(th *theme, s tokens.Snapshot, width int) []string {
-	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Free+s.OutputReserve)
+	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Free+s.OutputReserve)
 	if total <= 0 || width < 10 {
 		return nil
 	}
@@ -187,6 +202,7 @@ func contextBar(th *theme, s tokens.Snapshot, width int) []string {
 		{s.Breakdown.System, "█", th.barSystem.Render},
 		{s.Breakdown.Tools, "█", th.barTools.Render},
 		{s.Breakdown.Messages, "█", th.barMessages.Render},
+		{s.Breakdown.Pins, "▓", th.barMessages.Render},
 		{s.Free, "░", th.barFree.Render},
 		{s.OutputReserve, "▒", th.barReserve.Render},
 	}

@@ -352,6 +352,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.handleDiffLoaded(msg))
 	case forkedMsg:
 		cmds = append(cmds, m.handleForked(msg))
+	case controlMsg:
+		cmds = append(cmds, msg.apply(m))
 	case renderedMsg:
 		m.handleRendered(msg)
 	case tailDueMsg:

@@ -83,19 +83,25 @@ func MakePlan(history []message.Entry, est tokens.Estimator, opt Options) Plan {
 	p.Summarize = append(p.Summarize, v.Kept...)
 	p.Summarize = append(p.Summarize, after[:start]...)
 
-	var candidates []string // oldest first
-	if v.Summary != nil {
-		_, candidates = SplitSummary(joinText(v.Summary.Parts))
+	p.UserMessages = selectUserMessages(userCandidates(v.Summary, p.Summarize), est, opt.UserBudget)
+	return p
+}
+
+// userCandidates are the user messages a summary may keep word for word,
+// oldest first: those the previous summary kept, then those of the range.
+func userCandidates(previous *message.Entry, summarize []message.Entry) []string {
+	var candidates []string
+	if previous != nil {
+		_, candidates = SplitSummary(joinText(previous.Parts))
 	}
-	for _, e := range p.Summarize {
+	for _, e := range summarize {
 		if e.Message.Role == message.RoleUser && !e.Message.Synthetic && !e.Message.Summary {
 			if t := strings.TrimSpace(joinText(e.Parts)); t != "" {
 				candidates = append(candidates, t)
 			}
 		}
 	}
-	p.UserMessages = selectUserMessages(candidates, est, opt.UserBudget)
-	return p
+	return candidates
 }
 
 // tailStart returns the index in after where the verbatim tail starts

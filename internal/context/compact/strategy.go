@@ -25,6 +25,11 @@ const (
 	ReasonProviderLimit = "provider_limit"
 )
 
+// EmergencyLabel names a compaction the provider forced by refusing a
+// request for its size (message.CompactionState.Emergency). It runs even
+// with compaction.auto off, and every surface labels it with these words.
+const EmergencyLabel = "emergency compaction: the provider refused the request for its size"
+
 // Decide reports whether to compact now, and why: when the strategy says
 // so, or when the total passes s.CompactAt, which the caller may have
 // lowered below the strategy's point after a provider refused a request

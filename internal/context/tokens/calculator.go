@@ -50,6 +50,8 @@ type Breakdown struct {
 	System   int64 `json:"system"`
 	Tools    int64 `json:"tools"`
 	Messages int64 `json:"messages"`
+	// Pins estimates the facts the user pinned (sent after the summary).
+	Pins int64 `json:"pins"`
 }
 
 // Snapshot is the calculator's state at one moment. Its JSON form is the
@@ -152,6 +154,8 @@ type Calculator struct {
 	// system and tools are the estimates of the system prompt and the tool
 	// schemas.
 	system, tools int64
+	// pins is the estimate of the pinned facts, sent with every request.
+	pins int64
 	// hasActual: lastInput/lastOutput come from a real call since the
 	// history was last rebuilt.
 	hasActual             bool
@@ -229,6 +233,28 @@ func (c *Calculator) SetFixed(systemTokens, toolTokens int64) {
 		c.addedExact += delta
 	}
 	c.system, c.tools = systemTokens, toolTokens
+}
+
+// SetPins sets the estimate of the session's pins, which every request
+// carries. Like SetFixed, once anchored on a call a change shifts the
+// total by the difference.
+func (c *Calculator) SetPins(pinTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hasActual {
+		delta := pinTokens - c.pins
+		c.added += delta
+		c.addedExact += delta
+	}
+	c.pins = pinTokens
+}
+
+// InitPins sets the estimate of the pins right after Restore: an anchored
+// call already carried them, so the total does not shift.
+func (c *Calculator) InitPins(pinTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pins = pinTokens
 }
 
 // Observe records the usage of a call that just finished. estimatedInput is
@@ -352,7 +378,7 @@ func (c *Calculator) totalLocked() int64 {
 	if c.hasActual {
 		t = c.lastInput + c.lastOutput + c.added
 	} else {
-		t = c.system + c.tools + c.added
+		t = c.system + c.tools + c.pins + c.added
 	}
 	return max(t, 0)
 }
@@ -375,7 +401,7 @@ func (c *Calculator) Snapshot() Snapshot {
 		Calibration:   c.cal.Ratio(),
 		CompactAt:     c.compactAt,
 		InputLimit:    c.inLimit,
-		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Messages: total - c.system - c.tools},
+		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Messages: total - c.system - c.tools - c.pins},
 	}
 	if c.hasActual && !c.noUsage {
 		s.Basis = BasisActual

@@ -53,7 +53,7 @@ func TestCalculator(t *testing.T) {
 				c.AddText(text(100))
 			},
 			want: want{total: 3100, newEstimate: 100, basis: BasisEstimated,
-				breakdown: &Breakdown{1000, 2000, 100}, noEstimateError: true},
+				breakdown: &Breakdown{System: 1000, Tools: 2000, Messages: 100}, noEstimateError: true},
 		},
 		{
 			name: "cached tokens are not added twice and unsent reasoning is subtracted (gpt-5)",
@@ -120,7 +120,7 @@ func TestCalculator(t *testing.T) {
 				c.Reset(5000)
 			},
 			want: want{total: 8000, newEstimate: 5000, basis: BasisEstimated,
-				breakdown: &Breakdown{1000, 2000, 5000}, estimateError: f((6000.0 - 6395) / 6395)},
+				breakdown: &Breakdown{System: 1000, Tools: 2000, Messages: 5000}, estimateError: f((6000.0 - 6395) / 6395)},
 		},
 		{
 			name: "observe after reset anchors again",
@@ -131,7 +131,7 @@ func TestCalculator(t *testing.T) {
 				c.Observe(message.Usage{Input: 7000, Output: 100}, 8000)
 			},
 			want: want{total: 7100, lastInput: 7000, lastOutput: 100, basis: BasisActual,
-				breakdown: &Breakdown{1000, 2000, 4100}, estimateError: f(1000.0 / 7000)},
+				breakdown: &Breakdown{System: 1000, Tools: 2000, Messages: 4100}, estimateError: f(1000.0 / 7000)},
 		},
 		{
 			name: "breakdown adds up",
@@ -141,7 +141,7 @@ func TestCalculator(t *testing.T) {
 				c.Observe(usageGPT5, 0)
 			},
 			want: want{total: 6449, lastInput: 6395, lastOutput: 54, basis: BasisActual,
-				breakdown: &Breakdown{1000, 2000, 3449}},
+				breakdown: &Breakdown{System: 1000, Tools: 2000, Messages: 3449}},
 		},
 		{
 			name: "messages back-calculated negative are floored with a warning",
@@ -151,7 +151,7 @@ func TestCalculator(t *testing.T) {
 				c.Observe(message.Usage{Input: 6000, Output: 10}, 0)
 			},
 			want: want{total: 6010, lastInput: 6000, lastOutput: 10, basis: BasisActual,
-				breakdown: &Breakdown{5000, 3000, 0}, warnings: []string{WarnMessagesNegative}},
+				breakdown: &Breakdown{System: 5000, Tools: 3000, Messages: 0}, warnings: []string{WarnMessagesNegative}},
 		},
 		{
 			name: "free and reserve",
@@ -266,7 +266,7 @@ func TestCalculator(t *testing.T) {
 				c.SetFixed(1500, 1800)
 			},
 			want: want{total: 5400, lastInput: 5000, lastOutput: 100, newEstimate: 300,
-				basis: BasisActual, breakdown: &Breakdown{1500, 1800, 2100}, estimateError: f(0)},
+				basis: BasisActual, breakdown: &Breakdown{System: 1500, Tools: 1800, Messages: 2100}, estimateError: f(0)},
 		},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,134 @@
+package loop
+
+// Pins: facts the user pinned to the session (/pin, `agent pins`). Every
+// request carries them verbatim in one user message right after the
+// summary — before the first message while there is no summary — so a
+// compaction never summarises them away: they are not part of the history
+// it summarises. The calculator counts them as their own row
+// (tokens.Breakdown.Pins).
+
+import (
+	"context"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// PinsPreamble introduces the pinned facts to the model.
+const PinsPreamble = "The user pinned these facts for the whole conversation; they stay true and are repeated here word for word:\n"
+
+// PinsText is the message that carries pins to the model ("" for none).
+func PinsText(pins []message.Pin) string {
+	if len(pins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(PinsPreamble)
+	for _, p := range pins {
+		b.WriteString("\n<pinned>\n")
+		b.WriteString(strings.TrimSpace(p.Text))
+		b.WriteString("\n</pinned>\n")
+	}
+	return b.String()
+}
+
+// pinsTokens estimates the pins message.
+func pinsTokens(pins []message.Pin, est tokens.Estimator) int64 {
+	t := PinsText(pins)
+	if t == "" {
+		return 0
+	}
+	return int64(est.Count(t)) + tokens.TokensPerMessage
+}
+
+// withPins puts the pins message into conv (the converted conversation):
+// after the summary when the history has one (it is sent first), else
+// first.
+func withPins(conv []openai.ChatCompletionMessage, text string, summarised bool) []openai.ChatCompletionMessage {
+	if text == "" {
+		return conv
+	}
+	at := 0
+	if summarised && len(conv) > 0 {
+		at = 1
+	}
+	out := make([]openai.ChatCompletionMessage, 0, len(conv)+1)
+	out = append(out, conv[:at]...)
+	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+	return append(out, conv[at:]...)
+}
+
+// Pins returns the session's pins, oldest first.
+func (r *Runner) Pins() []message.Pin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]message.Pin(nil), r.pins...)
+}
+
+// pinsNow is the pins and their estimate for the next request.
+func (r *Runner) pinsNow() (string, int64) {
+	pins := r.Pins()
+	return PinsText(pins), pinsTokens(pins, r.est)
+}
+
+// AddPin pins text to the session (messageID: the message it was taken
+// from, if any). The next request carries it.
+func (r *Runner) AddPin(ctx context.Context, text, messageID string) (message.Pin, error) {
+	p := message.Pin{SessionID: r.sess.ID, Text: strings.TrimSpace(text), MessageID: messageID}
+	if err := r.store.AddPin(ctx, &p); err != nil {
+		return message.Pin{}, err
+	}
+	r.mu.Lock()
+	r.pins = append(r.pins, p)
+	r.mu.Unlock()
+	r.pinsChanged(ctx, "pin_added", p)
+	return p, nil
+}
+
+// EditPin rewrites a pin's text.
+func (r *Runner) EditPin(ctx context.Context, id, text string) error {
+	text = strings.TrimSpace(text)
+	if err := r.store.UpdatePin(ctx, id, text); err != nil {
+		return err
+	}
+	var p message.Pin
+	r.mu.Lock()
+	for i := range r.pins {
+		if r.pins[i].ID == id {
+			r.pins[i].Text = text
+			p = r.pins[i]
+		}
+	}
+	r.mu.Unlock()
+	r.pinsChanged(ctx, "pin_edited", p)
+	return nil
+}
+
+// RemovePin unpins a pin (it stays in the database, stamped removed).
+func (r *Runner) RemovePin(ctx context.Context, id string) error {
+	if err := r.store.RemovePin(ctx, id); err != nil {
+		return err
+	}
+	var p message.Pin
+	r.mu.Lock()
+	for i := range r.pins {
+		if r.pins[i].ID == id {
+			p = r.pins[i]
+			r.pins = append(r.pins[:i], r.pins[i+1:]...)
+			break
+		}
+	}
+	r.mu.Unlock()
+	r.pinsChanged(ctx, "pin_removed", p)
+	return nil
+}
+
+// pinsChanged counts the pins again and logs the change (`agent
+// inspect`). The caller (the TUI, `agent pins`) says what it did.
+func (r *Runner) pinsChanged(ctx context.Context, kind string, p message.Pin) {
+	r.calc().SetPins(pinsTokens(r.Pins(), r.est))
+	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, kind, p)
+}

@@ -1,0 +1,452 @@
+package tui
+
+// Compaction the user controls (issue 16): /compact --preview shows what a
+// compaction would do without calling any model; /context explains it
+// near the compaction point; /pin and /pins keep facts that every request
+// carries after the summary; /summary edit replaces the newest summary
+// ($EDITOR through tea.ExecProcess when set, else a panel here);
+// /summarise picks a user message and summarises everything before it,
+// keeping it and what follows verbatim. Every runner call runs in a
+// tea.Cmd; its result comes back as a controlMsg.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// controlMsg is the result of a command of this file, applied to the model
+// by Update.
+type controlMsg interface {
+	apply(m *Model) tea.Cmd
+}
+
+// previewArg recognises "/compact --preview [focus]".
+func previewArg(arg string) (focus string, ok bool) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	if first != "--preview" && first != "-p" {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// previewMsg is a compaction preview, for the preview panel or /context.
+type previewMsg struct {
+	p         loop.CompactPreview
+	err       error
+	focus     string
+	forDrawer bool // for /context's explanation rather than its own panel
+}
+
+func (msg previewMsg) apply(m *Model) tea.Cmd {
+	if msg.forDrawer {
+		if d, ok := m.drawer.(*contextDrawer); ok && msg.err == nil {
+			d.preview = msg.p.Lines()
+		}
+		return nil
+	}
+	if msg.err != nil {
+		return m.setFlash("preview: "+msg.err.Error(), 3*time.Second)
+	}
+	lines := msg.p.Lines()
+	if msg.focus != "" {
+		lines = append([]string{"Focus: " + msg.focus}, lines...)
+	}
+	m.drawer = &linesDrawer{title: "Compaction preview · no request sent", lines: lines,
+		footer: "/compact runs it · esc close"}
+	return nil
+}
+
+// compactPreviewCmd computes the preview of /compact --preview.
+func (m *Model) compactPreviewCmd(focus string) tea.Cmd {
+	r := m.runner
+	if r == nil {
+		return m.setFlash("nothing to compact yet", 2*time.Second)
+	}
+	if m.busy || m.compacting {
+		return m.setFlash("the agent is busy: preview once the turn ends", 3*time.Second)
+	}
+	return func() tea.Msg {
+		p, err := r.Preview()
+		return previewMsg{p: p, err: err, focus: focus}
+	}
+}
+
+// contextPreviewCmd fills /context's explanation of the coming compaction
+// when the total is past tokens.NearFraction of the point.
+func (m *Model) contextPreviewCmd() tea.Cmd {
+	r, s := m.runner, m.snap
+	if r == nil || m.busy || m.compacting || !nearPoint(s) {
+		return nil
+	}
+	return func() tea.Msg {
+		p, err := r.Preview()
+		return previewMsg{p: p, err: err, forDrawer: true}
+	}
+}
+
+// nearPoint reports whether s is past tokens.NearFraction of its
+// compaction point.
+func nearPoint(s tokens.Snapshot) bool {
+	return s.CompactAt > 0 && float64(s.Total) >= tokens.NearFraction*float64(s.CompactAt)
+}
+
+// linesDrawer shows lines of text in a panel.
+type linesDrawer struct {
+	title, footer string
+	lines         []string
+}
+
+func (d *linesDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	return infoKeys(msg), nil
+}
+
+func (d *linesDrawer) view(m *Model, width, height int) []string {
+	inner := max(10, width-4)
+	var body []string
+	for _, l := range d.lines {
+		body = append(body, wrapText(termsafe.Strip(l), inner)...)
+	}
+	return frameLines(m.th, d.title, clampBody(body, height, 0), d.footer, width)
+}
+
+// pinDoneMsg is the result of /pin and of an edit or removal in /pins.
+type pinDoneMsg struct {
+	verb string // pinned, edited, unpinned
+	text string
+	err  error
+}
+
+func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
+	if msg.err != nil {
+		m.notice(noticeError, "pin: "+msg.err.Error(), "")
+		return nil
+	}
+	if m.runner != nil {
+		m.snap = m.runner.Snapshot()
+	}
+	if msg.verb == "pinned" {
+		m.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
+			"sent word for word after every summary; /pins edits them")
+		return nil
+	}
+	return m.setFlash("pin "+msg.verb, 2*time.Second)
+}
+
+// maxPinChars bounds a pin taken from a message or card.
+const maxPinChars = 4000
+
+// pinCmd pins text, or the focused message or card when text is empty.
+func (m *Model) pinCmd(text string) tea.Cmd {
+	r := m.runner
+	if r == nil {
+		return m.setFlash("no session yet: send a message first, then /pin", 3*time.Second)
+	}
+	if strings.TrimSpace(text) == "" {
+		if it := m.copySource(); it != nil {
+			text = strings.TrimSpace(copyText(it))
+		}
+		if r := []rune(text); len(r) > maxPinChars {
+			text = string(r[:maxPinChars]) + "…"
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return m.setFlash("nothing to pin: /pin TEXT, or select a message with alt+↑ first", 3*time.Second)
+	}
+	return func() tea.Msg {
+		_, err := r.AddPin(context.Background(), text, "")
+		return pinDoneMsg{verb: "pinned", text: text, err: err}
+	}
+}
+
+// pinsDrawer is /pins: the session's pins, to edit or remove.
+type pinsDrawer struct {
+	sel     int
+	editing *editor
+	editID  string
+}
+
+func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	r := m.runner
+	if r == nil {
+		return infoKeys(msg), nil
+	}
+	pins := r.Pins()
+	if d.editing != nil {
+		if k, ok := msg.(tea.KeyPressMsg); ok {
+			switch k.String() {
+			case "esc":
+				d.editing = nil
+				return drawerKeep, nil
+			case "enter":
+				text, id := d.editing.value(), d.editID
+				d.editing = nil
+				if strings.TrimSpace(text) == "" {
+					return drawerKeep, nil
+				}
+				return drawerKeep, func() tea.Msg {
+					return pinDoneMsg{verb: "edited", text: text, err: r.EditPin(context.Background(), id, text)}
+				}
+			}
+		}
+		return drawerKeep, d.editing.update(msg)
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return drawerKeep, nil
+	}
+	if len(pins) == 0 {
+		return infoKeys(msg), nil
+	}
+	d.sel = min(max(0, d.sel), len(pins)-1)
+	cur := pins[d.sel]
+	switch k.String() {
+	case "esc", "q":
+		return drawerClose, nil
+	case "up", "k":
+		d.sel = max(0, d.sel-1)
+	case "down", "j":
+		d.sel = min(len(pins)-1, d.sel+1)
+	case "enter", "e":
+		ed := newEditor(m.th)
+		ed.ta.MaxHeight = 6
+		ed.ta.Placeholder = ""
+		ed.setWidth(max(10, m.width-6))
+		ed.setValue(cur.Text)
+		d.editing, d.editID = ed, cur.ID
+	case "d", "delete", "backspace", "x":
+		return drawerKeep, func() tea.Msg {
+			return pinDoneMsg{verb: "removed", text: cur.Text, err: r.RemovePin(context.Background(), cur.ID)}
+		}
+	}
+	return drawerKeep, nil
+}
+
+func (d *pinsDrawer) view(m *Model, width, height int) []string {
+	th := m.th
+	inner := max(10, width-4)
+	var pins []message.Pin
+	if m.runner != nil {
+		pins = m.runner.Pins()
+	}
+	var body []string
+	if len(pins) == 0 {
+		body = append(body, th.dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
+	}
+	for i, p := range pins {
+		line := fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(p.Text), inner-4))
+		if i == d.sel {
+			line = th.selected.Render(pad(line, inner))
+		}
+		body = append(body, line)
+		if d.editing != nil && i == d.sel {
+			for _, l := range strings.Split(d.editing.view(), "\n") {
+				body = append(body, "   "+l)
+			}
+		}
+	}
+	footer := "↑↓ select · enter edit · d remove · esc"
+	if d.editing != nil {
+		footer = "enter save · shift+enter new line · esc cancel"
+	}
+	return frameLines(th, fmt.Sprintf("Pins (%d) · sent word for word after every summary", len(pins)),
+		clampBody(body, height, d.sel), footer, width)
+}
+
+// summaryCmd runs /summary edit.
+func (m *Model) summaryCmd(arg string) tea.Cmd {
+	if strings.TrimSpace(arg) != "edit" {
+		return m.setFlash("usage: /summary edit", 2*time.Second)
+	}
+	r := m.runner
+	if r == nil {
+		return m.setFlash("no summary yet: /compact first", 2*time.Second)
+	}
+	if m.busy || m.compacting {
+		return m.setFlash("the agent is busy: edit the summary once the turn ends", 3*time.Second)
+	}
+	text, _, err := r.Summary()
+	if err != nil {
+		return m.setFlash(err.Error(), 3*time.Second)
+	}
+	if editor := os.Getenv("EDITOR"); strings.TrimSpace(editor) != "" {
+		return editInExternal(r, editor, text)
+	}
+	ed := newEditor(m.th)
+	ed.ta.MaxHeight = max(6, m.height/2)
+	ed.ta.Placeholder = ""
+	ed.setWidth(max(10, m.width-6))
+	ed.setValue(text)
+	m.drawer = &summaryEditDrawer{editing: ed}
+	return nil
+}
+
+// summaryEditedMsg is the result of an edit of the summary.
+type summaryEditedMsg struct {
+	err       error
+	unchanged bool
+}
+
+func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.notice(noticeError, "edit summary: "+msg.err.Error(), "")
+	case msg.unchanged:
+		return m.setFlash("summary unchanged", 2*time.Second)
+	default:
+		if m.runner != nil {
+			m.snap = m.runner.Snapshot()
+		}
+		m.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
+	}
+	return nil
+}
+
+// editInExternal opens the summary in editor on a temporary file (the TUI
+// gives the terminal to it) and stores what it saved.
+func editInExternal(r *loop.Runner, editor, text string) tea.Cmd {
+	dir, err := os.MkdirTemp("", "agent-summary-")
+	if err != nil {
+		return func() tea.Msg { return summaryEditedMsg{err: err} }
+	}
+	path := filepath.Join(dir, "summary.md")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return func() tea.Msg { return summaryEditedMsg{err: err} }
+	}
+	c := exec.Command("sh", "-c", editor+` "$1"`, "editor", path)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.RemoveAll(dir)
+		if err != nil {
+			return summaryEditedMsg{err: fmt.Errorf("%s: %w", editor, err)}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return summaryEditedMsg{err: err}
+		}
+		return saveSummary(r, text, string(b))
+	})
+}
+
+// saveSummary stores edited unless it is the same as before.
+func saveSummary(r *loop.Runner, before, edited string) tea.Msg {
+	if strings.TrimSpace(edited) == strings.TrimSpace(before) {
+		return summaryEditedMsg{unchanged: true}
+	}
+	err := r.EditSummary(context.Background(), edited)
+	if errors.Is(err, loop.ErrBusy) {
+		err = errors.New("the agent started a turn: edit again once it ends")
+	}
+	return summaryEditedMsg{err: err}
+}
+
+// summaryEditDrawer edits the summary in the TUI when $EDITOR is not set.
+type summaryEditDrawer struct {
+	editing *editor
+}
+
+func (d *summaryEditDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "esc":
+			return drawerClose, nil
+		case "ctrl+s":
+			r := m.runner
+			if r == nil {
+				return drawerClose, nil
+			}
+			edited := d.editing.value()
+			before, _, _ := r.Summary()
+			return drawerClose, func() tea.Msg { return saveSummary(r, before, edited) }
+		}
+	}
+	return drawerKeep, d.editing.update(msg)
+}
+
+func (d *summaryEditDrawer) view(m *Model, width, height int) []string {
+	d.editing.setWidth(max(10, width-6))
+	return frameLines(m.th, "Summary · your text replaces it for every later request",
+		strings.Split(d.editing.view(), "\n"), "ctrl+s save · esc cancel ($EDITOR, when set, is used instead)", width)
+}
+
+// summariseLoadedMsg carries the user messages /summarise offers.
+type summariseLoadedMsg struct {
+	entries []pickerEntry
+	err     error
+}
+
+func (msg summariseLoadedMsg) apply(m *Model) tea.Cmd {
+	if msg.err != nil {
+		return m.setFlash("summarise: "+msg.err.Error(), 3*time.Second)
+	}
+	if len(msg.entries) < 2 {
+		return m.setFlash("nothing to summarise yet: it takes two messages of yours since the last summary", 3*time.Second)
+	}
+	m.drawer = &picker{title: "Summarise up to here · the chosen message and all after it stay verbatim",
+		entries: msg.entries[1:], choose: func(m *Model, id string) tea.Cmd { return m.summariseUpTo(id) }}
+	return nil
+}
+
+// openSummarise lists the user messages sent after the newest summary.
+func (m *Model) openSummarise() tea.Cmd {
+	r, st := m.runner, m.opt.Loop.Store
+	if r == nil || st == nil {
+		return m.setFlash("nothing to summarise yet", 2*time.Second)
+	}
+	if m.busy || m.compacting {
+		return m.setFlash("the agent is busy: wait for the turn to end", 3*time.Second)
+	}
+	id := r.Session().ID
+	return func() tea.Msg {
+		h, err := st.LoadHistory(context.Background(), id)
+		if err != nil {
+			return summariseLoadedMsg{err: err}
+		}
+		var entries []pickerEntry
+		for _, e := range tokens.VisibleHistory(h).After {
+			if e.Message.Role != message.RoleUser || e.Message.Synthetic {
+				continue
+			}
+			var text string
+			for _, p := range e.Parts {
+				if p.Type == message.PartText {
+					text += p.Text
+				}
+			}
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			entries = append(entries, pickerEntry{value: e.Message.ID, label: oneLine(termsafe.Strip(text), 70),
+				detail: e.Message.CreatedAt.Local().Format("15:04")})
+		}
+		return summariseLoadedMsg{entries: entries}
+	}
+}
+
+// summariseUpTo compacts everything before the message id.
+func (m *Model) summariseUpTo(id string) tea.Cmd {
+	if m.runner == nil || m.busy || m.compacting {
+		return m.setFlash("the agent is busy: wait for the turn to end", 3*time.Second)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.compacting = true
+	m.stopCompact = cancel
+	m.busySince = time.Now()
+	r := m.runner
+	return func() tea.Msg {
+		defer cancel()
+		return compactedMsg{err: r.CompactUpTo(ctx, id, "")}
+	}
+}
