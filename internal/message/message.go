@@ -277,6 +277,9 @@ type QueuedMessage struct {
 	Text      string    `json:"text"`
 	Position  int       `json:"position"`
 	CreatedAt time.Time `json:"created_at"`
+	// Kind says when it is delivered: KindSteer (the zero value reads as
+	// steer) between the steps of the running turn, KindQueue after it.
+	Kind QueueKind `json:"kind,omitempty"`
 }
 
 var (

@@ -89,6 +89,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.interrupt()
 	case "enter":
 		return m.submit()
+	case "tab":
+		if cmd, ok := m.queueForLater(); ok {
+			return cmd
+		}
 	case "ctrl+o":
 		return m.toggleFocused()
 	case "alt+o":

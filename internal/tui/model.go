@@ -48,7 +48,7 @@ type Model struct {
 	queue   []message.QueuedMessage
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
-	pending []string
+	pending []outgoing
 	sending bool
 
 	// The turn.

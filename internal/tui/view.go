@@ -143,8 +143,8 @@ func (m *Model) ruleLine() string {
 		left = th.accentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
 	}
 	right := ""
-	if n := len(m.queue); n > 0 {
-		right = th.badge.Render(fmt.Sprintf(" %d queued ", n)) + th.dim.Render(" ctrl+q ")
+	if len(m.queue) > 0 {
+		right = th.badge.Render(" "+queueBadge(m.queue)+" ") + th.dim.Render(" ctrl+q ")
 	}
 	fill := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if fill < 0 {
