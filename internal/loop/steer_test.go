@@ -218,3 +218,94 @@ func TestSteerThroughRetry(t *testing.T) {
 		t.Errorf("the steering is stored %d times", users)
 	}
 }
+
+// TestSettleKeepsALateMessage: a message queued after the run's last look
+// at the queue keeps the run going instead of being stranded while idle.
+func TestSettleKeepsALateMessage(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.r.mu.Lock()
+	h.r.busy = true
+	h.r.mu.Unlock()
+	if ok, err := h.r.Steer(ctx, "late"); !ok || err != nil {
+		t.Fatalf("steer while busy: %v, %v", ok, err)
+	}
+	if h.r.settle(ctx, TurnResult{FinishReason: FinishCancelled}) != true {
+		t.Error("a cancelled run goes on")
+	}
+	h.r.mu.Lock()
+	h.r.busy = true
+	h.r.mu.Unlock()
+	if h.r.settle(ctx, TurnResult{FinishReason: "stop"}) {
+		t.Fatal("the run went idle with a steering message queued")
+	}
+	if !h.r.Busy() {
+		t.Error("not busy after settle kept the run")
+	}
+	h.store.TakeQueue(ctx, h.r.Session().ID)
+	if !h.r.settle(ctx, TurnResult{FinishReason: "stop"}) || h.r.Busy() {
+		t.Error("an empty queue does not let the run go idle")
+	}
+	if ok, _ := h.r.Steer(ctx, "too late"); ok {
+		t.Error("Steer queued a message while idle")
+	}
+	if q, _ := h.r.Queue(ctx); len(q) != 0 {
+		t.Errorf("queue %+v", q)
+	}
+}
+
+// TestQueuedThroughCompaction: a steering and a queued message typed while
+// a compaction runs are each delivered exactly once, after it and in order:
+// the steering as soon as the turn takes input again (here its end, as the
+// step after the compaction was already decided), the queued one in a turn
+// of its own after that.
+func TestQueuedThroughCompaction(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarnessWith(t, unknownModel,
+		textWithUsage(long("one", 10), pt.Usage{Prompt: 1000, Completion: 10}),
+		textWithUsage(long("two", 10), pt.Usage{Prompt: 2000, Completion: 10}),
+		pt.Reply(append(pt.ToolCallChunks(0, "c1", "bash", `{"command":"echo hi"}`, 1), pt.FinishChunk("tool_calls"), pt.UsageChunk(big))...),
+		pt.Reply(pt.Block(release), pt.TextChunk(summaryText), pt.FinishChunk("stop"), pt.AutoUsageChunk()),
+		pt.Text("continued"),
+		pt.Text("steered"),
+		pt.Text("queued turn"),
+	)
+	h.mustTurn("first")
+	h.mustTurn("second")
+	ctx := context.Background()
+	h.r.Send(ctx, "third: run echo")
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := h.srv.WaitRequests(wctx, 4); err != nil { // the summary request is held
+		t.Fatal(err)
+	}
+	h.r.SendKind(ctx, "steer S", message.KindSteer)
+	h.r.SendKind(ctx, "queue Q", message.KindQueue)
+	close(release)
+	if res := h.r.Wait(wctx); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7", len(reqs))
+	}
+	if cont := h.request(4); count(cont, "steer S")+count(cont, "queue Q") != 0 {
+		t.Error("the step that continues after the compaction carries them")
+	}
+	steered, queued := h.request(5), h.request(6)
+	if last := steered[len(steered)-1].Content; last != "steer S" || count(steered, "queue Q") != 0 {
+		t.Errorf("the step after the compaction ends with %q", last)
+	}
+	if last := queued[len(queued)-1].Content; last != "queue Q" || count(queued, "steer S") != 1 {
+		t.Errorf("the next turn ends with %q; the steering is in it %d times", last, count(queued, "steer S"))
+	}
+	stored := 0
+	for _, e := range h.r.History() {
+		if text := joinText(e.Parts, message.PartText); e.Message.Role == message.RoleUser && (strings.Contains(text, "steer S") || strings.Contains(text, "queue Q")) {
+			stored++
+		}
+	}
+	if stored != 2 {
+		t.Errorf("%d user messages carry them, want 2", stored)
+	}
+}
