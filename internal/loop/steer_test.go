@@ -31,8 +31,12 @@ func blockedToolStep(release chan struct{}) pt.Step {
 }
 
 func TestPickDelivery(t *testing.T) {
-	s := func(text string) message.QueuedMessage { return message.QueuedMessage{Text: text, Kind: message.KindSteer} }
-	q := func(text string) message.QueuedMessage { return message.QueuedMessage{Text: text, Kind: message.KindQueue} }
+	s := func(text string) message.QueuedMessage {
+		return message.QueuedMessage{Text: text, Kind: message.KindSteer}
+	}
+	q := func(text string) message.QueuedMessage {
+		return message.QueuedMessage{Text: text, Kind: message.KindQueue}
+	}
 	old := message.QueuedMessage{Text: "old"} // written before kinds: steers
 	texts := func(ms []message.QueuedMessage) string {
 		var out []string
