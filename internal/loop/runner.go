@@ -530,11 +530,19 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
 		return fmt.Errorf("save user message: %w", err)
 	}
-	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartText, Text: text}
-	if err := r.store.UpsertPart(ctx, &p); err != nil {
-		return fmt.Errorf("save user message: %w", err)
+	parts := []*message.Part{{Type: message.PartText, Text: text}}
+	if !synthetic {
+		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
 	}
-	r.userMessageAdded(ctx, m, []message.Part{p}, synthetic)
+	stored := make([]message.Part, len(parts))
+	for i, p := range parts {
+		p.SessionID, p.MessageID = r.sess.ID, m.ID
+		if err := r.store.UpsertPart(ctx, p); err != nil {
+			return fmt.Errorf("save user message: %w", err)
+		}
+		stored[i] = *p
+	}
+	r.userMessageAdded(ctx, m, stored, synthetic)
 	return nil
 }
 
@@ -553,7 +561,7 @@ func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts 
 	r.mu.Lock()
 	r.history = append(r.history, message.Entry{Message: m, Parts: parts})
 	r.mu.Unlock()
-	r.calc().AddText(text)
+	r.calc().AddText(tokens.UserContent(parts))
 	r.calc().AddTokens(tokens.TokensPerMessage)
 	if !synthetic {
 		r.doom.reset()

@@ -159,7 +159,7 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 			ids[i], texts[i] = q.ID, q.Text
 		}
 		m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Model: r.Model(), FinishedAt: time.Now()}
-		parts := []*message.Part{{Type: message.PartText, Text: Coalesce(texts)}}
+		parts := r.userParts(ctx, Coalesce(texts)) // @mentions resolved at send time
 		err = r.store.DeliverQueued(ctx, ids, &m, parts)
 		if errors.Is(err, storage.ErrQueueChanged) && attempt < deliveryAttempts {
 			continue

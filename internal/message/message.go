@@ -267,6 +267,7 @@ type Part struct {
 	Step       *StepState       `json:"step,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
 	Patch      *PatchState      `json:"patch,omitempty"`
+	File       *FileState       `json:"file,omitempty"`
 }
 
 // QueuedMessage is user input typed while the loop was busy, persisted until
