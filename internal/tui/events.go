@@ -219,6 +219,13 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		if c := p.Compaction; c != nil {
 			m.compactionDone(c)
 		}
+	case message.PartFile:
+		if _, ok := m.parts[p.ID]; ok || p.File == nil {
+			return
+		}
+		it := &chipItem{f: *p.File}
+		m.parts[p.ID] = it
+		m.chat.add(it)
 	}
 }
 

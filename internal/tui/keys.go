@@ -57,6 +57,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.drawer = nil
 		}
 	}
+	if cmd, taken := m.mentionKey(s); taken {
+		return cmd
+	}
 	if comps := m.editor.completions(); len(comps) > 0 {
 		sel := min(m.editor.sel, len(comps)-1)
 		switch s {
@@ -131,7 +134,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	cmd := m.editor.update(k)
 	m.editor.sel = 0
-	return cmd
+	return tea.Batch(cmd, m.awaitMentionIndex())
 }
 
 // ctrlC clears the editor; a second press within quitWindow quits.

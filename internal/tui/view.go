@@ -35,6 +35,8 @@ func (m *Model) layout() {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = m.popupLines(comps, w)
+	} else if paths := m.mentionCompletions(); len(paths) > 0 {
+		lines = m.mentionPopupLines(paths, w)
 	}
 	if m.flash != "" {
 		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
