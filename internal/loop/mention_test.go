@@ -68,3 +68,30 @@ func TestQueuedMentionResolvesAtSendTime(t *testing.T) {
 		t.Errorf("the queued mention attached:\n%s", got)
 	}
 }
+
+// TestRunShellOutputInNextRequest: !command runs without a model call and
+// without asking, and its output is in the next request.
+func TestRunShellOutputInNextRequest(t *testing.T) {
+	h := newHarness(t, pt.Text("I see the files"))
+	os.WriteFile(filepath.Join(h.dir, "marker-file.txt"), nil, 0o644)
+	f, err := h.r.RunShell(context.Background(), "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Content, "marker-file.txt") || f.IsError {
+		t.Fatalf("output %+v", f)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests for a !command", n)
+	}
+	if res := h.turn("what do you see?"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	msgs := h.request(0)
+	if got := msgs[len(msgs)-2].Content; !strings.Contains(got, "The user ran `ls`") || !strings.Contains(got, "marker-file.txt") {
+		t.Errorf("the command's output is not before the message:\n%s", got)
+	}
+	if h.r.Session().Title != "what do you see?" {
+		t.Errorf("title %q: a !command should not title the session", h.r.Session().Title)
+	}
+}

@@ -223,7 +223,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		if _, ok := m.parts[p.ID]; ok || p.File == nil {
 			return
 		}
-		it := &chipItem{f: *p.File}
+		it := attachmentItem(*p.File) // mention.go
 		m.parts[p.ID] = it
 		m.chat.add(it)
 	}

@@ -9,6 +9,7 @@ package tui
 // could not be attached.
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -160,4 +161,18 @@ func (m *Model) awaitMentionIndex() tea.Cmd {
 		<-done
 		return mentionIndexedMsg{}
 	}
+}
+
+// attachmentItem is the transcript's item for an attachment: a chip, or
+// for a !command a bash tool card.
+func attachmentItem(f message.FileState) item {
+	if f.Kind != message.AttachCommand {
+		return &chipItem{f: f}
+	}
+	input, _ := json.Marshal(map[string]string{"command": f.Path})
+	st := message.ToolState{Name: "bash", Status: message.ToolCompleted, Input: string(input), Output: f.Content, Truncated: f.Truncated, Title: "! " + f.Path}
+	if f.IsError {
+		st.Status = message.ToolError
+	}
+	return &toolItem{state: st}
 }

@@ -40,3 +40,30 @@ func TestMentionCompletesAndAttaches(t *testing.T) {
 		t.Errorf("the second request:\n%s", got)
 	}
 }
+
+// TestBangCommandShowsCardAndReachesNextRequest: !ls runs with no model
+// call, shows a bash card with its output, and the output is in the next
+// request.
+func TestBangCommandShowsCardAndReachesNextRequest(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("hello"), pt.Text("I see it")})
+	os.WriteFile(filepath.Join(h.dir, "marker-file.txt"), nil, 0o644)
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the first reply", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 1 })
+	h.typeText("!ls")
+	h.key("enter")
+	h.waitScreen("marker-file.txt")
+	if !strings.Contains(h.screen(), "! ls") {
+		t.Errorf("no card titled with the command:\n%s", h.screen())
+	}
+	if n := len(h.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests after a !command", n)
+	}
+	h.typeText("what is there?")
+	h.key("enter")
+	h.waitFor("the second reply", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
+	msgs := h.srv.Requests()[1].Chat.Messages
+	if got := msgs[len(msgs)-2].Content; !strings.Contains(got, "marker-file.txt") {
+		t.Errorf("the output is not in the next request:\n%s", got)
+	}
+}

@@ -303,6 +303,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sized = true
 	case printedMsg:
 		m.printing = false
+	case bangDoneMsg:
+		if msg.err != nil {
+			m.notice(noticeError, msg.err.Error(), "")
+		}
 	case tea.BackgroundColorMsg:
 		m.setTheme(msg.IsDark())
 	case tea.KeyPressMsg:

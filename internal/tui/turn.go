@@ -53,6 +53,11 @@ func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 	// History keeps what was shown (placeholders and all); what is sent
 	// has the large pastes expanded.
 	text := m.editor.expand(shown)
+	if command, ok := bangCommand(text); ok { // bang.go
+		m.editor.remember(shown)
+		m.editor.reset()
+		return m.runBang(command)
+	}
 	if cmd, arg, ok := parseCommand(text); ok {
 		m.editor.remember(shown)
 		m.editor.reset()
