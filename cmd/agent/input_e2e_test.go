@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +113,46 @@ func TestE2ETUISteerAndQueue(t *testing.T) {
 	msgs := reqs[2].Chat.Messages
 	if lastUser(reqs[2]) != "then docs" || msgs[len(msgs)-2].Content != "steered and done" {
 		t.Errorf("the turn after got %q after %q, want the queued message in a turn of its own", lastUser(reqs[2]), msgs[len(msgs)-2].Content)
+	}
+}
+
+// TestE2ERunMentionInRequest: a headless prompt's @file reaches the request
+// with the file's content.
+func TestE2ERunMentionInRequest(t *testing.T) {
+	e := newEnv(t, pt.Text("summarised"))
+	if err := os.WriteFile(filepath.Join(e.work, "notes.md"), []byte("the plan is to ship on friday\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := e.run("", "run", "summarise @notes.md")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if got := lastUser(e.srv.Requests()[0]); !strings.Contains(got, "summarise @notes.md") || !strings.Contains(got, "ship on friday") {
+		t.Errorf("the request's message:\n%s", got)
+	}
+}
+
+// TestE2ETUIBangCommand: !ls in the chat shows its output in a card, makes
+// no request, and the output is in the next request.
+func TestE2ETUIBangCommand(t *testing.T) {
+	e := newEnv(t, pt.Text("hello"), pt.Text("I see the marker"))
+	if err := os.WriteFile(filepath.Join(e.work, "marker-file.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, e)
+	s.send("hi")
+	s.waitText("hello")
+	s.idle()
+	s.send("!ls")
+	s.waitText("marker-file.txt")
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests after !ls", n)
+	}
+	s.send("what is there?")
+	s.waitText("I see the marker")
+	reqs := e.srv.Requests()
+	msgs := reqs[1].Chat.Messages
+	if got := msgs[len(msgs)-2].Content; !strings.Contains(got, "marker-file.txt") {
+		t.Errorf("the output is not in the next request:\n%s", got)
 	}
 }
