@@ -29,6 +29,8 @@ type runFlags struct {
 	maxSteps int
 	session  string
 	cont     bool
+	// stdinSteer reads standard input's lines as steering (steer.go).
+	stdinSteer bool
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -59,6 +61,7 @@ failure (including a refused doom loop and the default limit of 200 steps),
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
+	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
 
@@ -88,6 +91,9 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	}
 	if f.session != "" && f.cont {
 		return usageError("--session and --continue are mutually exclusive")
+	}
+	if f.stdinSteer && len(args) == 0 {
+		return usageError("--stdin-steer reads standard input as steering: give the prompt as arguments")
 	}
 	prompt, err := readPrompt(args, os.Stdin)
 	if err != nil {
@@ -146,6 +152,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 
 	if _, err := r.Send(ctx, prompt); err != nil {
 		return err
+	}
+	if f.stdinSteer {
+		go steerFromStdin(ctx, r, os.Stdin, out)
 	}
 	var res loop.TurnResult
 	select {

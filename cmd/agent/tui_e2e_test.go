@@ -148,14 +148,14 @@ func TestE2ETUITypingWhileBusyQueues(t *testing.T) {
 	s.send("first message")
 	s.waitText("working on the first")
 	s.send("second message")
-	s.waitText("1 queued")
+	s.waitText("1 steering")
 	if n := len(e.srv.Requests()); n != 1 {
 		t.Fatalf("%d requests while the first turn runs", n)
 	}
 	close(release)
 	s.waitText("handled the second")
 	screen := s.idle()
-	if strings.Contains(screen, "queued") {
+	if strings.Contains(screen, "steering") {
 		t.Errorf("badge still shown:\n%s", screen)
 	}
 	reqs := e.srv.Requests()

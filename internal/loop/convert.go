@@ -50,7 +50,7 @@ func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatC
 				Content: SummaryPreamble + joinText(e.Parts, message.PartText),
 			})
 		case m.Role == message.RoleUser:
-			text := joinText(e.Parts, message.PartText)
+			text := tokens.UserContent(e.Parts)
 			if text == "" {
 				continue
 			}

@@ -361,29 +361,11 @@ func (r *Runner) Busy() bool {
 }
 
 // Send gives the session a user message. When the loop is idle the message
-// is persisted and a turn starts; when it is busy the message is queued and
-// injected between steps (queued is then true).
+// is persisted and a turn starts; when it is busy the message is queued to
+// steer the running turn, injected between steps (queued is then true).
+// SendKind (steer.go) can queue it for after the turn instead.
 func (r *Runner) Send(ctx context.Context, text string) (queued bool, err error) {
-	if strings.TrimSpace(text) == "" {
-		return false, errors.New("send: empty message")
-	}
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		if _, err := r.store.Enqueue(ctx, r.sess.ID, text); err != nil {
-			return false, fmt.Errorf("queue message: %w", err)
-		}
-		r.emitQueue(ctx)
-		return true, nil
-	}
-	r.busy = true
-	r.mu.Unlock()
-	if err := r.addUserMessage(ctx, text, false); err != nil {
-		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
-		return false, err
-	}
-	r.start()
-	return false, nil
+	return r.SendKind(ctx, text, message.KindSteer)
 }
 
 // start runs the loop goroutine; the caller has set busy.
@@ -396,13 +378,20 @@ func (r *Runner) start() {
 	r.emit(message.Event{Type: message.EventStatus, SessionID: r.sess.ID, Busy: true})
 	go func() {
 		res := r.run(ctx)
+		for !r.settle(ctx, res) { // a message came as the run ended (steer.go)
+			res = r.run(ctx)
+		}
 		cancel()
-		r.setIdle(res)
 	}()
 }
 
 func (r *Runner) setIdle(res TurnResult) {
 	r.mu.Lock()
+	r.idleLocked(res)
+}
+
+// idleLocked is setIdle with r.mu held; it unlocks it.
+func (r *Runner) idleLocked(res TurnResult) {
 	r.busy = false
 	r.last = res
 	r.cancel = nil
@@ -555,16 +544,38 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
 		return fmt.Errorf("save user message: %w", err)
 	}
-	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartText, Text: text}
-	if err := r.store.UpsertPart(ctx, &p); err != nil {
-		return fmt.Errorf("save user message: %w", err)
+	parts := []*message.Part{{Type: message.PartText, Text: text}}
+	if !synthetic {
+		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
 	}
+	stored := make([]message.Part, len(parts))
+	for i, p := range parts {
+		p.SessionID, p.MessageID = r.sess.ID, m.ID
+		if err := r.store.UpsertPart(ctx, p); err != nil {
+			return fmt.Errorf("save user message: %w", err)
+		}
+		stored[i] = *p
+	}
+	r.userMessageAdded(ctx, m, stored, synthetic)
+	return nil
+}
+
+// userMessageAdded does what follows a stored user message: events, the
+// history, the calculator, and for one the user wrote the doom guard and
+// the title.
+func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts []message.Part, synthetic bool) {
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
-	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &p})
+	text := ""
+	for i := range parts {
+		r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &parts[i]})
+		if parts[i].Type == message.PartText && text == "" {
+			text = parts[i].Text
+		}
+	}
 	r.mu.Lock()
-	r.history = append(r.history, message.Entry{Message: m, Parts: []message.Part{p}})
+	r.history = append(r.history, message.Entry{Message: m, Parts: parts})
 	r.mu.Unlock()
-	r.calc().AddText(text)
+	r.calc().AddText(tokens.UserContent(parts))
 	r.calc().AddTokens(tokens.TokensPerMessage)
 	if !synthetic {
 		r.doom.reset()
@@ -577,7 +588,6 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 			r.requestTitle(text, title)
 		}
 	}
-	return nil
 }
 
 func (r *Runner) setTitle(ctx context.Context, title string) {
@@ -631,7 +641,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		if r.opt.Config.Compaction.Prune {
 			r.prune(ctx)
 		}
-		injected, err := r.injectQueue(ctx)
+		injected, err := r.injectQueue(ctx, true)
 		if err != nil {
 			return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
 		}
@@ -648,7 +658,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 	r.breaker = compact.Breaker{}
 	for {
 		if steps > 0 {
-			if _, err := r.injectQueue(ctx); err != nil {
+			if _, err := r.injectQueue(ctx, false); err != nil {
 				return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
 			}
 		}
@@ -721,26 +731,6 @@ func lastIsUsers(history []message.Entry) bool {
 		return e.Message.Role == message.RoleUser && !e.Message.Synthetic && !e.Message.Summary
 	}
 	return false
-}
-
-// injectQueue takes everything queued and adds it as one user message.
-func (r *Runner) injectQueue(ctx context.Context) (bool, error) {
-	queued, err := r.store.TakeQueue(ctx, r.sess.ID)
-	if err != nil {
-		return false, fmt.Errorf("take queue: %w", err)
-	}
-	if len(queued) == 0 {
-		return false, nil
-	}
-	texts := make([]string, len(queued))
-	for i, q := range queued {
-		texts[i] = q.Text
-	}
-	r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: nil})
-	if err := r.addUserMessage(ctx, Coalesce(texts), false); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 func (r *Runner) emitError(msg string) {

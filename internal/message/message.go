@@ -280,6 +280,7 @@ type Part struct {
 	Step       *StepState       `json:"step,omitempty"`
 	Compaction *CompactionState `json:"compaction,omitempty"`
 	Patch      *PatchState      `json:"patch,omitempty"`
+	File       *FileState       `json:"file,omitempty"`
 }
 
 // QueuedMessage is user input typed while the loop was busy, persisted until
@@ -290,6 +291,9 @@ type QueuedMessage struct {
 	Text      string    `json:"text"`
 	Position  int       `json:"position"`
 	CreatedAt time.Time `json:"created_at"`
+	// Kind says when it is delivered: KindSteer (the zero value reads as
+	// steer) between the steps of the running turn, KindQueue after it.
+	Kind QueueKind `json:"kind,omitempty"`
 }
 
 var (

@@ -23,10 +23,11 @@ type partState struct {
 	Step       *message.StepState       `json:"step,omitempty"`
 	Compaction *message.CompactionState `json:"compaction,omitempty"`
 	Patch      *message.PatchState      `json:"patch,omitempty"`
+	File       *message.FileState       `json:"file,omitempty"`
 }
 
 func encodeState(p *message.Part) (string, error) {
-	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction, Patch: p.Patch})
+	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction, Patch: p.Patch, File: p.File})
 	if err != nil {
 		return "", fmt.Errorf("encode state of part %s: %w", p.ID, err)
 	}
@@ -38,7 +39,7 @@ func decodeState(p *message.Part, state []byte) error {
 	if err := json.Unmarshal(state, &st); err != nil {
 		return fmt.Errorf("decode state of part %s: %w", p.ID, err)
 	}
-	p.Text, p.Tool, p.Step, p.Compaction, p.Patch = st.Text, st.Tool, st.Step, st.Compaction, st.Patch
+	p.Text, p.Tool, p.Step, p.Compaction, p.Patch, p.File = st.Text, st.Tool, st.Step, st.Compaction, st.Patch, st.File
 	return nil
 }
 
@@ -350,6 +351,10 @@ func clonePart(p *message.Part) *message.Part {
 	if p.Compaction != nil {
 		cp := *p.Compaction
 		c.Compaction = &cp
+	}
+	if p.File != nil {
+		f := *p.File
+		c.File = &f
 	}
 	return &c
 }

@@ -13,13 +13,22 @@ import (
 // positions 0, 1, 2… Every change publishes EventQueueChanged with the
 // whole queue as it is after the change.
 
-// Enqueue appends text to a session's queue.
+// Enqueue appends text to a session's queue, steering the running turn.
 func (s *Store) Enqueue(ctx context.Context, sessionID, text string) (*message.QueuedMessage, error) {
+	return s.EnqueueKind(ctx, sessionID, text, message.KindSteer)
+}
+
+// EnqueueKind appends text to a session's queue as a steering message or
+// one queued for after the turn.
+func (s *Store) EnqueueKind(ctx context.Context, sessionID, text string, kind message.QueueKind) (*message.QueuedMessage, error) {
 	op := "enqueue in session " + sessionID
 	if err := s.writable(op); err != nil {
 		return nil, err
 	}
-	q := &message.QueuedMessage{ID: message.NewID(), SessionID: sessionID, Text: text, CreatedAt: now()}
+	if !kind.Valid() {
+		return nil, fmt.Errorf("%s: unknown kind %q", op, kind)
+	}
+	q := &message.QueuedMessage{ID: message.NewID(), SessionID: sessionID, Text: text, CreatedAt: now(), Kind: kind}
 	var queue []message.QueuedMessage
 	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
 		if err := requireSession(ctx, tx, sessionID); err != nil {
@@ -29,8 +38,8 @@ func (s *Store) Enqueue(ctx context.Context, sessionID, text string) (*message.Q
 			WHERE session_id = ?`, sessionID).Scan(&q.Position); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO queue (id, session_id, text, position, created_at)
-			VALUES (?, ?, ?, ?, ?)`, q.ID, q.SessionID, q.Text, q.Position, toUnix(q.CreatedAt)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO queue (id, session_id, text, position, created_at, kind)
+			VALUES (?, ?, ?, ?, ?, ?)`, q.ID, q.SessionID, q.Text, q.Position, toUnix(q.CreatedAt), string(q.Kind)); err != nil {
 			return err
 		}
 		var err error
@@ -199,7 +208,7 @@ func (s *Store) TakeQueue(ctx context.Context, sessionID string) ([]message.Queu
 }
 
 func listQueue(ctx context.Context, q querier, sessionID string) ([]message.QueuedMessage, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, session_id, text, position, created_at FROM queue
+	rows, err := q.QueryContext(ctx, `SELECT id, session_id, text, position, created_at, kind FROM queue
 		WHERE session_id = ? ORDER BY position, id`, sessionID)
 	if err != nil {
 		return nil, err
@@ -209,7 +218,7 @@ func listQueue(ctx context.Context, q querier, sessionID string) ([]message.Queu
 	for rows.Next() {
 		var m message.QueuedMessage
 		var created int64
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Text, &m.Position, &created); err != nil {
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Text, &m.Position, &created, &m.Kind); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = fromUnix(created)

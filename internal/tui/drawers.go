@@ -279,7 +279,8 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"alt+y", "copy the focused message, else the newest reply, via OSC 52 (/copy code: its code block)"},
 		{"ctrl+f", "search the conversation (/find)"},
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
-		{"ctrl+q", "queued messages: edit, delete, reorder"},
+		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
+		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}
 	if m.inline {
@@ -646,6 +647,9 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		q.editing, q.editID = ed, cur.ID
 	case "d", "delete", "backspace", "x":
 		return drawerKeep, op("delete the queued message", func(ctx context.Context) error { return r.RemoveQueued(ctx, cur.ID) })
+	case "tab", "s":
+		kind := flipped(cur)
+		return drawerKeep, op("flip the queued message (it may have been sent already)", func(ctx context.Context) error { return r.SetQueuedKind(ctx, cur.ID, kind) })
 	case "alt+up", "shift+up", "K":
 		if q.sel > 0 {
 			q.sel--
@@ -670,7 +674,7 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 		body = append(body, th.dim.Render("nothing queued: messages sent while the agent works wait here"))
 	}
 	for i, e := range m.queue {
-		line := fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(e.Text), inner-4))
+		line := fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
 		if i == q.sel {
 			line = th.selected.Render(pad(line, inner))
 		}
@@ -681,11 +685,11 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 			}
 		}
 	}
-	footer := "↑↓ select · enter edit · d delete · shift+↑↓ move · esc"
+	footer := "↑↓ select · enter edit · tab steer⇄queue · d delete · shift+↑↓ move · esc"
 	if q.editing != nil {
 		footer = "enter save · esc cancel"
 	}
-	return frameLines(th, fmt.Sprintf("Queue (%d) · sent together after the current step", len(m.queue)), clampBody(body, height, q.sel), footer, width)
+	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.sel), footer, width)
 }
 
 // sinceLabel is a short elapsed time for the status line.

@@ -223,6 +223,13 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		}
 	case message.PartPatch:
 		m.addPatch(p, final)
+	case message.PartFile:
+		if _, ok := m.parts[p.ID]; ok || p.File == nil {
+			return
+		}
+		it := attachmentItem(*p.File) // mention.go
+		m.parts[p.ID] = it
+		m.chat.add(it)
 	}
 }
 

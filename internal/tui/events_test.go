@@ -69,8 +69,8 @@ func TestEventsRender(t *testing.T) {
 			{Type: message.EventMessageUpdated, Message: &message.Message{ID: "u2", Role: message.RoleUser}},
 			{Type: message.EventPartUpdated, Part: &message.Part{ID: "p2", MessageID: "u2", Type: message.PartText, Text: "fix the bug"}}},
 			[]string{"▌ fix the bug"}, nil},
-		{"queue badge", []message.Event{{Type: message.EventQueueChanged, Queue: []message.QueuedMessage{{ID: "q1", Text: "a"}, {ID: "q2", Text: "b"}}}},
-			[]string{"2 queued"}, nil},
+		{"queue badge", []message.Event{{Type: message.EventQueueChanged, Queue: []message.QueuedMessage{{ID: "q1", Text: "a"}, {ID: "q2", Text: "b", Kind: message.KindQueue}}}},
+			[]string{"1 steering · 1 queued"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

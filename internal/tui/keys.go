@@ -60,6 +60,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.drawer = nil
 		}
 	}
+	if cmd, taken := m.mentionKey(s); taken {
+		return cmd
+	}
 	if comps := m.editor.completions(); len(comps) > 0 {
 		sel := min(m.editor.sel, len(comps)-1)
 		switch s {
@@ -92,6 +95,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.interrupt()
 	case "enter":
 		return m.submit()
+	case "tab":
+		if cmd, ok := m.queueForLater(); ok {
+			return cmd
+		}
 	case "ctrl+o":
 		return m.toggleFocused()
 	case "alt+o":
@@ -130,7 +137,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	cmd := m.editor.update(k)
 	m.editor.sel = 0
-	return cmd
+	return tea.Batch(cmd, m.awaitMentionIndex())
 }
 
 // ctrlC clears the editor; a second press within quitWindow quits.

@@ -46,9 +46,10 @@ type Model struct {
 	snap    tokens.Snapshot
 	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue   []message.QueuedMessage
+	mention *mentionState // the @ completion (mention.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
-	pending []string
+	pending []outgoing
 	sending bool
 
 	// The turn.
@@ -304,6 +305,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sized = true
 	case printedMsg:
 		m.printing = false
+	case bangDoneMsg:
+		if msg.err != nil {
+			m.notice(noticeError, msg.err.Error(), "")
+		}
 	case tea.BackgroundColorMsg:
 		m.setTheme(msg.IsDark())
 	case tea.KeyPressMsg:

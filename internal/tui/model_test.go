@@ -54,7 +54,7 @@ func TestTypingWhileBusyQueuesAndShowsBadge(t *testing.T) {
 	}
 	h.typeText("second")
 	h.key("enter")
-	h.waitScreen("1 queued")
+	h.waitScreen("1 steering")
 	close(release)
 	h.waitFor("both turns", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
 	h.waitScreen("done with both")

@@ -15,13 +15,13 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // send sends text to the runner (where it is queued while busy). Sends
 // run one at a time so that messages typed quickly keep their order.
 func (m *Model) send(text string) tea.Cmd {
-	m.pending = append(m.pending, text)
-	return m.sendNext()
+	return m.sendKind(text, message.KindSteer)
 }
 
 // sendNext starts the oldest pending send if none is in flight.
@@ -29,18 +29,23 @@ func (m *Model) sendNext() tea.Cmd {
 	if m.sending || m.cp.rewinding || m.runner == nil || len(m.pending) == 0 {
 		return nil
 	}
-	text := m.pending[0]
+	out := m.pending[0]
 	m.pending = m.pending[1:]
 	m.sending = true
 	r := m.runner
 	return func() tea.Msg {
-		queued, err := r.Send(context.Background(), text)
-		return sentMsg{text: text, queued: queued, err: err}
+		queued, err := r.SendKind(context.Background(), out.text, out.kind)
+		return sentMsg{text: out.text, queued: queued, err: err}
 	}
 }
 
-// submit handles Enter on the editor.
-func (m *Model) submit() tea.Cmd {
+// submit handles Enter on the editor: while the agent is busy the message
+// steers the running turn.
+func (m *Model) submit() tea.Cmd { return m.submitAs(message.KindSteer) }
+
+// submitAs sends the editor's text; while the agent is busy it is queued
+// as kind (steer.go).
+func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 	shown := m.editor.value()
 	if strings.TrimSpace(shown) == "" {
 		return nil
@@ -48,6 +53,11 @@ func (m *Model) submit() tea.Cmd {
 	// History keeps what was shown (placeholders and all); what is sent
 	// has the large pastes expanded.
 	text := m.editor.expand(shown)
+	if command, ok := bangCommand(text); ok { // bang.go
+		m.editor.remember(shown)
+		m.editor.reset()
+		return m.runBang(command)
+	}
 	if cmd, arg, ok := parseCommand(text); ok {
 		m.editor.remember(shown)
 		m.editor.reset()
@@ -70,13 +80,13 @@ func (m *Model) submit() tea.Cmd {
 	m.chat.toBottom()
 	switch {
 	case m.runner == nil && m.fresh:
-		return tea.Batch(m.openSession(""), m.send(text))
+		return tea.Batch(m.openSession(""), m.sendKind(text, kind))
 	case m.runner == nil && !m.opening:
 		m.editor.setValue(text)
 		m.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
 	}
-	return m.send(text)
+	return m.sendKind(text, kind)
 }
 
 func (m *Model) handleSent(msg sentMsg) tea.Cmd {

@@ -35,6 +35,8 @@ func (m *Model) layout() {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = m.popupLines(comps, w)
+	} else if paths := m.mentionCompletions(); len(paths) > 0 {
+		lines = m.mentionPopupLines(paths, w)
 	}
 	if m.flash != "" {
 		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
@@ -143,8 +145,8 @@ func (m *Model) ruleLine() string {
 		left = th.accentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
 	}
 	right := ""
-	if n := len(m.queue); n > 0 {
-		right = th.badge.Render(fmt.Sprintf(" %d queued ", n)) + th.dim.Render(" ctrl+q ")
+	if len(m.queue) > 0 {
+		right = th.badge.Render(" "+queueBadge(m.queue)+" ") + th.dim.Render(" ctrl+q ")
 	}
 	fill := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if fill < 0 {

@@ -238,10 +238,10 @@ func entryCost(e *message.Entry, est Estimator, roundtrip bool) int64 {
 	case e.Message.Summary:
 		return summaryPreambleTokens + textCost(e.Parts, message.PartText, est) + TokensPerMessage
 	case e.Message.Role == message.RoleUser:
-		if !hasText(e.Parts, message.PartText) {
+		if !hasText(e.Parts, message.PartText) && !hasAttachments(e.Parts) {
 			return 0 // the converter skips empty user messages
 		}
-		return textCost(e.Parts, message.PartText, est) + TokensPerMessage
+		return textCost(e.Parts, message.PartText, est) + attachmentsCost(e.Parts, est) + TokensPerMessage
 	}
 	var n int64
 	sendable := hasText(e.Parts, message.PartText)

@@ -1,0 +1,58 @@
+package loop
+
+// !command (issue 17): a line typed as "!ls -la" runs in the session's
+// directory through the bash tool — its timeout, output cap and
+// truncation notice, the agent's secrets kept out of its environment, its
+// process group stopped on cancel — with no model call. It is the user's
+// own command, typed at their prompt like in a terminal, so no permission
+// is asked (the permission rules govern what the model asks to run). Its
+// output is stored as a user message of its own holding one command
+// attachment, so it is in the next request as context, counted and
+// compacted like any message, and the transcript shows it as a tool card.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// RunShell runs command for the user (!command) and adds its output to the
+// conversation. It fails while a turn runs: the output would land in the
+// middle of the model's step.
+func (r *Runner) RunShell(ctx context.Context, command string) (*message.FileState, error) {
+	command = strings.TrimSpace(command)
+	if command == "" {
+		return nil, errors.New("run !command: empty command")
+	}
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return nil, errors.New("run !command: the agent is busy; wait for the turn to end or press esc")
+	}
+	r.busy = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.busy = false
+		r.mu.Unlock()
+	}()
+	input, _ := json.Marshal(map[string]string{"command": command})
+	res := r.opt.Tools.Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input})
+	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
+	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, Model: r.Model(), FinishedAt: time.Now()}
+	if err := r.store.CreateMessage(ctx, &m); err != nil {
+		return nil, fmt.Errorf("run !command: save: %w", err)
+	}
+	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartFile, File: f}
+	if err := r.store.UpsertPart(ctx, &p); err != nil {
+		return nil, fmt.Errorf("run !command: save: %w", err)
+	}
+	r.userMessageAdded(ctx, m, []message.Part{p}, true)
+	return f, nil
+}

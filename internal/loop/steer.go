@@ -1,0 +1,178 @@
+package loop
+
+// Steer or queue (issue 17). A message sent while the loop is busy either
+// steers the running turn — it is injected at the turn's next step,
+// coalesced with the other steering messages — or is queued for after the
+// turn, when it starts a turn of its own. Delivery is exactly-once and in
+// the order typed: a delivery removes the queued rows and stores the user
+// message in one transaction (storage.DeliverQueued); a cancel takes back
+// what is still queued, and whichever commits first has the rows.
+//
+// What is delivered when (pickDelivery): between the steps of a turn, the
+// steering messages; when a turn ends, the steering messages typed too late
+// for it start the next turn, or, when there are none, the oldest message
+// queued for after the turn starts it alone. The rest waits for the next
+// turn's end, so queued messages run one turn each, in order.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/storage"
+)
+
+// SendKind gives the session a user message. When the loop is idle the
+// message is persisted and a turn starts, whatever the kind; when it is
+// busy the message is queued (queued is then true) to steer the running
+// turn (message.KindSteer) or to start a turn after it (message.KindQueue).
+func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKind) (queued bool, err error) {
+	if strings.TrimSpace(text) == "" {
+		return false, errors.New("send: empty message")
+	}
+	if !kind.Valid() {
+		return false, fmt.Errorf("send: unknown kind %q", kind)
+	}
+	r.mu.Lock()
+	if r.busy {
+		// Queued under r.mu, so that settle sees it or the loop is idle.
+		_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, kind)
+		r.mu.Unlock()
+		if err != nil {
+			return false, fmt.Errorf("queue message: %w", err)
+		}
+		r.emitQueue(ctx)
+		return true, nil
+	}
+	r.busy = true
+	r.mu.Unlock()
+	if err := r.addUserMessage(ctx, text, false); err != nil {
+		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
+		return false, err
+	}
+	r.start()
+	return false, nil
+}
+
+// Steer queues text to steer the running turn, only if one runs: it
+// reports false, sending nothing, when the loop is idle (`agent run
+// --stdin-steer` steers a live run and never starts a new one).
+func (r *Runner) Steer(ctx context.Context, text string) (bool, error) {
+	if strings.TrimSpace(text) == "" {
+		return false, nil
+	}
+	r.mu.Lock()
+	if !r.busy {
+		r.mu.Unlock()
+		return false, nil
+	}
+	_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, message.KindSteer)
+	r.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("steer: %w", err)
+	}
+	r.emitQueue(ctx)
+	return true, nil
+}
+
+// settle ends a run (the loop goes idle) and reports true, unless a
+// message to deliver was queued after the run's last look at the queue: it
+// then reports false and the run goes on, still busy. The queue is read
+// under r.mu, and messages are queued under r.mu only while busy, so none
+// can slip in between this look and going idle and wait, stranded, for a
+// turn that is not running.
+func (r *Runner) settle(ctx context.Context, res TurnResult) bool {
+	r.mu.Lock()
+	if resumable(res) {
+		if q, err := r.store.ListQueue(ctx, r.sess.ID); err == nil && len(pickDelivery(q, true)) > 0 {
+			r.mu.Unlock()
+			return false
+		}
+	}
+	r.idleLocked(res)
+	return true
+}
+
+// resumable reports whether a run that ended so goes on with what is
+// queued: not after an error, a cancel, a doom loop or a stop.
+func resumable(res TurnResult) bool {
+	switch res.FinishReason {
+	case FinishCancelled, FinishDoomLoop, FinishStopped:
+		return false
+	}
+	return res.Err == nil
+}
+
+// SetQueuedKind flips a queued message between steering the running turn
+// and waiting for the turn to end.
+func (r *Runner) SetQueuedKind(ctx context.Context, id string, kind message.QueueKind) error {
+	if err := r.store.SetQueuedKind(ctx, id, kind); err != nil {
+		return err
+	}
+	r.emitQueue(ctx)
+	return nil
+}
+
+// pickDelivery chooses what of queue (in position order) to deliver now:
+// every steering message; or, at the end of a turn with none, the oldest
+// message queued for after the turn.
+func pickDelivery(queue []message.QueuedMessage, endOfTurn bool) []message.QueuedMessage {
+	var steer []message.QueuedMessage
+	for _, q := range queue {
+		if q.Steers() {
+			steer = append(steer, q)
+		}
+	}
+	if len(steer) > 0 || !endOfTurn {
+		return steer
+	}
+	for _, q := range queue {
+		if !q.Steers() {
+			return []message.QueuedMessage{q}
+		}
+	}
+	return nil
+}
+
+// deliveryAttempts bounds the retries of a delivery that raced a change
+// of the queue (an edit, a flip, a removal).
+const deliveryAttempts = 3
+
+// injectQueue delivers what pickDelivery chooses as one user message
+// (Coalesce). It reports whether it delivered anything.
+func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) {
+	for attempt := 1; ; attempt++ {
+		queue, err := r.store.ListQueue(ctx, r.sess.ID)
+		if err != nil {
+			return false, fmt.Errorf("take queue: %w", err)
+		}
+		picked := pickDelivery(queue, endOfTurn)
+		if len(picked) == 0 {
+			return false, nil
+		}
+		ids := make([]string, len(picked))
+		texts := make([]string, len(picked))
+		for i, q := range picked {
+			ids[i], texts[i] = q.ID, q.Text
+		}
+		m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Model: r.Model(), FinishedAt: time.Now()}
+		parts := r.userParts(ctx, Coalesce(texts)) // @mentions resolved at send time
+		err = r.store.DeliverQueued(ctx, ids, &m, parts)
+		if errors.Is(err, storage.ErrQueueChanged) && attempt < deliveryAttempts {
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("deliver queued messages: %w", err)
+		}
+		r.emitQueue(ctx)
+		stored := make([]message.Part, len(parts))
+		for i, p := range parts {
+			stored[i] = *p
+		}
+		r.userMessageAdded(ctx, m, stored, false)
+		return true, nil
+	}
+}

@@ -1,0 +1,30 @@
+package message
+
+// PartFile is an attachment of a user message: a file or a directory
+// listing an @mention resolved when the message was sent, or the output of
+// a !command. Its state is in Part.File.
+const PartFile PartType = "file"
+
+// Attachment kinds (FileState.Kind).
+const (
+	AttachFile    = "file"    // @path: the read tool's output
+	AttachDir     = "dir"     // @dir/: the ls tool's listing
+	AttachCommand = "command" // !command: the bash tool's output
+)
+
+// FileState is the state of a file part.
+type FileState struct {
+	Kind string `json:"kind"`
+	// Path is the mention as typed (relative to the session's directory),
+	// or the command of a !command.
+	Path string `json:"path"`
+	// Content is what the model is given: the tool's output, with its
+	// truncation notice when cut.
+	Content   string `json:"content,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	// Error says why nothing was attached (a binary, missing or refused
+	// file); the model is told so, and the chip shows it.
+	Error string `json:"error,omitempty"`
+	// IsError marks a !command that failed (its output is still given).
+	IsError bool `json:"is_error,omitempty"`
+}

@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// Delivery is exactly-once: DeliverQueued removes the queued messages it
+// delivers and stores the user message made of them in one transaction,
+// so a crash leaves either the queue as it was or the message, never both
+// and never neither. Cancel's TakeQueue and a delivery race on the same
+// rows; whichever commits first has them, and the other gets
+// ErrQueueChanged (a delivery) or does not see them (a take).
+
+// ErrQueueChanged is returned by DeliverQueued when a message it was to
+// deliver is no longer queued (taken back by a cancel or the user).
+var ErrQueueChanged = errors.New("the queue changed")
+
+// SetQueuedKind makes a queued message steer the running turn or wait for
+// the turn to end.
+func (s *Store) SetQueuedKind(ctx context.Context, id string, kind message.QueueKind) error {
+	op := "set kind of queued message " + id
+	if err := s.writable(op); err != nil {
+		return err
+	}
+	if !kind.Valid() {
+		return fmt.Errorf("%s: unknown kind %q", op, kind)
+	}
+	var sessionID string
+	var queue []message.QueuedMessage
+	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `UPDATE queue SET kind = ? WHERE id = ? RETURNING session_id`,
+			string(kind), id).Scan(&sessionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("queued message %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		queue, err = listQueue(ctx, tx, sessionID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.publishQueue(sessionID, queue)
+	return nil
+}
+
+// DeliverQueued removes the queued messages ids from m's session and
+// stores m with its parts, in one transaction. It fails with
+// ErrQueueChanged, storing nothing, when any of ids is no longer queued.
+// It fills the ids and times of m and parts like CreateMessage and
+// UpsertPart.
+func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Message, parts []*message.Part) error {
+	op := "deliver queued messages of session " + m.SessionID
+	if err := s.writable(op); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		m.ID = message.NewID()
+	}
+	ts := now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = ts
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	states := make([]string, len(parts))
+	for i, p := range parts {
+		p.SessionID, p.MessageID = m.SessionID, m.ID
+		if p.ID == "" {
+			p.ID = message.NewID()
+		}
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = ts
+		}
+		p.UpdatedAt = ts
+		state, err := encodeState(p)
+		if err != nil {
+			return err
+		}
+		states[i] = state
+	}
+	var queue []message.QueuedMessage
+	var sess *message.Session
+	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE id = ? AND session_id = ?`, id, m.SessionID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return fmt.Errorf("queued message %s: %w", id, ErrQueueChanged)
+			}
+		}
+		var err error
+		if queue, err = listQueue(ctx, tx, m.SessionID); err != nil {
+			return err
+		}
+		for i := range queue {
+			if queue[i].Position != i {
+				queue[i].Position = i
+				if _, err := tx.ExecContext(ctx, `UPDATE queue SET position = ? WHERE id = ?`, i, queue[i].ID); err != nil {
+					return err
+				}
+			}
+		}
+		sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
+			WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
+			return err
+		}
+		for i, p := range parts {
+			if _, err := tx.ExecContext(ctx, upsertPartSQL, p.ID, p.SessionID, p.MessageID, string(p.Type), states[i],
+				toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.publishQueue(m.SessionID, queue)
+	s.publishMessage(m)
+	s.publishSession(sess)
+	for _, p := range parts {
+		s.publishPart(p)
+	}
+	return nil
+}

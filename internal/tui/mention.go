@@ -1,0 +1,178 @@
+package tui
+
+// @file mentions in the editor (issue 17): typing "@" opens a completion
+// popup over the directory's files (mention.Index: cached, gitignore-aware,
+// refreshed in the background, so a lookup never waits for the disk); tab
+// or enter puts the chosen path in, esc dismisses. The mention is resolved
+// when the message is sent (the loop attaches the file); each attachment
+// shows as a chip under the message, or as an error chip saying why it
+// could not be attached.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/mention"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// mentionSuggestions is how many paths the popup offers.
+const mentionSuggestions = 8
+
+// mentionState is the editor's @ completion: the directory's index and
+// the last lookup, kept while the query is unchanged.
+type mentionState struct {
+	index   *mention.Index
+	query   string
+	matches []string
+	ready   bool
+}
+
+// mentions returns the model's completion state, making the index of the
+// session's directory on first use.
+func (m *Model) mentions() *mentionState {
+	if m.mention == nil {
+		dir := m.sess.Dir
+		if dir == "" {
+			dir = m.opt.Loop.Dir
+		}
+		m.mention = &mentionState{index: mention.NewIndex(dir)}
+	}
+	return m.mention
+}
+
+// mentionCompletions returns the paths to offer for the mention being
+// typed at the end of the editor, if any.
+func (m *Model) mentionCompletions() []string {
+	v := m.editor.value()
+	q, ok := mention.Partial(v)
+	if !ok || v == m.editor.dismissed || m.opt.Loop.Dir == "" && m.sess.Dir == "" {
+		return nil
+	}
+	st := m.mentions()
+	if st.matches == nil || q != st.query || !st.ready {
+		st.matches, st.ready = st.index.Match(q, mentionSuggestions)
+		st.query = q
+	}
+	return st.matches
+}
+
+// mentionKey handles the popup's keys; taken is false when the key is
+// not for it.
+func (m *Model) mentionKey(s string) (cmd tea.Cmd, taken bool) {
+	comps := m.mentionCompletions()
+	if len(comps) == 0 {
+		return nil, false
+	}
+	sel := min(m.editor.sel, len(comps)-1)
+	switch s {
+	case "up", "ctrl+p":
+		m.editor.sel = (sel + len(comps) - 1) % len(comps)
+	case "down", "ctrl+n":
+		m.editor.sel = (sel + 1) % len(comps)
+	case "tab", "enter":
+		v := m.editor.value()
+		q, _ := mention.Partial(v)
+		path := comps[sel]
+		completed := strings.TrimSuffix(v, q) + path
+		if !strings.HasSuffix(path, "/") {
+			completed += " "
+		}
+		m.editor.setValue(completed)
+		m.editor.sel = 0
+	case "esc":
+		m.editor.dismissed = m.editor.value()
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// mentionPopupLines draws the @ completion popup.
+func (m *Model) mentionPopupLines(comps []string, width int) []string {
+	th := m.th
+	sel := min(m.editor.sel, len(comps)-1)
+	var out []string
+	for i, p := range comps {
+		line := pad(fit(" @"+termsafe.Strip(p), width-2), width-2)
+		if i == sel {
+			line = th.selected.Render(line)
+		} else {
+			line = th.dim.Render(line)
+		}
+		out = append(out, " "+line)
+	}
+	out = append(out, " "+th.dim.Render(fit("↑↓ choose · tab or enter insert · esc dismiss · attached when sent", width-2)))
+	return out
+}
+
+// chipItem is an attachment of a user message: a file, a listing, or why
+// it could not be attached.
+type chipItem struct {
+	f     message.FileState
+	cache lineCache
+}
+
+func (c *chipItem) toggle() bool { return false }
+
+func (c *chipItem) lines(rc *renderCtx) []string {
+	if ls, ok := c.cache.get(rc, 0); ok {
+		return ls
+	}
+	th := rc.th
+	name := "@" + termsafe.Strip(c.f.Path)
+	var line string
+	switch {
+	case c.f.Error != "":
+		line = th.errorText.Render(fit("  ✗ "+name+": "+oneLine(termsafe.Strip(c.f.Error), rc.width), rc.width))
+	default:
+		n := strings.Count(c.f.Content, "\n") + 1
+		what := fmt.Sprintf("%d lines", n)
+		if c.f.Kind == message.AttachDir {
+			what = fmt.Sprintf("listing, %d entries", n)
+		}
+		if c.f.Truncated {
+			what += ", truncated"
+		}
+		line = th.accentText.Render(fit("  ⎘ "+name, rc.width)) + th.dim.Render(fit(" · "+what, max(0, rc.width-len(name)-4)))
+	}
+	return c.cache.put(rc, 0, []string{line, ""})
+}
+
+// mentionIndexedMsg: the index finished a walk the popup was waiting for.
+type mentionIndexedMsg struct{}
+
+// awaitMentionIndex returns a command that waits for the index's first
+// walk while a mention is typed, so the popup appears when it is done.
+func (m *Model) awaitMentionIndex() tea.Cmd {
+	if _, ok := mention.Partial(m.editor.value()); !ok || m.opt.Loop.Dir == "" && m.sess.Dir == "" {
+		return nil
+	}
+	st := m.mentions()
+	if _, ready := st.index.Paths(); ready {
+		return nil
+	}
+	done := st.index.Refresh()
+	return func() tea.Msg {
+		<-done
+		return mentionIndexedMsg{}
+	}
+}
+
+// attachmentItem is the transcript's item for an attachment: a chip, or
+// for a !command a bash tool card.
+func attachmentItem(f message.FileState) item {
+	if f.Kind != message.AttachCommand {
+		return &chipItem{f: f}
+	}
+	input, _ := json.Marshal(map[string]string{"command": f.Path})
+	st := message.ToolState{Name: "bash", Status: message.ToolCompleted, Input: string(input), Output: f.Content, Truncated: f.Truncated, Title: "! " + f.Path}
+	if f.IsError {
+		st.Status = message.ToolError
+	}
+	return &toolItem{state: st}
+}
