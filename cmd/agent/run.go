@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
@@ -31,6 +32,14 @@ type runFlags struct {
 	cont     bool
 	// stdinSteer reads standard input's lines as steering (steer.go).
 	stdinSteer bool
+	// images are the --image files, attached to the prompt.
+	images []string
+}
+
+// imageFile is an --image file, read and checked before anything else.
+type imageFile struct {
+	path string
+	data []byte
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -46,11 +55,13 @@ instead; done.text is the final answer.
 
 Exit status: 0 on success (an explicit --max-steps reached included), 1 on
 failure (including a refused doom loop and the default limit of 200 steps),
-2 on bad usage, 130 when interrupted.`,
+2 on bad usage (an --image refused, too large, not an image, or for a model
+without vision, included: no request is made), 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
   git diff | agent run --yes "review this diff"
   agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="done").text'
-  agent run -c "and now add a test for it"`,
+  agent run -c "and now add a test for it"
+  agent run --image screenshot.png "why is this button misaligned?"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHeadless(cmd.Context(), g, f, args)
 		},
@@ -61,6 +72,7 @@ failure (including a refused doom loop and the default limit of 200 steps),
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
+	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
 	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
@@ -102,9 +114,13 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	if strings.TrimSpace(prompt) == "" {
 		return usageError("empty prompt")
 	}
+	images, err := readImages(f.images)
+	if err != nil {
+		return err
+	}
 	out := newEventWriter(os.Stdout, os.Stderr, f.format)
 	out.tty, out.errTTY = toTerminal(os.Stdout), toTerminal(os.Stderr)
-	err = runPrompt(ctx, g, f, prompt, out)
+	err = runPrompt(ctx, g, f, prompt, images, out)
 	var ee *exitError
 	if err != nil && !(errors.As(err, &ee) && ee.code == exitUsage) {
 		// A run that could not start still ends its event stream.
@@ -113,12 +129,31 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	return err
 }
 
+// readImages reads and checks the --image files; a refused one is bad
+// usage, with the reason.
+func readImages(paths []string) ([]imageFile, error) {
+	var images []imageFile
+	for _, p := range paths {
+		data, _, err := attachments.ReadImage(p)
+		if err != nil {
+			return nil, usageError("--image: %v", err)
+		}
+		images = append(images, imageFile{path: p, data: data})
+	}
+	return images, nil
+}
+
+// noVision is the refusal of images for a model without vision.
+func noVision(model string) error {
+	return usageError("--image: model %s %v; choose a model that does, or set models.%s.vision in your user config if it does", model, loop.ErrNoVision, model)
+}
+
 // titleGrace is how long a headless run waits, after its turn, for the
 // small model's session title still on its way.
 const titleGrace = 2 * time.Second
 
 // runPrompt runs one prompt to the end of its turn, writing events to out.
-func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, out *eventWriter) error {
+func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, images []imageFile, out *eventWriter) error {
 	a, err := loadDriving(g)
 	if err != nil {
 		return err
@@ -140,6 +175,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		if err := a.chooseModel(ctx); err != nil {
 			return err
 		}
+		if info, _ := a.cfg.ModelInfo(a.cfg.Model); len(images) > 0 && !info.Vision {
+			return noVision(a.cfg.Model) // before a session is made
+		}
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
@@ -150,7 +188,19 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	defer r.Close()
 	out.setSession(r.Session().ID)
 
-	if _, err := r.Send(ctx, prompt); err != nil {
+	if len(images) > 0 && !r.Vision() {
+		return noVision(r.Session().Model)
+	}
+	var parts []*message.FileState
+	for _, im := range images {
+		st := attachments.ForDataDir(a.cfg.DataDir)
+		part, err := st.Add(im.path, im.data)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, part)
+	}
+	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}
 	if f.stdinSteer {

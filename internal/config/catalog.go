@@ -23,6 +23,9 @@ type ModelInfo struct {
 	InputLimit         int64 `json:"input_limit"`
 	Price              Price `json:"price"`
 	ReasoningRoundtrip bool  `json:"reasoning_roundtrip"`
+	// Vision says the model takes images (image_url content parts);
+	// images are refused, before anything is sent, for a model without it.
+	Vision bool `json:"vision"`
 }
 
 // Default limits for a model neither the catalog nor the config knows. They
@@ -35,18 +38,21 @@ const (
 
 // catalog holds widely used models. Figures are the providers' published
 // limits and list prices per million tokens, as of 2026. InputLimit is set
-// only where the provider publishes an input cap below the window.
+// only where the provider publishes an input cap below the window. Vision
+// is set for the models whose providers accept image inputs through the
+// chat completions API (OpenAI's gpt-4o, gpt-4.1 and gpt-5 families,
+// Anthropic's Claude and Google's Gemini models).
 var catalog = map[string]ModelInfo{
 	// OpenAI model pages and platform.openai.com/docs/pricing. The gpt-5
 	// family's 400K window is 272K of input plus 128K of output.
-	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}},
-	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10}},
-	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025}},
-	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}},
-	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075}},
-	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125}},
-	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025}},
-	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005}},
+	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}, Vision: true},
+	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10}, Vision: true},
+	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025}, Vision: true},
+	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}, Vision: true},
+	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075}, Vision: true},
+	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125}, Vision: true},
+	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025}, Vision: true},
+	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005}, Vision: true},
 	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50}},
 	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275}},
 
@@ -56,13 +62,13 @@ var catalog = map[string]ModelInfo{
 	"deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.42, 0.028}},
 
 	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…).
-	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}},
-	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}},
-	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10}},
+	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}, Vision: true},
+	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}, Vision: true},
+	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10}, Vision: true},
 
 	// Google AI for Developers, Gemini models and pricing (≤200K prompts).
-	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31}},
-	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075}},
+	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31}, Vision: true},
+	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075}, Vision: true},
 
 	// Groq model pages (console.groq.com/docs/models).
 	"llama-3.3-70b-versatile": {ContextWindow: 131072, MaxOutput: 32768, Price: Price{0.59, 0.79, 0}},

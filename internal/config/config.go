@@ -196,6 +196,7 @@ type modelEntry struct {
 	ModelInfo
 	Price              *priceEntry `json:"price"`
 	ReasoningRoundtrip *bool       `json:"reasoning_roundtrip"`
+	Vision             *bool       `json:"vision"`
 }
 
 // priceEntry is a price in a config file: each figure set or not.
@@ -272,6 +273,9 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		for _, name := range sortedKeys(pf.Models) {
 			if pf.Models[name].InputLimit > 0 {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.input_limit is ignored in a project file; set it in your user config", path, name))
+			}
+			if pf.Models[name].Vision != nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.vision is ignored in a project file; set it in your user config", path, name))
 			}
 			if pf.Models[name].Price != nil {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.price is ignored in a project file; prices come from your user config or the catalog", path, name))
@@ -414,6 +418,9 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		}
 	}
 	setBool(&info.ReasoningRoundtrip, e.ReasoningRoundtrip)
+	if trusted {
+		setBool(&info.Vision, e.Vision)
+	}
 	if p := e.Price; p != nil && trusted {
 		setNum(&info.Price.Input, p.Input)
 		setNum(&info.Price.Output, p.Output)

@@ -17,10 +17,24 @@ const ErrSuperseded = "superseded by a retry"
 // SummaryPreamble introduces a compaction summary to the model.
 const SummaryPreamble = "This conversation continues an earlier one that was summarised to fit the context window. The summary:\n\n"
 
+// WholeImages is how many images, the newest of the visible history, are
+// sent whole; older ones are sent as their placeholder, so that a session
+// with many screenshots does not pay for every one at every step.
+const WholeImages = 4
+
+// Why an image is a placeholder (tokens.ImagePlaceholder).
+const (
+	imageSentEarlier = "sent earlier"
+	imageNoVision    = "not sent: the model does not take images"
+)
+
 // ConvertOptions tune ToModelMessages.
 type ConvertOptions struct {
 	// ReasoningRoundtrip sends reasoning text back to the model.
 	ReasoningRoundtrip bool
+	// ImageURL returns a stored image as a data URL; nil sends every image
+	// as its placeholder (a model without vision).
+	ImageURL func(f *message.FileState) (string, error)
 }
 
 // Visible returns the entries that are sent to the model, in the order they
@@ -39,9 +53,15 @@ func Visible(history []message.Entry) []message.Entry {
 // message.InterruptedOutput; assistant messages that failed without content,
 // or were superseded by a retry, are skipped; arguments that are not valid
 // JSON are sent as {} (the result says why the call failed).
+//
+// A user message's images follow its text as image_url parts (data URLs):
+// the newest WholeImages of them whole, older ones as a text placeholder
+// with their name; the calculator counts each as tokens.ImageTokens.
 func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatCompletionMessage {
 	var out []openai.ChatCompletionMessage
-	for _, e := range Visible(history) {
+	visible := Visible(history)
+	whole := wholeImages(visible)
+	for _, e := range visible {
 		m := e.Message
 		switch {
 		case m.Summary:
@@ -51,6 +71,10 @@ func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatC
 			})
 		case m.Role == message.RoleUser:
 			text := tokens.UserContent(e.Parts)
+			if multi := userImages(e.Parts, text, whole, opt); multi != nil {
+				out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: multi})
+				continue
+			}
 			if text == "" {
 				continue
 			}
@@ -60,6 +84,53 @@ func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatC
 		}
 	}
 	return out
+}
+
+// wholeImages returns the images sent whole: the newest WholeImages of the
+// entries' user messages.
+func wholeImages(entries []message.Entry) map[*message.FileState]bool {
+	whole := map[*message.FileState]bool{}
+	for i := len(entries) - 1; i >= 0 && len(whole) < WholeImages; i-- {
+		e := &entries[i]
+		if e.Message.Role != message.RoleUser || e.Message.Summary {
+			continue
+		}
+		for j := len(e.Parts) - 1; j >= 0 && len(whole) < WholeImages; j-- {
+			if p := &e.Parts[j]; tokens.IsImage(p) && p.File.Error == "" {
+				whole[p.File] = true
+			}
+		}
+	}
+	return whole
+}
+
+// userImages returns the content parts of a user message with images: its
+// text, then each image whole or as its placeholder; nil when it has none.
+func userImages(parts []message.Part, text string, whole map[*message.FileState]bool, opt ConvertOptions) []openai.ChatMessagePart {
+	var multi []openai.ChatMessagePart
+	for i := range parts {
+		p := &parts[i]
+		if !tokens.IsImage(p) || p.File.Error != "" {
+			continue
+		}
+		if multi == nil && text != "" {
+			multi = append(multi, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
+		}
+		why := imageSentEarlier
+		if opt.ImageURL == nil {
+			why = imageNoVision
+		} else if whole[p.File] {
+			url, err := opt.ImageURL(p.File)
+			if err == nil {
+				multi = append(multi, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+					ImageURL: &openai.ChatMessageImageURL{URL: url}})
+				continue
+			}
+			why = "could not be read: " + err.Error()
+		}
+		multi = append(multi, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: tokens.ImagePlaceholder(p.File, why)})
+	}
+	return multi
 }
 
 func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt ConvertOptions) []openai.ChatCompletionMessage {

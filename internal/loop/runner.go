@@ -538,7 +538,8 @@ func (r *Runner) emit(ev message.Event) {
 
 // addUserMessage persists a user message and appends it to the history.
 // A non-synthetic message starts a new turn.
-func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool) error {
+// Images, if any, are attached after the text and the @mentions.
+func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) error {
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.model}
 	m.FinishedAt = time.Now()
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
@@ -547,6 +548,9 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
 	if !synthetic {
 		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
+	}
+	for _, f := range images {
+		parts = append(parts, &message.Part{Type: message.PartFile, File: f})
 	}
 	stored := make([]message.Part, len(parts))
 	for i, p := range parts {
@@ -576,7 +580,7 @@ func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts 
 	r.history = append(r.history, message.Entry{Message: m, Parts: parts})
 	r.mu.Unlock()
 	r.calc().AddText(tokens.UserContent(parts))
-	r.calc().AddTokens(tokens.TokensPerMessage)
+	r.calc().AddTokens(tokens.TokensPerMessage + tokens.ImagesCost(parts))
 	if !synthetic {
 		r.doom.reset()
 		r.mu.Lock()

@@ -32,7 +32,7 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	for _, s := range r.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	conv, repairs := RepairPairs(ToModelMessages(r.history, ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip}))
+	conv, repairs := RepairPairs(ToModelMessages(r.history, r.convertOptions()))
 	if repairs > 0 {
 		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
 	}

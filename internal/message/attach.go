@@ -1,8 +1,8 @@
 package message
 
 // PartFile is an attachment of a user message: a file or a directory
-// listing an @mention resolved when the message was sent, or the output of
-// a !command. Its state is in Part.File.
+// listing an @mention resolved when the message was sent, the output of a
+// !command, or an image. Its state is in Part.File.
 const PartFile PartType = "file"
 
 // Attachment kinds (FileState.Kind).
@@ -10,6 +10,7 @@ const (
 	AttachFile    = "file"    // @path: the read tool's output
 	AttachDir     = "dir"     // @dir/: the ls tool's listing
 	AttachCommand = "command" // !command: the bash tool's output
+	AttachImage   = "image"   // an image (--image, a pasted path, the clipboard)
 )
 
 // FileState is the state of a file part.
@@ -27,4 +28,14 @@ type FileState struct {
 	Error string `json:"error,omitempty"`
 	// IsError marks a !command that failed (its output is still given).
 	IsError bool `json:"is_error,omitempty"`
+
+	// An image's fields (Kind AttachImage); Path is then its file name.
+	// Store is where its bytes are, relative to the data dir's attachment
+	// store (attachments.Store): the image is stored once, by content.
+	Store     string `json:"store,omitempty"`
+	MIME      string `json:"mime,omitempty"`
+	SizeBytes int64  `json:"size_bytes,omitempty"`
+	// Width and Height are in pixels, 0 when unknown.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
 }

@@ -281,6 +281,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
+		{"ctrl+v", "attach the clipboard's image (pasting an image file's path attaches it too; backspace on an empty editor removes one)"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}
 	if m.inline {

@@ -115,6 +115,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+q":
 		m.drawer = &queueDrawer{}
 		return nil
+	case "ctrl+v":
+		return m.pasteClipboardImage() // images.go
+	case "backspace":
+		if m.editor.value() == "" && len(m.images) > 0 {
+			m.images = m.images[:len(m.images)-1]
+			return nil
+		}
 	case "ctrl+f":
 		return m.openFind("")
 	case "up":
@@ -167,6 +174,9 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 			return cmd
 		}
 		m.drawer = nil
+	}
+	if path, ok := pastedImagePath(msg.Content, m.sessionDir()); ok { // images.go
+		return m.attachImageFile(path)
 	}
 	return m.editor.update(msg)
 }

@@ -129,6 +129,8 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 	switch {
 	case c.f.Error != "":
 		line = th.errorText.Render(fit("  ✗ "+name+": "+oneLine(termsafe.Strip(c.f.Error), rc.width), rc.width))
+	case c.f.Kind == message.AttachImage:
+		line = th.accentText.Render(fit("  "+imageChip(&c.f), rc.width)) // images.go
 	default:
 		n := strings.Count(c.f.Content, "\n") + 1
 		what := fmt.Sprintf("%d lines", n)

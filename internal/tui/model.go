@@ -51,6 +51,8 @@ type Model struct {
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
 	sending bool
+	// images wait for the next message (images.go).
+	images []*message.FileState
 
 	// The turn.
 	busy        bool
@@ -251,6 +253,7 @@ type (
 	}
 	sentMsg struct {
 		text   string
+		images []*message.FileState
 		queued bool
 		err    error
 	}
@@ -325,6 +328,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.handleOpened(msg))
 	case sentMsg:
 		cmds = append(cmds, m.handleSent(msg))
+	case imageAttachedMsg:
+		cmds = append(cmds, m.handleImageAttached(msg))
 	case cancelledMsg:
 		m.handleCancelled(msg)
 	case compactedMsg:

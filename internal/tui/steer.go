@@ -17,8 +17,9 @@ import (
 // outgoing is a message waiting to be sent, with how it is queued if the
 // agent is busy when it is.
 type outgoing struct {
-	text string
-	kind message.QueueKind
+	text   string
+	kind   message.QueueKind
+	images []*message.FileState // sent with the text, by a runner that is idle
 }
 
 // sendKind sends text to the runner, queued as kind while busy. Sends run

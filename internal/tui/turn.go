@@ -34,6 +34,10 @@ func (m *Model) sendNext() tea.Cmd {
 	m.sending = true
 	r := m.runner
 	return func() tea.Msg {
+		if len(out.images) > 0 {
+			err := r.SendImages(context.Background(), out.text, out.images)
+			return sentMsg{text: out.text, images: out.images, err: err}
+		}
 		queued, err := r.SendKind(context.Background(), out.text, out.kind)
 		return sentMsg{text: out.text, queued: queued, err: err}
 	}
@@ -74,10 +78,23 @@ func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 		// Not sent to a model the server may not have: the text stays.
 		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
 	}
+	images, err := m.takeImages() // images.go
+	if err != nil {
+		m.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
+		m.chat.toBottom()
+		return nil
+	}
 	m.editor.remember(shown)
 	m.editor.reset()
 	m.dropWelcome()
 	m.chat.toBottom()
+	if len(images) > 0 {
+		m.pending = append(m.pending, outgoing{text: text, kind: kind, images: images})
+		if m.runner == nil && m.fresh {
+			return m.openSession("")
+		}
+		return m.sendNext()
+	}
 	switch {
 	case m.runner == nil && m.fresh:
 		return tea.Batch(m.openSession(""), m.sendKind(text, kind))
@@ -95,7 +112,8 @@ func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 	if msg.err == nil {
 		return next
 	}
-	// Give the text back rather than lose it.
+	// Give the text (and images) back rather than lose them.
+	m.images = append(msg.images, m.images...)
 	if cur := m.editor.value(); cur == "" {
 		m.editor.setValue(msg.text)
 	} else {

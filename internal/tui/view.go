@@ -38,6 +38,9 @@ func (m *Model) layout() {
 	} else if paths := m.mentionCompletions(); len(paths) > 0 {
 		lines = m.mentionPopupLines(paths, w)
 	}
+	if len(m.images) > 0 {
+		lines = append(lines, m.imageChipsLine(w)) // images.go
+	}
 	if m.flash != "" {
 		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
 	}

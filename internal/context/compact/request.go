@@ -66,7 +66,7 @@ func (s Sizing) ChunkBudget(earlierTokens, promptTokens int64) int64 {
 // message: "User:", "Assistant:" with each tool call and its result. A
 // tool result longer than resultTokens is cut in its middle with a note
 // (0 keeps it whole); pruned outputs are the cleared placeholder, as the
-// model saw them.
+// model saw them; images are a placeholder with their name.
 func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int64) []string {
 	var blocks []string
 	for _, e := range entries {
@@ -79,7 +79,7 @@ func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int6
 			b.WriteString("[Earlier summary]\n")
 			b.WriteString(joinText(e.Parts))
 		case e.Message.Role == message.RoleUser:
-			text := joinText(e.Parts)
+			text := withImages(joinText(e.Parts), e.Parts)
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
@@ -97,6 +97,20 @@ func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int6
 		}
 	}
 	return blocks
+}
+
+// withImages adds to a user message's text a placeholder for each of its
+// images, by name: the summary never carries an image's bytes.
+func withImages(text string, parts []message.Part) string {
+	for i := range parts {
+		if p := &parts[i]; tokens.IsImage(p) {
+			if text != "" {
+				text += "\n"
+			}
+			text += tokens.ImagePlaceholder(p.File, "sent earlier")
+		}
+	}
+	return text
 }
 
 // errSuperseded is loop.ErrSuperseded: a failed attempt that was retried is
