@@ -380,7 +380,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id == m.flashID {
 			m.flash = ""
 		}
-	case sessionsLoadedMsg, modelsLoadedMsg:
+	case sessionsLoadedMsg, modelsLoadedMsg, sessionSearchDueMsg, sessionSearchMsg:
 		if m.drawer != nil {
 			d := m.drawer
 			res, cmd := d.update(m, msg)
