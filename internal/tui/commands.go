@@ -75,7 +75,9 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	switch name {
 	case "context":
 		m.drawer = &contextDrawer{}
-		return m.contextPreviewCmd()
+		// In turn: RestoreCost holds the runner, and Preview would find it
+		// busy.
+		return tea.Sequence(m.contextPreviewCmd(), m.restoreCostCmd())
 	case "compact":
 		if arg == "undo" {
 			return m.undoCompactCmd()

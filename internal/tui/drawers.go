@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -96,9 +97,11 @@ func infoKeys(msg tea.Msg) drawerResult {
 
 // contextDrawer is the /context overlay: the calculator's snapshot, and
 // near the compaction point what the compaction will do (preview, filled
-// in by contextPreviewCmd).
+// in by contextPreviewCmd), and what a restore would need (restore,
+// filled in by restoreCostCmd).
 type contextDrawer struct {
 	preview []string
+	restore *loop.RestoreCost
 }
 
 func (d *contextDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
@@ -162,6 +165,9 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		}
 	} else {
 		body = append(body, "Automatic compaction is off (/compact runs it; a request the provider refuses for size still compacts, as an emergency)")
+	}
+	if d.restore != nil {
+		body = append(body, restoreLines(*d.restore)...)
 	}
 	if s.Basis == tokens.BasisActual {
 		body = append(body, fmt.Sprintf("Computed: last input %s + last output %s + new since %s", commas(s.LastInput), commas(s.LastOutput), commas(s.NewEstimate)))

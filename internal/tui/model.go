@@ -331,6 +331,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleCompacted(msg)
 	case compactionUndoneMsg:
 		m.handleCompactionUndone(msg)
+	case restoreCostMsg:
+		msg.apply(m)
 	case pulledBackMsg:
 		if msg.err != nil {
 			m.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
