@@ -28,7 +28,7 @@ var commands = []command{
 	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
 	{name: "pins", help: "list, edit and remove the pinned facts"},
 	{name: "new", help: "start a new session"},
-	{name: "sessions", help: "browse this directory's sessions and resume one"},
+	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
