@@ -168,15 +168,24 @@ type RestoreCost struct {
 	// Full is the request with every compaction undone and every pruned
 	// output restored.
 	Full int64 `json:"restore_tokens"`
+	// UndoKind is what the undo restores: "compaction" (the history
+	// before the newest summary) or "pruned" (the cleared outputs); Fit
+	// is the largest request an undo may make (the current model's
+	// compaction point; 0: no limit). For /context, not the contract.
+	UndoKind string `json:"-"`
+	Fit      int64  `json:"-"`
 }
 
 // restoreCost prices the undo and the full restore of r.history. The
 // caller owns r.history (holds busy, or the Runner is its own).
 func (r *Runner) restoreCost() RestoreCost {
-	c := RestoreCost{Full: r.requestEstimate(fullyRestored(r.history))}
+	c := RestoreCost{Full: r.requestEstimate(fullyRestored(r.history)), Fit: r.fitPoint()}
 	if plan := planUndo(r.history); !plan.empty() {
 		n := r.requestEstimate(plan.apply(r.history, time.Now()))
-		c.Undo = &n
+		c.Undo, c.UndoKind = &n, "pruned"
+		if plan.entry >= 0 {
+			c.UndoKind = "compaction"
+		}
 	}
 	return c
 }

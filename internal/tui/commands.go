@@ -28,7 +28,7 @@ var commands = []command{
 	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
 	{name: "pins", help: "list, edit and remove the pinned facts"},
 	{name: "new", help: "start a new session"},
-	{name: "sessions", help: "browse this directory's sessions and resume one"},
+	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
@@ -75,7 +75,9 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	switch name {
 	case "context":
 		m.drawer = &contextDrawer{}
-		return m.contextPreviewCmd()
+		// In turn: RestoreCost holds the runner, and Preview would find it
+		// busy.
+		return tea.Sequence(m.contextPreviewCmd(), m.restoreCostCmd())
 	case "compact":
 		if arg == "undo" {
 			return m.undoCompactCmd()

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -96,9 +97,11 @@ func infoKeys(msg tea.Msg) drawerResult {
 
 // contextDrawer is the /context overlay: the calculator's snapshot, and
 // near the compaction point what the compaction will do (preview, filled
-// in by contextPreviewCmd).
+// in by contextPreviewCmd), and what a restore would need (restore,
+// filled in by restoreCostCmd).
 type contextDrawer struct {
 	preview []string
+	restore *loop.RestoreCost
 }
 
 func (d *contextDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
@@ -162,6 +165,9 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		}
 	} else {
 		body = append(body, "Automatic compaction is off (/compact runs it; a request the provider refuses for size still compacts, as an emergency)")
+	}
+	if d.restore != nil {
+		body = append(body, restoreLines(*d.restore)...)
 	}
 	if s.Basis == tokens.BasisActual {
 		body = append(body, fmt.Sprintf("Computed: last input %s + last output %s + new since %s", commas(s.LastInput), commas(s.LastOutput), commas(s.NewEstimate)))
@@ -311,6 +317,8 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 type pickerEntry struct {
 	value, label, detail string
 	current              bool
+	// snippet, under the entry, is where a session search matched.
+	snippet string
 }
 
 // picker is a filterable list: /sessions and /model.
@@ -328,6 +336,9 @@ type picker struct {
 	note     string
 	firstRun bool
 	choose   func(m *Model, value string) tea.Cmd
+	// search, for /sessions, searches the sessions' history for the
+	// filter (sessionsearch.go).
+	search *sessionSearch
 }
 
 type sessionsLoadedMsg struct {
@@ -342,7 +353,7 @@ type modelsLoadedMsg struct {
 }
 
 func newSessionPicker() *picker {
-	return &picker{title: "Sessions", loading: true, choose: func(m *Model, id string) tea.Cmd {
+	return &picker{title: "Sessions", loading: true, search: &sessionSearch{}, choose: func(m *Model, id string) tea.Cmd {
 		if id == m.sess.ID {
 			return nil
 		}
@@ -439,6 +450,9 @@ func (p *picker) visible() []pickerEntry {
 			out = append(out, e)
 		}
 	}
+	if p.searching() {
+		return p.searchVisible(out)
+	}
 	return out
 }
 
@@ -448,18 +462,11 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		p.loading, p.err = false, msg.err
 		p.entries = nil
 		for _, s := range msg.list {
-			title := termsafe.Strip(s.Title)
-			if title == "" {
-				title = "(untitled)"
-			}
-			p.entries = append(p.entries, pickerEntry{
-				value:   s.ID,
-				label:   title,
-				detail:  fmt.Sprintf("%s · %s · %s", s.UpdatedAt.Local().Format("Jan 2 15:04"), termsafe.Strip(s.Model), formatCost(s.CostUSD)),
-				current: s.ID == m.sess.ID,
-			})
+			p.entries = append(p.entries, sessionEntry(s, m.sess.ID))
 		}
 		return drawerKeep, nil
+	case sessionSearchDueMsg, sessionSearchMsg:
+		return drawerKeep, p.searchUpdate(m, msg)
 	case modelsLoadedMsg:
 		p.loading = false
 		p.entries = nil
@@ -493,7 +500,7 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	case tea.PasteMsg:
 		p.filter += strings.ReplaceAll(msg.Content, "\n", " ")
 		p.sel = 0
-		return drawerKeep, nil
+		return drawerKeep, p.filterChanged()
 	case tea.KeyPressMsg:
 		vis := p.visible()
 		switch msg.String() {
@@ -515,11 +522,13 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 				r := []rune(p.filter)
 				p.filter = string(r[:len(r)-1])
 				p.sel = 0
+				return drawerKeep, p.filterChanged()
 			}
 		default:
 			if msg.Text != "" {
 				p.filter += msg.Text
 				p.sel = 0
+				return drawerKeep, p.filterChanged()
 			}
 		}
 	}
@@ -539,12 +548,19 @@ func (p *picker) view(m *Model, width, height int) []string {
 		body = append(body, th.dim.Render("loading…"))
 	case p.err != nil:
 		body = append(body, th.errorText.Render(p.err.Error()))
+	case p.search != nil && p.search.err != nil && p.filter != "":
+		body = append(body, th.errorText.Render("search: "+p.search.err.Error()))
+	case len(vis) == 0 && p.search != nil && p.filter != "" && p.search.query != p.filter:
+		body = append(body, th.dim.Render("searching…"))
+	case len(vis) == 0 && p.search != nil && p.filter != "":
+		body = append(body, th.dim.Render("no session mentions "+p.filter))
 	case len(vis) == 0 && p.free && p.filter != "":
 		body = append(body, th.dim.Render("enter switches to "+p.filter))
 	case len(vis) == 0:
 		body = append(body, th.dim.Render("nothing here yet"))
 	}
 	var rows []string
+	selRow := 0
 	for i, e := range vis {
 		mark := "  "
 		if e.current {
@@ -562,10 +578,17 @@ func (p *picker) view(m *Model, width, height int) []string {
 		}
 		if i == p.sel {
 			line = th.selected.Render(pad(ansi.Strip(line), inner))
+			selRow = len(rows)
 		}
 		rows = append(rows, line)
+		if e.snippet != "" {
+			rows = append(rows, th.dim.Render(fit("    "+e.snippet, inner)))
+			if i == p.sel {
+				selRow++
+			}
+		}
 	}
-	rows = clampBody(rows, height-len(body), p.sel)
+	rows = clampBody(rows, height-len(body), selRow)
 	body = append(body, rows...)
 	footer := "↑↓ choose · enter open · esc close"
 	if p.free {

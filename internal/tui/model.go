@@ -336,6 +336,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleCompacted(msg)
 	case compactionUndoneMsg:
 		m.handleCompactionUndone(msg)
+	case restoreCostMsg:
+		msg.apply(m)
 	case pulledBackMsg:
 		if msg.err != nil {
 			m.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
@@ -385,7 +387,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id == m.flashID {
 			m.flash = ""
 		}
-	case sessionsLoadedMsg, modelsLoadedMsg:
+	case sessionsLoadedMsg, modelsLoadedMsg, sessionSearchDueMsg, sessionSearchMsg:
 		if m.drawer != nil {
 			d := m.drawer
 			res, cmd := d.update(m, msg)
