@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -229,5 +230,48 @@ func TestSummaryOfOneOversizedStep(t *testing.T) {
 	}
 	if summarisedResults == 0 {
 		t.Error("the summary that was written never saw the big step's results: it was dropped instead of shortened")
+	}
+}
+
+// TestMessageQueuedDuringACompactionIsDelivered: a message sent while
+// /compact runs is queued (the runner is busy); when the compaction ends
+// no turn would pick it up, so it starts its own.
+func TestMessageQueuedDuringACompactionIsDelivered(t *testing.T) {
+	release := make(chan struct{})
+	h := newHarness(t,
+		pt.Text(strings.Repeat("A long first answer about the design. ", 40)),
+		pt.Text(strings.Repeat("A long second answer about the tests. ", 40)),
+		pt.Reply(pt.TextChunk("## Goal\nDesign.\n\n## Done so far\nTwo turns.\n\n## Next steps\nNone."), pt.Block(release), pt.FinishChunk("stop"), pt.AutoUsageChunk()),
+		pt.Text("Answer to the message typed during the compaction."),
+	)
+	for _, q := range []string{"first", "second"} {
+		if res := h.turn(q); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.r.Compact(context.Background(), "") }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.srv.WaitRequests(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	queued, err := h.r.Send(context.Background(), "typed during the compaction")
+	if err != nil || !queued {
+		t.Fatalf("send during the compaction: queued %v, err %v", queued, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	if err := h.srv.WaitRequests(ctx, 4); err != nil {
+		t.Fatalf("the queued message never went out: %v", err)
+	}
+	if res := h.r.Wait(ctx); res.Err != nil || res.FinishReason != "stop" {
+		t.Fatalf("the turn of the queued message: %+v", res)
+	}
+	msgs := h.request(3)
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "typed during the compaction") {
+		t.Errorf("the request after the compaction ends with %q", last.Content)
 	}
 }

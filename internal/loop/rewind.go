@@ -231,11 +231,7 @@ func (r *Runner) claim(op string) (release func(), err error) {
 		return nil, fmt.Errorf("%s: the agent is busy; wait for the turn to end or cancel it", op)
 	}
 	r.busy = true
-	return func() {
-		r.mu.Lock()
-		r.busy = false
-		r.mu.Unlock()
-	}, nil
+	return r.endBusy, nil
 }
 
 // Undo takes back the last turn, files and conversation: the files its

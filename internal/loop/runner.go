@@ -385,9 +385,62 @@ func (r *Runner) start() {
 	}()
 }
 
+// setIdle ends a busy period with res. A message sent meanwhile was
+// queued; when the period was not a turn (a compaction, an undo of one, a
+// summary edit) no turn would pick it up, so one starts now with it.
 func (r *Runner) setIdle(res TurnResult) {
 	r.mu.Lock()
+	if r.queueWaiting() {
+		idle := r.idle
+		r.last = res
+		r.mu.Unlock()
+		closeIdle(idle) // this period is over: Wait returns res
+		r.resumeQueued()
+		return
+	}
 	r.idleLocked(res)
+}
+
+// endBusy ends a busy period that kept no TurnResult (a rewind, a
+// !command, a read of the restore cost) like setIdle: a message queued
+// meanwhile starts its turn.
+func (r *Runner) endBusy() {
+	r.mu.Lock()
+	if r.queueWaiting() {
+		r.mu.Unlock()
+		r.resumeQueued()
+		return
+	}
+	r.busy = false
+	r.mu.Unlock()
+}
+
+// queueWaiting reports, with r.mu held, whether the queue holds a message
+// to deliver now that no turn runs.
+func (r *Runner) queueWaiting() bool {
+	q, err := r.store.ListQueue(context.Background(), r.sess.ID)
+	return err == nil && len(pickDelivery(q, true)) > 0
+}
+
+// resumeQueued starts a turn with the queued messages; the runner is still
+// busy. If nothing could be delivered after all, it goes idle.
+func (r *Runner) resumeQueued() {
+	ctx := context.Background()
+	injected, err := r.injectQueue(ctx, true)
+	if err != nil || !injected {
+		r.mu.Lock()
+		r.idleLocked(TurnResult{FinishReason: FinishError, Err: err})
+		return
+	}
+	r.start()
+}
+
+func closeIdle(idle chan struct{}) {
+	select {
+	case <-idle:
+	default:
+		close(idle)
+	}
 }
 
 // idleLocked is setIdle with r.mu held; it unlocks it.
@@ -397,11 +450,7 @@ func (r *Runner) idleLocked(res TurnResult) {
 	r.cancel = nil
 	idle := r.idle
 	r.mu.Unlock()
-	select {
-	case <-idle:
-	default:
-		close(idle)
-	}
+	closeIdle(idle)
 	r.emit(message.Event{Type: message.EventStatus, SessionID: r.sess.ID, Busy: false})
 }
 

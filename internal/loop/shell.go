@@ -37,11 +37,7 @@ func (r *Runner) RunShell(ctx context.Context, command string) (*message.FileSta
 	}
 	r.busy = true
 	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.busy = false
-		r.mu.Unlock()
-	}()
+	defer r.endBusy()
 	input, _ := json.Marshal(map[string]string{"command": command})
 	res := r.opt.Tools.Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input})
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}

@@ -200,11 +200,7 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 	}
 	r.busy = true
 	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.busy = false
-		r.mu.Unlock()
-	}()
+	defer r.endBusy()
 	return r.restoreCost(), true
 }
 
