@@ -27,6 +27,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
@@ -37,7 +39,13 @@ const maxPatchSkips = 50
 
 // checkpoints is a Runner's snapshot state.
 type checkpoints struct {
-	store *snapshot.Store // nil when off
+	// The store opens on first use (openStore): a one-step answer that
+	// changes no file never pays for it. dir is set when checkpoints are
+	// on; mu guards store and off, which the TUI's Diff may read while
+	// the loop takes a snapshot.
+	mu    sync.Mutex
+	dir   string
+	store *snapshot.Store // nil when off or not opened yet
 	off   string          // why they are off ("" when on, or switched off by the config)
 
 	// Owned by the loop goroutine (whoever holds busy):
@@ -55,28 +63,57 @@ type pendingAfter struct {
 	err       error
 }
 
-// openCheckpoints opens the directory's snapshot store — which finishes a
-// restore a crash interrupted — and notes why checkpoints are off, or what
-// the recovery restored.
+// openCheckpoints prepares checkpoints for the session's directory. The
+// store itself opens on first use (Runner.checkpointStore), so start-up
+// pays nothing for it — except when git is missing (say so now, once) or a
+// restore a crash interrupted is waiting (finish it now, and say what it
+// restored): both are a stat, not a git process.
 func (r *Runner) openCheckpoints(ctx context.Context, dir string) {
 	c := r.opt.Config
 	if !c.Snapshots.Enabled || c.DataDir == "" || dir == "" {
 		return
 	}
-	st, err := snapshot.Open(ctx, c.DataDir, dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes})
+	r.cp.dir = dir
+	if _, err := exec.LookPath("git"); err != nil || snapshot.Interrupted(c.DataDir, dir) {
+		r.checkpointStore(ctx)
+	}
+}
+
+// checkpointStore returns the directory's snapshot store, opening it on
+// first use; nil when checkpoints are off (r.cp.off says why, noted once).
+func (r *Runner) checkpointStore(ctx context.Context) *snapshot.Store {
+	r.cp.mu.Lock()
+	if r.cp.store != nil || r.cp.off != "" || r.cp.dir == "" {
+		defer r.cp.mu.Unlock()
+		return r.cp.store
+	}
+	c := r.opt.Config
+	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes})
+	var note string
 	if err != nil {
-		msg := err.Error()
+		note = err.Error()
 		if !errors.Is(err, snapshot.ErrUnavailable) {
-			msg = "checkpoints are off: " + msg
+			note = "checkpoints are off: " + note
 		}
-		r.cp.off = msg
-		r.note(msg)
-		return
+		r.cp.off, st = note, nil
+	} else {
+		r.cp.store = st
+		if rec := st.Recovered(); rec != nil {
+			note = recoveryNote(rec)
+		}
 	}
-	r.cp.store = st
-	if rec := st.Recovered(); rec != nil {
-		r.note(recoveryNote(rec))
+	r.cp.mu.Unlock()
+	if note != "" {
+		r.note(note) // outside cp.mu: an observer may ask for the notes
 	}
+	return st
+}
+
+// checkpointsOff says why checkpoints are off, "" when they are on.
+func (r *Runner) checkpointsOff() string {
+	r.cp.mu.Lock()
+	defer r.cp.mu.Unlock()
+	return r.cp.off
 }
 
 // recoveryNote says what Open's recovery of an interrupted restore did.
@@ -107,7 +144,7 @@ func (r *Runner) Notes() []string {
 
 // CheckpointsOff returns why checkpoints are off, or "" when they are on
 // (or switched off in the config).
-func (r *Runner) CheckpointsOff() string { return r.cp.off }
+func (r *Runner) CheckpointsOff() string { return r.checkpointsOff() }
 
 // mutates reports whether any of the calls can change files.
 func (r *Runner) mutates(e *message.Entry, calls []int) bool {
@@ -123,8 +160,12 @@ func (r *Runner) mutates(e *message.Entry, calls []int) bool {
 // "after" snapshot when any of them can change files: the one entry point
 // of checkpoints in a step.
 func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []int, run func()) {
-	st := r.cp.store
-	if st == nil || !r.mutates(e, calls) {
+	if !r.mutates(e, calls) {
+		run()
+		return
+	}
+	st := r.checkpointStore(ctx)
+	if st == nil {
 		run()
 		return
 	}
@@ -180,8 +221,8 @@ func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
 // settleCheckpoint ends a turn's checkpoints: the last "after" is joined
 // and its patch stored, and the next turn starts with a fresh "before".
 func (r *Runner) settleCheckpoint(ctx context.Context) {
-	if r.cp.store == nil {
-		return
+	if r.cp.pending == nil && r.cp.last.ID == "" {
+		return // no snapshot was taken this turn
 	}
 	r.joinAfter(context.WithoutCancel(ctx))
 	r.cp.last = snapshot.Snapshot{}

@@ -287,10 +287,11 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 	res := &RewindResult{UserText: plan.userText}
 	rw := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRewind, Mode: mode, MessageID: plan.from}
 	if mode != message.RewindConversation {
+		store := r.checkpointStore(ctx)
 		switch {
-		case r.cp.store == nil && r.cp.off != "":
-			res.FilesNote = r.cp.off
-		case r.cp.store == nil:
+		case store == nil && r.checkpointsOff() != "":
+			res.FilesNote = r.checkpointsOff()
+		case store == nil:
 			res.FilesNote = "checkpoints are switched off (snapshots.enabled)"
 		case plan.target == "":
 			res.FilesNote = "no file changed since that message"
@@ -299,7 +300,7 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 			return nil, fmt.Errorf("rewind: files not restored: %s", res.FilesNote)
 		}
 		if res.FilesNote == "" {
-			rr, err := r.cp.store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
+			rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
 				Paths: plan.paths, Expect: snapshot.ID(plan.expect), Force: opt.Force,
 			})
 			if err != nil {
@@ -350,11 +351,12 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 	res := &RewindResult{}
 	redo := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRedo, Mode: rw.Mode, MessageID: rw.MessageID, Redoes: rw.ID}
 	if rw.Before != "" {
-		if r.cp.store == nil {
-			return nil, fmt.Errorf("redo: files not restored: %s", r.cp.off)
+		store := r.checkpointStore(ctx)
+		if store == nil {
+			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
 		}
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
-		rr, err := r.cp.store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
+		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
 		})
 		if err != nil {
@@ -412,10 +414,11 @@ type TurnDiff struct {
 // Diff returns the patch of turn n (1 the first; 0 the last) of the
 // conversation as it stands.
 func (r *Runner) Diff(ctx context.Context, n int) (*TurnDiff, error) {
-	if r.cp.store == nil {
-		return nil, fmt.Errorf("diff: %s", orElse(r.cp.off, "checkpoints are switched off (snapshots.enabled)"))
+	store := r.checkpointStore(ctx)
+	if store == nil {
+		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
 	}
-	return DiffTurn(ctx, r.cp.store, r.History(), n)
+	return DiffTurn(ctx, store, r.History(), n)
 }
 
 // DiffTurn returns the patch of turn n (1 the first; 0 the last) of
@@ -448,7 +451,7 @@ func DiffTurn(ctx context.Context, st *snapshot.Store, history []message.Entry, 
 // Fork copies the session up to and including message atID ("" for all
 // of it) into a new session, and returns it. See ForkSession.
 func (r *Runner) Fork(ctx context.Context, atID string) (*message.Session, error) {
-	return ForkSession(ctx, r.store, r.cp.store, r.sess.ID, atID)
+	return ForkSession(ctx, r.store, r.checkpointStore(ctx), r.sess.ID, atID)
 }
 
 // ForkSession copies session id up to and including message atID ("" for
