@@ -104,6 +104,36 @@ func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error 
 	return err
 }
 
+// CompactAfter summarises everything sent after the message keepTo and
+// keeps everything sent up to and including it verbatim, before the
+// summary ("summarise after here" in the chat's picker), with optional
+// focus instructions. The summary carries on the previous one; no tail is
+// kept; a later compaction summarises the head like any other old message.
+// It fails if a turn is running, if the message is not sent, or if nothing
+// is sent after it.
+func (r *Runner) CompactAfter(ctx context.Context, keepTo, focus string) error {
+	r.mu.Lock()
+	if r.busy {
+		r.mu.Unlock()
+		return fmt.Errorf("compact: %w", ErrBusy)
+	}
+	r.busy = true
+	r.idle = make(chan struct{})
+	r.mu.Unlock()
+	r.breaker = compact.Breaker{}
+	req := compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo}
+	_, err := r.makePlan(req)
+	if err == nil {
+		err = r.compact(ctx, req)
+	}
+	res := TurnResult{FinishReason: "compacted"}
+	if err != nil {
+		res = TurnResult{FinishReason: FinishError, Err: err}
+	}
+	r.setIdle(res)
+	return err
+}
+
 // compactRequest says why a compaction runs.
 type compactRequest struct {
 	auto   bool
@@ -117,12 +147,20 @@ type compactRequest struct {
 	// verbatim ("summarise up to here", CompactUpTo): the plan is the
 	// user's, and any shrink is enough.
 	keepFrom string
+	// keepTo, when set, is the message up to which the history stays
+	// verbatim before the summary ("summarise after here", CompactAfter):
+	// the plan is the user's, and any shrink is enough.
+	keepTo string
 	// refused is our estimate of a request the provider refused for its
 	// size (0: none); the compaction must bring the request below it. Such
 	// a compaction is an emergency (CompactionState.Emergency): it runs
 	// even with compaction.auto off.
 	refused int64
 }
+
+// userPlan reports whether the user chose what stays verbatim (summarise
+// up to or after here).
+func (req compactRequest) userPlan() bool { return req.keepFrom != "" || req.keepTo != "" }
 
 // errNotApplied marks an attempt that was logged but changed nothing.
 var errNotApplied = errors.New("compaction attempt not applied")
@@ -179,7 +217,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) error {
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
-		case target > 0 && after > target && req.keepFrom == "":
+		case target > 0 && after > target && !req.userPlan():
 			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
 		default:
 			return r.afterCompaction(ctx, req)
@@ -261,6 +299,9 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
+	if len(plan.Head) > 0 {
+		state.HeadUpTo = plan.Head[len(plan.Head)-1].Message.ID
+	}
 	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
 	text, writer, err := r.summarise(ctx, plan, req.focus, writer)
 	state.Model = writer
@@ -305,9 +346,9 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	point := r.fitPoint()
 	budget := max(point/2-sys-tl-pins, point/8)
 	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
-	if req.keepFrom != "" {
+	if req.userPlan() {
 		// The user chose what stays verbatim: no model-free dropping.
-		return errors.New("summarise up to here needs a summary, and none could be written")
+		return errors.New("summarising up to or after a message needs a summary, and none could be written")
 	}
 	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
 		return ErrNothingToCompact
@@ -330,8 +371,18 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 }
 
 // makePlan is the compaction's plan: the user's split for "summarise up
-// to here", else MakePlan's.
+// to here" or "summarise after here", else MakePlan's.
 func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
+	if req.keepTo != "" {
+		p, err := compact.PlanAfter(r.history, r.est, r.planOptions(), req.keepTo)
+		if err != nil {
+			return compact.Plan{}, fmt.Errorf("summarise after message %s: %w", req.keepTo, err)
+		}
+		if len(p.Summarize) == 0 {
+			return compact.Plan{}, fmt.Errorf("summarise after message %s: %w", req.keepTo, ErrNothingToCompact)
+		}
+		return p, nil
+	}
 	if req.keepFrom != "" {
 		p, err := compact.PlanUpTo(r.history, r.est, r.planOptions(), req.keepFrom)
 		if err != nil {

@@ -45,15 +45,20 @@ func pinsTokens(pins []message.Pin, est tokens.Estimator) int64 {
 }
 
 // withPins puts the pins message into conv (the converted conversation):
-// after the summary when the history has one (it is sent first), else
-// first.
+// right after the summary when the history has one (it is sent first, or
+// after the head a "summarise after here" kept), else first.
 func withPins(conv []openai.ChatCompletionMessage, text string, summarised bool) []openai.ChatCompletionMessage {
 	if text == "" {
 		return conv
 	}
 	at := 0
-	if summarised && len(conv) > 0 {
-		at = 1
+	if summarised {
+		for i := len(conv) - 1; i >= 0; i-- {
+			if conv[i].Role == openai.ChatMessageRoleUser && strings.HasPrefix(conv[i].Content, SummaryPreamble) {
+				at = i + 1
+				break
+			}
+		}
 	}
 	out := make([]openai.ChatCompletionMessage, 0, len(conv)+1)
 	out = append(out, conv[:at]...)

@@ -184,6 +184,13 @@ type CompactionState struct {
 	// TailFrom is the id of the oldest message kept verbatim after the
 	// summary; empty when no tail was kept.
 	TailFrom string `json:"tail_from,omitempty"`
+	// HeadUpTo is set by "summarise after here": the id of the newest
+	// message kept verbatim before the summary, which covers what came
+	// after it. What was sent before the compaction, up to and including
+	// it (less the previous summary, which the new one carries on), is
+	// sent before the summary (tokens.VisibleHistory). The next compaction
+	// summarises the head like any other old message.
+	HeadUpTo string `json:"head_up_to,omitempty"`
 	// Outcome is what the attempt did: "summary" or "fallback" (applied),
 	// "rejected" or "failed" (not applied; Rejected is set too).
 	Outcome string `json:"outcome,omitempty"`

@@ -135,6 +135,10 @@ const (
 type Horizon struct {
 	SummaryID string // "" when no summary is in force: everything is visible
 	TailFrom  string // the oldest message kept verbatim before the summary
+	// HeadUpTo is the newest message a "summarise after here" compaction
+	// kept verbatim before its summary: what Before sends up to it is sent.
+	HeadUpTo string
+	Before   *Horizon
 }
 
 // HorizonOf finds the horizon from a session's compaction parts (oldest
@@ -145,15 +149,23 @@ func HorizonOf(compactions []message.Part) Horizon {
 		if c == nil || c.Rejected || c.SummaryID == "" || !c.UndoneAt.IsZero() {
 			continue
 		}
-		return Horizon{SummaryID: c.SummaryID, TailFrom: c.TailFrom}
+		h := Horizon{SummaryID: c.SummaryID, TailFrom: c.TailFrom}
+		if c.HeadUpTo != "" {
+			before := HorizonOf(compactions[:i])
+			h.HeadUpTo, h.Before = c.HeadUpTo, &before
+		}
+		return h
 	}
 	return Horizon{}
 }
 
 // Sends reports whether a message is sent to the model: it is the summary,
-// follows it, or is in the kept tail.
+// follows it, is in the kept tail, or in the kept head.
 func (h Horizon) Sends(messageID string) bool {
 	if h.SummaryID == "" {
+		return true
+	}
+	if h.HeadUpTo != "" && messageID <= h.HeadUpTo && h.Before != nil && h.Before.Sends(messageID) {
 		return true
 	}
 	if h.TailFrom != "" && messageID >= h.TailFrom {

@@ -224,3 +224,17 @@ func TestPage(t *testing.T) {
 		t.Errorf("byte-capped page %+v", got)
 	}
 }
+
+// TestHorizonWithHead: a "summarise after here" compaction sends what the
+// horizon before it sent up to the chosen message.
+func TestHorizonWithHead(t *testing.T) {
+	hz := HorizonOf([]message.Part{
+		{Compaction: &message.CompactionState{SummaryID: "M10", TailFrom: "M08", Outcome: message.CompactionSummary}},
+		{Compaction: &message.CompactionState{SummaryID: "M20", HeadUpTo: "M12", Outcome: message.CompactionSummary}},
+	})
+	for id, want := range map[string]bool{"M07": false, "M09": true, "M12": true, "M14": false, "M20": true, "M21": true} {
+		if got := hz.Sends(id); got != want {
+			t.Errorf("Sends(%s) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -246,7 +246,7 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 				p.ID, p.SessionID, p.MessageID = message.NewID(), fork.ID, m.ID
 				if c := p.Compaction; c != nil {
 					cc := *c
-					cc.SummaryID, cc.TailFrom = mapID(c.SummaryID), mapID(c.TailFrom)
+					cc.SummaryID, cc.TailFrom, cc.HeadUpTo = mapID(c.SummaryID), mapID(c.TailFrom), mapID(c.HeadUpTo)
 					p.Compaction = &cc
 				}
 				state, err := encodeState(&p)

@@ -23,7 +23,7 @@ type command struct {
 var commands = []command{
 	{name: "context", help: "where the context tokens go (the calculator's snapshot)"},
 	{name: "compact", args: "[focus]", help: "summarise the conversation now, optionally focused; --preview shows the plan without a request; /compact undo restores what the last one replaced"},
-	{name: "summarise", help: "summarise up to a message you pick; it and what follows stay verbatim"},
+	{name: "summarise", help: "summarise what came before or after a message you pick; the rest stays verbatim"},
 	{name: "summary", args: "edit", help: "edit the newest summary ($EDITOR when set); later requests carry your text"},
 	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
 	{name: "pins", help: "list, edit and remove the pinned facts"},

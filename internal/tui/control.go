@@ -5,8 +5,9 @@ package tui
 // near the compaction point; /pin and /pins keep facts that every request
 // carries after the summary; /summary edit replaces the newest summary
 // ($EDITOR through tea.ExecProcess when set, else a panel here);
-// /summarise picks a user message and summarises everything before it,
-// keeping it and what follows verbatim. Every runner call runs in a
+// /summarise picks a user message, then summarises everything before it
+// (keeping it and what follows verbatim) or everything after it (keeping
+// it and what came before verbatim). Every runner call runs in a
 // tea.Cmd; its result comes back as a controlMsg.
 
 import (
@@ -391,11 +392,40 @@ func (msg summariseLoadedMsg) apply(m *Model) tea.Cmd {
 	if msg.err != nil {
 		return m.setFlash("summarise: "+msg.err.Error(), 3*time.Second)
 	}
-	if len(msg.entries) < 2 {
-		return m.setFlash("nothing to summarise yet: it takes two messages of yours since the last summary", 3*time.Second)
+	if len(msg.entries) == 0 {
+		return m.setFlash("nothing to summarise yet: no message of yours since the last summary", 3*time.Second)
 	}
-	m.drawer = &picker{title: "Summarise up to here · the chosen message and all after it stay verbatim",
-		entries: msg.entries[1:], choose: func(m *Model, id string) tea.Cmd { return m.summariseUpTo(id) }}
+	first := msg.entries[0].value
+	m.drawer = &picker{title: "Summarise · pick a message, then what to summarise around it",
+		entries: msg.entries, choose: func(m *Model, id string) tea.Cmd {
+			return func() tea.Msg { return summariseChosenMsg{id: id, first: id == first} }
+		}}
+	return nil
+}
+
+// summariseChosenMsg is the message picked in /summarise; first is set
+// for the oldest one offered, before which nothing can be summarised.
+type summariseChosenMsg struct {
+	id    string
+	first bool
+}
+
+// Summarise what came before or after the chosen message.
+const (
+	summariseBefore = "before"
+	summariseAfter  = "after"
+)
+
+func (msg summariseChosenMsg) apply(m *Model) tea.Cmd {
+	var entries []pickerEntry
+	if !msg.first {
+		entries = append(entries, pickerEntry{value: summariseBefore, label: "Summarise what came before it",
+			detail: "it and all after it stay verbatim"})
+	}
+	entries = append(entries, pickerEntry{value: summariseAfter, label: "Summarise what came after it",
+		detail: "all up to it stays verbatim"})
+	m.drawer = &picker{title: "Summarise · around the chosen message", entries: entries,
+		choose: func(m *Model, which string) tea.Cmd { return m.summariseAround(msg.id, which == summariseAfter) }}
 	return nil
 }
 
@@ -435,8 +465,10 @@ func (m *Model) openSummarise() tea.Cmd {
 	}
 }
 
-// summariseUpTo compacts everything before the message id.
-func (m *Model) summariseUpTo(id string) tea.Cmd {
+// summariseAround compacts everything before the message id (keeping it
+// and what follows), or, with after, everything after it (keeping it and
+// what came before).
+func (m *Model) summariseAround(id string, after bool) tea.Cmd {
 	if m.runner == nil || m.busy || m.compacting {
 		return m.setFlash("the agent is busy: wait for the turn to end", 3*time.Second)
 	}
@@ -447,6 +479,9 @@ func (m *Model) summariseUpTo(id string) tea.Cmd {
 	r := m.runner
 	return func() tea.Msg {
 		defer cancel()
+		if after {
+			return compactedMsg{err: r.CompactAfter(ctx, id, "")}
+		}
 		return compactedMsg{err: r.CompactUpTo(ctx, id, "")}
 	}
 }

@@ -49,7 +49,7 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 
 	h.typeText("/summarise")
 	h.key("enter")
-	h.waitScreen("Summarise up to here")
+	h.waitScreen("pick a message, then what to summarise")
 	if s := h.screen(); !strings.Contains(s, "two") || !strings.Contains(s, "three") {
 		t.Errorf("the picker lacks the user messages:\n%s", s)
 	}
@@ -79,5 +79,61 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 	}
 	if !carried || !pinned {
 		t.Errorf("the next request carries the edit %v, the pin %v", carried, pinned)
+	}
+}
+
+// TestSummariseAfterChoice: /summarise, a picked message, then "what came
+// after it": the next request carries the messages up to it verbatim,
+// then the summary, and nothing of what came after; the first message
+// offers no "before".
+func TestSummariseAfterChoice(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.Text("first answer"),
+		pt.Text("second answer"),
+		pt.Text("third answer " + strings.Repeat("word ", 200)),
+		pt.Text("## Goal\nsummary of the tangent"),
+		pt.Text("fourth answer"),
+	})
+	for _, s := range []string{"one", "two", "three"} {
+		h.typeText(s)
+		h.key("enter")
+		h.waitFor("idle", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "▌ "+s) })
+	}
+	h.typeText("/summarise")
+	h.key("enter")
+	h.waitScreen("pick a message, then what to summarise")
+	h.typeText("one")
+	h.key("enter")
+	h.waitScreen("around the chosen message")
+	if s := h.screen(); strings.Contains(s, "what came before it") || !strings.Contains(s, "what came after it") {
+		t.Errorf("the first message's choices:\n%s", s)
+	}
+	h.key("esc")
+
+	h.typeText("/summarise")
+	h.key("enter")
+	h.waitScreen("pick a message, then what to summarise")
+	h.typeText("two")
+	h.key("enter")
+	h.waitScreen("Summarise what came before it")
+	h.typeText("came after")
+	h.key("enter")
+	h.waitFor("the compaction to end", func(m *Model) bool { return strings.Contains(screenOf(m), "context compacted") && !m.compacting })
+	h.typeText("four")
+	h.key("enter")
+	h.waitFor("idle", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "fourth answer") })
+	reqs := h.srv.Requests()
+	var sent []string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		switch {
+		case m.Role == "system":
+		case strings.Contains(m.Content, "summary of the tangent"):
+			sent = append(sent, "summary")
+		default:
+			sent = append(sent, m.Content)
+		}
+	}
+	if got, want := strings.Join(sent, " | "), "one | first answer | two | summary | four"; got != want {
+		t.Errorf("sent = %q, want %q", got, want)
 	}
 }

@@ -57,10 +57,11 @@ func PlanFallback(history []message.Entry, est tokens.Estimator, opt Options, bu
 		return Fallback{}, false
 	}
 	v := tokens.VisibleHistory(history)
-	// The previous compaction's kept tail is stored before its summary:
-	// it cannot be kept after a new one, so it is always dropped.
-	old := p.Summarize[:len(v.Kept)]
-	region := pruned(p.Summarize[len(v.Kept):], &f.Prune)
+	// The previous compaction's kept head and tail are stored before its
+	// summary: they cannot be kept after a new one, so they are always
+	// dropped.
+	old := p.Summarize[:len(v.Head)+len(v.Kept)]
+	region := pruned(p.Summarize[len(v.Head)+len(v.Kept):], &f.Prune)
 
 	var earlier string
 	var candidates []string

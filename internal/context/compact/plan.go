@@ -42,8 +42,9 @@ type Plan struct {
 	// starts from it.
 	PreviousSummary *message.Entry
 	// Summarize are the entries the new summary must cover, oldest first:
-	// the tail the previous compaction kept, then what came after the
-	// previous summary up to the new tail.
+	// the head and the tail the previous compaction kept, then what came
+	// after the previous summary up to the new tail (for PlanAfter: what
+	// is sent after the chosen message).
 	Summarize []message.Entry
 	// Tail are the last entries kept verbatim after the new summary
 	// (CompactionState.TailFrom is the id of the first). It is bounded by
@@ -61,6 +62,10 @@ type Plan struct {
 	// one that does not fit is skipped so older short rules still can, and
 	// repeats are kept once (the newest).
 	UserMessages []string
+	// Head are the entries kept verbatim before the new summary
+	// (CompactionState.HeadUpTo is the id of the last); only PlanAfter
+	// keeps one. MakePlan summarises an earlier compaction's head.
+	Head []message.Entry
 }
 
 // MakePlan splits history (as stored, oldest first) for a compaction. est
@@ -73,13 +78,14 @@ func MakePlan(history []message.Entry, est tokens.Estimator, opt Options) Plan {
 	after := v.After
 	// Something must be left to summarise.
 	minStart := 0
-	if len(v.Kept) == 0 {
+	if len(v.Head)+len(v.Kept) == 0 {
 		minStart = 1
 	}
 	start := tailStart(after, est, opt, minStart)
 
 	p := Plan{PreviousSummary: v.Summary, Tail: after[start:]}
-	p.Summarize = make([]message.Entry, 0, len(v.Kept)+start)
+	p.Summarize = make([]message.Entry, 0, len(v.Head)+len(v.Kept)+start)
+	p.Summarize = append(p.Summarize, v.Head...)
 	p.Summarize = append(p.Summarize, v.Kept...)
 	p.Summarize = append(p.Summarize, after[:start]...)
 
@@ -247,7 +253,8 @@ func joinText(parts []message.Part) string {
 }
 
 // EstimateAfter returns what the visible history will cost once this
-// compaction is stored: a summary message with summaryBody, then the tail.
+// compaction is stored: the head, a summary message with summaryBody, then
+// the tail.
 // Add the system prompt and tool schemas (Snapshot.Breakdown) for the
 // calculator's total, e.g. as Validate's tokensAfter.
 func (p Plan) EstimateAfter(summaryBody string, est tokens.Estimator) int64 {
@@ -255,5 +262,5 @@ func (p Plan) EstimateAfter(summaryBody string, est tokens.Estimator) int64 {
 		Message: message.Message{Role: message.RoleAssistant, Summary: true},
 		Parts:   []message.Part{{Type: message.PartText, Text: summaryBody}},
 	}
-	return tokens.EstimateEntries([]message.Entry{summary}, est) + tokens.EstimateEntries(p.Tail, est)
+	return tokens.EstimateEntries(p.Head, est) + tokens.EstimateEntries([]message.Entry{summary}, est) + tokens.EstimateEntries(p.Tail, est)
 }

@@ -370,3 +370,61 @@ func TestUserMessagesKeepTheTaskAndRules(t *testing.T) {
 		t.Errorf("the newest follow-up was not kept: %q", last)
 	}
 }
+
+// TestPlanAfter: "summarise after here" keeps what is sent up to the chosen
+// message (the previous tail included) as the head and summarises the
+// rest; once stored, MakePlan summarises that head with what follows, and
+// the fallback never keeps it; an unknown message is refused.
+func TestPlanAfter(t *testing.T) {
+	var h history
+	h.user("u1", 10).assistant("a1", 10).user("u2", 10).assistant("a2", 10).summary("S1", "u2")
+	h.user("u3", 10).assistant("a3", 10).user("u4", 10).assistant("a4", 10)
+
+	p, err := PlanAfter(h.entries, nil, DefaultOptions(10000, 1000), idOf(h, "a3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p.Head) + " | " + names(p.Summarize) + " | " + names(p.Tail); got != "u2 a2 u3 a3 | u4 a4 | " {
+		t.Errorf("head | summarise | tail = %q", got)
+	}
+	if p.PreviousSummary == nil || entryName[p.PreviousSummary.Message.ID] != "S" {
+		t.Errorf("the previous summary is not carried on")
+	}
+	if _, err := PlanAfter(h.entries, nil, DefaultOptions(10000, 1000), idOf(h, "a1")); !errors.Is(err, ErrNotInRange) {
+		t.Errorf("a summarised message: %v", err)
+	}
+
+	// Stored: marker (HeadUpTo a3), summary, then a new turn.
+	h.add(message.RoleUser, "marker", message.Part{Type: message.PartCompaction,
+		Compaction: &message.CompactionState{HeadUpTo: idOf(h, "a3")}})
+	markerIdx := len(h.entries) - 1
+	s := h.add(message.RoleAssistant, "S", message.Part{Type: message.PartText, Text: "S2"})
+	s.Message.Summary = true
+	h.entries[markerIdx].Parts[0].Compaction.SummaryID = s.Message.ID
+	h.user("u5", 10).assistant("a5", 10)
+
+	if got := names(tokens.VisibleHistory(h.entries).Entries()); got != "u2 a2 u3 a3 S u5 a5" {
+		t.Errorf("sent = %q", got)
+	}
+	next := MakePlan(h.entries, nil, Options{TailTurns: 1, TailBudget: 1000})
+	if got := names(next.Summarize) + " | " + names(next.Tail); got != "u2 a2 u3 a3 | u5 a5" {
+		t.Errorf("next plan: summarise | tail = %q", got)
+	}
+	headless := Plan{Tail: p.Tail}
+	if got, want := p.EstimateAfter("x", tokens.Chars{})-headless.EstimateAfter("x", tokens.Chars{}), tokens.EstimateEntries(p.Head, tokens.Chars{}); got != want {
+		t.Errorf("EstimateAfter counts %d for the head, want %d", got, want)
+	}
+	f, ok := PlanFallback(h.entries, nil, Options{TailTurns: 1, TailBudget: 1000}, 1)
+	if !ok || f.KeepFrom != idOf(h, "u5") {
+		t.Errorf("fallback keeps from %q (ok %v), want u5", entryName[f.KeepFrom], ok)
+	}
+}
+
+func idOf(h history, name string) string {
+	for _, e := range h.entries {
+		if entryName[e.Message.ID] == name {
+			return e.Message.ID
+		}
+	}
+	return ""
+}

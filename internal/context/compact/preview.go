@@ -114,8 +114,37 @@ func PlanUpTo(history []message.Entry, est tokens.Estimator, opt Options, keepFr
 	// MakePlan with no tail of its own, then the chosen tail.
 	opt.TailTurns = 0
 	full := MakePlan(history, est, opt)
-	cut := len(v.Kept) + start
+	cut := len(v.Head) + len(v.Kept) + start
 	p := Plan{PreviousSummary: full.PreviousSummary, Summarize: full.Summarize[:cut], Tail: v.After[start:]}
+	p.UserMessages = selectUserMessages(userCandidates(v.Summary, p.Summarize), est, opt.UserBudget)
+	return p, nil
+}
+
+// PlanAfter is the plan for "summarise after here": what is sent up to
+// and including the message keepTo (an earlier compaction's head and kept
+// tail included) stays verbatim before the new summary, whatever its
+// size (the user chose it); the summary covers the previous summary and
+// everything sent after keepTo, and no tail is kept. The head ends at a
+// whole message, so every tool call in it keeps its result (a result
+// lives in the message of its call). The user messages kept word for word
+// are chosen from the summarised range as MakePlan chooses them.
+func PlanAfter(history []message.Entry, est tokens.Estimator, opt Options, keepTo string) (Plan, error) {
+	if est == nil {
+		est = tokens.Chars{}
+	}
+	v := tokens.VisibleHistory(history)
+	sent := make([]message.Entry, 0, len(v.Head)+len(v.Kept)+len(v.After))
+	sent = append(append(append(sent, v.Head...), v.Kept...), v.After...)
+	end := -1
+	for i, e := range sent {
+		if e.Message.ID == keepTo {
+			end = i + 1
+		}
+	}
+	if end < 0 {
+		return Plan{}, ErrNotInRange
+	}
+	p := Plan{PreviousSummary: v.Summary, Head: sent[:end:end], Summarize: sent[end:]}
 	p.UserMessages = selectUserMessages(userCandidates(v.Summary, p.Summarize), est, opt.UserBudget)
 	return p, nil
 }

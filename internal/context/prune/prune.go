@@ -124,10 +124,10 @@ func Pass(history []message.Entry, est tokens.Estimator, opt Options) Result {
 		}
 		return true
 	}
-	// Sent order is summary, kept tail, the rest: walk it backwards and
-	// stop at the summary.
-	if walk(v.After) {
-		walk(v.Kept)
+	// Sent order is kept head, summary, kept tail, the rest: walk it
+	// backwards, over the summary.
+	if walk(v.After) && walk(v.Kept) {
+		walk(v.Head)
 	}
 	if saved <= opt.Minimum {
 		return Result{Walked: res.Walked}

@@ -20,6 +20,11 @@ const noOutput = "(no output)"
 
 // Visible is stored history split the way it is sent to the model.
 type Visible struct {
+	// Head are the entries a "summarise after here" compaction
+	// (CompactionState.HeadUpTo) kept verbatim before its summary: what was
+	// sent before it up to and including that message, less the previous
+	// summary (the new summary carries it on). Nil otherwise.
+	Head []message.Entry
 	// Summary is the newest summary message, nil if there is none.
 	Summary *message.Entry
 	// Kept are the entries stored before the summary that its compaction
@@ -30,10 +35,11 @@ type Visible struct {
 	After []message.Entry
 }
 
-// Entries returns the visible entries in the order they are sent: summary,
-// kept tail, then the rest.
+// Entries returns the visible entries in the order they are sent: kept
+// head, summary, kept tail, then the rest.
 func (v Visible) Entries() []message.Entry {
-	out := make([]message.Entry, 0, 1+len(v.Kept)+len(v.After))
+	out := make([]message.Entry, 0, 1+len(v.Head)+len(v.Kept)+len(v.After))
+	out = append(out, v.Head...)
 	if v.Summary != nil {
 		out = append(out, *v.Summary)
 	}
@@ -43,7 +49,7 @@ func (v Visible) Entries() []message.Entry {
 
 // Len returns the number of visible entries.
 func (v Visible) Len() int {
-	n := len(v.Kept) + len(v.After)
+	n := len(v.Head) + len(v.Kept) + len(v.After)
 	if v.Summary != nil {
 		n++
 	}
@@ -56,10 +62,16 @@ func (v Visible) Len() int {
 // tail its compaction kept; entries that only record a compaction (a user
 // message whose parts are all compaction parts) are never sent.
 //
-// It also accepts history already in sent order (summary, kept tail, rest,
-// as Entries returns it), recognising the kept tail by its ids, older than
-// the summary's: VisibleHistory(VisibleHistory(h).Entries()) splits like
-// VisibleHistory(h).
+// A compaction that kept a head (CompactionState.HeadUpTo, "summarise
+// after here") sends, before its summary, what was sent before it (the
+// visible history of the entries stored before its marker, less their
+// summary) up to and including that message.
+//
+// It also accepts history already in sent order (kept head, summary, kept
+// tail, rest, as Entries returns it), recognising the head as what comes
+// before the summary when no compaction marker does, and the kept tail by
+// its ids, older than the summary's: VisibleHistory(VisibleHistory(h).Entries())
+// splits like VisibleHistory(h).
 //
 // A summary whose compaction was undone (CompactionState.UndoneAt) is
 // neither sent nor a boundary: the history it replaced is sent again.
@@ -77,17 +89,24 @@ func VisibleHistory(history []message.Entry) Visible {
 		return Visible{After: withoutMarkers(history, undone)}
 	}
 	v := Visible{Summary: &history[sumIdx], After: withoutMarkers(history[sumIdx+1:], undone)}
-	if c := compactionOf(history, sumIdx); c != nil && c.TailFrom != "" {
-		for i := 0; i < sumIdx; i++ {
-			if history[i].Message.ID >= c.TailFrom {
-				v.Kept = withoutMarkers(history[i:sumIdx], undone)
-				break
+	if c, at := compactionOf(history, sumIdx); c != nil {
+		if c.HeadUpTo != "" {
+			v.Head = headUpTo(VisibleHistory(history[:at]), c.HeadUpTo)
+		}
+		if c.TailFrom != "" {
+			for i := 0; i < sumIdx; i++ {
+				if history[i].Message.ID >= c.TailFrom {
+					v.Kept = withoutMarkers(history[i:sumIdx], undone)
+					break
+				}
 			}
 		}
 		return v
 	}
 	// Already in sent order (the output of Entries, or of the loop's own
-	// Visible): the kept tail follows the summary with older ids.
+	// Visible): the head precedes the summary, and the kept tail follows
+	// it with older ids.
+	v.Head = history[:sumIdx]
 	if sid := v.Summary.Message.ID; sid != "" {
 		k := 0
 		for k < len(v.After) && v.After[k].Message.ID != "" && v.After[k].Message.ID < sid {
@@ -98,25 +117,42 @@ func VisibleHistory(history []message.Entry) Visible {
 	return v
 }
 
+// headUpTo returns what prev sends before the new summary of a
+// compaction that kept a head up to and including the message id: prev's
+// head, kept tail and rest, cut after that message (prev's summary is
+// carried on by the new one). Nil when the message is not among them.
+func headUpTo(prev Visible, id string) []message.Entry {
+	sent := make([]message.Entry, 0, len(prev.Head)+len(prev.Kept)+len(prev.After))
+	sent = append(append(append(sent, prev.Head...), prev.Kept...), prev.After...)
+	for i := range sent {
+		if sent[i].Message.ID == id {
+			return sent[: i+1 : i+1]
+		}
+	}
+	return nil
+}
+
 // compactionOf finds the compaction part that produced the summary at
-// history[sumIdx]: the newest one before it naming it, else the newest one
-// before it.
-func compactionOf(history []message.Entry, sumIdx int) *message.CompactionState {
+// history[sumIdx], and the index of its entry: the newest one before it
+// naming it, else the newest one before it; nil and -1 when there is none
+// (history already in sent order).
+func compactionOf(history []message.Entry, sumIdx int) (*message.CompactionState, int) {
 	var fallback *message.CompactionState
+	at := -1
 	for i := sumIdx - 1; i >= 0; i-- {
 		for _, p := range history[i].Parts {
 			if p.Type != message.PartCompaction || p.Compaction == nil {
 				continue
 			}
 			if p.Compaction.SummaryID == history[sumIdx].Message.ID {
-				return p.Compaction
+				return p.Compaction, i
 			}
 			if fallback == nil {
-				fallback = p.Compaction
+				fallback, at = p.Compaction, i
 			}
 		}
 	}
-	return fallback
+	return fallback, at
 }
 
 // IsMarker reports whether an entry only records a compaction (a user

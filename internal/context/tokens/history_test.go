@@ -159,3 +159,60 @@ func TestVisibleHistory(t *testing.T) {
 		t.Errorf("no summary: Entries = %s, want %s", got, want)
 	}
 }
+
+// TestVisibleHistoryHead: a "summarise after here" compaction
+// (CompactionState.HeadUpTo) sends what was sent before it up to the
+// chosen message — the previous compaction's kept tail and what followed
+// its summary, not that summary — then its own summary, then the rest; a
+// second one keeps the first one's head; sent order splits the same way;
+// Restore prices the head.
+func TestVisibleHistoryHead(t *testing.T) {
+	var b builder
+	b.user("old")                                                                 // m0001
+	tail := b.user("tail question")                                               // m0003
+	marker1 := b.msg(message.RoleUser, compactionPart(message.CompactionState{})) // m0005
+	sum1 := b.msg(message.RoleAssistant, textPart("summary one"))                 // m0007
+	sum1.Message.Summary = true
+	marker1.Parts[0].Compaction.SummaryID, marker1.Parts[0].Compaction.TailFrom = sum1.Message.ID, tail.Message.ID
+	b.msg(message.RoleAssistant, toolPart("c1", "{}", text(40)))                  // m0009 (part m0010)
+	b.user("tangent")                                                             // m0011
+	b.msg(message.RoleAssistant, textPart("tangent answer"))                      // m0013
+	marker2 := b.msg(message.RoleUser, compactionPart(message.CompactionState{})) // m0015
+	sum2 := b.msg(message.RoleAssistant, textPart("summary two"))                 // m0017
+	sum2.Message.Summary = true
+	marker2.Parts[0].Compaction.SummaryID, marker2.Parts[0].Compaction.HeadUpTo = sum2.Message.ID, "m0009"
+	b.user("new") // m0019
+
+	v := VisibleHistory(b.entries)
+	if got, want := fmt.Sprint(ids(v.Entries())), "[m0003 m0009 m0017 m0019]"; got != want {
+		t.Fatalf("Entries = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprintf("%v %v %v %v", ids(v.Head), v.Summary.Message.ID, ids(v.Kept), ids(v.After)), "[m0003 m0009] m0017 [] [m0019]"; got != want {
+		t.Errorf("Head, Summary, Kept, After = %s, want %s", got, want)
+	}
+	again := VisibleHistory(v.Entries())
+	if got, want := fmt.Sprintf("%v %v %v %v", ids(again.Head), again.Summary.Message.ID, ids(again.Kept), ids(again.After)), "[m0003 m0009] m0017 [] [m0019]"; got != want {
+		t.Errorf("VisibleHistory(Entries()) = %s, want %s", got, want)
+	}
+	if got, want := EstimateEntries(v.Entries(), Chars{}), estimateVisible(v, Chars{}, false); got != want {
+		t.Errorf("estimateVisible = %d, EstimateEntries = %d", want, got)
+	}
+	if got, want := Restore(Options{}, Chars{}, 0, 0, b.entries).Snapshot().Total, EstimateEntries(v.Entries(), Chars{}); got != want {
+		t.Errorf("Restore total = %d, want the visible estimate %d", got, want)
+	}
+
+	// A second "summarise after here" keeps the first one's head.
+	b.msg(message.RoleAssistant, textPart("new answer"))                          // m0021
+	marker3 := b.msg(message.RoleUser, compactionPart(message.CompactionState{})) // m0023
+	sum3 := b.msg(message.RoleAssistant, textPart("summary three"))               // m0025
+	sum3.Message.Summary = true
+	marker3.Parts[0].Compaction.SummaryID, marker3.Parts[0].Compaction.HeadUpTo = sum3.Message.ID, "m0019"
+	if got, want := fmt.Sprint(ids(VisibleHistory(b.entries).Entries())), "[m0003 m0009 m0019 m0025]"; got != want {
+		t.Errorf("second head: Entries = %s, want %s", got, want)
+	}
+	// Undone, the first head-keeping compaction is in force again.
+	marker3.Parts[0].Compaction.UndoneAt = t0
+	if got, want := fmt.Sprint(ids(VisibleHistory(b.entries).Entries())), "[m0003 m0009 m0017 m0019 m0021]"; got != want {
+		t.Errorf("undone: Entries = %s, want %s", got, want)
+	}
+}

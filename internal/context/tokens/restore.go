@@ -93,7 +93,7 @@ func estimateVisible(v Visible, est Estimator, roundtrip bool) int64 {
 	if v.Summary != nil {
 		n += entryCost(v.Summary, est, roundtrip)
 	}
-	return n + estimateEntries(v.Kept, est, roundtrip) + estimateEntries(v.After, est, roundtrip)
+	return n + estimateEntries(v.Head, est, roundtrip) + estimateEntries(v.Kept, est, roundtrip) + estimateEntries(v.After, est, roundtrip)
 }
 
 // newestStep finds the newest step-finish part with input usage: entry and
@@ -143,6 +143,9 @@ func forEachSentBefore(v Visible, ai int, fn func(*message.ToolState)) {
 				fn(t)
 			}
 		}
+	}
+	for i := range v.Head {
+		visit(&v.Head[i])
 	}
 	if v.Summary != nil {
 		visit(v.Summary)
