@@ -50,6 +50,9 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 // through gives the breaker its attempts back (compact.Breaker.Through).
 func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
+		if err := r.checkBudget(r.model, r.decisionSnapshot().Total); err != nil {
+			return stepOutcome{}, err
+		}
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
@@ -68,6 +71,9 @@ func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 			if cerr := r.compact(ctx, req); cerr != nil {
 				if ctx.Err() != nil {
 					return stepOutcome{}, ctx.Err()
+				}
+				if errors.Is(cerr, ErrBudget) {
+					return stepOutcome{}, cerr
 				}
 				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
