@@ -24,3 +24,20 @@ func TestBudgetIsUserFileOnly(t *testing.T) {
 		t.Errorf("no warning about the project's budget: %q", c.Warnings)
 	}
 }
+
+// A user's cache_write price merges over the catalog's other figures.
+func TestCacheWritePriceMerges(t *testing.T) {
+	home := t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"),
+		`{"models": {"claude-sonnet-4.5": {"price": {"cache_write": 6}}, "gpt-4.1": {"context_window": 64000}}}`)
+	c, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.ModelInfo("claude-sonnet-4.5"); got.Price != (Price{3.00, 15.00, 0.30, 6}) {
+		t.Errorf("claude-sonnet-4.5 price = %+v", got.Price)
+	}
+	if got, _ := c.ModelInfo("gpt-4.1"); got.Price != (Price{2.00, 8.00, 0.50, 0}) {
+		t.Errorf("gpt-4.1 price = %+v, want the catalog's", got.Price)
+	}
+}

@@ -205,9 +205,10 @@ type modelEntry struct {
 
 // priceEntry is a price in a config file: each figure set or not.
 type priceEntry struct {
-	Input     *float64 `json:"input"`
-	Output    *float64 `json:"output"`
-	CacheRead *float64 `json:"cache_read"`
+	Input      *float64 `json:"input"`
+	Output     *float64 `json:"output"`
+	CacheRead  *float64 `json:"cache_read"`
+	CacheWrite *float64 `json:"cache_write"`
 }
 
 // Load resolves the configuration for the directory dir. getenv reads the
@@ -433,6 +434,7 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		setNum(&info.Price.Input, p.Input)
 		setNum(&info.Price.Output, p.Output)
 		setNum(&info.Price.CacheRead, p.CacheRead)
+		setNum(&info.Price.CacheWrite, p.CacheWrite)
 	}
 	return info
 }

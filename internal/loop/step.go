@@ -372,10 +372,22 @@ func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
 func (r *Runner) cost(u message.Usage) float64 { return costAt(r.info.Price, u) }
 
 // costAt is the cost in USD of usage u at prices p (USD per million
-// tokens).
+// tokens): the provider's reported cost when it sent one, else the input
+// tokens read from the cache at the cache-read price, those written to it
+// at the cache-write price (the input price when there is none), the rest
+// of the input at the input price and the output at the output price.
 func costAt(p config.Price, u message.Usage) float64 {
+	if u.ReportedCostUSD > 0 {
+		return u.ReportedCostUSD
+	}
 	cached := min(u.CachedInput, u.Input)
-	return (float64(u.Input-cached)*p.Input + float64(cached)*p.CacheRead + float64(u.Output)*p.Output) / 1e6
+	written := min(u.CacheWrite, u.Input-cached)
+	write := p.CacheWrite
+	if write == 0 {
+		write = p.Input
+	}
+	return (float64(u.Input-cached-written)*p.Input + float64(cached)*p.CacheRead + float64(written)*write +
+		float64(u.Output)*p.Output) / 1e6
 }
 
 // afterStream runs the step's tools and closes its message.
