@@ -31,6 +31,9 @@ type ModelInfo struct {
 	// Vision says the model takes images (image_url content parts);
 	// images are refused, before anything is sent, for a model without it.
 	Vision bool `json:"vision"`
+	// NoTools says the model is sent no tools (config tools: false): its
+	// server refuses them, and the agent can only chat with it.
+	NoTools bool `json:"-"`
 }
 
 // Default limits for a model neither the catalog nor the config knows. They

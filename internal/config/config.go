@@ -201,6 +201,8 @@ type modelEntry struct {
 	Price              *priceEntry `json:"price"`
 	ReasoningRoundtrip *bool       `json:"reasoning_roundtrip"`
 	Vision             *bool       `json:"vision"`
+	// Tools false sends the model no tools; true (the default) sends them.
+	Tools *bool `json:"tools"`
 }
 
 // priceEntry is a price in a config file: each figure set or not.
@@ -427,6 +429,9 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		}
 	}
 	setBool(&info.ReasoningRoundtrip, e.ReasoningRoundtrip)
+	if e.Tools != nil {
+		info.NoTools = !*e.Tools
+	}
 	if trusted {
 		setBool(&info.Vision, e.Vision)
 	}

@@ -144,8 +144,11 @@ type Runner struct {
 	// budgetUnpriced is set once the user was told the cap cannot be
 	// enforced for an unpriced model.
 	budgetUnpriced bool
-	doom           doomGuard
-	allowed        map[string]bool // doom loops the user said to always allow
+	// toolless holds the models whose server refused tools this session
+	// (toolless.go).
+	toolless map[string]bool
+	doom     doomGuard
+	allowed  map[string]bool // doom loops the user said to always allow
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
@@ -307,6 +310,9 @@ func (r *Runner) restoreCalculator() {
 func (r *Runner) fixedTokens() (system, tools int64) {
 	for _, s := range r.system {
 		system += int64(r.est.Count(s)) + tokens.TokensPerMessage
+	}
+	if r.toolsOff(r.model) {
+		return system, 0
 	}
 	for _, t := range r.opt.Tools.Tools() {
 		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8

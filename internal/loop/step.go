@@ -40,7 +40,11 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
-	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}
+	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput)}
+	if !r.toolsOff(r.model) {
+		req.Tools = r.opt.Tools.OpenAITools()
+	}
+	return req
 }
 
 // step streams one model call, retrying what can be retried, then runs the
@@ -63,6 +67,12 @@ func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
+		if perr.Class == provider.ClassToolsUnsupported && r.turnToolsOff(r.model, err) {
+			// The same step again, as a chat.
+			r.supersede(ctx, entry)
+			attempt = 0
+			continue
+		}
 		if perr.Class == provider.ClassContextOverflow {
 			r.supersede(ctx, entry)
 			refused := r.requestEstimate(r.history)

@@ -41,3 +41,20 @@ func TestCacheWritePriceMerges(t *testing.T) {
 		t.Errorf("gpt-4.1 price = %+v, want the catalog's", got.Price)
 	}
 }
+
+// tools: false marks the model tool-less; unset keeps tools.
+func TestToolsFalse(t *testing.T) {
+	home := t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"),
+		`{"models": {"gemma:2b": {"tools": false}, "gpt-4.1": {"context_window": 64000}}}`)
+	c, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := c.ModelInfo("gemma:2b"); !info.NoTools {
+		t.Error("gemma:2b keeps tools")
+	}
+	if info, _ := c.ModelInfo("gpt-4.1"); info.NoTools {
+		t.Error("gpt-4.1 lost its tools")
+	}
+}
