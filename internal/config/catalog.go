@@ -31,10 +31,22 @@ type ModelInfo struct {
 	// Vision says the model takes images (image_url content parts);
 	// images are refused, before anything is sent, for a model without it.
 	Vision bool `json:"vision"`
+	// Cache is how the provider caches a request's prefix: CacheAutomatic
+	// (OpenAI, DeepSeek, Gemini: nothing to send), CacheExplicit
+	// (Anthropic's models: cache_control breakpoints on content parts) or
+	// CacheNone; "" when unknown, which sends no breakpoints.
+	Cache string `json:"cache,omitempty"`
 	// NoTools says the model is sent no tools (config tools: false): its
 	// server refuses them, and the agent can only chat with it.
 	NoTools bool `json:"-"`
 }
+
+// Cache styles of ModelInfo.Cache (config models.NAME.cache).
+const (
+	CacheAutomatic = "automatic"
+	CacheExplicit  = "explicit"
+	CacheNone      = "none"
+)
 
 // Default limits for a model neither the catalog nor the config knows. They
 // are deliberately small so that compaction starts early rather than the
@@ -71,10 +83,13 @@ var catalog = map[string]ModelInfo{
 
 	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…);
 	// cache writes (five-minute) at 1.25 times the input price
-	// (docs.anthropic.com, prompt caching pricing).
-	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true},
-	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true},
-	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10, 1.25}, Vision: true},
+	// (docs.anthropic.com, prompt caching pricing). Their prefix is cached
+	// only up to cache_control breakpoints, which OpenRouter takes on
+	// content parts, at most four a request (openrouter.ai/docs, prompt
+	// caching); every other provider here caches prefixes automatically.
+	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
+	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
+	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10, 1.25}, Vision: true, Cache: CacheExplicit},
 
 	// Google AI for Developers, Gemini models and pricing (≤200K prompts).
 	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31, 0}, Vision: true},
@@ -90,6 +105,15 @@ var catalog = map[string]ModelInfo{
 	"glm-4.6":      {ContextWindow: 200000, MaxOutput: 128000, Price: Price{0.60, 2.20, 0.11, 0}},
 	"grok-3-mini":  {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.30, 0.50, 0.075, 0}},
 	"grok-4":       {ContextWindow: 256000, MaxOutput: 16384, Price: Price{3.00, 15.00, 0.75, 0}},
+}
+
+func init() {
+	for name, info := range catalog {
+		if info.Cache == "" {
+			info.Cache = CacheAutomatic
+			catalog[name] = info
+		}
+	}
 }
 
 // lookupCatalog finds a model in the catalog: by exact name, without a

@@ -432,6 +432,10 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 	if e.Tools != nil {
 		info.NoTools = !*e.Tools
 	}
+	switch e.Cache {
+	case CacheAutomatic, CacheExplicit, CacheNone:
+		info.Cache = e.Cache
+	}
 	if trusted {
 		setBool(&info.Vision, e.Vision)
 	}

@@ -40,7 +40,8 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
-	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput)}
+	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
+		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
 	if !r.toolsOff(r.model) {
 		req.Tools = r.opt.Tools.OpenAITools()
 	}
