@@ -44,6 +44,8 @@ type Model struct {
 	slot    *runnerSlot
 	sess    message.Session
 	snap    tokens.Snapshot
+	// lastUsage is the newest step's usage (cacheLabel).
+	lastUsage message.Usage
 	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue   []message.QueuedMessage
 	mention *mentionState // the @ completion (mention.go)
