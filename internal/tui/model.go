@@ -46,9 +46,9 @@ type Model struct {
 	snap    tokens.Snapshot
 	// lastUsage is the newest step's usage (cacheLabel).
 	lastUsage message.Usage
-	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
-	queue   []message.QueuedMessage
-	mention *mentionState // the @ completion (mention.go)
+	near      *message.CompactionForecast // the last forecast of compaction (nearLabel)
+	queue     []message.QueuedMessage
+	mention   *mentionState // the @ completion (mention.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
