@@ -44,11 +44,9 @@ type Model struct {
 	slot    *runnerSlot
 	sess    message.Session
 	snap    tokens.Snapshot
-	// lastUsage is the newest step's usage (cacheLabel).
-	lastUsage message.Usage
-	near      *message.CompactionForecast // the last forecast of compaction (nearLabel)
-	queue     []message.QueuedMessage
-	mention   *mentionState // the @ completion (mention.go)
+	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
+	queue   []message.QueuedMessage
+	mention *mentionState // the @ completion (mention.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
@@ -122,6 +120,9 @@ type Model struct {
 	tickGen   int
 	frame     int
 	closed    bool
+
+	// lastUsage is the newest step's usage (cacheLabel).
+	lastUsage message.Usage
 }
 
 // msgInfo is what the chat keeps of a message to place its parts.
