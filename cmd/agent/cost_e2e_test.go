@@ -61,3 +61,37 @@ func TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 		t.Errorf("--max-cost -1: exit %d, want 2", res.code)
 	}
 }
+
+// TestE2EInspectShowsPerStepCachedTokens: `agent inspect` lists each
+// step's cached tokens (JSON steps) and the session's cache share (text).
+func TestE2EInspectShowsPerStepCachedTokens(t *testing.T) {
+	e := newEnv(t,
+		pt.Reply(append(pt.ToolCallChunks(0, "c1", "ls", "{}", 1), pt.FinishChunk("tool_calls"),
+			pt.UsageChunk(pt.Usage{Prompt: 1000, Completion: 10}))...),
+		pt.Reply(pt.TextChunk("done"), pt.FinishChunk("stop"), pt.UsageChunk(pt.Usage{Prompt: 1100, Cached: 1000, Completion: 5})))
+	if res := e.run("", "run", "--model", "gpt-4.1", "list"); res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	res := e.run("", "inspect", "-c", "--json")
+	if res.code != 0 {
+		t.Fatalf("inspect: %d %s", res.code, res.stderr)
+	}
+	var ins struct {
+		Steps []struct {
+			Usage struct {
+				Input       int64 `json:"input"`
+				CachedInput int64 `json:"cached_input"`
+			} `json:"usage"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &ins); err != nil {
+		t.Fatal(err)
+	}
+	if len(ins.Steps) != 2 || ins.Steps[0].Usage.CachedInput != 0 || ins.Steps[1].Usage.CachedInput != 1000 || ins.Steps[1].Usage.Input != 1100 {
+		t.Fatalf("steps = %+v", ins.Steps)
+	}
+	if text := e.run("", "inspect", "-c"); !strings.Contains(text.stdout, "prompt cache: 47% of the input read from the cache") ||
+		!strings.Contains(text.stdout, "0/1000 1000/1100") {
+		t.Errorf("inspect text = %q", text.stdout)
+	}
+}
