@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 )
@@ -89,11 +90,12 @@ func (r *Runner) checkBudget(model string, inputTokens int64) error {
 	return &budgetError{spentUSD: spent, capUSD: capUSD, nextUSD: next}
 }
 
-// messagesEstimate counts the input of a tool-less request.
+// messagesEstimate counts the input of a tool-less request at four bytes
+// a token (not r.est: the title request runs beside SetModel).
 func (r *Runner) messagesEstimate(req provider.Request) int64 {
 	var n int64
 	for _, m := range req.Messages {
-		n += int64(r.est.Count(m.Content))
+		n += int64(tokens.Chars{}.Count(m.Content)) + tokens.TokensPerMessage
 	}
 	return n
 }
