@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,9 @@ type inspection struct {
 	Usage          message.Usage   `json:"usage"`
 	CostUSD        float64         `json:"cost_usd"`
 	Timeline       []timelineEntry `json:"timeline"`
+	// Steps are the session's model calls that reported usage, oldest
+	// first: what each read from the provider's prompt cache.
+	Steps []stepUsage `json:"steps"`
 	// Snapshots describe the checkpoint store of the session's directory
 	// (shared by its sessions); nil when checkpoints are off there.
 	Snapshots *snapshotStats `json:"snapshots"`
@@ -55,6 +59,14 @@ type snapshotStats struct {
 	SizeBytes int64 `json:"size_bytes"`
 	// Patches are the session's steps that changed files.
 	Patches int `json:"patches"`
+}
+
+// stepUsage is one step's usage in `agent inspect`.
+type stepUsage struct {
+	MessageID string        `json:"message_id"`
+	Model     string        `json:"model"`
+	Usage     message.Usage `json:"usage"`
+	CostUSD   float64       `json:"cost_usd"`
 }
 
 type timelineEntry struct {
@@ -107,6 +119,9 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 		ins.Messages, ins.Parts, ins.CompactedParts, ins.TruncatedParts, ins.Summaries)
 	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost $%.4f\n",
 		ins.Usage.Input, ins.Usage.CachedInput, ins.Usage.Output, ins.Usage.Reasoning, ins.CostUSD)
+	if len(ins.Steps) > 0 {
+		fmt.Fprintf(out, "  prompt cache: %s\n", cacheLine(ins.Usage, ins.Steps))
+	}
 	if sn := ins.Snapshots; sn != nil {
 		fmt.Fprintf(out, "  checkpoints: %d steps changed files; the directory's store holds %d snapshots of %d sessions, %s\n",
 			sn.Patches, sn.Count, sn.Sessions, formatBytes(sn.SizeBytes))
@@ -122,6 +137,22 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, timelineDetail(e))
 	}
 	return nil
+}
+
+// cacheLine tells the session's share of input read from the prompt
+// cache, its cache writes, and the cached tokens of the last steps.
+func cacheLine(total message.Usage, steps []stepUsage) string {
+	share := 0
+	if total.Input > 0 {
+		share = int(100 * total.CachedInput / total.Input)
+	}
+	line := fmt.Sprintf("%d%% of the input read from the cache, %d tokens written", share, total.CacheWrite)
+	const last = 5
+	var per []string
+	for _, s := range steps[max(0, len(steps)-last):] {
+		per = append(per, fmt.Sprintf("%d/%d", s.Usage.CachedInput, s.Usage.Input))
+	}
+	return line + "; cached/input of the last steps: " + strings.Join(per, " ")
 }
 
 // timelineDetail is the last column of a timeline row: for a compaction
@@ -174,7 +205,16 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 	}
 	ins := &inspection{SessionID: sess.ID, Title: sess.Title, Messages: stats.Messages, Parts: stats.Parts,
 		CompactedParts: stats.CompactedParts, TruncatedParts: stats.TruncatedParts, Summaries: stats.Summaries,
-		Usage: sess.Usage, CostUSD: sess.CostUSD, Timeline: []timelineEntry{}}
+		Usage: sess.Usage, CostUSD: sess.CostUSD, Timeline: []timelineEntry{}, Steps: []stepUsage{}}
+	msgs, err := st.ListMessages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		if m.Role == message.RoleAssistant && !m.Usage.IsZero() {
+			ins.Steps = append(ins.Steps, stepUsage{MessageID: m.ID, Model: m.Model, Usage: m.Usage, CostUSD: m.CostUSD})
+		}
+	}
 	for _, l := range log {
 		switch l.Kind {
 		case "prune":

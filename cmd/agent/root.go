@@ -176,7 +176,7 @@ func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
 	return loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
-		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(),
+		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget,
 	}
 }
 

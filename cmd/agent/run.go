@@ -28,8 +28,11 @@ type runFlags struct {
 	format   string
 	yes      bool
 	maxSteps int
-	session  string
-	cont     bool
+	// maxCost is --max-cost: the session's spending cap in USD, over
+	// the config's budget; 0 keeps the budget.
+	maxCost float64
+	session string
+	cont    bool
 	// stdinSteer reads standard input's lines as steering (steer.go).
 	stdinSteer bool
 	// images are the --image files, attached to the prompt.
@@ -54,7 +57,8 @@ With --format json it prints one JSON object per line for each event
 instead; done.text is the final answer.
 
 Exit status: 0 on success (an explicit --max-steps reached included), 1 on
-failure (including a refused doom loop and the default limit of 200 steps),
+failure (including a refused doom loop, the default limit of 200 steps and
+--max-cost or the config's budget reached: finish_reason "budget"),
 2 on bad usage (an --image refused, too large, not an image, or for a model
 without vision, included: no request is made), 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
@@ -70,6 +74,7 @@ without vision, included: no request is made), 130 when interrupted.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request would take the session's cost past USD (over the config's budget); exit 1")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
@@ -100,6 +105,9 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	}
 	if f.maxSteps < 0 {
 		return usageError("--max-steps must be positive")
+	}
+	if f.maxCost < 0 {
+		return usageError("--max-cost must be positive")
 	}
 	if f.session != "" && f.cont {
 		return usageError("--session and --continue are mutually exclusive")
@@ -181,6 +189,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
+	if f.maxCost > 0 {
+		opt.MaxCostUSD = f.maxCost
+	}
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err

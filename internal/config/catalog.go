@@ -5,11 +5,16 @@ import (
 	"strings"
 )
 
-// Price is a model's price in US dollars per million tokens.
+// Price is a model's price in US dollars per million tokens. CacheRead
+// prices input tokens read from the provider's prompt cache, CacheWrite
+// those written to it; a CacheWrite of 0 means writes cost the input
+// price (OpenAI, DeepSeek and Gemini's implicit caching charge nothing
+// more; Anthropic charges 1.25 times the input for five-minute writes).
 type Price struct {
-	Input     float64 `json:"input"`
-	Output    float64 `json:"output"`
-	CacheRead float64 `json:"cache_read"`
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
 }
 
 // ModelInfo is what the agent needs to know of a model: its limits, its
@@ -26,7 +31,22 @@ type ModelInfo struct {
 	// Vision says the model takes images (image_url content parts);
 	// images are refused, before anything is sent, for a model without it.
 	Vision bool `json:"vision"`
+	// Cache is how the provider caches a request's prefix: CacheAutomatic
+	// (OpenAI, DeepSeek, Gemini: nothing to send), CacheExplicit
+	// (Anthropic's models: cache_control breakpoints on content parts) or
+	// CacheNone; "" when unknown, which sends no breakpoints.
+	Cache string `json:"cache,omitempty"`
+	// NoTools says the model is sent no tools (config tools: false): its
+	// server refuses them, and the agent can only chat with it.
+	NoTools bool `json:"-"`
 }
+
+// Cache styles of ModelInfo.Cache (config models.NAME.cache).
+const (
+	CacheAutomatic = "automatic"
+	CacheExplicit  = "explicit"
+	CacheNone      = "none"
+)
 
 // Default limits for a model neither the catalog nor the config knows. They
 // are deliberately small so that compaction starts early rather than the
@@ -45,41 +65,55 @@ const (
 var catalog = map[string]ModelInfo{
 	// OpenAI model pages and platform.openai.com/docs/pricing. The gpt-5
 	// family's 400K window is 272K of input plus 128K of output.
-	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50}, Vision: true},
-	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10}, Vision: true},
-	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025}, Vision: true},
-	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25}, Vision: true},
-	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075}, Vision: true},
-	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125}, Vision: true},
-	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025}, Vision: true},
-	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005}, Vision: true},
-	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50}},
-	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275}},
+	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50, 0}, Vision: true},
+	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10, 0}, Vision: true},
+	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025, 0}, Vision: true},
+	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25, 0}, Vision: true},
+	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075, 0}, Vision: true},
+	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125, 0}, Vision: true},
+	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025, 0}, Vision: true},
+	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005, 0}, Vision: true},
+	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50, 0}},
+	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275, 0}},
 
 	// DeepSeek API docs (api-docs.deepseek.com, models & pricing, V3.2).
 	// deepseek-reasoner's reasoning_content must not be sent back.
-	"deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: Price{0.28, 0.42, 0.028}},
-	"deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.42, 0.028}},
+	"deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: Price{0.28, 0.42, 0.028, 0}},
+	"deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.42, 0.028, 0}},
 
-	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…).
-	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}, Vision: true},
-	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30}, Vision: true},
-	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10}, Vision: true},
+	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…);
+	// cache writes (five-minute) at 1.25 times the input price
+	// (docs.anthropic.com, prompt caching pricing). Their prefix is cached
+	// only up to cache_control breakpoints, which OpenRouter takes on
+	// content parts, at most four a request (openrouter.ai/docs, prompt
+	// caching); every other provider here caches prefixes automatically.
+	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
+	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
+	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10, 1.25}, Vision: true, Cache: CacheExplicit},
 
 	// Google AI for Developers, Gemini models and pricing (≤200K prompts).
-	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31}, Vision: true},
-	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075}, Vision: true},
+	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31, 0}, Vision: true},
+	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075, 0}, Vision: true},
 
 	// Groq model pages (console.groq.com/docs/models).
-	"llama-3.3-70b-versatile": {ContextWindow: 131072, MaxOutput: 32768, Price: Price{0.59, 0.79, 0}},
-	"qwen3-32b":               {ContextWindow: 131072, MaxOutput: 40960, Price: Price{0.29, 0.59, 0}},
+	"llama-3.3-70b-versatile": {ContextWindow: 131072, MaxOutput: 32768, Price: Price{0.59, 0.79, 0, 0}},
+	"qwen3-32b":               {ContextWindow: 131072, MaxOutput: 40960, Price: Price{0.29, 0.59, 0, 0}},
 
 	// Moonshot, Z.ai and xAI platform docs.
-	"kimi-k2-0905": {ContextWindow: 262144, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15}},
-	"kimi-k2":      {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15}},
-	"glm-4.6":      {ContextWindow: 200000, MaxOutput: 128000, Price: Price{0.60, 2.20, 0.11}},
-	"grok-3-mini":  {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.30, 0.50, 0.075}},
-	"grok-4":       {ContextWindow: 256000, MaxOutput: 16384, Price: Price{3.00, 15.00, 0.75}},
+	"kimi-k2-0905": {ContextWindow: 262144, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15, 0}},
+	"kimi-k2":      {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15, 0}},
+	"glm-4.6":      {ContextWindow: 200000, MaxOutput: 128000, Price: Price{0.60, 2.20, 0.11, 0}},
+	"grok-3-mini":  {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.30, 0.50, 0.075, 0}},
+	"grok-4":       {ContextWindow: 256000, MaxOutput: 16384, Price: Price{3.00, 15.00, 0.75, 0}},
+}
+
+func init() {
+	for name, info := range catalog {
+		if info.Cache == "" {
+			info.Cache = CacheAutomatic
+			catalog[name] = info
+		}
+	}
 }
 
 // lookupCatalog finds a model in the catalog: by exact name, without a

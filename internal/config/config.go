@@ -137,6 +137,9 @@ type Config struct {
 	StreamIdleTimeout time.Duration
 	// UI is the chat's screen: ui.mode, user file only.
 	UI UI
+	// Budget is the spending cap of a session in USD (config budget, user
+	// file only; agent run --max-cost overrides it); 0 means none.
+	Budget float64
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -166,6 +169,7 @@ type file struct {
 		TailTokens   *int64   `json:"tail_tokens"`
 	} `json:"compaction"`
 	StreamIdleTimeoutS *float64 `json:"stream_idle_timeout_s"`
+	Budget             *float64 `json:"budget"`
 	Tools              *struct {
 		Bash *struct {
 			MaxOutputChars *int `json:"max_output_chars"`
@@ -197,13 +201,16 @@ type modelEntry struct {
 	Price              *priceEntry `json:"price"`
 	ReasoningRoundtrip *bool       `json:"reasoning_roundtrip"`
 	Vision             *bool       `json:"vision"`
+	// Tools false sends the model no tools; true (the default) sends them.
+	Tools *bool `json:"tools"`
 }
 
 // priceEntry is a price in a config file: each figure set or not.
 type priceEntry struct {
-	Input     *float64 `json:"input"`
-	Output    *float64 `json:"output"`
-	CacheRead *float64 `json:"cache_read"`
+	Input      *float64 `json:"input"`
+	Output     *float64 `json:"output"`
+	CacheRead  *float64 `json:"cache_read"`
+	CacheWrite *float64 `json:"cache_write"`
 }
 
 // Load resolves the configuration for the directory dir. getenv reads the
@@ -259,6 +266,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		for name, set := range map[string]bool{
 			"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,
 			"stream_idle_timeout_s":         pf.StreamIdleTimeoutS != nil,
+			"budget":                        pf.Budget != nil,
 			"tools.saved_output_max_bytes":  pf.Tools != nil && pf.Tools.SavedOutputMaxBytes != nil,
 			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
@@ -376,6 +384,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		return
 	}
 	setStr(&c.BaseURL, f.BaseURL)
+	if v := f.Budget; v != nil && *v >= 0 {
+		c.Budget = *v
+	}
 	if v := f.StreamIdleTimeoutS; v != nil && *v > 0 {
 		c.StreamIdleTimeout = time.Duration(*v * float64(time.Second))
 	}
@@ -418,6 +429,13 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		}
 	}
 	setBool(&info.ReasoningRoundtrip, e.ReasoningRoundtrip)
+	if e.Tools != nil {
+		info.NoTools = !*e.Tools
+	}
+	switch e.Cache {
+	case CacheAutomatic, CacheExplicit, CacheNone:
+		info.Cache = e.Cache
+	}
 	if trusted {
 		setBool(&info.Vision, e.Vision)
 	}
@@ -425,6 +443,7 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		setNum(&info.Price.Input, p.Input)
 		setNum(&info.Price.Output, p.Output)
 		setNum(&info.Price.CacheRead, p.CacheRead)
+		setNum(&info.Price.CacheWrite, p.CacheWrite)
 	}
 	return info
 }

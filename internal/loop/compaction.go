@@ -614,6 +614,9 @@ func (r *Runner) summarySizing(writer string) compact.Sizing {
 
 // summaryRequest makes one summary request, counting its usage.
 func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
+	if err := r.checkBudget(req.Model, r.messagesEstimate(req)); err != nil {
+		return "", err
+	}
 	text, usage, err := r.complete(ctx, req)
 	if usage != nil {
 		// Billed at the writer's price, and shown live.

@@ -96,6 +96,9 @@ type Options struct {
 	Observer func(message.Event)
 	// MaxSteps bounds the steps of a turn; 0 means DefaultMaxSteps.
 	MaxSteps int
+	// MaxCostUSD is the session's spending cap (--max-cost, config
+	// budget); 0 means none. See budget.go.
+	MaxCostUSD float64
 	// Retry is the retry policy; the zero value means DefaultRetryPolicy.
 	Retry RetryPolicy
 	// Estimator counts tokens; nil picks one for the model.
@@ -138,8 +141,14 @@ type Runner struct {
 	// promptFromOpen, that Open gathered it and no turn has run since.
 	promptAt       time.Time
 	promptFromOpen bool
-	doom           doomGuard
-	allowed        map[string]bool // doom loops the user said to always allow
+	// budgetUnpriced is set once the user was told the cap cannot be
+	// enforced for an unpriced model.
+	budgetUnpriced bool
+	// toolless holds the models whose server refused tools this session
+	// (toolless.go).
+	toolless map[string]bool
+	doom     doomGuard
+	allowed  map[string]bool // doom loops the user said to always allow
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
@@ -301,6 +310,9 @@ func (r *Runner) restoreCalculator() {
 func (r *Runner) fixedTokens() (system, tools int64) {
 	for _, s := range r.system {
 		system += int64(r.est.Count(s)) + tokens.TokensPerMessage
+	}
+	if r.toolsOff(r.model) {
+		return system, 0
 	}
 	for _, t := range r.opt.Tools.Tools() {
 		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
@@ -726,6 +738,9 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			case err == nil:
 			case ctx.Err() != nil:
 				return TurnResult{FinishReason: FinishCancelled, Steps: steps}
+			case errors.Is(err, ErrBudget):
+				r.emitError(err.Error())
+				return TurnResult{FinishReason: FinishBudget, Err: err, Steps: steps}
 			default:
 				// Not again until the context has grown: a compaction that
 				// could not shrink it now would not shrink it next step.
@@ -736,6 +751,10 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			}
 		}
 		out, err := r.step(ctx, steps)
+		if errors.Is(err, ErrBudget) {
+			r.emitError(err.Error())
+			return TurnResult{FinishReason: FinishBudget, Err: err, Steps: steps}
+		}
 		steps++
 		if err != nil {
 			if ctx.Err() != nil {

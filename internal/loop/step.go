@@ -40,7 +40,12 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
-	return provider.Request{Model: r.model, Messages: msgs, Tools: r.opt.Tools.OpenAITools(), MaxTokens: int(r.info.MaxOutput)}
+	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
+		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
+	if !r.toolsOff(r.model) {
+		req.Tools = r.opt.Tools.OpenAITools()
+	}
+	return req
 }
 
 // step streams one model call, retrying what can be retried, then runs the
@@ -50,6 +55,9 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 // through gives the breaker its attempts back (compact.Breaker.Through).
 func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 	for attempt := 1; ; attempt++ {
+		if err := r.checkBudget(r.model, r.decisionSnapshot().Total); err != nil {
+			return stepOutcome{}, err
+		}
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate)
 		if err == nil {
@@ -60,6 +68,12 @@ func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
+		if perr.Class == provider.ClassToolsUnsupported && r.turnToolsOff(r.model, err) {
+			// The same step again, as a chat.
+			r.supersede(ctx, entry)
+			attempt = 0
+			continue
+		}
 		if perr.Class == provider.ClassContextOverflow {
 			r.supersede(ctx, entry)
 			refused := r.requestEstimate(r.history)
@@ -68,6 +82,9 @@ func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
 			if cerr := r.compact(ctx, req); cerr != nil {
 				if ctx.Err() != nil {
 					return stepOutcome{}, ctx.Err()
+				}
+				if errors.Is(cerr, ErrBudget) {
+					return stepOutcome{}, cerr
 				}
 				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
@@ -366,10 +383,22 @@ func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
 func (r *Runner) cost(u message.Usage) float64 { return costAt(r.info.Price, u) }
 
 // costAt is the cost in USD of usage u at prices p (USD per million
-// tokens).
+// tokens): the provider's reported cost when it sent one, else the input
+// tokens read from the cache at the cache-read price, those written to it
+// at the cache-write price (the input price when there is none), the rest
+// of the input at the input price and the output at the output price.
 func costAt(p config.Price, u message.Usage) float64 {
+	if u.ReportedCostUSD > 0 {
+		return u.ReportedCostUSD
+	}
 	cached := min(u.CachedInput, u.Input)
-	return (float64(u.Input-cached)*p.Input + float64(cached)*p.CacheRead + float64(u.Output)*p.Output) / 1e6
+	written := min(u.CacheWrite, u.Input-cached)
+	write := p.CacheWrite
+	if write == 0 {
+		write = p.Input
+	}
+	return (float64(u.Input-cached-written)*p.Input + float64(cached)*p.CacheRead + float64(written)*write +
+		float64(u.Output)*p.Output) / 1e6
 }
 
 // afterStream runs the step's tools and closes its message.

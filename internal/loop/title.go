@@ -80,14 +80,18 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 	if utf8.RuneCountInString(first) > titleInputRunes {
 		first = string([]rune(first)[:titleInputRunes]) + "…"
 	}
-	text, usage, err := r.completeOnce(ctx, provider.Request{
+	req := provider.Request{
 		Model: model,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: titlePrompt},
 			{Role: openai.ChatMessageRoleUser, Content: first},
 		},
 		MaxTokens: titleMaxTokens,
-	})
+	}
+	if r.checkBudget(model, r.messagesEstimate(req)) != nil {
+		return "" // the provisional title stays
+	}
+	text, usage, err := r.completeOnce(ctx, req)
 	if usage != nil {
 		r.addSessionUsage(ctx, *usage, r.costOf(model, *usage))
 	}

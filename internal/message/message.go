@@ -34,6 +34,11 @@ type Usage struct {
 	Reasoning   int64 `json:"reasoning,omitempty"`
 	CachedInput int64 `json:"cached_input,omitempty"`
 	CacheWrite  int64 `json:"cache_write,omitempty"`
+	// ReportedCostUSD is the call's cost as the provider reported it
+	// (OpenRouter's usage.cost), 0 when it did not; it wins over the
+	// estimate from the catalog's prices. It describes one call: Add does
+	// not sum it.
+	ReportedCostUSD float64 `json:"reported_cost_usd,omitempty"`
 }
 
 // Add returns the sum of two usages.

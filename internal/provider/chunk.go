@@ -70,6 +70,38 @@ type usageWire struct {
 	ReasoningTokens count `json:"reasoning_tokens"`
 	// DeepSeek's own name for cached prompt tokens.
 	PromptCacheHitTokens count `json:"prompt_cache_hit_tokens"`
+	// Anthropic's names, which some gateways pass through: these count
+	// apart from the prompt tokens at Anthropic, inside them at OpenAI.
+	CacheCreationInputTokens count `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     count `json:"cache_read_input_tokens"`
+	// OpenRouter's cost of the call in USD (credits). With the user's own
+	// provider key (is_byok) it is OpenRouter's fee, and the provider's
+	// charge is cost_details.upstream_inference_cost. A proxy that sends
+	// an object here sends no figure we can use.
+	Cost        json.RawMessage `json:"cost"`
+	IsBYOK      bool            `json:"is_byok"`
+	CostDetails *struct {
+		UpstreamInferenceCost json.RawMessage `json:"upstream_inference_cost"`
+	} `json:"cost_details"`
+}
+
+// reportedCost is the call's cost in USD as the provider reported it, 0
+// when it did not.
+func (w *usageWire) reportedCost() float64 {
+	c := usdOf(w.Cost)
+	if w.IsBYOK && w.CostDetails != nil {
+		c += usdOf(w.CostDetails.UpstreamInferenceCost)
+	}
+	return c
+}
+
+// usdOf is a JSON number as a cost, 0 for anything else.
+func usdOf(b json.RawMessage) float64 {
+	var f float64
+	if json.Unmarshal(b, &f) != nil || f < 0 {
+		return 0
+	}
+	return f
 }
 
 // normalise returns usage with Input including cached tokens and Output
@@ -91,6 +123,13 @@ func (w *usageWire) normalise() Usage {
 	if u.CachedInput == 0 {
 		u.CachedInput = int64(w.PromptCacheHitTokens)
 	}
+	if u.CachedInput == 0 {
+		u.CachedInput = int64(w.CacheReadInputTokens)
+	}
+	if u.CacheWrite == 0 {
+		u.CacheWrite = int64(w.CacheCreationInputTokens)
+	}
+	u.ReportedCostUSD = w.reportedCost()
 	if d := w.CompletionTokensDetails; d != nil {
 		u.Reasoning = int64(d.ReasoningTokens)
 	}
@@ -100,8 +139,9 @@ func (w *usageWire) normalise() Usage {
 	if u.Reasoning > 0 && int64(w.TotalTokens) == u.Input+u.Output+u.Reasoning {
 		u.Output += u.Reasoning
 	}
-	if u.CachedInput > u.Input {
-		u.Input += u.CachedInput
+	if u.CachedInput+u.CacheWrite > u.Input {
+		// Counted apart from the prompt, as Anthropic does.
+		u.Input += u.CachedInput + u.CacheWrite
 	}
 	return u
 }

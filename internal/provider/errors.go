@@ -48,6 +48,9 @@ const (
 	ClassBrokenStream
 	// ClassCanceled is a cancelled context or a closed stream.
 	ClassCanceled
+	// ClassToolsUnsupported is a request refused (400, 422) because the
+	// model or its server does not take tools: send it without them.
+	ClassToolsUnsupported
 )
 
 // String names the class for logs and JSON output.
@@ -67,6 +70,8 @@ func (c Class) String() string {
 		return "broken_stream"
 	case ClassCanceled:
 		return "canceled"
+	case ClassToolsUnsupported:
+		return "tools_unsupported"
 	}
 	return "other"
 }
@@ -146,6 +151,8 @@ func (e *Error) what() string {
 		return "stream broken"
 	case ClassCanceled:
 		return "canceled"
+	case ClassToolsUnsupported:
+		return "tools not supported"
 	}
 	return "failed"
 }
@@ -276,6 +283,9 @@ func classifyAPI(status int, code, typ, msg string) Class {
 			return ClassContextOverflow
 		}
 	}
+	if (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) && mentionsToolsUnsupported(text) {
+		return ClassToolsUnsupported
+	}
 	switch {
 	case status == http.StatusUnauthorized, status == http.StatusForbidden:
 		return ClassAuth
@@ -320,6 +330,36 @@ var contextOverflowMarkers = []string{
 
 func mentionsContextOverflow(text string) bool {
 	for _, m := range contextOverflowMarkers {
+		if strings.Contains(text, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolsUnsupportedMarkers are what servers say when a request's tools
+// cannot be used by the model or the server as started.
+var toolsUnsupportedMarkers = []string{
+	"does not support tools",            // Ollama: "registry.ollama.ai/library/gemma:2b does not support tools"
+	"tools param requires --jinja",      // llama.cpp server started without --jinja
+	"--enable-auto-tool-choice",         // vLLM: "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser
+	"does not support tool",             // "does not support tool use", "tool calling", "tool_choice"
+	"does not support function calling", //
+	"tools are not supported",           //
+	"tool use is not supported",         // LM Studio and others
+	"tool calling is not supported",     //
+	"function calling is not supported", //
+	"tool_use is not supported",         //
+}
+
+// IsToolsUnsupported reports whether err says the model does not take tools.
+func IsToolsUnsupported(err error) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Class == ClassToolsUnsupported
+}
+
+func mentionsToolsUnsupported(text string) bool {
+	for _, m := range toolsUnsupportedMarkers {
 		if strings.Contains(text, m) {
 			return true
 		}

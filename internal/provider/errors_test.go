@@ -51,6 +51,13 @@ func TestClassifyAPI(t *testing.T) {
 		{"mid-stream numeric 401", 0, "401", "", "User not found", ClassAuth},
 		{"mid-stream overloaded", 0, "overloaded", "server_error", "upstream overloaded", ClassRetryable},
 		{"mid-stream unknown", 0, "", "", "something odd", ClassOther},
+		{"ollama no tools", 400, "", "api_error", "registry.ollama.ai/library/gemma:2b does not support tools", ClassToolsUnsupported},
+		{"llama.cpp no jinja", 400, "", "invalid_request_error", "tools param requires --jinja flag", ClassToolsUnsupported},
+		{"vllm auto tool choice", 400, "", "BadRequestError", `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`, ClassToolsUnsupported},
+		{"lm studio tool use", 400, "", "", "This model does not support tool use", ClassToolsUnsupported},
+		{"422 tools", 422, "", "", "Tools are not supported by this model", ClassToolsUnsupported},
+		{"tools mention as 500 is a server failure", 500, "", "", "does not support tools", ClassRetryable},
+		{"bad tool schema is not tool-less", 400, "", "", "Invalid schema for function 'bash'", ClassBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

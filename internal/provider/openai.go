@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,10 +63,10 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request) (Stream, error
 		return nil, &Error{Class: ClassCanceled, Err: err}
 	}
 	body := p.chatRequest(req, true)
-	s, err := p.send(ctx, body, req.MaxTokens)
+	s, err := p.send(ctx, body, req.MaxTokens, req.CacheBreakpoints)
 	var pe *Error
 	if err != nil && errors.As(err, &pe) && pe.Class == ClassBadRequest && strings.Contains(pe.Message, "stream_options") {
-		s, err = p.send(ctx, p.chatRequest(req, false), req.MaxTokens)
+		s, err = p.send(ctx, p.chatRequest(req, false), req.MaxTokens, req.CacheBreakpoints)
 	}
 	return s, err
 }
@@ -117,8 +116,8 @@ func (p *openAIProvider) wantsMaxCompletionTokens(model string) bool {
 	return false
 }
 
-func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, maxTokens int) (Stream, error) {
-	payload, err := json.Marshal(cr)
+func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, maxTokens int, breakpoints []int) (Stream, error) {
+	payload, err := encodeRequest(cr, breakpoints)
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}

@@ -43,6 +43,10 @@ type Request struct {
 	MaxTokens int
 	// Temperature is not sent when nil; a pointer to 0 sends 0.
 	Temperature *float32
+	// CacheBreakpoints are the indexes of the messages marked as the end
+	// of a cached prefix (cache_control, cache.go), for a model whose
+	// provider caches only where told; empty for the others.
+	CacheBreakpoints []int
 }
 
 // EventType says what an Event carries.

@@ -30,6 +30,7 @@ var commands = []command{
 	{name: "new", help: "start a new session"},
 	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
+	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
 	{name: "redo", help: "reapply what the last /undo or /rewind took back"},
@@ -115,6 +116,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		d := newModelPicker(m)
 		m.drawer = d
 		return d.load(m)
+	case "budget":
+		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":
 		return m.checkpointCommand(name, arg)
 	case "queue":
@@ -159,6 +162,7 @@ func (m *Model) resetConversation() {
 	m.dialogs = nil
 	m.sess = message.Session{Model: m.currentModel()}
 	m.snap = tokens.Snapshot{}
+	m.lastUsage = message.Usage{}
 }
 
 func (m *Model) setModelCmd(name string) tea.Cmd { return m.switchModel(name, "") }

@@ -58,6 +58,9 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventMessageUpdated:
 		if msg := ev.Message; msg != nil {
 			m.msgs[msg.ID] = msgInfo{role: msg.Role, synthetic: msg.Synthetic, summary: msg.Summary}
+			if msg.Role == message.RoleAssistant && !msg.Summary && msg.Usage.Input > 0 {
+				m.lastUsage = msg.Usage
+			}
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
 					m.summaryArrived(msg, "")
@@ -322,6 +325,8 @@ func errorHint(text string) string {
 		return "Check the model name: /model NAME switches it."
 	case strings.Contains(low, "context") && (strings.Contains(low, "length") || strings.Contains(low, "too long")):
 		return "Run /compact to summarise the conversation, then send again."
+	case strings.Contains(low, "budget"):
+		return "Raise it with /budget USD (this session), or budget in your config; then send a message to carry on."
 	case strings.Contains(low, "doom loop"):
 		return "The model repeated itself; tell it what to do differently."
 	case strings.Contains(low, "connect") || strings.Contains(low, "dial") || strings.Contains(low, "timeout") || strings.Contains(low, "refused"):

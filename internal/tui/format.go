@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // formatTokens abbreviates a token count: 950, 12.3K, 128K, 1.05M.
@@ -142,4 +144,20 @@ func wrapASCII(out []string, line string, width int) []string {
 		line = strings.TrimLeft(line[cut+1:], " ")
 	}
 	return append(out, line)
+}
+
+// cacheLabel is the status line's prompt-cache figure: the share of the
+// last step's input read from the provider's cache, and of the session's
+// when it differs ("cache 82% (61% session)"); "" before any step read or
+// wrote the cache.
+func cacheLabel(last, session message.Usage) string {
+	if last.Input <= 0 || session.CachedInput+session.CacheWrite == 0 {
+		return ""
+	}
+	pct := func(u message.Usage) int { return int(100 * min(u.CachedInput, u.Input) / max(u.Input, 1)) }
+	l := fmt.Sprintf("cache %d%%", pct(last))
+	if s := pct(session); session.Input > last.Input && s != pct(last) {
+		l += fmt.Sprintf(" (%d%% session)", s)
+	}
+	return l
 }

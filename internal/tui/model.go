@@ -120,6 +120,9 @@ type Model struct {
 	tickGen   int
 	frame     int
 	closed    bool
+
+	// lastUsage is the newest step's usage (cacheLabel).
+	lastUsage message.Usage
 }
 
 // msgInfo is what the chat keeps of a message to place its parts.

@@ -176,6 +176,9 @@ func (m *Model) statusLine() string {
 	if m.sess.CostUSD > 0 {
 		right = append(right, th.dim.Render(formatCost(m.sess.CostUSD)))
 	}
+	if c := cacheLabel(m.lastUsage, m.sess.Usage); c != "" {
+		right = append(right, th.dim.Render(c))
+	}
 	sep := th.dim.Render(" · ")
 	r := strings.Join(right, sep)
 	// Drop the least important parts until it fits beside the model.

@@ -1,0 +1,86 @@
+package loop
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/message"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+func TestOverBudget(t *testing.T) {
+	for _, c := range []struct {
+		spent, capUSD, next float64
+		want                bool
+	}{
+		{0, 0, 100, false}, // no cap
+		{0.49, 0.50, 0.005, false},
+		{0.49, 0.50, 0.02, true}, // the request would pass it
+		{0.50, 0.50, 0, true},    // reached
+		{0.52, 0.50, 0, true},
+	} {
+		if got := overBudget(c.spent, c.capUSD, c.next); got != c.want {
+			t.Errorf("overBudget(%v, %v, %v) = %v, want %v", c.spent, c.capUSD, c.next, got, c.want)
+		}
+	}
+}
+
+// bigStep is a tool-call step whose usage says 100K prompt tokens and 1K
+// of output: $0.208 at gpt-4.1's $2/$8 per million.
+func bigStep(id string) pt.Step {
+	s := pt.Reply(append(pt.ToolCallChunks(0, id, "bash", `{"command":"echo `+id+`"}`, 1),
+		pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 100000, Completion: 1000}))...)
+	return s
+}
+
+// The cap stops the turn before the request that would pass it: after two
+// steps ($0.416), a third of ~100K input tokens ($0.20) would pass $0.50.
+func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.50 },
+		bigStep("a"), bigStep("b"), bigStep("c"), pt.Text("done"))
+	res := h.turn("go")
+	if res.FinishReason != FinishBudget || res.Err == nil || res.Steps != 2 {
+		t.Fatalf("turn = %+v, want finish %q after 2 steps", res, FinishBudget)
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("%d requests made, want 2", n)
+	}
+	errs := h.eventsOf(message.EventError)
+	if len(errs) != 1 || !strings.Contains(errs[0].Err, "this session has cost $0.42 of its $0.50 budget") ||
+		!strings.Contains(errs[0].Err, "--max-cost") {
+		t.Fatalf("error events = %+v", errs)
+	}
+	if cost := h.r.Session().CostUSD; cost > 0.50 {
+		t.Errorf("session cost $%.3f passed the cap", cost)
+	}
+
+	// Raised, the session goes on.
+	h.r.SetBudget(5)
+	if res := h.turn("go on"); res.Err != nil || res.FinishReason != "stop" {
+		t.Fatalf("after raising: %+v", res)
+	}
+}
+
+// A model without a price cannot be held to the cap: said once, and the
+// turns run.
+func TestBudgetOnUnpricedModelIsSaidOnce(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		o.MaxCostUSD = 0.01
+		c.Models["gpt-4.1"] = config.ModelInfo{ContextWindow: 128000, MaxOutput: 4096}
+	}, bigStep("a"), pt.Text("one"), pt.Text("two"))
+	for _, q := range []string{"first", "second"} {
+		if res := h.turn(q); res.Err != nil {
+			t.Fatalf("turn %q: %+v", q, res)
+		}
+	}
+	var notes []string
+	for _, ev := range h.eventsOf(message.EventNote) {
+		if strings.Contains(ev.Note, "cannot be enforced") {
+			notes = append(notes, ev.Note)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "models.gpt-4.1.price") {
+		t.Fatalf("notes = %q, want one saying the budget cannot be enforced", notes)
+	}
+}
