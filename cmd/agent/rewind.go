@@ -324,13 +324,12 @@ func (a *app) pruneSnapshots(ctx context.Context, st *storage.Store) error {
 	if !a.cfg.Snapshots.Enabled || snapshot.Interrupted(a.cfg.DataDir, a.dir) {
 		return nil // the session's own Open finishes the restore and reports it
 	}
-	snaps, err := a.openSnapshots(ctx, a.dir)
-	if err != nil {
+	// Decided without a git process (a start pays nothing for a store
+	// that needs no pruning, and none is created here): a store that does
+	// not exist yet or is under its cap is left alone until the daily prune.
+	onDisk := snapshot.DiskBytes(a.cfg.DataDir, a.dir)
+	if onDisk == 0 {
 		return nil
-	}
-	stats, err := snaps.Stats(ctx)
-	if err != nil {
-		return err
 	}
 	marker := filepath.Join(a.cfg.DataDir, "snapshots", "last-prune")
 	stamp := func() error {
@@ -345,7 +344,11 @@ func (a *app) pruneSnapshots(ctx context.Context, st *storage.Store) error {
 		due = time.Now().Unix()-last > pruneIntervalS
 	}
 	capBytes := a.cfg.Snapshots.CapBytes
-	if !due && (capBytes <= 0 || stats.SizeBytes <= capBytes) {
+	if !due && (capBytes <= 0 || onDisk <= capBytes) {
+		return nil
+	}
+	snaps, err := a.openSnapshots(ctx, a.dir)
+	if err != nil {
 		return nil
 	}
 	named, err := st.SnapshotIDs(ctx)

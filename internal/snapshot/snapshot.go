@@ -66,6 +66,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,6 +236,30 @@ func Interrupted(dataDir, workDir string) bool {
 	}
 	_, err = os.Stat(filepath.Join(gitDir, "agent-restore.journal"))
 	return err == nil
+}
+
+// DiskBytes is how much the store of workDir takes on disk (0 when it
+// has none), measured by walking its directory: no git process, so that
+// start-up can decide whether the store needs pruning for the price of a
+// directory walk.
+func DiskBytes(dataDir, workDir string) int64 {
+	_, _, gitDir, err := storeDirs(dataDir, workDir)
+	if err != nil {
+		return 0
+	}
+	var total int64
+	_ = filepath.WalkDir(gitDir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	return total
 }
 
 // realPath resolves symlinks in path as far as it exists.
