@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -38,7 +39,10 @@ func newContextCmd(g *globalFlags) *cobra.Command {
 		Long: `context prints the token calculator's snapshot of a session: the same
 total the status bar shows and compaction decides on, how it was computed
 (last call's input and output plus an estimate of what came after), and
-its breakdown into system prompt, tool schemas and messages.`,
+its breakdown into system prompt, tool schemas and messages, and the
+status line's prompt-cache figures (JSON cache: last_hit_rate and
+session_cached_share, shares in [0, 1]; null until a step read or wrote
+the cache).`,
 		Example: `  agent context
   agent context --session 01JX3K --json | jq .total`,
 		Args: cobra.NoArgs,
@@ -56,11 +60,17 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		return err
 	}
 	defer st.Close()
-	snap, restore, _, err := loop.ReadContext(ctx, st, a.cfg, tools.NewRegistry(), id)
+	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, tools.NewRegistry(), id)
 	if err != nil {
 		return err
 	}
-	cs := contextSnapshot{Snapshot: snap, RestoreCost: restore}
+	msgs, err := st.ListMessages(ctx, id)
+	if err != nil {
+		return err
+	}
+	cs := contextSnapshot{Snapshot: snap, RestoreCost: restore, sessionUsage: sess.Usage}
+	cs.lastUsage = lastStepUsage(msgs)
+	cs.Cache = message.CacheFiguresOf(cs.lastUsage, cs.sessionUsage)
 	if a.cfg.Compaction.Prune {
 		p := loop.PruneThresholds(a.cfg.Compaction, snap)
 		cs.PruneProtect, cs.PruneMinimum = p.Protect, p.Minimum
@@ -83,6 +93,22 @@ type contextSnapshot struct {
 	// undo_tokens and restore_tokens: the request after `agent compact
 	// --undo` (null: nothing to undo) and with everything restored.
 	loop.RestoreCost
+	// Cache: the prompt-cache figures of the status line (null before a
+	// step read or wrote the cache).
+	Cache *message.CacheFigures `json:"cache"`
+	// lastUsage and sessionUsage are the usages Cache comes from.
+	lastUsage, sessionUsage message.Usage
+}
+
+// lastStepUsage is the usage of the newest step with input, compactions
+// aside, as the TUI keeps it for the status line.
+func lastStepUsage(msgs []message.Message) message.Usage {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == message.RoleAssistant && !m.Summary && m.Usage.Input > 0 {
+			return m.Usage
+		}
+	}
+	return message.Usage{}
 }
 
 // formatContextSnapshot renders `agent context` for people.
@@ -92,6 +118,12 @@ func formatContextSnapshot(c contextSnapshot) string {
 		s += fmt.Sprintf("Prune keeps the newest %d tokens of tool outputs and clears older ones when that saves more than %d\n", c.PruneProtect, c.PruneMinimum)
 	} else {
 		s += "Pruning is off\n"
+	}
+	if c.Cache != nil {
+		s += fmt.Sprintf("Prompt cache: last step %d%% of its input read from the cache, session %d%%\n",
+			c.lastUsage.CachedPercent(), c.sessionUsage.CachedPercent())
+	} else {
+		s += "Prompt cache: nothing read or written yet\n"
 	}
 	if c.Undo != nil {
 		s += fmt.Sprintf("Undoing the last compaction (agent compact --undo) would make it ~%d tokens; restoring everything, ~%d\n", *c.Undo, c.Full)

@@ -6,6 +6,7 @@ package main
 // catalog.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,9 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +35,21 @@ type modelRow struct {
 	MaxOutput     int64 `json:"max_output,omitempty"`
 	// Current: a new session would use it.
 	Current bool `json:"current"`
+	// InputLimit is 0 when the window is the only cap.
+	InputLimit int64 `json:"input_limit,omitempty"`
+	// Price in USD per million tokens; null when unknown.
+	Price              *config.Price `json:"price,omitempty"`
+	Vision             bool          `json:"vision"`
+	ReasoningRoundtrip bool          `json:"reasoning_roundtrip"`
+	Cache              string        `json:"cache,omitempty"`
+	Tools              bool          `json:"tools"`
+	// Source and AsOf say where the catalog's figures come from ("config"
+	// for a model only the config knows).
+	Source string `json:"source,omitempty"`
+	AsOf   string `json:"as_of,omitempty"`
+	// Overridden names the catalog's figures the config changes
+	// ("context_window", "price.input").
+	Overridden []string `json:"overridden,omitempty"`
 }
 
 func newModelsCmd(g *globalFlags) *cobra.Command {
@@ -41,8 +59,12 @@ func newModelsCmd(g *globalFlags) *cobra.Command {
 		Short: "List the models of the configured server and the catalog",
 		Long: `models lists the models the configured server offers (its GET /v1/models,
 asked with a 3 s timeout), then those named in the config, then the
-built-in catalog with its context windows. When the server cannot be
-asked, the catalog is listed with a note on stderr.`,
+built-in catalog: window, input limit, output, prices in USD per million
+tokens (input, output, cache read, cache write; a cache write of 0 costs
+the input price), vision, reasoning sent back, prompt-cache style, the
+source and date of the figures, and which of them the config overrides.
+When the server cannot be asked, the catalog is listed with a note on
+stderr.`,
 		Example: `  agent models
   agent models --base-url http://127.0.0.1:11434/v1
   agent models --json | jq -r '.[] | select(.served).id'`,
@@ -70,6 +92,29 @@ func listModels(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
+	fmt.Fprint(out, formatModelRows(rows))
+	return nil
+}
+
+// formatModelRows renders `agent models` as a table: prices in USD per
+// million tokens (input, output, cache read, cache write), VIS for image
+// input, RT for reasoning sent back, and which figures the config sets.
+func formatModelRows(rows []modelRow) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  MODEL\tWINDOW\tINPUT\tOUTPUT\t$IN\t$OUT\t$CREAD\t$CWRITE\tVIS\tRT\tCACHE\tNOTES\tSOURCE")
+	tokensK := func(n int64) string {
+		if n == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%dK", n/1000)
+	}
+	yes := func(v bool) string {
+		if v {
+			return "yes"
+		}
+		return "-"
+	}
 	for _, r := range rows {
 		mark := "  "
 		if r.Current {
@@ -79,14 +124,35 @@ func listModels(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer)
 		if r.Served {
 			notes = append(notes, "served")
 		}
-		if r.Known {
-			notes = append(notes, fmt.Sprintf("%dK window", r.ContextWindow/1000))
-		} else {
+		if !r.Known {
 			notes = append(notes, "limits unknown")
 		}
-		fmt.Fprintf(out, "%s%-40s %s\n", mark, r.ID, strings.Join(notes, ", "))
+		if !r.Tools {
+			notes = append(notes, "no tools")
+		}
+		if len(r.Overridden) > 0 {
+			notes = append(notes, "config sets "+strings.Join(r.Overridden, " "))
+		}
+		prices := []string{"-", "-", "-", "-"}
+		if p := r.Price; p != nil {
+			for i, v := range []float64{p.Input, p.Output, p.CacheRead, p.CacheWrite} {
+				prices[i] = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+		}
+		src := "-"
+		if r.Source != "" {
+			src = strings.TrimSpace(r.AsOf + " " + r.Source)
+		}
+		window, input, output := tokensK(r.ContextWindow), tokensK(r.InputLimit), tokensK(r.MaxOutput)
+		if !r.Known {
+			window, output = "-", "-"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", mark, r.ID,
+			window, input, output, prices[0], prices[1], prices[2], prices[3],
+			yes(r.Vision), yes(r.ReasoningRoundtrip), cmp.Or(r.Cache, "-"), cmp.Or(strings.Join(notes, ", "), "-"), src)
 	}
-	return nil
+	tw.Flush()
+	return b.String()
 }
 
 // servedModels asks the configured server for its models. OpenAI's own
@@ -117,9 +183,22 @@ func modelRows(cfg *config.Config, served []string) []modelRow {
 		}
 		seen[id] = true
 		info, known := cfg.ModelInfo(id)
-		r := modelRow{ID: id, Served: isServed, Known: known, Current: id == cfg.Model && !cfg.NeedsModelChoice()}
+		r := modelRow{ID: id, Served: isServed, Known: known, Current: id == cfg.Model && !cfg.NeedsModelChoice(), Tools: !info.NoTools}
 		if known {
-			r.ContextWindow, r.MaxOutput = info.ContextWindow, info.MaxOutput
+			r.ContextWindow, r.MaxOutput, r.InputLimit = info.ContextWindow, info.MaxOutput, info.InputLimit
+			r.Vision, r.ReasoningRoundtrip, r.Cache = info.Vision, info.ReasoningRoundtrip, info.Cache
+			if info.Price != (config.Price{}) {
+				r.Price = &info.Price
+			}
+		}
+		_, configured := cfg.Models[id]
+		if base, src, ok := config.CatalogEntry(id); ok {
+			r.Source, r.AsOf = src.Source, src.AsOf
+			if configured {
+				r.Overridden = overriddenFields(base, info)
+			}
+		} else if configured {
+			r.Source = "config"
 		}
 		rows = append(rows, r)
 	}
@@ -138,6 +217,33 @@ func modelRows(cfg *config.Config, served []string) []modelRow {
 		add(id, false)
 	}
 	return rows
+}
+
+// overriddenFields names the figures of effective that differ from the
+// catalog's entry base, by their config names.
+func overriddenFields(base, effective config.ModelInfo) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		diff bool
+	}{
+		{"context_window", base.ContextWindow != effective.ContextWindow},
+		{"max_output", base.MaxOutput != effective.MaxOutput},
+		{"input_limit", base.InputLimit != effective.InputLimit},
+		{"price.input", base.Price.Input != effective.Price.Input},
+		{"price.output", base.Price.Output != effective.Price.Output},
+		{"price.cache_read", base.Price.CacheRead != effective.Price.CacheRead},
+		{"price.cache_write", base.Price.CacheWrite != effective.Price.CacheWrite},
+		{"vision", base.Vision != effective.Vision},
+		{"reasoning_roundtrip", base.ReasoningRoundtrip != effective.ReasoningRoundtrip},
+		{"cache", base.Cache != effective.Cache},
+		{"tools", base.NoTools != effective.NoTools},
+	} {
+		if f.diff {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }
 
 // chooseModel settles the model of a new headless session when the user

@@ -3,9 +3,13 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctxloop/agent/internal/config"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -111,5 +115,64 @@ func TestE2EModelsListsTheServersModels(t *testing.T) {
 	rows = nil
 	if err := json.Unmarshal([]byte(res.stdout), &rows); err != nil || len(rows) == 0 || rows[0].Served {
 		t.Errorf("failing server: %v %+v", err, rows)
+	}
+}
+
+// `agent models --json` gives a catalog model's figures with their source
+// and date, and names what the user's config overrides; the table says it
+// too.
+func TestE2EModelsShowsCatalogFiguresAndOverrides(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(e.home, ".config", "agent", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"models": {"gpt-4.1": {"context_window": 200000, "price": {"input": 1.5}},
+		"local-coder": {"context_window": 16384, "tools": false}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := e.run("", "models", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var rows []modelRow
+	if err := json.Unmarshal([]byte(res.stdout), &rows); err != nil {
+		t.Fatalf("models --json: %v\n%s", err, res.stdout)
+	}
+	byID := map[string]modelRow{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	mini := byID["gpt-5-mini"]
+	if mini.ContextWindow != 400000 || mini.InputLimit != 272000 || mini.MaxOutput != 128000 ||
+		mini.Price == nil || *mini.Price != (config.Price{Input: 0.25, Output: 2.00, CacheRead: 0.025}) ||
+		!mini.Vision || mini.Cache != config.CacheAutomatic || !mini.Tools ||
+		!strings.Contains(mini.Source, "openai.com") || mini.AsOf == "" || len(mini.Overridden) != 0 {
+		t.Errorf("gpt-5-mini: %+v", mini)
+	}
+	if c := byID["claude-haiku-4.5"]; c.Cache != config.CacheExplicit || c.Price == nil || c.Price.CacheWrite != 1.25 {
+		t.Errorf("claude-haiku-4.5: %+v", c)
+	}
+	g := byID["gpt-4.1"]
+	if g.ContextWindow != 200000 || g.Price == nil || g.Price.Input != 1.5 || g.Price.Output != 8.00 ||
+		!slices.Equal(g.Overridden, []string{"context_window", "price.input"}) || !g.Current {
+		t.Errorf("gpt-4.1 with a config override: %+v", g)
+	}
+	if l := byID["local-coder"]; !l.Known || l.ContextWindow != 16384 || l.Tools || l.Source != "config" || l.Price != nil {
+		t.Errorf("local-coder: %+v", l)
+	}
+
+	text := e.run("", "models")
+	if text.code != 0 {
+		t.Fatalf("models: exit %d: %s", text.code, text.stderr)
+	}
+	var line41 string
+	for _, l := range strings.Split(text.stdout, "\n") {
+		if strings.HasPrefix(l, "* gpt-4.1 ") {
+			line41 = l
+		}
+	}
+	if !strings.Contains(line41, "200K") || !strings.Contains(line41, "config sets context_window price.input") || !strings.Contains(line41, "1.5") {
+		t.Errorf("gpt-4.1's line %q\n%s", line41, text.stdout)
 	}
 }

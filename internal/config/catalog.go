@@ -116,18 +116,70 @@ func init() {
 	}
 }
 
+// Source says where a catalog entry's figures come from and when they
+// were read (`agent models`).
+type Source struct {
+	Source string `json:"source"`
+	AsOf   string `json:"as_of"`
+}
+
+// catalogSources gives the source of each catalog entry, one per provider
+// family, as the comments on catalog record them.
+var catalogSources = []struct {
+	Source
+	models []string
+}{
+	{Source{"platform.openai.com/docs/pricing, model pages", "2026"},
+		[]string{"gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o", "gpt-4o-mini", "gpt-5", "gpt-5-mini", "gpt-5-nano", "o3", "o4-mini"}},
+	{Source{"api-docs.deepseek.com pricing (V3.2)", "2026"},
+		[]string{"deepseek-chat", "deepseek-reasoner"}},
+	{Source{"openrouter.ai/anthropic, docs.anthropic.com prompt caching", "2026"},
+		[]string{"claude-sonnet-4", "claude-sonnet-4.5", "claude-haiku-4.5"}},
+	{Source{"Google AI for Developers pricing (≤200K prompts)", "2026"},
+		[]string{"gemini-2.5-pro", "gemini-2.5-flash"}},
+	{Source{"console.groq.com/docs/models", "2026"},
+		[]string{"llama-3.3-70b-versatile", "qwen3-32b"}},
+	{Source{"Moonshot platform docs", "2026"}, []string{"kimi-k2-0905", "kimi-k2"}},
+	{Source{"Z.ai platform docs", "2026"}, []string{"glm-4.6"}},
+	{Source{"xAI platform docs", "2026"}, []string{"grok-3-mini", "grok-4"}},
+}
+
+// CatalogEntry returns the catalog's entry for a model (found as
+// lookupCatalog finds it) and the source of its figures; ok is false when
+// the catalog does not know the model.
+func CatalogEntry(name string) (info ModelInfo, src Source, ok bool) {
+	key, ok := catalogName(name)
+	if !ok {
+		return ModelInfo{}, Source{}, false
+	}
+	for _, s := range catalogSources {
+		for _, m := range s.models {
+			if m == key {
+				src = s.Source
+			}
+		}
+	}
+	return catalog[key], src, true
+}
+
 // lookupCatalog finds a model in the catalog: by exact name, without a
 // provider prefix ("openai/gpt-4.1"), or by the longest catalog name the
 // model starts with ("gpt-4.1-2025-04-14" is gpt-4.1).
 func lookupCatalog(name string) (ModelInfo, bool) {
+	key, ok := catalogName(name)
+	return catalog[key], ok
+}
+
+// catalogName is the catalog's name for a model (see lookupCatalog).
+func catalogName(name string) (string, bool) {
 	name = strings.ToLower(strings.TrimSpace(name))
-	if info, ok := catalog[name]; ok {
-		return info, true
+	if _, ok := catalog[name]; ok {
+		return name, true
 	}
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
-		if info, ok := catalog[name]; ok {
-			return info, true
+		if _, ok := catalog[name]; ok {
+			return name, true
 		}
 	}
 	best := ""
@@ -136,10 +188,7 @@ func lookupCatalog(name string) (ModelInfo, bool) {
 			best = known
 		}
 	}
-	if best == "" {
-		return ModelInfo{}, false
-	}
-	return catalog[best], true
+	return best, best != ""
 }
 
 // CatalogModels returns the names of the models the built-in catalog

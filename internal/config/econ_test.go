@@ -58,3 +58,18 @@ func TestToolsFalse(t *testing.T) {
 		t.Error("gpt-4.1 lost its tools")
 	}
 }
+
+// Every catalog entry names the source and date of its figures.
+func TestCatalogEntriesHaveSources(t *testing.T) {
+	for _, name := range CatalogModels() {
+		if _, src, ok := CatalogEntry(name); !ok || src.Source == "" || src.AsOf == "" {
+			t.Errorf("%s: known %v, source %+v", name, ok, src)
+		}
+	}
+	if info, src, ok := CatalogEntry("openai/gpt-4.1-2025-04-14"); !ok || info.ContextWindow != 1047576 || !strings.Contains(src.Source, "openai.com") {
+		t.Errorf("openai/gpt-4.1-2025-04-14: %v %+v %+v", ok, info, src)
+	}
+	if _, _, ok := CatalogEntry("llama3.1"); ok {
+		t.Errorf("llama3.1 found in the catalog")
+	}
+}

@@ -55,6 +55,39 @@ func (u Usage) Add(o Usage) Usage {
 // IsZero reports whether nothing was counted.
 func (u Usage) IsZero() bool { return u == Usage{} }
 
+// CachedShare is the share of u's input read from the provider's prompt
+// cache, in [0, 1]; 0 without input.
+func (u Usage) CachedShare() float64 {
+	if u.Input <= 0 {
+		return 0
+	}
+	return float64(min(u.CachedInput, u.Input)) / float64(u.Input)
+}
+
+// CachedPercent is CachedShare in whole percent, rounded down.
+func (u Usage) CachedPercent() int {
+	return int(100 * min(u.CachedInput, u.Input) / max(u.Input, 1))
+}
+
+// CacheFigures are the prompt-cache figures the status line, /context and
+// `agent context` show: the share of the last step's input read from the
+// cache, and of the session's.
+type CacheFigures struct {
+	LastHitRate        float64 `json:"last_hit_rate"`
+	SessionCachedShare float64 `json:"session_cached_share"`
+}
+
+// CacheFiguresOf returns the cache figures of a session whose newest step
+// (compactions aside) used last and whose calls used session in all; nil
+// before a step with input, or while nothing was read from or written to
+// the cache.
+func CacheFiguresOf(last, session Usage) *CacheFigures {
+	if last.Input <= 0 || session.CachedInput+session.CacheWrite == 0 {
+		return nil
+	}
+	return &CacheFigures{LastHitRate: last.CachedShare(), SessionCachedShare: session.CachedShare()}
+}
+
 // Session is one conversation in one directory.
 type Session struct {
 	ID        string    `json:"id"`

@@ -179,6 +179,12 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 	} else {
 		body = append(body, th.dim.Render("Last estimate error: none yet (no call with usage)"))
 	}
+	if message.CacheFiguresOf(m.lastUsage, m.sess.Usage) != nil {
+		body = append(body, fmt.Sprintf("Prompt cache: last step %d%% of its input read from the cache, session %d%%",
+			m.lastUsage.CachedPercent(), m.sess.Usage.CachedPercent()))
+	} else {
+		body = append(body, th.dim.Render("Prompt cache: nothing read or written yet"))
+	}
 	for _, w := range s.Warnings {
 		body = append(body, th.warnText.Render("! "+w))
 	}

@@ -151,12 +151,11 @@ func wrapASCII(out []string, line string, width int) []string {
 // when it differs ("cache 82% (61% session)"); "" before any step read or
 // wrote the cache.
 func cacheLabel(last, session message.Usage) string {
-	if last.Input <= 0 || session.CachedInput+session.CacheWrite == 0 {
+	if message.CacheFiguresOf(last, session) == nil {
 		return ""
 	}
-	pct := func(u message.Usage) int { return int(100 * min(u.CachedInput, u.Input) / max(u.Input, 1)) }
-	l := fmt.Sprintf("cache %d%%", pct(last))
-	if s := pct(session); session.Input > last.Input && s != pct(last) {
+	l := fmt.Sprintf("cache %d%%", last.CachedPercent())
+	if s := session.CachedPercent(); session.Input > last.Input && s != last.CachedPercent() {
 		l += fmt.Sprintf(" (%d%% session)", s)
 	}
 	return l
