@@ -11,6 +11,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
@@ -32,10 +33,19 @@ type budgetError struct {
 func (e *budgetError) Error() string {
 	const raise = "raise it with --max-cost or `budget`"
 	if e.spentUSD >= e.capUSD {
-		return fmt.Sprintf("stopped: this session has cost $%.2f of its $%.2f budget; %s", e.spentUSD, e.capUSD, raise)
+		return fmt.Sprintf("stopped: this session has cost %s of its %s budget; %s", usd(e.spentUSD), usd(e.capUSD), raise)
 	}
-	return fmt.Sprintf("stopped: this session has cost $%.2f of its $%.2f budget and the next request would pass it (about $%.2f of input); %s",
-		e.spentUSD, e.capUSD, e.nextUSD, raise)
+	return fmt.Sprintf("stopped: this session has cost %s of its %s budget and the next request would pass it (about %s of input); %s",
+		usd(e.spentUSD), usd(e.capUSD), usd(e.nextUSD), raise)
+}
+
+// usd formats dollars for people: in cents from a cent up, otherwise with
+// two significant digits, so that a small amount does not read as $0.00.
+func usd(v float64) string {
+	if v >= 0.01 || v <= 0 {
+		return fmt.Sprintf("$%.2f", v)
+	}
+	return "$" + strconv.FormatFloat(v, 'g', 2, 64)
 }
 
 func (e *budgetError) Is(target error) bool { return target == ErrBudget }
@@ -77,8 +87,8 @@ func (r *Runner) checkBudget(model string, inputTokens int64) error {
 	r.mu.Unlock()
 	if tell {
 		r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: fmt.Sprintf(
-			"the budget of $%.2f cannot be enforced: model %s has no price; set models.%s.price in your config",
-			capUSD, model, model)})
+			"the budget of %s cannot be enforced: model %s has no price; set models.%s.price in your config",
+			usd(capUSD), model, model)})
 	}
 	if unpriced {
 		return nil

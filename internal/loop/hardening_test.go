@@ -275,3 +275,17 @@ func TestMessageQueuedDuringACompactionIsDelivered(t *testing.T) {
 		t.Errorf("the request after the compaction ends with %q", last.Content)
 	}
 }
+
+// TestBudgetMessageShowsSmallAmounts: a cap of a tenth of a cent does not
+// read as "$0.00 of its $0.00 budget".
+func TestBudgetMessageShowsSmallAmounts(t *testing.T) {
+	msg := (&budgetError{spentUSD: 0, capUSD: 0.001, nextUSD: 0.0054}).Error()
+	for _, want := range []string{"$0.00 of its $0.001 budget", "about $0.0054 of input"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if got := usd(12.345); got != "$12.35" {
+		t.Errorf("usd(12.345) = %q", got)
+	}
+}
