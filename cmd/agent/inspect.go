@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/snapshot"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -251,6 +252,9 @@ func (a *app) snapshotStats(ctx context.Context, st *storage.Store, id string) *
 	}
 	if _, err := os.Stat(sess.Dir); err != nil {
 		return nil
+	}
+	if snapshot.DiskBytes(a.cfg.DataDir, sess.Dir) == 0 {
+		return nil // no store: a read-only command creates none
 	}
 	snaps, err := a.openSnapshots(ctx, sess.Dir)
 	if err != nil {

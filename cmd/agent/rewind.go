@@ -302,8 +302,8 @@ func (a *app) dropSnapshots(ctx context.Context, s *message.Session) error {
 	if !a.cfg.Snapshots.Enabled || s.Dir == "" {
 		return nil
 	}
-	if _, err := os.Stat(s.Dir); err != nil {
-		return nil // no directory, no store was opened for it here
+	if _, err := os.Stat(s.Dir); err != nil || snapshot.DiskBytes(a.cfg.DataDir, s.Dir) == 0 {
+		return nil // no directory or no store: nothing to drop
 	}
 	snaps, err := a.openSnapshots(ctx, s.Dir)
 	if err != nil {
