@@ -59,22 +59,7 @@ const maxSummaryShrinks = 2
 // compact`), with optional focus instructions. It fails if a turn is
 // running.
 func (r *Runner) Compact(ctx context.Context, focus string) error {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return errors.New("compact: the agent is busy; wait for the turn to end or cancel it")
-	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	r.breaker = compact.Breaker{}
-	err := r.compact(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
-	res := TurnResult{FinishReason: "compacted"}
-	if err != nil {
-		res = TurnResult{FinishReason: FinishError, Err: err}
-	}
-	r.setIdle(res)
-	return err
+	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
 }
 
 // CompactUpTo summarises everything sent before the message keepFrom and
@@ -82,26 +67,7 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 // chat's picker), with optional focus instructions. It fails if a turn is
 // running, or if the message is not after the newest summary.
 func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return fmt.Errorf("compact: %w", ErrBusy)
-	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	r.breaker = compact.Breaker{}
-	req := compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom}
-	_, err := r.makePlan(req)
-	if err == nil {
-		err = r.compact(ctx, req)
-	}
-	res := TurnResult{FinishReason: "compacted"}
-	if err != nil {
-		res = TurnResult{FinishReason: FinishError, Err: err}
-	}
-	r.setIdle(res)
-	return err
+	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom})
 }
 
 // CompactAfter summarises everything sent after the message keepTo and
@@ -112,6 +78,14 @@ func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error 
 // It fails if a turn is running, if the message is not sent, or if nothing
 // is sent after it.
 func (r *Runner) CompactAfter(ctx context.Context, keepTo, focus string) error {
+	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo})
+}
+
+// compactNow runs a compaction the user asked for while no turn runs: the
+// runner is busy meanwhile, a message sent then waits for it (setIdle).
+// A request that keeps a head or a tail by choice is planned first, so
+// that a message out of range fails before anything is sent.
+func (r *Runner) compactNow(ctx context.Context, req compactRequest) error {
 	r.mu.Lock()
 	if r.busy {
 		r.mu.Unlock()
@@ -121,8 +95,10 @@ func (r *Runner) CompactAfter(ctx context.Context, keepTo, focus string) error {
 	r.idle = make(chan struct{})
 	r.mu.Unlock()
 	r.breaker = compact.Breaker{}
-	req := compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo}
-	_, err := r.makePlan(req)
+	var err error
+	if req.keepFrom != "" || req.keepTo != "" {
+		_, err = r.makePlan(req)
+	}
 	if err == nil {
 		err = r.compact(ctx, req)
 	}
