@@ -7,9 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/ctxloop/agent/internal/loop"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 func newCompactCmd(g *globalFlags) *cobra.Command {
@@ -63,11 +60,7 @@ func runUndoCompact(ctx context.Context, g *globalFlags, f *sessionFlags) error 
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	r, id, err := a.openSession(ctx, st, f)
 	if err != nil {
 		return err
 	}
@@ -96,11 +89,7 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	r, id, err := a.openSession(ctx, st, f)
 	if err != nil {
 		return err
 	}

@@ -94,11 +94,7 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	r, id, err := a.openSession(ctx, st, f)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/ctxloop/agent/internal/snapshot"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 type rewindFlags struct {
@@ -95,11 +94,7 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 		return err
 	}
 	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	r, id, err := a.openSession(ctx, st, &f.sessionFlags)
 	if err != nil {
 		return err
 	}

@@ -171,6 +171,21 @@ func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
 	return st, nil
 }
 
+// openSession drives the session f names (or the latest of this
+// directory) for a command that runs no tool: it asks nothing and grants
+// nothing. The caller closes the runner.
+func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlags) (*loop.Runner, string, error) {
+	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	if err != nil {
+		return nil, "", err
+	}
+	return r, id, nil
+}
+
 // loopOptions is the runner template of every command that drives a
 // session; callers add what is theirs (observer, step limit).
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
