@@ -68,11 +68,17 @@ func (s *Store) UpdateQueued(ctx context.Context, id, text string) error {
 	if err := s.writable(op); err != nil {
 		return err
 	}
+	return s.updateQueued(ctx, op, id, "text", text)
+}
+
+// updateQueued sets one column of the queued message id and publishes the
+// session's queue.
+func (s *Store) updateQueued(ctx context.Context, op, id, column string, value any) error {
 	var sessionID string
 	var queue []message.QueuedMessage
 	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE queue SET text = ? WHERE id = ? RETURNING session_id`,
-			text, id).Scan(&sessionID)
+		err := tx.QueryRowContext(ctx, `UPDATE queue SET `+column+` = ? WHERE id = ? RETURNING session_id`,
+			value, id).Scan(&sessionID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("queued message %s: %w", id, ErrNotFound)
 		}

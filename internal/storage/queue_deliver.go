@@ -30,25 +30,7 @@ func (s *Store) SetQueuedKind(ctx context.Context, id string, kind message.Queue
 	if !kind.Valid() {
 		return fmt.Errorf("%s: unknown kind %q", op, kind)
 	}
-	var sessionID string
-	var queue []message.QueuedMessage
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE queue SET kind = ? WHERE id = ? RETURNING session_id`,
-			string(kind), id).Scan(&sessionID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("queued message %s: %w", id, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		queue, err = listQueue(ctx, tx, sessionID)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	s.publishQueue(sessionID, queue)
-	return nil
+	return s.updateQueued(ctx, op, id, "kind", string(kind))
 }
 
 // DeliverQueued removes the queued messages ids from m's session and
