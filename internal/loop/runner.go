@@ -413,40 +413,6 @@ func (r *Runner) setIdle(res TurnResult) {
 	r.idleLocked(res)
 }
 
-// endBusy ends a busy period that kept no TurnResult (a rewind, a
-// !command, a read of the restore cost) like setIdle: a message queued
-// meanwhile starts its turn.
-func (r *Runner) endBusy() {
-	r.mu.Lock()
-	if r.queueWaiting() {
-		r.mu.Unlock()
-		r.resumeQueued()
-		return
-	}
-	r.busy = false
-	r.mu.Unlock()
-}
-
-// queueWaiting reports, with r.mu held, whether the queue holds a message
-// to deliver now that no turn runs.
-func (r *Runner) queueWaiting() bool {
-	q, err := r.store.ListQueue(context.Background(), r.sess.ID)
-	return err == nil && len(pickDelivery(q, true)) > 0
-}
-
-// resumeQueued starts a turn with the queued messages; the runner is still
-// busy. If nothing could be delivered after all, it goes idle.
-func (r *Runner) resumeQueued() {
-	ctx := context.Background()
-	injected, err := r.injectQueue(ctx, true)
-	if err != nil || !injected {
-		r.mu.Lock()
-		r.idleLocked(TurnResult{FinishReason: FinishError, Err: err})
-		return
-	}
-	r.start()
-}
-
 func closeIdle(idle chan struct{}) {
 	select {
 	case <-idle:
