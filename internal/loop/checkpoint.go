@@ -149,7 +149,7 @@ func (r *Runner) CheckpointsOff() string { return r.checkpointsOff() }
 // mutates reports whether any of the calls can change files.
 func (r *Runner) mutates(e *message.Entry, calls []int) bool {
 	for _, ix := range calls {
-		if t, ok := r.opt.Tools.Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
+		if t, ok := r.registry().Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
 			return true
 		}
 	}

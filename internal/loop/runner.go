@@ -82,7 +82,13 @@ type Options struct {
 	Store    *storage.Store
 	Provider provider.Provider
 	Tools    *tools.Registry
-	Perms    *tools.Permissions
+	// Extra supplies tools that come and go during the session (MCP
+	// servers); nil means none. See tooltable.go.
+	Extra tools.Source
+	// SessionTools, if set, makes the tools that need the session's id
+	// (the task tool); they join Tools for the session's lifetime.
+	SessionTools func(sessionID string) []tools.Tool
+	Perms        *tools.Permissions
 	Config   *config.Config
 	// Dir is the session's directory for a new session.
 	Dir string
@@ -128,6 +134,7 @@ type Runner struct {
 	strategy compact.Strategy
 	toolEnv  *tools.Env
 	rnd      *rand.Rand
+	tt       toolTable // the tools of the current step
 
 	mu      sync.Mutex
 	sess    message.Session
@@ -207,8 +214,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
 	}
-	opt.Tools = sessionTools(opt.Tools, st, sess.ID)
+	opt.Tools = sessionTools(opt, st, sess.ID)
 	r := &Runner{opt: opt, store: st, lease: lease, sess: *sess, allowed: map[string]bool{}}
+	r.tt.base = opt.Tools
 	r.idle = make(chan struct{})
 	close(r.idle)
 	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
@@ -242,6 +250,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	r.setModel(r.sess.Model)
+	r.refreshTools()
 	r.openCheckpoints(ctx, dir)
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.promptAt, r.promptFromOpen = time.Now(), true
@@ -250,10 +259,14 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	return r, nil
 }
 
-// sessionTools is the registry a session offers: the given tools and
-// recall over the session's own history.
-func sessionTools(reg *tools.Registry, st *storage.Store, sessionID string) *tools.Registry {
-	return reg.With(recall.New(st, sessionID))
+// sessionTools is the registry a session offers: the given tools, recall
+// over the session's own history and the session's own tools.
+func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
+	own := []tools.Tool{recall.New(st, sessionID)}
+	if opt.SessionTools != nil {
+		own = append(own, opt.SessionTools(sessionID)...)
+	}
+	return opt.Tools.With(own...)
 }
 
 // setModel picks the model's limits, estimator and compaction strategy.
@@ -314,7 +327,7 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 	if r.toolsOff(r.model) {
 		return system, 0
 	}
-	for _, t := range r.opt.Tools.Tools() {
+	for _, t := range r.registry().Tools() {
 		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
 	}
 	return system, tools

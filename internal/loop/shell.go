@@ -39,7 +39,7 @@ func (r *Runner) RunShell(ctx context.Context, command string) (*message.FileSta
 	r.mu.Unlock()
 	defer r.endBusy()
 	input, _ := json.Marshal(map[string]string{"command": command})
-	res := r.opt.Tools.Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input})
+	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input})
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, Model: r.Model(), FinishedAt: time.Now()}
 	if err := r.store.CreateMessage(ctx, &m); err != nil {

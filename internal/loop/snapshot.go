@@ -65,7 +65,8 @@ func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	if model == "" {
 		model = cfg.Model
 	}
-	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(reg, st, sess.ID)}, sess: *sess, history: history, pins: pins}
+	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(Options{Tools: reg}, st, sess.ID)}, sess: *sess, history: history, pins: pins}
+	r.tt.base = r.opt.Tools
 	r.setModel(model)
 	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	sys, tl := r.fixedTokens()

@@ -43,7 +43,7 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
 		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
 	if !r.toolsOff(r.model) {
-		req.Tools = r.opt.Tools.OpenAITools()
+		req.Tools = r.registry().OpenAITools()
 	}
 	return req
 }
@@ -54,6 +54,7 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 // fails once its attempts are spent) and tries again; a request that goes
 // through gives the breaker its attempts back (compact.Breaker.Through).
 func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
+	r.refreshTools() // an MCP server that connected since joins now
 	for attempt := 1; ; attempt++ {
 		if err := r.checkBudget(r.model, r.decisionSnapshot().Total); err != nil {
 			return stepOutcome{}, err

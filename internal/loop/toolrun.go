@@ -37,12 +37,12 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 			}
 			return stop, stopErr
 		}
-		if tool, ok := r.opt.Tools.Get(p.Tool.Name); ok && tool.ReadOnly() {
+		if tool, ok := r.registry().Get(p.Tool.Name); ok && tool.ReadOnly() {
 			// Gather the run of read-only calls starting here.
 			j := i + 1
 			for j < len(calls) {
 				q := e.Parts[calls[j]]
-				t, ok := r.opt.Tools.Get(q.Tool.Name)
+				t, ok := r.registry().Get(q.Tool.Name)
 				if !ok || !t.ReadOnly() {
 					break
 				}
@@ -190,7 +190,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		r.recordProcess(ctx, e, ix, g)
 		unlock()
 	}
-	res := r.opt.Tools.Run(ctx, r.toolEnv, call)
+	res := r.registry().Run(ctx, r.toolEnv, call)
 	if ctx.Err() != nil {
 		if keptWhenInterrupted(res) {
 			// The output shown so far stays the call's result.
