@@ -89,7 +89,7 @@ type Options struct {
 	// (the task tool); they join Tools for the session's lifetime.
 	SessionTools func(sessionID string) []tools.Tool
 	Perms        *tools.Permissions
-	Config   *config.Config
+	Config       *config.Config
 	// Dir is the session's directory for a new session.
 	Dir string
 	// OutputDir is where tools save full outputs.
