@@ -88,7 +88,7 @@ func (c *Catalog) Load() Set {
 			}
 			if i, ok := byName[name]; ok {
 				if set.Commands[i].Overrides == "" {
-					set.Commands[i].Overrides = f.path
+					set.Commands[i].Overrides, set.Commands[i].OverridesSource = f.path, src.kind
 				}
 				continue
 			}

@@ -154,7 +154,7 @@ func TestCatalogSkipsWithNotices(t *testing.T) {
 	if c, _ := set.Find("fix"); c.Body != "first" {
 		t.Errorf("fix = %q, want the first in name order (Fix.md)", c.Body)
 	}
-	if c, _ := set.Find("ok"); c.Description != "fine [2J" {
+	if c, _ := set.Find("ok"); c.Description != "fine" {
 		t.Errorf("description = %q", c.Description)
 	}
 	all := strings.Join(set.Notices, "\n")

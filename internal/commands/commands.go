@@ -77,8 +77,10 @@ type Command struct {
 	Source string
 	Path   string
 	// Overrides is the file of a command of the same name this one hides
-	// (a user command under a project one), "" when none.
-	Overrides string
+	// (a user command under a project one), "" when none;
+	// OverridesSource is that command's source.
+	Overrides       string
+	OverridesSource string
 	// Body is the prompt template, front matter removed.
 	Body string
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -90,10 +92,11 @@ func firstLine(body string) string {
 	return ""
 }
 
-// oneLine makes s a single line fit for the terminal: escapes removed,
-// white space collapsed, at most maxDescription runes.
+// oneLine makes s a single line fit for the terminal: escape sequences
+// and other control characters removed, white space collapsed, at most
+// maxDescription runes.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(termsafe.Strip(s)), " ")
+	s = strings.Join(strings.Fields(termsafe.Strip(ansi.Strip(s))), " ")
 	if utf8.RuneCountInString(s) > maxDescription {
 		r := []rune(s)
 		s = string(r[:maxDescription-1]) + "…"

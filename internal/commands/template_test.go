@@ -106,7 +106,7 @@ func TestParseFile(t *testing.T) {
 			"Quoted: yes", "<n>", "Body", true},
 		{"no front matter: first line describes", "# Explain the code\n\nExplain $ARGUMENTS.", "Explain the code", "", "# Explain the code\n\nExplain $ARGUMENTS.", true},
 		{"unclosed front matter is body", "---\ndescription: x\nbody", "---", "", "---\ndescription: x\nbody", true},
-		{"escapes stripped", "---\ndescription: \x1b]0;pwned\x07Red \x1b[31mtext\n---\nb", "]0;pwnedRed [31mtext", "", "b", true},
+		{"escapes stripped", "---\ndescription: \x1b]0;pwned\x07Red \x1b[31mtext\n---\nb", "Red text", "", "b", true},
 		{"BOM", "\uFEFF---\ndescription: d\n---\nb", "d", "", "b", true},
 		{"binary", "abc\x00def", "", "", "", false},
 		{"invalid UTF-8", "abc\xff", "", "", "", false},

@@ -620,3 +620,12 @@ func home(getenv func(string) string) string {
 func UserAgentsFile(getenv func(string) string) string {
 	return filepath.Join(configHome(getenv), "agent", "AGENTS.md")
 }
+
+// UserCommandsDir is the directory of the user's custom slash commands
+// ($XDG_CONFIG_HOME/agent/commands).
+func UserCommandsDir(getenv func(string) string) string {
+	return filepath.Join(configHome(getenv), "agent", "commands")
+}
+
+// Home is the user's home directory ($HOME, else the system's idea of it).
+func Home(getenv func(string) string) string { return home(getenv) }

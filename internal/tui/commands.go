@@ -16,6 +16,8 @@ type command struct {
 	name string
 	args string
 	help string
+	// custom marks a custom command (custom.go).
+	custom bool
 }
 
 // commands are the slash commands, in the order the popup and /help list
@@ -134,6 +136,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
 		m.drawer = &helpDrawer{}
+		return m.customScan() // custom.go
 	case "quit":
 		return tea.Quit
 	}

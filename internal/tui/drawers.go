@@ -269,8 +269,8 @@ func commas(n int64) string {
 	return b.String()
 }
 
-// helpDrawer lists keys and commands.
-type helpDrawer struct{}
+// helpDrawer lists keys and commands; it scrolls (help.go).
+type helpDrawer struct{ scroller }
 
 func (d *helpDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	return infoKeys(msg), nil
@@ -316,7 +316,9 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		}
 		body = append(body, th.key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
 	}
-	return frameLines(th, "Help", clampBody(body, height, 0), "esc close", width)
+	body = append(body, m.customHelpLines()...) // custom.go
+	body, footer := d.window(body, height, "esc close")
+	return frameLines(th, "Help", body, footer, width)
 }
 
 // pickerEntry is one choice of a picker.

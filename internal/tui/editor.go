@@ -44,6 +44,9 @@ type editor struct {
 	// the value the user closed the popup for.
 	sel       int
 	dismissed string
+	// custom are the custom commands of the last scan (custom.go),
+	// offered after the built-in ones.
+	custom []command
 
 	// pastes holds the texts behind placeholders, for the life of the
 	// editor (so that history entries holding a placeholder still expand).
@@ -216,5 +219,11 @@ func (e *editor) completions() []command {
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") || v == e.dismissed {
 		return nil
 	}
-	return matchCommands(v[1:])
+	out := matchCommands(v[1:])
+	for _, c := range e.custom {
+		if strings.HasPrefix(c.name, strings.ToLower(v[1:])) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -27,6 +27,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
 		return nil
 	}
+	if d, ok := m.drawer.(interface{ scrollKey(tea.Msg) bool }); ok && d.scrollKey(k) {
+		return nil // help.go
+	}
 	if m.inline {
 		switch s {
 		case "pgup", "pgdown", "ctrl+home", "ctrl+end":
@@ -82,6 +85,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		case "enter":
 			c := comps[sel]
+			if c.custom {
+				return m.pickCustom(c) // custom.go
+			}
 			m.editor.remember("/" + c.name)
 			m.editor.reset()
 			return m.runCommand(c.name, "")

@@ -47,6 +47,7 @@ type Model struct {
 	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue   []message.QueuedMessage
 	mention *mentionState // the @ completion (mention.go)
+	custom  customState   // custom slash commands (custom.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
@@ -351,6 +352,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case modelSetMsg:
 		m.handleModelSet(msg)
+	case customLoadedMsg:
+		m.handleCustomLoaded(msg)
+	case customResolvedMsg:
+		cmds = append(cmds, m.handleCustomResolved(msg))
 	case queueLoadedMsg:
 		if msg.gen == m.gen {
 			m.applyEvent(message.Event{Type: message.EventQueueChanged, Queue: msg.queue})
@@ -417,6 +422,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
 		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
 	}
+	cmds = append(cmds, m.customPopupScan()) // custom.go
 	m.sizeRender()
 	cmds = append(cmds, m.printSettled())
 	m.layout()

@@ -23,6 +23,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -48,6 +49,8 @@ type Options struct {
 	// messages printed into its scrollback (inline.go); otherwise it
 	// takes the alternate screen.
 	Inline bool
+	// Commands is the catalog of custom slash commands; nil offers none.
+	Commands *usercmd.Catalog
 }
 
 // Run runs the chat until the user quits. It closes the session it has

@@ -67,8 +67,23 @@ func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 		m.editor.reset()
 		return m.runCommand(cmd, arg)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(strings.Fields(text)[0][1:], "/.") {
-		return m.setFlash(fmt.Sprintf("unknown command %s: /help lists them (start with a space to send it as text)", strings.Fields(text)[0]), 4*time.Second)
+		if cmd, ok := m.submitCustom(shown, text, kind); ok { // custom.go
+			return cmd
+		}
+		return m.unknownCommand(text)
 	}
+	return m.sendText(shown, text, kind)
+}
+
+// unknownCommand says that "/name" is no command.
+func (m *Model) unknownCommand(text string) tea.Cmd {
+	return m.setFlash(fmt.Sprintf("unknown command %s: /help lists them (start with a space to send it as text)", strings.Fields(text)[0]), 4*time.Second)
+}
+
+// sendText sends text, the editor's content shown (what the history
+// keeps), once the chat can send: the editor is cleared then, and keeps
+// the text otherwise.
+func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 	if m.opt.Setup != nil {
 		m.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
 		m.chat.toBottom()
