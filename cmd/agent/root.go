@@ -61,7 +61,7 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVar(&g.inline, "inline", false, "keep the terminal's screen: finished messages go to its scrollback (config ui.mode)")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g))
+		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newCommandsCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)

@@ -51,7 +51,10 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Use:   "run [flags] PROMPT...",
 		Short: "Run one prompt headless and stream the answer",
 		Long: `run sends one prompt (the arguments, or standard input when there are none)
-and runs the agent until it answers. On a terminal the answer streams to
+and runs the agent until it answers. A prompt that starts with /name is a
+custom slash command (see agent commands): the command's text is sent, its
+$ARGUMENTS and $1…$9 filled from the words after the name; a name no
+command has is bad usage (start the prompt with a space to send it as text). On a terminal the answer streams to
 stdout; to a pipe or a file only the final answer is printed, at the end.
 With --format json it prints one JSON object per line for each event
 instead; done.text is the final answer.
@@ -65,7 +68,8 @@ without vision, included: no request is made), 130 when interrupted.`,
   git diff | agent run --yes "review this diff"
   agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="done").text'
   agent run -c "and now add a test for it"
-  agent run --image screenshot.png "why is this button misaligned?"`,
+  agent run --image screenshot.png "why is this button misaligned?"
+  agent run /review main.go "error handling"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHeadless(cmd.Context(), g, f, args)
 		},
@@ -118,6 +122,15 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	prompt, err := readPrompt(args, os.Stdin)
 	if err != nil {
 		return err
+	}
+	if strings.HasPrefix(prompt, "/") { // a custom command (commands.go)
+		a, err := loadApp(g)
+		if err != nil {
+			return err
+		}
+		if prompt, err = expandCommand(a, prompt, args); err != nil {
+			return err
+		}
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usageError("empty prompt")

@@ -58,5 +58,6 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Notices:   notices,
 		Version:   version,
 		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
+		Commands:  a.commandCatalog(), // reads nothing until the first "/"
 	})
 }

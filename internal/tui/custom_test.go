@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,5 +234,45 @@ func TestCustomCommandQueuedWhileBusy(t *testing.T) {
 	h.waitFor("two turns", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 3 })
 	if got := lastUserText(h, 2); got != "Update the docs for the parser." {
 		t.Errorf("the queued turn starts with %q", got)
+	}
+}
+
+// TestPopupKeepsTheSelectionInView: with many commands the popup shows a
+// window that follows the selection.
+func TestPopupKeepsTheSelectionInView(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("cmd%02d.md", i)] = fmt.Sprintf("---\ndescription: number %02d\n---\nx", i)
+	}
+	h := newHarness(t, nil, customDirs(t, files))
+	h.typeText("/cmd")
+	h.waitScreen("number 00")
+	if s := h.screen(); strings.Contains(s, "number 12") || !strings.Contains(s, "1 of 60") {
+		t.Fatalf("popup not windowed:\n%s", s)
+	}
+	for range 40 {
+		h.key("down")
+	}
+	s := h.screen()
+	if !strings.Contains(s, "number 40") || strings.Contains(s, "number 00") || !strings.Contains(s, "41 of 60") {
+		t.Errorf("the selection left the window:\n%s", s)
+	}
+	h.key("tab")
+	if v := h.m.editor.value(); v != "/cmd40" {
+		t.Errorf("tab completed to %q", v)
+	}
+}
+
+func TestPopupWindow(t *testing.T) {
+	for _, tc := range []struct{ n, sel, size, first, last int }{
+		{5, 0, 12, 0, 5},
+		{30, 0, 12, 0, 12},
+		{30, 10, 12, 4, 16},
+		{30, 29, 12, 18, 30},
+		{30, 5, 1, 5, 6},
+	} {
+		if f, l := popupWindow(tc.n, tc.sel, tc.size); f != tc.first || l != tc.last {
+			t.Errorf("popupWindow(%d, %d, %d) = %d, %d; want %d, %d", tc.n, tc.sel, tc.size, f, l, tc.first, tc.last)
+		}
 	}
 }

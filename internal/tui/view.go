@@ -34,7 +34,7 @@ func (m *Model) layout() {
 	if d != nil {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
-		lines = m.popupLines(comps, w)
+		lines = m.popupLines(comps, w, avail-1)
 	} else if paths := m.mentionCompletions(); len(paths) > 0 {
 		lines = m.mentionPopupLines(paths, w)
 	}
@@ -64,12 +64,15 @@ func (m *Model) sizeRender() int {
 	return w
 }
 
-// popupLines is the slash-command completion popup.
-func (m *Model) popupLines(comps []command, width int) []string {
+// popupLines is the slash-command completion popup, at most rows lines:
+// the entries shown are a window that keeps the selected one in view.
+func (m *Model) popupLines(comps []command, width, rows int) []string {
 	th := m.th
 	sel := min(m.editor.sel, len(comps)-1)
 	var out []string
-	for i, c := range comps {
+	first, last := popupWindow(len(comps), sel, max(1, min(maxPopupEntries, rows-1)))
+	for i := first; i < last; i++ {
+		c := comps[i]
 		name := "/" + c.name
 		if c.args != "" {
 			name += " " + c.args
@@ -83,8 +86,25 @@ func (m *Model) popupLines(comps []command, width int) []string {
 		}
 		out = append(out, " "+line)
 	}
-	out = append(out, " "+th.dim.Render(fit("↑↓ choose · tab complete · enter run · esc dismiss", width-2)))
+	hint := "↑↓ choose · tab complete · enter run · esc dismiss"
+	if more := len(comps) - (last - first); more > 0 {
+		hint = fmt.Sprintf("%d of %d · ", sel+1, len(comps)) + hint
+	}
+	out = append(out, " "+th.dim.Render(fit(hint, width-2)))
 	return out
+}
+
+// maxPopupEntries is the most commands the popup shows at once.
+const maxPopupEntries = 12
+
+// popupWindow is the range [first, last) of n entries that shows at most
+// size of them with sel among them.
+func popupWindow(n, sel, size int) (first, last int) {
+	if n <= size {
+		return 0, n
+	}
+	first = max(0, min(sel-size/2, n-size))
+	return first, first + size
 }
 
 // View draws the screen from the last layout.
