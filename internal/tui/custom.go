@@ -163,7 +163,7 @@ func (m *Model) customHelpLines() []string {
 	if m.opt.Commands == nil {
 		return nil
 	}
-	out := []string{"", th.key.Render("Custom commands") + th.dim.Render(" · Markdown files in .agent/commands/ (project) and ~/.config/agent/commands/ (user); $ARGUMENTS, $1…$9")}
+	out := []string{"", th.key.Render("Custom commands") + th.dim.Render(" · .agent/commands/ (project) and ~/.config/agent/commands/ (user)")}
 	switch {
 	case !m.custom.loaded:
 		return append(out, th.dim.Render("loading…"))
