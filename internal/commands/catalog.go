@@ -64,6 +64,14 @@ func (c *Catalog) Load() Set {
 	for _, src := range c.sources() {
 		files, notices := walk(src.dir)
 		set.Notices = append(set.Notices, notices...)
+		// A project's files are checked when the directory or the file
+		// is a link.
+		var inside func(string) bool
+		dirInside := true
+		if src.kind == SourceProject {
+			inside = withinProject(src.dir)
+			dirInside = inside(src.dir)
+		}
 		taken := map[string]string{} // names from this directory
 		for _, f := range files {
 			name := nameOf(f.rel)
@@ -76,6 +84,10 @@ func (c *Catalog) Load() Set {
 				continue
 			}
 			taken[name] = f.path
+			if inside != nil && (f.link || !dirInside) && !inside(f.path) {
+				set.Notices = append(set.Notices, fmt.Sprintf("custom command file %s is not used: it leads outside the project (or nowhere)", show(f.path)))
+				continue
+			}
 			cf, notice := c.read(f)
 			if notice != "" {
 				set.Notices = append(set.Notices, notice)
@@ -204,6 +216,26 @@ func isDir(path string) bool {
 type found struct {
 	path string // the file
 	rel  string // below its commands directory, with "/"
+	link bool   // a symbolic link
+}
+
+// withinProject returns the test that a path of the project commands
+// directory dir (PROJECT/.agent/commands) resolves inside PROJECT: a
+// cloned repository must not turn a command into a way to send the user's
+// own files (a link to ~/.ssh/id_rsa) as a message.
+func withinProject(dir string) func(string) bool {
+	root, err := filepath.EvalSymlinks(filepath.Dir(filepath.Dir(dir)))
+	return func(path string) bool {
+		if err != nil {
+			return false
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return false
+		}
+		rel, err := filepath.Rel(root, real)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
 }
 
 // walk lists the .md files under dir, in name order, MaxDepth deep at
@@ -244,7 +276,7 @@ func walk(dir string) ([]found, []string) {
 					}
 					return
 				}
-				files = append(files, found{path: filepath.Join(dir, filepath.FromSlash(rel)), rel: rel})
+				files = append(files, found{path: filepath.Join(dir, filepath.FromSlash(rel)), rel: rel, link: e.Type()&fs.ModeSymlink != 0})
 			}
 		}
 	}

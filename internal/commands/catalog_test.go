@@ -165,7 +165,7 @@ func TestCatalogSkipsWithNotices(t *testing.T) {
 		"fix.md is not used: " + filepath.Join(pc, "Fix.md") + " already names /fix",
 		"é.md is not used: its name has no letter or digit",
 		"fifo.md is not used: not a regular file",
-		"dangling.md is not used: stat: no such file or directory",
+		"dangling.md is not used: it leads outside the project (or nowhere)",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no notice %q in:\n%s", want, all)
@@ -173,6 +173,52 @@ func TestCatalogSkipsWithNotices(t *testing.T) {
 	}
 	if len(set.Notices) != 7 {
 		t.Errorf("%d notices:\n%s", len(set.Notices), all)
+	}
+}
+
+// TestCatalogProjectLinksStayInTheProject: a cloned repository cannot
+// make a command of the user's own files through a symbolic link; the
+// user's directory may link anywhere.
+func TestCatalogProjectLinksStayInTheProject(t *testing.T) {
+	tr := newTree(t)
+	secret := filepath.Join(tr.home, "secret.md")
+	write(t, secret, "the user's secret")
+	write(t, filepath.Join(tr.project, "docs", "prompt.md"), "a prompt in the repository")
+	pc := filepath.Join(tr.project, ".agent", "commands")
+	if err := os.MkdirAll(pc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		filepath.Join(pc, "steal.md"):        secret,
+		filepath.Join(pc, "docs.md"):         filepath.Join("..", "..", "docs", "prompt.md"),
+		filepath.Join(tr.userDir, "mine.md"): secret,
+		filepath.Join(pc, "relative-out.md"): filepath.Join("..", "..", "..", "..", "secret.md"),
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := NewCatalog(tr.roots(), nil).Load()
+	if got := strings.Join(names(set), " "); got != "docs mine" {
+		t.Errorf("commands = %q", got)
+	}
+	all := strings.Join(set.Notices, "\n")
+	if !strings.Contains(all, "steal.md is not used: it leads outside the project") || !strings.Contains(all, "relative-out.md is not used") {
+		t.Errorf("notices:\n%s", all)
+	}
+
+	// The commands directory itself linked out of the project.
+	other := newTree(t)
+	if err := os.MkdirAll(filepath.Join(other.project, ".agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(other.home, "notes", "diary.md"), "private")
+	if err := os.Symlink(filepath.Join(other.home, "notes"), filepath.Join(other.project, ".agent", "commands")); err != nil {
+		t.Fatal(err)
+	}
+	set = NewCatalog(other.roots(), nil).Load()
+	if len(set.Commands) != 0 || len(set.Notices) != 1 {
+		t.Errorf("a linked-out commands directory: %q %q", names(set), set.Notices)
 	}
 }
 
