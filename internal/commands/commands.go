@@ -25,7 +25,10 @@
 // non-empty line of the body stands for one. Descriptions and hints are
 // single lines with terminal escapes removed; notices are too. Files over
 // MaxFileBytes, files that are not UTF-8 text (a NUL byte, invalid UTF-8)
-// and anything not a regular file are skipped with a notice.
+// and anything not a regular file are skipped with a notice, and so is a
+// project's file that resolves (through a symbolic link, of the file or of
+// the directory) outside the project: a cloned repository must not turn the
+// user's own files into a message. The user's directory may link anywhere.
 //
 // Expand is pure: $ARGUMENTS becomes everything after the name, $1 … $9 the
 // positional arguments (SplitArgs: white space separates them, quotes keep
