@@ -31,7 +31,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
-	slot := m.slot
+	slot, store := m.slot, m.store
 	return func() tea.Msg {
 		if !slot.begin() {
 			return nil // the chat closed first
@@ -40,6 +40,11 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		if old != nil && slot.take(old) {
 			_ = old.Close()
 		}
+		st, err := store.wait() // opening behind the first frame (startup.go)
+		if err != nil {
+			return openedMsg{gen: gen, err: err}
+		}
+		opts.Store = st
 		r, err := loop.Open(context.Background(), opts, sessionID)
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
