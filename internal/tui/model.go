@@ -81,7 +81,10 @@ type Model struct {
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
-	welcome     *welcomeItem
+	welcome *welcomeItem
+	// tailItems are the items of the tail shown while the session opens,
+	// by part id (resume.go).
+	tailItems   map[string]item
 	branch      string
 	branchKnown bool
 
@@ -241,7 +244,9 @@ func (m *Model) Close() {
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.openStore()}
 	if m.opt.SessionID != "" {
-		cmds = append(cmds, m.openSession(m.opt.SessionID))
+		// The last screenful is read and drawn while the session opens
+		// (resume.go).
+		cmds = append(cmds, m.openSession(m.opt.SessionID), m.loadTail(m.opt.SessionID))
 	}
 	if m.needsModel() {
 		cmds = append(cmds, m.askModel())
@@ -332,6 +337,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleClick(msg)
 	case inboxMsg:
 		cmds = append(cmds, m.handleInbox(msg), m.box.wait())
+	case tailLoadedMsg:
+		m.handleTailLoaded(msg)
 	case storeOpenedMsg:
 		cmds = append(cmds, m.handleStoreOpened(msg))
 	case openedMsg:
