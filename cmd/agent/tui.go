@@ -25,39 +25,46 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	// turn is cancelled and its tools' process groups killed.
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	notices := append([]string(nil), a.cfg.Warnings...)
+	opt := tui.Options{
+		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
+		PermModes: permModes(a.cfg.Permissions),
+		Setup:     a.cfg.CheckCredentials(),
+		Notices:   notices,
+		Version:   version,
+		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
+		Commands:  a.commandCatalog(), // reads nothing until the first "/"
+	}
+	if g.session == "" && !g.cont {
+		// A new chat's first frame needs no database: it opens behind it.
+		opt.OpenStore = a.openDriving
+		return tui.Run(ctx, opt)
+	}
 	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	notices := append([]string(nil), a.cfg.Warnings...)
+	opt.Loop.Store = st
 	sessionID := g.session
 	if g.cont {
 		latest, err := st.LatestSession(ctx, a.dir)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
-			notices = append(notices, fmt.Sprintf("No earlier session in %s: this is a new one.", a.dir))
+			opt.Notices = append(opt.Notices, fmt.Sprintf("No earlier session in %s: this is a new one.", a.dir))
 		case err != nil:
 			return err
 		default:
 			sessionID = latest.ID
 		}
-	} else if sessionID != "" {
+	} else {
 		s, err := st.GetSession(ctx, sessionID)
 		if err != nil {
 			return fmt.Errorf("session %s: %w", sessionID, err)
 		}
 		sessionID = s.ID
 	}
-	return tui.Run(ctx, tui.Options{
-		Loop:      a.loopOptions(st, nil), // the chat sets the permissions with its dialog
-		PermModes: permModes(a.cfg.Permissions),
-		SessionID: sessionID,
-		Setup:     a.cfg.CheckCredentials(),
-		Notices:   notices,
-		Version:   version,
-		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
-		Commands:  a.commandCatalog(), // reads nothing until the first "/"
-	})
+	opt.SessionID = sessionID
+	return tui.Run(ctx, opt)
 }

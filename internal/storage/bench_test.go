@@ -225,6 +225,16 @@ func BenchmarkSessionOpen(b *testing.B) {
 			check(history)
 		}
 	})
+	// LoadTail is what a resumed chat reads before its first frame
+	// (tail.go): the last 60 messages.
+	b.Run("LoadTail", func(b *testing.B) {
+		for b.Loop() {
+			tail, more, err := s.LoadTail(ctx, sess.ID, 60)
+			if err != nil || len(tail) != 60 || !more {
+				b.Fatalf("tail of %d messages, more %v: %v", len(tail), more, err)
+			}
+		}
+	})
 	b.Run("OpenAndLoad", func(b *testing.B) {
 		for b.Loop() {
 			r, err := OpenReadOnly(ctx, dir)

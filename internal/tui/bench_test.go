@@ -50,35 +50,35 @@ func newBenchSession(b *testing.B, turns int) *benchSession {
 		b.Fatal(err)
 	}
 	s.id = sess.ID
-	now := time.Now()
-	for i := range turns {
-		u := message.Message{SessionID: sess.ID, Role: message.RoleUser, FinishedAt: now}
-		if err := s.store.CreateMessage(ctx, &u); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.store.UpsertPart(ctx, &message.Part{SessionID: sess.ID, MessageID: u.ID, Type: message.PartText,
-			Text: fmt.Sprintf("question %d: could you look at the handler and tell me why it fails?", i)}); err != nil {
-			b.Fatal(err)
-		}
-		a := message.Message{SessionID: sess.ID, Role: message.RoleAssistant, Model: "gpt-4.1", FinishReason: "stop", FinishedAt: now}
-		if err := s.store.CreateMessage(ctx, &a); err != nil {
-			b.Fatal(err)
-		}
-		parts := []message.Part{
-			{Type: message.PartText, Text: fmt.Sprintf("Let me read it. Answer **%d** follows:\n\n- first point\n- second point\n\n```go\nfunc f() int { return %d }\n```", i, i)},
-			{Type: message.PartTool, Tool: &message.ToolState{CallID: fmt.Sprintf("c%d", i), Name: "read", Status: message.ToolCompleted,
-				Input: `{"path":"main.go"}`, Title: "read main.go", Output: strings.Repeat("a line of the file being read\n", 30), StartedAt: now, EndedAt: now}},
-			{Type: message.PartText, Text: "The handler returns early when the context is done; " + strings.Repeat("more explanation ", 20)},
-			{Type: message.PartStepFinish, Step: &message.StepState{Usage: message.Usage{Input: 2000, Output: 150}, FinishReason: "stop"}},
-		}
-		for _, p := range parts {
-			p.SessionID, p.MessageID = sess.ID, a.ID
-			if err := s.store.UpsertPart(ctx, &p); err != nil {
-				b.Fatal(err)
-			}
-		}
+	// The whole history in one transaction: seconds saved per benchmark.
+	if err := s.store.ImportHistory(ctx, sess.ID, benchTurns(turns)); err != nil {
+		b.Fatal(err)
 	}
 	return s
+}
+
+// benchTurns are turns of a user message and an assistant message with
+// text, a tool call, more text and a step-finish (five parts a turn).
+func benchTurns(turns int) []message.Entry {
+	now := time.Now()
+	var out []message.Entry
+	for i := range turns {
+		out = append(out, message.Entry{
+			Message: message.Message{Role: message.RoleUser, FinishedAt: now},
+			Parts: []message.Part{{Type: message.PartText,
+				Text: fmt.Sprintf("question %d: could you look at the handler and tell me why it fails?", i)}},
+		}, message.Entry{
+			Message: message.Message{Role: message.RoleAssistant, Model: "gpt-4.1", FinishReason: "stop", FinishedAt: now},
+			Parts: []message.Part{
+				{Type: message.PartText, Text: fmt.Sprintf("Let me read it. Answer **%d** follows:\n\n- first point\n- second point\n\n```go\nfunc f() int { return %d }\n```", i, i)},
+				{Type: message.PartTool, Tool: &message.ToolState{CallID: fmt.Sprintf("c%d", i), Name: "read", Status: message.ToolCompleted,
+					Input: `{"path":"main.go"}`, Title: "read main.go", Output: strings.Repeat("a line of the file being read\n", 30), StartedAt: now, EndedAt: now}},
+				{Type: message.PartText, Text: "The handler returns early when the context is done; " + strings.Repeat("more explanation ", 20)},
+				{Type: message.PartStepFinish, Step: &message.StepState{Usage: message.Usage{Input: 2000, Output: 150}, FinishReason: "stop"}},
+			},
+		})
+	}
+	return out
 }
 
 func (s *benchSession) options() Options {
@@ -208,28 +208,89 @@ func benchFrameRender(b *testing.B, inline bool) {
 	b.ReportMetric(float64(percentile(keys, 0.99).Microseconds())/1000, "key-p99-ms")
 }
 
-// BenchmarkResumeFirstFrame measures resuming a session of 10,000 parts:
-// opening it (lease, repair, history), building the conversation and
-// drawing the first frame. It reports the heap in use after.
+// BenchmarkResumeFirstFrame measures resuming a session of 10,000 parts
+// as the chat does it: New, Init's commands run concurrently (the session
+// opening: lease, repair, the whole history, the calculator; and the
+// tail read for the first screen), their messages applied in order of
+// arrival, until View returns a frame showing the last answer (target
+// ≤ 60 ms). It reports that, the time until the whole history is in, and
+// the heap in use after.
 func BenchmarkResumeFirstFrame(b *testing.B) {
 	s := newBenchSession(b, 2000) // 2,000 user parts + 8,000 assistant parts
 	var heap uint64
+	var first, full []time.Duration
 	b.ResetTimer()
 	for range b.N {
+		d := newBenchDriver()
+		start := time.Now()
 		m := New(s.options())
-		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		m.Update(m.openSession(s.id)())
-		view := m.View().Content
-		b.StopTimer()
-		if !strings.Contains(view, "more explanation") {
-			b.Fatalf("first frame lacks the last answer:\n%s", view)
+		d.run(m.Init())
+		d.update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+		shown := false
+		for !shown || m.runner == nil {
+			d.update(m, <-d.msgs)
+			if !shown && strings.Contains(m.View().Content, "Answer **1999**") {
+				shown = true
+				first = append(first, time.Since(start))
+			}
 		}
+		full = append(full, time.Since(start))
+		b.StopTimer()
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		heap = max(heap, ms.HeapInuse)
 		m.Close()
+		d.stop()
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(percentile(first, 0.5).Microseconds())/1000, "first-frame-ms")
+	b.ReportMetric(float64(percentile(full, 0.5).Microseconds())/1000, "full-history-ms")
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
 }
+
+// benchDriver runs a model's commands as Bubble Tea does, each on its own
+// goroutine, their messages delivered on msgs.
+type benchDriver struct {
+	msgs chan tea.Msg
+	done chan struct{}
+}
+
+func newBenchDriver() *benchDriver {
+	return &benchDriver{msgs: make(chan tea.Msg, 1024), done: make(chan struct{})}
+}
+
+func (d *benchDriver) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range batch {
+				d.run(c)
+			}
+			return
+		}
+		if msg != nil {
+			select {
+			case d.msgs <- msg:
+			case <-d.done:
+			}
+		}
+	}()
+}
+
+// update applies msg and runs the commands it returns.
+func (d *benchDriver) update(m *Model, msg tea.Msg) {
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			d.run(c)
+		}
+		return
+	}
+	_, cmd := m.Update(msg)
+	d.run(cmd)
+}
+
+func (d *benchDriver) stop() { close(d.done) }

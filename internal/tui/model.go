@@ -42,6 +42,8 @@ type Model struct {
 	fresh   bool
 	openErr error
 	slot    *runnerSlot
+	store   *storeFuture // the database, maybe still opening (startup.go)
+	fatal   error        // why the chat ended on its own (Run returns it)
 	sess    message.Session
 	snap    tokens.Snapshot
 	near    *message.CompactionForecast // the last forecast of compaction (nearLabel)
@@ -80,7 +82,10 @@ type Model struct {
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
-	welcome     *welcomeItem
+	welcome *welcomeItem
+	// tailItems are the items of the tail shown while the session opens,
+	// by part id (resume.go).
+	tailItems   map[string]item
 	branch      string
 	branchKnown bool
 
@@ -200,6 +205,7 @@ func New(opt Options) *Model {
 		printCmd:     func(text string) tea.Cmd { return tea.Println(text) },
 		clipboardCmd: tea.SetClipboard,
 	}
+	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
 	m.width, m.height = 80, 24
@@ -228,16 +234,20 @@ func (m *Model) Close() {
 		m.stopCompact()
 	}
 	m.box.close()
+	m.store.abandon()
 	if r := m.slot.close(); r != nil {
 		_ = r.Close()
 	}
+	m.closeStore()
 }
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir)}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.openStore()}
 	if m.opt.SessionID != "" {
-		cmds = append(cmds, m.openSession(m.opt.SessionID))
+		// The last screenful is read and drawn while the session opens
+		// (resume.go).
+		cmds = append(cmds, m.openSession(m.opt.SessionID), m.loadTail(m.opt.SessionID))
 	}
 	if m.needsModel() {
 		cmds = append(cmds, m.askModel())
@@ -328,6 +338,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleClick(msg)
 	case inboxMsg:
 		cmds = append(cmds, m.handleInbox(msg), m.box.wait())
+	case tailLoadedMsg:
+		m.handleTailLoaded(msg)
+	case storeOpenedMsg:
+		cmds = append(cmds, m.handleStoreOpened(msg))
 	case openedMsg:
 		cmds = append(cmds, m.handleOpened(msg))
 	case sentMsg:

@@ -31,7 +31,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
-	slot := m.slot
+	slot, store := m.slot, m.store
 	return func() tea.Msg {
 		if !slot.begin() {
 			return nil // the chat closed first
@@ -40,6 +40,11 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		if old != nil && slot.take(old) {
 			_ = old.Close()
 		}
+		st, err := store.wait() // opening behind the first frame (startup.go)
+		if err != nil {
+			return openedMsg{gen: gen, err: err}
+		}
+		opts.Store = st
 		r, err := loop.Open(context.Background(), opts, sessionID)
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
@@ -132,6 +137,22 @@ func (m *Model) loadQueue() tea.Cmd {
 // cannot be taken back), and only the last resumeInlineMessages messages
 // are printed, after a note saying how many were left out.
 func (m *Model) loadHistory(history []message.Entry) {
+	// A tail shown while the session opened (resume.go): its items stand
+	// for the same parts, and a view scrolled up stays where it is.
+	reuse := m.tailItems
+	m.tailItems = nil
+	follow, fromEnd, off := m.chat.follow, len(m.chat.items)-m.chat.top.idx, m.chat.top.off
+	m.buildHistory(history, true, reuse)
+	if reuse != nil && !follow {
+		m.chat.follow = false
+		m.chat.top = chatPos{idx: max(0, len(m.chat.items)-fromEnd), off: off}
+	}
+}
+
+// buildHistory makes the conversation of history; remember puts what the
+// user wrote into the editor's history, and reuse holds items to show
+// again for the parts they showed.
+func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[string]item) {
 	var printed []item
 	if m.inline {
 		printed = m.chat.items[:m.chat.printed:m.chat.printed]
@@ -164,7 +185,9 @@ func (m *Model) loadHistory(history []message.Entry) {
 		}
 		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if i < skip {
-			m.rememberSent(e)
+			if remember {
+				m.rememberSent(e)
+			}
 			continue
 		}
 		if e.Message.Summary {
@@ -179,12 +202,18 @@ func (m *Model) loadHistory(history []message.Entry) {
 		}
 		for j := range e.Parts {
 			p := &e.Parts[j]
+			if it, ok := reuse[p.ID]; ok && reusable(it, e.Message.Role, p) {
+				m.parts[p.ID] = it
+				m.chat.add(it)
+			}
 			m.addPart(e.Message.Role, e.Message.Synthetic, p, true)
 		}
 		if e.Message.Role == message.RoleAssistant && e.Message.Error != "" && e.Message.Error != loop.ErrSuperseded {
 			m.chat.add(messageErrorItem(e.Message.Error))
 		}
-		m.rememberSent(e)
+		if remember {
+			m.rememberSent(e)
+		}
 	}
 	m.chat.toBottom()
 }

@@ -25,6 +25,7 @@ import (
 
 	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -34,6 +35,10 @@ type Options struct {
 	// Provider, Tools, Config, Dir, OutputDir, MaxSteps…). The chat sets
 	// Observer, Doom and Perms itself.
 	Loop loop.Options
+	// OpenStore, when Loop.Store is nil, opens the database behind the
+	// first frame (startup.go); the chat closes it when it ends. An error
+	// ends the chat with it.
+	OpenStore func(context.Context) (*storage.Store, error)
 	// PermModes are the configured permission modes per tool.
 	PermModes map[string]tools.Mode
 	// SessionID is the session to open; "" starts a new one.
@@ -61,6 +66,9 @@ func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error 
 	opts := append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)
 	p := tea.NewProgram(m, opts...)
 	_, err := p.Run()
+	if m.fatal != nil {
+		return m.fatal
+	}
 	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrInterrupted)) {
 		return nil // SIGINT or SIGTERM: the session is saved as it goes
 	}
