@@ -17,7 +17,7 @@ import (
 )
 
 // searchParameters is tool_search's schema.
-var searchParameters = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few keywords for what you need (\"create issue\", \"github pull request\"), or exact tool names."}},"required":["query"],"additionalProperties":false}`)
+var searchParameters = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Keywords (\"create issue\", \"github pull request\") or exact tool names."}},"required":["query"],"additionalProperties":false}`)
 
 // maxServersNamed bounds the servers the description names.
 const maxServersNamed = 8
@@ -52,9 +52,9 @@ func describe(inner []tools.Tool) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%d)", n, counts[names[i]]))
 	}
-	return fmt.Sprintf("Finds tools that are not listed here, to save context: %d tools of MCP servers %s. "+
-		"Search with a few keywords (a server's name narrows it down); the best matches come back with their parameters, "+
-		"and you can call them from your next step on. Tools you found before stay listed.",
+	return fmt.Sprintf("Finds the tools not listed here to save context: %d tools of MCP servers %s. "+
+		"Give a few keywords (a server's name narrows it down): the best matches come back with their parameters "+
+		"and are yours to call from the next step on.",
 		len(inner), strings.Join(parts, ", "))
 }
 
