@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -243,3 +244,22 @@ func TestDeferredToolCalledWithoutASearchRuns(t *testing.T) {
 }
 
 var _ tools.Source = (*toolsearchtest.Source)(nil)
+
+// BenchmarkRefreshTools is the loop's per-step tool decision with many MCP
+// tools configured and tool_search in force: the catalog's step and the
+// comparison that keeps both registries unless something changed.
+func BenchmarkRefreshTools(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			src := toolsearchtest.NewSource(toolsearchtest.Tools(n))
+			h := newHarnessWith(b, func(o *Options, _ *config.Config) { o.Extra = src })
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if h.r.refreshTools() {
+					b.Fatal("the tools changed")
+				}
+			}
+		})
+	}
+}

@@ -293,18 +293,40 @@ func (a *activating) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 }
 
 // servers counts the tools of each server (the part of a name before
-// "__"; "" for a tool without one), by name.
+// "__"; "" for a tool without one), by name. Servers are few and their
+// tools mostly listed together: a short list beats a map.
 func servers(ts []tools.Tool) (names []string, counts map[string]int) {
-	counts = map[string]int{}
+	type server struct {
+		name string
+		n    int
+	}
+	var list []server
+	last := -1
 	for _, t := range ts {
-		s, _, ok := strings.Cut(t.Name(), "__")
-		if !ok {
-			s = ""
+		name := t.Name()
+		s := ""
+		if i := strings.Index(name, "__"); i >= 0 {
+			s = name[:i]
 		}
-		if counts[s] == 0 {
-			names = append(names, s)
+		if last < 0 || list[last].name != s {
+			last = -1
+			for i := range list {
+				if list[i].name == s {
+					last = i
+					break
+				}
+			}
+			if last < 0 {
+				list = append(list, server{name: s})
+				last = len(list) - 1
+			}
 		}
-		counts[s]++
+		list[last].n++
+	}
+	counts = make(map[string]int, len(list))
+	for _, s := range list {
+		names = append(names, s.name)
+		counts[s.name] = s.n
 	}
 	sort.Strings(names)
 	return names, counts
