@@ -33,6 +33,8 @@ const (
 
 	DefaultSnapshotMaxFileBytes = 2 << 20 // a larger file is left out of checkpoints
 	DefaultSnapshotCapBytes     = 1 << 30 // one project's checkpoint store
+
+	DefaultToolSearchThreshold = 0.10 // tool_search_threshold: a tenth of the window
 )
 
 // Snapshots configures checkpoints (/undo, /rewind, /diff): the snapshots
@@ -140,6 +142,12 @@ type Config struct {
 	// Budget is the spending cap of a session in USD (config budget, user
 	// file only; agent run --max-cost overrides it); 0 means none.
 	Budget float64
+	// ToolSearchThreshold is the share of the window the MCP tools'
+	// schemas may take before they are left out of requests and found
+	// through tool_search instead (config tool_search_threshold, user file
+	// only; a fraction in [0, 1], default DefaultToolSearchThreshold; 0
+	// always defers them). See internal/toolsearch.
+	ToolSearchThreshold float64
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -168,9 +176,10 @@ type file struct {
 		SummaryMax   *int64   `json:"summary_max_tokens"`
 		TailTokens   *int64   `json:"tail_tokens"`
 	} `json:"compaction"`
-	StreamIdleTimeoutS *float64 `json:"stream_idle_timeout_s"`
-	Budget             *float64 `json:"budget"`
-	Tools              *struct {
+	StreamIdleTimeoutS  *float64 `json:"stream_idle_timeout_s"`
+	Budget              *float64 `json:"budget"`
+	ToolSearchThreshold *float64 `json:"tool_search_threshold"`
+	Tools               *struct {
 		Bash *struct {
 			MaxOutputChars *int `json:"max_output_chars"`
 			TimeoutS       *int `json:"timeout_s"`
@@ -230,10 +239,11 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
-		StreamIdleTimeout: DefaultStreamIdleTimeout,
-		Snapshots:         Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
-		UI:                UI{Mode: UIFullscreen},
-		Permissions:       map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
+		StreamIdleTimeout:   DefaultStreamIdleTimeout,
+		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
+		UI:                  UI{Mode: UIFullscreen},
+		ToolSearchThreshold: DefaultToolSearchThreshold,
+		Permissions:         map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
 	userFile := flags.ConfigFile
@@ -267,6 +277,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,
 			"stream_idle_timeout_s":         pf.StreamIdleTimeoutS != nil,
 			"budget":                        pf.Budget != nil,
+			"tool_search_threshold":         pf.ToolSearchThreshold != nil,
 			"tools.saved_output_max_bytes":  pf.Tools != nil && pf.Tools.SavedOutputMaxBytes != nil,
 			"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
@@ -387,6 +398,7 @@ func (c *Config) apply(f *file, trusted bool) {
 	if v := f.Budget; v != nil && *v >= 0 {
 		c.Budget = *v
 	}
+	setNum(&c.ToolSearchThreshold, f.ToolSearchThreshold)
 	if v := f.StreamIdleTimeoutS; v != nil && *v > 0 {
 		c.StreamIdleTimeout = time.Duration(*v * float64(time.Second))
 	}
@@ -492,6 +504,9 @@ func (c *Config) validate() error {
 	}
 	if c.Compaction.Threshold <= 0 || c.Compaction.Threshold > 1 {
 		return fmt.Errorf("config: compaction.threshold %v: want a fraction in (0, 1]", c.Compaction.Threshold)
+	}
+	if t := c.ToolSearchThreshold; t < 0 || t > 1 {
+		return fmt.Errorf("config: tool_search_threshold %v: want a fraction in [0, 1]", t)
 	}
 	for tool, mode := range c.Permissions {
 		switch mode {

@@ -289,3 +289,48 @@ func TestUIModeUserFileOnly(t *testing.T) {
 		t.Errorf("ui.mode sideways: err = %v, want one naming ui.mode", err)
 	}
 }
+
+// TestToolSearchThresholdUserFileOnly: tool_search_threshold defaults to a
+// tenth of the window, comes from the user file (0 is a value: always
+// defer), is ignored with a warning in a project file, and must be a
+// fraction.
+func TestToolSearchThresholdUserFileOnly(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ToolSearchThreshold != DefaultToolSearchThreshold || DefaultToolSearchThreshold != 0.10 {
+		t.Errorf("default tool_search_threshold = %v, want 0.10", c.ToolSearchThreshold)
+	}
+
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"tool_search_threshold": 0}`)
+	if c, err = Load(Flags{}, repo, envOf(map[string]string{"HOME": home})); err != nil {
+		t.Fatal(err)
+	}
+	if c.ToolSearchThreshold != 0 {
+		t.Errorf("tool_search_threshold = %v, want the user's 0", c.ToolSearchThreshold)
+	}
+
+	home2 := t.TempDir()
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{"tool_search_threshold": 0.9}`)
+	d, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ToolSearchThreshold != DefaultToolSearchThreshold {
+		t.Errorf("tool_search_threshold = %v from a project file, want the default", d.ToolSearchThreshold)
+	}
+	if w := strings.Join(d.Warnings, "\n"); !strings.Contains(w, "tool_search_threshold is ignored in a project file") {
+		t.Errorf("no warning about the project's tool_search_threshold: %q", d.Warnings)
+	}
+
+	for _, bad := range []string{"1.5", "-0.1"} {
+		home3 := t.TempDir()
+		writeJSON(t, filepath.Join(home3, ".config", "agent", "config.json"), `{"tool_search_threshold": `+bad+`}`)
+		if _, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home3})); err == nil || !strings.Contains(err.Error(), "tool_search_threshold") {
+			t.Errorf("tool_search_threshold %s: err = %v, want one naming it", bad, err)
+		}
+	}
+}

@@ -327,7 +327,7 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 	if r.toolsOff(r.model) {
 		return system, 0
 	}
-	for _, t := range r.registry().Tools() {
+	for _, t := range r.offered().Tools() {
 		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
 	}
 	return system, tools
@@ -812,6 +812,7 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 		return fmt.Errorf("set model: %w", err)
 	}
 	r.setModel(model)
+	r.refreshTools() // the tools offered follow the new window
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})

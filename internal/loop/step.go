@@ -43,7 +43,7 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
 		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
 	if !r.toolsOff(r.model) {
-		req.Tools = r.registry().OpenAITools()
+		req.Tools = r.offered().OpenAITools()
 	}
 	return req
 }

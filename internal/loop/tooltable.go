@@ -3,23 +3,34 @@ package loop
 // The tools of a step: the registry Open was given, recall over the
 // session's own history, the session's own tools (Options.SessionTools:
 // the task tool) and whatever Options.Extra offers now (MCP servers that
-// have connected). The table is rebuilt only when the extra tools change,
-// before a step, so a server that connects during a turn joins at the next
-// step and the fixed tokens the calculator counts follow.
+// have connected). The extra tools go through a toolsearch.Catalog with a
+// budget from the live model's window (config tool_search_threshold):
+// every one of them runs, but when their schemas would cost more than the
+// budget the model is offered tool_search and the tools it found instead
+// of all of them. So there are two registries: the one that runs (every
+// tool) and the one offered (what the request carries and the calculator
+// counts as fixed tokens). refreshTools is the one place that decides; it
+// runs before every step and rebuilds a registry only when its tools
+// change, so a server that connects during a turn joins at the next step
+// and a tool found by tool_search is offered from the next step on.
 
 import (
 	"bytes"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
-// toolTable is the registry of the current step.
+// toolTable is the registries of the current step.
 type toolTable struct {
 	mu    sync.Mutex
 	base  *tools.Registry
-	extra []tools.Tool // what Options.Extra returned when reg was built
-	reg   *tools.Registry
+	cat   *toolsearch.Catalog // over Options.Extra, made by the first refresh
+	run   []tools.Tool        // the extra tools reg runs
+	offer []tools.Tool        // the extra tools off offers
+	reg   *tools.Registry     // base and every extra tool: what runs
+	off   *tools.Registry     // base and the extra tools offered: what the model sees
 }
 
 // registry returns the tools the session runs now.
@@ -32,25 +43,47 @@ func (r *Runner) registry() *tools.Registry {
 	return r.tt.reg
 }
 
-// refreshTools picks up the tools Options.Extra offers now. It reports
-// whether they changed, and then updates the calculator's fixed tokens.
+// offered returns the tools the model is offered now: the registry's, but
+// only those of the extra tools the catalog chose.
+func (r *Runner) offered() *tools.Registry {
+	r.tt.mu.Lock()
+	defer r.tt.mu.Unlock()
+	if r.tt.off == nil {
+		return r.tt.base
+	}
+	return r.tt.off
+}
+
+// refreshTools picks up the tools Options.Extra has now and decides which
+// of them are offered. It reports whether either set changed, and then
+// updates the calculator's fixed tokens.
 func (r *Runner) refreshTools() bool {
 	if r.opt.Extra == nil {
 		return false
 	}
-	extra := r.opt.Extra.Tools()
 	r.tt.mu.Lock()
-	if r.tt.reg != nil && sameTools(extra, r.tt.extra) {
-		r.tt.mu.Unlock()
-		return false
+	if r.tt.cat == nil {
+		r.tt.cat = toolsearch.New(r.opt.Extra, toolsearch.Options{})
+		r.tt.cat.Restore(r.history) // the tools a resumed session had found
 	}
-	r.tt.extra = extra
-	r.tt.reg = r.tt.base.With(extra...)
+	cat := r.tt.cat
 	r.tt.mu.Unlock()
-	if c := r.calc(); c != nil {
+	st := cat.Step(toolsearch.Budget(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold))
+	r.tt.mu.Lock()
+	changed := false
+	if r.tt.reg == nil || !sameTools(st.Run, r.tt.run) {
+		r.tt.run, r.tt.reg = st.Run, r.tt.base.With(st.Run...)
+		changed = true
+	}
+	if r.tt.off == nil || !sameTools(st.Offer, r.tt.offer) {
+		r.tt.offer, r.tt.off = st.Offer, r.tt.base.With(st.Offer...)
+		changed = true
+	}
+	r.tt.mu.Unlock()
+	if c := r.calc(); changed && c != nil {
 		c.SetFixed(r.fixedTokens())
 	}
-	return true
+	return changed
 }
 
 // sameTools reports whether a and b offer the same tools: names,

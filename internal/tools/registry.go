@@ -224,7 +224,7 @@ func gateStarted(g *callbackGate, fn func(ProcessGroup)) func(ProcessGroup) {
 func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
 	t, ok := r.byName[call.Name]
 	if !ok {
-		return errorResult(call.Name, "unknown tool %q; the available tools are: %s", call.Name, strings.Join(r.Names(), ", "))
+		return errorResult(call.Name, "unknown tool %q; the available tools are: %s", call.Name, nameList(r.Names()))
 	}
 	s := r.schemas[call.Name]
 	if msg := s.validate(call.Input); msg != "" {
@@ -245,6 +245,18 @@ func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
 		return errorResult(title, "%s failed: %v", call.Name, err)
 	}
 	return res
+}
+
+// maxNamesListed bounds the names an unknown tool's error lists: MCP
+// servers may bring a thousand tools the model was never offered.
+const maxNamesListed = 30
+
+// nameList joins names, the first maxNamesListed of them.
+func nameList(names []string) string {
+	if len(names) <= maxNamesListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamesListed], ", "), len(names)-maxNamesListed)
 }
 
 // Room above the shared cap for a tool's notes about its own truncation.

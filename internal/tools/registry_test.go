@@ -182,3 +182,19 @@ func TestLimitsDefaults(t *testing.T) {
 		t.Errorf("defaults: %+v", l)
 	}
 }
+
+// TestUnknownToolWithManyToolsStaysShort: a registry of 1,000 tools (MCP
+// servers behind tool_search) answers a call of an unknown tool with a
+// bounded list, not 1,000 names the model was never offered.
+func TestUnknownToolWithManyToolsStaysShort(t *testing.T) {
+	var many []Tool
+	for i := 0; i < 1000; i++ {
+		many = append(many, fakeTool{name: fmt.Sprintf("srv__tool_%d", i)})
+	}
+	reg := NewRegistry().With(many...)
+	res := reg.Run(context.Background(), newEnv(t), Call{ID: "c", Name: "nope", Input: json.RawMessage(`{}`)})
+	if !res.IsError || len(res.Output) > 1024 {
+		t.Fatalf("unknown tool among 1,000: %d bytes: %.300s", len(res.Output), res.Output)
+	}
+	mustContain(t, res.Output, `unknown tool "nope"`, "bash, read", "and 977 more")
+}
