@@ -17,6 +17,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/startup"
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -100,6 +101,7 @@ func readPrompt(args []string, stdin io.Reader) (string, error) {
 }
 
 func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string) error {
+	startup.Mark("command")
 	if f.format != "text" && f.format != "json" {
 		return usageError("--format %q: want text or json", f.format)
 	}
@@ -166,6 +168,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if err != nil {
 		return err
 	}
+	startup.Mark("config")
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	st, err := a.openDriving(ctx)
@@ -173,6 +176,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer st.Close()
+	startup.Mark("open db")
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
 	if err != nil {
@@ -189,6 +193,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
+	opt.StartupTrace = startup.Hook()
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}
@@ -221,6 +226,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	select {
 	case <-r.Done():
 		res = r.Wait(context.Background())
+		startup.Mark("answer")
 	case <-ctx.Done():
 		_, _ = r.Cancel(context.Background())
 		res = r.Wait(context.Background())

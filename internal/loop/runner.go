@@ -111,6 +111,9 @@ type Options struct {
 	Estimator tokens.Estimator
 	// Sleep waits between retries; nil waits on a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// StartupTrace, if set, is told when each start-up phase of the
+	// session ends (startuptrace.go); nil traces nothing.
+	StartupTrace func(phase string, began time.Time)
 }
 
 // TurnResult is how a turn ended.
@@ -170,6 +173,7 @@ type Runner struct {
 	cp      checkpoints
 	notes   []string
 	pins    []message.Pin // guarded by mu
+	trace   startupTrace
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -252,8 +256,10 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.setModel(r.sess.Model)
 	r.refreshTools()
 	r.openCheckpoints(ctx, dir)
+	r.traceStartup("session", time.Time{})
 	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.promptAt, r.promptFromOpen = time.Now(), true
+	r.traceStartup("prompt env", time.Time{})
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil
