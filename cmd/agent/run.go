@@ -171,6 +171,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	startup.Mark("config")
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	// git and the AGENTS.md files are read while the database opens and
+	// the session and the prompt are written; the first turn waits for them.
+	env := loop.GatherEnvironment(ctx, a.dir)
 	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
@@ -193,7 +196,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
-	opt.StartupTrace = startup.Hook()
+	opt.StartupTrace, opt.Environment = startup.Hook(), env
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}

@@ -18,7 +18,7 @@ func TestE2EStartupTrace(t *testing.T) {
 	if res.code != 0 || strings.TrimSpace(res.stdout) != "traced answer" {
 		t.Fatalf("exit %d, stdout %q: %s", res.code, res.stdout, res.stderr)
 	}
-	line := regexp.MustCompile(`^startup: (.+) (\d+\.\d)ms \(at (\d+\.\d)ms\)$`)
+	line := regexp.MustCompile(`^startup: (.+) (\d+\.\d)ms \(at (\d+\.\d)ms(, rss \d+\.\d\+\d+\.\dMiB)?\)$`)
 	seen := map[string]int{}
 	var mainPath []string
 	for _, l := range strings.Split(strings.TrimSpace(res.stderr), "\n") {

@@ -111,6 +111,11 @@ type Options struct {
 	Estimator tokens.Estimator
 	// Sleep waits between retries; nil waits on a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Environment, if set, is the system prompt's environment being
+	// gathered in the background for Dir (GatherEnvironment): a session in
+	// that directory uses it, and its first turn waits for it; until then
+	// the calculator counts the stable prompt only. nil: Open gathers it.
+	Environment *PendingEnvironment
 	// StartupTrace, if set, is told when each start-up phase of the
 	// session ends (startuptrace.go); nil traces nothing.
 	StartupTrace func(phase string, began time.Time)
@@ -151,6 +156,8 @@ type Runner struct {
 	// promptFromOpen, that Open gathered it and no turn has run since.
 	promptAt       time.Time
 	promptFromOpen bool
+	// pendingEnv is Options.Environment until the first turn takes it.
+	pendingEnv *PendingEnvironment
 	// budgetUnpriced is set once the user was told the cap cannot be
 	// enforced for an unpriced model.
 	budgetUnpriced bool
@@ -257,9 +264,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.refreshTools()
 	r.openCheckpoints(ctx, dir)
 	r.traceStartup("session", time.Time{})
-	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
-	r.promptAt, r.promptFromOpen = time.Now(), true
-	r.traceStartup("prompt env", time.Time{})
+	r.openPrompt(ctx, dir)
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil

@@ -2,11 +2,12 @@
 // AGENT_TRACE_STARTUP=1 in the environment, each phase prints one line to
 // stderr as it ends:
 //
-//	startup: open db 1.3ms (at 14.2ms)
+//	startup: open db 1.3ms (at 14.2ms, rss 12.1+4.0MiB)
 //
 // the phase's duration, then the time since the process started (measured
 // from the Go runtime's start, which is within a fraction of a millisecond
-// of exec). Phases on the main path are Marks: each lasts from the previous
+// of exec) and the resident memory then, anonymous + file-backed (the
+// binary's pages), where Linux's /proc tells it. Phases on the main path are Marks: each lasts from the previous
 // Mark. Work that runs beside the main path (the prompt's environment,
 // read while the database opens) reports its own start with Span and does
 // not move the main path's clock.
@@ -103,7 +104,38 @@ func (t *tracer) span(name string, began time.Time) {
 
 // write prints one line; the caller holds mu.
 func (t *tracer) write(name string, d time.Duration, now time.Time) {
-	fmt.Fprintf(t.w, "startup: %s %s (at %s)\n", name, ms(d), ms(now.Sub(t.start)))
+	fmt.Fprintf(t.w, "startup: %s %s (at %s%s)\n", name, ms(d), ms(now.Sub(t.start)), rss())
+}
+
+// rss is ", rss A+FMiB" from /proc/self/status (anonymous and file-backed
+// resident memory), or "" where there is none.
+func rss() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	var anon, file float64
+	var found int
+	for _, line := range strings.Split(string(data), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "RssAnon" && name != "RssFile") {
+			continue
+		}
+		kib, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
+		if err != nil {
+			return ""
+		}
+		if name == "RssAnon" {
+			anon = kib / 1024
+		} else {
+			file = kib / 1024
+		}
+		found++
+	}
+	if found != 2 {
+		return ""
+	}
+	return fmt.Sprintf(", rss %.1f+%.1fMiB", anon, file)
 }
 
 // ms formats d in milliseconds with one decimal.

@@ -28,7 +28,7 @@ func TestMarksAndSpans(t *testing.T) {
 	tr.span("prompt env", began)
 	tr.mark("open db")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	re := regexp.MustCompile(`^startup: (.+) (\d+\.\d)ms \(at (\d+\.\d)ms\)$`)
+	re := regexp.MustCompile(`^startup: (.+) (\d+\.\d)ms \(at (\d+\.\d)ms(, rss \d+\.\d\+\d+\.\dMiB)?\)$`)
 	var names []string
 	var durs []float64
 	for _, l := range lines {
