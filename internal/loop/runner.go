@@ -588,14 +588,12 @@ func (r *Runner) emit(ev message.Event) {
 }
 
 // addUserMessage persists a user message and appends it to the history.
-// A non-synthetic message starts a new turn.
+// A non-synthetic message starts a new turn; the first one of a session
+// also gives it its title, written with the message in one transaction.
 // Images, if any, are attached after the text and the @mentions.
 func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) error {
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.model}
 	m.FinishedAt = time.Now()
-	if err := r.store.CreateMessage(ctx, &m); err != nil {
-		return fmt.Errorf("save user message: %w", err)
-	}
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
 	if !synthetic {
 		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
@@ -603,16 +601,55 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	for _, f := range images {
 		parts = append(parts, &message.Part{Type: message.PartFile, File: f})
 	}
+	first := firstText(parts)
+	sess, title, err := r.storeUserMessage(ctx, &m, parts, first, synthetic)
+	if err != nil {
+		return fmt.Errorf("save user message: %w", err)
+	}
 	stored := make([]message.Part, len(parts))
 	for i, p := range parts {
-		p.SessionID, p.MessageID = r.sess.ID, m.ID
-		if err := r.store.UpsertPart(ctx, p); err != nil {
-			return fmt.Errorf("save user message: %w", err)
-		}
 		stored[i] = *p
 	}
 	r.userMessageAdded(ctx, m, stored, synthetic)
+	if title != "" {
+		r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
+		r.requestTitle(first, title)
+	}
 	return nil
+}
+
+// storeUserMessage writes m and its parts, with the session's title made
+// from first when the session has none yet and m is the user's (title is
+// then that title).
+func (r *Runner) storeUserMessage(ctx context.Context, m *message.Message, parts []*message.Part, first string, synthetic bool) (sess *message.Session, title string, err error) {
+	r.sessWrite.Lock()
+	defer r.sessWrite.Unlock()
+	if !synthetic {
+		r.mu.Lock()
+		if r.sess.Title == "" {
+			title = TitleFrom(first)
+		}
+		r.mu.Unlock()
+	}
+	if sess, err = r.store.AddUserMessage(ctx, m, parts, title); err != nil {
+		return nil, "", err
+	}
+	if title != "" {
+		r.mu.Lock()
+		r.sess.Title = title
+		r.mu.Unlock()
+	}
+	return sess, title, nil
+}
+
+// firstText is the text of the first text part.
+func firstText(parts []*message.Part) string {
+	for _, p := range parts {
+		if p.Type == message.PartText {
+			return p.Text
+		}
+	}
+	return ""
 }
 
 // userMessageAdded does what follows a stored user message: events, the
