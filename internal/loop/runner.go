@@ -4,7 +4,9 @@
 // or the step limit is reached.
 //
 // At the start of each turn the dynamic system message (directory, date,
-// git status, AGENTS.md) is gathered again; the stable one never changes.
+// git status, AGENTS.md) is gathered again (the first turn's may have been
+// gathered beside Open and the first message: Options.Environment); the
+// stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
 // (coalesced into one), decides compaction with the token calculator (its
 // total, or our own count of the request when the provider's usage says
@@ -616,40 +618,6 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 		r.requestTitle(first, title)
 	}
 	return nil
-}
-
-// storeUserMessage writes m and its parts, with the session's title made
-// from first when the session has none yet and m is the user's (title is
-// then that title).
-func (r *Runner) storeUserMessage(ctx context.Context, m *message.Message, parts []*message.Part, first string, synthetic bool) (sess *message.Session, title string, err error) {
-	r.sessWrite.Lock()
-	defer r.sessWrite.Unlock()
-	if !synthetic {
-		r.mu.Lock()
-		if r.sess.Title == "" {
-			title = TitleFrom(first)
-		}
-		r.mu.Unlock()
-	}
-	if sess, err = r.store.AddUserMessage(ctx, m, parts, title); err != nil {
-		return nil, "", err
-	}
-	if title != "" {
-		r.mu.Lock()
-		r.sess.Title = title
-		r.mu.Unlock()
-	}
-	return sess, title, nil
-}
-
-// firstText is the text of the first text part.
-func firstText(parts []*message.Part) string {
-	for _, p := range parts {
-		if p.Type == message.PartText {
-			return p.Text
-		}
-	}
-	return ""
 }
 
 // userMessageAdded does what follows a stored user message: events, the
