@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/ctxloop/agent/internal/startup"
 )
 
 // version is set at build time (-ldflags "-X main.version=…").
@@ -42,6 +44,7 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	startup.Mark("main") // the runtime's start and the packages' init
 	os.Exit(execute(os.Args[1:]))
 }
 
@@ -51,6 +54,7 @@ func execute(args []string) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	background.stop(2 * time.Second)
+	startup.Mark("done")
 	if err == nil {
 		return exitOK
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/startup"
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -104,6 +105,7 @@ func readPrompt(args []string, stdin io.Reader) (string, error) {
 }
 
 func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string) error {
+	startup.Mark("command")
 	if f.format != "text" && f.format != "json" {
 		return usageError("--format %q: want text or json", f.format)
 	}
@@ -179,13 +181,18 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if err != nil {
 		return err
 	}
+	startup.Mark("config")
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	// git and the AGENTS.md files are read while the database opens and
+	// the session and the prompt are written; the first turn waits for them.
+	env := loop.GatherEnvironment(ctx, a.dir)
 	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	startup.Mark("open db")
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
 	if err != nil {
@@ -202,6 +209,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
+	opt.StartupTrace, opt.Environment = startup.Hook(), env
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}
@@ -234,6 +242,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	select {
 	case <-r.Done():
 		res = r.Wait(context.Background())
+		startup.Mark("answer")
 	case <-ctx.Done():
 		_, _ = r.Cancel(context.Background())
 		res = r.Wait(context.Background())

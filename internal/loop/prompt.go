@@ -69,6 +69,38 @@ func DetectEnvironment(ctx context.Context, dir, userAgentsFile string) Environm
 	return env
 }
 
+// PendingEnvironment is an Environment being gathered in the background
+// (GatherEnvironment): a command starts it as soon as it knows its
+// directory, so that git and the AGENTS.md files are read while the
+// database opens and the session and first message are written, rather
+// than before them (Options.Environment).
+type PendingEnvironment struct {
+	dir   string
+	began time.Time
+	done  chan struct{}
+	env   Environment
+}
+
+// GatherEnvironment starts gathering the environment of a session in dir
+// (what Open would: DetectEnvironment with the user's AGENTS.md) in a
+// goroutine, which ends when it has (git is bounded by gitStatus's timeout
+// and by ctx).
+func GatherEnvironment(ctx context.Context, dir string) *PendingEnvironment {
+	p := &PendingEnvironment{dir: dir, began: time.Now(), done: make(chan struct{})}
+	userAgentsFile := config.UserAgentsFile(getenv)
+	go func() {
+		defer close(p.done)
+		p.env = DetectEnvironment(ctx, dir, userAgentsFile)
+	}()
+	return p
+}
+
+// Wait returns the environment once it is gathered.
+func (p *PendingEnvironment) Wait() Environment {
+	<-p.done
+	return p.env
+}
+
 // findAgentsFile finds AGENTS.md in dir or the nearest parent up to the
 // repository root.
 func findAgentsFile(dir string) string {
@@ -135,16 +167,47 @@ const promptFreshFor = time.Second
 func (r *Runner) refreshPrompt(ctx context.Context) {
 	fromOpen := r.promptFromOpen
 	r.promptFromOpen = false
+	if p := r.pendingEnv; p != nil {
+		// Gathered beside Open and the first message (Options.Environment).
+		r.pendingEnv = nil
+		env := p.Wait()
+		r.traceStartup("prompt env", p.began)
+		if time.Since(p.began) < promptFreshFor {
+			r.setSystem(SystemPrompt(env), p.began)
+			return
+		}
+	}
 	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
 		return
 	}
-	sys := SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv)))
-	r.promptAt = time.Now()
+	r.setSystem(SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))), time.Now())
+}
+
+// setSystem makes sys, gathered at, the system prompt; the calculator
+// counts it when it changed.
+func (r *Runner) setSystem(sys []string, at time.Time) {
+	r.promptAt = at
 	if slices.Equal(sys, r.system) {
 		return
 	}
 	r.system = sys
 	r.calc().SetFixed(r.fixedTokens())
+}
+
+// openPrompt sets the system prompt of a Runner being opened in dir: the
+// environment is gathered now, or, when Options.Environment is gathering
+// it for dir, left to the first turn, which waits for it (refreshPrompt);
+// until then the system prompt is its stable part alone.
+func (r *Runner) openPrompt(ctx context.Context, dir string) {
+	if p := r.opt.Environment; p != nil && p.dir == dir {
+		r.pendingEnv = p
+		r.system = []string{stablePrompt}
+		return
+	}
+	began := time.Now()
+	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	r.promptAt, r.promptFromOpen = time.Now(), true
+	r.traceStartup("prompt env", began)
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

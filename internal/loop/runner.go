@@ -4,7 +4,9 @@
 // or the step limit is reached.
 //
 // At the start of each turn the dynamic system message (directory, date,
-// git status, AGENTS.md) is gathered again; the stable one never changes.
+// git status, AGENTS.md) is gathered again (the first turn's may have been
+// gathered beside Open and the first message: Options.Environment); the
+// stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
 // (coalesced into one), decides compaction with the token calculator (its
 // total, or our own count of the request when the provider's usage says
@@ -111,6 +113,14 @@ type Options struct {
 	Estimator tokens.Estimator
 	// Sleep waits between retries; nil waits on a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Environment, if set, is the system prompt's environment being
+	// gathered in the background for Dir (GatherEnvironment): a session in
+	// that directory uses it, and its first turn waits for it; until then
+	// the calculator counts the stable prompt only. nil: Open gathers it.
+	Environment *PendingEnvironment
+	// StartupTrace, if set, is told when each start-up phase of the
+	// session ends (startuptrace.go); nil traces nothing.
+	StartupTrace func(phase string, began time.Time)
 }
 
 // TurnResult is how a turn ended.
@@ -148,6 +158,8 @@ type Runner struct {
 	// promptFromOpen, that Open gathered it and no turn has run since.
 	promptAt       time.Time
 	promptFromOpen bool
+	// pendingEnv is Options.Environment until the first turn takes it.
+	pendingEnv *PendingEnvironment
 	// budgetUnpriced is set once the user was told the cap cannot be
 	// enforced for an unpriced model.
 	budgetUnpriced bool
@@ -170,6 +182,7 @@ type Runner struct {
 	cp      checkpoints
 	notes   []string
 	pins    []message.Pin // guarded by mu
+	trace   startupTrace
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -252,8 +265,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.setModel(r.sess.Model)
 	r.refreshTools()
 	r.openCheckpoints(ctx, dir)
-	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
-	r.promptAt, r.promptFromOpen = time.Now(), true
+	r.traceStartup("session", time.Time{})
+	r.openPrompt(ctx, dir)
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil
@@ -577,14 +590,12 @@ func (r *Runner) emit(ev message.Event) {
 }
 
 // addUserMessage persists a user message and appends it to the history.
-// A non-synthetic message starts a new turn.
+// A non-synthetic message starts a new turn; the first one of a session
+// also gives it its title, written with the message in one transaction.
 // Images, if any, are attached after the text and the @mentions.
 func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) error {
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.model}
 	m.FinishedAt = time.Now()
-	if err := r.store.CreateMessage(ctx, &m); err != nil {
-		return fmt.Errorf("save user message: %w", err)
-	}
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
 	if !synthetic {
 		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
@@ -592,15 +603,20 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	for _, f := range images {
 		parts = append(parts, &message.Part{Type: message.PartFile, File: f})
 	}
+	first := firstText(parts)
+	sess, title, err := r.storeUserMessage(ctx, &m, parts, first, synthetic)
+	if err != nil {
+		return fmt.Errorf("save user message: %w", err)
+	}
 	stored := make([]message.Part, len(parts))
 	for i, p := range parts {
-		p.SessionID, p.MessageID = r.sess.ID, m.ID
-		if err := r.store.UpsertPart(ctx, p); err != nil {
-			return fmt.Errorf("save user message: %w", err)
-		}
 		stored[i] = *p
 	}
 	r.userMessageAdded(ctx, m, stored, synthetic)
+	if title != "" {
+		r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
+		r.requestTitle(first, title)
+	}
 	return nil
 }
 

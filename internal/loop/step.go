@@ -213,6 +213,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, st
 
 // consume reads the provider's stream to its end.
 func (s *streamState) consume(req provider.Request) error {
+	s.r.traceOnce(&s.r.trace.requested, "first request")
 	st, err := s.r.opt.Provider.Stream(s.ctx, req)
 	if err != nil {
 		return err
@@ -220,6 +221,7 @@ func (s *streamState) consume(req provider.Request) error {
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
+		s.r.traceOnce(&s.r.trace.answered, "first byte")
 		if errors.Is(err, io.EOF) {
 			return nil
 		}

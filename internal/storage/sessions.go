@@ -294,3 +294,92 @@ func (s *Store) publishSession(sess *message.Session) {
 	c := *sess
 	s.events.Publish(message.Event{Type: message.EventSessionUpdated, SessionID: c.ID, Session: &c})
 }
+
+// AddUserMessage stores a new message with its parts and, when title is
+// not empty, sets the session's title, in one transaction: the first
+// message of a session is one write before its first request, not one for
+// the message, one per part and one for the title. It fills the ids and
+// times of m and parts like CreateMessage and UpsertPart, and returns the
+// session as stored. Events follow the commit: the message, the session,
+// then the parts.
+func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []*message.Part, title string) (*message.Session, error) {
+	if err := s.writable("create message"); err != nil {
+		return nil, err
+	}
+	if m.ID == "" {
+		m.ID = message.NewID()
+	}
+	op := "create message " + m.ID
+	ts := now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = ts
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	states := make([]string, len(parts))
+	docs := make([]string, len(parts))
+	for i, p := range parts {
+		p.SessionID, p.MessageID = m.SessionID, m.ID
+		if p.Type == "" {
+			return nil, fmt.Errorf("%s: part %d has no type", op, i)
+		}
+		if p.ID == "" {
+			p.ID = message.NewID()
+		}
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = ts
+		}
+		p.UpdatedAt = ts
+		state, err := encodeState(p)
+		if err != nil {
+			return nil, err
+		}
+		states[i] = state
+		if indexed(p) {
+			docs[i] = indexText(p, true)
+		}
+	}
+	var sess *message.Session
+	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+		var err error
+		if title != "" {
+			sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, updated_at = ?
+				WHERE id = ? RETURNING `+sessionColumns, title, toUnix(ts), m.SessionID))
+		} else {
+			sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
+				WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
+			return err
+		}
+		for i, p := range parts {
+			if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, p.ID, p.SessionID, p.MessageID,
+				string(p.Type), states[i], toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
+				return err
+			}
+			if indexed(p) {
+				if err := indexPart(ctx, tx, p.ID, docs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.publishMessage(m)
+	s.publishSession(sess)
+	for _, p := range parts {
+		s.publishPart(p)
+	}
+	return sess, nil
+}
