@@ -159,6 +159,28 @@ func (e Environment) Render() string {
 // (a headless run) does not run git twice. Later turns always gather it.
 const promptFreshFor = time.Second
 
+// prefetchFreshFor is how old an environment gathered ahead of a turn
+// (Options.Environment, PrefetchEnvironment: the chat starts it when the
+// user starts typing the message) may be at the start of that turn and
+// still be used, so that git does not sit between Enter and the request.
+// An older one is gathered again.
+const prefetchFreshFor = 20 * time.Second
+
+// PrefetchEnvironment starts gathering the system prompt's environment for
+// the next turn while the session is idle (the user is typing), unless a
+// recent one is already pending. It returns at once.
+func (r *Runner) PrefetchEnvironment() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy || r.toolEnv == nil {
+		return
+	}
+	if p := r.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
+		return
+	}
+	r.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
+}
+
 // refreshPrompt gathers the dynamic part of the system prompt again at the
 // start of a turn, so that "Git status at the start of this turn" is true
 // (git is bounded by gitStatus's timeout). Only the second system message
@@ -167,12 +189,16 @@ const promptFreshFor = time.Second
 func (r *Runner) refreshPrompt(ctx context.Context) {
 	fromOpen := r.promptFromOpen
 	r.promptFromOpen = false
-	if p := r.pendingEnv; p != nil {
-		// Gathered beside Open and the first message (Options.Environment).
-		r.pendingEnv = nil
+	r.mu.Lock() // PrefetchEnvironment sets it while idle
+	p := r.pendingEnv
+	r.pendingEnv = nil
+	r.mu.Unlock()
+	if p != nil {
+		// Gathered beside Open and the first message (Options.Environment)
+		// or while the user typed (PrefetchEnvironment).
 		env := p.Wait()
 		r.traceStartup("prompt env", p.began)
-		if time.Since(p.began) < promptFreshFor {
+		if time.Since(p.began) < prefetchFreshFor {
 			r.setSystem(SystemPrompt(env), p.began)
 			return
 		}

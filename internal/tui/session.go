@@ -31,6 +31,9 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
+	if sessionID == "" {
+		opts.Environment = m.takePendingEnvironment() // prefetch.go
+	}
 	slot, store := m.slot, m.store
 	return func() tea.Msg {
 		if !slot.begin() {
@@ -49,7 +52,11 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
 		}
-		slot.swap(r)
+		if prev := slot.swap(r); prev != nil && prev != r {
+			// A runner whose close (/new, a switch) had not run yet when
+			// this one opened: close it here, or its lease stays held.
+			_ = prev.Close()
+		}
 		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Snapshot()}
 	}
 }
