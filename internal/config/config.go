@@ -8,6 +8,7 @@
 // permissions or prices: those are ignored with a warning. The model and
 // small model it names are billed to the user, so they apply only with a
 // warning that says so; its models entries change limits, never a price.
+// It may declare MCP servers, which start only once the user approved them.
 package config
 
 import (
@@ -140,6 +141,9 @@ type Config struct {
 	// Budget is the spending cap of a session in USD (config budget, user
 	// file only; agent run --max-cost overrides it); 0 means none.
 	Budget float64
+	// MCP are the MCP servers by name (config mcp; see MCPServer). A
+	// project file's entries carry Project and start only once approved.
+	MCP map[string]MCPServer
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -191,6 +195,7 @@ type file struct {
 	UI *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
+	MCP map[string]MCPServer `json:"mcp"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -255,6 +260,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
 		}
 		c.apply(uf, true)
+		c.addMCP(uf.MCP, "")
 	}
 
 	var projectModel, projectSmall string
@@ -290,6 +296,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			}
 		}
 		c.apply(pf, false)
+		c.addMCP(pf.MCP, path)
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {
