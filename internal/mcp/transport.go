@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxloop/agent/internal/secrets"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// stderrMaxBytes is how much of a stdio server's stderr is kept.
+const stderrMaxBytes = 8 << 10
+
+// terminateAfter is how long the SDK waits, once a stdio server's stdin is
+// closed, before it signals the server.
+const terminateAfter = closeGrace
+
+// transport builds the transport of the server's entry: for stdio, the
+// command it will start (nil for HTTP).
+func (sv *server) transport() (sdk.Transport, *exec.Cmd, error) {
+	if sv.spec.URL != "" {
+		headers := make(http.Header, len(sv.spec.Headers))
+		for k, v := range sv.spec.Headers {
+			headers.Set(k, sv.expand(v))
+		}
+		return &sdk.StreamableClientTransport{
+			Endpoint:             sv.spec.URL,
+			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}},
+			MaxRetries:           -1, // a failed request is the call's error; the next call tries again
+			DisableStandaloneSSE: true,
+		}, nil, nil
+	}
+	cmd := exec.Command(sv.spec.Command, sv.spec.Args...)
+	cmd.Dir = sv.s.opt.Dir
+	cmd.Env = secrets.Environ(nil, nil, sv.s.opt.Secrets...)
+	keys := make([]string, 0, len(sv.spec.Env))
+	for k := range sv.spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if secretName(k) {
+			continue
+		}
+		cmd.Env = append(cmd.Env, k+"="+sv.expand(sv.spec.Env[k]))
+	}
+	cmd.Stderr = sv.stderr
+	cmd.WaitDelay = closeGrace // a grandchild holding stderr open does not hold Wait
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeath(cmd.SysProcAttr)
+	if cmd.Err != nil {
+		return nil, nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
+	}
+	return &stdioTransport{CommandTransport: sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}}, cmd, nil
+}
+
+// stdioTransport is the SDK's command transport, telling killGroup which
+// process group to kill once the command has started.
+type stdioTransport struct {
+	sdk.CommandTransport
+	pgid atomic.Int64 // 0 until started
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.CommandTransport.Connect(ctx)
+	if err == nil {
+		t.pgid.Store(int64(t.Command.Process.Pid))
+	}
+	return c, err
+}
+
+// expand replaces ${VAR} and $VAR in v from the environment, leaving out
+// the agent's secrets.
+func (sv *server) expand(v string) string {
+	getenv := sv.s.opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return os.Expand(v, func(name string) string {
+		if secretName(name) {
+			return ""
+		}
+		val := getenv(name)
+		for _, s := range sv.s.opt.Secrets {
+			if s != "" && val == s {
+				return ""
+			}
+		}
+		return val
+	})
+}
+
+func secretName(name string) bool {
+	for _, n := range secrets.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// headerTransport adds the entry's headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, vs := range h.headers {
+		req.Header[k] = vs
+	}
+	return h.base.RoundTrip(req)
+}
+
+// killGroup kills a stdio server's process group: the server and what it
+// started. Nothing for HTTP servers or a command not started yet.
+func killGroup(t sdk.Transport) {
+	if st, ok := t.(*stdioTransport); ok {
+		if pgid := st.pgid.Load(); pgid > 0 {
+			_ = syscall.Kill(-int(pgid), syscall.SIGKILL)
+		}
+	}
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines returns the last n non-empty lines, safe to show on a
+// terminal, joined with " | ".
+func (t *tail) lastLines(n int) string {
+	t.mu.Lock()
+	s := string(t.buf)
+	t.mu.Unlock()
+	lines := strings.Split(termsafe.Strip(strings.ToValidUTF8(s, "\uFFFD")), "\n")
+	var kept []string
+	for i := len(lines) - 1; i >= 0 && len(kept) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			if len(l) > 300 {
+				l = strings.ToValidUTF8(l[:300], "") + "…"
+			}
+			kept = append([]string{l}, kept...)
+		}
+	}
+	return strings.Join(kept, " | ")
+}
