@@ -173,6 +173,8 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer st.Close()
+	a.startMCP(ctx)
+	defer a.closeMCP()
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
 	if err != nil {
@@ -211,6 +213,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		}
 		parts = append(parts, part)
 	}
+	// The prompt's first step offers the MCP servers' tools: those still
+	// starting are waited for, each within its startup timeout.
+	a.waitMCP(ctx)
 	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}

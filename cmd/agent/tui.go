@@ -30,8 +30,11 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		return err
 	}
 	defer st.Close()
+	a.startMCP(ctx)
+	defer a.closeMCP()
 
 	notices := append([]string(nil), a.cfg.Warnings...)
+	notices = append(notices, a.mcpNotices()...)
 	sessionID := g.session
 	if g.cont {
 		latest, err := st.LatestSession(ctx, a.dir)
@@ -58,5 +61,6 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Notices:   notices,
 		Version:   version,
 		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
+		MCP:       a.mcp,
 	})
 }

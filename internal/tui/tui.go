@@ -24,6 +24,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -48,6 +49,9 @@ type Options struct {
 	// messages printed into its scrollback (inline.go); otherwise it
 	// takes the alternate screen.
 	Inline bool
+	// MCP are the MCP servers the runners' Loop.Extra offers tools from,
+	// for /context; nil when none is configured.
+	MCP *mcp.Servers
 }
 
 // Run runs the chat until the user quits. It closes the session it has
