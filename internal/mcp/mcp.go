@@ -117,6 +117,8 @@ type Servers struct {
 	servers []*server // by name
 	wg      sync.WaitGroup
 
+	changeMu sync.Mutex // one rebuild at a time, so the last state wins
+
 	mu     sync.Mutex
 	tools  []tools.Tool // of the servers that can take calls; rebuilt by changed
 	status map[*server][]*tool
@@ -254,6 +256,7 @@ func (s *Servers) changed() {
 		sv    *server
 		tools []toolInfo
 	}
+	s.changeMu.Lock()
 	var offers []offer
 	for _, sv := range s.servers {
 		if list, ok := sv.offered(); ok {
@@ -263,6 +266,7 @@ func (s *Servers) changed() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		s.changeMu.Unlock()
 		return
 	}
 	taken := map[string]bool{}
@@ -282,6 +286,7 @@ func (s *Servers) changed() {
 	}
 	s.status = status
 	s.mu.Unlock()
+	s.changeMu.Unlock()
 	if s.opt.OnChange != nil {
 		s.opt.OnChange()
 	}

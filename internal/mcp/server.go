@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -48,8 +47,7 @@ type server struct {
 // conn is one connection to a server.
 type conn struct {
 	cs   *sdk.ClientSession
-	t    sdk.Transport
-	cmd  *exec.Cmd     // stdio
+	t    sdk.Transport // *stdioTransport for a stdio server
 	done chan struct{} // closed when the connection has ended
 	how  string        // how it ended, set before done is closed
 }
@@ -140,7 +138,7 @@ func (sv *server) exhaustLocked() {
 func (sv *server) connect() (*conn, []toolInfo, error) {
 	ctx, cancel := context.WithTimeout(sv.s.ctx, sv.startupTimeout())
 	defer cancel()
-	t, cmd, err := sv.transport()
+	t, err := sv.transport()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,7 +152,7 @@ func (sv *server) connect() (*conn, []toolInfo, error) {
 		}
 		return nil, nil, sv.withStderr(err)
 	}
-	c := &conn{t: t, cmd: cmd, done: make(chan struct{})}
+	c := &conn{t: t, done: make(chan struct{})}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: sv.s.opt.Version}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { sv.relist(c) },
 	})
@@ -238,11 +236,8 @@ func (sv *server) watch(c *conn) {
 // ended says how a connection ended.
 func (sv *server) ended(c *conn, err error) string {
 	how := "the connection closed"
-	if c.cmd != nil {
-		how = "the server exited"
-		if ps := c.cmd.ProcessState; ps != nil {
-			how += " (" + ps.String() + ")"
-		}
+	if st, ok := c.t.(*stdioTransport); ok {
+		how = "the server exited (" + st.exitStatus(crashSettle) + ")"
 	} else if err != nil {
 		how += ": " + err.Error()
 	}

@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,13 +24,12 @@ import (
 // stderrMaxBytes is how much of a stdio server's stderr is kept.
 const stderrMaxBytes = 8 << 10
 
-// terminateAfter is how long the SDK waits, once a stdio server's stdin is
-// closed, before it signals the server.
-const terminateAfter = closeGrace
+// terminateAfter is how long a stdio server has to exit once its stdin is
+// closed, and then once it is sent SIGTERM.
+const terminateAfter = 500 * time.Millisecond
 
-// transport builds the transport of the server's entry: for stdio, the
-// command it will start (nil for HTTP).
-func (sv *server) transport() (sdk.Transport, *exec.Cmd, error) {
+// transport builds the transport of the server's entry.
+func (sv *server) transport() (sdk.Transport, error) {
 	if sv.spec.URL != "" {
 		headers := make(http.Header, len(sv.spec.Headers))
 		for k, v := range sv.spec.Headers {
@@ -38,7 +40,7 @@ func (sv *server) transport() (sdk.Transport, *exec.Cmd, error) {
 			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}},
 			MaxRetries:           -1, // a failed request is the call's error; the next call tries again
 			DisableStandaloneSSE: true,
-		}, nil, nil
+		}, nil
 	}
 	cmd := exec.Command(sv.spec.Command, sv.spec.Args...)
 	cmd.Dir = sv.s.opt.Dir
@@ -59,24 +61,105 @@ func (sv *server) transport() (sdk.Transport, *exec.Cmd, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeath(cmd.SysProcAttr)
 	if cmd.Err != nil {
-		return nil, nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
+		return nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
 	}
-	return &stdioTransport{CommandTransport: sdk.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}}, cmd, nil
+	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, exited: make(chan struct{})}, nil
 }
 
-// stdioTransport is the SDK's command transport, telling killGroup which
-// process group to kill once the command has started.
+// stdioTransport runs a server's command and speaks newline-delimited
+// JSON over its stdin and stdout. It waits for the process itself, so how
+// it exited is known (exitErr, once exited is closed), and closing it
+// closes stdin, then signals the process group, then kills it.
 type stdioTransport struct {
-	sdk.CommandTransport
-	pgid atomic.Int64 // 0 until started
+	cmd     *exec.Cmd
+	wg      *sync.WaitGroup
+	pgid    atomic.Int64 // 0 until started
+	exited  chan struct{}
+	exitErr error
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := t.CommandTransport.Connect(ctx)
-	if err == nil {
-		t.pgid.Store(int64(t.Command.Process.Pid))
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	t.cmd.Stdin, t.cmd.Stdout = inR, outW
+	err = t.cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	t.pgid.Store(int64(t.cmd.Process.Pid))
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		t.exitErr = t.cmd.Wait()
+		close(t.exited)
+	}()
+	w := &stdinCloser{t: t, stdin: inW, stdout: outR}
+	return (&sdk.IOTransport{Reader: io.NopCloser(outR), Writer: w}).Connect(ctx)
+}
+
+// exitStatus says how the process ended, waiting at most d for it.
+func (t *stdioTransport) exitStatus(d time.Duration) string {
+	select {
+	case <-t.exited:
+	case <-time.After(d):
+		return "still running"
+	}
+	var ee *exec.ExitError
+	if errors.As(t.exitErr, &ee) {
+		return ee.ProcessState.String()
+	}
+	if t.exitErr != nil {
+		return t.exitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// stdinCloser ends the connection the way MCP asks: stdin closed, then
+// SIGTERM, then SIGKILL, each after terminateAfter; the process group goes
+// last, and stdout's read end with it.
+type stdinCloser struct {
+	t      *stdioTransport
+	stdin  *os.File
+	stdout *os.File
+	once   sync.Once
+}
+
+func (c *stdinCloser) Write(p []byte) (int, error) { return c.stdin.Write(p) }
+
+func (c *stdinCloser) Close() error {
+	c.once.Do(func() {
+		c.stdin.Close()
+		wait := func() bool {
+			select {
+			case <-c.t.exited:
+				return true
+			case <-time.After(terminateAfter):
+				return false
+			}
+		}
+		if !wait() {
+			_ = syscall.Kill(-int(c.t.pgid.Load()), syscall.SIGTERM)
+			if !wait() {
+				killGroup(c.t)
+				<-c.t.exited
+			}
+		}
+		killGroup(c.t) // what the server started and left behind
+		c.stdout.Close()
+	})
+	return nil
 }
 
 // expand replaces ${VAR} and $VAR in v from the environment, leaving out
