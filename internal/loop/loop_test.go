@@ -17,12 +17,14 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
 func TestMain(m *testing.M) {
+	mcptest.Serve() // this binary started as the MCP test server (mcp_test.go)
 	goleak.VerifyTestMain(m,
 		// The tokenizer's table loader may still be running in the
 		// background when the last test ends.
