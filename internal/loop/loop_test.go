@@ -15,9 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
-	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
