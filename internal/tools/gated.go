@@ -26,10 +26,15 @@ func (r *Registry) Check(ctx context.Context, env *Env, perms *Permissions, call
 }
 
 // gatedMode is the mode of a gated tool: its first configured key's, else
-// ask.
+// ask. Only what the configuration says counts (not DefaultModes), and a
+// key naming a built-in tool is not a gated tool's: a server called
+// "read" does not inherit read's mode.
 func (p *Permissions) gatedMode(keys []string) (Mode, string) {
 	for _, k := range keys {
-		if _, ok := p.modes[k]; ok {
+		if _, builtin := builtinRegistry().byName[k]; builtin {
+			continue
+		}
+		if _, ok := p.configured[k]; ok {
 			return p.Mode(k), k
 		}
 	}

@@ -85,6 +85,15 @@ func TestGatedToolsAskByDefault(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a server named like a built-in tool does not take its mode", func(t *testing.T) {
+		read := outsideTool{name: "read__x", server: "read", ran: &ran}
+		r := NewRegistry().With(read)
+		for _, modes := range []map[string]Mode{nil, {"read": ModeAllow}} {
+			if ok, _, _ := r.Check(ctx, env, NewPermissions(modes, nil, false), mkCall("read__x", map[string]any{})); ok {
+				t.Errorf("%v: read__x allowed by read's mode", modes)
+			}
+		}
+	})
 	t.Run("--yes approves, deny stays denied", func(t *testing.T) {
 		if ok, _, _ := reg.Check(ctx, env, NewPermissions(nil, nil, true), call); !ok {
 			t.Fatal("--yes did not approve")
