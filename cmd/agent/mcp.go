@@ -66,10 +66,20 @@ func (a *app) mcpNotices() []string {
 }
 
 // waitMCP waits, at most until ctx is done, for the servers still
-// connecting, so a headless prompt's first step sees their tools.
+// connecting, so a headless prompt's first step sees their tools, and
+// warns on stderr about those that offer none.
 func (a *app) waitMCP(ctx context.Context) {
-	if a.mcp != nil {
-		_ = a.mcp.Wait(ctx)
+	if a.mcp == nil {
+		return
+	}
+	_ = a.mcp.Wait(ctx)
+	for _, n := range a.mcpNotices() {
+		fmt.Fprintln(os.Stderr, "agent: warning:", n)
+	}
+	for _, st := range a.mcp.Status() {
+		if st.State == mcp.StateFailed {
+			fmt.Fprintf(os.Stderr, "agent: warning: MCP server %s failed: %s\n", st.Name, oneLineOf(st.Reason, 300))
+		}
 	}
 }
 

@@ -153,6 +153,11 @@ func TestE2EMCPListAndApprove(t *testing.T) {
 	if r := list()["theirs"]; r.Status != "needs approval" {
 		t.Errorf("after the entry changed: %+v", r)
 	}
+	// A headless run says so on stderr, and runs without it.
+	e.srv.Add(pt.Text("ok"))
+	if res := e.run("", "run", "hi"); res.code != 0 || !strings.Contains(res.stderr, "agent mcp approve theirs") {
+		t.Errorf("run with an unapproved server: exit %d, stderr %q", res.code, res.stderr)
+	}
 	if res := e.run("", "mcp", "approve", "nope"); res.code == 0 || !strings.Contains(res.stderr, `no MCP server "nope"`) {
 		t.Errorf("approve nope: %d %s", res.code, res.stderr)
 	}
