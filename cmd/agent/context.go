@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
@@ -60,7 +61,8 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		return err
 	}
 	defer st.Close()
-	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, tools.NewRegistry(), id)
+	reg, rows := contextTools(ctx, a)
+	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, reg, id)
 	if err != nil {
 		return err
 	}
@@ -69,6 +71,7 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		return err
 	}
 	cs := contextSnapshot{Snapshot: snap, RestoreCost: restore, sessionUsage: sess.Usage}
+	cs.Breakdown = contextBreakdown{Breakdown: snap.Breakdown, MCP: rows}
 	cs.lastUsage = lastStepUsage(msgs)
 	cs.Cache = message.CacheFiguresOf(cs.lastUsage, cs.sessionUsage)
 	if a.cfg.Compaction.Prune {
@@ -88,8 +91,10 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 // snapshot and the prune thresholds in effect (0 when pruning is off).
 type contextSnapshot struct {
 	tokens.Snapshot
-	PruneProtect int64 `json:"prune_protect"`
-	PruneMinimum int64 `json:"prune_minimum"`
+	// Breakdown adds the MCP servers' rows to the snapshot's.
+	Breakdown    contextBreakdown `json:"breakdown"`
+	PruneProtect int64            `json:"prune_protect"`
+	PruneMinimum int64            `json:"prune_minimum"`
 	// undo_tokens and restore_tokens: the request after `agent compact
 	// --undo` (null: nothing to undo) and with everything restored.
 	loop.RestoreCost
@@ -98,6 +103,30 @@ type contextSnapshot struct {
 	Cache *message.CacheFigures `json:"cache"`
 	// lastUsage and sessionUsage are the usages Cache comes from.
 	lastUsage, sessionUsage message.Usage
+}
+
+// contextBreakdown is the snapshot's breakdown with a row per MCP server
+// whose tools are offered: the tokens of its tool schemas, which
+// breakdown.tools includes.
+type contextBreakdown struct {
+	tokens.Breakdown
+	MCP []mcpBreakdown `json:"mcp"`
+}
+
+// contextTools are the tools a session of this directory offers: the
+// built-in ones and those of the configured MCP servers, which are asked
+// (each within its startup timeout), and the servers' rows.
+func contextTools(ctx context.Context, a *app) (*tools.Registry, []mcpBreakdown) {
+	reg := tools.NewRegistry()
+	if len(a.cfg.MCP) == 0 {
+		return reg, []mcpBreakdown{}
+	}
+	servers := mcp.Start(ctx, a.cfg.MCP, a.mcpOptions())
+	defer servers.Close()
+	wctx, cancel := context.WithTimeout(ctx, mcpListTimeout)
+	defer cancel()
+	_ = servers.Wait(wctx)
+	return reg.With(servers.Tools()...), mcpRows(servers)
 }
 
 // lastStepUsage is the usage of the newest step with input, compactions
@@ -114,6 +143,9 @@ func lastStepUsage(msgs []message.Message) message.Usage {
 // formatContextSnapshot renders `agent context` for people.
 func formatContextSnapshot(c contextSnapshot) string {
 	s := FormatSnapshot(c.Snapshot)
+	for _, r := range c.Breakdown.MCP {
+		s += fmt.Sprintf("  of the tool schemas, MCP server %s: %d tokens (%d tools)\n", r.Server, r.Tokens, r.Tools)
+	}
 	if c.PruneProtect > 0 {
 		s += fmt.Sprintf("Prune keeps the newest %d tokens of tool outputs and clears older ones when that saves more than %d\n", c.PruneProtect, c.PruneMinimum)
 	} else {

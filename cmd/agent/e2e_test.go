@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -21,6 +22,7 @@ import (
 var agentBin string
 
 func TestMain(m *testing.M) {
+	mcptest.Serve() // this binary started as the MCP test server
 	dir, err := os.MkdirTemp("", "agent-e2e-")
 	if err != nil {
 		panic(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
@@ -61,7 +62,8 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVar(&g.inline, "inline", false, "keep the terminal's screen: finished messages go to its scrollback (config ui.mode)")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newCommandsCmd(g))
+		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newCommandsCmd(g),
+		newMCPCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -93,6 +95,9 @@ func isUsage(err error) bool {
 type app struct {
 	cfg *config.Config
 	dir string
+	// mcp are the MCP servers of a command that drives a session
+	// (startMCP); nil when none is configured or the command runs none.
+	mcp *mcp.Servers
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -189,10 +194,14 @@ func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlag
 // loopOptions is the runner template of every command that drives a
 // session; callers add what is theirs (observer, step limit).
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
-	return loop.Options{
+	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget,
 	}
+	if a.mcp != nil {
+		opt.Extra = a.mcp
+	}
+	return opt
 }
 
 // openReadOnly opens the database for a read-only command.

@@ -38,6 +38,9 @@ type runFlags struct {
 	stdinSteer bool
 	// images are the --image files, attached to the prompt.
 	images []string
+	// waitMCP is --wait-mcp: the first step waits for the MCP servers
+	// still starting, so that it offers their tools.
+	waitMCP bool
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -79,6 +82,7 @@ without vision, included: no request is made), 130 when interrupted.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
+	fl.BoolVar(&f.waitMCP, "wait-mcp", false, "wait for the MCP servers still starting (each within its startup timeout) so that the first step offers their tools")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request would take the session's cost past USD (over the config's budget); exit 1")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
@@ -187,6 +191,8 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	// git and the AGENTS.md files are read while the database opens and
 	// the session and the prompt are written; the first turn waits for them.
 	env := loop.GatherEnvironment(ctx, a.dir)
+	a.startMCP(ctx) // servers connect in the background from here
+	defer a.closeMCP()
 	st, err := a.openDriving(ctx)
 	if err != nil {
 		return err
@@ -232,6 +238,13 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		}
 		parts = append(parts, part)
 	}
+	// MCP servers still connecting are not waited for unless --wait-mcp:
+	// their tools join from the step after they connect. Failures are
+	// reported at the end.
+	if f.waitMCP && a.mcp != nil {
+		_ = a.mcp.Wait(ctx)
+	}
+	defer a.reportMCP()
 	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}

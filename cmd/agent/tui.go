@@ -25,7 +25,12 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	// turn is cancelled and its tools' process groups killed.
 	ctx, stop := interruptible(ctx)
 	defer stop()
+	// MCP servers connect in the background: the first frame does not
+	// wait for them, and their tools join the session as they arrive.
+	a.startMCP(ctx)
+	defer a.closeMCP()
 	notices := append([]string(nil), a.cfg.Warnings...)
+	notices = append(notices, a.mcpNotices()...)
 	opt := tui.Options{
 		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),
@@ -34,6 +39,7 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Version:   version,
 		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
 		Commands:  a.commandCatalog(), // reads nothing until the first "/"
+		MCP:       a.mcp,
 	}
 	if g.session == "" && !g.cont {
 		// A new chat's first frame needs no database: it opens behind it.

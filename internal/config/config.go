@@ -8,6 +8,7 @@
 // permissions or prices: those are ignored with a warning. The model and
 // small model it names are billed to the user, so they apply only with a
 // warning that says so; its models entries change limits, never a price.
+// It may declare MCP servers, which start only once the user approved them.
 package config
 
 import (
@@ -148,6 +149,9 @@ type Config struct {
 	// only; a fraction in [0, 1], default DefaultToolSearchThreshold; 0
 	// always defers them). See internal/toolsearch.
 	ToolSearchThreshold float64
+	// MCP are the MCP servers by name (config mcp; see MCPServer). A
+	// project file's entries carry Project and start only once approved.
+	MCP map[string]MCPServer
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -200,6 +204,7 @@ type file struct {
 	UI *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
+	MCP map[string]MCPServer `json:"mcp"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -265,6 +270,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
 		}
 		c.apply(uf, true)
+		c.addMCP(uf.MCP, "")
 	}
 
 	var projectModel, projectSmall string
@@ -301,6 +307,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			}
 		}
 		c.apply(pf, false)
+		c.addMCP(pf.MCP, path)
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {

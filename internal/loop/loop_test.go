@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
@@ -23,6 +24,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	mcptest.Serve() // this binary started as the MCP test server (mcp_test.go)
 	goleak.VerifyTestMain(m,
 		// The tokenizer's table loader may still be running in the
 		// background when the last test ends.

@@ -146,7 +146,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	unlock()
 	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
 
-	ok, denial, err := r.opt.Perms.Check(ctx, r.toolEnv, call)
+	ok, denial, err := r.registry().Check(ctx, r.toolEnv, r.opt.Perms, call)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() != nil {
 			return // interrupted below

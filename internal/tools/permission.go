@@ -90,9 +90,10 @@ type Asker interface {
 // use; one Permissions serves one session (its "allow for this session"
 // grants live in memory).
 type Permissions struct {
-	modes map[string]Mode
-	asker Asker
-	yes   bool
+	modes      map[string]Mode
+	configured map[string]Mode // what NewPermissions was given, without the defaults
+	asker      Asker
+	yes        bool
 
 	mu     sync.Mutex
 	grants map[string]bool
@@ -111,7 +112,7 @@ func NewPermissions(modes map[string]Mode, asker Asker, yes bool) *Permissions {
 	for tool, mode := range modes {
 		m[tool] = mode
 	}
-	return &Permissions{modes: m, asker: asker, yes: yes, grants: map[string]bool{}}
+	return &Permissions{modes: m, configured: modes, asker: asker, yes: yes, grants: map[string]bool{}}
 }
 
 // Mode returns the configured mode of a tool (ask for unknown tools and

@@ -131,12 +131,12 @@ func (r *Registry) Run(ctx context.Context, env *Env, call Call) Result {
 	return res
 }
 
-// RunChecked asks perms whether the call may run, then runs it. A denied
+// RunChecked asks whether the call may run (Registry.Check), then runs it. A denied
 // call is not run: its result is an error carrying the denial for the model,
 // with Metadata["permission"] = "denied". The error is non-nil only when the
 // check itself failed (the context was cancelled while asking).
 func (r *Registry) RunChecked(ctx context.Context, env *Env, perms *Permissions, call Call) (Result, error) {
-	ok, denial, err := perms.Check(ctx, env, call)
+	ok, denial, err := r.Check(ctx, env, perms, call)
 	if err != nil {
 		return Result{}, err
 	}

@@ -275,3 +275,74 @@ func decodeInput(input json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// UnmarshalJSON reads a schema leniently: the tools of MCP servers send
+// any JSON schema, and what the registry does not check (a list of types,
+// a boolean schema, tuple items, a schema as additionalProperties, a
+// malformed keyword) is left unchecked rather than refused.
+func (s *schema) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		var boolean bool
+		if json.Unmarshal(b, &boolean) == nil {
+			return nil // true or false: nothing the registry checks
+		}
+		return err
+	}
+	*s = schema{}
+	lenient := func(key string, v any) bool {
+		r, ok := raw[key]
+		return ok && json.Unmarshal(r, v) == nil
+	}
+	if !lenient("type", &s.Type) {
+		s.Type = ""
+		// ["string", "null"]: one type besides null is that type.
+		var types []string
+		lenient("type", &types)
+		var kinds []string
+		for _, t := range types {
+			if t != "null" {
+				kinds = append(kinds, t)
+			}
+		}
+		if len(kinds) == 1 {
+			s.Type = kinds[0]
+		}
+	}
+	var props map[string]json.RawMessage
+	lenient("properties", &props)
+	if len(props) > 0 {
+		s.Properties = make(map[string]*schema, len(props))
+		for name, r := range props {
+			var p schema
+			_ = p.UnmarshalJSON(r)
+			s.Properties[name] = &p
+		}
+	}
+	var required []any
+	lenient("required", &required)
+	for _, r := range required {
+		if name, ok := r.(string); ok {
+			s.Required = append(s.Required, name)
+		}
+	}
+	if b := false; lenient("additionalProperties", &b) {
+		s.AdditionalProperties = &b
+	}
+	if n := 0.0; lenient("minimum", &n) {
+		s.Minimum = &n
+	}
+	if n := 0.0; lenient("maximum", &n) {
+		s.Maximum = &n
+	}
+	if !lenient("enum", &s.Enum) {
+		s.Enum = nil
+	}
+	if r, ok := raw["items"]; ok && len(bytes.TrimSpace(r)) > 0 && bytes.TrimSpace(r)[0] == '{' {
+		var items schema
+		if items.UnmarshalJSON(r) == nil {
+			s.Items = &items
+		}
+	}
+	return nil
+}

@@ -292,6 +292,16 @@ func (a *activating) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 	return a.Tool.Run(ctx, env, call)
 }
 
+// PermissionKeys keeps the inner tool's permission: a tool from outside
+// the agent asks before it runs (tools.Gated), whether or not it is
+// wrapped; an inner tool that names no keys is gated by its own name.
+func (a *activating) PermissionKeys() []string {
+	if g, ok := a.Tool.(tools.Gated); ok {
+		return g.PermissionKeys()
+	}
+	return []string{a.Name()}
+}
+
 // servers counts the tools of each server (the part of a name before
 // "__"; "" for a tool without one), by name. Servers are few and their
 // tools mostly listed together: a short list beats a map.

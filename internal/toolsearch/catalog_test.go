@@ -200,3 +200,22 @@ func TestRestoreFromHistory(t *testing.T) {
 		t.Fatalf("servers up: offer %v", got)
 	}
 }
+
+// TestWrappedToolsStayGated: the tools the catalog runs keep the
+// permission of a tool from outside the agent (they ask by default), so a
+// deferred MCP tool does not slip past the permission check.
+func TestWrappedToolsStayGated(t *testing.T) {
+	ts := toolsearchtest.Tools(3)
+	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{})
+	for _, budget := range []int64{1 << 30, 1} {
+		for _, x := range c.Step(budget).Run {
+			if x.Name() == toolsearch.Name {
+				continue
+			}
+			g, ok := x.(tools.Gated)
+			if !ok || len(g.PermissionKeys()) == 0 || g.PermissionKeys()[0] != x.Name() {
+				t.Fatalf("budget %d: %s is not gated by its name (%T)", budget, x.Name(), x)
+			}
+		}
+	}
+}

@@ -139,6 +139,9 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 	body = append(body,
 		row(th.barSystem.Render, "system prompt", s.Breakdown.System),
 		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools),
+	)
+	body = append(body, m.mcpContextLines(pct)...)
+	body = append(body,
 		row(th.barMessages.Render, "messages", s.Breakdown.Messages),
 	)
 	if s.Breakdown.Pins > 0 {

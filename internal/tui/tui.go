@@ -26,6 +26,7 @@ import (
 	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	Inline bool
 	// Commands is the catalog of custom slash commands; nil offers none.
 	Commands *usercmd.Catalog
+	// MCP are the MCP servers the runners' Loop.Extra offers tools from,
+	// for /context; nil when none is configured.
+	MCP *mcp.Servers
 }
 
 // Run runs the chat until the user quits. It closes the session it has

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package mcp
+
+import "syscall"
+
+func setParentDeath(*syscall.SysProcAttr) {}

@@ -1,0 +1,255 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxloop/agent/internal/secrets"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+// stderrMaxBytes is how much of a stdio server's stderr is kept.
+const stderrMaxBytes = 8 << 10
+
+// terminateAfter is how long a stdio server has to exit once its stdin is
+// closed, and then once it is sent SIGTERM.
+const terminateAfter = 500 * time.Millisecond
+
+// transport builds the transport of the server's entry.
+func (sv *server) transport() (sdk.Transport, error) {
+	if sv.spec.URL != "" {
+		headers := make(http.Header, len(sv.spec.Headers))
+		for k, v := range sv.spec.Headers {
+			headers.Set(k, sv.expand(v))
+		}
+		return &sdk.StreamableClientTransport{
+			Endpoint:             sv.spec.URL,
+			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}},
+			MaxRetries:           -1, // a failed request is the call's error; the next call tries again
+			DisableStandaloneSSE: true,
+		}, nil
+	}
+	cmd := exec.Command(sv.spec.Command, sv.spec.Args...)
+	cmd.Dir = sv.s.opt.Dir
+	cmd.Env = secrets.Environ(nil, nil, sv.s.opt.Secrets...)
+	keys := make([]string, 0, len(sv.spec.Env))
+	for k := range sv.spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if secretName(k) {
+			continue
+		}
+		cmd.Env = append(cmd.Env, k+"="+sv.expand(sv.spec.Env[k]))
+	}
+	cmd.Stderr = sv.stderr
+	cmd.WaitDelay = closeGrace // a grandchild holding stderr open does not hold Wait
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeath(cmd.SysProcAttr)
+	if cmd.Err != nil {
+		return nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
+	}
+	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, exited: make(chan struct{})}, nil
+}
+
+// stdioTransport runs a server's command and speaks newline-delimited
+// JSON over its stdin and stdout. It waits for the process itself, so how
+// it exited is known (exitErr, once exited is closed), and closing it
+// closes stdin, then signals the process group, then kills it.
+type stdioTransport struct {
+	cmd     *exec.Cmd
+	wg      *sync.WaitGroup
+	pgid    atomic.Int64 // 0 until started
+	exited  chan struct{}
+	exitErr error
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	t.cmd.Stdin, t.cmd.Stdout = inR, outW
+	err = t.cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	t.pgid.Store(int64(t.cmd.Process.Pid))
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		t.exitErr = t.cmd.Wait()
+		close(t.exited)
+	}()
+	w := &stdinCloser{t: t, stdin: inW, stdout: outR}
+	return (&sdk.IOTransport{Reader: io.NopCloser(outR), Writer: w}).Connect(ctx)
+}
+
+// exitStatus says how the process ended, waiting at most d for it.
+func (t *stdioTransport) exitStatus(d time.Duration) string {
+	select {
+	case <-t.exited:
+	case <-time.After(d):
+		return "still running"
+	}
+	var ee *exec.ExitError
+	if errors.As(t.exitErr, &ee) {
+		return ee.ProcessState.String()
+	}
+	if t.exitErr != nil {
+		return t.exitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// stdinCloser ends the connection the way MCP asks: stdin closed, then
+// SIGTERM, then SIGKILL, each after terminateAfter; the process group goes
+// last, and stdout's read end with it.
+type stdinCloser struct {
+	t      *stdioTransport
+	stdin  *os.File
+	stdout *os.File
+	once   sync.Once
+}
+
+func (c *stdinCloser) Write(p []byte) (int, error) { return c.stdin.Write(p) }
+
+func (c *stdinCloser) Close() error {
+	c.once.Do(func() {
+		c.stdin.Close()
+		wait := func() bool {
+			select {
+			case <-c.t.exited:
+				return true
+			case <-time.After(terminateAfter):
+				return false
+			}
+		}
+		if !wait() {
+			_ = syscall.Kill(-int(c.t.pgid.Load()), syscall.SIGTERM)
+			if !wait() {
+				killGroup(c.t)
+				<-c.t.exited
+			}
+		}
+		killGroup(c.t) // what the server started and left behind
+		c.stdout.Close()
+	})
+	return nil
+}
+
+// expand replaces ${VAR} and $VAR in v from the environment, leaving out
+// the agent's secrets.
+func (sv *server) expand(v string) string {
+	getenv := sv.s.opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return os.Expand(v, func(name string) string {
+		if secretName(name) {
+			return ""
+		}
+		val := getenv(name)
+		for _, s := range sv.s.opt.Secrets {
+			if s != "" && val == s {
+				return ""
+			}
+		}
+		return val
+	})
+}
+
+func secretName(name string) bool {
+	for _, n := range secrets.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// headerTransport adds the entry's headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, vs := range h.headers {
+		req.Header[k] = vs
+	}
+	return h.base.RoundTrip(req)
+}
+
+// killGroup kills a stdio server's process group: the server and what it
+// started. Nothing for HTTP servers or a command not started yet.
+func killGroup(t sdk.Transport) {
+	if st, ok := t.(*stdioTransport); ok {
+		if pgid := st.pgid.Load(); pgid > 0 {
+			_ = syscall.Kill(-int(pgid), syscall.SIGKILL)
+		}
+	}
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines returns the last n non-empty lines, safe to show on a
+// terminal, joined with " | ".
+func (t *tail) lastLines(n int) string {
+	t.mu.Lock()
+	s := string(t.buf)
+	t.mu.Unlock()
+	lines := strings.Split(termsafe.Strip(strings.ToValidUTF8(s, "\uFFFD")), "\n")
+	var kept []string
+	for i := len(lines) - 1; i >= 0 && len(kept) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			if len(l) > 300 {
+				l = strings.ToValidUTF8(l[:300], "") + "…"
+			}
+			kept = append([]string{l}, kept...)
+		}
+	}
+	return strings.Join(kept, " | ")
+}
