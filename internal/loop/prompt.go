@@ -138,13 +138,21 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
 		return
 	}
-	sys := SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv)))
+	sys := r.systemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv)))
 	r.promptAt = time.Now()
 	if slices.Equal(sys, r.system) {
 		return
 	}
 	r.system = sys
 	r.calc().SetFixed(r.fixedTokens())
+}
+
+// systemPrompt makes the session's system messages (Options.SystemPrompt).
+func (r *Runner) systemPrompt(env Environment) []string {
+	if r.opt.SystemPrompt != nil {
+		return r.opt.SystemPrompt(env)
+	}
+	return SystemPrompt(env)
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

@@ -111,6 +111,9 @@ type Options struct {
 	Estimator tokens.Estimator
 	// Sleep waits between retries; nil waits on a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// SystemPrompt makes the system messages from the environment; nil
+	// means SystemPrompt. A subagent's session has its own (internal/task).
+	SystemPrompt func(Environment) []string
 }
 
 // TurnResult is how a turn ended.
@@ -252,7 +255,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.setModel(r.sess.Model)
 	r.refreshTools()
 	r.openCheckpoints(ctx, dir)
-	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	r.system = r.systemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.promptAt, r.promptFromOpen = time.Now(), true
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
