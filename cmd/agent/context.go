@@ -14,7 +14,6 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 type sessionFlags struct {
@@ -60,7 +59,7 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		return err
 	}
 	defer st.Close()
-	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, tools.NewRegistry(), id)
+	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, a.offeredTools(), id)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // contextRows is how many of the listed sessions (the newest) get their
@@ -172,7 +171,7 @@ func (a *app) sessionRows(ctx context.Context, dir string) ([]sessionRow, error)
 // fillContext computes the context figure of each row, a few at a time. A
 // session whose figure cannot be computed keeps none.
 func (a *app) fillContext(ctx context.Context, st *storage.Store, rows []sessionRow) {
-	reg := tools.NewRegistry()
+	reg := a.offeredTools()
 	sem := make(chan struct{}, contextWorkers)
 	var wg sync.WaitGroup
 	for i := range rows {

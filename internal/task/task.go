@@ -107,12 +107,12 @@ func (t *Tool) Name() string { return Name }
 func (t *Tool) Description() string {
 	parallel := ""
 	if t.readOnly {
-		parallel = " Several task calls in one step run in parallel."
+		parallel = " Task calls of one step run in parallel."
 	}
-	return fmt.Sprintf("Run a subagent: a fresh session with its own context and the tools %s, "+
-		"which works on prompt alone and returns only its final answer. Use it for searches and investigations "+
-		"that would fill this conversation with files and matches you do not need afterwards. It sees nothing of "+
-		"this conversation: make prompt complete and self-contained, and say what the answer must contain.%s",
+	return fmt.Sprintf("Run a subagent: a fresh session with its own context and the tools %s. "+
+		"It works on prompt alone and returns only its final answer: use it for searches and investigations "+
+		"whose files and matches you will not need afterwards. It sees nothing of this conversation, so make "+
+		"prompt self-contained and say what the answer must contain.%s",
 		strings.Join(t.names, ", "), parallel)
 }
 
