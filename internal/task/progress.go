@@ -64,6 +64,16 @@ func (p *progress) observe(ev message.Event) {
 	p.send()
 }
 
+// begin reports the view before the child's first event.
+func (p *progress) begin() {
+	if p.report == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.send()
+}
+
 // flush sends the view a pending report was waiting to send.
 func (p *progress) flush() {
 	p.mu.Lock()

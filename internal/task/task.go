@@ -140,6 +140,9 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return tools.Result{}, fmt.Errorf("decode input: %w", err)
 	}
 	in.Description = strings.Join(strings.Fields(in.Description), " ")
+	if in.Description == "" {
+		in.Description = loop.TitleFrom(in.Prompt)
+	}
 	title := Name + ": " + in.Description
 	fail := func(format string, args ...any) (tools.Result, error) {
 		return tools.Result{Title: title, IsError: true, Output: fmt.Sprintf(format, args...)}, nil
@@ -164,6 +167,7 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		}
 		return tools.Result{}, err
 	}
+	prog.begin()
 	run := drive(ctx, child, in.Prompt)
 	if err := child.Close(); err != nil && run.err == nil {
 		run.err = fmt.Errorf("close subagent session %s: %w", run.session.ID, err)
@@ -200,6 +204,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 	}
 	r, err := loop.Open(ctx, opt, sess.ID)
 	if err != nil {
+		_ = po.Store.DeleteSession(context.WithoutCancel(ctx), sess.ID) // it never ran
 		return nil, fmt.Errorf("open subagent session: %w", err)
 	}
 	return r, nil
