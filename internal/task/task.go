@@ -18,9 +18,9 @@
 //     read-only tools need no approval; a configured write tool asks the
 //     parent's asker (the chat's dialog; headless it is denied unless
 //     --yes), and a grant for the session covers parent and children alike.
-//     A "deny and stop the turn" stops the child's turn; the parent reads a
-//     result saying the user stopped it. The tool is read-only (several task
-//     calls of a step run in parallel) when all the child's tools are.
+//     A "deny and stop the turn" stops the child's turn and then the
+//     parent's. The tool is read-only (several task calls of a step run in
+//     parallel) when all the child's tools are.
 //   - While it runs, the child's progress — the calls it makes, its step
 //     and token count — streams into the parent's tool call
 //     (tools.Call.Progress), which the chat shows on the task card.
@@ -172,6 +172,11 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if err := child.Close(); err != nil && run.err == nil {
 		run.err = fmt.Errorf("close subagent session %s: %w", run.session.ID, err)
 	}
+	if run.res.FinishReason == loop.FinishStopped {
+		// The user denied a call of the child and stopped the turn: the
+		// child's loop took the stop; the parent's turn ends too.
+		parent.Options.Perms.StopTurn()
+	}
 	return t.result(title, run), nil
 }
 
@@ -291,7 +296,7 @@ func (t *Tool) result(title string, r run) tools.Result {
 		res.Output = had(fmt.Sprintf("The subagent failed: %v.", r.err))
 	case r.res.FinishReason == loop.FinishStopped:
 		res.IsError = true
-		res.Output = had("The user stopped the subagent's work: do not retry it; wait for the user's next message.")
+		res.Output = had("The user stopped the subagent's work and the turn: do not retry it; wait for the user's next message.")
 	case r.res.FinishReason == loop.FinishMaxSteps:
 		res.IsError = true
 		res.Output = had(fmt.Sprintf("The subagent stopped at its limit of %d steps (task.max_steps) before it answered.", t.cfg.MaxSteps))

@@ -483,3 +483,52 @@ func TestTaskOutsideASession(t *testing.T) {
 		t.Errorf("Run = %+v, %v", res, err)
 	}
 }
+
+// stopper is the user answering "deny and stop the turn", and counting
+// the questions.
+type stopper struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (s *stopper) Ask(ctx context.Context, req tools.Request) (tools.Reply, error) {
+	a, err := s.AskAnswer(ctx, req)
+	return a.Reply, err
+}
+
+func (s *stopper) AskAnswer(_ context.Context, req tools.Request) (tools.Answer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked = append(s.asked, req.Title)
+	return tools.Answer{Reply: tools.Deny, StopTurn: true}, nil
+}
+
+// TestTaskChildAsksTheParentsAsker: a child's write asks the parent's
+// asker (the chat's dialog); "deny and stop the turn" there ends the
+// child's turn and the parent's, with no further request.
+func TestTaskChildAsksTheParentsAsker(t *testing.T) {
+	asker := &stopper{}
+	p := newParent(t, func(o *loop.Options) {
+		o.Perms = tools.NewPermissions(nil, asker, false)
+		o.SessionTools = SessionTools(config.Task{Tools: []string{"read", "write"}})
+	},
+		taskCall("call_task", "write it", "Write out.txt."),
+		pt.ToolCall("c1", "write", `{"path":"out.txt","content":"x"}`),
+	)
+	res := p.turn("go")
+	if res.FinishReason != loop.FinishStopped {
+		t.Errorf("parent's turn = %+v, want stopped", res)
+	}
+	if n := len(p.srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2 (the parent's, the child's)", n)
+	}
+	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "out.txt") {
+		t.Errorf("asked %q, want the child's write", asker.asked)
+	}
+	if st := p.taskPart(); st.Status != message.ToolError || !strings.Contains(st.Output, "stopped the subagent's work") {
+		t.Errorf("task part = %s %q", st.Status, st.Output)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "out.txt")); !os.IsNotExist(err) {
+		t.Errorf("written despite the denial: %v", err)
+	}
+}
