@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/loop"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // compactControl are compact's flags of issue 16.
@@ -65,7 +64,7 @@ func compactDryRun(ctx context.Context, g *globalFlags, f *sessionFlags, focus s
 		return err
 	}
 	defer st.Close()
-	p, err := loop.ReadPreview(ctx, st, a.cfg, tools.NewRegistry(), id)
+	p, err := loop.ReadPreview(ctx, st, a.cfg, a.offeredTools(), id)
 	if err != nil {
 		return err
 	}

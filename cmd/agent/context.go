@@ -117,7 +117,7 @@ type contextBreakdown struct {
 // built-in ones and those of the configured MCP servers, which are asked
 // (each within its startup timeout), and the servers' rows.
 func contextTools(ctx context.Context, a *app) (*tools.Registry, []mcpBreakdown) {
-	reg := tools.NewRegistry()
+	reg := a.offeredTools()
 	if len(a.cfg.MCP) == 0 {
 		return reg, []mcpBreakdown{}
 	}

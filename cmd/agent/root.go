@@ -18,6 +18,7 @@ import (
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/task"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -197,11 +198,19 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget,
+		SessionTools: task.SessionTools(a.cfg.Task),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp
 	}
 	return opt
+}
+
+// offeredTools are the tools a session offers besides recall (the
+// built-in ones and the task tool), for the commands that count a
+// session's context without driving it: their figure is the chat's.
+func (a *app) offeredTools() *tools.Registry {
+	return tools.NewRegistry().With(task.New(a.cfg.Task))
 }
 
 // openReadOnly opens the database for a read-only command.

@@ -26,7 +26,6 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // contextRows is how many of the listed sessions (the newest) get their
@@ -172,7 +171,7 @@ func (a *app) sessionRows(ctx context.Context, dir string) ([]sessionRow, error)
 // fillContext computes the context figure of each row, a few at a time. A
 // session whose figure cannot be computed keeps none.
 func (a *app) fillContext(ctx context.Context, st *storage.Store, rows []sessionRow) {
-	reg := tools.NewRegistry()
+	reg := a.offeredTools()
 	sem := make(chan struct{}, contextWorkers)
 	var wg sync.WaitGroup
 	for i := range rows {
@@ -454,7 +453,7 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 			if title == "" {
 				title = "untitled"
 			}
-			fmt.Fprintf(msg, "Delete session %s (%s)? [y/N] ", s.ID, termsafe.Strip(oneLine(title, 60)))
+			fmt.Fprintf(msg, "Delete session %s (%s)%s? [y/N] ", s.ID, termsafe.Strip(oneLine(title, 60)), subagentsNote(ctx, st, s.ID))
 			line, err := answers.ReadString('\n')
 			if err != nil && line == "" {
 				fmt.Fprintln(msg)
@@ -465,7 +464,11 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 				continue
 			}
 		}
+		kids := subagentSessions(ctx, st, s.ID) // deleted with it (subagents.go)
 		saved := savedOutputs(ctx, st, s.ID, a.outputDir())
+		for _, k := range kids {
+			saved = append(saved, savedOutputs(ctx, st, k.ID, a.outputDir())...)
+		}
 		err := st.DeleteSession(ctx, s.ID)
 		switch {
 		case errors.Is(err, storage.ErrSessionBusy):
@@ -474,8 +477,10 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 			for _, path := range saved {
 				_ = os.Remove(path)
 			}
-			if err := a.dropSnapshots(ctx, s); err != nil {
-				fmt.Fprintf(msg, "agent: session %s: its checkpoints were not removed: %v\n", s.ID, err)
+			for _, sess := range append([]*message.Session{s}, kids...) {
+				if err := a.dropSnapshots(ctx, sess); err != nil {
+					fmt.Fprintf(msg, "agent: session %s: its checkpoints were not removed: %v\n", sess.ID, err)
+				}
 			}
 			fmt.Fprintf(msg, "deleted %s\n", s.ID)
 			continue

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -100,6 +101,29 @@ const (
 	UIInline     = "inline"
 )
 
+// Task configures the task tool's subagents (config task, user file
+// only: a repository must not be able to widen what a subagent may do).
+type Task struct {
+	// Tools are the tools a child session offers besides recall of its
+	// own history: DefaultTaskTools (read-only) unless set; never task
+	// itself. Write tools still go through the permission check.
+	Tools []string `json:"tools"`
+	// Model is the child sessions' model; "" means the parent's.
+	Model string `json:"model"`
+	// MaxSteps bounds a child session's steps (DefaultTaskMaxSteps).
+	MaxSteps int `json:"max_steps"`
+}
+
+// DefaultTaskTools are a subagent's tools when task.tools is not set.
+var DefaultTaskTools = []string{"read", "grep", "glob", "ls"}
+
+// DefaultTaskMaxSteps is task.max_steps when unset: a subagent that has
+// not answered in this many steps is stopped and reports what it had.
+const DefaultTaskMaxSteps = 50
+
+// taskToolNames are the tools task.tools may name: the built-in ones.
+var taskToolNames = []string{"bash", "read", "write", "edit", "grep", "glob", "ls"}
+
 // Permission modes of a tool.
 const (
 	PermAllow = "allow"
@@ -152,6 +176,8 @@ type Config struct {
 	// MCP are the MCP servers by name (config mcp; see MCPServer). A
 	// project file's entries carry Project and start only once approved.
 	MCP map[string]MCPServer
+	// Task configures the task tool's subagents (user file only).
+	Task Task
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -205,6 +231,11 @@ type file struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
 	MCP map[string]MCPServer `json:"mcp"`
+	Task *struct {
+		Tools    []string `json:"tools"`
+		Model    *string  `json:"model"`
+		MaxSteps *int     `json:"max_steps"`
+	} `json:"task"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -248,6 +279,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
 		UI:                  UI{Mode: UIFullscreen},
 		ToolSearchThreshold: DefaultToolSearchThreshold,
+		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps},
 		Permissions:         map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
@@ -290,6 +322,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
 			"snapshots":                     pf.Snapshots != nil,
 			"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
+			"task":                          pf.Task != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -424,6 +457,17 @@ func (c *Config) apply(f *file, trusted bool) {
 	if f.UI != nil {
 		setStr(&c.UI.Mode, f.UI.Mode)
 	}
+	if t := f.Task; t != nil {
+		if t.Tools != nil {
+			c.Task.Tools = t.Tools
+		}
+		if t.Model != nil {
+			c.Task.Model = *t.Model
+		}
+		if t.MaxSteps != nil {
+			c.Task.MaxSteps = *t.MaxSteps
+		}
+	}
 }
 
 // mergeModel returns the entry for name after a file's entry e: the fields
@@ -527,8 +571,26 @@ func (c *Config) validate() error {
 	default:
 		return fmt.Errorf("config: ui.mode %q: want %s or %s", c.UI.Mode, UIFullscreen, UIInline)
 	}
+	if err := c.Task.validate(); err != nil {
+		return err
+	}
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
 		return fmt.Errorf("config: base URL %q: want an http:// or https:// URL such as %s", c.BaseURL, DefaultBaseURL)
+	}
+	return nil
+}
+
+func (t Task) validate() error {
+	for _, name := range t.Tools {
+		switch {
+		case name == "task":
+			return errors.New("config: task.tools: a subagent cannot start subagents; leave task out")
+		case !slices.Contains(taskToolNames, name):
+			return fmt.Errorf("config: task.tools: unknown tool %q: want some of %s", name, strings.Join(taskToolNames, ", "))
+		}
+	}
+	if t.MaxSteps < 1 {
+		return fmt.Errorf("config: task.max_steps %d: want 1 or more", t.MaxSteps)
 	}
 	return nil
 }

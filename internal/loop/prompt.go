@@ -199,14 +199,14 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 		env := p.Wait()
 		r.traceStartup("prompt env", p.began)
 		if time.Since(p.began) < prefetchFreshFor {
-			r.setSystem(SystemPrompt(env), p.began)
+			r.setSystem(r.systemPrompt(env), p.began)
 			return
 		}
 	}
 	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
 		return
 	}
-	r.setSystem(SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))), time.Now())
+	r.setSystem(r.systemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))), time.Now())
 }
 
 // setSystem makes sys, gathered at, the system prompt; the calculator
@@ -231,9 +231,17 @@ func (r *Runner) openPrompt(ctx context.Context, dir string) {
 		return
 	}
 	began := time.Now()
-	r.system = SystemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	r.system = r.systemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
 	r.promptAt, r.promptFromOpen = time.Now(), true
 	r.traceStartup("prompt env", began)
+}
+
+// systemPrompt makes the session's system messages (Options.SystemPrompt).
+func (r *Runner) systemPrompt(env Environment) []string {
+	if r.opt.SystemPrompt != nil {
+		return r.opt.SystemPrompt(env)
+	}
+	return SystemPrompt(env)
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

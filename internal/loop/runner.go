@@ -121,6 +121,9 @@ type Options struct {
 	// StartupTrace, if set, is told when each start-up phase of the
 	// session ends (startuptrace.go); nil traces nothing.
 	StartupTrace func(phase string, began time.Time)
+	// SystemPrompt makes the system messages from the environment; nil
+	// means SystemPrompt. A subagent's session has its own (internal/task).
+	SystemPrompt func(Environment) []string
 }
 
 // TurnResult is how a turn ended.

@@ -190,7 +190,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		r.recordProcess(ctx, e, ix, g)
 		unlock()
 	}
-	res := r.registry().Run(ctx, r.toolEnv, call)
+	res := r.registry().Run(r.withParent(ctx), r.toolEnv, call)
 	if ctx.Err() != nil {
 		if keptWhenInterrupted(res) {
 			// The output shown so far stays the call's result.
@@ -236,6 +236,7 @@ func (r *Runner) finishTool(ctx context.Context, e *message.Entry, ix int, res t
 	st.EndedAt = time.Now()
 	p.Tool = &st
 	r.savePart(ctx, e, ix, p)
+	r.addChildUsage(ctx, res)
 	r.calc().AddText(tokens.ToolResult(&st))
 	r.calc().AddTokens(tokens.TokensPerMessage)
 }

@@ -100,6 +100,9 @@ type Session struct {
 	// compactions included. They are for billing, never for context size.
 	Usage   Usage   `json:"usage"`
 	CostUSD float64 `json:"cost_usd"`
+	// ParentID is, for a subagent's session (the task tool's child), the
+	// session that started it; empty for a session the user started.
+	ParentID string `json:"parent_id,omitempty"`
 }
 
 // Message is one user or assistant message. An assistant message spans one

@@ -230,8 +230,8 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 		return ""
 	}
 	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionInsertColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, NULL)`,
 			fork.ID, fork.Title, fork.Model, fork.Dir, toUnix(fork.CreatedAt), toUnix(fork.UpdatedAt)); err != nil {
 			return err
 		}

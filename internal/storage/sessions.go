@@ -13,8 +13,16 @@ import (
 // minPrefixLen is the shortest id prefix GetSession accepts.
 const minPrefixLen = 6
 
-const sessionColumns = `id, title, model, dir, created_at, updated_at,
-	input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cache_write_tokens, cost_usd`
+// sessionInsertColumns are the columns a new session row is written
+// with; sessionColumns, what scanSession reads (a child session's parent
+// included).
+const (
+	sessionInsertColumns = `id, title, model, dir, created_at, updated_at,
+	input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cache_write_tokens, cost_usd, parent_id`
+	sessionColumns = `id, title, model, dir, created_at, updated_at,
+	input_tokens, output_tokens, reasoning_tokens, cached_input_tokens, cache_write_tokens, cost_usd,
+	coalesce(parent_id, '')`
+)
 
 // rowScanner is a *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(dest ...any) error }
@@ -24,7 +32,7 @@ func scanSession(r rowScanner) (*message.Session, error) {
 	var created, updated int64
 	err := r.Scan(&sess.ID, &sess.Title, &sess.Model, &sess.Dir, &created, &updated,
 		&sess.Usage.Input, &sess.Usage.Output, &sess.Usage.Reasoning,
-		&sess.Usage.CachedInput, &sess.Usage.CacheWrite, &sess.CostUSD)
+		&sess.Usage.CachedInput, &sess.Usage.CacheWrite, &sess.CostUSD, &sess.ParentID)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +41,9 @@ func scanSession(r rowScanner) (*message.Session, error) {
 }
 
 // CreateSession stores a new session, filling its ID, CreatedAt and
-// UpdatedAt when they are empty.
+// UpdatedAt when they are empty. A session with a ParentID is a child of
+// that session (a subagent's, started by the task tool): lists leave it
+// out and removing the parent removes it.
 func (s *Store) CreateSession(ctx context.Context, sess *message.Session) error {
 	if err := s.writable("create session"); err != nil {
 		return err
@@ -48,11 +58,15 @@ func (s *Store) CreateSession(ctx context.Context, sess *message.Session) error 
 	if sess.UpdatedAt.IsZero() {
 		sess.UpdatedAt = sess.CreatedAt
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	var parent any // NULL for a top-level session
+	if sess.ParentID != "" {
+		parent = sess.ParentID
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (`+sessionInsertColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sess.ID, sess.Title, sess.Model, sess.Dir, toUnix(sess.CreatedAt), toUnix(sess.UpdatedAt),
 		sess.Usage.Input, sess.Usage.Output, sess.Usage.Reasoning,
-		sess.Usage.CachedInput, sess.Usage.CacheWrite, sess.CostUSD)
+		sess.Usage.CachedInput, sess.Usage.CacheWrite, sess.CostUSD, parent)
 	if err != nil {
 		return s.fail("create session "+sess.ID, err)
 	}
@@ -148,13 +162,15 @@ func (s *Store) AddSessionUsage(ctx context.Context, id string, u message.Usage,
 }
 
 // ListSessions returns the sessions of directory dir (every session when
-// dir is empty), most recently updated first.
+// dir is empty), most recently updated first. Child sessions are left
+// out: they belong to their parent (ChildSessions lists them).
 func (s *Store) ListSessions(ctx context.Context, dir string) ([]message.Session, error) {
 	return s.listSessions(ctx, "list sessions", dir, -1)
 }
 
 // LatestSession returns the most recently updated session of directory dir
-// (of any directory when dir is empty), or ErrNotFound.
+// (of any directory when dir is empty), or ErrNotFound. A child session is
+// never the latest: continuing one is continuing its parent.
 func (s *Store) LatestSession(ctx context.Context, dir string) (*message.Session, error) {
 	list, err := s.listSessions(ctx, "latest session", dir, 1)
 	if err != nil {
@@ -170,14 +186,25 @@ func (s *Store) LatestSession(ctx context.Context, dir string) (*message.Session
 }
 
 func (s *Store) listSessions(ctx context.Context, op, dir string, limit int) ([]message.Session, error) {
-	query := `SELECT ` + sessionColumns + ` FROM sessions`
+	query := `SELECT ` + sessionColumns + ` FROM sessions WHERE parent_id IS NULL`
 	args := []any{}
 	if dir != "" {
-		query += ` WHERE dir = ?`
+		query += ` AND dir = ?`
 		args = append(args, dir)
 	}
 	query += ` ORDER BY updated_at DESC, id DESC LIMIT ?`
 	args = append(args, limit)
+	return s.querySessions(ctx, op, query, args...)
+}
+
+// ChildSessions returns the sessions parentID started (its subagents'),
+// oldest first.
+func (s *Store) ChildSessions(ctx context.Context, parentID string) ([]message.Session, error) {
+	return s.querySessions(ctx, "list child sessions of "+parentID,
+		`SELECT `+sessionColumns+` FROM sessions WHERE parent_id = ? ORDER BY created_at, id`, parentID)
+}
+
+func (s *Store) querySessions(ctx context.Context, op, query string, args ...any) ([]message.Session, error) {
 	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.fail(op, err)
@@ -198,8 +225,8 @@ func (s *Store) listSessions(ctx context.Context, op, dir string, limit int) ([]
 }
 
 // DeleteSession deletes a session with its messages, parts, queue, lease
-// and event log. A session driven by another live process is not deleted
-// (ErrSessionBusy).
+// and event log, and its child sessions with theirs. A session driven by
+// another live process is not deleted (ErrSessionBusy).
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	op := "delete session " + id
 	if err := s.writable(op); err != nil {

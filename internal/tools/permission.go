@@ -225,6 +225,18 @@ func (p *Permissions) TakeStopTurn() bool {
 	return stop
 }
 
+// StopTurn asks the loop to end the turn after the current call, as a
+// denial with Answer.StopTurn does: the task tool passes on a stop the
+// user gave inside its subagent, which shares these permissions.
+func (p *Permissions) StopTurn() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopTurn = true
+}
+
 // writeTools change files; under .git they always ask.
 var writeTools = map[string]bool{"write": true, "edit": true}
 

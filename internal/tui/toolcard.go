@@ -63,6 +63,9 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 	if title == "" {
 		title = t.title
 	}
+	if st.Name == taskToolName && st.Title == "" {
+		title = taskTitle(st) // taskcard.go
+	}
 	if title == "" {
 		title = st.Name
 	}
@@ -110,6 +113,9 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 		if st.Progress != "" {
 			body = tailLines(wrapText(termsafe.Strip(strings.TrimRight(st.Progress, "\n")), bodyWidth), collapsedOutputLines)
 		}
+	case taskCollapsed(st, expanded): // taskcard.go
+		body = []string{oneLine(taskSummary(st), bodyWidth)}
+		more = strings.Count(strings.TrimRight(st.Output, "\n"), "\n") + 1
 	case diffOf(st) != "" && st.Status == message.ToolCompleted:
 		// Wrapped, numbered, the changed words marked: readable at 60
 		// columns (issue 14.9).
