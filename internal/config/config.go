@@ -140,6 +140,10 @@ type Config struct {
 	// Budget is the spending cap of a session in USD (config budget, user
 	// file only; agent run --max-cost overrides it); 0 means none.
 	Budget float64
+	// Hooks are the user file's hooks; ProjectHooks the project file's,
+	// which run only once approved (hooks.go).
+	Hooks        Hooks
+	ProjectHooks Hooks
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -191,6 +195,7 @@ type file struct {
 	UI *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
+	Hooks Hooks `json:"hooks"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -290,6 +295,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			}
 		}
 		c.apply(pf, false)
+		c.ProjectHooks = pf.Hooks
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {
@@ -404,6 +410,9 @@ func (c *Config) apply(f *file, trusted bool) {
 	}
 	if f.UI != nil {
 		setStr(&c.UI.Mode, f.UI.Mode)
+	}
+	if f.Hooks != nil {
+		c.Hooks = f.Hooks
 	}
 }
 
