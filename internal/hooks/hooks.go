@@ -281,6 +281,12 @@ func (r *Runner) Fire(ctx context.Context, ev Event) Outcome {
 	if len(hs) == 0 {
 		return Outcome{}
 	}
+	return r.fire(ctx, hs, ev)
+}
+
+// fire is Fire past the cheap checks: ev escapes to the hooks' goroutines
+// from here, so the checks above allocate nothing.
+func (r *Runner) fire(ctx context.Context, hs []*hook, ev Event) Outcome {
 	sel := selectHooks(hs, matchNames(ev))
 	if len(sel) == 0 {
 		return Outcome{}
