@@ -138,7 +138,7 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
 		return
 	}
-	sys := SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv)))
+	sys := r.withHookContext(SystemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))))
 	r.promptAt = time.Now()
 	if slices.Equal(sys, r.system) {
 		return
