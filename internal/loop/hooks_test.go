@@ -177,7 +177,9 @@ func TestPreToolUseHookExitCodes(t *testing.T) {
 		run     func(message.HookRun) bool
 	}{
 		{"exit 2 blocks", `echo "no shell today" >&2; exit 2`, false, "Blocked by a PreToolUse hook; nothing was run. The hook says:\nno shell today",
-			func(r message.HookRun) bool { return r.Blocked && r.ExitCode == 2 && r.Output == "no shell today" && r.Tool == "bash" }},
+			func(r message.HookRun) bool {
+				return r.Blocked && r.ExitCode == 2 && r.Output == "no shell today" && r.Tool == "bash"
+			}},
 		{"exit 1 does not", `echo "checker broke" >&2; exit 1`, true, "",
 			func(r message.HookRun) bool { return !r.Blocked && r.ExitCode == 1 && r.Error == "exit status 1" }},
 		{"JSON deny blocks", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not here"}}'`,
