@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -61,7 +62,7 @@ history is summarised when the context window fills.`,
 	root.Flags().BoolVar(&g.inline, "inline", false, "keep the terminal's screen: finished messages go to its scrollback (config ui.mode)")
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
-		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g))
+		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newHooksCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -91,8 +92,9 @@ func isUsage(err error) bool {
 
 // app is what a command needs, resolved from flags, environment and files.
 type app struct {
-	cfg *config.Config
-	dir string
+	cfg   *config.Config
+	dir   string
+	hooks *hooks.Runner // nil when no hook runs (hooks.go)
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -109,7 +111,7 @@ func loadApp(g *globalFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{cfg: cfg, dir: dir}, nil
+	return &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}, nil
 }
 
 func (a *app) warn() {
@@ -191,7 +193,7 @@ func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlag
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
 	return loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
-		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget,
+		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 	}
 }
 
