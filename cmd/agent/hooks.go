@@ -88,6 +88,7 @@ func listHooks(out io.Writer, cfg *config.Config, asJSON bool) error {
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{"user_file": cfg.UserFile, "project_file": cfg.ProjectFile, "hooks": listed})
 	}
 	if len(plan.Listed) == 0 {
@@ -103,6 +104,8 @@ func listHooks(out io.Writer, cfg *config.Config, asJSON bool) error {
 		}
 		status := "runs"
 		switch {
+		case !l.Known:
+			status = "unknown event"
 		case l.Type != "command":
 			status = "unsupported type " + l.Type
 		case !l.Approved:
@@ -168,7 +171,9 @@ func approveHooks(out io.Writer, cfg *config.Config, events []string) error {
 		fmt.Fprintf(out, "approved the %s hooks of %s:\n", e, cfg.ProjectFile)
 		for _, gr := range groups {
 			for _, h := range gr.Hooks {
-				fmt.Fprintf(out, "  %s\n", hookLine(h.Command))
+				if h.Command != "" {
+					fmt.Fprintf(out, "  %s\n", hookLine(h.Command))
+				}
 			}
 		}
 	}

@@ -41,6 +41,8 @@ type Listed struct {
 	Approved bool `json:"approved"`
 	// Runs: the hook runs (approved, and of a kind this agent runs).
 	Runs bool `json:"runs"`
+	// Known: the event is one hooks fire for.
+	Known bool `json:"known_event"`
 }
 
 // Plan is what a configuration's hooks come to.
@@ -85,6 +87,9 @@ func (p *Plan) add(hs config.Hooks, source, file string, approved func(event str
 		if !ok {
 			p.Unapproved = append(p.Unapproved, event)
 		}
+		if !knownEvent(event) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("hooks: %q in %s is not an event hooks fire for (%s); its hooks do not run", event, file, strings.Join(Events, ", ")))
+		}
 		for _, g := range hs[event] {
 			for _, h := range g.Hooks {
 				typ := h.Type
@@ -92,10 +97,12 @@ func (p *Plan) add(hs config.Hooks, source, file string, approved func(event str
 					typ = "command"
 				}
 				l := Listed{Event: event, Matcher: g.Matcher, Type: typ, Command: h.Command, TimeoutS: h.TimeoutS,
-					Source: source, File: file, Approved: ok}
-				if typ != "command" {
+					Source: source, File: file, Approved: ok, Known: knownEvent(event)}
+				switch {
+				case !knownEvent(event):
+				case typ != "command":
 					p.Warnings = append(p.Warnings, fmt.Sprintf("hooks: a %s hook of type %q in %s is not supported (only \"command\") and does not run", event, typ, file))
-				} else if ok {
+				case ok:
 					l.Runs = true
 					p.Run = append(p.Run, Hook{Event: event, Matcher: g.Matcher, Command: h.Command,
 						Timeout: time.Duration(h.TimeoutS * float64(time.Second)), Source: sourceName(source, file)})
