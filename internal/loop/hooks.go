@@ -291,13 +291,14 @@ func (r *Runner) turnWithStopHooks(ctx context.Context) TurnResult {
 }
 
 // endedOnItsOwn reports whether a turn ended because the model finished,
-// not because the loop, the user or an error stopped it.
+// not because the loop, the user or an error stopped it (an empty answer
+// is an error).
 func endedOnItsOwn(res TurnResult) bool {
 	if res.Err != nil {
 		return false
 	}
 	switch res.FinishReason {
-	case FinishCancelled, FinishMaxSteps, FinishDoomLoop, FinishError, FinishStopped, FinishBudget:
+	case FinishCancelled, FinishMaxSteps, FinishDoomLoop, FinishError, FinishStopped, FinishBudget, FinishEmpty:
 		return false
 	}
 	return true
