@@ -181,7 +181,9 @@ func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlag
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false))
+	opt.Hooks = opt.Hooks.Without(hooks.SessionStart) // maintenance, not a session starting
+	r, err := loop.Open(ctx, opt, id)
 	if err != nil {
 		return nil, "", err
 	}

@@ -229,3 +229,14 @@ func isZombie(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
 }
+
+func TestWithout(t *testing.T) {
+	r := newRunner(t, Hook{Event: SessionStart, Command: "true"}, Hook{Event: PreCompact, Command: "true"})
+	w := r.Without(SessionStart)
+	if w.Has(SessionStart) || !w.Has(PreCompact) || !r.Has(SessionStart) {
+		t.Errorf("Without: %v %v %v", w.Has(SessionStart), w.Has(PreCompact), r.Has(SessionStart))
+	}
+	if r.Without(SessionStart, PreCompact) != nil {
+		t.Error("a runner with nothing left is not nil")
+	}
+}

@@ -60,6 +60,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -254,6 +255,24 @@ func knownEvent(name string) bool {
 // Has reports whether any hook is configured for the event.
 func (r *Runner) Has(event string) bool {
 	return r != nil && len(r.byEvent[event]) > 0
+}
+
+// Without returns a Runner without the hooks of these events (nil when
+// none is left); r is unchanged.
+func (r *Runner) Without(events ...string) *Runner {
+	if r == nil {
+		return nil
+	}
+	by := map[string][]*hook{}
+	for e, hs := range r.byEvent {
+		if !slices.Contains(events, e) {
+			by[e] = hs
+		}
+	}
+	if len(by) == 0 {
+		return nil
+	}
+	return &Runner{byEvent: by, env: r.env, secrets: r.secrets}
 }
 
 // Hooks returns the configured hooks, by event in Events order.
