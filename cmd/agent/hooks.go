@@ -52,6 +52,8 @@ UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact, Stop),
 configured under "hooks" with Claude Code's shape. The user config's hooks
 run; a project file's (.agent/config.json) run only once approved with
 ` + "`agent hooks approve`" + `, and again after any change to them.`,
+		Example: `  agent hooks list
+  agent hooks approve`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
