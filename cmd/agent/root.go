@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/provider"
@@ -64,7 +65,7 @@ history is summarised when the context window fills.`,
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newCommandsCmd(g),
-		newMCPCmd(g))
+		newMCPCmd(g), newHooksCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -98,7 +99,8 @@ type app struct {
 	dir string
 	// mcp are the MCP servers of a command that drives a session
 	// (startMCP); nil when none is configured or the command runs none.
-	mcp *mcp.Servers
+	mcp   *mcp.Servers
+	hooks *hooks.Runner // nil when no hook runs (hooks.go)
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -115,7 +117,7 @@ func loadApp(g *globalFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{cfg: cfg, dir: dir}, nil
+	return &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}, nil
 }
 
 func (a *app) warn() {
@@ -185,7 +187,9 @@ func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlag
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := loop.Open(ctx, a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false)), id)
+	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false))
+	opt.Hooks = opt.Hooks.Without(hooks.SessionStart) // maintenance, not a session starting
+	r, err := loop.Open(ctx, opt, id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -197,7 +201,7 @@ func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlag
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
 	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
-		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget,
+		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 		SessionTools: task.SessionTools(a.cfg.Task),
 	}
 	if a.mcp != nil {

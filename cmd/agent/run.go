@@ -475,6 +475,8 @@ func (w *eventWriter) observe(ev message.Event) {
 		}
 		w.breakLine()
 		fmt.Fprintln(w.errOut, "agent:", termsafe.Strip(ev.Note))
+	case message.EventHook:
+		w.hookEvent(ev.Hook)
 	}
 }
 

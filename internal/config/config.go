@@ -178,6 +178,10 @@ type Config struct {
 	MCP map[string]MCPServer
 	// Task configures the task tool's subagents (user file only).
 	Task Task
+	// Hooks are the user file's hooks; ProjectHooks the project file's,
+	// which run only once approved (hooks.go).
+	Hooks        Hooks
+	ProjectHooks Hooks
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -230,12 +234,13 @@ type file struct {
 	UI *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
-	MCP map[string]MCPServer `json:"mcp"`
+	MCP  map[string]MCPServer `json:"mcp"`
 	Task *struct {
 		Tools    []string `json:"tools"`
 		Model    *string  `json:"model"`
 		MaxSteps *int     `json:"max_steps"`
 	} `json:"task"`
+	Hooks Hooks `json:"hooks"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -341,6 +346,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		}
 		c.apply(pf, false)
 		c.addMCP(pf.MCP, path)
+		c.ProjectHooks = pf.Hooks
 	}
 
 	if v := getenv("AGENT_MODEL"); v != "" {
@@ -467,6 +473,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		if t.MaxSteps != nil {
 			c.Task.MaxSteps = *t.MaxSteps
 		}
+	}
+	if f.Hooks != nil {
+		c.Hooks = f.Hooks
 	}
 }
 

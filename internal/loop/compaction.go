@@ -145,7 +145,11 @@ var errNotApplied = errors.New("compaction attempt not applied")
 // (and below a refused request), or the breaker's attempts are spent. It
 // returns ErrNothingToCompact when there is nothing to summarise, and an
 // error wrapping compact.ErrAttemptsSpent when the attempts are spent.
-func (r *Runner) compact(ctx context.Context, req compactRequest) error {
+func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
+	if err := r.preCompactHooks(ctx, req); err != nil {
+		return err
+	}
+	defer func() { r.postCompactHooks(ctx, req, err) }()
 	var cause error
 	applied := false
 	for {

@@ -237,11 +237,12 @@ func (r *Runner) openPrompt(ctx context.Context, dir string) {
 }
 
 // systemPrompt makes the session's system messages (Options.SystemPrompt).
+// The SessionStart hooks' context follows them (hooks.go).
 func (r *Runner) systemPrompt(env Environment) []string {
 	if r.opt.SystemPrompt != nil {
-		return r.opt.SystemPrompt(env)
+		return r.withHookContext(r.opt.SystemPrompt(env))
 	}
-	return SystemPrompt(env)
+	return r.withHookContext(SystemPrompt(env))
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

@@ -19,6 +19,9 @@
 // streams again. Compaction attempts are bounded (compact.Breaker: at most
 // three until a request goes through, the last one model-free), and the
 // synthetic continue follows a compaction only in the middle of a task.
+// The user's hooks fire at fixed points of this order: at Open, before a
+// user message is stored, around each tool call and each compaction, and
+// when a turn ends (hooks.go).
 // Everything is persisted as it happens, so a cancel or a crash loses
 // nothing; Open repairs what a crash left.
 //
@@ -41,6 +44,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/recall"
@@ -124,6 +128,8 @@ type Options struct {
 	// SystemPrompt makes the system messages from the environment; nil
 	// means SystemPrompt. A subagent's session has its own (internal/task).
 	SystemPrompt func(Environment) []string
+	// Hooks runs the user's hooks (hooks.go); nil means none.
+	Hooks *hooks.Runner
 }
 
 // TurnResult is how a turn ended.
@@ -190,6 +196,13 @@ type Runner struct {
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
 	sessWrite sync.Mutex
+
+	// hookSystem is the SessionStart hooks' context, a system message
+	// (hooks.go); hookStop is set when a hook ended the turn; stepsBefore
+	// counts the steps of a turn a Stop hook continues.
+	hookSystem  string
+	hookStop    atomic.Bool
+	stepsBefore int
 }
 
 // failedCompactionCovers reports whether an automatic compaction failed
@@ -270,6 +283,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.openCheckpoints(ctx, dir)
 	r.traceStartup("session", time.Time{})
 	r.openPrompt(ctx, dir)
+	r.sessionStartHooks(ctx, sessionID != "")
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	return r, nil
@@ -597,6 +611,13 @@ func (r *Runner) emit(ev message.Event) {
 // also gives it its title, written with the message in one transaction.
 // Images, if any, are attached after the text and the @mentions.
 func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) error {
+	extra := ""
+	if !synthetic {
+		var err error
+		if extra, err = r.promptHooks(ctx, text); err != nil {
+			return err
+		}
+	}
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.model}
 	m.FinishedAt = time.Now()
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
@@ -620,7 +641,7 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 		r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
 		r.requestTitle(first, title)
 	}
-	return nil
+	return r.addPromptContext(ctx, extra)
 }
 
 // userMessageAdded does what follows a stored user message: events, the
@@ -693,7 +714,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	var res TurnResult
 	for {
 		r.refreshPrompt(ctx)
-		res = r.turn(ctx)
+		res = r.turnWithStopHooks(ctx)
 		r.settleCheckpoint(ctx)
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
@@ -766,7 +787,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: out.stop, Steps: steps, Err: out.stopErr}
 		case out.finish != "tool_calls":
 			return TurnResult{FinishReason: out.finish, Steps: steps}
-		case steps >= r.opt.MaxSteps:
+		case r.stepsBefore+steps >= r.opt.MaxSteps:
 			return TurnResult{FinishReason: FinishMaxSteps, Steps: steps}
 		}
 	}

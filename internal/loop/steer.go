@@ -158,6 +158,10 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		for i, q := range picked {
 			ids[i], texts[i] = q.ID, q.Text
 		}
+		extra, blocked := r.queuedPromptHooks(ctx, ids, Coalesce(texts))
+		if blocked {
+			return false, nil
+		}
 		m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Model: r.Model(), FinishedAt: time.Now()}
 		parts := r.userParts(ctx, Coalesce(texts)) // @mentions resolved at send time
 		err = r.store.DeliverQueued(ctx, ids, &m, parts)
@@ -173,7 +177,7 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 			stored[i] = *p
 		}
 		r.userMessageAdded(ctx, m, stored, false)
-		return true, nil
+		return true, r.addPromptContext(ctx, extra)
 	}
 }
 

@@ -62,7 +62,7 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 				}(cix)
 			}
 			wg.Wait()
-			if stop == "" && r.opt.Perms.TakeStopTurn() {
+			if stop == "" && r.takeStopTurn() {
 				stop = FinishStopped
 			}
 			if stop != "" {
@@ -80,7 +80,7 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 		}
 		r.runOne(ctx, e, ix, nil)
 		i++
-		if r.opt.Perms.TakeStopTurn() {
+		if r.takeStopTurn() {
 			// The user denied this call and stopped the turn.
 			for _, rest := range calls[i:] {
 				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the user stopped the turn."})
@@ -146,7 +146,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	unlock()
 	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
 
-	ok, denial, err := r.registry().Check(ctx, r.toolEnv, r.opt.Perms, call)
+	ok, denial, err := r.checkCall(ctx, call)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() != nil {
 			return // interrupted below
@@ -201,6 +201,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		}
 		return // otherwise the caller marks the call interrupted
 	}
+	res = r.postToolHooks(ctx, call, res)
 	lock()
 	r.finishTool(ctx, e, ix, res)
 	unlock()

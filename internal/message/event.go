@@ -34,6 +34,9 @@ const (
 	// turn: checkpoints are off and why, a restore finished at start-up, a
 	// snapshot that failed.
 	EventNote EventType = "note"
+	// EventHook tells that a hook ran (internal/hooks): Hook says which,
+	// what it printed for the user and whether it blocked.
+	EventHook EventType = "hook"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -64,6 +67,24 @@ type Event struct {
 	Err string `json:"error,omitempty"`
 	// Note is the text of an EventNote.
 	Note string `json:"note,omitempty"`
+	// Hook describes an EventHook.
+	Hook *HookRun `json:"hook,omitempty"`
+}
+
+// HookRun is one hook that ran: the event it ran for, its command, what
+// the user is shown (sanitised, bounded), and how it ended.
+type HookRun struct {
+	Event    string `json:"event"`
+	Command  string `json:"command"`
+	Source   string `json:"source,omitempty"`
+	Output   string `json:"output,omitempty"`
+	Blocked  bool   `json:"blocked,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Tool is the tool call's tool, for PreToolUse and PostToolUse.
+	Tool       string `json:"tool,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // RetryInfo describes a retry the loop is waiting for.

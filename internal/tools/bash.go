@@ -107,7 +107,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "bash: cannot start the command: %v", err), nil
 	}
 	if call.Started != nil {
-		call.Started(processGroupOf(run.pgid))
+		call.Started(run.group)
 	}
 	capture := newOutputCapture(lim.BashMaxOutputChars, lim.BashMaxOutputChars, func() (*os.File, error) {
 		return env.saver().Create(call.ID)
@@ -135,6 +135,7 @@ type bashRun struct {
 	cmd     *exec.Cmd
 	pipe    *os.File
 	pgid    int
+	group   ProcessGroup // read before bash can be reaped
 	exited  chan struct{}
 	waitErr error
 	start   time.Time
@@ -164,6 +165,9 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 			started <- err
 			return
 		}
+		// The group's description (its leader's start time) is read
+		// before Wait can reap a command that exits at once.
+		r.group = processGroupOf(cmd.Process.Pid)
 		started <- nil
 		r.waitErr = cmd.Wait()
 		close(r.exited)

@@ -140,6 +140,8 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		m.near = ev.Forecast
 	case message.EventNote:
 		m.showNotes()
+	case message.EventHook:
+		m.hookRan(ev.Hook)
 	case message.EventError:
 		m.compactRun = nil
 		text := termsafe.Strip(ev.Err)

@@ -37,6 +37,9 @@ type Model struct {
 	gen     int // generation of the runner; events of older ones are dropped
 	runner  *loop.Runner
 	opening bool
+	// hooksPending are hook notes that came while the session opened
+	// (hooks.go).
+	hooksPending []string
 	// fresh is a new conversation not created yet: the session is made by
 	// the first message, so a chat left without one leaves nothing behind.
 	fresh bool

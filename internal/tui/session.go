@@ -25,6 +25,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	old := m.runner
 	m.runner = nil
 	m.opening = true
+	m.hooksPending = nil
 	m.fresh = false
 	m.openErr = nil
 	opts := m.opt.Loop
@@ -119,6 +120,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.snap = msg.snap
 	m.loadHistory(msg.history)
 	m.checkpointsOpened()
+	m.showPendingHooks()
 	var cmds []tea.Cmd
 	cmds = append(cmds, m.loadQueue())
 	cmds = append(cmds, m.sendNext())

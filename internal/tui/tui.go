@@ -25,8 +25,8 @@ import (
 
 	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
-	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/mcp"
+	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
