@@ -113,11 +113,13 @@ func (m *Model) View() tea.View {
 	if m.inline {
 		// The live region never shrinks between two prints: Bubble Tea's
 		// inline renderer leaves the top rows of a taller frame on the
-		// screen (a closed overlay), and the next print would push them
-		// into the scrollback. Blank rows above hold the height until a
-		// print clears the whole region (print resets the floor).
+		// screen (a closed overlay, a reply just printed), and the next
+		// print would push them into the scrollback. Blank rows above
+		// hold the height until a print's first piece clears the whole
+		// region (printStartedMsg resets the floor). The floor, like
+		// every frame, stays within liveCap (inline.go).
 		h := len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
-		m.liveFloor = max(m.liveFloor, h)
+		m.liveFloor = min(max(m.liveFloor, h), liveCap(m.height))
 		for range m.liveFloor - h {
 			b.WriteByte('\n')
 		}
@@ -142,8 +144,11 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.editor.view())
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
-	v := tea.NewView(b.String())
-	m.frameLines = len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+	frame := b.String()
+	if m.inline {
+		frame = capFrame(frame, max(m.liveFloor, len(m.chat.visible)+len(m.drawerLines)+m.editor.height()+2), m.height)
+	}
+	v := tea.NewView(frame)
 	// Inline mode leaves the screen and the mouse to the terminal: its
 	// scrollback, selection and wheel work as they always do.
 	v.AltScreen = !m.inline
