@@ -32,8 +32,8 @@ package tui
 // frame's top rows on the screen, where the print would push them into the
 // scrollback (the tail of a reply that streamed, twice). insertAbove
 // leaves its cursor at the top of the frame, so a shrink drawn after it
-// clears the whole old frame. Every printed line reaches the scrollback
-// once, and nothing else does.
+// clears the whole old frame. So every printed line reaches the scrollback
+// once, and no row of the live region does.
 
 import (
 	"fmt"
@@ -123,10 +123,10 @@ func (m *Model) print(lines []string) tea.Cmd {
 	m.printing = true
 	piece := printPiece(m.height)
 	cmds := make([]tea.Cmd, 0, len(lines)/piece+3)
-	for len(lines) > 0 {
+	for first := true; len(lines) > 0; first = false {
 		n := min(piece, len(lines))
 		cmds = append(cmds, m.printCmd(strings.Join(lines[:n], "\n")))
-		if len(cmds) == 1 {
+		if first {
 			cmds = append(cmds, func() tea.Msg { return printStartedMsg{} })
 		}
 		lines = lines[n:]

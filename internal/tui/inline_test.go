@@ -295,9 +295,9 @@ func recordTerminal(h *harness) *[]terminalEvent {
 	h.onFrame = func(v tea.View) {
 		log = append(log, terminalEvent{rows: strings.Count(v.Content, "\n") + 1, frame: v.Content})
 	}
-	print := h.m.printCmd
+	record := h.m.printCmd
 	h.m.printCmd = func(text string) tea.Cmd {
-		print(text)
+		record(text)
 		n := strings.Count(text, "\n") + 1
 		return func() tea.Msg { return pieceOut{n} }
 	}

@@ -110,6 +110,7 @@ func popupWindow(n, sel, size int) (first, last int) {
 // View draws the screen from the last layout.
 func (m *Model) View() tea.View {
 	var b strings.Builder
+	rows := 0 // inline mode: the frame's height
 	if m.inline {
 		// The live region never shrinks between two prints: Bubble Tea's
 		// inline renderer leaves the top rows of a taller frame on the
@@ -123,6 +124,7 @@ func (m *Model) View() tea.View {
 		for range m.liveFloor - h {
 			b.WriteByte('\n')
 		}
+		rows = max(m.liveFloor, h)
 	}
 	focused := m.focusedItem()
 	bar := m.th.accentText.Render("▎")
@@ -146,7 +148,7 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.statusLine())
 	frame := b.String()
 	if m.inline {
-		frame = capFrame(frame, max(m.liveFloor, len(m.chat.visible)+len(m.drawerLines)+m.editor.height()+2), m.height)
+		frame = capFrame(frame, rows, m.height)
 	}
 	v := tea.NewView(frame)
 	// Inline mode leaves the screen and the mouse to the terminal: its
