@@ -18,6 +18,22 @@ import (
 // history is the pane's whole scrollback and screen.
 func (s *tuiScreen) history() string { return s.tmux("capture-pane", "-p", "-S", "-", "-t", "main") }
 
+// waitHistory polls the scrollback and screen until cond holds.
+func (s *tuiScreen) waitHistory(what string, cond func(history string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		h := s.history()
+		if cond(h) {
+			return h
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for %s; history:\n%s", what, h)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
 // longReply is a reply of n paragraphs, enough to scroll a 40-line pane.
 func longReply(n int) string {
 	var b strings.Builder
@@ -54,7 +70,20 @@ func TestE2EInlineLeavesMessagesInTheScrollback(t *testing.T) {
 				t.Errorf("fullscreen: the early message is in tmux's scrollback; the alternate screen should have none")
 			}
 			if mode == "inline" {
-				if h := s.history(); strings.Count(h, "▌ "+early) != 1 || strings.Count(h, "Paragraph 7 of") != 1 {
+				// The turn ends before the answer is printed: it goes to the
+				// scrollback once its last Markdown is rendered, a few
+				// pieces at a time. Until then its head is nowhere and its
+				// tail is in the live region; once printed, every
+				// paragraph is in the history exactly once.
+				h := s.waitHistory("the whole answer in the scrollback", func(h string) bool {
+					for i := range 40 {
+						if strings.Count(h, fmt.Sprintf("Paragraph %d of", i)) != 1 {
+							return false
+						}
+					}
+					return true
+				})
+				if strings.Count(h, "▌ "+early) != 1 || strings.Count(h, "Paragraph 7 of") != 1 {
 					t.Errorf("inline: messages printed %d and %d times, want once:\n%s", strings.Count(h, "▌ "+early), strings.Count(h, "Paragraph 7 of"), h)
 				}
 			}

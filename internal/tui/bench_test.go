@@ -150,7 +150,8 @@ func benchFrameRender(b *testing.B, inline bool) {
 		start := time.Now()
 		_, cmd := m.Update(msg)
 		if m.printing {
-			m.Update(printedMsg{}) // the terminal took the print
+			m.Update(printStartedMsg{}) // the terminal took the print
+			m.Update(printedMsg{})
 		}
 		_ = m.View()
 		d := time.Since(start)

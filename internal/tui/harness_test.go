@@ -50,6 +50,11 @@ type harness struct {
 	// scrollback (inline mode) and clipboard, in order.
 	printed []string
 	copied  []string
+	// onFrame, when set, sees the view drawn after every Update, as Bubble
+	// Tea draws one; onPiece sees a piece of a print reach the terminal
+	// (recordTerminal, inline_test.go).
+	onFrame func(v tea.View)
+	onPiece func(lines int)
 	wg      sync.WaitGroup
 	quit    bool
 	closeMu sync.Once
@@ -171,7 +176,13 @@ func (h *harness) send(msg tea.Msg) {
 		})
 		return
 	}
+	if p, ok := msg.(pieceOut); ok && h.onPiece != nil {
+		h.onPiece(p.lines)
+	}
 	_, cmd := h.m.Update(msg)
+	if h.onFrame != nil {
+		h.onFrame(h.m.View())
+	}
 	h.run(cmd)
 }
 

@@ -13,10 +13,27 @@ package tui
 // back the ones after it. One print is in flight at a time (a print and
 // its acknowledgement run as a sequence), so the scrollback never gets
 // them out of order. Printed items stay in memory (for copying) but are
-// never drawn again; a resize re-lays out only the live region. The live
-// region is kept shorter than the terminal, and a long print goes out in
-// pieces no taller than the rows above it, so that printing never pushes
-// live lines into the scrollback.
+// never drawn again; a resize re-lays out only the live region.
+//
+// Bubble Tea prints above the frame it drew last, and it draws on its own
+// ticker: when a piece of a print goes out, the frame on the terminal may
+// be one the model has since replaced (the tall frame of a reply that
+// streamed, a closed overlay's blank rows). Its insertAbove scrolls by the
+// piece, then moves up the piece plus that frame's height; past the top
+// of the terminal the move stops short, the frame's top rows go into the
+// scrollback and the frame is garbled. So no frame is ever taller than
+// liveCap (liveSpareRows short of the terminal) and a print goes out in
+// pieces that fit above a frame of that height, whichever frame was drawn
+// last.
+//
+// A frame shrinks only once a print's first piece has gone out (liveFloor
+// holds it until then): when a frame shrinks, Bubble Tea moves up from its
+// cursor no further than the new frame's height and leaves the old
+// frame's top rows on the screen, where the print would push them into the
+// scrollback (the tail of a reply that streamed, twice). insertAbove
+// leaves its cursor at the top of the frame, so a shrink drawn after it
+// clears the whole old frame. So every printed line reaches the scrollback
+// once, and no row of the live region does.
 
 import (
 	"fmt"
@@ -33,11 +50,16 @@ import (
 const resumeInlineMessages = 20
 
 // liveSpareRows is how many rows the live region leaves free at the top
-// of the terminal in inline mode.
+// of the terminal in inline mode; a print goes out liveSpareRows-1 lines
+// at a time.
 const liveSpareRows = 3
 
 // printedMsg acknowledges a print: it arrives after the terminal got it.
-type printedMsg struct{}
+// printStartedMsg arrives after its first piece: the frame may shrink.
+type (
+	printedMsg      struct{}
+	printStartedMsg struct{}
+)
 
 // settled reports whether an item can no longer change, so that inline
 // mode can print it into the scrollback.
@@ -91,28 +113,49 @@ func (m *Model) printSettled() tea.Cmd {
 	return m.print(lines)
 }
 
-// print sends lines to the scrollback in pieces that fit above the live
-// region, followed by the acknowledgement that allows the next print.
+// print sends lines to the scrollback in pieces that fit above any frame
+// inline mode draws, followed by the acknowledgement that allows the next
+// print.
 func (m *Model) print(lines []string) tea.Cmd {
 	if len(lines) == 0 {
 		return nil
 	}
 	m.printing = true
-	m.liveFloor = 0 // the print clears the live region, padding and all
-	piece := max(1, m.height-max(m.frameLines, m.liveLines())-1)
-	cmds := make([]tea.Cmd, 0, len(lines)/piece+2)
-	for len(lines) > 0 {
+	piece := printPiece(m.height)
+	cmds := make([]tea.Cmd, 0, len(lines)/piece+3)
+	for first := true; len(lines) > 0; first = false {
 		n := min(piece, len(lines))
 		cmds = append(cmds, m.printCmd(strings.Join(lines[:n], "\n")))
+		if first {
+			cmds = append(cmds, func() tea.Msg { return printStartedMsg{} })
+		}
 		lines = lines[n:]
 	}
 	cmds = append(cmds, func() tea.Msg { return printedMsg{} })
 	return tea.Sequence(cmds...)
 }
 
-// liveLines is the height of the live region as laid out last.
-func (m *Model) liveLines() int {
-	return len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+// liveCap is the most rows a frame of inline mode has in a terminal of
+// height rows.
+func liveCap(height int) int { return max(1, height-liveSpareRows) }
+
+// printPiece is the most lines a piece of a print has in a terminal of
+// height rows: Bubble Tea moves up the piece plus the frame's height less
+// one, which stays on the terminal for any frame of at most liveCap rows.
+func printPiece(height int) int { return max(1, height-1-liveCap(height)) }
+
+// capFrame keeps the last liveCap rows of an inline frame of rows rows:
+// in a terminal too short for the editor and the status line, the top of
+// the live region goes rather than the guarantee print relies on.
+func capFrame(frame string, rows, height int) string {
+	for drop := rows - liveCap(height); drop > 0; drop-- {
+		i := strings.IndexByte(frame, '\n')
+		if i < 0 {
+			break
+		}
+		frame = frame[i+1:]
+	}
+	return frame
 }
 
 // inlineKey answers the keys that move a full-screen view: inline mode

@@ -275,3 +275,172 @@ func TestInlineLiveRegionDoesNotShrinkBetweenPrints(t *testing.T) {
 		t.Errorf("after a print the frame is still %d rows (the overlay's %d)", got, tall)
 	}
 }
+
+// terminalEvent is a frame drawn after an Update (rows > 0) or a piece of
+// a print reaching the terminal (piece lines > 0), in the order Bubble
+// Tea would see them.
+type terminalEvent struct {
+	rows, piece int
+	frame       string
+}
+
+// pieceOut is what a piece's command yields in recordTerminal: the piece
+// reached the terminal then.
+type pieceOut struct{ lines int }
+
+// recordTerminal draws a frame after every Update, as Bubble Tea does, and
+// logs the frames and the pieces of prints in order.
+func recordTerminal(h *harness) *[]terminalEvent {
+	var log []terminalEvent
+	h.onFrame = func(v tea.View) {
+		log = append(log, terminalEvent{rows: strings.Count(v.Content, "\n") + 1, frame: v.Content})
+	}
+	record := h.m.printCmd
+	h.m.printCmd = func(text string) tea.Cmd {
+		record(text)
+		n := strings.Count(text, "\n") + 1
+		return func() tea.Msg { return pieceOut{n} }
+	}
+	h.onPiece = func(n int) { log = append(log, terminalEvent{piece: n}) }
+	return &log
+}
+
+// inlineScenario runs, in inline mode, a reply taller than the terminal
+// (it streams in a tall frame, then goes to the scrollback), then the
+// /context overlay closed (the frame keeps its height), then a message of
+// many lines sent while that frame is drawn.
+func inlineScenario(t *testing.T) (*harness, []terminalEvent) {
+	var long strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&long, "Paragraph %d of the long answer.\n\n", i)
+	}
+	h := newHarness(t, []pt.Step{pt.Text(long.String()), pt.Text("short answer")}, inlineMode)
+	log := recordTerminal(h)
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the long reply to be printed", func(m *Model) bool {
+		return idle(m) && strings.Contains(h.scrollback(), "Paragraph 39") && !m.printing
+	})
+	h.typeText("/context")
+	h.key("enter")
+	h.waitScreen("Compaction at")
+	h.key("esc")
+	for i := range 14 {
+		if i > 0 {
+			h.key("ctrl+j")
+		}
+		h.typeText(fmt.Sprintf("line-%d", i))
+	}
+	h.key("enter")
+	h.waitFor("the second reply to be printed", func(m *Model) bool {
+		return idle(m) && strings.Contains(h.scrollback(), "short answer") && !m.printing
+	})
+	if n := strings.Count(h.scrollback(), "Paragraph 7 of"); n != 1 {
+		t.Errorf("paragraph 7 printed %d times", n)
+	}
+	if !strings.Contains(h.scrollback(), "line-13") {
+		t.Errorf("the long message was not printed:\n%s", h.scrollback())
+	}
+	return h, *log
+}
+
+// TestInlinePrintPiecesFitAboveAnyFrame: Bubble Tea prints above the frame
+// it drew last, and it draws on its own ticker: when a piece goes out, the
+// frame on the terminal may be one the model has since replaced (the tall
+// frame of a reply that streamed, a closed overlay's blank rows). Its
+// insertAbove scrolls by the piece, then moves up the piece plus that
+// frame's height less one; past the top of the terminal the move stops
+// short, the frame's top rows go into the scrollback and the frame is
+// garbled. So every frame inline mode draws stays liveSpareRows short of
+// the terminal, and every piece fits above the tallest, whatever was drawn
+// last.
+func TestInlinePrintPiecesFitAboveAnyFrame(t *testing.T) {
+	h, log := inlineScenario(t)
+	rows := h.m.height
+	last, tallest, pieces := 0, 0, 0
+	for _, e := range log {
+		if e.rows > 0 {
+			last, tallest = e.rows, max(tallest, e.rows)
+			if e.rows > rows-liveSpareRows {
+				t.Errorf("a frame of %d rows in a %d-row terminal", e.rows, rows)
+			}
+			continue
+		}
+		pieces++
+		if e.piece+last > rows-1 {
+			t.Errorf("piece %d: %d lines above the %d-row frame drawn last, in a %d-row terminal", pieces, e.piece, last, rows)
+		} else if e.piece+tallest > rows-1 {
+			t.Errorf("piece %d: %d lines would not fit above a %d-row frame drawn before, in a %d-row terminal", pieces, e.piece, tallest, rows)
+		}
+	}
+	if pieces < 40 {
+		t.Errorf("%d pieces went out; the scenario prints more than 80 lines", pieces)
+	}
+}
+
+// TestInlineFrameShrinksOnlyAfterAPieceWentOut: when a frame shrinks,
+// Bubble Tea moves up from its cursor no further than the new frame's
+// height and leaves the old frame's top rows on the screen, and the next
+// piece pushes them into the scrollback: the tail of a reply that streamed
+// was there twice. A piece leaves the cursor at the top of the frame, and
+// a frame equal to the one before is not drawn again; so a frame may be
+// shorter than the last one that changed only when a piece went out since.
+func TestInlineFrameShrinksOnlyAfterAPieceWentOut(t *testing.T) {
+	_, log := inlineScenario(t)
+	prev, atTop, shrinks := terminalEvent{}, false, 0
+	for i, e := range log {
+		if e.piece > 0 {
+			atTop = true
+			continue
+		}
+		if e.frame == prev.frame {
+			continue // not drawn again: the cursor stays
+		}
+		if e.rows < prev.rows {
+			shrinks++
+			if !atTop {
+				t.Errorf("event %d: the frame shrank from %d to %d rows with no piece gone out since it was drawn", i, prev.rows, e.rows)
+			}
+		}
+		prev, atTop = e, false
+	}
+	if shrinks < 2 {
+		t.Errorf("the frame shrank %d times; the scenario shrinks it after the long reply and after the overlay", shrinks)
+	}
+}
+
+// TestInlineFrameStaysWithinTheCap: the floor a closed overlay left does
+// not outlive a smaller terminal, and in a terminal too short for a full
+// editor the frame loses its top rows, not the status line: no frame is
+// ever taller than liveCap, which the size of a print's pieces relies on.
+func TestInlineFrameStaysWithinTheCap(t *testing.T) {
+	h := newHarness(t, nil, inlineMode)
+	rows := func() int { return strings.Count(h.m.View().Content, "\n") + 1 }
+	small := rows()
+	h.typeText("/help")
+	h.key("enter")
+	h.waitScreen("inline mode")
+	tall := rows()
+	h.key("esc")
+	if tall < small+liveSpareRows+2 {
+		t.Fatalf("the help overlay did not make the frame taller (%d → %d rows)", small, tall)
+	}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: tall})
+	if got := rows(); got > liveCap(tall) {
+		t.Errorf("after the terminal shrank to %d rows the frame has %d (the cap is %d)", tall, got, liveCap(tall))
+	}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 12})
+	for i := range 10 {
+		if i > 0 {
+			h.key("ctrl+j")
+		}
+		h.typeText(fmt.Sprintf("line-%d", i))
+	}
+	screen := h.screen()
+	if got := strings.Count(screen, "\n") + 1; got > liveCap(12) {
+		t.Errorf("a 12-row terminal with a full editor: %d rows, the cap is %d:\n%s", got, liveCap(12), screen)
+	}
+	if !strings.Contains(screen, "gpt-4.1") {
+		t.Errorf("the status line was cut:\n%s", screen)
+	}
+}

@@ -98,15 +98,14 @@ type Model struct {
 
 	// Inline mode (inline.go): sized is set by the first window size;
 	// printing while a print to the scrollback is in flight; printAhead
-	// are lines to print before the next settled items; frameLines is the
-	// height of the last frame drawn. printCmd and clipboardCmd write to
-	// the terminal (tea.Println, tea.SetClipboard; tests record them).
+	// are lines to print before the next settled items. printCmd and
+	// clipboardCmd write to the terminal (tea.Println, tea.SetClipboard;
+	// tests record them).
 	inline       bool
 	sized        bool
 	printing     bool
 	printAhead   []string
-	frameLines   int
-	liveFloor    int // the live region's height since the last print (view.go)
+	liveFloor    int // the live region's height since a print last went out (view.go)
 	printCmd     func(text string) tea.Cmd
 	clipboardCmd func(text string) tea.Cmd
 
@@ -327,6 +326,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.width, m.height = msg.Width, msg.Height
 		m.sized = true
+	case printStartedMsg:
+		m.liveFloor = 0 // the print cleared the live region, padding and all
 	case printedMsg:
 		m.printing = false
 	case bangDoneMsg:

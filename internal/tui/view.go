@@ -110,17 +110,21 @@ func popupWindow(n, sel, size int) (first, last int) {
 // View draws the screen from the last layout.
 func (m *Model) View() tea.View {
 	var b strings.Builder
+	rows := 0 // inline mode: the frame's height
 	if m.inline {
 		// The live region never shrinks between two prints: Bubble Tea's
 		// inline renderer leaves the top rows of a taller frame on the
-		// screen (a closed overlay), and the next print would push them
-		// into the scrollback. Blank rows above hold the height until a
-		// print clears the whole region (print resets the floor).
+		// screen (a closed overlay, a reply just printed), and the next
+		// print would push them into the scrollback. Blank rows above
+		// hold the height until a print's first piece clears the whole
+		// region (printStartedMsg resets the floor). The floor, like
+		// every frame, stays within liveCap (inline.go).
 		h := len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
-		m.liveFloor = max(m.liveFloor, h)
+		m.liveFloor = min(max(m.liveFloor, h), liveCap(m.height))
 		for range m.liveFloor - h {
 			b.WriteByte('\n')
 		}
+		rows = max(m.liveFloor, h)
 	}
 	focused := m.focusedItem()
 	bar := m.th.accentText.Render("▎")
@@ -142,8 +146,11 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.editor.view())
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
-	v := tea.NewView(b.String())
-	m.frameLines = len(m.chat.visible) + len(m.drawerLines) + m.editor.height() + 2
+	frame := b.String()
+	if m.inline {
+		frame = capFrame(frame, rows, m.height)
+	}
+	v := tea.NewView(frame)
 	// Inline mode leaves the screen and the mouse to the terminal: its
 	// scrollback, selection and wheel work as they always do.
 	v.AltScreen = !m.inline
