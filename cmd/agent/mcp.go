@@ -94,6 +94,8 @@ each with an optional "timeout_s" (a call, default 60) and
 and ask before they run unless permissions allow "SERVER__TOOL" or
 "SERVER". A server declared by a project's .agent/config.json starts only
 once you approve it with agent mcp approve.`,
+		Example: `  agent mcp list
+  agent mcp approve github`,
 		Args: cobra.NoArgs,
 	}
 	var asJSON bool
