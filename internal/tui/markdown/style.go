@@ -88,12 +88,14 @@ func newPalette(dark bool) *palette {
 	muted := ld(c("#7a7f88"), c("#737994"))
 	ruleC := ld(c("#c8ccd4"), c("#3b4261"))
 	p := &palette{
-		h1:        style{fg: ld(c("#ffffff"), c("#1a1b26")), bg: accent, bold: true},
-		heading:   style{fg: accent, bold: true},
-		strong:    style{bold: true},
-		emph:      style{italic: true},
-		strike:    style{strike: true},
-		code:      style{fg: ld(c("#a35f00"), c("#e0af68")), bg: ld(c("#eceef3"), c("#292e42"))},
+		h1:      style{fg: ld(c("#ffffff"), c("#1a1b26")), bg: accent, bold: true},
+		heading: style{fg: accent, bold: true},
+		strong:  style{bold: true},
+		emph:    style{italic: true},
+		strike:  style{strike: true},
+		// Greys that are exactly 256-colour greys (254, 236), so a downsampled
+		// terminal shows them unchanged.
+		code:      style{fg: ld(c("#a35f00"), c("#e0af68")), bg: ld(c("#e4e4e4"), c("#303030"))},
 		link:      style{fg: accent, underline: true},
 		url:       style{fg: muted, underline: true},
 		marker:    style{fg: accent},
