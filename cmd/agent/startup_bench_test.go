@@ -159,3 +159,44 @@ func (t benchTools) measure(b *testing.B, env []string, dir, want, bin string, a
 	m.wall, m.cpu = time.Duration(wallNS), time.Duration(cpuNS)
 	return m
 }
+
+// BenchmarkHeadlessWithSlowMCP runs `agent run` with and without an MCP
+// server configured that takes longer than the run to start (a command
+// that says nothing for 2 s), one after the other against the same
+// scripted server. A prompt's request never waits for a server still
+// connecting (its tools join from the next step), so the ratio should
+// stay near 1 (issue 20: the targets hold with such a server).
+func BenchmarkHeadlessWithSlowMCP(b *testing.B) {
+	tools := buildBenchTools(b)
+	srv := pt.New(b)
+	srv.Handle(func(pt.Request) pt.Step { return pt.Text(benchAnswer) })
+	home := b.TempDir()
+	slowConfig := filepath.Join(home, "slow.json")
+	if err := os.WriteFile(slowConfig, []byte(`{"mcp": {"slow": {"command": "sh", "args": ["-c", "sleep 2"]}}}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	plainConfig := filepath.Join(home, "plain.json")
+	if err := os.WriteFile(plainConfig, []byte(`{}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "AGENT_DATA_DIR=" + filepath.Join(home, "data"),
+		"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-bench", "AGENT_MODEL=gpt-4.1"}
+	with := append(env[:len(env):len(env)], "AGENT_CONFIG="+slowConfig)
+	without := append(env[:len(env):len(env)], "AGENT_CONFIG="+plainConfig)
+	tools.measure(b, without, home, benchAnswer, agentBin, "run", "hi")
+	var slowTotal, plainTotal time.Duration
+	var slowRSS int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m := tools.measure(b, with, home, benchAnswer, agentBin, "run", "hi")
+		slowTotal += m.wall
+		slowRSS = max(slowRSS, m.maxRSSKiB)
+		m = tools.measure(b, without, home, benchAnswer, agentBin, "run", "hi")
+		plainTotal += m.wall
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(slowTotal.Nanoseconds())/n, "with-slow-mcp-ns/op")
+	b.ReportMetric(float64(plainTotal.Nanoseconds())/n, "without-ns/op")
+	b.ReportMetric(float64(slowTotal)/float64(plainTotal), "ratio")
+	b.ReportMetric(float64(slowRSS)/1024, "with-slow-mcp-peak-RSS-MiB")
+}

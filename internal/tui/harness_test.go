@@ -24,9 +24,6 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		goleak.IgnoreAnyFunction("github.com/ctxloop/agent/internal/context/tokens.(*Tokenizer).load"),
-		// glamour's syntax highlighter keeps a coarse clock for regexp
-		// timeouts.
-		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"),
 		// teatest waits for a SIGINT for the life of the process.
 		goleak.IgnoreAnyFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
 	)

@@ -1,20 +1,19 @@
 package tui
 
-// Markdown rendering is the slow part of drawing a conversation (glamour
-// takes about 90 ms per 10 KB), so it never runs inside Update. An
-// assistant text is split into blocks at blank lines outside code fences;
-// a finished block is rendered once per width and background, off the
-// event loop, and cached on the block. While a reply streams only its open
-// tail is re-rendered, at most tailRenderInterval apart. Until a render
-// arrives a block is shown as plain wrapped text.
+// Markdown rendering is the slow part of drawing a conversation (about
+// 1 ms per 3 KB with internal/tui/markdown, and a pathological text can
+// take far longer), so it never runs inside Update. An assistant text is
+// split into blocks at blank lines outside code fences; a finished block
+// is rendered once per width and background, off the event loop, and
+// cached on the block. While a reply streams only its open tail is
+// re-rendered, at most tailRenderInterval apart. Until a render arrives a
+// block is shown as plain wrapped text.
 
 import (
 	"strings"
-	"sync"
 	"time"
 
-	"charm.land/glamour/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/ctxloop/agent/internal/tui/markdown"
 )
 
 // tailRenderInterval bounds how often a streaming tail is re-rendered
@@ -299,80 +298,9 @@ func isListItem(line string) bool {
 	return n > 0 && n < 10 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && t[n+1] == ' '
 }
 
-// markdownRenderers renders markdown with one glamour renderer per width
-// and background. Renders are serialised: glamour's renderer is not meant
-// for concurrent use, and one render at a time leaves a core to the UI.
-var markdownRenderers = struct {
-	sync.Mutex
-	byKey map[[2]int]*glamour.TermRenderer
-}{byKey: map[[2]int]*glamour.TermRenderer{}}
-
-// renderMarkdown renders one block to lines of at most width cells.
+// renderMarkdown renders one block to lines of at most width cells, with
+// no blank line at either end (the document places blocks) and no
+// trailing spaces. It is safe for concurrent use.
 func renderMarkdown(src string, width int, dark bool) []string {
-	markdownRenderers.Lock()
-	defer markdownRenderers.Unlock()
-	k := [2]int{width, 0}
-	if dark {
-		k[1] = 1
-	}
-	r := markdownRenderers.byKey[k]
-	if r == nil {
-		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStyles(markdownStyle(dark)), glamour.WithWordWrap(width))
-		if err != nil {
-			return wrapText(src, width)
-		}
-		if len(markdownRenderers.byKey) > 16 { // widths of past resizes
-			clear(markdownRenderers.byKey)
-		}
-		markdownRenderers.byKey[k] = r
-	}
-	out, err := r.Render(strings.ReplaceAll(src, "\t", "    "))
-	if err != nil {
-		return wrapText(src, width)
-	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		l = trimRightSpace(l)
-		if ansi.StringWidth(l) > width {
-			l = ansi.Truncate(l, width, "")
-		}
-		lines[i] = l
-	}
-	// Drop blank lines around the block: the document places blocks.
-	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && ansi.Strip(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-// trimRightSpace removes trailing spaces from a styled line, also those
-// inside the last style run (glamour pads lines to the wrap width).
-func trimRightSpace(l string) string {
-	if !strings.HasSuffix(l, " ") && !strings.HasSuffix(l, "m") {
-		return l
-	}
-	// Peel trailing SGR sequences, trim spaces before them, and put the
-	// sequences back.
-	var tail []string
-	for {
-		l = strings.TrimRight(l, " ")
-		i := strings.LastIndex(l, "\x1b[")
-		if i < 0 || !strings.HasSuffix(l, "m") || strings.ContainsAny(l[i+2:len(l)-1], "\x1b") {
-			break
-		}
-		seq := l[i:]
-		if strings.Trim(seq[2:len(seq)-1], "0123456789;:") != "" {
-			break
-		}
-		tail = append(tail, seq)
-		l = l[:i]
-	}
-	for i := len(tail) - 1; i >= 0; i-- {
-		l += tail[i]
-	}
-	return l
+	return markdown.Render(src, width, dark)
 }

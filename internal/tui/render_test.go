@@ -96,21 +96,6 @@ func TestMarkdownRenderFitsAndCaches(t *testing.T) {
 	}
 }
 
-func TestTrimRightSpace(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain   ", "plain"},
-		{"\x1b[1mbold   \x1b[0m", "\x1b[1mbold\x1b[0m"},
-		{"\x1b[1mbold\x1b[0m   \x1b[0m", "\x1b[1mbold\x1b[0m\x1b[0m"},
-		{"no change", "no change"},
-		{"\x1b[38;5;252mtext\x1b[0m", "\x1b[38;5;252mtext\x1b[0m"},
-	}
-	for _, tt := range tests {
-		if got := trimRightSpace(tt.in); got != tt.want {
-			t.Errorf("trimRightSpace(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestWrapText(t *testing.T) {
 	tests := []struct {
 		in    string

@@ -3,8 +3,6 @@ package tui
 import (
 	"image/color"
 
-	"charm.land/glamour/v2/ansi"
-	"charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 
 	"github.com/ctxloop/agent/internal/tui/diffview"
@@ -93,19 +91,4 @@ func newTheme(dark bool) *theme {
 	t.barFree = s().Foreground(ld(c("#c8ccd4"), c("#3b4261")))
 	t.barReserve = s().Foreground(t.warning)
 	return t
-}
-
-// markdownStyle is glamour's style for the background without the document
-// margin and the blank lines around it: the chat places blocks itself.
-func markdownStyle(dark bool) ansi.StyleConfig {
-	cfg := styles.LightStyleConfig
-	if dark {
-		cfg = styles.DarkStyleConfig
-	}
-	zero := uint(0)
-	cfg.Document.Margin = &zero
-	cfg.Document.BlockPrefix = ""
-	cfg.Document.BlockSuffix = ""
-	cfg.CodeBlock.Margin = &zero
-	return cfg
 }
