@@ -38,6 +38,7 @@ import (
 // mcpAsking is where the chat stands with the servers waiting for approval.
 type mcpAsking struct {
 	scanned bool       // the scan for waiting servers was started
+	known   bool       // and its result has arrived
 	queue   []mcpAsk   // servers found waiting, not asked yet
 	shown   *mcpDialog // the question asked, until it is answered
 }
@@ -107,6 +108,7 @@ type mcpScannedMsg struct{ asks []mcpAsk }
 
 func (msg mcpScannedMsg) apply(m *Model) tea.Cmd {
 	m.mcpAsking.queue = append(m.mcpAsking.queue, msg.asks...)
+	m.mcpAsking.known = true
 	return nil
 }
 
