@@ -209,3 +209,23 @@ func TestLoopQuestionGoesBeforeTheMCPQuestion(t *testing.T) {
 	h.key("alt+n")
 	h.waitScreen("stays off for now")
 }
+
+// TestMCPQuestionSurvivesANewConversation: /new drops the open questions;
+// the MCP question is asked again.
+func TestMCPQuestionSurvivesANewConversation(t *testing.T) {
+	st := approval.Open(t.TempDir())
+	spec := config.MCPServer{Command: "/nonexistent/server", Project: "/repo/.agent/config.json"}
+	servers := startProjectServers(t, st, map[string]config.MCPServer{"p": spec})
+	h := newHarness(t, []pt.Step{pt.Text("hello")}, withServers(servers, st))
+	h.waitScreen("approve and start")
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the reply", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "hello") })
+	first := h.m.mcpAsking.shown
+	h.typeText("/new")
+	h.key("enter")
+	h.waitFor("the question again", func(m *Model) bool {
+		return m.mcpAsking.shown != nil && m.mcpAsking.shown != first && !strings.Contains(screenOf(m), "hello")
+	})
+	h.waitScreen("approve and start")
+}
