@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/approval"
-	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/mcp"
 )
 
@@ -44,22 +43,21 @@ func (a *app) mcpOptions() mcp.Options {
 		secrets = []string{a.cfg.APIKey}
 	}
 	return mcp.Options{
-		Dir:     a.dir,
-		Secrets: secrets,
-		Version: version,
-		Approved: func(name string, s config.MCPServer) bool {
-			return store.Approved(s.Project, approval.KindMCP, name, approval.Digest(s))
-		},
+		Dir:      a.dir,
+		Secrets:  secrets,
+		Version:  version,
+		Approved: mcp.ApprovedIn(store),
 	}
 }
 
-// mcpNotices are the chat's start-up notices about project servers that
-// wait for the user's approval.
+// mcpNotices are the warnings of a headless run about project servers
+// that wait for the user's approval (the chat asks in a dialog).
 func (a *app) mcpNotices() []string {
 	var notices []string
 	for _, st := range a.mcp.Status() {
 		if st.State == mcp.StateNeedsApproval {
-			notices = append(notices, fmt.Sprintf("MCP server %s (declared by %s) is not started until you approve it: run `agent mcp approve %s`.", st.Name, st.Project, st.Name))
+			name := mcp.Printable(st.Name)
+			notices = append(notices, fmt.Sprintf("MCP server %s (declared by %s) is not started until you approve it: run `agent mcp approve %s`.", name, mcp.Printable(st.Project), name))
 		}
 	}
 	return notices
@@ -209,14 +207,10 @@ func approveMCP(g *globalFlags, name string, out io.Writer) error {
 		fmt.Fprintf(out, "%s is in your user config: it needs no approval\n", name)
 		return nil
 	}
-	if err := approval.Open(a.cfg.DataDir).Approve(s.Project, approval.KindMCP, name, approval.Digest(s)); err != nil {
+	if err := mcp.Approve(approval.Open(a.cfg.DataDir), name, s); err != nil {
 		return err
 	}
-	what := s.Command + " " + strings.Join(s.Args, " ")
-	if s.URL != "" {
-		what = s.URL
-	}
-	fmt.Fprintf(out, "approved %s (%s) as %s declares it\n", name, strings.TrimSpace(what), s.Project)
+	fmt.Fprintf(out, "approved %s (%s) as %s declares it\n", mcp.Printable(name), mcp.CommandLine(s), mcp.Printable(s.Project))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tui"
@@ -29,8 +30,9 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	// wait for them, and their tools join the session as they arrive.
 	a.startMCP(ctx)
 	defer a.closeMCP()
+	// A project's server that waits for approval is asked about in a
+	// dialog once the chat is idle (no start-up notice).
 	notices := append([]string(nil), a.cfg.Warnings...)
-	notices = append(notices, a.mcpNotices()...)
 	opt := tui.Options{
 		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),
@@ -40,6 +42,7 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
 		Commands:  a.commandCatalog(), // reads nothing until the first "/"
 		MCP:       a.mcp,
+		Approvals: approval.Open(a.cfg.DataDir),
 	}
 	if g.session == "" && !g.cont {
 		// A new chat's first frame needs no database: it opens behind it.

@@ -30,7 +30,8 @@
 //     every server and kills the process groups.
 //   - A server a project file declared starts only if Options.Approved says
 //     the user approved this entry; otherwise its status is "needs approval"
-//     until Allow starts it.
+//     until Allow starts it. Approve and ApprovedIn record and read those
+//     approvals (approve.go); CommandLine shows what an entry would run.
 package mcp
 
 import (
@@ -220,6 +221,20 @@ func (s *Servers) Allow(name string) bool {
 		}
 	}
 	return false
+}
+
+// Spec returns the entry the server name was started from, and whether
+// there is such a server.
+func (s *Servers) Spec(name string) (config.MCPServer, bool) {
+	if s == nil {
+		return config.MCPServer{}, false
+	}
+	for _, sv := range s.servers {
+		if sv.name == name {
+			return sv.spec, true
+		}
+	}
+	return config.MCPServer{}, false
 }
 
 // Close stops every server: calls in flight end with an error, stdio

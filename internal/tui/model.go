@@ -120,6 +120,9 @@ type Model struct {
 	// dialogFocused: the user gave the question the keyboard (Tab); until
 	// then typing goes to the editor.
 	dialogFocused bool
+	// mcpAsking: the project's MCP servers waiting for approval
+	// (mcpapproval.go).
+	mcpAsking mcpAsking
 	// drawerLines are the drawer's (or popup's) lines of the last layout.
 	drawerLines []string
 	flash       string // a transient hint above the editor
@@ -436,6 +439,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.dropAbandonedDialogs()
+	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.refreshWelcome()
 	if len(m.dialogs) == 0 {
 		m.dialogShown, m.dialogFocused = nil, false

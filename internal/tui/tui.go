@@ -23,6 +23,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ctxloop/agent/internal/approval"
 	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
@@ -60,6 +61,10 @@ type Options struct {
 	// MCP are the MCP servers the runners' Loop.Extra offers tools from,
 	// for /context; nil when none is configured.
 	MCP *mcp.Servers
+	// Approvals, when set, is where the chat records the user's answer
+	// about a project's MCP server that waits for approval: it asks
+	// (mcpapproval.go). Nil: it does not ask.
+	Approvals *approval.Store
 }
 
 // Run runs the chat until the user quits. It closes the session it has
