@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/mcp"
+	"github.com/ctxloop/agent/internal/termsafe"
 )
 
 // startMCP starts the configured MCP servers in the background (nothing
@@ -76,7 +77,7 @@ func (a *app) reportMCP() {
 	}
 	for _, st := range a.mcp.Status() {
 		if st.State == mcp.StateFailed {
-			fmt.Fprintf(os.Stderr, "agent: warning: MCP server %s failed: %s\n", st.Name, oneLineOf(st.Reason, 300))
+			fmt.Fprintf(os.Stderr, "agent: warning: MCP server %s failed: %s\n", mcp.Printable(st.Name), oneLineOf(st.Reason, 300))
 		}
 	}
 }
@@ -176,13 +177,15 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 		if r.Reason != "" && r.Status != string(mcp.StateConnected) {
 			status += ": " + r.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", r.Name, r.Kind, oneLineOf(status, 160), r.Tools, r.Tokens)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", mcp.Printable(r.Name), r.Kind, oneLineOf(status, 160), r.Tools, r.Tokens)
 	}
 	return tw.Flush()
 }
 
+// oneLineOf is s on one line, at most max runes, with no terminal escapes:
+// a server's name, reason and stderr come from outside the agent.
 func oneLineOf(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(termsafe.Strip(s)), " ")
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max-1]) + "…"
 	}

@@ -162,3 +162,18 @@ func TestE2EMCPListAndApprove(t *testing.T) {
 		t.Errorf("approve nope: %d %s", res.code, res.stderr)
 	}
 }
+
+// TestE2EMCPListShowsNoEscapes: a server's name and its failure (a command
+// that prints escape sequences to stderr and exits) reach the terminal
+// without a raw escape.
+func TestE2EMCPListShowsNoEscapes(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(`{"mcp": {"evil\u001b[2Jname": {"command": "sh", "args": ["-c", "printf '\\033]0;pwned\\007\\033[31mboom' >&2; exit 3"], "startup_timeout_s": 5}}}`)
+	res := e.run("", "mcp", "list")
+	if strings.ContainsRune(res.stdout, '\x1b') || strings.ContainsRune(res.stderr, '\x1b') || strings.ContainsRune(res.stdout, '\a') {
+		t.Fatalf("raw escapes in the output:\nstdout %q\nstderr %q", res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "evil") || !strings.Contains(res.stdout, "failed") {
+		t.Fatalf("mcp list = %q (stderr %q)", res.stdout, res.stderr)
+	}
+}
