@@ -249,20 +249,24 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.idle = make(chan struct{})
 	close(r.idle)
 	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
-	for _, err := range stopOrphanedTools(ctx, st, sess.ID) {
-		_ = st.LogEvent(ctx, sess.ID, "recovery_error", map[string]string{"error": err.Error()})
-	}
-	if _, err := st.RepairSession(ctx, sess.ID); err != nil {
-		lease.Release()
-		return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
-	}
-	if r.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
-		lease.Release()
-		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
-	}
-	if r.pins, err = st.ListPins(ctx, sess.ID); err != nil {
-		lease.Release()
-		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+	// A session made just now has nothing to repair, load or restore:
+	// the first message's request does not wait for those reads.
+	if sessionID != "" {
+		for _, err := range stopOrphanedTools(ctx, st, sess.ID) {
+			_ = st.LogEvent(ctx, sess.ID, "recovery_error", map[string]string{"error": err.Error()})
+		}
+		if _, err := st.RepairSession(ctx, sess.ID); err != nil {
+			lease.Release()
+			return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
+		}
+		if r.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
+			lease.Release()
+			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+		}
+		if r.pins, err = st.ListPins(ctx, sess.ID); err != nil {
+			lease.Release()
+			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
+		}
 	}
 	dir := sess.Dir
 	if dir == "" {
@@ -285,7 +289,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.openPrompt(ctx, dir)
 	r.sessionStartHooks(ctx, sessionID != "")
 	r.restoreCalculator()
-	r.restoreCeiling(ctx)
+	if sessionID != "" {
+		r.restoreCeiling(ctx)
+	}
 	return r, nil
 }
 
