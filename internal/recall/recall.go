@@ -69,11 +69,10 @@ func (*Tool) ReadOnly() bool { return true }
 
 // Description implements tools.Tool.
 func (*Tool) Description() string {
-	return `Search this session's whole history, including what is no longer in your context: tool outputs cleared as "[Old tool result content cleared]", messages replaced by a summary, and the full outputs of truncated tool results.
-
-- recall{query}: returns the best matches (default 5, at most 20 with limit) as snippets, each with a ref, the tool and call id, and when it happened. Only matches outside your current context are listed, unless all is true. The query is plain words (all must match; exact phrases rank first); no operators.
-- recall{ref}: returns the full original text of one match (the ref of a result, a ref named in a summary, or a tool call id), 2000 lines at a time: continue with offset (1-based line) and limit.
-- Use it before re-running a command or re-reading a file whose output was cleared, or to recover a decision or detail lost to a summary.`
+	return `Search this session's whole history, including what left your context: cleared tool outputs ("[Old tool result content cleared]"), messages replaced by a summary, full outputs of truncated results.
+- recall{query}: the best matches (default 5, at most 20 with limit) as snippets with a ref; only those outside your context unless all is true. Plain words, all must match.
+- recall{ref}: the full original text of a match (a ref from a result or a summary, or a tool call id), 2000 lines at a time (offset, limit).
+Use it before re-running a command or re-reading a file whose output was cleared, or to recover a detail lost to a summary.`
 }
 
 // Parameters implements tools.Tool.
