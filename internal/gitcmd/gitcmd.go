@@ -138,8 +138,10 @@ func filterOverrides(names string) [][2]string {
 	for _, name := range strings.Split(names, "\n") {
 		name = strings.TrimSpace(name)
 		rest, ok := strings.CutPrefix(name, "filter.")
+		// The driver may be named "" (filter..clean, chosen by a bare
+		// `filter=` attribute): it runs like any other.
 		i := strings.LastIndexByte(rest, '.')
-		if !ok || i <= 0 {
+		if !ok || i < 0 {
 			continue
 		}
 		driver := rest[:i]

@@ -17,6 +17,13 @@ import (
 // (with its environment) into the returned markers directory.
 func hostileRepo(t *testing.T) (repo, markers string) {
 	t.Helper()
+	return hostileRepoFilter(t, "x")
+}
+
+// hostileRepoFilter is hostileRepo with the clean filter's driver named
+// driver (which may be empty: `filter=` selects the driver "").
+func hostileRepoFilter(t *testing.T, driver string) (repo, markers string) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -39,7 +46,7 @@ func hostileRepo(t *testing.T) (repo, markers string) {
 		}
 	}
 	git("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, ".gitattributes"), []byte("*.dat filter=x\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".gitattributes"), []byte("*.dat filter="+driver+"\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "a.dat"), []byte("data\n"), 0o644)
 	git("add", ".")
 	git("commit", "-q", "-m", "init")
@@ -50,9 +57,9 @@ func hostileRepo(t *testing.T) (repo, markers string) {
 	hook := script("hook")
 	os.Rename(hook, filepath.Join(hooks, "post-index-change"))
 	git("config", "core.fsmonitor", script("fsmonitor"))
-	git("config", "filter.x.clean", script("clean"))
-	git("config", "filter.x.process", script("process"))
-	git("config", "filter.x.required", "true")
+	git("config", "filter."+driver+".clean", script("clean"))
+	git("config", "filter."+driver+".process", script("process"))
+	git("config", "filter."+driver+".required", "true")
 	git("config", "status.submoduleSummary", "true")
 	// A stat-dirty file: git status must hash it again, through its
 	// clean filter.
@@ -69,6 +76,18 @@ func ranMarkers(t *testing.T, markers string) []string {
 
 func TestStatusRunsNothingFromTheRepository(t *testing.T) {
 	repo, markers := hostileRepo(t)
+	statusRunsNothing(t, repo, markers)
+}
+
+// The driver named "" (`filter=` in .gitattributes, [filter ""] in the
+// configuration) runs like any other.
+func TestStatusRunsNoFilterWithAnEmptyName(t *testing.T) {
+	repo, markers := hostileRepoFilter(t, "")
+	statusRunsNothing(t, repo, markers)
+}
+
+func statusRunsNothing(t *testing.T, repo, markers string) {
+	t.Helper()
 	index := filepath.Join(repo, ".git", "index")
 	before, _ := os.ReadFile(index)
 	beforeInfo, _ := os.Stat(index)
@@ -125,11 +144,12 @@ func TestEnvironHasNoSecretsAndNoGitOverrides(t *testing.T) {
 }
 
 func TestFilterOverrides(t *testing.T) {
-	got := filterOverrides("filter.x.clean\nfilter.x.process\nfilter.lfs.required\nfilter.a.b.smudge\nfilter.x.clean\n")
+	got := filterOverrides("filter.x.clean\nfilter.x.process\nfilter.lfs.required\nfilter.a.b.smudge\nfilter.x.clean\nfilter.clean\nfilter..clean\n")
 	want := []string{
 		"filter.x.clean=", "filter.x.smudge=", "filter.x.process=", "filter.x.required=false",
 		"filter.lfs.clean=", "filter.lfs.smudge=", "filter.lfs.process=", "filter.lfs.required=false",
 		"filter.a.b.clean=", "filter.a.b.smudge=", "filter.a.b.process=", "filter.a.b.required=false",
+		"filter..clean=", "filter..smudge=", "filter..process=", "filter..required=false",
 	}
 	var flat []string
 	for _, kv := range got {
