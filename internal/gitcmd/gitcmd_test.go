@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,13 @@ func ranMarkers(t *testing.T, markers string) []string {
 
 func TestStatusRunsNothingFromTheRepository(t *testing.T) {
 	repo, markers := hostileRepo(t)
+	// A home of its own, so that the drivers are known without git
+	// (configfile.go) whatever the user's global configuration.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if _, known := knownFilterKeys(repo, environ(os.Environ())); !known && (runtime.GOOS == "linux" || runtime.GOOS == "darwin") {
+		t.Fatal("the drivers are not known without git: this test would not exercise configfile.go")
+	}
 	statusRunsNothing(t, repo, markers)
 }
 
@@ -83,6 +91,27 @@ func TestStatusRunsNothingFromTheRepository(t *testing.T) {
 // configuration) runs like any other.
 func TestStatusRunsNoFilterWithAnEmptyName(t *testing.T) {
 	repo, markers := hostileRepoFilter(t, "")
+	statusRunsNothing(t, repo, markers)
+}
+
+// The same repository with an include in its configuration: the filter
+// drivers are then listed by git (configfile.go does not follow includes),
+// and nothing runs either. The driver is also named in the legacy form
+// with capitals, in the included file.
+func TestStatusRunsNothingWhenGitListsTheFilters(t *testing.T) {
+	repo, markers := hostileRepo(t)
+	config := filepath.Join(repo, ".git", "config")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	included := filepath.Join(t.TempDir(), "included")
+	clean := strings.Replace(string(data), "[filter \"x\"]", "[Filter.X]", 1)
+	os.WriteFile(included, []byte(clean), 0o644)
+	os.WriteFile(config, []byte("[include]\n\tpath = "+included+"\n"), 0o644)
+	if _, known := knownFilterKeys(repo, environ(os.Environ())); known {
+		t.Fatal("the drivers are known without git: this test would not exercise git's listing")
+	}
 	statusRunsNothing(t, repo, markers)
 }
 
