@@ -272,15 +272,15 @@ func TestKnownFilterKeysAskGitForOtherLayouts(t *testing.T) {
 
 func TestValidHead(t *testing.T) {
 	for head, want := range map[string]bool{
-		"ref: refs/heads/main\n":                    true,
-		"ref:refs/heads/main":                       true,
-		"ref: \t\n refs/x":                          true,
-		"ref: heads/main\n":                         false,
+		"ref: refs/heads/main\n":                     true,
+		"ref:refs/heads/main":                        true,
+		"ref: \t\n refs/x":                           true,
+		"ref: heads/main\n":                          false,
 		"0123456789abcdef0123456789ABCDEF01234567\n": true,
-		"0123456789abcdef0123456789abcdef0123456":   false,
-		"0123456789abcdef0123456789abcdef0123456g":  false,
-		"":                                          false,
-		"garbage":                                   false,
+		"0123456789abcdef0123456789abcdef0123456":    false,
+		"0123456789abcdef0123456789abcdef0123456g":   false,
+		"":        false,
+		"garbage": false,
 	} {
 		if got := validHead([]byte(head)); got != want {
 			t.Errorf("validHead(%q) = %v, want %v", head, got, want)
