@@ -198,8 +198,9 @@ func TestOutsideARepository(t *testing.T) {
 	}
 }
 
-// BenchmarkStatus measures the hardened status of the system prompt (two
-// git processes: the filter drivers' names, then status).
+// BenchmarkStatus measures the hardened status of the system prompt: in a
+// plain repository one git process (the filter drivers' names are read
+// from the files, configfile.go); two where git must list them.
 func BenchmarkStatus(b *testing.B) {
 	repo := b.TempDir()
 	cmd := exec.Command("git", "init", "-q", repo)
