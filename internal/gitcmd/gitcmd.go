@@ -17,8 +17,10 @@
 //
 // with every configured filter driver emptied (an empty clean, smudge and
 // process runs nothing; required=false keeps git from failing on it): the
-// drivers' names are read first with `git config --get-regexp`, which
-// executes nothing, and passed through GIT_CONFIG_COUNT, which takes any
+// drivers' names are read first — from the configuration files
+// themselves when nothing makes that uncertain (configfile.go: a .git
+// directory, no includes), else with `git config --get-regexp`, which
+// executes nothing — and passed through GIT_CONFIG_COUNT, which takes any
 // name verbatim. Command-line configuration outranks every file, so the
 // repository cannot take it back. --no-optional-locks keeps status from
 // refreshing and rewriting .git/index (and so from running the
@@ -83,9 +85,13 @@ var keptEnv = map[string]bool{
 // git's standard error.
 func Output(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	env := environ(os.Environ())
-	if names, err := run(ctx, dir, env, "config", "--name-only", "--get-regexp", `^filter\.`); err == nil {
-		env = append(env, configEnv(filterOverrides(string(names)))...)
+	names, known := knownFilterKeys(dir, env) // configfile.go
+	if !known {
+		if out, err := run(ctx, dir, env, "config", "--name-only", "--get-regexp", `^filter\.`); err == nil {
+			names = string(out)
+		}
 	}
+	env = append(env, configEnv(filterOverrides(names))...)
 	return run(ctx, dir, env, args...)
 }
 
@@ -138,8 +144,10 @@ func filterOverrides(names string) [][2]string {
 	for _, name := range strings.Split(names, "\n") {
 		name = strings.TrimSpace(name)
 		rest, ok := strings.CutPrefix(name, "filter.")
+		// The driver may be named "" (filter..clean, chosen by a bare
+		// `filter=` attribute): it runs like any other.
 		i := strings.LastIndexByte(rest, '.')
-		if !ok || i <= 0 {
+		if !ok || i < 0 {
 			continue
 		}
 		driver := rest[:i]

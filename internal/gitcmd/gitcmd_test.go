@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,13 @@ import (
 // hook and a clean filter on a stat-dirty file. Each writes a marker file
 // (with its environment) into the returned markers directory.
 func hostileRepo(t *testing.T) (repo, markers string) {
+	t.Helper()
+	return hostileRepoFilter(t, "x")
+}
+
+// hostileRepoFilter is hostileRepo with the clean filter's driver named
+// driver (which may be empty: `filter=` selects the driver "").
+func hostileRepoFilter(t *testing.T, driver string) (repo, markers string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -39,7 +47,7 @@ func hostileRepo(t *testing.T) (repo, markers string) {
 		}
 	}
 	git("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(repo, ".gitattributes"), []byte("*.dat filter=x\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".gitattributes"), []byte("*.dat filter="+driver+"\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "a.dat"), []byte("data\n"), 0o644)
 	git("add", ".")
 	git("commit", "-q", "-m", "init")
@@ -50,9 +58,9 @@ func hostileRepo(t *testing.T) (repo, markers string) {
 	hook := script("hook")
 	os.Rename(hook, filepath.Join(hooks, "post-index-change"))
 	git("config", "core.fsmonitor", script("fsmonitor"))
-	git("config", "filter.x.clean", script("clean"))
-	git("config", "filter.x.process", script("process"))
-	git("config", "filter.x.required", "true")
+	git("config", "filter."+driver+".clean", script("clean"))
+	git("config", "filter."+driver+".process", script("process"))
+	git("config", "filter."+driver+".required", "true")
 	git("config", "status.submoduleSummary", "true")
 	// A stat-dirty file: git status must hash it again, through its
 	// clean filter.
@@ -69,6 +77,46 @@ func ranMarkers(t *testing.T, markers string) []string {
 
 func TestStatusRunsNothingFromTheRepository(t *testing.T) {
 	repo, markers := hostileRepo(t)
+	// A home of its own, so that the drivers are known without git
+	// (configfile.go) whatever the user's global configuration.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if _, known := knownFilterKeys(repo, environ(os.Environ())); !known && (runtime.GOOS == "linux" || runtime.GOOS == "darwin") {
+		t.Fatal("the drivers are not known without git: this test would not exercise configfile.go")
+	}
+	statusRunsNothing(t, repo, markers)
+}
+
+// The driver named "" (`filter=` in .gitattributes, [filter ""] in the
+// configuration) runs like any other.
+func TestStatusRunsNoFilterWithAnEmptyName(t *testing.T) {
+	repo, markers := hostileRepoFilter(t, "")
+	statusRunsNothing(t, repo, markers)
+}
+
+// The same repository with an include in its configuration: the filter
+// drivers are then listed by git (configfile.go does not follow includes),
+// and nothing runs either. The driver is also named in the legacy form
+// with capitals, in the included file.
+func TestStatusRunsNothingWhenGitListsTheFilters(t *testing.T) {
+	repo, markers := hostileRepo(t)
+	config := filepath.Join(repo, ".git", "config")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	included := filepath.Join(t.TempDir(), "included")
+	clean := strings.Replace(string(data), "[filter \"x\"]", "[Filter.X]", 1)
+	os.WriteFile(included, []byte(clean), 0o644)
+	os.WriteFile(config, []byte("[include]\n\tpath = "+included+"\n"), 0o644)
+	if _, known := knownFilterKeys(repo, environ(os.Environ())); known {
+		t.Fatal("the drivers are known without git: this test would not exercise git's listing")
+	}
+	statusRunsNothing(t, repo, markers)
+}
+
+func statusRunsNothing(t *testing.T, repo, markers string) {
+	t.Helper()
 	index := filepath.Join(repo, ".git", "index")
 	before, _ := os.ReadFile(index)
 	beforeInfo, _ := os.Stat(index)
@@ -125,11 +173,12 @@ func TestEnvironHasNoSecretsAndNoGitOverrides(t *testing.T) {
 }
 
 func TestFilterOverrides(t *testing.T) {
-	got := filterOverrides("filter.x.clean\nfilter.x.process\nfilter.lfs.required\nfilter.a.b.smudge\nfilter.x.clean\n")
+	got := filterOverrides("filter.x.clean\nfilter.x.process\nfilter.lfs.required\nfilter.a.b.smudge\nfilter.x.clean\nfilter.clean\nfilter..clean\n")
 	want := []string{
 		"filter.x.clean=", "filter.x.smudge=", "filter.x.process=", "filter.x.required=false",
 		"filter.lfs.clean=", "filter.lfs.smudge=", "filter.lfs.process=", "filter.lfs.required=false",
 		"filter.a.b.clean=", "filter.a.b.smudge=", "filter.a.b.process=", "filter.a.b.required=false",
+		"filter..clean=", "filter..smudge=", "filter..process=", "filter..required=false",
 	}
 	var flat []string
 	for _, kv := range got {
@@ -149,8 +198,9 @@ func TestOutsideARepository(t *testing.T) {
 	}
 }
 
-// BenchmarkStatus measures the hardened status of the system prompt (two
-// git processes: the filter drivers' names, then status).
+// BenchmarkStatus measures the hardened status of the system prompt: in a
+// plain repository one git process (the filter drivers' names are read
+// from the files, configfile.go); two where git must list them.
 func BenchmarkStatus(b *testing.B) {
 	repo := b.TempDir()
 	cmd := exec.Command("git", "init", "-q", repo)

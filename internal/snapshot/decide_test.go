@@ -119,7 +119,7 @@ func TestSmallParsers(t *testing.T) {
 	if got := cutAtLine("one\ntwo\nthree", 9); got != "one\ntwo\n" {
 		t.Errorf("cutAtLine = %q", got)
 	}
-	m := failedPathRe.FindStringSubmatch(`exit status 128: error: open("a b"): Permission denied … fatal: Unable to process path a b`)
+	m := failedPathRe().FindStringSubmatch(`exit status 128: error: open("a b"): Permission denied … fatal: Unable to process path a b`)
 	if m == nil || m[1] != "a b" {
 		t.Errorf("failed path = %v", m)
 	}

@@ -305,10 +305,12 @@ func (s *Store) Excludes() []string { return append([]string{}, s.excludes...) }
 // Recovered returns the restore Open finished after a crash, or nil.
 func (s *Store) Recovered() *RestoreResult { return s.recovered }
 
-var sessionRe = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+var sessionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
+}) // compiled on first use, not at start-up
 
 func checkSession(session string) error {
-	if !sessionRe.MatchString(session) || strings.Contains(session, "..") || strings.HasSuffix(session, ".lock") {
+	if !sessionRe().MatchString(session) || strings.Contains(session, "..") || strings.HasSuffix(session, ".lock") {
 		return fmt.Errorf("snapshot: session id %q is not usable in a ref name", session)
 	}
 	return nil
@@ -482,7 +484,9 @@ func decide(p string, mode os.FileMode, sizeBytes, maxBytes int64) *Skip {
 
 // failedPathRe finds the path git could not add ("fatal: unable to process
 // path x", or the error line before it naming the file).
-var failedPathRe = regexp.MustCompile(`(?i)unable to (?:process path|index file) '?(.+?)'?$`)
+var failedPathRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)unable to (?:process path|index file) '?(.+?)'?$`)
+})
 
 // beforeIndexHook, when set (tests), runs between the checks of the changed
 // paths and git's reading of them.
@@ -497,7 +501,7 @@ func (s *Store) updateIndex(ctx context.Context, paths []string, skipped *[]Skip
 		if err == nil {
 			return nil
 		}
-		m := failedPathRe.FindStringSubmatch(err.Error())
+		m := failedPathRe().FindStringSubmatch(err.Error())
 		if m == nil || attempt >= 20 {
 			return fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
@@ -612,10 +616,12 @@ func (s *Store) Get(ctx context.Context, id ID) (Snapshot, error) {
 	return parseCommit(id, string(out)), nil
 }
 
-var idRe = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var idRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+})
 
 func checkID(id ID) error {
-	if !idRe.MatchString(string(id)) {
+	if !idRe().MatchString(string(id)) {
 		return fmt.Errorf("snapshot: %q is not a snapshot id", id)
 	}
 	return nil

@@ -1,0 +1,305 @@
+package gitcmd
+
+// configfile.go: the filter drivers' names without a git process. Output
+// needs the names git's `config --name-only --get-regexp ^filter\.` would
+// print; for the common repository (a .git directory, no includes) they
+// are read here from the same files git reads, with a parser that mirrors
+// git's own (config.c, git_parse_source). Anything this file does not
+// mirror exactly — a .git file, an include, a worktree configuration, a
+// byte or construct outside the subset below, a file that cannot be read —
+// answers "unknown", and Output asks git as before. An unknown answer
+// costs a process; a wrong one would run a repository's command, so every
+// doubt is unknown.
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxConfigFile bounds a configuration file read here; a larger one is
+// left to git.
+const maxConfigFile = 1 << 20
+
+// knownFilterKeys returns the keys of the configuration git run in dir
+// with env would see that start with "filter." (in git's order, one a
+// line, as `git config --name-only --get-regexp ^filter\.` prints them),
+// or ok false when it cannot be sure.
+func knownFilterKeys(dir string, env []string) (keys string, ok bool) {
+	files, ok := configFiles(dir, env)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // git reads only the files that exist
+		}
+		if err != nil || len(data) > maxConfigFile {
+			return "", false
+		}
+		names, ok := configKeys(data)
+		if !ok {
+			return "", false
+		}
+		for _, name := range names {
+			if strings.HasPrefix(name, "filter.") {
+				b.WriteString(name)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String(), true
+}
+
+// configFiles returns the files git reads for its configuration in dir,
+// in its order: the global ones, then the repository's (when dir is in
+// one), or ok false when env or the repository's layout is one this file
+// does not follow. env is what git gets: GIT_CONFIG_NOSYSTEM=1 must be
+// there and no other variable that moves the configuration or the
+// repository (GIT_DIR, GIT_CONFIG_GLOBAL, GIT_CONFIG_COUNT, …).
+func configFiles(dir string, env []string) ([]string, bool) {
+	var home, xdg string
+	nosystem := false
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "HOME":
+			home = value
+		case name == "XDG_CONFIG_HOME":
+			xdg = value
+		case name == "GIT_CONFIG_NOSYSTEM":
+			nosystem = value == "1"
+		case name == "GIT_TERMINAL_PROMPT", name == "GIT_PAGER", name == "GIT_OPTIONAL_LOCKS":
+		case strings.HasPrefix(name, "GIT_"):
+			return nil, false
+		}
+	}
+	if !nosystem || !filepath.IsAbs(home) {
+		return nil, false
+	}
+	// git_global_config: $XDG_CONFIG_HOME/git/config (or
+	// ~/.config/git/config), then ~/.gitconfig.
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	} else if !filepath.IsAbs(xdg) {
+		return nil, false
+	}
+	files := []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
+	gitDir, ok := discoverGitDir(dir)
+	if !ok {
+		return nil, false
+	}
+	if gitDir != "" {
+		files = append(files, filepath.Join(gitDir, "config"))
+	}
+	return files, true
+}
+
+// validHead reports whether a HEAD file's first bytes are ones git's
+// validate_headref accepts for sure: "ref:", blanks, "refs/…", or a
+// detached HEAD's 40 hexadecimal digits.
+func validHead(data []byte) bool {
+	if len(data) > 255 {
+		data = data[:255]
+	}
+	if rest, ok := bytes.CutPrefix(data, []byte("ref:")); ok {
+		rest = bytes.TrimLeft(rest, " \t\n\r")
+		if bytes.HasPrefix(rest, []byte("refs/")) {
+			return true
+		}
+	}
+	if len(data) < 40 {
+		return false
+	}
+	for _, c := range data[:40] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// configKeys returns the full names of the variables in a git
+// configuration file, in order, as git's parser names them (section and
+// variable lower-cased, a quoted subsection verbatim), or ok false when
+// the file has anything not mirrored here exactly or that makes git read
+// another file: a carriage return, a NUL, a byte-order mark, a backslash
+// in a subsection, a variable before any section, an include or includeIf
+// section, extensions.worktreeConfig, or a syntax error (git would fail
+// on it, and is left to say so).
+func configKeys(data []byte) (keys []string, ok bool) {
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, 0) >= 0 || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, false
+	}
+	p := &configParser{data: data}
+	var section []byte // the current section's name and a dot, "" before the first
+	comment := false
+	for {
+		c := p.next()
+		switch {
+		case c == '\n':
+			if p.eof {
+				return keys, true
+			}
+			comment = false
+		case comment || isSpace(c):
+		case c == '#' || c == ';':
+			comment = true
+		case c == '[':
+			name, ok := p.sectionName()
+			if !ok || len(name) == 0 {
+				return nil, false
+			}
+			base, _, _ := bytes.Cut(name, []byte("."))
+			if string(base) == "include" || string(base) == "includeif" {
+				return nil, false
+			}
+			section = append(name, '.')
+		case isAlpha(c):
+			if len(section) == 0 {
+				return nil, false
+			}
+			name, ok := p.variable(append(append([]byte{}, section...), lower(c)))
+			if !ok || name == "extensions.worktreeconfig" {
+				return nil, false
+			}
+			keys = append(keys, name)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// configParser reads a configuration file a byte at a time as git's
+// get_next_char does (no carriage returns: configKeys refuses them): the
+// end of the file reads as a newline, with eof set.
+type configParser struct {
+	data []byte
+	pos  int
+	eof  bool
+}
+
+func (p *configParser) next() byte {
+	if p.pos >= len(p.data) {
+		p.eof = true
+		return '\n'
+	}
+	c := p.data[p.pos]
+	p.pos++
+	return c
+}
+
+// sectionName reads a section header after its '[' (get_base_var):
+// [name] or [name.legacy], lower-cased, or [name "subsection"] with the
+// subsection verbatim.
+func (p *configParser) sectionName() ([]byte, bool) {
+	var name []byte
+	for {
+		c := p.next()
+		switch {
+		case p.eof:
+			return nil, false
+		case c == ']':
+			return name, true
+		case isSpace(c):
+			return p.subsection(name, c)
+		case !isKeyChar(c) && c != '.':
+			return nil, false
+		}
+		name = append(name, lower(c))
+	}
+}
+
+// subsection reads ` "subsection"]` after a section's name
+// (get_extended_base_var); c is the blank that ended the name.
+func (p *configParser) subsection(name []byte, c byte) ([]byte, bool) {
+	for {
+		if c == '\n' {
+			return nil, false
+		}
+		if c = p.next(); !isSpace(c) {
+			break
+		}
+	}
+	if c != '"' {
+		return nil, false
+	}
+	name = append(name, '.')
+	for {
+		c := p.next()
+		switch c {
+		case '\n', '\\': // git drops a backslash (some versions refuse some): unknown
+			return nil, false
+		case '"':
+			if p.next() != ']' {
+				return nil, false
+			}
+			return name, true
+		}
+		name = append(name, c)
+	}
+}
+
+// variable reads the rest of a variable's name and its value (get_value),
+// returning the full name.
+func (p *configParser) variable(name []byte) (string, bool) {
+	var c byte
+	for {
+		c = p.next()
+		if p.eof || !isKeyChar(c) {
+			break
+		}
+		name = append(name, lower(c))
+	}
+	for c == ' ' || c == '\t' {
+		c = p.next()
+	}
+	if c != '\n' {
+		if c != '=' || !p.value() {
+			return "", false
+		}
+	}
+	return string(name), true
+}
+
+// value skips a value to the end of its line (parse_value): quotes,
+// escapes, comments and backslash-newline continuations as git reads
+// them.
+func (p *configParser) value() bool {
+	quote, comment := false, false
+	for {
+		c := p.next()
+		switch {
+		case c == '\n':
+			return !quote
+		case comment:
+		case isSpace(c) && !quote:
+		case !quote && (c == ';' || c == '#'):
+			comment = true
+		case c == '\\':
+			switch p.next() {
+			case '\n', 't', 'b', 'n', '\\', '"':
+			default:
+				return false // git refuses an unknown escape
+			}
+		case c == '"':
+			quote = !quote
+		}
+	}
+}
+
+// The character classes of git's sane_ctype (ASCII only).
+func isSpace(c byte) bool   { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isAlpha(c byte) bool   { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isKeyChar(c byte) bool { return isAlpha(c) || '0' <= c && c <= '9' || c == '-' }
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

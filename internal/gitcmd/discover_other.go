@@ -1,0 +1,7 @@
+//go:build !(linux || darwin)
+
+package gitcmd
+
+// discoverGitDir is not known here: Output asks git for the filter
+// drivers.
+func discoverGitDir(string) (string, bool) { return "", false }
