@@ -126,12 +126,19 @@ func (s *Store) ListParts(ctx context.Context, sessionID string) ([]message.Part
 // listParts reads a session's parts and their unfinished deltas; q should
 // be a transaction so both reads see the same snapshot.
 func listParts(ctx context.Context, q querier, sessionID string) ([]message.Part, error) {
+	return readParts(ctx, q, sessionID, `SELECT `+partColumns+` FROM parts
+		WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+// readParts runs query (selecting partColumns), decodes the parts and adds
+// the session's unfinished deltas to their text; q should be a transaction
+// so both reads see the same snapshot.
+func readParts(ctx context.Context, q querier, sessionID, query string, args ...any) ([]message.Part, error) {
 	deltas, err := sessionDeltas(ctx, q, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+partColumns+` FROM parts
-		WHERE session_id = ? ORDER BY id`, sessionID)
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +160,7 @@ func listParts(ctx context.Context, q querier, sessionID string) ([]message.Part
 		return nil, err
 	}
 	if err := decodeStates(parts, states); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decode parts: %w", err)
 	}
 	for i := range parts {
 		if d, ok := deltas[parts[i].ID]; ok {

@@ -6,7 +6,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -68,39 +67,6 @@ func (s *Store) LoadTail(ctx context.Context, sessionID string, n int) (entries 
 // tailParts reads the parts of a session's messages from the one with id
 // from on, with their unfinished streams' deltas.
 func tailParts(ctx context.Context, tx *sql.Tx, sessionID, from string) ([]message.Part, error) {
-	deltas, err := sessionDeltas(ctx, tx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+partColumns+` FROM parts WHERE message_id IN
+	return readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts WHERE message_id IN
 		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, sessionID, from)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var parts []message.Part
-	var states [][]byte
-	for rows.Next() {
-		var p message.Part
-		var state []byte
-		var created, updated int64
-		if err := rows.Scan(&p.ID, &p.SessionID, &p.MessageID, &p.Type, &state, &created, &updated); err != nil {
-			return nil, err
-		}
-		p.CreatedAt, p.UpdatedAt = fromUnix(created), fromUnix(updated)
-		parts = append(parts, p)
-		states = append(states, state)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := decodeStates(parts, states); err != nil {
-		return nil, fmt.Errorf("decode parts: %w", err)
-	}
-	for i := range parts {
-		if d, ok := deltas[parts[i].ID]; ok {
-			parts[i].Text += d
-		}
-	}
-	return parts, nil
 }

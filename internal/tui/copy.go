@@ -15,6 +15,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/tui/markdown"
 )
 
 // selectable reports whether Alt+↑/Alt+↓ stop on an item: the cards
@@ -102,8 +104,8 @@ func lastCodeBlock(md string) string {
 	for _, line := range strings.Split(md, "\n") {
 		trimmed := strings.TrimLeft(line, " ")
 		switch {
-		case fence == "" && openFence(line) != "":
-			fence, cur = openFence(line), []string{}
+		case fence == "" && markdown.FenceOf(line) != "":
+			fence, cur = markdown.FenceOf(line), []string{}
 		case fence != "" && closesFence(trimmed, fence):
 			last, fence = cur, ""
 		case fence != "":

@@ -191,8 +191,8 @@ scan:
 			if closesFence(line, fence) {
 				fence = ""
 			}
-		case openFence(line) != "":
-			fence = openFence(line)
+		case markdown.FenceOf(line) != "":
+			fence = markdown.FenceOf(line)
 		case isBlank(line):
 			if strings.TrimSpace(src[start:i]) == "" {
 				start = j + 1
@@ -252,25 +252,6 @@ func firstLine(s string) string {
 }
 
 func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
-
-// openFence returns the fence marker a line opens (``` or ~~~ with any
-// extra length), or "".
-func openFence(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 {
-		return ""
-	}
-	for _, ch := range []byte{'`', '~'} {
-		n := 0
-		for n < len(t) && t[n] == ch {
-			n++
-		}
-		if n >= 3 {
-			return t[:n]
-		}
-	}
-	return ""
-}
 
 func closesFence(line, fence string) bool {
 	t := strings.TrimSpace(line)

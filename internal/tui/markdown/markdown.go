@@ -127,7 +127,7 @@ func plainOnly(src string) bool {
 			}
 			continue
 		}
-		if f := fenceOf(line); f != "" {
+		if f := FenceOf(line); f != "" {
 			fence = f
 			continue
 		}
@@ -144,8 +144,9 @@ func plainOnly(src string) bool {
 	return false
 }
 
-// fenceOf returns the code fence a line opens, or "".
-func fenceOf(line string) string {
+// FenceOf returns the code fence a line opens (``` or ~~~ with any extra
+// length, indented at most 3 spaces), or "".
+func FenceOf(line string) string {
 	t := strings.TrimLeft(line, " ")
 	if len(line)-len(t) > 3 {
 		return ""
