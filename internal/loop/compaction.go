@@ -222,8 +222,8 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
 	_, pins := r.pinsNow()
-	v := Visible(history)
-	return sys + tl + pins + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+	calibrated, plain := r.reqc.estimate(history, r.calc(), r.est)
+	return sys + tl + pins + max(calibrated, plain)
 }
 
 // fitPoint is the total a compaction must bring the request under: the

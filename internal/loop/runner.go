@@ -154,6 +154,8 @@ type Runner struct {
 	toolEnv  *tools.Env
 	rnd      *rand.Rand
 	tt       toolTable // the tools of the current step
+	// reqc keeps what each history entry is sent as (reqcache.go).
+	reqc requestCache
 
 	mu      sync.Mutex
 	sess    message.Session

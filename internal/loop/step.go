@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
-	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -26,22 +26,28 @@ type stepOutcome struct {
 
 // buildRequest converts the history into the next chat request, checked
 // and repaired so that every tool call has its one result right after it
-// (RepairPairs; a repair is logged).
+// (RepairPairs; a repair is logged). What the history's entries are sent
+// as is kept between requests (requestCache): the messages come with
+// their JSON, so the provider encodes only what is new.
 func (r *Runner) buildRequest(ctx context.Context) provider.Request {
-	msgs := make([]openai.ChatCompletionMessage, 0, len(r.history)+2)
+	msgs := make([]openai.ChatCompletionMessage, 0, len(r.system)+r.reqc.sizeHint()+2)
 	for _, s := range r.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	conv, repairs := RepairPairs(ToModelMessages(r.history, r.convertOptions()))
+	enc := append(make([][]byte, 0, cap(msgs)), r.reqc.systemEncodings(r.system)...)
+	msgs, enc, repairs, summarised := r.reqc.messages(msgs, enc, r.history, r.convertOptions())
 	if repairs > 0 {
 		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
 	}
-	pins, _ := r.pinsNow()
-	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
+	if pins, _ := r.pinsNow(); pins != "" {
+		at := len(r.system) + pinsAt(msgs[len(r.system):], summarised)
+		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
+		enc = slices.Insert(enc, at, nil)
+	}
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
 	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
-		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
+		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system)), Encoded: enc}
 	if !r.toolsOff(r.model) {
 		req.Tools = r.offered().OpenAITools()
 	}

@@ -1,0 +1,376 @@
+package loop
+
+// The request cache. A step's request is the session's whole visible
+// history, and between two steps almost none of it changes: so what each
+// history entry is sent as — its chat messages (converted and repaired),
+// their JSON, and its token estimate taken apart (tokens.EntryCost) — is
+// kept from one step to the next, and made again only for the entries
+// that changed. A long session's request then costs what its new entries
+// cost, plus a walk over the history comparing, not converting.
+//
+// An entry is found by its message id, and what was kept for it is used
+// only while everything its conversion and its estimate read is as it was
+// (entryKey: role, summary flag, superseded, and each part's type, text,
+// tool call with the result sent for it, attachment). Prune marks,
+// compaction, rewind, summary edits, undo and repairs all show as a
+// changed key or as another visible history, so none of them has to
+// invalidate anything. What the conversion reads besides an entry is
+// handled apart: the reasoning round-trip setting (a change drops the kept
+// messages), the call ids of the entries before (an entry whose call id
+// was used before is repaired again, as RepairPairs would), the images
+// sent whole (an entry with an image is converted every time), and the
+// estimator (costs are kept only for one whose counts cannot change).
+//
+// The result is exactly the uncached one: ToModelMessages then RepairPairs
+// over the whole history, provider.EncodeMessage of each message, and
+// EstimateEntries (TestRequestCacheMatchesUncached).
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+)
+
+// requestCache keeps, per history entry, what the entry is sent as. The
+// zero value is ready; it is safe for concurrent use.
+type requestCache struct {
+	mu      sync.Mutex
+	entries map[string]*cachedEntry // by message id
+	pass    uint64                  // counts the requests built, to drop what none used
+	// roundtrip is the conversion option the kept messages were made
+	// with; est the estimator the kept costs were counted with.
+	roundtrip bool
+	est       tokens.Estimator
+	systems   []cachedText
+	lastLen   int // the messages of the last request, to size the next
+	// order holds the entries of the last walk over a history, in their
+	// place, so that a walk over the same history finds each entry
+	// without a map lookup; next is the walk's own, cursor its place.
+	order, next []*cachedEntry
+	cursor      int
+}
+
+// cachedEntry is what is kept for one history entry while its key holds.
+type cachedEntry struct {
+	id   string
+	key  entryKey
+	used uint64 // the pass that last used it
+	conv *convertedEntry
+	cost *tokens.EntryCost
+}
+
+// convertedEntry is an entry converted (appendEntry) and repaired as if
+// no call id had come before it (repairPairs), each message encoded.
+type convertedEntry struct {
+	msgs    []openai.ChatCompletionMessage
+	enc     [][]byte
+	callIDs []string // the ids of its calls, for repairPairs' seen set
+	repairs int
+}
+
+// cachedText is a system prompt and its encoding.
+type cachedText struct {
+	text string
+	enc  []byte
+}
+
+// entryKey is what the conversion and the estimate of an entry read.
+type entryKey struct {
+	role       message.Role
+	summary    bool
+	superseded bool
+	parts      []partKey
+}
+
+// partKey is what they read of a part. A tool call's result is kept as
+// the text sent (tokens.ToolResult), which follows its status, output and
+// prune mark. It is small: a walk compares every part of the history.
+type partKey struct {
+	typ  message.PartType
+	text string
+	tool *toolKey           // nil: Tool is nil
+	file *message.FileState // a copy; nil: File is nil
+}
+
+type toolKey struct{ callID, name, input, result string }
+
+func keyOf(e *message.Entry) entryKey {
+	k := entryKey{role: e.Message.Role, summary: e.Message.Summary, superseded: e.Message.Error == ErrSuperseded,
+		parts: make([]partKey, len(e.Parts))}
+	for i := range e.Parts {
+		p := &e.Parts[i]
+		pk := partKey{typ: p.Type, text: p.Text}
+		if t := p.Tool; t != nil {
+			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t)}
+		}
+		if p.File != nil {
+			f := *p.File
+			pk.file = &f
+		}
+		k.parts[i] = pk
+	}
+	return k
+}
+
+// matches reports whether e reads as k. Strings kept from the same
+// history are the same strings (same), so an unchanged entry costs a few
+// comparisons a part.
+func (k *entryKey) matches(e *message.Entry) bool {
+	if k.role != e.Message.Role || k.summary != e.Message.Summary || k.superseded != (e.Message.Error == ErrSuperseded) ||
+		len(k.parts) != len(e.Parts) {
+		return false
+	}
+	for i := range e.Parts {
+		p, pk := &e.Parts[i], &k.parts[i]
+		if !same(pk.text, p.Text) || !same(string(pk.typ), string(p.Type)) || (pk.tool == nil) != (p.Tool == nil) || (pk.file == nil) != (p.File == nil) {
+			return false
+		}
+		if t, tk := p.Tool, pk.tool; t != nil && !(same(tk.callID, t.CallID) && same(tk.name, t.Name) && same(tk.input, t.Input) &&
+			same(tk.result, tokens.ToolResult(t))) {
+			return false
+		}
+		if p.File != nil && *pk.file != *p.File {
+			return false
+		}
+	}
+	return true
+}
+
+// same is a == b, answered without reading the bytes when both are the
+// same string (the common case: a key holds the history's own strings).
+func same(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// walk calls fn with the visible entries of history in the order they
+// are sent (tokens.Visible.Entries, without the copy) and what is kept
+// for each (lookup). The caller holds c.mu.
+func (c *requestCache) walk(v tokens.Visible, fn func(e *message.Entry, ce *cachedEntry)) {
+	c.cursor, c.next = 0, c.next[:0]
+	visit := func(e *message.Entry) { fn(e, c.lookup(e)) }
+	for i := range v.Head {
+		visit(&v.Head[i])
+	}
+	if v.Summary != nil {
+		visit(v.Summary)
+	}
+	for i := range v.Kept {
+		visit(&v.Kept[i])
+	}
+	for i := range v.After {
+		visit(&v.After[i])
+	}
+	c.order, c.next = c.next, c.order
+}
+
+// lookup returns what is kept for e, the next entry of a walk, emptied
+// when e changed since; nil for an entry without an id.
+func (c *requestCache) lookup(e *message.Entry) *cachedEntry {
+	id := e.Message.ID
+	var ce *cachedEntry
+	if k := c.cursor; k < len(c.order) && c.order[k] != nil && c.order[k].id == id {
+		ce = c.order[k] // where it was in the last walk
+	} else if id != "" {
+		if c.entries == nil {
+			c.entries = map[string]*cachedEntry{}
+		}
+		if ce = c.entries[id]; ce == nil {
+			ce = &cachedEntry{id: id, key: keyOf(e)}
+			c.entries[id] = ce
+		}
+	}
+	c.cursor++
+	c.next = append(c.next, ce)
+	if ce == nil {
+		return nil
+	}
+	if !ce.key.matches(e) {
+		*ce = cachedEntry{id: id, key: keyOf(e)}
+	}
+	ce.used = c.pass
+	return ce
+}
+
+// hasImage reports whether a user entry carries an image: how it is sent
+// depends on the images after it (WholeImages) and on its file.
+func hasImage(e *message.Entry) bool {
+	for i := range e.Parts {
+		if tokens.IsImage(&e.Parts[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// messages appends to msgs (and enc, their encodings: nil for one not
+// encoded yet) the conversation history is sent as: ToModelMessages then
+// RepairPairs. It returns how many repairs were made, and whether the
+// history sends a summary.
+func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byte, history []message.Entry, opt ConvertOptions) (
+	[]openai.ChatCompletionMessage, [][]byte, int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pass++
+	if c.roundtrip != opt.ReasoningRoundtrip {
+		for _, ce := range c.entries {
+			ce.conv = nil
+		}
+		c.roundtrip = opt.ReasoningRoundtrip
+	}
+	v := tokens.VisibleHistory(history)
+	var whole map[*message.FileState]bool
+	wholeImagesOnce := func() map[*message.FileState]bool {
+		if whole == nil {
+			whole = wholeImages(v.Entries())
+		}
+		return whole
+	}
+	start := len(msgs)
+	seen := make(map[string]bool, c.lastLen/2)
+	repairs := 0
+	fresh := func(e *message.Entry, whole map[*message.FileState]bool) {
+		n := len(msgs)
+		var r int
+		msgs, r = repairPairs(msgs, appendEntry(nil, e, whole, opt), seen)
+		repairs += r
+		for range len(msgs) - n {
+			enc = append(enc, nil)
+		}
+	}
+	c.walk(v, func(e *message.Entry, ce *cachedEntry) {
+		if hasImage(e) {
+			fresh(e, wholeImagesOnce())
+			return
+		}
+		if ce == nil {
+			fresh(e, nil)
+			return
+		}
+		if ce.conv == nil {
+			ce.conv = convertEntry(e, opt)
+		}
+		for _, id := range ce.conv.callIDs {
+			if seen[id] {
+				// An id used before: repaired with what came before.
+				fresh(e, nil)
+				return
+			}
+		}
+		for _, id := range ce.conv.callIDs {
+			seen[id] = true
+		}
+		msgs = append(msgs, ce.conv.msgs...)
+		enc = append(enc, ce.conv.enc...)
+		repairs += ce.conv.repairs
+	})
+	c.lastLen = len(msgs) - start
+	if n := len(c.entries); n > 2*v.Len()+64 {
+		for id, ce := range c.entries {
+			if ce.used != c.pass {
+				delete(c.entries, id)
+			}
+		}
+	}
+	return msgs, enc, repairs, v.Summary != nil
+}
+
+// sizeHint is how many messages the last request's history had.
+func (c *requestCache) sizeHint() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastLen
+}
+
+// convertEntry converts and repairs one entry on its own and encodes its
+// messages. A message that cannot be encoded is left to the provider
+// (which reports the error).
+func convertEntry(e *message.Entry, opt ConvertOptions) *convertedEntry {
+	conv := appendEntry(nil, e, nil, opt)
+	ce := &convertedEntry{}
+	for _, m := range conv {
+		for _, tc := range m.ToolCalls {
+			if tc.ID != "" {
+				ce.callIDs = append(ce.callIDs, tc.ID)
+			}
+		}
+	}
+	ce.msgs, ce.repairs = repairPairs(make([]openai.ChatCompletionMessage, 0, len(conv)), conv, map[string]bool{})
+	ce.enc = make([][]byte, len(ce.msgs))
+	for i, m := range ce.msgs {
+		if b, err := provider.EncodeMessage(m); err == nil {
+			ce.enc[i] = b
+		}
+	}
+	return ce
+}
+
+// systemEncodings returns the encodings of the system prompts' messages.
+func (c *requestCache) systemEncodings(system []string) [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([][]byte, len(system))
+	kept := c.systems
+	c.systems = make([]cachedText, len(system))
+	for i, s := range system {
+		if i < len(kept) && kept[i].text == s {
+			c.systems[i] = kept[i]
+		} else {
+			b, _ := provider.EncodeMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+			c.systems[i] = cachedText{text: s, enc: b}
+		}
+		out[i] = c.systems[i].enc
+	}
+	return out
+}
+
+// cachedCounts reports whether an estimator's counts can be kept: it
+// gives the same count for the same text for the whole session (chars/4,
+// or a tokenizer once its tables are loaded).
+func cachedCounts(est tokens.Estimator) bool {
+	switch e := est.(type) {
+	case tokens.Chars:
+		return true
+	case *tokens.Tokenizer:
+		return e.Loaded()
+	}
+	return false
+}
+
+// estimate prices the visible entries of history as the calculator does
+// (calc.EstimateEntries) and plainly (tokens.EstimateEntries with est).
+func (c *requestCache) estimate(history []message.Entry, calc *tokens.Calculator, est tokens.Estimator) (calibrated, plain int64) {
+	cest, ratio, roundtrip := calc.Pricing()
+	if !cachedCounts(est) || cest != est {
+		v := Visible(history)
+		return calc.EstimateEntries(v), tokens.EstimateEntries(v, est)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.est != est {
+		for _, ce := range c.entries {
+			ce.cost = nil
+		}
+		c.est = est
+	}
+	c.walk(tokens.VisibleHistory(history), func(e *message.Entry, ce *cachedEntry) {
+		var cost *tokens.EntryCost
+		if ce != nil {
+			if ce.cost == nil {
+				ec := tokens.CostOf(e, est)
+				ce.cost = &ec
+			}
+			cost = ce.cost
+		} else {
+			ec := tokens.CostOf(e, est)
+			cost = &ec
+		}
+		calibrated += cost.Price(ratio, roundtrip)
+		plain += cost.Price(1, false)
+	})
+	return calibrated, plain
+}
