@@ -61,7 +61,31 @@ type cachedEntry struct {
 	key  entryKey
 	used uint64 // the pass that last used it
 	conv *convertedEntry
-	cost *tokens.EntryCost
+	cost *pricedEntry
+}
+
+// pricedEntry is an entry's cost taken apart, its plain price, and its
+// price at the last calibration it was priced at.
+type pricedEntry struct {
+	cost       tokens.EntryCost
+	plain      int64
+	ratio      float64
+	roundtrip  bool
+	calibrated int64
+}
+
+func priceEntry(e *message.Entry, est tokens.Estimator) *pricedEntry {
+	p := &pricedEntry{cost: tokens.CostOf(e, est), ratio: -1}
+	p.plain = p.cost.Price(1, false)
+	return p
+}
+
+// at is the entry's price at ratio (with its reasoning when roundtrip).
+func (p *pricedEntry) at(ratio float64, roundtrip bool) int64 {
+	if p.ratio != ratio || p.roundtrip != roundtrip {
+		p.ratio, p.roundtrip, p.calibrated = ratio, roundtrip, p.cost.Price(ratio, roundtrip)
+	}
+	return p.calibrated
 }
 
 // convertedEntry is an entry converted (appendEntry) and repaired as if
@@ -358,19 +382,17 @@ func (c *requestCache) estimate(history []message.Entry, calc *tokens.Calculator
 		c.est = est
 	}
 	c.walk(tokens.VisibleHistory(history), func(e *message.Entry, ce *cachedEntry) {
-		var cost *tokens.EntryCost
+		var p *pricedEntry
 		if ce != nil {
 			if ce.cost == nil {
-				ec := tokens.CostOf(e, est)
-				ce.cost = &ec
+				ce.cost = priceEntry(e, est)
 			}
-			cost = ce.cost
+			p = ce.cost
 		} else {
-			ec := tokens.CostOf(e, est)
-			cost = &ec
+			p = priceEntry(e, est)
 		}
-		calibrated += cost.Price(ratio, roundtrip)
-		plain += cost.Price(1, false)
+		calibrated += p.at(ratio, roundtrip)
+		plain += p.plain
 	})
 	return calibrated, plain
 }

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/sashabaranov/go-openai"
@@ -38,7 +39,7 @@ func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
 // messages are encoded one by one, or taken from encoded (Request.Encoded),
 // and written into the body of the rest of the request: the bytes are
 // encodeWhole's, without encoding again what the caller encoded before.
-func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [][]byte) ([]byte, error) {
+func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [][]byte) (requestBody, error) {
 	if len(cr.Messages) == 0 {
 		return encodeWhole(cr, breakpoints)
 	}
@@ -58,7 +59,7 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		if b == nil {
 			var err error
 			if b, err = EncodeMessage(cr.Messages[i]); err != nil {
-				return nil, err
+				return requestBody{}, err
 			}
 		}
 		msgs[i] = b
@@ -70,7 +71,7 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		}
 		b, err := markCache(msgs[i])
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return requestBody{}, fmt.Errorf("message %d: %w", i, err)
 		}
 		size += len(b) - len(msgs[i])
 		msgs[i] = b
@@ -84,11 +85,11 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 	if len(breakpoints) == 0 {
 		rest, err := json.Marshal(shell)
 		if err != nil {
-			return nil, err
+			return requestBody{}, err
 		}
 		model, err := json.Marshal(cr.Model)
 		if err != nil {
-			return nil, err
+			return requestBody{}, err
 		}
 		at := len(`{"model":`) + len(model) + len(`,"messages":`)
 		if !bytes.HasPrefix(rest, []byte(`{"model":`)) || !bytes.HasPrefix(rest[min(at, len(rest)):], []byte("null")) ||
@@ -99,7 +100,7 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 	} else {
 		rest, err := json.Marshal(wireRequest{ChatCompletionRequest: shell})
 		if err != nil {
-			return nil, err
+			return requestBody{}, err
 		}
 		const end = `,"messages":null}`
 		if !bytes.HasSuffix(rest, []byte(end)) {
@@ -107,24 +108,68 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		}
 		head, tail = rest[:len(rest)-len("null}")], []byte("}")
 	}
-	body := make([]byte, 0, len(head)+size+len(tail))
-	body = append(body, head...)
-	body = append(body, '[')
+	pieces := make([][]byte, 0, 2*len(msgs)+2)
+	pieces = append(pieces, append(head, '['))
 	for i, b := range msgs {
 		if i > 0 {
-			body = append(body, ',')
+			pieces = append(pieces, comma)
 		}
-		body = append(body, b...)
+		pieces = append(pieces, b)
 	}
-	body = append(body, ']')
-	return append(body, tail...), nil
+	pieces = append(pieces, append([]byte("]"), tail...))
+	return requestBody{pieces: pieces, size: len(head) + size + len(tail)}, nil
+}
+
+var comma = []byte(",")
+
+// requestBody is a request's JSON in pieces, read one after the other:
+// a long history's messages are not copied into one buffer first.
+type requestBody struct {
+	pieces [][]byte
+	size   int // bytes in all
+}
+
+// reader reads the body from its start.
+func (b requestBody) reader() io.Reader { return &pieceReader{pieces: b.pieces} }
+
+// bytes is the body in one buffer.
+func (b requestBody) bytes() []byte {
+	out := make([]byte, 0, b.size)
+	for _, p := range b.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+type pieceReader struct {
+	pieces [][]byte
+	off    int // into pieces[0]
+}
+
+func (r *pieceReader) Read(p []byte) (n int, err error) {
+	for n < len(p) && len(r.pieces) > 0 {
+		c := copy(p[n:], r.pieces[0][r.off:])
+		n, r.off = n+c, r.off+c
+		if r.off == len(r.pieces[0]) {
+			r.pieces, r.off = r.pieces[1:], 0
+		}
+	}
+	if n == 0 && len(r.pieces) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // encodeWhole is the JSON body of cr with the messages at the indexes of
 // breakpoints (at most MaxCacheBreakpoints) marked, encoded in one piece:
 // go-openai's request as encoding/json writes it, the messages in a
 // wireRequest when some are marked.
-func encodeWhole(cr openai.ChatCompletionRequest, breakpoints []int) ([]byte, error) {
+func encodeWhole(cr openai.ChatCompletionRequest, breakpoints []int) (requestBody, error) {
+	b, err := encodeWholeBytes(cr, breakpoints)
+	return requestBody{pieces: [][]byte{b}, size: len(b)}, err
+}
+
+func encodeWholeBytes(cr openai.ChatCompletionRequest, breakpoints []int) ([]byte, error) {
 	if len(breakpoints) == 0 {
 		return json.Marshal(cr)
 	}

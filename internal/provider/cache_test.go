@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
+	"testing/iotest"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -61,14 +66,19 @@ func TestEncodeRequestIsEncodeWhole(t *testing.T) {
 			}
 		}
 		for _, bps := range [][]int{nil, {0}, {0, n - 1}, {0, 2, 3, n - 1, 5, 6}, {1, 1, 3}, {-1, n + 3}} {
-			want, err := encodeWhole(cr, trimBreakpoints(bps))
+			want, err := encodeWholeBytes(cr, trimBreakpoints(bps))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for ei, enc := range [][][]byte{nil, full, partial, full[:max(n-1, 0)]} {
-				got, err := encodeRequest(cr, bps, enc)
+				body, err := encodeRequest(cr, bps, enc)
 				if err != nil {
 					t.Fatalf("request %d, breakpoints %v, encodings %d: %v", ri, bps, ei, err)
+				}
+				got := body.bytes()
+				read, _ := io.ReadAll(iotest.OneByteReader(body.reader()))
+				if len(got) != body.size || !bytes.Equal(read, got) {
+					t.Errorf("request %d: %d bytes read, %d in pieces, size %d", ri, len(read), len(got), body.size)
 				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("request %d, breakpoints %v, encodings %d:\n got %s\nwant %s", ri, bps, ei, got, want)
@@ -100,5 +110,37 @@ func TestEncodedMessagesAreSentAsGiven(t *testing.T) {
 	body := srv.Requests()[0].Body
 	if !bytes.Contains(body, []byte(`"messages":[{"role":"user","content":"kept"},{"role":"user","content":"there"}],`)) {
 		t.Errorf("body %s", body)
+	}
+}
+
+// The body can be read again (http.Request.GetBody): a 307 redirect sends
+// the same bytes to the new place.
+func TestBodyIsSentAgainOnRedirect(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, b)
+		mu.Unlock()
+		if r.URL.Path == "/v1/chat/completions" {
+			http.Redirect(w, r, "/v2/chat/completions", http.StatusTemporaryRedirect)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	p := NewOpenAI(Config{BaseURL: srv.URL + "/v1"})
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "hi"}, {Role: openai.ChatMessageRoleUser, Content: "there"}}
+	st, err := p.Stream(context.Background(), Request{Model: "m", Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 || !bytes.Equal(bodies[0], bodies[1]) || !bytes.Contains(bodies[0], []byte(`"content":"there"`)) {
+		t.Errorf("bodies %q", bodies)
 	}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -122,11 +121,13 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}
 	reqCtx, idle := watchIdle(ctx, p.idle)
-	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", bytes.NewReader(payload))
+	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", payload.reader())
 	if err != nil {
 		idle.release()
 		return nil, &Error{Class: ClassOther, Message: "invalid base URL " + displayURL(p.baseURL), Err: err}
 	}
+	httpReq.ContentLength = int64(payload.size)
+	httpReq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(payload.reader()), nil }
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("Accept", "text/event-stream")
 	httpReq.Header.Set("Cache-Control", "no-cache")
