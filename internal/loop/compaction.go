@@ -222,7 +222,10 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
 	_, pins := r.pinsNow()
-	calibrated, plain := r.reqc.estimate(history, r.calc(), r.est)
+	// What is priced is kept for the session's own history (the same
+	// array), not for the histories a compaction or an undo would make.
+	own := len(history) == len(r.history) && (len(history) == 0 || &history[0] == &r.history[0])
+	calibrated, plain := r.reqc.estimate(history, own, r.calc(), r.est)
 	return sys + tl + pins + max(calibrated, plain)
 }
 

@@ -53,6 +53,7 @@ type requestCache struct {
 	// without a map lookup; next is the walk's own, cursor its place.
 	order, next []*cachedEntry
 	cursor      int
+	seen        map[string]bool // the call ids of a request, kept for its buckets
 }
 
 // cachedEntry is what is kept for one history entry while its key holds.
@@ -173,10 +174,15 @@ func same(a, b string) bool {
 
 // walk calls fn with the visible entries of history in the order they
 // are sent (tokens.Visible.Entries, without the copy) and what is kept
-// for each (lookup). The caller holds c.mu.
-func (c *requestCache) walk(v tokens.Visible, fn func(e *message.Entry, ce *cachedEntry)) {
-	c.cursor, c.next = 0, c.next[:0]
-	visit := func(e *message.Entry) { fn(e, c.lookup(e)) }
+// for each (lookup). A walk that does not keep (over a history the loop
+// only prices: the one an undo would restore) changes nothing kept: an
+// entry that is not as it was gets nil. The caller holds c.mu.
+func (c *requestCache) walk(v tokens.Visible, keep bool, fn func(e *message.Entry, ce *cachedEntry)) {
+	c.cursor = 0
+	if keep {
+		c.next = c.next[:0]
+	}
+	visit := func(e *message.Entry) { fn(e, c.lookup(e, keep)) }
 	for i := range v.Head {
 		visit(&v.Head[i])
 	}
@@ -189,12 +195,15 @@ func (c *requestCache) walk(v tokens.Visible, fn func(e *message.Entry, ce *cach
 	for i := range v.After {
 		visit(&v.After[i])
 	}
-	c.order, c.next = c.next, c.order
+	if keep {
+		c.order, c.next = c.next, c.order
+	}
 }
 
 // lookup returns what is kept for e, the next entry of a walk, emptied
-// when e changed since; nil for an entry without an id.
-func (c *requestCache) lookup(e *message.Entry) *cachedEntry {
+// (or, when not keeping, nil) when e changed since; nil for an entry
+// without an id.
+func (c *requestCache) lookup(e *message.Entry, keep bool) *cachedEntry {
 	id := e.Message.ID
 	var ce *cachedEntry
 	if k := c.cursor; k < len(c.order) && c.order[k] != nil && c.order[k].id == id {
@@ -203,12 +212,18 @@ func (c *requestCache) lookup(e *message.Entry) *cachedEntry {
 		if c.entries == nil {
 			c.entries = map[string]*cachedEntry{}
 		}
-		if ce = c.entries[id]; ce == nil {
+		if ce = c.entries[id]; ce == nil && keep {
 			ce = &cachedEntry{id: id, key: keyOf(e)}
 			c.entries[id] = ce
 		}
 	}
 	c.cursor++
+	if !keep {
+		if ce == nil || !ce.key.matches(e) {
+			return nil
+		}
+		return ce
+	}
 	c.next = append(c.next, ce)
 	if ce == nil {
 		return nil
@@ -255,7 +270,11 @@ func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byt
 		return whole
 	}
 	start := len(msgs)
-	seen := make(map[string]bool, c.lastLen/2)
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	seen := c.seen
+	clear(seen)
 	repairs := 0
 	fresh := func(e *message.Entry, whole map[*message.FileState]bool) {
 		n := len(msgs)
@@ -266,7 +285,7 @@ func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byt
 			enc = append(enc, nil)
 		}
 	}
-	c.walk(v, func(e *message.Entry, ce *cachedEntry) {
+	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
 		if hasImage(e) {
 			fresh(e, wholeImagesOnce())
 			return
@@ -367,7 +386,10 @@ func cachedCounts(est tokens.Estimator) bool {
 
 // estimate prices the visible entries of history as the calculator does
 // (calc.EstimateEntries) and plainly (tokens.EstimateEntries with est).
-func (c *requestCache) estimate(history []message.Entry, calc *tokens.Calculator, est tokens.Estimator) (calibrated, plain int64) {
+// keep says whether what it prices is kept: false for a history that is
+// not the session's (what an undo would restore), whose entries would
+// otherwise push out the session's own.
+func (c *requestCache) estimate(history []message.Entry, keep bool, calc *tokens.Calculator, est tokens.Estimator) (calibrated, plain int64) {
 	cest, ratio, roundtrip := calc.Pricing()
 	if !cachedCounts(est) || cest != est {
 		v := Visible(history)
@@ -381,14 +403,15 @@ func (c *requestCache) estimate(history []message.Entry, calc *tokens.Calculator
 		}
 		c.est = est
 	}
-	c.walk(tokens.VisibleHistory(history), func(e *message.Entry, ce *cachedEntry) {
+	c.walk(tokens.VisibleHistory(history), keep, func(e *message.Entry, ce *cachedEntry) {
 		var p *pricedEntry
-		if ce != nil {
-			if ce.cost == nil {
-				ce.cost = priceEntry(e, est)
-			}
+		switch {
+		case ce != nil && ce.cost != nil:
 			p = ce.cost
-		} else {
+		case ce != nil && keep:
+			ce.cost = priceEntry(e, est)
+			p = ce.cost
+		default:
 			p = priceEntry(e, est)
 		}
 		calibrated += p.at(ratio, roundtrip)

@@ -282,6 +282,24 @@ func TestRequestCacheConvertsOnlyWhatChanged(t *testing.T) {
 	if msgs[3*3+2].Content != message.ClearedOutput {
 		t.Errorf("the pruned output is sent as %q", msgs[3*3+2].Content)
 	}
+	// Pricing a history the session does not have (what an undo would
+	// restore) keeps nothing of it: the session's entries stay as kept.
+	for id, ce := range c.entries {
+		convs[id] = ce.conv
+	}
+	restored := append([]message.Entry(nil), h...)
+	restored[7].Parts = []message.Part{restored[7].Parts[0], {Type: message.PartTool, Tool: &message.ToolState{
+		CallID: "c3", Name: "read", Status: message.ToolCompleted, Input: `{}`, Output: "contents"}}}
+	calc := tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{})
+	if got, _ := c.estimate(restored, false, calc, tokens.Chars{}); got != calc.EstimateEntries(Visible(restored)) {
+		t.Errorf("restored history priced %d, want %d", got, calc.EstimateEntries(Visible(restored)))
+	}
+	build()
+	for id, ce := range c.entries {
+		if ce.conv != convs[id] {
+			t.Errorf("%s converted again after pricing another history", id)
+		}
+	}
 }
 
 // cacheHistoryFrom is historyFrom with what it lacks for the cache: call
@@ -353,7 +371,10 @@ func FuzzRequestCache(f *testing.F) {
 						t.Fatalf("message %d encoded as %s, want %s", i, b, w)
 					}
 				}
-				cal, plain := c.estimate(h, calc, est)
+				cal, plain := c.estimate(h, true, calc, est)
+				if rc, rp := c.estimate(h, false, calc, est); rc != cal || rp != plain {
+					t.Fatalf("estimate without keeping %d/%d, with %d/%d", rc, rp, cal, plain)
+				}
 				v := Visible(h)
 				if cal != calc.EstimateEntries(v) || plain != tokens.EstimateEntries(v, est) {
 					t.Fatalf("estimate %d/%d, uncached %d/%d", cal, plain, calc.EstimateEntries(v), tokens.EstimateEntries(v, est))
