@@ -246,20 +246,61 @@ func hasImage(e *message.Entry) bool {
 	return false
 }
 
-// messages appends to msgs (and enc, their encodings: nil for one not
-// encoded yet) the conversation history is sent as: ToModelMessages then
-// RepairPairs. It returns how many repairs were made, and whether the
-// history sends a summary.
-func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byte, history []message.Entry, opt ConvertOptions) (
-	[]openai.ChatCompletionMessage, [][]byte, int, bool) {
+// conversation is what a step's request carries, made in one walk over
+// the history: the system prompts' messages and the history's, their
+// encodings (nil: not encoded yet), the repairs made, whether a summary
+// is sent, and the history's messages priced (requestEstimate's share).
+type conversation struct {
+	msgs              []openai.ChatCompletionMessage
+	enc               [][]byte
+	systems           int
+	repairs           int
+	summarised        bool
+	calibrated, plain int64
+	// first and n are the history it was made from (its array and its
+	// length), to tell whether that is still the history.
+	first *message.Entry
+	n     int
+}
+
+// current reports whether c was made from history as it is: nothing
+// appended, removed or reloaded since. The loop edits no entry in place
+// between preparing a step's request and sending it.
+func (c *conversation) current(history []message.Entry) bool {
+	return len(history) == c.n && (c.n == 0 || &history[0] == c.first)
+}
+
+// conversation makes the conversation of history after the system
+// prompts: ToModelMessages then RepairPairs, and the visible entries
+// priced as calc prices them (calc.EstimateEntries) and plainly
+// (tokens.EstimateEntries with est).
+func (c *requestCache) conversation(system []string, history []message.Entry, opt ConvertOptions, calc *tokens.Calculator, est tokens.Estimator) *conversation {
+	sysEnc := c.systemEncodings(system)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	cv := &conversation{systems: len(system), n: len(history)}
+	if len(history) > 0 {
+		cv.first = &history[0]
+	}
+	msgs := make([]openai.ChatCompletionMessage, 0, len(system)+c.lastLen+2)
+	for _, s := range system {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+	}
+	enc := append(make([][]byte, 0, cap(msgs)), sysEnc...)
 	c.pass++
 	if c.roundtrip != opt.ReasoningRoundtrip {
 		for _, ce := range c.entries {
 			ce.conv = nil
 		}
 		c.roundtrip = opt.ReasoningRoundtrip
+	}
+	cest, ratio, roundtrip := calc.Pricing()
+	price := cachedCounts(est) && cest == est
+	if price && c.est != est {
+		for _, ce := range c.entries {
+			ce.cost = nil
+		}
+		c.est = est
 	}
 	v := tokens.VisibleHistory(history)
 	var whole map[*message.FileState]bool
@@ -269,23 +310,34 @@ func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byt
 		}
 		return whole
 	}
-	start := len(msgs)
 	if c.seen == nil {
 		c.seen = map[string]bool{}
 	}
 	seen := c.seen
 	clear(seen)
-	repairs := 0
 	fresh := func(e *message.Entry, whole map[*message.FileState]bool) {
 		n := len(msgs)
 		var r int
 		msgs, r = repairPairs(msgs, appendEntry(nil, e, whole, opt), seen)
-		repairs += r
+		cv.repairs += r
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
+		if price {
+			var p *pricedEntry
+			if ce != nil {
+				if ce.cost == nil {
+					ce.cost = priceEntry(e, est)
+				}
+				p = ce.cost
+			} else {
+				p = priceEntry(e, est)
+			}
+			cv.calibrated += p.at(ratio, roundtrip)
+			cv.plain += p.plain
+		}
 		if hasImage(e) {
 			fresh(e, wholeImagesOnce())
 			return
@@ -309,9 +361,13 @@ func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byt
 		}
 		msgs = append(msgs, ce.conv.msgs...)
 		enc = append(enc, ce.conv.enc...)
-		repairs += ce.conv.repairs
+		cv.repairs += ce.conv.repairs
 	})
-	c.lastLen = len(msgs) - start
+	if !price {
+		entries := v.Entries()
+		cv.calibrated, cv.plain = calc.EstimateEntries(entries), tokens.EstimateEntries(entries, est)
+	}
+	c.lastLen = len(msgs) - len(system)
 	if n := len(c.entries); n > 2*v.Len()+64 {
 		for id, ce := range c.entries {
 			if ce.used != c.pass {
@@ -319,14 +375,8 @@ func (c *requestCache) messages(msgs []openai.ChatCompletionMessage, enc [][]byt
 			}
 		}
 	}
-	return msgs, enc, repairs, v.Summary != nil
-}
-
-// sizeHint is how many messages the last request's history had.
-func (c *requestCache) sizeHint() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lastLen
+	cv.msgs, cv.enc, cv.summarised = msgs, enc, v.Summary != nil
+	return cv
 }
 
 // convertEntry converts and repairs one entry on its own and encodes its

@@ -56,11 +56,12 @@ func longHistory(b *testing.B, h *harness, turns int) []message.Entry {
 
 // BenchmarkRequest10k is the loop's share of Enter → request in a
 // resumed session of 10,000 parts (2,000 turns, 4,000 messages sent):
-// the estimate the compaction decision reads (twice a step), building the
-// request, and sending it to a server on 127.0.0.1 that reads the body
-// (the provider's encoding and the transfer). "uncached" is what building
-// and encoding cost before the request cache: the whole history converted
-// and encoded again.
+// building the request (one walk over the history, which also prices it
+// for the compaction decision), sending it to a server on 127.0.0.1 that
+// reads the body (the provider's encoding and the transfer), and
+// requestEstimate alone (what compaction and undo price histories with).
+// "uncached" is what building and encoding cost before the request
+// cache: the whole history converted and encoded again.
 func BenchmarkRequest10k(b *testing.B) {
 	h := newHarness(b)
 	ctx := context.Background()

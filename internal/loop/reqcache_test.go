@@ -250,8 +250,10 @@ func TestRequestCacheConvertsOnlyWhatChanged(t *testing.T) {
 					CallID: fmt.Sprintf("c%d", i), Name: "read", Status: message.ToolCompleted, Input: `{}`, Output: "contents"}}}})
 	}
 	var c requestCache
+	calc := tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{})
 	build := func() []openai.ChatCompletionMessage {
-		msgs, enc, _, _ := c.messages(nil, nil, h, ConvertOptions{})
+		cv := c.conversation(nil, h, ConvertOptions{}, calc, tokens.Chars{})
+		msgs, enc := cv.msgs, cv.enc
 		for i, b := range enc {
 			want, _ := provider.EncodeMessage(msgs[i])
 			if !bytes.Equal(b, want) {
@@ -290,7 +292,6 @@ func TestRequestCacheConvertsOnlyWhatChanged(t *testing.T) {
 	restored := append([]message.Entry(nil), h...)
 	restored[7].Parts = []message.Part{restored[7].Parts[0], {Type: message.PartTool, Tool: &message.ToolState{
 		CallID: "c3", Name: "read", Status: message.ToolCompleted, Input: `{}`, Output: "contents"}}}
-	calc := tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{})
 	if got, _ := c.estimate(restored, false, calc, tokens.Chars{}); got != calc.EstimateEntries(Visible(restored)) {
 		t.Errorf("restored history priced %d, want %d", got, calc.EstimateEntries(Visible(restored)))
 	}
@@ -349,13 +350,17 @@ func FuzzRequestCache(f *testing.F) {
 			}
 			return "data:image/png;base64," + f.Path, nil
 		}
-		est := tokens.Chars{}
-		for _, opt := range []ConvertOptions{{}, {ReasoningRoundtrip: true, ImageURL: url}} {
+		for i, opt := range []ConvertOptions{{}, {ReasoningRoundtrip: true, ImageURL: url}, {}} {
+			var est tokens.Estimator = tokens.Chars{}
+			if i == 2 {
+				est = wordCount{} // counts that are not kept
+			}
 			var c requestCache
 			calc := tokens.NewCalculator(tokens.Options{Window: 100000, ReasoningRoundtrip: opt.ReasoningRoundtrip}, est)
 			check := func(h []message.Entry) {
 				t.Helper()
-				msgs, enc, repairs, summarised := c.messages(nil, nil, h, opt)
+				cv := c.conversation(nil, h, opt, calc, est)
+				msgs, enc, repairs, summarised := cv.msgs, cv.enc, cv.repairs, cv.summarised
 				want, wantRepairs := RepairPairs(ToModelMessages(h, opt))
 				if (len(msgs) > 0 || len(want) > 0) && !reflect.DeepEqual(msgs, want) || repairs != wantRepairs {
 					t.Fatalf("cached %d messages (%d repairs), uncached %d (%d)", len(msgs), repairs, len(want), wantRepairs)
@@ -372,6 +377,9 @@ func FuzzRequestCache(f *testing.F) {
 					}
 				}
 				cal, plain := c.estimate(h, true, calc, est)
+				if cv.calibrated != cal || cv.plain != plain {
+					t.Fatalf("conversation priced %d/%d, estimate %d/%d", cv.calibrated, cv.plain, cal, plain)
+				}
 				if rc, rp := c.estimate(h, false, calc, est); rc != cal || rp != plain {
 					t.Fatalf("estimate without keeping %d/%d, with %d/%d", rc, rp, cal, plain)
 				}
@@ -436,7 +444,8 @@ func TestRequestCacheRepairsReusedCallIDs(t *testing.T) {
 	}
 	var c requestCache
 	for round := range 3 {
-		msgs, _, repairs, _ := c.messages(nil, nil, h, ConvertOptions{})
+		cv := c.conversation(nil, h, ConvertOptions{}, tokens.NewCalculator(tokens.Options{}, tokens.Chars{}), tokens.Chars{})
+		msgs, repairs := cv.msgs, cv.repairs
 		want, wantRepairs := RepairPairs(ToModelMessages(h, ConvertOptions{}))
 		if !reflect.DeepEqual(msgs, want) || repairs != wantRepairs {
 			t.Fatalf("round %d: %d messages, %d repairs; uncached %d, %d", round, len(msgs), repairs, len(want), wantRepairs)
@@ -446,3 +455,8 @@ func TestRequestCacheRepairsReusedCallIDs(t *testing.T) {
 		}
 	}
 }
+
+// wordCount is an estimator whose counts the request cache does not keep.
+type wordCount struct{}
+
+func (wordCount) Count(text string) int { return len(strings.Fields(text)) }

@@ -751,9 +751,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		if ctx.Err() != nil {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
-		snap := r.decisionSnapshot()
+		conv := r.prepare() // the step's request, and its size for the decision
+		snap := r.decisionSnapshot(conv)
 		r.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
+			conv = nil // the history the step sends is the compacted one
 			err := r.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:
@@ -771,7 +773,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 				}
 			}
 		}
-		out, err := r.step(ctx, steps)
+		out, err := r.step(ctx, steps, conv)
 		if errors.Is(err, ErrBudget) {
 			r.emitError(err.Error())
 			return TurnResult{FinishReason: FinishBudget, Err: err, Steps: steps}
@@ -798,10 +800,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 // decisionSnapshot is the snapshot the compaction decision reads: the
 // calculator's, with the compaction point lowered by what the provider's
 // refusals taught, and the total raised to our own count of the request
-// when the provider's usage says less.
-func (r *Runner) decisionSnapshot() tokens.Snapshot {
+// (requestEstimate, of the history conv was prepared from) when the
+// provider's usage says less.
+func (r *Runner) decisionSnapshot(conv *conversation) tokens.Snapshot {
 	s := r.Snapshot()
-	s.Total = max(s.Total, r.requestEstimate(r.history))
+	s.Total = max(s.Total, r.withFixed(conv.calibrated, conv.plain))
 	return s
 }
 
