@@ -8,11 +8,13 @@
 // gathered beside Open and the first message: Options.Environment); the
 // stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
-// (coalesced into one), decides compaction with the token calculator (its
-// total, or our own count of the request when the provider's usage says
-// less, against a compaction point a provider's refusal may have lowered),
-// builds the request and repairs any tool call without its one result,
-// streams the next step and persists its usage, runs the tools, and after
+// (coalesced into one), builds the request and repairs any tool call
+// without its one result (what each history entry is sent as is kept from
+// step to step: reqcache.go), decides compaction with the token
+// calculator (its total, or our own count of the request when the
+// provider's usage says less, against a compaction point a provider's
+// refusal may have lowered; after a compaction the request is built
+// again), streams the next step and persists its usage, runs the tools, and after
 // the turn prunes old tool outputs. A step's tools that can change files
 // run between two snapshots of the directory, and the step's patch is
 // stored with it (checkpoint.go). A context-length error compacts and
