@@ -19,7 +19,7 @@ import (
 // chat's benchmark session): a question; an answer with text, a read
 // whose 900-byte output is pruned for all but the newest 40 turns, more
 // text and a step-finish.
-func longHistory(b *testing.B, h *harness, turns int) []message.Entry {
+func longHistory(b testing.TB, h *harness, turns int) []message.Entry {
 	b.Helper()
 	ctx := context.Background()
 	now := time.Now()

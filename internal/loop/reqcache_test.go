@@ -460,3 +460,51 @@ func TestRequestCacheRepairsReusedCallIDs(t *testing.T) {
 type wordCount struct{}
 
 func (wordCount) Count(text string) int { return len(strings.Fields(text)) }
+
+// A long session's cache is filled while the user types the first
+// message (PrefetchEnvironment): the first request converts nothing it
+// holds, and its body is still the uncached one. A message sent while
+// the warming runs stops it, and the request is the same.
+func TestRequestCacheWarmsWhileTyping(t *testing.T) {
+	for _, wait := range []bool{true, false} {
+		var chk *bodyChecker
+		h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+			chk = newBodyChecker(t, o.Provider)
+			o.Provider = chk
+		}, pt.Text("done"))
+		chk.r = h.r
+		h.r.history = longHistory(t, h, 300)
+		h.r.PrefetchEnvironment()
+		if !wait {
+			if res := h.turn("and now?"); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			h.r.Close()
+			continue
+		}
+		h.r.warm.running.Wait()
+		h.r.reqc.mu.Lock()
+		kept := map[string]*convertedEntry{}
+		for _, e := range Visible(h.r.history) {
+			ce := h.r.reqc.entries[e.Message.ID]
+			if ce == nil || ce.conv == nil || ce.cost == nil {
+				t.Fatalf("entry %s not warmed", e.Message.ID)
+			}
+			kept[e.Message.ID] = ce.conv
+		}
+		h.r.reqc.mu.Unlock()
+		if res := h.turn("and now?"); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		h.r.reqc.mu.Lock()
+		for id, conv := range kept {
+			if h.r.reqc.entries[id].conv != conv {
+				t.Errorf("%s converted again by the first request", id)
+			}
+		}
+		h.r.reqc.mu.Unlock()
+		if chk.checked != 1 {
+			t.Errorf("%d requests checked", chk.checked)
+		}
+	}
+}

@@ -156,8 +156,11 @@ type Runner struct {
 	toolEnv  *tools.Env
 	rnd      *rand.Rand
 	tt       toolTable // the tools of the current step
-	// reqc keeps what each history entry is sent as (reqcache.go).
+	// reqc keeps what each history entry is sent as (reqcache.go); warm
+	// fills it while the user types a resumed session's first message
+	// (reqwarm.go).
 	reqc requestCache
+	warm requestWarmer
 
 	mu      sync.Mutex
 	sess    message.Session
@@ -532,6 +535,7 @@ func (r *Runner) Close() error {
 	}
 	r.Wait(context.Background())
 	r.stopTitle()
+	r.stopWarming()
 	return r.lease.Release()
 }
 
