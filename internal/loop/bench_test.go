@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 )
 
 // BenchmarkStepOverhead measures the loop's own work between the end of a
@@ -58,9 +59,26 @@ func BenchmarkStepOverhead(b *testing.B) {
 			h.r.buildRequest(context.Background())
 		}
 	})
-	// Encoding is the HTTP client's work, reported for scale: go-openai's
-	// message type re-encodes through a custom marshaller.
+	// Encoding is the provider's work, reported for scale: the messages
+	// the request cache has encoded are taken as they are, the others
+	// encoded (go-openai's message type re-encodes through a custom
+	// marshaller), before the body is written from the pieces.
 	b.Run("encode", func(b *testing.B) {
+		req := h.r.buildRequest(context.Background())
+		for i := 0; i < b.N; i++ {
+			for j, m := range req.Messages {
+				if req.Encoded[j] != nil {
+					continue
+				}
+				if _, err := provider.EncodeMessage(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	// What encoding cost before the request cache: every message, every
+	// step.
+	b.Run("encode-all", func(b *testing.B) {
 		req := h.r.buildRequest(context.Background())
 		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(req.Messages); err != nil {

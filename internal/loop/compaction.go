@@ -220,10 +220,19 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 // depend on a provider's reported usage, which may be wrong (a server that
 // under-reports would otherwise keep the session from ever compacting).
 func (r *Runner) requestEstimate(history []message.Entry) int64 {
+	// What is priced is kept for the session's own history (the same
+	// array), not for the histories a compaction or an undo would make.
+	own := len(history) == len(r.history) && (len(history) == 0 || &history[0] == &r.history[0])
+	return r.withFixed(r.reqc.estimate(history, own, r.calc(), r.est))
+}
+
+// withFixed is requestEstimate of a history whose messages the calibrated
+// and the plain estimator price so: the system prompt, the tool schemas
+// and the pins added to the larger.
+func (r *Runner) withFixed(calibrated, plain int64) int64 {
 	sys, tl := r.fixedTokens()
 	_, pins := r.pinsNow()
-	v := Visible(history)
-	return sys + tl + pins + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+	return sys + tl + pins + max(calibrated, plain)
 }
 
 // fitPoint is the total a compaction must bring the request under: the

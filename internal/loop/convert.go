@@ -61,27 +61,35 @@ func ToModelMessages(history []message.Entry, opt ConvertOptions) []openai.ChatC
 	var out []openai.ChatCompletionMessage
 	visible := Visible(history)
 	whole := wholeImages(visible)
-	for _, e := range visible {
-		m := e.Message
-		switch {
-		case m.Summary:
-			out = append(out, openai.ChatCompletionMessage{
-				Role:    openai.ChatMessageRoleUser,
-				Content: SummaryPreamble + joinText(e.Parts, message.PartText),
-			})
-		case m.Role == message.RoleUser:
-			text := tokens.UserContent(e.Parts)
-			if multi := userImages(e.Parts, text, whole, opt); multi != nil {
-				out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: multi})
-				continue
-			}
-			if text == "" {
-				continue
-			}
-			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
-		case m.Role == message.RoleAssistant:
-			out = appendAssistant(out, e, opt)
+	for i := range visible {
+		out = appendEntry(out, &visible[i], whole, opt)
+	}
+	return out
+}
+
+// appendEntry appends the messages one visible entry is sent as: none, a
+// user message, or an assistant message and its tool results. whole are
+// the images sent whole (wholeImages); only a user message with images
+// reads it.
+func appendEntry(out []openai.ChatCompletionMessage, e *message.Entry, whole map[*message.FileState]bool, opt ConvertOptions) []openai.ChatCompletionMessage {
+	m := &e.Message
+	switch {
+	case m.Summary:
+		return append(out, openai.ChatCompletionMessage{
+			Role:    openai.ChatMessageRoleUser,
+			Content: SummaryPreamble + joinText(e.Parts, message.PartText),
+		})
+	case m.Role == message.RoleUser:
+		text := tokens.UserContent(e.Parts)
+		if multi := userImages(e.Parts, text, whole, opt); multi != nil {
+			return append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: multi})
 		}
+		if text == "" {
+			return out
+		}
+		return append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+	case m.Role == message.RoleAssistant:
+		return appendAssistant(out, *e, opt)
 	}
 	return out
 }
@@ -194,8 +202,15 @@ func joinText(parts []message.Part, typ message.PartType) string {
 // was already used (with its results) are removed. It returns the repaired
 // messages and how many repairs it made; a request is never sent broken.
 func RepairPairs(msgs []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, int) {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
-	seen := map[string]bool{}
+	return repairPairs(make([]openai.ChatCompletionMessage, 0, len(msgs)), msgs, map[string]bool{})
+}
+
+// repairPairs appends msgs repaired to out; seen holds the call ids of
+// the messages before msgs, and gets theirs. A run of messages that starts
+// with a user or assistant message repairs the same whether it is alone
+// or follows others, but for the ids seen before it: this is what lets a
+// request be repaired one history entry at a time (requestCache).
+func repairPairs(out, msgs []openai.ChatCompletionMessage, seen map[string]bool) ([]openai.ChatCompletionMessage, int) {
 	repairs := 0
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]

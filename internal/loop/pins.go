@@ -44,26 +44,18 @@ func pinsTokens(pins []message.Pin, est tokens.Estimator) int64 {
 	return int64(est.Count(t)) + tokens.TokensPerMessage
 }
 
-// withPins puts the pins message into conv (the converted conversation):
-// right after the summary when the history has one (it is sent first, or
-// after the head a "summarise after here" kept), else first.
-func withPins(conv []openai.ChatCompletionMessage, text string, summarised bool) []openai.ChatCompletionMessage {
-	if text == "" {
-		return conv
-	}
-	at := 0
+// pinsAt is where the pins message goes in conv (the converted
+// conversation): right after the summary when the history has one (it is
+// sent first, or after the head a "summarise after here" kept), else first.
+func pinsAt(conv []openai.ChatCompletionMessage, summarised bool) int {
 	if summarised {
 		for i := len(conv) - 1; i >= 0; i-- {
 			if conv[i].Role == openai.ChatMessageRoleUser && strings.HasPrefix(conv[i].Content, SummaryPreamble) {
-				at = i + 1
-				break
+				return i + 1
 			}
 		}
 	}
-	out := make([]openai.ChatCompletionMessage, 0, len(conv)+1)
-	out = append(out, conv[:at]...)
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
-	return append(out, conv[at:]...)
+	return 0
 }
 
 // Pins returns the session's pins, oldest first.

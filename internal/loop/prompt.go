@@ -168,8 +168,10 @@ const prefetchFreshFor = 20 * time.Second
 
 // PrefetchEnvironment starts gathering the system prompt's environment for
 // the next turn while the session is idle (the user is typing), unless a
-// recent one is already pending. It returns at once.
+// recent one is already pending, and the first time, warming the request
+// cache of a long session (reqwarm.go). It returns at once.
 func (r *Runner) PrefetchEnvironment() {
+	defer r.warmRequestCache()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.busy || r.toolEnv == nil {

@@ -8,11 +8,13 @@
 // gathered beside Open and the first message: Options.Environment); the
 // stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
-// (coalesced into one), decides compaction with the token calculator (its
-// total, or our own count of the request when the provider's usage says
-// less, against a compaction point a provider's refusal may have lowered),
-// builds the request and repairs any tool call without its one result,
-// streams the next step and persists its usage, runs the tools, and after
+// (coalesced into one), builds the request and repairs any tool call
+// without its one result (what each history entry is sent as is kept from
+// step to step: reqcache.go), decides compaction with the token
+// calculator (its total, or our own count of the request when the
+// provider's usage says less, against a compaction point a provider's
+// refusal may have lowered; after a compaction the request is built
+// again), streams the next step and persists its usage, runs the tools, and after
 // the turn prunes old tool outputs. A step's tools that can change files
 // run between two snapshots of the directory, and the step's patch is
 // stored with it (checkpoint.go). A context-length error compacts and
@@ -154,6 +156,11 @@ type Runner struct {
 	toolEnv  *tools.Env
 	rnd      *rand.Rand
 	tt       toolTable // the tools of the current step
+	// reqc keeps what each history entry is sent as (reqcache.go); warm
+	// fills it while the user types a resumed session's first message
+	// (reqwarm.go).
+	reqc requestCache
+	warm requestWarmer
 
 	mu      sync.Mutex
 	sess    message.Session
@@ -534,6 +541,7 @@ func (r *Runner) Close() error {
 	}
 	r.Wait(context.Background())
 	r.stopTitle()
+	r.stopWarming()
 	return r.lease.Release()
 }
 
@@ -755,9 +763,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		if ctx.Err() != nil {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
-		snap := r.decisionSnapshot()
+		conv := r.prepare() // the step's request, and its size for the decision
+		snap := r.decisionSnapshot(conv)
 		r.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
+			conv = nil // the history the step sends is the compacted one
 			err := r.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:
@@ -775,7 +785,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 				}
 			}
 		}
-		out, err := r.step(ctx, steps)
+		out, err := r.step(ctx, steps, conv)
 		if errors.Is(err, ErrBudget) {
 			r.emitError(err.Error())
 			return TurnResult{FinishReason: FinishBudget, Err: err, Steps: steps}
@@ -802,10 +812,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 // decisionSnapshot is the snapshot the compaction decision reads: the
 // calculator's, with the compaction point lowered by what the provider's
 // refusals taught, and the total raised to our own count of the request
-// when the provider's usage says less.
-func (r *Runner) decisionSnapshot() tokens.Snapshot {
+// (requestEstimate, of the history conv was prepared from) when the
+// provider's usage says less.
+func (r *Runner) decisionSnapshot(conv *conversation) tokens.Snapshot {
 	s := r.Snapshot()
-	s.Total = max(s.Total, r.requestEstimate(r.history))
+	s.Total = max(s.Total, r.withFixed(conv.calibrated, conv.plain))
 	return s
 }
 

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
-	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -28,20 +28,33 @@ type stepOutcome struct {
 // and repaired so that every tool call has its one result right after it
 // (RepairPairs; a repair is logged).
 func (r *Runner) buildRequest(ctx context.Context) provider.Request {
-	msgs := make([]openai.ChatCompletionMessage, 0, len(r.history)+2)
-	for _, s := range r.system {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+	return r.finishRequest(ctx, r.prepare())
+}
+
+// prepare walks the history for the next step's request: its
+// conversation, and what that is priced at. What the history's entries
+// are sent as is kept between requests (requestCache): the messages come
+// with their JSON, so the provider encodes only what is new.
+func (r *Runner) prepare() *conversation {
+	return r.reqc.conversation(r.system, r.history, r.convertOptions(), r.calc(), r.est)
+}
+
+// finishRequest makes the request of a prepared conversation: the pins
+// (as they are now), the model's limits and tools. It logs the repairs.
+func (r *Runner) finishRequest(ctx context.Context, c *conversation) provider.Request {
+	if c.repairs > 0 {
+		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": c.repairs})
 	}
-	conv, repairs := RepairPairs(ToModelMessages(r.history, r.convertOptions()))
-	if repairs > 0 {
-		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": repairs})
+	msgs, enc := c.msgs, c.enc
+	if pins, _ := r.pinsNow(); pins != "" {
+		at := c.systems + pinsAt(msgs[c.systems:], c.summarised)
+		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
+		enc = slices.Insert(enc, at, nil)
 	}
-	pins, _ := r.pinsNow()
-	msgs = append(msgs, withPins(conv, pins, tokens.VisibleHistory(r.history).Summary != nil)...)
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
 	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
-		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
+		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, c.systems), Encoded: enc}
 	if !r.toolsOff(r.model) {
 		req.Tools = r.offered().OpenAITools()
 	}
@@ -53,14 +66,22 @@ func (r *Runner) buildRequest(ctx context.Context) provider.Request {
 // context-length error compacts (bounded by the breaker: the compaction
 // fails once its attempts are spent) and tries again; a request that goes
 // through gives the breaker its attempts back (compact.Breaker.Through).
-func (r *Runner) step(ctx context.Context, steps int) (stepOutcome, error) {
+//
+// conv is the step's conversation if the turn prepared it for its
+// compaction decision (nil: prepared here); an attempt after the first
+// prepares its own.
+func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepOutcome, error) {
 	r.refreshTools() // an MCP server that connected since joins now
 	for attempt := 1; ; attempt++ {
-		if err := r.checkBudget(r.model, r.decisionSnapshot().Total); err != nil {
+		if conv == nil || !conv.current(r.history) {
+			conv = r.prepare()
+		}
+		if err := r.checkBudget(r.model, r.decisionSnapshot(conv).Total); err != nil {
 			return stepOutcome{}, err
 		}
 		estimate := r.calc().Snapshot().Total
-		entry, finish, err := r.stream(ctx, estimate)
+		entry, finish, err := r.stream(ctx, estimate, conv)
+		conv = nil
 		if err == nil {
 			r.breaker = r.breaker.Through()
 			return r.afterStream(ctx, entry, finish)
@@ -145,8 +166,8 @@ type streamState struct {
 // order: step-start, reasoning, text, tool calls (pending), step-finish.
 // On error the parts written so far stay, open text is finished, and the
 // message records the error.
-func (r *Runner) stream(ctx context.Context, estimate int64) (*message.Entry, string, error) {
-	req := r.buildRequest(ctx)
+func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation) (*message.Entry, string, error) {
+	req := r.finishRequest(ctx, conv)
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID

@@ -10,8 +10,11 @@ package provider
 // so a message marked in two requests has the same bytes in both.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -25,14 +28,150 @@ type wireRequest struct {
 	Messages []json.RawMessage `json:"messages"`
 }
 
+// EncodeMessage is a message's JSON as a request body carries it
+// (Request.Encoded).
+func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
+	return json.Marshal(m)
+}
+
 // encodeRequest is the JSON body of cr with the messages at the indexes of
-// breakpoints marked (past MaxCacheBreakpoints, the last ones win).
-func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int) ([]byte, error) {
-	if len(breakpoints) == 0 {
-		return json.Marshal(cr)
+// breakpoints marked (past MaxCacheBreakpoints, the last ones win). The
+// messages are encoded one by one, or taken from encoded (Request.Encoded),
+// and written into the body of the rest of the request: the bytes are
+// encodeWhole's, without encoding again what the caller encoded before.
+func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [][]byte) (requestBody, error) {
+	if len(cr.Messages) == 0 {
+		return encodeWhole(cr, breakpoints)
 	}
 	if len(breakpoints) > MaxCacheBreakpoints {
 		breakpoints = breakpoints[len(breakpoints)-MaxCacheBreakpoints:]
+	}
+	if len(encoded) != len(cr.Messages) {
+		encoded = nil
+	}
+	msgs := make([][]byte, len(cr.Messages))
+	size := len(msgs) + 1 // the brackets and commas
+	for i := range cr.Messages {
+		var b []byte
+		if encoded != nil {
+			b = encoded[i]
+		}
+		if b == nil {
+			var err error
+			if b, err = EncodeMessage(cr.Messages[i]); err != nil {
+				return requestBody{}, err
+			}
+		}
+		msgs[i] = b
+		size += len(b)
+	}
+	for k, i := range breakpoints {
+		if i < 0 || i >= len(msgs) || slices.Contains(breakpoints[:k], i) {
+			continue
+		}
+		b, err := markCache(msgs[i])
+		if err != nil {
+			return requestBody{}, fmt.Errorf("message %d: %w", i, err)
+		}
+		size += len(b) - len(msgs[i])
+		msgs[i] = b
+	}
+	// The rest of the request, its messages null, and where they go:
+	// second (after the model) in go-openai's field order; last in
+	// wireRequest's, which the marked messages use.
+	shell := cr
+	shell.Messages = nil
+	var head, tail []byte
+	if len(breakpoints) == 0 {
+		rest, err := json.Marshal(shell)
+		if err != nil {
+			return requestBody{}, err
+		}
+		model, err := json.Marshal(cr.Model)
+		if err != nil {
+			return requestBody{}, err
+		}
+		at := len(`{"model":`) + len(model) + len(`,"messages":`)
+		if !bytes.HasPrefix(rest, []byte(`{"model":`)) || !bytes.HasPrefix(rest[min(at, len(rest)):], []byte("null")) ||
+			!bytes.Equal(rest[len(`{"model":`):at], append(model, `,"messages":`...)) {
+			return encodeWhole(cr, breakpoints)
+		}
+		head, tail = rest[:at], rest[at+len("null"):]
+	} else {
+		rest, err := json.Marshal(wireRequest{ChatCompletionRequest: shell})
+		if err != nil {
+			return requestBody{}, err
+		}
+		const end = `,"messages":null}`
+		if !bytes.HasSuffix(rest, []byte(end)) {
+			return encodeWhole(cr, breakpoints)
+		}
+		head, tail = rest[:len(rest)-len("null}")], []byte("}")
+	}
+	pieces := make([][]byte, 0, 2*len(msgs)+2)
+	pieces = append(pieces, append(head, '['))
+	for i, b := range msgs {
+		if i > 0 {
+			pieces = append(pieces, comma)
+		}
+		pieces = append(pieces, b)
+	}
+	pieces = append(pieces, append([]byte("]"), tail...))
+	return requestBody{pieces: pieces, size: len(head) + size + len(tail)}, nil
+}
+
+var comma = []byte(",")
+
+// requestBody is a request's JSON in pieces, read one after the other:
+// a long history's messages are not copied into one buffer first.
+type requestBody struct {
+	pieces [][]byte
+	size   int // bytes in all
+}
+
+// reader reads the body from its start.
+func (b requestBody) reader() io.Reader { return &pieceReader{pieces: b.pieces} }
+
+// bytes is the body in one buffer.
+func (b requestBody) bytes() []byte {
+	out := make([]byte, 0, b.size)
+	for _, p := range b.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+type pieceReader struct {
+	pieces [][]byte
+	off    int // into pieces[0]
+}
+
+func (r *pieceReader) Read(p []byte) (n int, err error) {
+	for n < len(p) && len(r.pieces) > 0 {
+		c := copy(p[n:], r.pieces[0][r.off:])
+		n, r.off = n+c, r.off+c
+		if r.off == len(r.pieces[0]) {
+			r.pieces, r.off = r.pieces[1:], 0
+		}
+	}
+	if n == 0 && len(r.pieces) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// encodeWhole is the JSON body of cr with the messages at the indexes of
+// breakpoints (at most MaxCacheBreakpoints) marked, encoded in one piece:
+// go-openai's request as encoding/json writes it, the messages in a
+// wireRequest when some are marked.
+func encodeWhole(cr openai.ChatCompletionRequest, breakpoints []int) (requestBody, error) {
+	b, err := encodeWholeBytes(cr, breakpoints)
+	return requestBody{pieces: [][]byte{b}, size: len(b)}, err
+}
+
+func encodeWholeBytes(cr openai.ChatCompletionRequest, breakpoints []int) ([]byte, error) {
+	if len(breakpoints) == 0 {
+		return json.Marshal(cr)
 	}
 	mark := map[int]bool{}
 	for _, i := range breakpoints {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,10 +62,10 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request) (Stream, error
 		return nil, &Error{Class: ClassCanceled, Err: err}
 	}
 	body := p.chatRequest(req, true)
-	s, err := p.send(ctx, body, req.MaxTokens, req.CacheBreakpoints)
+	s, err := p.send(ctx, body, req)
 	var pe *Error
 	if err != nil && errors.As(err, &pe) && pe.Class == ClassBadRequest && strings.Contains(pe.Message, "stream_options") {
-		s, err = p.send(ctx, p.chatRequest(req, false), req.MaxTokens, req.CacheBreakpoints)
+		s, err = p.send(ctx, p.chatRequest(req, false), req)
 	}
 	return s, err
 }
@@ -116,17 +115,19 @@ func (p *openAIProvider) wantsMaxCompletionTokens(model string) bool {
 	return false
 }
 
-func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, maxTokens int, breakpoints []int) (Stream, error) {
-	payload, err := encodeRequest(cr, breakpoints)
+func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, req Request) (Stream, error) {
+	payload, err := encodeRequest(cr, req.CacheBreakpoints, req.Encoded)
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}
 	reqCtx, idle := watchIdle(ctx, p.idle)
-	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", bytes.NewReader(payload))
+	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", payload.reader())
 	if err != nil {
 		idle.release()
 		return nil, &Error{Class: ClassOther, Message: "invalid base URL " + displayURL(p.baseURL), Err: err}
 	}
+	httpReq.ContentLength = int64(payload.size)
+	httpReq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(payload.reader()), nil }
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set("Accept", "text/event-stream")
 	httpReq.Header.Set("Cache-Control", "no-cache")
@@ -152,7 +153,7 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 	}
 	s := newStream(ctx, resp.Body, p.apiKey)
 	s.idle, s.idleErr = idle, p.idleError
-	s.maxTokens, s.answerLimit = maxTokens, answerLimitBytes(maxTokens)
+	s.maxTokens, s.answerLimit = req.MaxTokens, answerLimitBytes(req.MaxTokens)
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		s.loadJSON(activityReader{io.LimitReader(resp.Body, maxJSONBodyBytes), idle})

@@ -47,6 +47,11 @@ type Request struct {
 	// of a cached prefix (cache_control, cache.go), for a model whose
 	// provider caches only where told; empty for the others.
 	CacheBreakpoints []int
+	// Encoded, when it has one element per message, holds each message's
+	// JSON as EncodeMessage writes it (nil: encode that one here), so that
+	// a caller sending a long history again and again encodes each message
+	// once. The body is the same bytes either way.
+	Encoded [][]byte
 }
 
 // EventType says what an Event carries.

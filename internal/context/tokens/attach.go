@@ -104,14 +104,3 @@ func ImagesCost(parts []message.Part) int64 {
 	}
 	return n
 }
-
-// attachmentsCost prices the attachments of a user message.
-func attachmentsCost(parts []message.Part, est Estimator) int64 {
-	n := ImagesCost(parts)
-	for i := range parts {
-		if parts[i].Type == message.PartFile && parts[i].File != nil {
-			n += int64(est.Count(AttachmentText(parts[i].File)))
-		}
-	}
-	return n
-}

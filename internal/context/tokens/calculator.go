@@ -373,6 +373,15 @@ func (c *Calculator) EstimateEntries(entries []message.Entry) int64 {
 	return estimateEntries(entries, c.Estimator(), c.roundtrip)
 }
 
+// Pricing is how EstimateEntries prices entries: est's counts scaled by
+// ratio, reasoning counted when roundtrip (CostOf(e, est).Price(ratio,
+// roundtrip) is its price of e).
+func (c *Calculator) Pricing() (est Estimator, ratio float64, roundtrip bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.est, c.cal.Ratio(), c.roundtrip
+}
+
 func (c *Calculator) totalLocked() int64 {
 	var t int64
 	if c.hasActual {

@@ -140,7 +140,8 @@ func compactionOf(history []message.Entry, sumIdx int) (*message.CompactionState
 	var fallback *message.CompactionState
 	at := -1
 	for i := sumIdx - 1; i >= 0; i-- {
-		for _, p := range history[i].Parts {
+		for j := range history[i].Parts {
+			p := &history[i].Parts[j]
 			if p.Type != message.PartCompaction || p.Compaction == nil {
 				continue
 			}
@@ -157,12 +158,14 @@ func compactionOf(history []message.Entry, sumIdx int) (*message.CompactionState
 
 // IsMarker reports whether an entry only records a compaction (a user
 // message whose parts are all compaction parts); markers are never sent.
-func IsMarker(e message.Entry) bool {
+func IsMarker(e message.Entry) bool { return isMarker(&e) }
+
+func isMarker(e *message.Entry) bool {
 	if e.Message.Role != message.RoleUser || len(e.Parts) == 0 {
 		return false
 	}
-	for _, p := range e.Parts {
-		if p.Type != message.PartCompaction {
+	for i := range e.Parts {
+		if e.Parts[i].Type != message.PartCompaction {
 			return false
 		}
 	}
@@ -195,8 +198,10 @@ func UndoneSummaries(history []message.Entry) map[string]bool {
 		if history[i].Message.Role != message.RoleUser {
 			continue // compaction parts live in user-side markers
 		}
-		for _, p := range history[i].Parts {
-			if c := p.Compaction; p.Type == message.PartCompaction && c != nil && !c.UndoneAt.IsZero() && c.SummaryID != "" {
+		for j := range history[i].Parts {
+			if p := &history[i].Parts[j]; p.Type == message.PartCompaction && p.Compaction != nil &&
+				!p.Compaction.UndoneAt.IsZero() && p.Compaction.SummaryID != "" {
+				c := p.Compaction
 				if undone == nil {
 					undone = map[string]bool{}
 				}
@@ -211,16 +216,16 @@ func UndoneSummaries(history []message.Entry) map[string]bool {
 // summaries, sharing the backing array when there are none (the common
 // case).
 func withoutMarkers(entries []message.Entry, undone map[string]bool) []message.Entry {
-	skip := func(e message.Entry) bool {
-		return IsMarker(e) || (e.Message.Summary && undone[e.Message.ID])
+	skip := func(e *message.Entry) bool {
+		return isMarker(e) || (e.Message.Summary && undone[e.Message.ID])
 	}
 	for i := range entries {
-		if skip(entries[i]) {
+		if skip(&entries[i]) {
 			out := make([]message.Entry, 0, len(entries))
 			out = append(out, entries[:i]...)
-			for _, e := range entries[i+1:] {
-				if !skip(e) {
-					out = append(out, e)
+			for j := i + 1; j < len(entries); j++ {
+				if !skip(&entries[j]) {
+					out = append(out, entries[j])
 				}
 			}
 			return out
@@ -267,54 +272,127 @@ func estimateEntries(entries []message.Entry, est Estimator, roundtrip bool) int
 
 // entryCost prices one entry as the converter sends it.
 func entryCost(e *message.Entry, est Estimator, roundtrip bool) int64 {
-	if IsMarker(*e) {
+	var n int64
+	fixed, sent := walkCost(e, func(text string, reasoning bool) {
+		if !reasoning || roundtrip {
+			n += int64(est.Count(text))
+		}
+	})
+	if !sent {
 		return 0
+	}
+	return n + fixed
+}
+
+// walkCost takes an entry's price apart: it calls count with every text of
+// e an estimator counts when the converter sends it (reasoning marked: it
+// is sent only to a model that gets it back), and returns the tokens no
+// estimator counts (per-message overhead, images, the summary preamble)
+// and whether e is sent at all (an entry that is not costs 0).
+func walkCost(e *message.Entry, count func(text string, reasoning bool)) (fixed int64, sent bool) {
+	if isMarker(e) {
+		return 0, false
 	}
 	switch {
 	case e.Message.Summary:
-		return summaryPreambleTokens + textCost(e.Parts, message.PartText, est) + TokensPerMessage
+		textCount(e.Parts, message.PartText, count)
+		return summaryPreambleTokens + TokensPerMessage, true
 	case e.Message.Role == message.RoleUser:
 		if !hasText(e.Parts, message.PartText) && !hasAttachments(e.Parts) {
-			return 0 // the converter skips empty user messages
+			return 0, false // the converter skips empty user messages
 		}
-		return textCost(e.Parts, message.PartText, est) + attachmentsCost(e.Parts, est) + TokensPerMessage
+		textCount(e.Parts, message.PartText, count)
+		for i := range e.Parts {
+			if e.Parts[i].Type == message.PartFile && e.Parts[i].File != nil {
+				count(AttachmentText(e.Parts[i].File), false)
+			}
+		}
+		return ImagesCost(e.Parts) + TokensPerMessage, true
 	}
-	var n int64
-	sendable := hasText(e.Parts, message.PartText)
-	n += textCost(e.Parts, message.PartText, est)
-	if roundtrip {
-		n += textCost(e.Parts, message.PartReasoning, est)
+	sent = hasText(e.Parts, message.PartText)
+	textCount(e.Parts, message.PartText, count)
+	for i := range e.Parts {
+		if p := &e.Parts[i]; p.Type == message.PartReasoning && p.Text != "" {
+			count(p.Text, true)
+		}
 	}
 	for i := range e.Parts {
 		p := &e.Parts[i]
 		if p.Type != message.PartTool || p.Tool == nil || p.Tool.CallID == "" {
 			continue
 		}
-		sendable = true
-		n += int64(est.Count(p.Tool.Name)) + int64(est.Count(p.Tool.Input))
-		n += toolResultCost(p.Tool, est)
+		sent = true
+		count(p.Tool.Name, false)
+		count(p.Tool.Input, false)
+		count(ToolResult(p.Tool), false)
+		fixed += TokensPerMessage // the result is a message of its own
 	}
-	if !sendable {
-		return 0 // an empty or failed assistant message is not sent
+	if !sent {
+		return 0, false // an empty or failed assistant message is not sent
 	}
-	return n + TokensPerMessage
+	return fixed + TokensPerMessage, true
+}
+
+// textCount counts the parts of one type (the converter joins them with a
+// newline, which is not worth counting).
+func textCount(parts []message.Part, typ message.PartType, count func(string, bool)) {
+	for i := range parts {
+		if parts[i].Type == typ && parts[i].Text != "" {
+			count(parts[i].Text, false)
+		}
+	}
+}
+
+// EntryCost is an entry's price taken apart, to be kept while the entry
+// does not change and priced again under any calibration: the raw counts
+// of its texts by one estimator, and the tokens no estimator counts.
+type EntryCost struct {
+	// Fixed is what no estimator counts: per-message overhead, images,
+	// the summary preamble.
+	Fixed int64
+	// Texts and Reasoning are the estimator's counts of the texts sent,
+	// one a text: calibration scales (and rounds up) each on its own.
+	Texts, Reasoning []int
+	// Sent is false for an entry the converter does not send (it costs 0).
+	Sent bool
+}
+
+// CostOf takes e's price apart with est (an estimator whose counts do not
+// change, so that the result can be kept).
+func CostOf(e *message.Entry, est Estimator) EntryCost {
+	var c EntryCost
+	c.Fixed, c.Sent = walkCost(e, func(text string, reasoning bool) {
+		if reasoning {
+			c.Reasoning = append(c.Reasoning, est.Count(text))
+		} else {
+			c.Texts = append(c.Texts, est.Count(text))
+		}
+	})
+	return c
+}
+
+// Price is what the entry costs when its estimator's counts are scaled by
+// ratio (Calibrated; 1 for the plain estimate), with its reasoning when
+// roundtrip: the same as EstimateEntries with that estimator.
+func (c *EntryCost) Price(ratio float64, roundtrip bool) int64 {
+	if !c.Sent {
+		return 0
+	}
+	n := c.Fixed
+	for _, t := range c.Texts {
+		n += int64(scale(t, ratio))
+	}
+	if roundtrip {
+		for _, t := range c.Reasoning {
+			n += int64(scale(t, ratio))
+		}
+	}
+	return n
 }
 
 // toolResultCost prices a tool result message.
 func toolResultCost(t *message.ToolState, est Estimator) int64 {
 	return int64(est.Count(ToolResult(t))) + TokensPerMessage
-}
-
-// textCost prices the parts of one type (the converter joins them with a
-// newline, which is not worth counting).
-func textCost(parts []message.Part, typ message.PartType, est Estimator) int64 {
-	var n int64
-	for i := range parts {
-		if parts[i].Type == typ && parts[i].Text != "" {
-			n += int64(est.Count(parts[i].Text))
-		}
-	}
-	return n
 }
 
 func hasText(parts []message.Part, typ message.PartType) bool {

@@ -1,0 +1,471 @@
+package loop
+
+// The request cache. A step's request is the session's whole visible
+// history, and between two steps almost none of it changes: so what each
+// history entry is sent as — its chat messages (converted and repaired),
+// their JSON, and its token estimate taken apart (tokens.EntryCost) — is
+// kept from one step to the next, and made again only for the entries
+// that changed. A long session's request then costs what its new entries
+// cost, plus a walk over the history comparing, not converting.
+//
+// An entry is found by its message id, and what was kept for it is used
+// only while everything its conversion and its estimate read is as it was
+// (entryKey: role, summary flag, superseded, and each part's type, text,
+// tool call with the result sent for it, attachment). Prune marks,
+// compaction, rewind, summary edits, undo and repairs all show as a
+// changed key or as another visible history, so none of them has to
+// invalidate anything. What the conversion reads besides an entry is
+// handled apart: the reasoning round-trip setting (a change drops the kept
+// messages), the call ids of the entries before (an entry whose call id
+// was used before is repaired again, as RepairPairs would), the images
+// sent whole (an entry with an image is converted every time), and the
+// estimator (costs are kept only for one whose counts cannot change).
+//
+// The result is exactly the uncached one: ToModelMessages then RepairPairs
+// over the whole history, provider.EncodeMessage of each message, and
+// EstimateEntries (TestRequestCacheMatchesUncached).
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+)
+
+// requestCache keeps, per history entry, what the entry is sent as. The
+// zero value is ready; it is safe for concurrent use.
+type requestCache struct {
+	mu      sync.Mutex
+	entries map[string]*cachedEntry // by message id
+	pass    uint64                  // counts the requests built, to drop what none used
+	// roundtrip is the conversion option the kept messages were made
+	// with; est the estimator the kept costs were counted with.
+	roundtrip bool
+	est       tokens.Estimator
+	systems   []cachedText
+	lastLen   int // the messages of the last request, to size the next
+	// order holds the entries of the last walk over a history, in their
+	// place, so that a walk over the same history finds each entry
+	// without a map lookup; next is the walk's own, cursor its place.
+	order, next []*cachedEntry
+	cursor      int
+	seen        map[string]bool // the call ids of a request, kept for its buckets
+}
+
+// cachedEntry is what is kept for one history entry while its key holds.
+type cachedEntry struct {
+	id   string
+	key  entryKey
+	used uint64 // the pass that last used it
+	conv *convertedEntry
+	cost *pricedEntry
+}
+
+// pricedEntry is an entry's cost taken apart, its plain price, and its
+// price at the last calibration it was priced at.
+type pricedEntry struct {
+	cost       tokens.EntryCost
+	plain      int64
+	ratio      float64
+	roundtrip  bool
+	calibrated int64
+}
+
+func priceEntry(e *message.Entry, est tokens.Estimator) *pricedEntry {
+	p := &pricedEntry{cost: tokens.CostOf(e, est), ratio: -1}
+	p.plain = p.cost.Price(1, false)
+	return p
+}
+
+// at is the entry's price at ratio (with its reasoning when roundtrip).
+func (p *pricedEntry) at(ratio float64, roundtrip bool) int64 {
+	if p.ratio != ratio || p.roundtrip != roundtrip {
+		p.ratio, p.roundtrip, p.calibrated = ratio, roundtrip, p.cost.Price(ratio, roundtrip)
+	}
+	return p.calibrated
+}
+
+// convertedEntry is an entry converted (appendEntry) and repaired as if
+// no call id had come before it (repairPairs), each message encoded.
+type convertedEntry struct {
+	msgs    []openai.ChatCompletionMessage
+	enc     [][]byte
+	callIDs []string // the ids of its calls, for repairPairs' seen set
+	repairs int
+}
+
+// cachedText is a system prompt and its encoding.
+type cachedText struct {
+	text string
+	enc  []byte
+}
+
+// entryKey is what the conversion and the estimate of an entry read.
+type entryKey struct {
+	role       message.Role
+	summary    bool
+	superseded bool
+	parts      []partKey
+}
+
+// partKey is what they read of a part. A tool call's result is kept as
+// the text sent (tokens.ToolResult), which follows its status, output and
+// prune mark. It is small: a walk compares every part of the history.
+type partKey struct {
+	typ  message.PartType
+	text string
+	tool *toolKey           // nil: Tool is nil
+	file *message.FileState // a copy; nil: File is nil
+}
+
+type toolKey struct{ callID, name, input, result string }
+
+func keyOf(e *message.Entry) entryKey {
+	k := entryKey{role: e.Message.Role, summary: e.Message.Summary, superseded: e.Message.Error == ErrSuperseded,
+		parts: make([]partKey, len(e.Parts))}
+	for i := range e.Parts {
+		p := &e.Parts[i]
+		pk := partKey{typ: p.Type, text: p.Text}
+		if t := p.Tool; t != nil {
+			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t)}
+		}
+		if p.File != nil {
+			f := *p.File
+			pk.file = &f
+		}
+		k.parts[i] = pk
+	}
+	return k
+}
+
+// matches reports whether e reads as k. Strings kept from the same
+// history are the same strings (same), so an unchanged entry costs a few
+// comparisons a part.
+func (k *entryKey) matches(e *message.Entry) bool {
+	if k.role != e.Message.Role || k.summary != e.Message.Summary || k.superseded != (e.Message.Error == ErrSuperseded) ||
+		len(k.parts) != len(e.Parts) {
+		return false
+	}
+	for i := range e.Parts {
+		p, pk := &e.Parts[i], &k.parts[i]
+		if !same(pk.text, p.Text) || !same(string(pk.typ), string(p.Type)) || (pk.tool == nil) != (p.Tool == nil) || (pk.file == nil) != (p.File == nil) {
+			return false
+		}
+		if t, tk := p.Tool, pk.tool; t != nil && !(same(tk.callID, t.CallID) && same(tk.name, t.Name) && same(tk.input, t.Input) &&
+			same(tk.result, tokens.ToolResult(t))) {
+			return false
+		}
+		if p.File != nil && *pk.file != *p.File {
+			return false
+		}
+	}
+	return true
+}
+
+// same is a == b, answered without reading the bytes when both are the
+// same string (the common case: a key holds the history's own strings).
+func same(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// walk calls fn with the visible entries of history in the order they
+// are sent (tokens.Visible.Entries, without the copy) and what is kept
+// for each (lookup). A walk that does not keep (over a history the loop
+// only prices: the one an undo would restore) changes nothing kept: an
+// entry that is not as it was gets nil. The caller holds c.mu.
+func (c *requestCache) walk(v tokens.Visible, keep bool, fn func(e *message.Entry, ce *cachedEntry)) {
+	c.cursor = 0
+	if keep {
+		c.next = c.next[:0]
+	}
+	visit := func(e *message.Entry) { fn(e, c.lookup(e, keep)) }
+	for i := range v.Head {
+		visit(&v.Head[i])
+	}
+	if v.Summary != nil {
+		visit(v.Summary)
+	}
+	for i := range v.Kept {
+		visit(&v.Kept[i])
+	}
+	for i := range v.After {
+		visit(&v.After[i])
+	}
+	if keep {
+		c.order, c.next = c.next, c.order
+	}
+}
+
+// lookup returns what is kept for e, the next entry of a walk, emptied
+// (or, when not keeping, nil) when e changed since; nil for an entry
+// without an id.
+func (c *requestCache) lookup(e *message.Entry, keep bool) *cachedEntry {
+	id := e.Message.ID
+	var ce *cachedEntry
+	if k := c.cursor; k < len(c.order) && c.order[k] != nil && c.order[k].id == id {
+		ce = c.order[k] // where it was in the last walk
+	} else if id != "" {
+		if c.entries == nil {
+			c.entries = map[string]*cachedEntry{}
+		}
+		if ce = c.entries[id]; ce == nil && keep {
+			ce = &cachedEntry{id: id, key: keyOf(e)}
+			c.entries[id] = ce
+		}
+	}
+	c.cursor++
+	if !keep {
+		if ce == nil || !ce.key.matches(e) {
+			return nil
+		}
+		return ce
+	}
+	c.next = append(c.next, ce)
+	if ce == nil {
+		return nil
+	}
+	if !ce.key.matches(e) {
+		*ce = cachedEntry{id: id, key: keyOf(e)}
+	}
+	ce.used = c.pass
+	return ce
+}
+
+// hasImage reports whether a user entry carries an image: how it is sent
+// depends on the images after it (WholeImages) and on its file.
+func hasImage(e *message.Entry) bool {
+	for i := range e.Parts {
+		if tokens.IsImage(&e.Parts[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// conversation is what a step's request carries, made in one walk over
+// the history: the system prompts' messages and the history's, their
+// encodings (nil: not encoded yet), the repairs made, whether a summary
+// is sent, and the history's messages priced (requestEstimate's share).
+type conversation struct {
+	msgs              []openai.ChatCompletionMessage
+	enc               [][]byte
+	systems           int
+	repairs           int
+	summarised        bool
+	calibrated, plain int64
+	// first and n are the history it was made from (its array and its
+	// length), to tell whether that is still the history.
+	first *message.Entry
+	n     int
+}
+
+// current reports whether c was made from history as it is: nothing
+// appended, removed or reloaded since. The loop edits no entry in place
+// between preparing a step's request and sending it.
+func (c *conversation) current(history []message.Entry) bool {
+	return len(history) == c.n && (c.n == 0 || &history[0] == c.first)
+}
+
+// conversation makes the conversation of history after the system
+// prompts: ToModelMessages then RepairPairs, and the visible entries
+// priced as calc prices them (calc.EstimateEntries) and plainly
+// (tokens.EstimateEntries with est).
+func (c *requestCache) conversation(system []string, history []message.Entry, opt ConvertOptions, calc *tokens.Calculator, est tokens.Estimator) *conversation {
+	sysEnc := c.systemEncodings(system)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cv := &conversation{systems: len(system), n: len(history)}
+	if len(history) > 0 {
+		cv.first = &history[0]
+	}
+	msgs := make([]openai.ChatCompletionMessage, 0, len(system)+c.lastLen+2)
+	for _, s := range system {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+	}
+	enc := append(make([][]byte, 0, cap(msgs)), sysEnc...)
+	c.pass++
+	if c.roundtrip != opt.ReasoningRoundtrip {
+		for _, ce := range c.entries {
+			ce.conv = nil
+		}
+		c.roundtrip = opt.ReasoningRoundtrip
+	}
+	cest, ratio, roundtrip := calc.Pricing()
+	price := cachedCounts(est) && cest == est
+	if price && c.est != est {
+		for _, ce := range c.entries {
+			ce.cost = nil
+		}
+		c.est = est
+	}
+	v := tokens.VisibleHistory(history)
+	var whole map[*message.FileState]bool
+	wholeImagesOnce := func() map[*message.FileState]bool {
+		if whole == nil {
+			whole = wholeImages(v.Entries())
+		}
+		return whole
+	}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	seen := c.seen
+	clear(seen)
+	fresh := func(e *message.Entry, whole map[*message.FileState]bool) {
+		n := len(msgs)
+		var r int
+		msgs, r = repairPairs(msgs, appendEntry(nil, e, whole, opt), seen)
+		cv.repairs += r
+		for range len(msgs) - n {
+			enc = append(enc, nil)
+		}
+	}
+	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
+		if price {
+			var p *pricedEntry
+			if ce != nil {
+				if ce.cost == nil {
+					ce.cost = priceEntry(e, est)
+				}
+				p = ce.cost
+			} else {
+				p = priceEntry(e, est)
+			}
+			cv.calibrated += p.at(ratio, roundtrip)
+			cv.plain += p.plain
+		}
+		if hasImage(e) {
+			fresh(e, wholeImagesOnce())
+			return
+		}
+		if ce == nil {
+			fresh(e, nil)
+			return
+		}
+		if ce.conv == nil {
+			ce.conv = convertEntry(e, opt)
+		}
+		for _, id := range ce.conv.callIDs {
+			if seen[id] {
+				// An id used before: repaired with what came before.
+				fresh(e, nil)
+				return
+			}
+		}
+		for _, id := range ce.conv.callIDs {
+			seen[id] = true
+		}
+		msgs = append(msgs, ce.conv.msgs...)
+		enc = append(enc, ce.conv.enc...)
+		cv.repairs += ce.conv.repairs
+	})
+	if !price {
+		entries := v.Entries()
+		cv.calibrated, cv.plain = calc.EstimateEntries(entries), tokens.EstimateEntries(entries, est)
+	}
+	c.lastLen = len(msgs) - len(system)
+	if n := len(c.entries); n > 2*v.Len()+64 {
+		for id, ce := range c.entries {
+			if ce.used != c.pass {
+				delete(c.entries, id)
+			}
+		}
+	}
+	cv.msgs, cv.enc, cv.summarised = msgs, enc, v.Summary != nil
+	return cv
+}
+
+// convertEntry converts and repairs one entry on its own and encodes its
+// messages. A message that cannot be encoded is left to the provider
+// (which reports the error).
+func convertEntry(e *message.Entry, opt ConvertOptions) *convertedEntry {
+	conv := appendEntry(nil, e, nil, opt)
+	ce := &convertedEntry{}
+	for _, m := range conv {
+		for _, tc := range m.ToolCalls {
+			if tc.ID != "" {
+				ce.callIDs = append(ce.callIDs, tc.ID)
+			}
+		}
+	}
+	ce.msgs, ce.repairs = repairPairs(make([]openai.ChatCompletionMessage, 0, len(conv)), conv, map[string]bool{})
+	ce.enc = make([][]byte, len(ce.msgs))
+	for i, m := range ce.msgs {
+		if b, err := provider.EncodeMessage(m); err == nil {
+			ce.enc[i] = b
+		}
+	}
+	return ce
+}
+
+// systemEncodings returns the encodings of the system prompts' messages.
+func (c *requestCache) systemEncodings(system []string) [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([][]byte, len(system))
+	kept := c.systems
+	c.systems = make([]cachedText, len(system))
+	for i, s := range system {
+		if i < len(kept) && kept[i].text == s {
+			c.systems[i] = kept[i]
+		} else {
+			b, _ := provider.EncodeMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+			c.systems[i] = cachedText{text: s, enc: b}
+		}
+		out[i] = c.systems[i].enc
+	}
+	return out
+}
+
+// cachedCounts reports whether an estimator's counts can be kept: it
+// gives the same count for the same text for the whole session (chars/4,
+// or a tokenizer once its tables are loaded).
+func cachedCounts(est tokens.Estimator) bool {
+	switch e := est.(type) {
+	case tokens.Chars:
+		return true
+	case *tokens.Tokenizer:
+		return e.Loaded()
+	}
+	return false
+}
+
+// estimate prices the visible entries of history as the calculator does
+// (calc.EstimateEntries) and plainly (tokens.EstimateEntries with est).
+// keep says whether what it prices is kept: false for a history that is
+// not the session's (what an undo would restore), whose entries would
+// otherwise push out the session's own.
+func (c *requestCache) estimate(history []message.Entry, keep bool, calc *tokens.Calculator, est tokens.Estimator) (calibrated, plain int64) {
+	cest, ratio, roundtrip := calc.Pricing()
+	if !cachedCounts(est) || cest != est {
+		v := Visible(history)
+		return calc.EstimateEntries(v), tokens.EstimateEntries(v, est)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.est != est {
+		for _, ce := range c.entries {
+			ce.cost = nil
+		}
+		c.est = est
+	}
+	c.walk(tokens.VisibleHistory(history), keep, func(e *message.Entry, ce *cachedEntry) {
+		var p *pricedEntry
+		switch {
+		case ce != nil && ce.cost != nil:
+			p = ce.cost
+		case ce != nil && keep:
+			ce.cost = priceEntry(e, est)
+			p = ce.cost
+		default:
+			p = priceEntry(e, est)
+		}
+		calibrated += p.at(ratio, roundtrip)
+		plain += p.plain
+	})
+	return calibrated, plain
+}
