@@ -4,8 +4,9 @@
 // or the step limit is reached.
 //
 // At the start of each turn the dynamic system message (directory, date,
-// git status, AGENTS.md) is gathered again (the first turn's may have been
-// gathered beside Open and the first message: Options.Environment); the
+// git status, AGENTS.md) is gathered again, unless it was gathered ahead
+// of the turn — beside Open and the first message (Options.Environment) or
+// while the user typed (PrefetchEnvironment) — less than 20 s before; the
 // stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
 // (coalesced into one), builds the request and repairs any tool call
