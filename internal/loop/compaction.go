@@ -679,7 +679,7 @@ func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total
 // session's model.
 func (r *Runner) restoreCeiling(ctx context.Context) {
 	r.ceiling.Store(0)
-	log, err := r.store.ListEventLog(ctx, r.sess.ID)
+	log, err := r.store.ListEventLogKind(ctx, r.sess.ID, "context_limit")
 	if err != nil {
 		return
 	}

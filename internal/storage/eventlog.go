@@ -35,9 +35,20 @@ func (s *Store) LogEvent(ctx context.Context, sessionID, kind string, data any) 
 
 // ListEventLog returns a session's event log, oldest first.
 func (s *Store) ListEventLog(ctx context.Context, sessionID string) ([]LogEntry, error) {
-	op := "list event log of session " + sessionID
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, kind, at, data FROM event_log
+	return s.listEventLog(ctx, "list event log of session "+sessionID, `SELECT id, kind, at, data FROM event_log
 		WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+// ListEventLogKind returns a session's event log entries of one kind, in
+// order: what Open needs of a long session's log (its context-limit
+// refusals) without reading every estimate record.
+func (s *Store) ListEventLogKind(ctx context.Context, sessionID, kind string) ([]LogEntry, error) {
+	return s.listEventLog(ctx, "list "+kind+" events of session "+sessionID, `SELECT id, kind, at, data FROM event_log
+		WHERE session_id = ? AND kind = ? ORDER BY id`, sessionID, kind)
+}
+
+func (s *Store) listEventLog(ctx context.Context, op, query string, args ...any) ([]LogEntry, error) {
+	rows, err := s.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

@@ -424,4 +424,17 @@ func TestEventLog(t *testing.T) {
 	if string(log[0].Data) != `{"parts":3}` || log[0].At.IsZero() {
 		t.Errorf("entry = %+v (data %s)", log[0], log[0].Data)
 	}
+	if err := s.LogEvent(ctx, sess.ID, "prune", map[string]int{"parts": 4}); err != nil {
+		t.Fatal(err)
+	}
+	prunes, err := s.ListEventLogKind(ctx, sess.ID, "prune")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prunes) != 2 || string(prunes[0].Data) != `{"parts":3}` || string(prunes[1].Data) != `{"parts":4}` {
+		t.Fatalf("prune events = %+v", prunes)
+	}
+	if none, err := s.ListEventLogKind(ctx, sess.ID, "context_limit"); err != nil || len(none) != 0 {
+		t.Fatalf("context_limit events = %+v, %v", none, err)
+	}
 }
