@@ -1,41 +1,18 @@
 package tui
 
 import (
-	"strings"
+	"os"
 	"testing"
 )
 
-// typicalReply is a ≈3 KB assistant answer (four times the same section): a heading, paragraphs with
-// inline code and emphasis, a list and a Go code block.
-var typicalReply = strings.Repeat(`## Fixing the retry loop
-
-The **retry loop** in `+"`fetch`"+` gives up too early: it counts the first attempt as a retry, so
-with *max = 3* only two retries happen. The fix is to count attempts, not retries, and to
-wait with a backoff that doubles each time (see [the docs](https://example.com/retry)).
-
-- count attempts from one
-- double the wait, up to a cap
-- stop when the context is done
-
-`+"```go"+`
-func fetch(ctx context.Context, url string) ([]byte, error) {
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		body, err := get(ctx, url) // one try
-		if err == nil || attempt == maxAttempts {
-			return body, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
+// typicalReply is the renderer's own benchmark reply (≈3 KB).
+var typicalReply = func() string {
+	b, err := os.ReadFile("markdown/testdata/reply.md")
+	if err != nil {
+		panic(err)
 	}
-}
-`+"```"+`
-
-`, 4)
+	return string(b)
+}()
 
 // BenchmarkMarkdownReply renders a typical 3 KB reply block by block at
 // 100 columns, as the chat does once a reply is finished.
