@@ -53,25 +53,13 @@ func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Mess
 	if m.UpdatedAt.IsZero() {
 		m.UpdatedAt = m.CreatedAt
 	}
-	states := make([]string, len(parts))
-	for i, p := range parts {
-		p.SessionID, p.MessageID = m.SessionID, m.ID
-		if p.ID == "" {
-			p.ID = message.NewID()
-		}
-		if p.CreatedAt.IsZero() {
-			p.CreatedAt = ts
-		}
-		p.UpdatedAt = ts
-		state, err := encodeState(p)
-		if err != nil {
-			return err
-		}
-		states[i] = state
+	states, docs, err := prepareParts(op, m, parts, ts)
+	if err != nil {
+		return err
 	}
 	var queue []message.QueuedMessage
 	var sess *message.Session
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
 		for _, id := range ids {
 			res, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE id = ? AND session_id = ?`, id, m.SessionID)
 			if err != nil {
@@ -93,25 +81,8 @@ func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Mess
 				}
 			}
 		}
-		sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
-			WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
-			return err
-		}
-		for i, p := range parts {
-			if _, err := tx.ExecContext(ctx, upsertPartSQL, p.ID, p.SessionID, p.MessageID, string(p.Type), states[i],
-				toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
-				return err
-			}
-		}
-		return nil
+		sess, err = s.insertMessage(ctx, tx, m, parts, states, docs, "", ts)
+		return err
 	})
 	if err != nil {
 		return err

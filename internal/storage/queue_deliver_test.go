@@ -75,3 +75,26 @@ func TestDeliverQueuedIsAtomic(t *testing.T) {
 		t.Errorf("delivered message %+v", last)
 	}
 }
+
+// TestDeliveredMessageIsSearchable: a queued message delivered into the
+// conversation is in the history index like one sent directly.
+func TestDeliveredMessageIsSearchable(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	sess, _ := newSession(t, s, "/w")
+	q, err := s.Enqueue(ctx, sess.ID, "check the zebrafish parser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := message.Message{SessionID: sess.ID, Role: message.RoleUser}
+	if err := s.DeliverQueued(ctx, []string{q.ID}, &m, []*message.Part{{Type: message.PartText, Text: q.Text}}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.SearchSession(ctx, sess.ID, "zebrafish", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 {
+		t.Fatalf("search for a delivered message's word: %d hits, want 1", len(hits))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -344,61 +345,14 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 	if m.UpdatedAt.IsZero() {
 		m.UpdatedAt = m.CreatedAt
 	}
-	states := make([]string, len(parts))
-	docs := make([]string, len(parts))
-	for i, p := range parts {
-		p.SessionID, p.MessageID = m.SessionID, m.ID
-		if p.Type == "" {
-			return nil, fmt.Errorf("%s: part %d has no type", op, i)
-		}
-		if p.ID == "" {
-			p.ID = message.NewID()
-		}
-		if p.CreatedAt.IsZero() {
-			p.CreatedAt = ts
-		}
-		p.UpdatedAt = ts
-		state, err := encodeState(p)
-		if err != nil {
-			return nil, err
-		}
-		states[i] = state
-		if indexed(p) {
-			docs[i] = indexText(p, true)
-		}
+	states, docs, err := prepareParts(op, m, parts, ts)
+	if err != nil {
+		return nil, err
 	}
 	var sess *message.Session
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		var err error
-		if title != "" {
-			sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, updated_at = ?
-				WHERE id = ? RETURNING `+sessionColumns, title, toUnix(ts), m.SessionID))
-		} else {
-			sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
-				WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
-		}
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
-			return err
-		}
-		for i, p := range parts {
-			if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, p.ID, p.SessionID, p.MessageID,
-				string(p.Type), states[i], toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
-				return err
-			}
-			if indexed(p) {
-				if err := indexPart(ctx, tx, p.ID, docs[i]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+	err = s.inTx(ctx, op, func(tx *sql.Tx) (err error) {
+		sess, err = s.insertMessage(ctx, tx, m, parts, states, docs, title, ts)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -407,6 +361,72 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 	s.publishSession(sess)
 	for _, p := range parts {
 		s.publishPart(p)
+	}
+	return sess, nil
+}
+
+// prepareParts fills the ids, session, message and times of a new
+// message's parts and encodes each one's state and, for those the history
+// index holds, its text.
+func prepareParts(op string, m *message.Message, parts []*message.Part, ts time.Time) (states, docs []string, err error) {
+	states = make([]string, len(parts))
+	docs = make([]string, len(parts))
+	for i, p := range parts {
+		p.SessionID, p.MessageID = m.SessionID, m.ID
+		if p.Type == "" {
+			return nil, nil, fmt.Errorf("%s: part %d has no type", op, i)
+		}
+		if p.ID == "" {
+			p.ID = message.NewID()
+		}
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = ts
+		}
+		p.UpdatedAt = ts
+		if states[i], err = encodeState(p); err != nil {
+			return nil, nil, err
+		}
+		if indexed(p) {
+			docs[i] = indexText(p, true)
+		}
+	}
+	return states, docs, nil
+}
+
+// insertMessage stores a new message with its parts (prepareParts) in
+// tx, indexes them, and touches the session (giving it title when set).
+// It returns the session as stored.
+func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *message.Message, parts []*message.Part,
+	states, docs []string, title string, ts time.Time) (*message.Session, error) {
+	var sess *message.Session
+	var err error
+	if title != "" {
+		sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET title = ?, updated_at = ?
+			WHERE id = ? RETURNING `+sessionColumns, title, toUnix(ts), m.SessionID))
+	} else {
+		sess, err = scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
+			WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %s: %w", m.SessionID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
+		return nil, err
+	}
+	for i, p := range parts {
+		if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, p.ID, p.SessionID, p.MessageID,
+			string(p.Type), states[i], toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
+			return nil, err
+		}
+		if indexed(p) {
+			if err := indexPart(ctx, tx, p.ID, docs[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return sess, nil
 }
