@@ -94,6 +94,10 @@ func (e *editor) height() int { return e.ta.Height() }
 
 func (e *editor) value() string { return e.ta.Value() }
 
+// empty reports whether the editor holds no text, without building the
+// whole text of a long multi-line one (it is asked after every update).
+func (e *editor) empty() bool { return e.ta.LineCount() == 1 && e.ta.Value() == "" }
+
 func (e *editor) setValue(s string) {
 	if tooLarge(s) {
 		s = e.placeholder(s)

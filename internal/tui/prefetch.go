@@ -15,7 +15,7 @@ import (
 // prefetchEnvironment starts the gathering once per message, on the
 // editor's first character. It returns at once.
 func (m *Model) prefetchEnvironment() {
-	if m.editor.value() == "" {
+	if m.editor.empty() {
 		m.typing = false
 		return
 	}
