@@ -410,3 +410,38 @@ func TestContinueFalseEndsTheTurn(t *testing.T) {
 		t.Errorf("notes = %q", notes)
 	}
 }
+
+// gatedLateTool is a tool from outside the agent: it asks before it runs.
+type gatedLateTool struct{ lateTool }
+
+func (g gatedLateTool) PermissionKeys() []string { return []string{g.name} }
+
+type gatedSource struct{}
+
+func (gatedSource) Tools() []tools.Tool { return []tools.Tool{gatedLateTool{lateTool{"srv__lookup"}}} }
+
+// TestPreToolUseHookKeepsGatedToolsAsking: with a PreToolUse hook that
+// decides nothing, an MCP tool still asks before it runs (and, with nobody
+// to ask, is denied) as it does without hooks.
+func TestPreToolUseHookKeepsGatedToolsAsking(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		withHooks(t, hooks.Hook{Event: hooks.PreToolUse, Command: "true"})(o, c)
+		o.Extra = gatedSource{}
+		o.Perms = tools.NewPermissions(nil, nil, false)
+	},
+		pt.ToolCalls(pt.Call{ID: "g1", Name: "srv__lookup", Args: `{"q":"x"}`}),
+		pt.Text("done"),
+	)
+	if res := h.turn("go"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var result string
+	for _, m := range h.request(1) {
+		if m.ToolCallID == "g1" {
+			result = m.Content
+		}
+	}
+	if strings.Contains(result, "late answer") || !strings.Contains(result, "permission denied") {
+		t.Fatalf("the gated tool's result with a hook configured = %q, want a denial", result)
+	}
+}
