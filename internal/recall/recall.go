@@ -76,15 +76,16 @@ Use it before re-running a command or re-reading a file whose output was cleared
 }
 
 // Parameters implements tools.Tool.
-func (*Tool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"Words to search for in the session's history."},` +
-		`"limit":{"type":"integer","minimum":1,"description":"With query: the number of matches (default 5, at most 20). With ref: the number of lines (default and maximum 2000)."},` +
-		`"all":{"type":"boolean","description":"With query: also list matches still in your context (marked visible)."},` +
-		`"ref":{"type":"string","description":"A reference from a recall result or a summary (or a tool call id): returns its full text."},` +
-		`"offset":{"type":"integer","minimum":0,"description":"With ref: the first line to show, 1-based (default 1)."}` +
-		`},"required":[],"additionalProperties":false}`)
-}
+func (*Tool) Parameters() json.RawMessage { return parameters }
+
+// parameters is the schema every request carries.
+var parameters = json.RawMessage(`{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"Words to search for in the session's history."},` +
+	`"limit":{"type":"integer","minimum":1,"description":"With query: the number of matches (default 5, at most 20). With ref: the number of lines (default and maximum 2000)."},` +
+	`"all":{"type":"boolean","description":"With query: also list matches still in your context (marked visible)."},` +
+	`"ref":{"type":"string","description":"A reference from a recall result or a summary (or a tool call id): returns its full text."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"With ref: the first line to show, 1-based (default 1)."}` +
+	`},"required":[],"additionalProperties":false}`)
 
 type input struct {
 	Query  string `json:"query"`

@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -67,12 +68,15 @@ Use it for builds, tests, git, package managers and other programs. Prefer the r
 - Each call is a new shell: cd and exported variables do not carry over (use cd dir && cmd).`
 }
 
-func (bashTool) Parameters() json.RawMessage {
+func (bashTool) Parameters() json.RawMessage { return bashParameters() }
+
+// bashParameters is built once: every request carries it.
+var bashParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "command", typ: "string", required: true, description: "The command to run, e.g. \"go test ./...\"."},
 		param{name: "timeout_s", typ: "number", minimum: minimum(0), description: "Timeout in seconds (default 120, at most 600)."},
 	)
-}
+})
 
 func (bashTool) title(_ *Env, input json.RawMessage) string {
 	var in bashInput

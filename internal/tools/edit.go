@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 )
 
 type editTool struct{}
@@ -32,14 +33,17 @@ func (editTool) Description() string {
 - An empty old_string creates a new file (or fills an empty one) with new_string.`
 }
 
-func (editTool) Parameters() json.RawMessage {
+func (editTool) Parameters() json.RawMessage { return editParameters() }
+
+// editParameters is built once: every request carries it.
+var editParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "path", typ: "string", required: true, description: "The file to edit."},
 		param{name: "old_string", typ: "string", required: true, description: "The exact text to replace."},
 		param{name: "new_string", typ: "string", required: true, description: "The text to put in its place (must differ from old_string)."},
 		param{name: "replace_all", typ: "boolean", description: "Replace every occurrence instead of exactly one (default false)."},
 	)
-}
+})
 
 func (editTool) title(env *Env, input json.RawMessage) string {
 	var in editInput

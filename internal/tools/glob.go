@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -35,12 +36,15 @@ func (globTool) Description() string {
 - Shows at most 100 paths; if there are more, narrow the pattern or path.`
 }
 
-func (globTool) Parameters() json.RawMessage {
+func (globTool) Parameters() json.RawMessage { return globParameters() }
+
+// globParameters is built once: every request carries it.
+var globParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "pattern", typ: "string", required: true, description: "The glob pattern, e.g. \"**/*.go\"."},
 		param{name: "path", typ: "string", description: "Directory to search (default: the session's directory)."},
 	)
-}
+})
 
 func (globTool) title(env *Env, input json.RawMessage) string {
 	var in globInput

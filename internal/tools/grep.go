@@ -50,13 +50,16 @@ func (grepTool) Description() string {
 - Matches are within one line.`
 }
 
-func (grepTool) Parameters() json.RawMessage {
+func (grepTool) Parameters() json.RawMessage { return grepParameters() }
+
+// grepParameters is built once: every request carries it.
+var grepParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "pattern", typ: "string", required: true, description: "The regular expression to search for."},
 		param{name: "path", typ: "string", description: "Directory or file to search (default: the session's directory)."},
 		param{name: "include", typ: "string", description: "Only search files matching this glob, e.g. \"*.go\"."},
 	)
-}
+})
 
 func (grepTool) title(env *Env, input json.RawMessage) string {
 	var in grepInput

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/tools/gitignore"
@@ -38,11 +39,14 @@ func (lsTool) Description() string {
 - To find files by name use glob; to search contents use grep.`
 }
 
-func (lsTool) Parameters() json.RawMessage {
+func (lsTool) Parameters() json.RawMessage { return lsParameters() }
+
+// lsParameters is built once: every request carries it.
+var lsParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "path", typ: "string", description: "Directory to list (default: the session's directory)."},
 	)
-}
+})
 
 func (lsTool) title(env *Env, input json.RawMessage) string {
 	var in lsInput

@@ -137,7 +137,7 @@ func (p *Permissions) Mode(tool string) Mode {
 func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, denial string, err error) {
 	reg := builtinRegistry()
 	s, known := reg.schemas[call.Name]
-	if !known || s.validate(call.Input) != "" {
+	if !known || s.get().validate(call.Input) != "" {
 		return true, "", nil
 	}
 	mode := p.Mode(call.Name)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
@@ -40,13 +41,16 @@ func (readTool) Description() string {
 - The line-number prefix is not part of the file: never copy it into edit's old_string.`
 }
 
-func (readTool) Parameters() json.RawMessage {
+func (readTool) Parameters() json.RawMessage { return readParameters() }
+
+// readParameters is built once: every request carries it.
+var readParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "path", typ: "string", required: true, description: "The file to read."},
 		param{name: "offset", typ: "integer", minimum: minimum(0), description: "First line to show, 1-based (default 1)."},
 		param{name: "limit", typ: "integer", minimum: minimum(1), description: "Number of lines to show (default and maximum 2000)."},
 	)
-}
+})
 
 func (readTool) title(env *Env, input json.RawMessage) string {
 	var in readInput

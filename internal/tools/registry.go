@@ -16,44 +16,73 @@ import (
 )
 
 // Registry holds the tools offered to the model, in a fixed order, with
-// their parsed schemas. It is safe for concurrent use.
+// their schemas, parsed on a call's first validation. It is safe for
+// concurrent use.
 type Registry struct {
 	tools   []Tool
 	byName  map[string]Tool
-	schemas map[string]*schema
+	schemas map[string]*lazySchema
 }
+
+// lazySchema is a tool's schema, parsed the first time a call needs it: a
+// registry is built at every start and often again (a session's own tools,
+// MCP servers joining), and most of its tools are never called. Registries
+// derived with With share their entries, so a schema is parsed once.
+type lazySchema struct {
+	tool Tool
+	once sync.Once
+	s    *schema
+}
+
+// get returns the parsed schema. One the validator cannot read at all is
+// left unchecked (the tool still validates its own input).
+func (l *lazySchema) get() *schema {
+	l.once.Do(func() {
+		s, err := parseSchema(l.tool.Parameters())
+		if err != nil {
+			s = &schema{}
+		}
+		l.s = s
+	})
+	return l.s
+}
+
+// builtinTools are the built-in tools' entries, shared by every registry.
+var builtinTools = sync.OnceValue(func() *Registry {
+	return newRegistry(bashTool{}, readTool{}, writeTool{}, editTool{}, grepTool{}, globTool{}, lsTool{})
+})
 
 // NewRegistry returns the registry of the built-in tools, in this order:
 // bash, read, write, edit, grep, glob, ls.
 func NewRegistry() *Registry {
-	return newRegistry(bashTool{}, readTool{}, writeTool{}, editTool{}, grepTool{}, globTool{}, lsTool{})
+	return builtinTools().With()
 }
 
 func newRegistry(tools ...Tool) *Registry {
-	r := &Registry{byName: map[string]Tool{}, schemas: map[string]*schema{}}
-	for _, t := range tools {
-		s, err := parseSchema(t.Parameters())
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: %v", t.Name(), err))
-		}
-		r.tools = append(r.tools, t)
-		r.byName[t.Name()] = t
-		r.schemas[t.Name()] = s
-	}
-	return r
+	return new(Registry).With(tools...)
 }
 
 // With returns a registry of r's tools followed by extra, in that order;
 // an extra tool whose name r has already is left out. r is not changed.
 // The loop adds the tools that need a session this way (recall).
 func (r *Registry) With(extra ...Tool) *Registry {
-	all := r.Tools()
+	n := len(r.tools) + len(extra)
+	out := &Registry{tools: make([]Tool, 0, n), byName: make(map[string]Tool, n), schemas: make(map[string]*lazySchema, n)}
+	for _, t := range r.tools {
+		out.add(t, r.schemas[t.Name()])
+	}
 	for _, t := range extra {
-		if _, dup := r.byName[t.Name()]; !dup {
-			all = append(all, t)
+		if _, dup := out.byName[t.Name()]; !dup {
+			out.add(t, &lazySchema{tool: t})
 		}
 	}
-	return newRegistry(all...)
+	return out
+}
+
+func (r *Registry) add(t Tool, s *lazySchema) {
+	r.tools = append(r.tools, t)
+	r.byName[t.Name()] = t
+	r.schemas[t.Name()] = s
 }
 
 // Tools returns the tools in their fixed order.
@@ -226,7 +255,7 @@ func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
 	if !ok {
 		return errorResult(call.Name, "unknown tool %q; the available tools are: %s", call.Name, nameList(r.Names()))
 	}
-	s := r.schemas[call.Name]
+	s := r.schemas[call.Name].get()
 	if msg := s.validate(call.Input); msg != "" {
 		return errorResult(call.Name, "invalid arguments for %s: %s. Its parameters are: %s.", call.Name, msg, s.usage())
 	}

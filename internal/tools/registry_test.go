@@ -198,3 +198,56 @@ func TestUnknownToolWithManyToolsStaysShort(t *testing.T) {
 	}
 	mustContain(t, res.Output, `unknown tool "nope"`, "bash, read", "and 977 more")
 }
+
+// TestBuiltinSchemasParse holds what building a registry no longer checks
+// (schemas are parsed on a call's first validation): every built-in
+// tool's schema is well formed and lists its properties in order.
+func TestBuiltinSchemasParse(t *testing.T) {
+	for _, tool := range NewRegistry().Tools() {
+		var strict map[string]any
+		if err := json.Unmarshal(tool.Parameters(), &strict); err != nil {
+			t.Errorf("%s: %v", tool.Name(), err)
+			continue
+		}
+		s, err := parseSchema(tool.Parameters())
+		if err != nil || s.Type != "object" || len(s.order) == 0 || len(s.order) != len(s.Properties) {
+			t.Errorf("%s: schema %+v, %v", tool.Name(), s, err)
+		}
+	}
+}
+
+// TestDerivedRegistriesShareSchemas checks that With reuses its parent's
+// entries, so that a schema is parsed once however often the loop derives
+// a registry, and that a derived registry validates like its parent.
+func TestDerivedRegistriesShareSchemas(t *testing.T) {
+	base := NewRegistry()
+	derived := base.With(fakeTool{name: "extra"}, fakeTool{name: "extra"}, fakeTool{name: "read"})
+	if got := derived.Names(); strings.Join(got, ",") != "bash,read,write,edit,grep,glob,ls,extra" {
+		t.Fatalf("names = %v", got)
+	}
+	for _, name := range base.Names() {
+		if base.schemas[name] != derived.schemas[name] {
+			t.Errorf("%s: the derived registry parses its schema again", name)
+		}
+	}
+	if NewRegistry().schemas["bash"] != base.schemas["bash"] {
+		t.Error("every registry of the built-in tools should share their schemas")
+	}
+	res := derived.Run(context.Background(), newEnv(t), Call{Name: "read", Input: json.RawMessage(`{"path": 3}`)})
+	if !res.IsError || !strings.Contains(res.Output, `parameter "path" must be a string`) {
+		t.Fatalf("derived registry did not validate: %+v", res)
+	}
+}
+
+// BenchmarkRegistryStart is what a session's start does with registries:
+// the built-in tools, the agent's own tool added (task), the session's
+// (recall), and the tools of the first request encoded.
+func BenchmarkRegistryStart(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r := NewRegistry().With(fakeTool{name: "task"}).With(fakeTool{name: "recall"})
+		if len(r.OpenAITools()) != 9 {
+			b.Fatal("tools missing")
+		}
+	}
+}

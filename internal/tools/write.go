@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -34,12 +35,15 @@ func (writeTool) Description() string {
 - An existing file must have been read in this session and not changed on disk since; otherwise read it first.`
 }
 
-func (writeTool) Parameters() json.RawMessage {
+func (writeTool) Parameters() json.RawMessage { return writeParameters() }
+
+// writeParameters is built once: every request carries it.
+var writeParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "path", typ: "string", required: true, description: "The file to write."},
 		param{name: "content", typ: "string", required: true, description: "The complete new content of the file."},
 	)
-}
+})
 
 func (writeTool) title(env *Env, input json.RawMessage) string {
 	var in writeInput
