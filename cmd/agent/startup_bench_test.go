@@ -45,7 +45,9 @@ var benchAnswer = strings.Repeat("The quick brown fox jumps over the lazy dog. "
 // that both see the same machine at the same moment. It reports each
 // one's mean wall time per run and peak RSS, and the ratio of the means
 // (issue 20's targets: ≤ 2, and ≤ 20 MiB for the agent). It skips when the
-// programs it needs cannot be built.
+// programs it needs cannot be built. With AGENT_BENCH_BASELINE naming
+// another agent binary (an older build), that one runs in the same rounds
+// too and is reported as baseline-*, for a before/after on one machine.
 func BenchmarkHeadlessVsBare(b *testing.B) {
 	tools := buildBenchTools(b)
 	srv := pt.New(b)
@@ -74,10 +76,17 @@ func BenchmarkHeadlessVsBare(b *testing.B) {
 	// One untimed run each: the databases created, the files in the cache.
 	tools.measure(b, env, work, benchAnswer, agentBin, "run", "hi")
 	tools.measure(b, env, work, benchAnswer, tools.bare, "hi")
-	var agentTotal, bareTotal, agentCPU, bareCPU time.Duration
-	var agentRSS, bareRSS int64
+	baseline := os.Getenv("AGENT_BENCH_BASELINE")
+	var agentTotal, bareTotal, agentCPU, bareCPU, baseTotal, baseCPU time.Duration
+	var agentRSS, bareRSS, baseRSS int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		if baseline != "" {
+			m := tools.measure(b, env, work, benchAnswer, baseline, "run", "hi")
+			baseTotal += m.wall
+			baseCPU += m.cpu
+			baseRSS = max(baseRSS, m.maxRSSKiB)
+		}
 		m := tools.measure(b, env, work, benchAnswer, agentBin, "run", "hi")
 		agentTotal += m.wall
 		agentCPU += m.cpu
@@ -97,6 +106,11 @@ func BenchmarkHeadlessVsBare(b *testing.B) {
 	b.ReportMetric(float64(bareCPU.Nanoseconds())/n, "bare-cpu-ns/op")
 	b.ReportMetric(float64(agentRSS)/1024, "agent-peak-RSS-MiB")
 	b.ReportMetric(float64(bareRSS)/1024, "bare-peak-RSS-MiB")
+	if baseline != "" {
+		b.ReportMetric(float64(baseTotal.Nanoseconds())/n, "baseline-ns/op")
+		b.ReportMetric(float64(baseCPU.Nanoseconds())/n, "baseline-cpu-ns/op")
+		b.ReportMetric(float64(baseRSS)/1024, "baseline-peak-RSS-MiB")
+	}
 }
 
 // benchTools are the programs the start-up benchmarks run: bench/bare and

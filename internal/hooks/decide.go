@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxloop/agent/internal/secrets"
@@ -23,14 +24,14 @@ type matcher struct {
 }
 
 // exactMatcher is a matcher Claude Code compares as exact names.
-var exactMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+var exactMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|]+$`) })
 
 func compileMatcher(s string) (matcher, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "" || s == "*":
 		return matcher{all: true}, nil
-	case exactMatcher.MatchString(s):
+	case exactMatcher().MatchString(s):
 		var names []string
 		for _, n := range strings.Split(s, "|") {
 			if n != "" {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -142,7 +143,7 @@ func (r *Runner) TitleDone() <-chan struct{} {
 }
 
 // thinkBlock matches reasoning some servers leave in the answer text.
-var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+var thinkBlock = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<think>.*?</think>`) })
 
 // CleanTitle turns a model's answer into a session title: reasoning
 // blocks, terminal controls, a "Title:" label, Markdown emphasis, quotes
@@ -150,7 +151,7 @@ var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
 // TitleFrom (first line, at most 60 characters). It returns "" when
 // nothing usable is left.
 func CleanTitle(answer string) string {
-	s := thinkBlock.ReplaceAllString(answer, "")
+	s := thinkBlock().ReplaceAllString(answer, "")
 	if i := strings.Index(s, "<think>"); i >= 0 { // unterminated: all reasoning
 		s = s[:i]
 	}

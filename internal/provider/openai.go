@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -209,7 +210,7 @@ func (p *openAIProvider) responseError(resp *http.Response) *Error {
 	}
 }
 
-var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var htmlTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 // plainErrorText is a short message for an error body that is not JSON: an
 // HTML page's title, the first line of plain text, or the status text.
@@ -217,7 +218,7 @@ func plainErrorText(status int, body []byte) string {
 	text := strings.TrimSpace(string(body))
 	lower := strings.ToLower(text)
 	if strings.HasPrefix(lower, "<!doctype") || strings.HasPrefix(lower, "<html") || strings.Contains(lower, "<body") {
-		if m := htmlTitle.FindStringSubmatch(text); m != nil {
+		if m := htmlTitle().FindStringSubmatch(text); m != nil {
 			if title := strings.TrimSpace(m[1]); title != "" {
 				return title
 			}

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -51,7 +52,7 @@ var wrapperCommands = map[string]bool{
 
 // loopVar is a loop variable that cannot redirect later commands (PATH,
 // IFS, LD_PRELOAD... are upper case).
-var loopVar = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+var loopVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]*$`) })
 
 // shellCommands returns the simple commands of a command line as written
 // (for the dialog) and the prefixes that grant it, or nil prefixes when it
@@ -92,7 +93,7 @@ func shellCommands(command string) (commands, prefixes []string) {
 		case *syntax.DeclClause: // export, local, declare, readonly, typeset
 			grantable = false
 		case *syntax.ForClause:
-			if it, ok := n.Loop.(*syntax.WordIter); ok && !loopVar.MatchString(it.Name.Value) {
+			if it, ok := n.Loop.(*syntax.WordIter); ok && !loopVar().MatchString(it.Name.Value) {
 				grantable = false
 			}
 		case *syntax.ParamExp:
