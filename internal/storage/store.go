@@ -114,6 +114,10 @@ func Open(ctx context.Context, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, s.fail("open "+path, err)
 	}
+	if err := keepWAL(ctx, db); err != nil {
+		db.Close()
+		return nil, s.fail("open "+path, err)
+	}
 	if err := restrictFiles(path); err != nil {
 		db.Close()
 		return nil, err
@@ -287,12 +291,42 @@ func connString(path string, readOnly bool) string {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "foreign_keys(1)")
+		// With the WAL kept at close (keepWAL), a limit makes the last
+		// close truncate it to nothing, and bounds it after a checkpoint.
+		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 		// Every transaction takes the write lock at BEGIN, so a busy
 		// database is waited for there rather than failing mid-way.
 		q.Set("_txlock", "immediate")
 	}
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path, RawQuery: q.Encode()}
 	return u.String()
+}
+
+// walSizeLimit bounds the WAL file once checkpointed (PRAGMA
+// journal_size_limit).
+const walSizeLimit = 4 << 20
+
+// keepWAL makes the writing connection leave the WAL and its index in place
+// when it closes last (SQLITE_FCNTL_PERSIST_WAL), emptied by the final
+// checkpoint. SQLite deletes them otherwise, and every process creates them
+// again at its first write: two inode allocations and a directory sync per
+// `agent run`, which on ext4 cost a start-up more than a millisecond.
+func keepWAL(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		fc, ok := dc.(interface {
+			FileControlPersistWAL(dbName string, mode int) (int, error)
+		})
+		if !ok {
+			return nil // another driver: the files are made again, no harm
+		}
+		_, err := fc.FileControlPersistWAL("main", 1)
+		return err
+	})
 }
 
 // openReaders opens the pool of reading connections.

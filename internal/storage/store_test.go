@@ -438,3 +438,53 @@ func TestEventLog(t *testing.T) {
 		t.Fatalf("context_limit events = %+v, %v", none, err)
 	}
 }
+
+// TestCloseKeepsTheWALFiles checks that closing the store leaves the WAL
+// (emptied: every frame is checkpointed into agent.db) and the wal-index
+// in place for the next process: deleting and creating them again at every
+// run costs each `agent run` a file system's inode allocation, twice.
+func TestCloseKeepsTheWALFiles(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	inodes := func() [2]os.FileInfo {
+		t.Helper()
+		var out [2]os.FileInfo
+		for i, suffix := range []string{"-wal", "-shm"} {
+			info, err := os.Stat(filepath.Join(dir, DBName) + suffix)
+			if err != nil {
+				t.Fatalf("after Close: %v", err)
+			}
+			out[i] = info
+		}
+		if out[0].Size() != 0 {
+			t.Errorf("WAL left with %d bytes; want it checkpointed and emptied", out[0].Size())
+		}
+		return out
+	}
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := newSession(t, s, "/w")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	first := inodes()
+	s, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetSession(ctx, sess.ID); err != nil || got.Title != "t" {
+		t.Fatalf("the session did not survive the close: %v %v", got, err)
+	}
+	newSession(t, s, "/w")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := inodes()
+	for i := range first {
+		if !os.SameFile(first[i], second[i]) {
+			t.Errorf("%s was deleted and made again", first[i].Name())
+		}
+	}
+}
