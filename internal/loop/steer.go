@@ -87,7 +87,7 @@ func (r *Runner) Steer(ctx context.Context, text string) (bool, error) {
 func (r *Runner) settle(ctx context.Context, res TurnResult) bool {
 	r.mu.Lock()
 	if resumable(res) {
-		if q, err := r.store.ListQueue(ctx, r.sess.ID); err == nil && len(pickDelivery(q, true)) > 0 {
+		if q, err := r.store.ListQueueLatest(ctx, r.sess.ID); err == nil && len(pickDelivery(q, true)) > 0 {
 			r.mu.Unlock()
 			return false
 		}
@@ -145,7 +145,7 @@ const deliveryAttempts = 3
 // (Coalesce). It reports whether it delivered anything.
 func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) {
 	for attempt := 1; ; attempt++ {
-		queue, err := r.store.ListQueue(ctx, r.sess.ID)
+		queue, err := r.store.ListQueueLatest(ctx, r.sess.ID)
 		if err != nil {
 			return false, fmt.Errorf("take queue: %w", err)
 		}
@@ -198,7 +198,7 @@ func (r *Runner) endBusy() {
 // queueWaiting reports, with r.mu held, whether the queue holds a message
 // to deliver now that no turn runs.
 func (r *Runner) queueWaiting() bool {
-	q, err := r.store.ListQueue(context.Background(), r.sess.ID)
+	q, err := r.store.ListQueueLatest(context.Background(), r.sess.ID)
 	return err == nil && len(pickDelivery(q, true)) > 0
 }
 

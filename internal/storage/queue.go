@@ -62,6 +62,24 @@ func (s *Store) ListQueue(ctx context.Context, sessionID string) ([]message.Queu
 	return queue, nil
 }
 
+// ListQueueLatest is ListQueue read through the writing connection: what a
+// session's runner reads between steps. It sees the same rows — what this
+// process and any other committed — and a run that only writes never opens
+// a reading connection (each costs a file open and a parse of the whole
+// schema, on the way to a headless run's first request). A read-only store
+// reads as ListQueue does.
+func (s *Store) ListQueueLatest(ctx context.Context, sessionID string) ([]message.QueuedMessage, error) {
+	var q querier = s.db
+	if s.db == nil {
+		q = s.rdb
+	}
+	queue, err := listQueue(ctx, q, sessionID)
+	if err != nil {
+		return nil, s.fail("list queue of session "+sessionID, err)
+	}
+	return queue, nil
+}
+
 // UpdateQueued replaces the text of a queued message.
 func (s *Store) UpdateQueued(ctx context.Context, id, text string) error {
 	op := "update queued message " + id

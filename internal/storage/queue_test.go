@@ -178,3 +178,37 @@ func TestMoveQueued(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerQueueReadsOpenNoReader checks that the runner's reads of its
+// own session's queue (ListQueueLatest) go through the writing connection:
+// a one-step `agent run` then never opens a reading connection, each of
+// which costs a file open and a parse of the whole schema. It sees what
+// another connection committed, as ListQueue does.
+func TestRunnerQueueReadsOpenNoReader(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openAt(t, dir)
+	sess, _ := newSession(t, s, "/w")
+	if q, err := s.ListQueueLatest(ctx, sess.ID); err != nil || len(q) != 0 {
+		t.Fatalf("ListQueueLatest = %v, %v", q, err)
+	}
+	if n := s.rdb.Stats().OpenConnections; n != 0 {
+		t.Errorf("%d reading connections opened", n)
+	}
+	other, err := Open(ctx, dir) // another process steering the session
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.EnqueueKind(ctx, sess.ID, "steer", message.KindSteer); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	q, err := s.ListQueueLatest(ctx, sess.ID)
+	if err != nil || len(q) != 1 || q[0].Text != "steer" {
+		t.Fatalf("after another store queued: %v, %v", q, err)
+	}
+	want, _ := s.ListQueue(ctx, sess.ID)
+	if len(want) != 1 || want[0] != q[0] {
+		t.Errorf("ListQueue %v, ListQueueLatest %v", want, q)
+	}
+}
