@@ -235,21 +235,23 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	st := opt.Store
 	var sess *message.Session
+	var lease *storage.Lease
 	if sessionID == "" {
 		sess = &message.Session{Model: opt.Config.Model, Dir: opt.Dir}
-		if err := st.CreateSession(ctx, sess); err != nil {
+		l, err := st.CreateSessionLeased(ctx, sess) // one write
+		if err != nil {
 			return nil, fmt.Errorf("create session: %w", err)
 		}
+		lease = l
 	} else {
 		s, err := st.GetSession(ctx, sessionID)
 		if err != nil {
 			return nil, fmt.Errorf("open session %s: %w", sessionID, err)
 		}
 		sess = s
-	}
-	lease, err := st.AcquireLease(ctx, sess.ID)
-	if err != nil {
-		return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
+		if lease, err = st.AcquireLease(ctx, sess.ID); err != nil {
+			return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
+		}
 	}
 	opt.Tools = sessionTools(opt, st, sess.ID)
 	r := &Runner{opt: opt, store: st, lease: lease, sess: *sess, allowed: map[string]bool{}}
@@ -267,6 +269,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			lease.Release()
 			return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
 		}
+		var err error
 		if r.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)

@@ -102,33 +102,54 @@ func (s *Store) AcquireLease(ctx context.Context, sessionID string) (*Lease, err
 	if err := s.writable(op); err != nil {
 		return nil, err
 	}
-	l := &Lease{
-		store: s, sessionID: sessionID, token: message.NewID(),
-		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}),
-	}
-	pid, host := os.Getpid(), hostname()
+	var l *Lease
 	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		if err := requireSession(ctx, tx, sessionID); err != nil {
-			return err
-		}
-		ts := now()
-		held, ok, err := readLease(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		if ok && leaseLive(held, ts, host, processAlive) {
-			return busyError(held, ts)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO leases (session_id, token, pid, host, acquired_at, heartbeat_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET token = excluded.token,
-			pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at,
-			heartbeat_at = excluded.heartbeat_at`,
-			sessionID, l.token, pid, host, toUnix(ts), toUnix(ts))
+		var err error
+		l, err = s.leaseIn(ctx, tx, sessionID, true)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	return s.holdLease(l, op)
+}
+
+// leaseIn claims sessionID in tx; with check, it first makes sure the
+// session exists and no live process holds it (a session made in tx needs
+// neither).
+func (s *Store) leaseIn(ctx context.Context, tx *sql.Tx, sessionID string, check bool) (*Lease, error) {
+	l := &Lease{
+		store: s, sessionID: sessionID, token: message.NewID(),
+		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{}),
+	}
+	pid, host := os.Getpid(), hostname()
+	ts := now()
+	if check {
+		if err := requireSession(ctx, tx, sessionID); err != nil {
+			return nil, err
+		}
+		held, ok, err := readLease(ctx, tx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		if ok && leaseLive(held, ts, host, processAlive) {
+			return nil, busyError(held, ts)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO leases (session_id, token, pid, host, acquired_at, heartbeat_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET token = excluded.token,
+		pid = excluded.pid, host = excluded.host, acquired_at = excluded.acquired_at,
+		heartbeat_at = excluded.heartbeat_at`,
+		sessionID, l.token, pid, host, toUnix(ts), toUnix(ts))
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// holdLease registers a committed lease with the store and starts its
+// heartbeat; a store closed meanwhile deletes it again.
+func (s *Store) holdLease(l *Lease, op string) (*Lease, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

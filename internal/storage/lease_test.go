@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // deadPID returns the pid of a process that has exited.
@@ -192,4 +194,40 @@ func TestLeaseHeartbeatAndLoss(t *testing.T) {
 	if err := s.rdb.QueryRow(`SELECT token FROM leases WHERE session_id = ?`, sess.ID).Scan(&token); err != nil || token != "thief" {
 		t.Errorf("Release of a lost lease touched the new holder's row: %q, %v", token, err)
 	}
+}
+
+// TestCreateSessionLeased checks the one-transaction start of a new
+// session: the session is stored and published, and this process holds
+// it as AcquireLease would have.
+func TestCreateSessionLeased(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := s.Events().Subscribe(ctx)
+	sess := &message.Session{Title: "t", Model: "m", Dir: "/w"}
+	l, err := s.CreateSessionLeased(ctx, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.ID == "" || sess.CreatedAt.IsZero() {
+		t.Fatalf("session not filled in: %+v", sess)
+	}
+	if got, err := s.GetSession(ctx, sess.ID); err != nil || got.Title != "t" || got.Dir != "/w" {
+		t.Fatalf("GetSession = %+v, %v", got, err)
+	}
+	if ev := <-events; ev.Type != message.EventSessionUpdated || ev.SessionID != sess.ID {
+		t.Errorf("event %+v", ev)
+	}
+	if _, err := s.AcquireLease(ctx, sess.ID); !errors.Is(err, ErrSessionBusy) {
+		t.Fatalf("second lease: %v, want ErrSessionBusy", err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := s.AcquireLease(ctx, sess.ID)
+	if err != nil {
+		t.Fatalf("after Release: %v", err)
+	}
+	l2.Release()
 }

@@ -49,6 +49,38 @@ func (s *Store) CreateSession(ctx context.Context, sess *message.Session) error 
 	if err := s.writable("create session"); err != nil {
 		return err
 	}
+	if err := insertSession(ctx, s.db, sess); err != nil {
+		return s.fail("create session "+sess.ID, err)
+	}
+	s.publishSession(sess)
+	return nil
+}
+
+// CreateSessionLeased is CreateSession and AcquireLease in one
+// transaction: a new session's start writes once before its first
+// request, and no other process can take it in between.
+func (s *Store) CreateSessionLeased(ctx context.Context, sess *message.Session) (*Lease, error) {
+	if err := s.writable("create session"); err != nil {
+		return nil, err
+	}
+	var l *Lease
+	err := s.inTx(ctx, "create session", func(tx *sql.Tx) error {
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		var err error
+		l, err = s.leaseIn(ctx, tx, sess.ID, false)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.publishSession(sess)
+	return s.holdLease(l, "create session "+sess.ID)
+}
+
+// insertSession inserts sess, filling its ID and times when empty.
+func insertSession(ctx context.Context, q execer, sess *message.Session) error {
 	if sess.ID == "" {
 		sess.ID = message.NewID()
 	}
@@ -63,16 +95,12 @@ func (s *Store) CreateSession(ctx context.Context, sess *message.Session) error 
 	if sess.ParentID != "" {
 		parent = sess.ParentID
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (`+sessionInsertColumns+`)
+	_, err := q.ExecContext(ctx, `INSERT INTO sessions (`+sessionInsertColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sess.ID, sess.Title, sess.Model, sess.Dir, toUnix(sess.CreatedAt), toUnix(sess.UpdatedAt),
 		sess.Usage.Input, sess.Usage.Output, sess.Usage.Reasoning,
 		sess.Usage.CachedInput, sess.Usage.CacheWrite, sess.CostUSD, parent)
-	if err != nil {
-		return s.fail("create session "+sess.ID, err)
-	}
-	s.publishSession(sess)
-	return nil
+	return err
 }
 
 // GetSession returns the session with the given id, or with the only id
