@@ -77,12 +77,15 @@ func BenchmarkHeadlessVsBare(b *testing.B) {
 	tools.measure(b, env, work, benchAnswer, agentBin, "run", "hi")
 	tools.measure(b, env, work, benchAnswer, tools.bare, "hi")
 	baseline := os.Getenv("AGENT_BENCH_BASELINE")
+	// The baseline keeps its own data dir: each build's way with the
+	// database files must not help or hinder the other's.
+	baseEnv := append(env[:len(env):len(env)], "AGENT_DATA_DIR="+filepath.Join(home, "data-baseline"))
 	var agentTotal, bareTotal, agentCPU, bareCPU, baseTotal, baseCPU time.Duration
 	var agentRSS, bareRSS, baseRSS int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if baseline != "" {
-			m := tools.measure(b, env, work, benchAnswer, baseline, "run", "hi")
+			m := tools.measure(b, baseEnv, work, benchAnswer, baseline, "run", "hi")
 			baseTotal += m.wall
 			baseCPU += m.cpu
 			baseRSS = max(baseRSS, m.maxRSSKiB)

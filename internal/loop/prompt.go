@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/earlygit"
 	"github.com/ctxloop/agent/internal/gitcmd"
 )
 
@@ -121,11 +122,16 @@ func findAgentsFile(dir string) string {
 }
 
 func gitStatus(ctx context.Context, dir string) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, earlygit.Timeout)
 	defer cancel()
-	// gitcmd runs nothing the repository configures and leaves .git as it
-	// was; no child git starts in a submodule.
-	out, err := gitcmd.Output(ctx, dir, "status", "--short", "--branch", "--ignore-submodules=dirty")
+	// A headless run's first turn takes the status started while the
+	// program initialised (earlygit). gitcmd runs nothing the repository
+	// configures and leaves .git as it was; no child git starts in a
+	// submodule.
+	out, ok, err := earlygit.Take(ctx, dir, earlygit.StatusArgs...)
+	if !ok {
+		out, err = gitcmd.Output(ctx, dir, earlygit.StatusArgs...)
+	}
 	if err != nil {
 		return ""
 	}
