@@ -39,35 +39,42 @@ type strikeParser struct {
 	prune bool
 }
 
-// strikeState counts, for the block being parsed, the opening runs of
-// each length that a closing run may still match. It over-counts (runs
-// that emphasis or a link removes stay counted) but never under-counts
-// one that can still be matched.
+// strikeState is the parser's memory within one Parse. refusedUntil is
+// the end of the last run left as text: the parser is called again at
+// each of its other tildes and must refuse them too, without scanning the
+// rest of the run again. openers counts, for the block being parsed, the
+// opening runs of each length that a closing run may still match: it
+// over-counts (runs that emphasis or a link removes stay counted) but
+// never under-counts one that can still be matched.
 type strikeState struct {
-	block   ast.Node
-	openers [3]int
+	refusedUntil int
+	block        ast.Node
+	openers      [3]int
 }
 
 func (p *strikeParser) Trigger() []byte { return []byte{'~'} }
 
 func (p *strikeParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	before := block.PrecendingCharacter()
-	if before == '~' {
-		// Inside a run this parser refused: the rest of it is text too
-		// (and is not scanned again, which would be quadratic in its
-		// length).
+	line, seg := block.PeekLine()
+	st, _ := pc.Get(p.state).(*strikeState)
+	if st == nil {
+		st = &strikeState{}
+		pc.Set(p.state, st)
+	}
+	if seg.Start < st.refusedUntil {
 		return nil
 	}
-	line, seg := block.PeekLine()
-	d := parser.ScanDelimiter(line, before, 1, strikeDelimiters)
-	if d == nil || d.OriginalLength > 2 || !d.CanOpen && !d.CanClose {
+	d := parser.ScanDelimiter(line, block.PrecendingCharacter(), 1, strikeDelimiters)
+	if d == nil {
+		return nil
+	}
+	st.refusedUntil = seg.Start + d.OriginalLength
+	if d.OriginalLength > 2 || !d.CanOpen && !d.CanClose {
 		return nil
 	}
 	if p.prune {
-		st, _ := pc.Get(p.state).(*strikeState)
-		if st == nil || st.block != parent {
-			st = &strikeState{block: parent}
-			pc.Set(p.state, st)
+		if st.block != parent {
+			st.block, st.openers = parent, [3]int{}
 		}
 		switch n := &st.openers[d.OriginalLength]; {
 		case d.CanOpen:
