@@ -1,8 +1,8 @@
 package gfm
 
 import (
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
