@@ -10,10 +10,12 @@
 // ast.AutoLink nodes for bare URLs. The extensions follow the GFM
 // specification (https://github.github.com/gfm/) with these differences:
 // bare e-mail addresses are not links; a domain with an underscore in its
-// last two labels is still linked; a table ends where goldmark ends the
-// paragraph it came from. Their own scanning is linear in the input: every
-// byte is looked at a bounded number of times, with no regular expression
-// and nothing rescanned after a failed match. NewParser does the building;
+// last two labels is still linked; a table is made from a finished
+// paragraph, so it ends where the paragraph does (a line of '=' right
+// under its rows ends it, where GFM makes that line a row). Their own
+// scanning is linear in the input: every byte is looked at a bounded
+// number of times, with no regular expression and nothing rescanned after
+// a failed match. NewParser does the building;
 // package init does nothing but name the node kinds. A parser is safe for
 // concurrent use; its state lives in each Parse's context.
 package gfm
