@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
+
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // The block renderer walks the document once. Containers (block quotes,
@@ -135,7 +136,7 @@ func (r *renderer) block(n ast.Node, tight bool) {
 		r.pop()
 	case *ast.List:
 		r.list(n)
-	case *east.Table:
+	case *gfm.Table:
 		r.table(n)
 	default:
 		// Anything else (an extension's block): its children, or its text.
@@ -352,8 +353,8 @@ func taskBox(item ast.Node) (ast.Node, bool) {
 	if first == nil {
 		return nil, false
 	}
-	if box, ok := first.FirstChild().(*east.TaskCheckBox); ok {
-		return box, box.IsChecked
+	if box, ok := first.FirstChild().(*gfm.TaskCheckBox); ok {
+		return box, box.Checked
 	}
 	return nil, false
 }

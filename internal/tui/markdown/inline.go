@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // inlines turns the inline content of a block into atoms for wrapping.
@@ -59,7 +59,7 @@ func (r *renderer) inline(z *atomizer, n ast.Node, st style, link string) {
 			e = r.p.strong
 		}
 		r.inlineInto(z, n, st.merge(e), link)
-	case *east.Strikethrough:
+	case *gfm.Strikethrough:
 		r.inlineInto(z, n, st.merge(r.p.strike), link)
 	case *ast.Link:
 		dest := unescape(n.Destination)
@@ -86,7 +86,7 @@ func (r *renderer) inline(z *atomizer, n ast.Node, st style, link string) {
 			b.Write(s.Value(r.src))
 		}
 		z.text(clean(b.String()), st.merge(r.p.html), link)
-	case *east.TaskCheckBox:
+	case *gfm.TaskCheckBox:
 		// Drawn by the list as the item's marker.
 	default:
 		r.inlineInto(z, n, st, link)

@@ -24,17 +24,14 @@
 package markdown
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // Limits on what is parsed as Markdown. Above them the text is shown
@@ -61,16 +58,10 @@ const (
 	minContent = 8
 )
 
-// mdParser is built on first use so that package init costs nothing.
-// Bare URLs become links, bare e-mail addresses do not: goldmark's search
-// for them rescans the rest of the line at every '_' ("a_a_a_…" of
-// 200 KB takes seconds); the expression given instead fails at once.
-var mdParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(
-		extension.Table, extension.Strikethrough, extension.TaskList,
-		extension.NewLinkify(extension.WithLinkifyEmailRegexp(regexp.MustCompile(`^[^\x00-\x{10FFFF}]`))),
-	)).Parser()
-})
+// mdParser is built on first use so that package init costs nothing. It
+// is goldmark's CommonMark parser with our own GFM extensions (package
+// gfm): bare URLs become links, bare e-mail addresses do not.
+var mdParser = sync.OnceValue(gfm.NewParser)
 
 // Render renders src at width cells on a dark or light background.
 func Render(src string, width int, dark bool) []string {

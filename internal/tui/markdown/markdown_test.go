@@ -119,6 +119,21 @@ func TestRenderConstructs(t *testing.T) {
 		{name: "table wraps a wide column", src: "| k | v |\n|---|---|\n| a | one two three four |", width: 14,
 			want: "k │ v\n──┼───────────\na │ one two\n  │ three four"},
 		{name: "blocks separated once", src: "a\n\n\n\nb", width: 10, want: "a\n\nb"},
+		// GFM extensions (package gfm).
+		{name: "table escaped pipes", src: "| a \\| b | `x\\|y` |\n|---|:-:|\n| 1 | 2 |", width: 40,
+			want: "a | b │ x|y\n──────┼────\n1     │  2", styled: []string{"mx|y\x1b[m"}},
+		{name: "ragged table rows", src: "| a | b |\n|---|---|\n| 1 |\n| 1 | 2 | 3 |", width: 40,
+			want: "a │ b\n──┼──\n1 │\n1 │ 2"},
+		{name: "table after a paragraph line", src: "Results:\n| a | b |\n|---|---|\n| 1 | 2 |", width: 40,
+			want: "Results:\n\na │ b\n──┼──\n1 │ 2"},
+		{name: "strikethrough, one tilde, in words", src: "~a~ x~~y~~z `~~c~~`", width: 40, want: "a xyz ~~c~~",
+			styled: []string{"\x1b[9ma\x1b[m", "\x1b[9my\x1b[m"}},
+		{name: "task list checked and not", src: "- [X] done\n- [ ] todo\n- [y] not a task", width: 40,
+			want: "[✓] done\n[ ] todo\n• [y] not a task"},
+		{name: "bare URLs", src: "See www.x.io/a, (https://x.io/b_(c)). Or ftp://f.io.", width: 60,
+			want:   "See www.x.io/a, (https://x.io/b_(c)). Or ftp://f.io.",
+			styled: []string{"\x1b]8;;http://www.x.io/a\a", "\x1b]8;;https://x.io/b_(c)\a"}},
+		{name: "e-mail addresses are text", src: "mail bob@example.com", width: 40, want: "mail bob@example.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,6 +297,13 @@ func TestRenderHostileInput(t *testing.T) {
 		{"unclosed raw HTML", strings.Repeat("a <? ", 40000)},
 		{"unclosed HTML comments", strings.Repeat("a <!-- ", 30000)},
 		{"underscores", strings.Repeat("a_", 100000)},
+		{"one bare URL of 200 KB", strings.Repeat("http://a", 200<<10/8)},
+		{"bare URLs", strings.Repeat("http://a ", 200<<10/9)},
+		{"a run of tildes", "a " + strings.Repeat("~", 200<<10)},
+		{"runs of four tildes", "a" + strings.Repeat(" ~~~~", 200<<10/5)},
+		{"closing tildes with nothing to close", strings.Repeat(" ~~a", 100<<10/4) + strings.Repeat(" a~", 100<<10/3)},
+		{"a 2,000-column table", strings.Repeat("|a", 2000) + "|\n" + strings.Repeat("|:-", 2000) + "|\n" +
+			strings.Repeat(strings.Repeat("|b", 2000)+"|\n", 20)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,7 +419,9 @@ func TestRenderConcurrent(t *testing.T) {
 }
 
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{"# h\n\n- a\n- b", "| a |\n|---|\n| b |", "```go\nx\n```", "> q", "[a](http://b)", "中文🎉", "\x1b[31m"} {
+	for _, s := range []string{"# h\n\n- a\n- b", "| a |\n|---|\n| b |", "```go\nx\n```", "> q", "[a](http://b)", "中文🎉", "\x1b[31m",
+		"p\n| a \\| b | `c\\|d` |\n|:-|-:|\n| 1 |\n| 1 | 2 | 3 |", "~~a~~ ~b~ ~~c~ x~~y~~z ~~~d~~~",
+		"- [ ] a\n- [x] b\n  1. [X] c", "see www.x.io/a, (https://x.io/b_(c)). bob@x.io *http://y.io*"} {
 		f.Add(s, 20)
 	}
 	f.Fuzz(func(t *testing.T, src string, width int) {

@@ -3,7 +3,7 @@ package markdown
 import (
 	"strings"
 
-	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // A table's columns take their natural width when the table fits; when
@@ -14,22 +14,22 @@ import (
 
 const colSep = " │ "
 
-func (r *renderer) table(t *east.Table) {
+func (r *renderer) table(t *gfm.Table) {
 	var rows [][][]atom // rows of cells
-	var aligns []east.Alignment
+	var aligns []gfm.Alignment
 	header := 0
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
-		if _, ok := row.(*east.TableHeader); ok {
+		if _, ok := row.(*gfm.TableHeader); ok {
 			header++
 		}
 		var cells [][]atom
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			st := style{}
-			if _, ok := row.(*east.TableHeader); ok {
+			if _, ok := row.(*gfm.TableHeader); ok {
 				st = r.p.tableHead
 			}
 			cells = append(cells, r.inlines(cell, st))
-			if c, ok := cell.(*east.TableCell); ok && len(aligns) < len(cells) {
+			if c, ok := cell.(*gfm.TableCell); ok && len(aligns) < len(cells) {
 				aligns = append(aligns, c.Alignment)
 			}
 		}
@@ -43,7 +43,7 @@ func (r *renderer) table(t *east.Table) {
 		return
 	}
 	for len(aligns) < ncol {
-		aligns = append(aligns, east.AlignNone)
+		aligns = append(aligns, gfm.AlignNone)
 	}
 	natural := make([]int, ncol)
 	for _, row := range rows {
@@ -146,16 +146,16 @@ func shareWidth(natural []int, room int) []int {
 }
 
 // align pads a cell's line to width.
-func align(cell []seg, width int, a east.Alignment) []seg {
+func align(cell []seg, width int, a gfm.Alignment) []seg {
 	gap := width - segsWidth(cell)
 	if gap <= 0 {
 		return cell
 	}
 	left := 0
 	switch a {
-	case east.AlignRight:
+	case gfm.AlignRight:
 		left = gap
-	case east.AlignCenter:
+	case gfm.AlignCenter:
 		left = gap / 2
 	}
 	out := make([]seg, 0, len(cell)+2)
