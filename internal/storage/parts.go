@@ -27,6 +27,20 @@ type partState struct {
 }
 
 func encodeState(p *message.Part) (string, error) {
+	if p.Tool == nil && p.Step == nil && p.Compaction == nil && p.Patch == nil && p.File == nil {
+		// Text alone (a message's text, a streamed answer, a step's
+		// start): the same JSON without building encoders for every
+		// state type by reflection, which the first part of a process
+		// paid before its first request.
+		if p.Text == "" {
+			return "{}", nil
+		}
+		text, err := json.Marshal(p.Text)
+		if err != nil {
+			return "", fmt.Errorf("encode state of part %s: %w", p.ID, err)
+		}
+		return `{"text":` + string(text) + "}", nil
+	}
 	b, err := json.Marshal(partState{Text: p.Text, Tool: p.Tool, Step: p.Step, Compaction: p.Compaction, Patch: p.Patch, File: p.File})
 	if err != nil {
 		return "", fmt.Errorf("encode state of part %s: %w", p.ID, err)

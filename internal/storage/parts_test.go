@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -298,5 +299,25 @@ func TestDecodeStates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEncodeStateTextFastPath checks that a part with text alone is
+// stored as the general encoding would store it.
+func TestEncodeStateTextFastPath(t *testing.T) {
+	for _, text := range []string{"", "hi", "<b> & \"q\" \\ \n\t\u2028 é \x01", strings.Repeat("x", 5000)} {
+		p := &message.Part{ID: "p", Text: text}
+		got, err := encodeState(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(partState{Text: text})
+		if got != string(want) {
+			t.Errorf("encodeState(%q) = %s, want %s", text, got, want)
+		}
+		var back message.Part
+		if err := decodeState(&back, []byte(got)); err != nil || back.Text != text {
+			t.Errorf("round trip of %q: %q, %v", text, back.Text, err)
+		}
 	}
 }
