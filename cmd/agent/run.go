@@ -216,6 +216,8 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
 	opt.StartupTrace, opt.Environment = startup.Hook(), env
+	// A new session's row, lease and first message: one write.
+	opt.RowOnFirstMessage = sessionID == ""
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}

@@ -125,6 +125,12 @@ type Options struct {
 	// that directory uses it, and its first turn waits for it; until then
 	// the calculator counts the stable prompt only. nil: Open gathers it.
 	Environment *PendingEnvironment
+	// RowOnFirstMessage defers a new session's row and lease to its first
+	// message, written with them in one transaction (a headless run's
+	// start: one write before its first request, as the issue of start-up
+	// time asks). Until then the session lives in memory only; a run that
+	// ends before sending anything leaves no empty session behind.
+	RowOnFirstMessage bool
 	// StartupTrace, if set, is told when each start-up phase of the
 	// session ends (startuptrace.go); nil traces nothing.
 	StartupTrace func(phase string, began time.Time)
@@ -146,10 +152,13 @@ type TurnResult struct {
 type Runner struct {
 	opt   Options
 	store *storage.Store
-	lease *storage.Lease
-	model string
-	info  config.ModelInfo
-	est   tokens.Estimator
+	lease *storage.Lease // nil while unsaved
+	// unsaved: the session's row and lease wait for its first message
+	// (Options.RowOnFirstMessage); guarded by sessWrite.
+	unsaved bool
+	model   string
+	info    config.ModelInfo
+	est     tokens.Estimator
 	// calcp holds the token calculator; SetModel replaces it while the
 	// TUI may be reading it.
 	calcp    atomic.Pointer[tokens.Calculator]
@@ -236,14 +245,20 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	st := opt.Store
 	var sess *message.Session
 	var lease *storage.Lease
-	if sessionID == "" {
+	unsaved := false
+	switch {
+	case sessionID == "" && opt.RowOnFirstMessage:
+		ts := time.Now()
+		sess = &message.Session{ID: message.NewID(), Model: opt.Config.Model, Dir: opt.Dir, CreatedAt: ts, UpdatedAt: ts}
+		unsaved = true
+	case sessionID == "":
 		sess = &message.Session{Model: opt.Config.Model, Dir: opt.Dir}
 		l, err := st.CreateSessionLeased(ctx, sess) // one write
 		if err != nil {
 			return nil, fmt.Errorf("create session: %w", err)
 		}
 		lease = l
-	} else {
+	default:
 		s, err := st.GetSession(ctx, sessionID)
 		if err != nil {
 			return nil, fmt.Errorf("open session %s: %w", sessionID, err)
@@ -254,7 +269,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	opt.Tools = sessionTools(opt, st, sess.ID)
-	r := &Runner{opt: opt, store: st, lease: lease, sess: *sess, allowed: map[string]bool{}}
+	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}}
 	r.tt.base = opt.Tools
 	r.idle = make(chan struct{})
 	close(r.idle)
@@ -546,6 +561,11 @@ func (r *Runner) Close() error {
 	r.Wait(context.Background())
 	r.stopTitle()
 	r.stopWarming()
+	r.sessWrite.Lock()
+	defer r.sessWrite.Unlock()
+	if r.lease == nil { // the session's row was never written
+		return nil
+	}
 	return r.lease.Release()
 }
 

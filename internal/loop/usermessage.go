@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/storage"
 )
 
 // A user message is one write: the message, its parts and, for the first
@@ -24,7 +25,16 @@ func (r *Runner) storeUserMessage(ctx context.Context, m *message.Message, parts
 		}
 		r.mu.Unlock()
 	}
-	if sess, err = r.store.AddUserMessage(ctx, m, parts, title); err != nil {
+	if r.unsaved {
+		r.mu.Lock()
+		row := r.sess
+		r.mu.Unlock()
+		var lease *storage.Lease
+		if sess, lease, err = r.store.CreateSessionWithMessage(ctx, &row, m, parts, title); err != nil {
+			return nil, "", err
+		}
+		r.lease, r.unsaved = lease, false
+	} else if sess, err = r.store.AddUserMessage(ctx, m, parts, title); err != nil {
 		return nil, "", err
 	}
 	if title != "" {

@@ -231,3 +231,33 @@ func TestCreateSessionLeased(t *testing.T) {
 	}
 	l2.Release()
 }
+
+// TestCreateSessionWithMessage checks the one-transaction start of a
+// session whose row waited for its first message: session, lease, title,
+// message and its indexed parts all land together.
+func TestCreateSessionWithMessage(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	sess := &message.Session{Model: "m", Dir: "/w"}
+	m := &message.Message{Role: message.RoleUser, Model: "m"}
+	parts := []*message.Part{{Type: message.PartText, Text: "find the zebra"}}
+	stored, l, err := s.CreateSessionWithMessage(ctx, sess, m, parts, "Find the zebra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if stored.ID != sess.ID || stored.Title != "Find the zebra" || m.SessionID != sess.ID || parts[0].MessageID != m.ID {
+		t.Fatalf("stored %+v, message %+v, part %+v", stored, m, parts[0])
+	}
+	if _, err := s.AcquireLease(ctx, sess.ID); !errors.Is(err, ErrSessionBusy) {
+		t.Fatalf("second lease: %v, want ErrSessionBusy", err)
+	}
+	h, err := s.LoadHistory(ctx, sess.ID)
+	if err != nil || len(h) != 1 || len(h[0].Parts) != 1 || h[0].Parts[0].Text != "find the zebra" {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	hits, err := s.SearchSession(ctx, sess.ID, "zebra", 5)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("search: %v, %v", hits, err)
+	}
+}

@@ -393,6 +393,62 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 	return sess, nil
 }
 
+// CreateSessionWithMessage is CreateSessionLeased and AddUserMessage in
+// one transaction: a new session whose row waited for its first message
+// (a headless run) is created, leased, titled and given that message in
+// one write before its first request. It returns the session as stored
+// and the lease.
+func (s *Store) CreateSessionWithMessage(ctx context.Context, sess *message.Session, m *message.Message,
+	parts []*message.Part, title string) (*message.Session, *Lease, error) {
+	if err := s.writable("create session"); err != nil {
+		return nil, nil, err
+	}
+	if sess.ID == "" {
+		sess.ID = message.NewID()
+	}
+	m.SessionID = sess.ID
+	if m.ID == "" {
+		m.ID = message.NewID()
+	}
+	op := "create session " + sess.ID
+	ts := now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = ts
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	states, docs, err := prepareParts(op, m, parts, ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var stored *message.Session
+	var l *Lease
+	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
+		if err := insertSession(ctx, tx, sess); err != nil {
+			return err
+		}
+		var err error
+		if l, err = s.leaseIn(ctx, tx, sess.ID, false); err != nil {
+			return err
+		}
+		stored, err = s.insertMessage(ctx, tx, m, parts, states, docs, title, ts)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.publishMessage(m)
+	s.publishSession(stored)
+	for _, p := range parts {
+		s.publishPart(p)
+	}
+	if l, err = s.holdLease(l, op); err != nil {
+		return nil, nil, err
+	}
+	return stored, l, nil
+}
+
 // prepareParts fills the ids, session, message and times of a new
 // message's parts and encodes each one's state and, for those the history
 // index holds, its text.
