@@ -168,17 +168,11 @@ type streamState struct {
 // message records the error.
 func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation) (*message.Entry, string, error) {
 	req := r.finishRequest(ctx, conv)
-	// The request leaves first: the answer's message and its step-start
-	// part are written while it is on its way, not before it.
-	opened := r.openStream(ctx, req)
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID
 	}
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
-		if o := <-opened; o.err == nil {
-			o.st.Close()
-		}
 		return nil, "", fmt.Errorf("save assistant message: %w", err)
 	}
 	e := &message.Entry{Message: m}
@@ -188,7 +182,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation)
 	s := &streamState{r: r, ctx: ctx, entry: e, calls: map[int]int{}}
 	s.addPart(message.Part{Type: message.PartStepStart})
 
-	err := s.consume(opened)
+	err := s.consume(req)
 	s.closeText()
 	if err != nil {
 		e.Message.Error = err.Error()
@@ -238,31 +232,13 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation)
 	return e, s.finish, nil
 }
 
-// openedStream is a model call's stream, or why it could not open.
-type openedStream struct {
-	st  provider.Stream
-	err error
-}
-
-// openStream makes the model call in the background and delivers its
-// stream, once the provider has it, on the channel returned.
-func (r *Runner) openStream(ctx context.Context, req provider.Request) <-chan openedStream {
-	r.traceOnce(&r.trace.requested, "first request")
-	opened := make(chan openedStream, 1)
-	go func() {
-		st, err := r.opt.Provider.Stream(ctx, req)
-		opened <- openedStream{st, err}
-	}()
-	return opened
-}
-
-// consume reads the provider's stream, once open, to its end.
-func (s *streamState) consume(opened <-chan openedStream) error {
-	o := <-opened
-	if o.err != nil {
-		return o.err
+// consume reads the provider's stream to its end.
+func (s *streamState) consume(req provider.Request) error {
+	s.r.traceOnce(&s.r.trace.requested, "first request")
+	st, err := s.r.opt.Provider.Stream(s.ctx, req)
+	if err != nil {
+		return err
 	}
-	st := o.st
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
