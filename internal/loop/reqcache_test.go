@@ -357,10 +357,24 @@ func FuzzRequestCache(f *testing.F) {
 			}
 			var c requestCache
 			calc := tokens.NewCalculator(tokens.Options{Window: 100000, ReasoningRoundtrip: opt.ReasoningRoundtrip}, est)
-			check := func(h []message.Entry) {
+			// What each conversation was when it was made: a later one
+			// must not change it (they share arrays).
+			type made struct {
+				cv   *conversation
+				msgs []openai.ChatCompletionMessage
+				enc  [][]byte
+			}
+			var all []made
+			check := func(h []message.Entry, system ...string) {
 				t.Helper()
-				cv := c.conversation(nil, h, opt, calc, est)
-				msgs, enc, repairs, summarised := cv.msgs, cv.enc, cv.repairs, cv.summarised
+				cv := c.conversation(system, h, opt, calc, est)
+				msgs, enc, repairs, summarised := cv.msgs[len(system):], cv.enc[len(system):], cv.repairs, cv.summarised
+				for i, s := range system {
+					if m := cv.msgs[i]; m.Role != openai.ChatMessageRoleSystem || m.Content != s {
+						t.Fatalf("system message %d is %+v", i, m)
+					}
+				}
+				all = append(all, made{cv, slices.Clone(cv.msgs), slices.Clone(cv.enc)})
 				want, wantRepairs := RepairPairs(ToModelMessages(h, opt))
 				if (len(msgs) > 0 || len(want) > 0) && !reflect.DeepEqual(msgs, want) || repairs != wantRepairs {
 					t.Fatalf("cached %d messages (%d repairs), uncached %d (%d)", len(msgs), repairs, len(want), wantRepairs)
@@ -389,8 +403,8 @@ func FuzzRequestCache(f *testing.F) {
 				}
 			}
 			full := cacheHistoryFrom(data)
-			check(full[:len(full)/2])
-			check(full)
+			check(full[:len(full)/2], "stable", "status: clean")
+			check(full, "stable", "status: clean")
 			// Changed in place, as the loop changes its history: pruned,
 			// superseded, a text rewritten, a message taken back.
 			for i := range full {
@@ -417,11 +431,18 @@ func FuzzRequestCache(f *testing.F) {
 					e.Message.RewindID = "rw2"
 				}
 			}
-			check(full)
-			check(full)
+			check(full, "stable", "status: clean")
+			check(full, "stable", "status: 1 file changed")
+			check(full[:len(full)-len(full)/3], "stable", "status: 1 file changed")
 			// The calibration moves; the kept costs are priced again.
 			calc.Observe(message.Usage{Input: 5000, Output: 10}, 3000)
 			check(full)
+			check(full)
+			for i, m := range all {
+				if !reflect.DeepEqual(m.cv.msgs, m.msgs) || !reflect.DeepEqual(m.cv.enc, m.enc) {
+					t.Fatalf("conversation %d changed after it was made", i)
+				}
+			}
 		}
 	})
 }
