@@ -80,6 +80,9 @@ func TestEncodeRequestIsEncodeWhole(t *testing.T) {
 				if len(got) != body.size || !bytes.Equal(read, got) {
 					t.Errorf("request %d: %d bytes read, %d in pieces, size %d", ri, len(read), len(got), body.size)
 				}
+				if err := iotest.TestReader(body.reader(), want); err != nil {
+					t.Errorf("request %d, breakpoints %v, encodings %d: %v", ri, bps, ei, err)
+				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("request %d, breakpoints %v, encodings %d:\n got %s\nwant %s", ri, bps, ei, got, want)
 				}
