@@ -111,3 +111,20 @@ func encodeOrFail(b *testing.B, v any) []byte {
 	}
 	return out
 }
+
+// BenchmarkRequestWarm10k is the warming of an empty request cache over
+// a resumed session of 10,000 parts (what the chat does while the first
+// message is typed: reqwarm.go), with the session's estimator.
+func BenchmarkRequestWarm10k(b *testing.B) {
+	h := newHarness(b)
+	h.r.history = longHistory(b, h, 2000)
+	hist, opt, est, ok := h.r.historyToWarm()
+	if !ok {
+		b.Fatal("nothing to warm")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var c requestCache
+		c.warm(hist, opt, est, func() bool { return false })
+	}
+}

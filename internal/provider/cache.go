@@ -29,9 +29,12 @@ type wireRequest struct {
 }
 
 // EncodeMessage is a message's JSON as a request body carries it
-// (Request.Encoded).
+// (Request.Encoded): json.Marshal's bytes, written by the message's own
+// MarshalJSON without encoding/json checking and compacting them again
+// (its output is json.Marshal's already: compact, HTML and U+2028
+// escaped; TestEncodeRequestIsEncodeWhole).
 func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
-	return json.Marshal(m)
+	return m.MarshalJSON()
 }
 
 // encodeRequest is the JSON body of cr with the messages at the indexes of

@@ -147,3 +147,24 @@ func TestBodyIsSentAgainOnRedirect(t *testing.T) {
 		t.Errorf("bodies %q", bodies)
 	}
 }
+
+// EncodeMessage writes json.Marshal's bytes, whatever the text holds:
+// HTML, line and paragraph separators, control characters, invalid UTF-8.
+func TestEncodeMessageIsJSONMarshal(t *testing.T) {
+	odd := "a <b> & \u2028 \u2029 \x00 \x1f \t\n \xff\xfe é 日本 \"q\" \\ </script>"
+	msgs := append(requestsToEncode()[0].Messages,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: odd, Name: odd},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: odd, ReasoningContent: odd, ToolCalls: []openai.ToolCall{
+			{ID: odd, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: odd, Arguments: odd}}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+			{Type: openai.ChatMessagePartTypeText, Text: odd}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "both", MultiContent: []openai.ChatMessagePart{{Text: "x"}}},
+	)
+	for i, m := range msgs {
+		got, gerr := EncodeMessage(m)
+		want, werr := json.Marshal(m)
+		if (gerr != nil) != (werr != nil) || !bytes.Equal(got, want) {
+			t.Errorf("message %d: EncodeMessage %s (%v), json.Marshal %s (%v)", i, got, gerr, want, werr)
+		}
+	}
+}
