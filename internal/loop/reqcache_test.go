@@ -529,3 +529,61 @@ func TestRequestCacheWarmsWhileTyping(t *testing.T) {
 		}
 	}
 }
+
+// The cache is warmed again for each message typed, not only the first:
+// entries changed since the last request (outputs a prune cleared at the
+// end of the turn) are converted while the next message is typed, and
+// the request after it converts none of them.
+func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
+	var chk *bodyChecker
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+		chk = newBodyChecker(t, o.Provider)
+		o.Provider = chk
+	}, pt.Text("done"), pt.Text("again"))
+	chk.r = h.r
+	h.r.history = longHistory(t, h, 300)
+	h.r.PrefetchEnvironment()
+	h.r.warm.running.Wait()
+	if res := h.turn("and now?"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var ids []string
+	for _, e := range h.r.History() {
+		for _, p := range e.Parts {
+			if p.Tool != nil && p.Tool.CompactedAt.IsZero() {
+				ids = append(ids, p.ID)
+			}
+		}
+	}
+	if len(ids) < 40 {
+		t.Fatalf("%d outputs left to prune", len(ids))
+	}
+	if err := h.r.markCompacted(context.Background(), ids); err != nil {
+		t.Fatal(err)
+	}
+	h.r.PrefetchEnvironment() // the next message's first key
+	h.r.warm.running.Wait()
+	kept := map[string]*convertedEntry{}
+	h.r.reqc.mu.Lock()
+	for _, e := range Visible(h.r.history) {
+		ce := h.r.reqc.entries[e.Message.ID]
+		if ce == nil || !ce.key.matches(&e) || ce.conv == nil || ce.cost == nil {
+			t.Fatalf("entry %s not warmed as it is", e.Message.ID)
+		}
+		kept[e.Message.ID] = ce.conv
+	}
+	h.r.reqc.mu.Unlock()
+	if res := h.turn("and then?"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	h.r.reqc.mu.Lock()
+	for id, conv := range kept {
+		if h.r.reqc.entries[id].conv != conv {
+			t.Errorf("%s converted again by the request", id)
+		}
+	}
+	h.r.reqc.mu.Unlock()
+	if chk.checked != 2 {
+		t.Errorf("%d requests checked", chk.checked)
+	}
+}

@@ -3,12 +3,13 @@ package loop
 // Warming the request cache. The first request after a session is opened
 // would convert, encode and price the whole history to fill the request
 // cache (reqcache.go) — ≈ 30 ms for 10,000 parts, between Enter and the
-// request. The chat starts that work when the user starts typing
-// (PrefetchEnvironment), once per Runner, on a copy of the history taken
-// while the loop is idle; it stops when a turn starts (the turn converts
-// what is left itself). What it adds is what the first request would have
-// made from the same entries: a kept entry is still checked against the
-// history before it is used.
+// request — and the first after a prune would do the same for every entry
+// whose output the prune cleared. The chat starts that work when the user
+// starts typing a message (PrefetchEnvironment), on copies of the entries
+// the cache does not hold as they are, taken while the loop is idle; it
+// stops when a turn starts (the turn converts what is left itself). What
+// it adds is what the request would have made from the same entries: a
+// kept entry is still checked against the history before it is used.
 
 import (
 	"sync"
@@ -24,42 +25,44 @@ const warmFrom = 200
 // whether a turn started.
 const warmBatch = 256
 
-// requestWarmer runs the warming at most once per Runner.
+// requestWarmer runs one warming at a time.
 type requestWarmer struct {
-	started bool // guarded by Runner.mu
+	active  bool // guarded by Runner.mu
 	running sync.WaitGroup
 }
 
 // warmRequestCache starts warming the request cache in the background
-// unless it was, the loop is busy or the history is short. It returns at
-// once.
+// unless a warming runs, the loop is busy or the history is short. It
+// returns at once.
 func (r *Runner) warmRequestCache() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.warm.started || r.busy || len(r.history) < warmFrom {
+	if r.warm.active || r.busy || len(r.history) < warmFrom {
 		return
 	}
-	r.warm.started = true
+	r.warm.active = true
 	r.warm.running.Add(1)
 	go func() {
 		defer r.warm.running.Done()
-		hist, opt, est, ok := r.historyToWarm()
-		if !ok {
+		defer func() {
 			r.mu.Lock()
-			r.warm.started = false // the next message's typing tries again
+			r.warm.active = false
 			r.mu.Unlock()
-			return
+		}()
+		if hist, opt, est, ok := r.historyToWarm(); ok && len(hist) > 0 {
+			r.reqc.warm(hist, opt, est, r.Busy)
 		}
-		r.reqc.warm(hist, opt, est, r.Busy)
 	}()
 }
 
 // stopWarming waits for the warming to end (Close).
 func (r *Runner) stopWarming() { r.warm.running.Wait() }
 
-// historyToWarm copies the history, its parts and their tool and file
-// states, with the options the next request converts it with, while the
-// loop is idle; ok is false when it is busy or the history is short.
+// historyToWarm copies the visible entries of the history that the
+// request cache does not hold as they are (their parts, tool and file
+// states too), with the options the next request converts them with,
+// while the loop is idle; ok is false when it is busy or the history is
+// short.
 func (r *Runner) historyToWarm() (hist []message.Entry, opt ConvertOptions, est tokens.Estimator, ok bool) {
 	r.sessWrite.Lock() // SetModel changes the model (r.info, r.est) under it
 	defer r.sessWrite.Unlock()
@@ -69,8 +72,7 @@ func (r *Runner) historyToWarm() (hist []message.Entry, opt ConvertOptions, est 
 	if r.busy || len(r.history) < warmFrom {
 		return nil, opt, est, false
 	}
-	hist = make([]message.Entry, len(r.history))
-	for i, e := range r.history {
+	for _, e := range r.reqc.toWarm(r.history, opt, est) {
 		e.Parts = append([]message.Part(nil), e.Parts...)
 		for j := range e.Parts {
 			p := &e.Parts[j]
@@ -83,17 +85,39 @@ func (r *Runner) historyToWarm() (hist []message.Entry, opt ConvertOptions, est 
 				p.File = &f
 			}
 		}
-		hist[i] = e
+		hist = append(hist, e)
 	}
 	return hist, opt, est, true
 }
 
-// warm converts, encodes and prices the visible entries of hist (a copy
-// no one else changes) that the cache does not hold, batch by batch,
-// until busy says a turn started. An entry the cache holds is left as
-// it is; an entry with an image is not kept (as in conversation).
-func (c *requestCache) warm(hist []message.Entry, opt ConvertOptions, est tokens.Estimator, busy func() bool) {
-	entries := tokens.VisibleHistory(hist).Entries()
+// toWarm returns the visible entries of history that warming would add
+// something for: not held, or held as they were before a change, or held
+// without their conversion or their price.
+func (c *requestCache) toWarm(history []message.Entry, opt ConvertOptions, est tokens.Estimator) []message.Entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	price := cachedCounts(est) && (c.est == nil || c.est == est)
+	var out []message.Entry
+	for _, e := range tokens.VisibleHistory(history).Entries() {
+		if e.Message.ID == "" {
+			continue
+		}
+		ce := c.entries[e.Message.ID]
+		if ce != nil && ce.key.matches(&e) && (ce.conv != nil || hasImage(&e)) && (ce.cost != nil || !price) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// warm converts, encodes and prices entries (copies of the history's
+// visible entries that no one else changes: toWarm), batch by batch,
+// until busy says a turn started. What the cache holds for an entry as it
+// is stays; what it holds for it as it was before a change (a prune) is
+// replaced, as a request's walk would replace it. An entry with an image
+// is not converted (as in conversation).
+func (c *requestCache) warm(entries []message.Entry, opt ConvertOptions, est tokens.Estimator, busy func() bool) {
 	price := cachedCounts(est)
 	type made struct {
 		e    *message.Entry
@@ -136,7 +160,7 @@ func (c *requestCache) warm(hist []message.Entry, opt ConvertOptions, est tokens
 				ce = &cachedEntry{id: m.e.Message.ID, key: keyOf(m.e), used: c.pass}
 				c.entries[ce.id] = ce
 			} else if !ce.key.matches(m.e) {
-				continue
+				*ce = cachedEntry{id: ce.id, key: keyOf(m.e), used: c.pass}
 			}
 			if ce.conv == nil && c.roundtrip == opt.ReasoningRoundtrip {
 				ce.conv = m.conv
