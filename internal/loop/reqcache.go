@@ -323,16 +323,13 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 	b := &c.built
 	// Entries are reused while intact: the same entry at the same place
 	// as in the last conversation, sent from the same kept conversion.
-	intact := len(system) == b.systems
+	intact := true
 	var (
 		msgs []openai.ChatCompletionMessage
 		enc  [][]byte
 		seen map[string]bool
 		k    int // the walk's place
 	)
-	if !intact {
-		msgs, enc, seen = c.diverge(0, system, sysEnc)
-	}
 	fresh := func(e *message.Entry, ce *cachedEntry, whole map[*message.FileState]bool) {
 		n := len(msgs)
 		var r int
@@ -341,7 +338,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
-		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs)})
+		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
 		defer func() { k++ }()
@@ -363,7 +360,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 				cv.repairs += ce.conv.repairs
 				return
 			}
-			msgs, enc, seen = c.diverge(k, system, sysEnc)
+			msgs, enc, seen = c.diverge(k, system, sysEnc, v.Len())
 			intact = false
 		}
 		if hasImage(e) {
@@ -390,10 +387,10 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		msgs = append(msgs, ce.conv.msgs...)
 		enc = append(enc, ce.conv.enc...)
 		cv.repairs += ce.conv.repairs
-		b.at = append(b.at, builtEntry{ce: ce, conv: ce.conv, end: len(msgs)})
+		b.at = append(b.at, builtEntry{ce: ce, conv: ce.conv, end: len(msgs) - len(system)})
 	})
 	if intact {
-		msgs, enc, _ = c.diverge(k, system, sysEnc)
+		msgs, enc, _ = c.diverge(k, system, sysEnc, v.Len())
 	}
 	if !price {
 		entries := v.Entries()
@@ -427,7 +424,8 @@ type builtConversation struct {
 
 // builtEntry is an entry of the last conversation: what was kept for it
 // (nil: nothing), the kept conversion it was sent from (nil: converted
-// for that conversation alone), and where its messages end.
+// for that conversation alone), and where its messages end, counted
+// from the first after the system prompts.
 type builtEntry struct {
 	ce   *cachedEntry
 	conv *convertedEntry
@@ -435,15 +433,16 @@ type builtEntry struct {
 }
 
 // diverge starts the arrays of a conversation that sends the last one's
-// first k entries as it did and then something else (or nothing): what
-// they and the system prompts were sent as is kept, in the last
-// conversation's arrays when nothing before their end changes. It
-// returns them and the call ids of those k entries. The caller holds c.mu.
-func (c *requestCache) diverge(k int, system []string, sysEnc [][]byte) ([]openai.ChatCompletionMessage, [][]byte, map[string]bool) {
+// first k entries as it did and then something else (or nothing), of
+// about entries entries: what those k were sent as is kept, in the last
+// conversation's arrays when nothing before their end changes (the
+// system prompts included). It returns them and the call ids of those k
+// entries. The caller holds c.mu.
+func (c *requestCache) diverge(k int, system []string, sysEnc [][]byte, entries int) ([]openai.ChatCompletionMessage, [][]byte, map[string]bool) {
 	b := &c.built
 	keep := b.systems // the messages kept from the last conversation
 	if k > 0 {
-		keep = b.at[k-1].end
+		keep += b.at[k-1].end
 	}
 	sameSystem := len(system) == len(b.system)
 	for i := 0; sameSystem && i < len(system); i++ {
@@ -456,8 +455,10 @@ func (c *requestCache) diverge(k int, system []string, sysEnc [][]byte) ([]opena
 		// writes past all of them.
 		msgs, enc = b.msgs, b.enc
 	} else {
-		size := len(system) + c.lastLen + 2
-		size += size/8 + 16 // room for the next steps' messages
+		// A history entry is one or two messages and more with tools;
+		// room for the next steps' messages.
+		size := len(system) + max(c.lastLen, 2*entries)
+		size += size/8 + 16
 		msgs = make([]openai.ChatCompletionMessage, 0, size)
 		for _, s := range system {
 			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})

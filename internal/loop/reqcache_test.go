@@ -65,6 +65,7 @@ type bodyChecker struct {
 
 	mu      sync.Mutex
 	checked int
+	last    provider.Request // the last step's request
 }
 
 func newBodyChecker(t *testing.T, inner provider.Provider) *bodyChecker {
@@ -87,6 +88,7 @@ func (c *bodyChecker) Stream(ctx context.Context, req provider.Request) (provide
 func (c *bodyChecker) check(ctx context.Context, req provider.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.last = req
 	r := c.r
 	// stream appended the new (empty) assistant message after building
 	// the request; it is sent as nothing.
@@ -542,6 +544,15 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	}, pt.Text("done"), pt.Text("again"))
 	chk.r = h.r
 	h.r.history = longHistory(t, h, 300)
+	for _, e := range h.r.history { // nothing pruned yet: more than warmFrom entries change below
+		for j, p := range e.Parts {
+			if p.Tool != nil {
+				st := *p.Tool
+				st.CompactedAt = time.Time{}
+				e.Parts[j].Tool = &st
+			}
+		}
+	}
 	h.r.PrefetchEnvironment()
 	h.r.warm.running.Wait()
 	if res := h.turn("and now?"); res.Err != nil {
@@ -555,7 +566,7 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 			}
 		}
 	}
-	if len(ids) < 40 {
+	if len(ids) < 120 {
 		t.Fatalf("%d outputs left to prune", len(ids))
 	}
 	if err := h.r.markCompacted(context.Background(), ids); err != nil {
@@ -565,6 +576,12 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	h.r.warm.running.Wait()
 	kept := map[string]*convertedEntry{}
 	h.r.reqc.mu.Lock()
+	// The request was made ahead (prebuildRequest): the step's request
+	// sends the history from the same array, nothing copied.
+	prebuilt := h.r.reqc.built
+	if len(prebuilt.at) != len(Visible(h.r.history)) {
+		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.history)))
+	}
 	for _, e := range Visible(h.r.history) {
 		ce := h.r.reqc.entries[e.Message.ID]
 		if ce == nil || !ce.key.matches(&e) || ce.conv == nil || ce.cost == nil {
@@ -585,5 +602,10 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	h.r.reqc.mu.Unlock()
 	if chk.checked != 2 {
 		t.Errorf("%d requests checked", chk.checked)
+	}
+	sent, s := chk.last.Messages, prebuilt.systems
+	sameSystem := len(sent) > s && slices.EqualFunc(sent[:s], prebuilt.msgs[:s], func(a, b openai.ChatCompletionMessage) bool { return a.Content == b.Content })
+	if sameSystem && &sent[s] != &prebuilt.msgs[s] {
+		t.Error("the step's request copied the prebuilt messages")
 	}
 }

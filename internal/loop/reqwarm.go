@@ -7,11 +7,16 @@ package loop
 // whose output the prune cleared. The chat starts that work when the user
 // starts typing a message (PrefetchEnvironment), on copies of the entries
 // the cache does not hold as they are, taken while the loop is idle; it
-// stops when a turn starts (the turn converts what is left itself). What
-// it adds is what the request would have made from the same entries: a
-// kept entry is still checked against the history before it is used.
+// stops when a turn starts (the turn converts what is left itself). When
+// much of the history changed, it then makes the next request's
+// conversation ahead, from a copy of the history (prebuildRequest), so
+// that the request finds its messages in place instead of writing them
+// all again. What it adds is what the request would have made from the
+// same entries: a kept entry is still checked against the history before
+// it is used.
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -49,56 +54,98 @@ func (r *Runner) warmRequestCache() {
 			r.warm.active = false
 			r.mu.Unlock()
 		}()
-		if hist, opt, est, ok := r.historyToWarm(); ok && len(hist) > 0 {
+		hist, build, opt, est, ok := r.historyToWarm()
+		if !ok {
+			return
+		}
+		if len(hist) > 0 {
 			r.reqc.warm(hist, opt, est, r.Busy)
 		}
+		if build {
+			r.prebuildRequest()
+		}
 	}()
+}
+
+// prebuildRequest makes the next request's conversation from a copy of
+// the history taken while the loop is idle, so that the request finds
+// its entries where they were and sends them from there
+// (builtConversation) instead of writing them all into new arrays: what
+// a request after a resume or a prune would do between Enter and the
+// wire. It does nothing when a turn runs, or when the estimator's counts
+// are not kept (the conversation would count the whole history).
+func (r *Runner) prebuildRequest() {
+	r.sessWrite.Lock()
+	opt, est := r.convertOptions(), r.est
+	r.mu.Lock()
+	if r.busy || !cachedCounts(est) {
+		r.mu.Unlock()
+		r.sessWrite.Unlock()
+		return
+	}
+	hist := make([]message.Entry, len(r.history))
+	for i, e := range r.history {
+		hist[i] = copyEntry(e)
+	}
+	system := slices.Clone(r.system)
+	r.mu.Unlock()
+	r.sessWrite.Unlock()
+	r.reqc.conversation(system, hist, opt, r.calc(), est)
 }
 
 // stopWarming waits for the warming to end (Close).
 func (r *Runner) stopWarming() { r.warm.running.Wait() }
 
 // historyToWarm copies the visible entries of the history that the
-// request cache does not hold as they are (their parts, tool and file
-// states too), with the options the next request converts them with,
-// while the loop is idle; ok is false when it is busy or the history is
-// short.
-func (r *Runner) historyToWarm() (hist []message.Entry, opt ConvertOptions, est tokens.Estimator, ok bool) {
+// request cache does not hold as they are, with the options the next
+// request converts them with, while the loop is idle; ok is false when it
+// is busy or the history is short. build says whether the next request
+// would find more than warmFrom entries changed from the first that is
+// to its end: worth making it ahead (prebuildRequest).
+func (r *Runner) historyToWarm() (hist []message.Entry, build bool, opt ConvertOptions, est tokens.Estimator, ok bool) {
 	r.sessWrite.Lock() // SetModel changes the model (r.info, r.est) under it
 	defer r.sessWrite.Unlock()
 	opt, est = r.convertOptions(), r.est
 	r.mu.Lock() // the history is changed under it, or while busy
 	defer r.mu.Unlock()
 	if r.busy || len(r.history) < warmFrom {
-		return nil, opt, est, false
+		return nil, false, opt, est, false
 	}
-	for _, e := range r.reqc.toWarm(r.history, opt, est) {
-		e.Parts = append([]message.Part(nil), e.Parts...)
-		for j := range e.Parts {
-			p := &e.Parts[j]
-			if p.Tool != nil {
-				t := *p.Tool
-				p.Tool = &t
-			}
-			if p.File != nil {
-				f := *p.File
-				p.File = &f
-			}
+	todo, from := r.reqc.toWarm(r.history, opt, est)
+	for _, e := range todo {
+		hist = append(hist, copyEntry(e))
+	}
+	return hist, from > warmFrom, opt, est, true
+}
+
+// copyEntry is e with its own parts, tool and file states: what the loop
+// changes in place.
+func copyEntry(e message.Entry) message.Entry {
+	e.Parts = append([]message.Part(nil), e.Parts...)
+	for j := range e.Parts {
+		p := &e.Parts[j]
+		if p.Tool != nil {
+			t := *p.Tool
+			p.Tool = &t
 		}
-		hist = append(hist, e)
+		if p.File != nil {
+			f := *p.File
+			p.File = &f
+		}
 	}
-	return hist, opt, est, true
+	return e
 }
 
 // toWarm returns the visible entries of history that warming would add
-// something for: not held, or held as they were before a change, or held
-// without their conversion or their price.
-func (c *requestCache) toWarm(history []message.Entry, opt ConvertOptions, est tokens.Estimator) []message.Entry {
+// something for — not held, or held as they were before a change, or held
+// without their conversion or their price — and how many visible entries
+// there are from the first of them to the end.
+func (c *requestCache) toWarm(history []message.Entry, opt ConvertOptions, est tokens.Estimator) (todo []message.Entry, from int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	price := cachedCounts(est) && (c.est == nil || c.est == est)
-	var out []message.Entry
-	for _, e := range tokens.VisibleHistory(history).Entries() {
+	visible := tokens.VisibleHistory(history).Entries()
+	for i, e := range visible {
 		if e.Message.ID == "" {
 			continue
 		}
@@ -106,9 +153,12 @@ func (c *requestCache) toWarm(history []message.Entry, opt ConvertOptions, est t
 		if ce != nil && ce.key.matches(&e) && (ce.conv != nil || hasImage(&e)) && (ce.cost != nil || !price) {
 			continue
 		}
-		out = append(out, e)
+		if todo == nil {
+			from = len(visible) - i
+		}
+		todo = append(todo, e)
 	}
-	return out
+	return todo, from
 }
 
 // warm converts, encodes and prices entries (copies of the history's
