@@ -31,13 +31,16 @@ type stepOpening struct {
 // wait says when they are written.
 func (r *Runner) openStep(ctx context.Context, m message.Message) *stepOpening {
 	o := &stepOpening{m: m, done: make(chan struct{})}
+	// A cancel that comes while the request goes out ends the stream,
+	// not these writes: the message is there to record the interruption.
+	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(o.done)
 		if o.err = r.store.CreateMessage(ctx, &o.m); o.err != nil {
 			return
 		}
 		o.start = message.Part{SessionID: o.m.SessionID, MessageID: o.m.ID, Type: message.PartStepStart}
-		o.partErr = r.store.UpsertPart(context.WithoutCancel(ctx), &o.start)
+		o.partErr = r.store.UpsertPart(ctx, &o.start)
 	}()
 	return o
 }
