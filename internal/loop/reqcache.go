@@ -21,6 +21,13 @@ package loop
 // sent whole (an entry with an image is converted every time), and the
 // estimator (costs are kept only for one whose counts cannot change).
 //
+// The request's messages are not copied again either: a conversation
+// keeps the last one's arrays, and what it sends as the last one did —
+// the same system prompts, then the same entries from the same kept
+// conversions — stays where it is; only what follows is written, past the
+// end of every conversation handed out, so none of them ever changes
+// (builtConversation).
+//
 // The result is exactly the uncached one: ToModelMessages then RepairPairs
 // over the whole history, provider.EncodeMessage of each message, and
 // EstimateEntries (TestRequestCacheMatchesUncached).
@@ -53,7 +60,7 @@ type requestCache struct {
 	// without a map lookup; next is the walk's own, cursor its place.
 	order, next []*cachedEntry
 	cursor      int
-	seen        map[string]bool // the call ids of a request, kept for its buckets
+	built       builtConversation
 }
 
 // cachedEntry is what is kept for one history entry while its key holds.
@@ -274,6 +281,14 @@ func (c *conversation) current(history []message.Entry) bool {
 // prompts: ToModelMessages then RepairPairs, and the visible entries
 // priced as calc prices them (calc.EstimateEntries) and plainly
 // (tokens.EstimateEntries with est).
+//
+// The messages that follow unchanged from the last conversation (its
+// system prompts, then its entries while each is the same entry sent the
+// same way: built) are not copied again: the arrays are the last
+// conversation's, extended past its end, when nothing before its end
+// changes; otherwise new arrays start with a copy of what did not change.
+// A conversation handed out never changes: later ones write only past its
+// end, and its slices have no room to append into.
 func (c *requestCache) conversation(system []string, history []message.Entry, opt ConvertOptions, calc *tokens.Calculator, est tokens.Estimator) *conversation {
 	sysEnc := c.systemEncodings(system)
 	c.mu.Lock()
@@ -282,11 +297,6 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 	if len(history) > 0 {
 		cv.first = &history[0]
 	}
-	msgs := make([]openai.ChatCompletionMessage, 0, len(system)+c.lastLen+2)
-	for _, s := range system {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
-	}
-	enc := append(make([][]byte, 0, cap(msgs)), sysEnc...)
 	c.pass++
 	if c.roundtrip != opt.ReasoningRoundtrip {
 		for _, ce := range c.entries {
@@ -310,12 +320,17 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		}
 		return whole
 	}
-	if c.seen == nil {
-		c.seen = map[string]bool{}
-	}
-	seen := c.seen
-	clear(seen)
-	fresh := func(e *message.Entry, whole map[*message.FileState]bool) {
+	b := &c.built
+	// Entries are reused while intact: the same entry at the same place
+	// as in the last conversation, sent from the same kept conversion.
+	intact := true
+	var (
+		msgs []openai.ChatCompletionMessage
+		enc  [][]byte
+		seen map[string]bool
+		k    int // the walk's place
+	)
+	fresh := func(e *message.Entry, ce *cachedEntry, whole map[*message.FileState]bool) {
 		n := len(msgs)
 		var r int
 		msgs, r = repairPairs(msgs, appendEntry(nil, e, whole, opt), seen)
@@ -323,8 +338,10 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
+		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
+		defer func() { k++ }()
 		if price {
 			var p *pricedEntry
 			if ce != nil {
@@ -338,12 +355,20 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 			cv.calibrated += p.at(ratio, roundtrip)
 			cv.plain += p.plain
 		}
+		if intact {
+			if k < len(b.at) && ce != nil && ce.conv != nil && b.at[k].ce == ce && b.at[k].conv == ce.conv {
+				cv.repairs += ce.conv.repairs
+				return
+			}
+			msgs, enc, seen = c.diverge(k, system, sysEnc, v.Len())
+			intact = false
+		}
 		if hasImage(e) {
-			fresh(e, wholeImagesOnce())
+			fresh(e, ce, wholeImagesOnce())
 			return
 		}
 		if ce == nil {
-			fresh(e, nil)
+			fresh(e, nil, nil)
 			return
 		}
 		if ce.conv == nil {
@@ -352,7 +377,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for _, id := range ce.conv.callIDs {
 			if seen[id] {
 				// An id used before: repaired with what came before.
-				fresh(e, nil)
+				fresh(e, ce, nil)
 				return
 			}
 		}
@@ -362,7 +387,11 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		msgs = append(msgs, ce.conv.msgs...)
 		enc = append(enc, ce.conv.enc...)
 		cv.repairs += ce.conv.repairs
+		b.at = append(b.at, builtEntry{ce: ce, conv: ce.conv, end: len(msgs) - len(system)})
 	})
+	if intact {
+		msgs, enc, _ = c.diverge(k, system, sysEnc, v.Len())
+	}
 	if !price {
 		entries := v.Entries()
 		cv.calibrated, cv.plain = calc.EstimateEntries(entries), tokens.EstimateEntries(entries, est)
@@ -375,8 +404,85 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 			}
 		}
 	}
-	cv.msgs, cv.enc, cv.summarised = msgs, enc, v.Summary != nil
+	b.msgs, b.enc, b.system = msgs, enc, system
+	n := len(msgs)
+	cv.msgs, cv.enc, cv.summarised = msgs[:n:n], enc[:n:n], v.Summary != nil
 	return cv
+}
+
+// builtConversation is what the last conversation sent: its arrays, its
+// system prompts, and per place in the walk over the history what was
+// sent for that entry; seen is the call ids of the entries in at.
+type builtConversation struct {
+	msgs    []openai.ChatCompletionMessage
+	enc     [][]byte
+	system  []string
+	systems int
+	at      []builtEntry
+	seen    map[string]bool
+}
+
+// builtEntry is an entry of the last conversation: what was kept for it
+// (nil: nothing), the kept conversion it was sent from (nil: converted
+// for that conversation alone), and where its messages end, counted
+// from the first after the system prompts.
+type builtEntry struct {
+	ce   *cachedEntry
+	conv *convertedEntry
+	end  int
+}
+
+// diverge starts the arrays of a conversation that sends the last one's
+// first k entries as it did and then something else (or nothing), of
+// about entries entries: what those k were sent as is kept, in the last
+// conversation's arrays when nothing before their end changes (the
+// system prompts included). It returns them and the call ids of those k
+// entries. The caller holds c.mu.
+func (c *requestCache) diverge(k int, system []string, sysEnc [][]byte, entries int) ([]openai.ChatCompletionMessage, [][]byte, map[string]bool) {
+	b := &c.built
+	keep := b.systems // the messages kept from the last conversation
+	if k > 0 {
+		keep += b.at[k-1].end
+	}
+	sameSystem := len(system) == len(b.system)
+	for i := 0; sameSystem && i < len(system); i++ {
+		sameSystem = same(system[i], b.system[i])
+	}
+	var msgs []openai.ChatCompletionMessage
+	var enc [][]byte
+	if sameSystem && keep == len(b.msgs) && len(b.msgs) > 0 {
+		// Every conversation handed out ends at or before keep: append
+		// writes past all of them.
+		msgs, enc = b.msgs, b.enc
+	} else {
+		// A history entry is one or two messages and more with tools;
+		// room for the next steps' messages.
+		size := len(system) + max(c.lastLen, 2*entries)
+		size += size/8 + 16
+		msgs = make([]openai.ChatCompletionMessage, 0, size)
+		for _, s := range system {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
+		}
+		enc = append(make([][]byte, 0, size), sysEnc...)
+		if keep > b.systems {
+			msgs = append(msgs, b.msgs[b.systems:keep]...)
+			enc = append(enc, b.enc[b.systems:keep]...)
+		}
+	}
+	if k < len(b.at) || b.seen == nil {
+		// Only the call ids of the entries kept.
+		if b.seen == nil {
+			b.seen = map[string]bool{}
+		}
+		clear(b.seen)
+		for _, be := range b.at[:k] {
+			for _, id := range be.conv.callIDs {
+				b.seen[id] = true
+			}
+		}
+	}
+	b.at, b.systems = b.at[:k], len(system)
+	return msgs, enc, b.seen
 }
 
 // convertEntry converts and repairs one entry on its own and encodes its

@@ -85,6 +85,19 @@ func BenchmarkRequest10k(b *testing.B) {
 			h.r.buildRequest(ctx)
 		}
 	})
+	b.Run("build-first", func(b *testing.B) {
+		// The first request after a resume, the cache warmed while the
+		// message was typed.
+		h.r.reqc = requestCache{}
+		hist, _, opt, est, _ := h.r.historyToWarm()
+		for b.Loop() {
+			b.StopTimer()
+			h.r.reqc = requestCache{}
+			h.r.reqc.warm(hist, opt, est, func() bool { return false })
+			b.StartTimer()
+			h.r.buildRequest(ctx)
+		}
+	})
 	b.Run("send", func(b *testing.B) {
 		req := h.r.buildRequest(ctx)
 		b.SetBytes(int64(len(encodeOrFail(b, req.Messages))))
@@ -110,4 +123,21 @@ func encodeOrFail(b *testing.B, v any) []byte {
 		b.Fatal(err)
 	}
 	return out
+}
+
+// BenchmarkRequestWarm10k is the warming of an empty request cache over
+// a resumed session of 10,000 parts (what the chat does while the first
+// message is typed: reqwarm.go), with the session's estimator.
+func BenchmarkRequestWarm10k(b *testing.B) {
+	h := newHarness(b)
+	h.r.history = longHistory(b, h, 2000)
+	hist, _, opt, est, ok := h.r.historyToWarm()
+	if !ok {
+		b.Fatal("nothing to warm")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var c requestCache
+		c.warm(hist, opt, est, func() bool { return false })
+	}
 }

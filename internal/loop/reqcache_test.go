@@ -65,6 +65,7 @@ type bodyChecker struct {
 
 	mu      sync.Mutex
 	checked int
+	last    provider.Request // the last step's request
 }
 
 func newBodyChecker(t *testing.T, inner provider.Provider) *bodyChecker {
@@ -87,6 +88,7 @@ func (c *bodyChecker) Stream(ctx context.Context, req provider.Request) (provide
 func (c *bodyChecker) check(ctx context.Context, req provider.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.last = req
 	r := c.r
 	// stream appended the new (empty) assistant message after building
 	// the request; it is sent as nothing.
@@ -357,10 +359,24 @@ func FuzzRequestCache(f *testing.F) {
 			}
 			var c requestCache
 			calc := tokens.NewCalculator(tokens.Options{Window: 100000, ReasoningRoundtrip: opt.ReasoningRoundtrip}, est)
-			check := func(h []message.Entry) {
+			// What each conversation was when it was made: a later one
+			// must not change it (they share arrays).
+			type made struct {
+				cv   *conversation
+				msgs []openai.ChatCompletionMessage
+				enc  [][]byte
+			}
+			var all []made
+			check := func(h []message.Entry, system ...string) {
 				t.Helper()
-				cv := c.conversation(nil, h, opt, calc, est)
-				msgs, enc, repairs, summarised := cv.msgs, cv.enc, cv.repairs, cv.summarised
+				cv := c.conversation(system, h, opt, calc, est)
+				msgs, enc, repairs, summarised := cv.msgs[len(system):], cv.enc[len(system):], cv.repairs, cv.summarised
+				for i, s := range system {
+					if m := cv.msgs[i]; m.Role != openai.ChatMessageRoleSystem || m.Content != s {
+						t.Fatalf("system message %d is %+v", i, m)
+					}
+				}
+				all = append(all, made{cv, slices.Clone(cv.msgs), slices.Clone(cv.enc)})
 				want, wantRepairs := RepairPairs(ToModelMessages(h, opt))
 				if (len(msgs) > 0 || len(want) > 0) && !reflect.DeepEqual(msgs, want) || repairs != wantRepairs {
 					t.Fatalf("cached %d messages (%d repairs), uncached %d (%d)", len(msgs), repairs, len(want), wantRepairs)
@@ -389,8 +405,8 @@ func FuzzRequestCache(f *testing.F) {
 				}
 			}
 			full := cacheHistoryFrom(data)
-			check(full[:len(full)/2])
-			check(full)
+			check(full[:len(full)/2], "stable", "status: clean")
+			check(full, "stable", "status: clean")
 			// Changed in place, as the loop changes its history: pruned,
 			// superseded, a text rewritten, a message taken back.
 			for i := range full {
@@ -417,11 +433,18 @@ func FuzzRequestCache(f *testing.F) {
 					e.Message.RewindID = "rw2"
 				}
 			}
-			check(full)
-			check(full)
+			check(full, "stable", "status: clean")
+			check(full, "stable", "status: 1 file changed")
+			check(full[:len(full)-len(full)/3], "stable", "status: 1 file changed")
 			// The calibration moves; the kept costs are priced again.
 			calc.Observe(message.Usage{Input: 5000, Output: 10}, 3000)
 			check(full)
+			check(full)
+			for i, m := range all {
+				if !reflect.DeepEqual(m.cv.msgs, m.msgs) || !reflect.DeepEqual(m.cv.enc, m.enc) {
+					t.Fatalf("conversation %d changed after it was made", i)
+				}
+			}
 		}
 	})
 }
@@ -506,5 +529,83 @@ func TestRequestCacheWarmsWhileTyping(t *testing.T) {
 		if chk.checked != 1 {
 			t.Errorf("%d requests checked", chk.checked)
 		}
+	}
+}
+
+// The cache is warmed again for each message typed, not only the first:
+// entries changed since the last request (outputs a prune cleared at the
+// end of the turn) are converted while the next message is typed, and
+// the request after it converts none of them.
+func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
+	var chk *bodyChecker
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+		chk = newBodyChecker(t, o.Provider)
+		o.Provider = chk
+	}, pt.Text("done"), pt.Text("again"))
+	chk.r = h.r
+	h.r.history = longHistory(t, h, 300)
+	for _, e := range h.r.history { // nothing pruned yet: more than warmFrom entries change below
+		for j, p := range e.Parts {
+			if p.Tool != nil {
+				st := *p.Tool
+				st.CompactedAt = time.Time{}
+				e.Parts[j].Tool = &st
+			}
+		}
+	}
+	h.r.PrefetchEnvironment()
+	h.r.warm.running.Wait()
+	if res := h.turn("and now?"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var ids []string
+	for _, e := range h.r.History() {
+		for _, p := range e.Parts {
+			if p.Tool != nil && p.Tool.CompactedAt.IsZero() {
+				ids = append(ids, p.ID)
+			}
+		}
+	}
+	if len(ids) < 120 {
+		t.Fatalf("%d outputs left to prune", len(ids))
+	}
+	if err := h.r.markCompacted(context.Background(), ids); err != nil {
+		t.Fatal(err)
+	}
+	h.r.PrefetchEnvironment() // the next message's first key
+	h.r.warm.running.Wait()
+	kept := map[string]*convertedEntry{}
+	h.r.reqc.mu.Lock()
+	// The request was made ahead (prebuildRequest): the step's request
+	// sends the history from the same array, nothing copied.
+	prebuilt := h.r.reqc.built
+	if len(prebuilt.at) != len(Visible(h.r.history)) {
+		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.history)))
+	}
+	for _, e := range Visible(h.r.history) {
+		ce := h.r.reqc.entries[e.Message.ID]
+		if ce == nil || !ce.key.matches(&e) || ce.conv == nil || ce.cost == nil {
+			t.Fatalf("entry %s not warmed as it is", e.Message.ID)
+		}
+		kept[e.Message.ID] = ce.conv
+	}
+	h.r.reqc.mu.Unlock()
+	if res := h.turn("and then?"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	h.r.reqc.mu.Lock()
+	for id, conv := range kept {
+		if h.r.reqc.entries[id].conv != conv {
+			t.Errorf("%s converted again by the request", id)
+		}
+	}
+	h.r.reqc.mu.Unlock()
+	if chk.checked != 2 {
+		t.Errorf("%d requests checked", chk.checked)
+	}
+	sent, s := chk.last.Messages, prebuilt.systems
+	sameSystem := len(sent) > s && slices.EqualFunc(sent[:s], prebuilt.msgs[:s], func(a, b openai.ChatCompletionMessage) bool { return a.Content == b.Content })
+	if sameSystem && &sent[s] != &prebuilt.msgs[s] {
+		t.Error("the step's request copied the prebuilt messages")
 	}
 }

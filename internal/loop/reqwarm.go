@@ -3,14 +3,20 @@ package loop
 // Warming the request cache. The first request after a session is opened
 // would convert, encode and price the whole history to fill the request
 // cache (reqcache.go) — ≈ 30 ms for 10,000 parts, between Enter and the
-// request. The chat starts that work when the user starts typing
-// (PrefetchEnvironment), once per Runner, on a copy of the history taken
-// while the loop is idle; it stops when a turn starts (the turn converts
-// what is left itself). What it adds is what the first request would have
-// made from the same entries: a kept entry is still checked against the
-// history before it is used.
+// request — and the first after a prune would do the same for every entry
+// whose output the prune cleared. The chat starts that work when the user
+// starts typing a message (PrefetchEnvironment), on copies of the entries
+// the cache does not hold as they are, taken while the loop is idle; it
+// stops when a turn starts (the turn converts what is left itself). When
+// much of the history changed, it then makes the next request's
+// conversation ahead, from a copy of the history (prebuildRequest), so
+// that the request finds its messages in place instead of writing them
+// all again. What it adds is what the request would have made from the
+// same entries: a kept entry is still checked against the history before
+// it is used.
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -24,76 +30,144 @@ const warmFrom = 200
 // whether a turn started.
 const warmBatch = 256
 
-// requestWarmer runs the warming at most once per Runner.
+// requestWarmer runs one warming at a time.
 type requestWarmer struct {
-	started bool // guarded by Runner.mu
+	active  bool // guarded by Runner.mu
 	running sync.WaitGroup
 }
 
 // warmRequestCache starts warming the request cache in the background
-// unless it was, the loop is busy or the history is short. It returns at
-// once.
+// unless a warming runs, the loop is busy or the history is short. It
+// returns at once.
 func (r *Runner) warmRequestCache() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.warm.started || r.busy || len(r.history) < warmFrom {
+	if r.warm.active || r.busy || len(r.history) < warmFrom {
 		return
 	}
-	r.warm.started = true
+	r.warm.active = true
 	r.warm.running.Add(1)
 	go func() {
 		defer r.warm.running.Done()
-		hist, opt, est, ok := r.historyToWarm()
-		if !ok {
+		defer func() {
 			r.mu.Lock()
-			r.warm.started = false // the next message's typing tries again
+			r.warm.active = false
 			r.mu.Unlock()
+		}()
+		hist, build, opt, est, ok := r.historyToWarm()
+		if !ok {
 			return
 		}
-		r.reqc.warm(hist, opt, est, r.Busy)
+		if len(hist) > 0 {
+			r.reqc.warm(hist, opt, est, r.Busy)
+		}
+		if build {
+			r.prebuildRequest()
+		}
 	}()
+}
+
+// prebuildRequest makes the next request's conversation from a copy of
+// the history taken while the loop is idle, so that the request finds
+// its entries where they were and sends them from there
+// (builtConversation) instead of writing them all into new arrays: what
+// a request after a resume or a prune would do between Enter and the
+// wire. It does nothing when a turn runs, or when the estimator's counts
+// are not kept (the conversation would count the whole history).
+func (r *Runner) prebuildRequest() {
+	r.sessWrite.Lock()
+	opt, est := r.convertOptions(), r.est
+	r.mu.Lock()
+	if r.busy || !cachedCounts(est) {
+		r.mu.Unlock()
+		r.sessWrite.Unlock()
+		return
+	}
+	hist := make([]message.Entry, len(r.history))
+	for i, e := range r.history {
+		hist[i] = copyEntry(e)
+	}
+	system := slices.Clone(r.system)
+	r.mu.Unlock()
+	r.sessWrite.Unlock()
+	r.reqc.conversation(system, hist, opt, r.calc(), est)
 }
 
 // stopWarming waits for the warming to end (Close).
 func (r *Runner) stopWarming() { r.warm.running.Wait() }
 
-// historyToWarm copies the history, its parts and their tool and file
-// states, with the options the next request converts it with, while the
-// loop is idle; ok is false when it is busy or the history is short.
-func (r *Runner) historyToWarm() (hist []message.Entry, opt ConvertOptions, est tokens.Estimator, ok bool) {
+// historyToWarm copies the visible entries of the history that the
+// request cache does not hold as they are, with the options the next
+// request converts them with, while the loop is idle; ok is false when it
+// is busy or the history is short. build says whether the next request
+// would find more than warmFrom entries changed from the first that is
+// to its end: worth making it ahead (prebuildRequest).
+func (r *Runner) historyToWarm() (hist []message.Entry, build bool, opt ConvertOptions, est tokens.Estimator, ok bool) {
 	r.sessWrite.Lock() // SetModel changes the model (r.info, r.est) under it
 	defer r.sessWrite.Unlock()
 	opt, est = r.convertOptions(), r.est
 	r.mu.Lock() // the history is changed under it, or while busy
 	defer r.mu.Unlock()
 	if r.busy || len(r.history) < warmFrom {
-		return nil, opt, est, false
+		return nil, false, opt, est, false
 	}
-	hist = make([]message.Entry, len(r.history))
-	for i, e := range r.history {
-		e.Parts = append([]message.Part(nil), e.Parts...)
-		for j := range e.Parts {
-			p := &e.Parts[j]
-			if p.Tool != nil {
-				t := *p.Tool
-				p.Tool = &t
-			}
-			if p.File != nil {
-				f := *p.File
-				p.File = &f
-			}
-		}
-		hist[i] = e
+	todo, from := r.reqc.toWarm(r.history, opt, est)
+	for _, e := range todo {
+		hist = append(hist, copyEntry(e))
 	}
-	return hist, opt, est, true
+	return hist, from > warmFrom, opt, est, true
 }
 
-// warm converts, encodes and prices the visible entries of hist (a copy
-// no one else changes) that the cache does not hold, batch by batch,
-// until busy says a turn started. An entry the cache holds is left as
-// it is; an entry with an image is not kept (as in conversation).
-func (c *requestCache) warm(hist []message.Entry, opt ConvertOptions, est tokens.Estimator, busy func() bool) {
-	entries := tokens.VisibleHistory(hist).Entries()
+// copyEntry is e with its own parts, tool and file states: what the loop
+// changes in place.
+func copyEntry(e message.Entry) message.Entry {
+	e.Parts = append([]message.Part(nil), e.Parts...)
+	for j := range e.Parts {
+		p := &e.Parts[j]
+		if p.Tool != nil {
+			t := *p.Tool
+			p.Tool = &t
+		}
+		if p.File != nil {
+			f := *p.File
+			p.File = &f
+		}
+	}
+	return e
+}
+
+// toWarm returns the visible entries of history that warming would add
+// something for — not held, or held as they were before a change, or held
+// without their conversion or their price — and how many visible entries
+// there are from the first of them to the end.
+func (c *requestCache) toWarm(history []message.Entry, opt ConvertOptions, est tokens.Estimator) (todo []message.Entry, from int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	price := cachedCounts(est) && (c.est == nil || c.est == est)
+	visible := tokens.VisibleHistory(history).Entries()
+	for i, e := range visible {
+		if e.Message.ID == "" {
+			continue
+		}
+		ce := c.entries[e.Message.ID]
+		if ce != nil && ce.key.matches(&e) && (ce.conv != nil || hasImage(&e)) && (ce.cost != nil || !price) {
+			continue
+		}
+		if todo == nil {
+			from = len(visible) - i
+		}
+		todo = append(todo, e)
+	}
+	return todo, from
+}
+
+// warm converts, encodes and prices entries (copies of the history's
+// visible entries that no one else changes: toWarm), batch by batch,
+// until busy says a turn started. What the cache holds for an entry as it
+// is stays; what it holds for it as it was before a change (a prune) is
+// replaced, as a request's walk would replace it. An entry with an image
+// is not converted (as in conversation).
+func (c *requestCache) warm(entries []message.Entry, opt ConvertOptions, est tokens.Estimator, busy func() bool) {
 	price := cachedCounts(est)
 	type made struct {
 		e    *message.Entry
@@ -136,7 +210,7 @@ func (c *requestCache) warm(hist []message.Entry, opt ConvertOptions, est tokens
 				ce = &cachedEntry{id: m.e.Message.ID, key: keyOf(m.e), used: c.pass}
 				c.entries[ce.id] = ce
 			} else if !ce.key.matches(m.e) {
-				continue
+				*ce = cachedEntry{id: ce.id, key: keyOf(m.e), used: c.pass}
 			}
 			if ce.conv == nil && c.roundtrip == opt.ReasoningRoundtrip {
 				ce.conv = m.conv

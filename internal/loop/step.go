@@ -172,17 +172,25 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation)
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID
 	}
-	if err := r.store.CreateMessage(ctx, &m); err != nil {
-		return nil, "", fmt.Errorf("save assistant message: %w", err)
+	opening := r.openStep(ctx, m) // written while the request goes out (stepopen.go)
+	st, err := r.send(ctx, req)
+	m, werr := opening.wait()
+	if werr != nil {
+		if err == nil {
+			st.Close()
+		}
+		return nil, "", fmt.Errorf("save assistant message: %w", werr)
 	}
 	e := &message.Entry{Message: m}
 	r.mu.Lock()
 	r.history = append(r.history, *e)
 	r.mu.Unlock()
 	s := &streamState{r: r, ctx: ctx, entry: e, calls: map[int]int{}}
-	s.addPart(message.Part{Type: message.PartStepStart})
+	s.opened(opening.start, opening.partErr)
 
-	err := s.consume(req)
+	if err == nil {
+		err = s.consume(st)
+	}
 	s.closeText()
 	if err != nil {
 		e.Message.Error = err.Error()
@@ -232,13 +240,8 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation)
 	return e, s.finish, nil
 }
 
-// consume reads the provider's stream to its end.
-func (s *streamState) consume(req provider.Request) error {
-	s.r.traceOnce(&s.r.trace.requested, "first request")
-	st, err := s.r.opt.Provider.Stream(s.ctx, req)
-	if err != nil {
-		return err
-	}
+// consume reads the provider's stream to its end and closes it.
+func (s *streamState) consume(st provider.Stream) error {
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
@@ -274,7 +277,12 @@ func (s *streamState) consume(req provider.Request) error {
 func (s *streamState) addPart(p message.Part) int {
 	p.SessionID = s.r.sess.ID
 	p.MessageID = s.entry.Message.ID
-	if err := s.r.store.UpsertPart(context.WithoutCancel(s.ctx), &p); err != nil {
+	return s.opened(p, s.r.store.UpsertPart(context.WithoutCancel(s.ctx), &p))
+}
+
+// opened adds a part written (or not: err) to the entry and announces it.
+func (s *streamState) opened(p message.Part, err error) int {
+	if err != nil {
 		s.r.emitError(fmt.Sprintf("save part: %v", err))
 	}
 	s.entry.Parts = append(s.entry.Parts, p)

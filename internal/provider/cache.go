@@ -29,9 +29,12 @@ type wireRequest struct {
 }
 
 // EncodeMessage is a message's JSON as a request body carries it
-// (Request.Encoded).
+// (Request.Encoded): json.Marshal's bytes, written by the message's own
+// MarshalJSON without encoding/json checking and compacting them again
+// (its output is json.Marshal's already: compact, HTML and U+2028
+// escaped; TestEncodeRequestIsEncodeWhole).
 func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
-	return json.Marshal(m)
+	return m.MarshalJSON()
 }
 
 // encodeRequest is the JSON body of cr with the messages at the indexes of
@@ -108,53 +111,76 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		}
 		head, tail = rest[:len(rest)-len("null}")], []byte("}")
 	}
-	pieces := make([][]byte, 0, 2*len(msgs)+2)
-	pieces = append(pieces, append(head, '['))
-	for i, b := range msgs {
-		if i > 0 {
-			pieces = append(pieces, comma)
-		}
-		pieces = append(pieces, b)
-	}
-	pieces = append(pieces, append([]byte("]"), tail...))
-	return requestBody{pieces: pieces, size: len(head) + size + len(tail)}, nil
+	return requestBody{head: append(head, '['), msgs: msgs, tail: append([]byte("]"), tail...),
+		size: len(head) + size + len(tail)}, nil
 }
 
-var comma = []byte(",")
-
-// requestBody is a request's JSON in pieces, read one after the other:
-// a long history's messages are not copied into one buffer first.
+// requestBody is a request's JSON: head, the messages separated by
+// commas, and tail, read one after the other: a long history's messages
+// are not copied into one buffer first, nor listed again with their
+// commas.
 type requestBody struct {
-	pieces [][]byte
-	size   int // bytes in all
+	head []byte
+	msgs [][]byte
+	tail []byte
+	size int // bytes in all
 }
 
 // reader reads the body from its start.
-func (b requestBody) reader() io.Reader { return &pieceReader{pieces: b.pieces} }
+func (b requestBody) reader() io.Reader { return &bodyReader{body: b} }
 
 // bytes is the body in one buffer.
 func (b requestBody) bytes() []byte {
 	out := make([]byte, 0, b.size)
-	for _, p := range b.pieces {
+	r := bodyReader{body: b}
+	for p := r.piece(); p != nil; p = r.piece() {
 		out = append(out, p...)
+		r.next()
 	}
 	return out
 }
 
-type pieceReader struct {
-	pieces [][]byte
-	off    int // into pieces[0]
+// bodyReader reads a requestBody piece by piece: head, then for each
+// message a comma (but before the first) and the message, then tail.
+type bodyReader struct {
+	body requestBody
+	at   int // the piece: 0 head, 2i+1 message i, 2i+2 the comma after it, 2n tail
+	off  int // into the piece
 }
 
-func (r *pieceReader) Read(p []byte) (n int, err error) {
-	for n < len(p) && len(r.pieces) > 0 {
-		c := copy(p[n:], r.pieces[0][r.off:])
+var comma = []byte(",")
+
+// piece is the piece read now, nil at the end.
+func (r *bodyReader) piece() []byte {
+	n := len(r.body.msgs)
+	switch {
+	case r.at == 0:
+		return r.body.head
+	case r.at > 2*n:
+		return nil
+	case r.at == 2*n:
+		return r.body.tail
+	case r.at%2 == 1:
+		return r.body.msgs[r.at/2]
+	}
+	return comma
+}
+
+func (r *bodyReader) next() { r.at, r.off = r.at+1, 0 }
+
+func (r *bodyReader) Read(p []byte) (n int, err error) {
+	for n < len(p) {
+		piece := r.piece()
+		if piece == nil {
+			break
+		}
+		c := copy(p[n:], piece[r.off:])
 		n, r.off = n+c, r.off+c
-		if r.off == len(r.pieces[0]) {
-			r.pieces, r.off = r.pieces[1:], 0
+		if r.off == len(piece) {
+			r.next()
 		}
 	}
-	if n == 0 && len(r.pieces) == 0 {
+	if n == 0 && len(p) > 0 && r.piece() == nil {
 		return 0, io.EOF
 	}
 	return n, nil
@@ -166,7 +192,7 @@ func (r *pieceReader) Read(p []byte) (n int, err error) {
 // wireRequest when some are marked.
 func encodeWhole(cr openai.ChatCompletionRequest, breakpoints []int) (requestBody, error) {
 	b, err := encodeWholeBytes(cr, breakpoints)
-	return requestBody{pieces: [][]byte{b}, size: len(b)}, err
+	return requestBody{head: b, size: len(b)}, err
 }
 
 func encodeWholeBytes(cr openai.ChatCompletionRequest, breakpoints []int) ([]byte, error) {

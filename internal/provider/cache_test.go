@@ -80,6 +80,9 @@ func TestEncodeRequestIsEncodeWhole(t *testing.T) {
 				if len(got) != body.size || !bytes.Equal(read, got) {
 					t.Errorf("request %d: %d bytes read, %d in pieces, size %d", ri, len(read), len(got), body.size)
 				}
+				if err := iotest.TestReader(body.reader(), want); err != nil {
+					t.Errorf("request %d, breakpoints %v, encodings %d: %v", ri, bps, ei, err)
+				}
 				if !bytes.Equal(got, want) {
 					t.Errorf("request %d, breakpoints %v, encodings %d:\n got %s\nwant %s", ri, bps, ei, got, want)
 				}
@@ -142,5 +145,26 @@ func TestBodyIsSentAgainOnRedirect(t *testing.T) {
 	defer mu.Unlock()
 	if len(bodies) != 2 || !bytes.Equal(bodies[0], bodies[1]) || !bytes.Contains(bodies[0], []byte(`"content":"there"`)) {
 		t.Errorf("bodies %q", bodies)
+	}
+}
+
+// EncodeMessage writes json.Marshal's bytes, whatever the text holds:
+// HTML, line and paragraph separators, control characters, invalid UTF-8.
+func TestEncodeMessageIsJSONMarshal(t *testing.T) {
+	odd := "a <b> & \u2028 \u2029 \x00 \x1f \t\n \xff\xfe é 日本 \"q\" \\ </script>"
+	msgs := append(requestsToEncode()[0].Messages,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: odd, Name: odd},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: odd, ReasoningContent: odd, ToolCalls: []openai.ToolCall{
+			{ID: odd, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: odd, Arguments: odd}}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{
+			{Type: openai.ChatMessagePartTypeText, Text: odd}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "both", MultiContent: []openai.ChatMessagePart{{Text: "x"}}},
+	)
+	for i, m := range msgs {
+		got, gerr := EncodeMessage(m)
+		want, werr := json.Marshal(m)
+		if (gerr != nil) != (werr != nil) || !bytes.Equal(got, want) {
+			t.Errorf("message %d: EncodeMessage %s (%v), json.Marshal %s (%v)", i, got, gerr, want, werr)
+		}
 	}
 }
