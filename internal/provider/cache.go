@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -86,7 +87,7 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 	shell.Messages = nil
 	var head, tail []byte
 	if len(breakpoints) == 0 {
-		rest, err := json.Marshal(shell)
+		rest, err := encodeShell(shell, false)
 		if err != nil {
 			return requestBody{}, err
 		}
@@ -101,7 +102,7 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		}
 		head, tail = rest[:at], rest[at+len("null"):]
 	} else {
-		rest, err := json.Marshal(wireRequest{ChatCompletionRequest: shell})
+		rest, err := encodeShell(shell, true)
 		if err != nil {
 			return requestBody{}, err
 		}
@@ -111,8 +112,54 @@ func encodeRequest(cr openai.ChatCompletionRequest, breakpoints []int, encoded [
 		}
 		head, tail = rest[:len(rest)-len("null}")], []byte("}")
 	}
-	return requestBody{head: append(head, '['), msgs: msgs, tail: append([]byte("]"), tail...),
+	return requestBody{head: append(head[:len(head):len(head)], '['), msgs: msgs, tail: append([]byte("]"), tail...),
 		size: len(head) + size + len(tail)}, nil
+}
+
+// shells remembers the last request's encoding without its messages,
+// for the next step's: its tools' schemas (~10 KB) are the same every step
+// of a session (tools.Registry.OpenAITools returns the same slice), and
+// encoding them again was most of a step's encoding. The entry holds the
+// tools slice, so its identity cannot be reused while it is compared.
+var shells struct {
+	sync.Mutex
+	wire  bool
+	tools []openai.Tool
+	key   []byte // the shell without its tools
+	rest  []byte
+}
+
+// encodeShell encodes a request without its messages (go-openai's field
+// order, or wireRequest's when wire), from shells when only its messages
+// changed since the last one.
+func encodeShell(shell openai.ChatCompletionRequest, wire bool) ([]byte, error) {
+	marshal := func(cr openai.ChatCompletionRequest) ([]byte, error) {
+		if wire {
+			return json.Marshal(wireRequest{ChatCompletionRequest: cr})
+		}
+		return json.Marshal(cr)
+	}
+	if len(shell.Tools) == 0 {
+		return marshal(shell)
+	}
+	bare := shell
+	bare.Tools = nil
+	key, err := marshal(bare)
+	if err != nil {
+		return nil, err
+	}
+	shells.Lock()
+	defer shells.Unlock()
+	if shells.wire == wire && len(shells.tools) == len(shell.Tools) && &shells.tools[0] == &shell.Tools[0] &&
+		bytes.Equal(shells.key, key) {
+		return shells.rest, nil
+	}
+	rest, err := marshal(shell)
+	if err != nil {
+		return nil, err
+	}
+	shells.wire, shells.tools, shells.key, shells.rest = wire, shell.Tools, key, rest
+	return rest, nil
 }
 
 // requestBody is a request's JSON: head, the messages separated by

@@ -168,3 +168,52 @@ func TestEncodeMessageIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestShellEncodingReusedOnlyWhenSame encodes requests that share a tools
+// slice, one after the other, changing what the shell cache keys on
+// (breakpoints' wire order, the model, the cap, the tools), and checks each
+// body against a whole encoding: a reused shell is never a stale one.
+func TestShellEncodingReusedOnlyWhenSame(t *testing.T) {
+	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "read", Description: "Read <a> & b", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}}
+	other := append([]openai.Tool(nil), tools...)
+	msgs := []openai.ChatCompletionMessage{{Role: "system", Content: "s"}, {Role: "user", Content: "hi"}}
+	cases := []struct {
+		cr  openai.ChatCompletionRequest
+		bps []int
+	}{
+		{openai.ChatCompletionRequest{Model: "a", Messages: msgs, Tools: tools, Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "a", Messages: msgs, Tools: tools, Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "a", Messages: msgs, Tools: tools, Stream: true}, []int{1}},
+		{openai.ChatCompletionRequest{Model: "a", Messages: msgs, Tools: tools, Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "b", Messages: msgs, Tools: tools, Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "b", Messages: msgs, Tools: tools, Stream: true, MaxTokens: 7}, nil},
+		{openai.ChatCompletionRequest{Model: "b", Messages: msgs, Tools: tools[:0], Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "b", Messages: msgs, Tools: other, Stream: true}, nil},
+		{openai.ChatCompletionRequest{Model: "b", Messages: msgs, Tools: other, Stream: true}, nil},
+	}
+	var last *byte
+	for i, c := range cases {
+		want, err := encodeWholeBytes(c.cr, c.bps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := encodeRequest(c.cr, c.bps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := body.bytes(); !bytes.Equal(got, want) {
+			t.Errorf("request %d:\n got %s\nwant %s", i, got, want)
+		}
+		if len(c.cr.Tools) == 0 {
+			continue // encoded without the cache
+		}
+		shells.Lock()
+		rest := &shells.rest[0]
+		shells.Unlock()
+		if reused := i > 0 && rest == last; reused != (i == 1 || i == 8) {
+			t.Errorf("request %d: shell reused %v", i, reused)
+		}
+		last = rest
+	}
+}

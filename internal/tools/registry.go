@@ -22,6 +22,9 @@ type Registry struct {
 	tools   []Tool
 	byName  map[string]Tool
 	schemas map[string]*lazySchema
+
+	defsOnce sync.Once
+	defs     []openai.Tool // OpenAITools, built once
 }
 
 // lazySchema is a tool's schema, parsed the first time a call needs it: a
@@ -104,8 +107,15 @@ func (r *Registry) Names() []string {
 }
 
 // OpenAITools returns the tool definitions for a chat completion request, in
-// the fixed order.
+// the fixed order. A registry returns the same slice every time (the
+// provider reuses the request's encoding while it is the same): callers
+// must not change it.
 func (r *Registry) OpenAITools() []openai.Tool {
+	r.defsOnce.Do(func() { r.defs = r.openAITools() })
+	return r.defs
+}
+
+func (r *Registry) openAITools() []openai.Tool {
 	defs := make([]openai.Tool, len(r.tools))
 	for i, t := range r.tools {
 		defs[i] = openai.Tool{
