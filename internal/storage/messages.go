@@ -34,17 +34,9 @@ func (s *Store) CreateMessage(ctx context.Context, m *message.Message) error {
 	if err := s.writable("create message"); err != nil {
 		return err
 	}
-	if m.ID == "" {
-		m.ID = message.NewID()
-	}
-	op := "create message " + m.ID
 	ts := now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = ts
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	stampMessage(m, ts)
+	op := "create message " + m.ID
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail(op, err)

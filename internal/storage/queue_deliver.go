@@ -43,16 +43,8 @@ func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Mess
 	if err := s.writable(op); err != nil {
 		return err
 	}
-	if m.ID == "" {
-		m.ID = message.NewID()
-	}
 	ts := now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = ts
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	stampMessage(m, ts)
 	states, docs, err := prepareParts(op, m, parts, ts)
 	if err != nil {
 		return err
@@ -88,10 +80,6 @@ func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Mess
 		return err
 	}
 	s.publishQueue(m.SessionID, queue)
-	s.publishMessage(m)
-	s.publishSession(sess)
-	for _, p := range parts {
-		s.publishPart(p)
-	}
+	s.publishNewMessage(m, sess, parts)
 	return nil
 }

@@ -362,17 +362,9 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 	if err := s.writable("create message"); err != nil {
 		return nil, err
 	}
-	if m.ID == "" {
-		m.ID = message.NewID()
-	}
-	op := "create message " + m.ID
 	ts := now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = ts
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	stampMessage(m, ts)
+	op := "create message " + m.ID
 	states, docs, err := prepareParts(op, m, parts, ts)
 	if err != nil {
 		return nil, err
@@ -385,11 +377,7 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 	if err != nil {
 		return nil, err
 	}
-	s.publishMessage(m)
-	s.publishSession(sess)
-	for _, p := range parts {
-		s.publishPart(p)
-	}
+	s.publishNewMessage(m, sess, parts)
 	return sess, nil
 }
 
@@ -407,17 +395,9 @@ func (s *Store) CreateSessionWithMessage(ctx context.Context, sess *message.Sess
 		sess.ID = message.NewID()
 	}
 	m.SessionID = sess.ID
-	if m.ID == "" {
-		m.ID = message.NewID()
-	}
 	op := "create session " + sess.ID
 	ts := now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = ts
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
+	stampMessage(m, ts)
 	states, docs, err := prepareParts(op, m, parts, ts)
 	if err != nil {
 		return nil, nil, err
@@ -438,15 +418,35 @@ func (s *Store) CreateSessionWithMessage(ctx context.Context, sess *message.Sess
 	if err != nil {
 		return nil, nil, err
 	}
-	s.publishMessage(m)
-	s.publishSession(stored)
-	for _, p := range parts {
-		s.publishPart(p)
-	}
+	s.publishNewMessage(m, stored, parts)
 	if l, err = s.holdLease(l, op); err != nil {
 		return nil, nil, err
 	}
 	return stored, l, nil
+}
+
+// stampMessage fills a new message's id and times, as of ts, where they
+// are empty.
+func stampMessage(m *message.Message, ts time.Time) {
+	if m.ID == "" {
+		m.ID = message.NewID()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = ts
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+}
+
+// publishNewMessage announces a stored message: the message, its session,
+// then its parts.
+func (s *Store) publishNewMessage(m *message.Message, sess *message.Session, parts []*message.Part) {
+	s.publishMessage(m)
+	s.publishSession(sess)
+	for _, p := range parts {
+		s.publishPart(p)
+	}
 }
 
 // prepareParts fills the ids, session, message and times of a new
