@@ -6,7 +6,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 
-	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
+	gfm "github.com/ctxloop/agent/internal/tui/markdown/oldgfm"
 )
 
 // The block renderer walks the document once. Containers (block quotes,

@@ -9,7 +9,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
+	gfm "github.com/ctxloop/agent/internal/tui/markdown/oldgfm"
 )
 
 // inlines turns the inline content of a block into atoms for wrapping.

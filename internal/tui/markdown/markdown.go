@@ -31,7 +31,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/ctxloop/agent/internal/termsafe"
-	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
+	gfm "github.com/ctxloop/agent/internal/tui/markdown/oldgfm"
 )
 
 // Limits on what is parsed as Markdown. Above them the text is shown

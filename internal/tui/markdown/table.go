@@ -3,7 +3,7 @@ package markdown
 import (
 	"strings"
 
-	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
+	gfm "github.com/ctxloop/agent/internal/tui/markdown/oldgfm"
 )
 
 // A table's columns take their natural width when the table fits; when

@@ -1,4 +1,4 @@
-package gfm
+package oldgfm
 
 import (
 	"github.com/yuin/goldmark/ast"
