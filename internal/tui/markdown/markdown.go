@@ -25,13 +25,10 @@ package markdown
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark/text"
-
 	"github.com/ctxloop/agent/internal/termsafe"
-	gfm "github.com/ctxloop/agent/internal/tui/markdown/oldgfm"
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // Limits on what is parsed as Markdown. Above them the text is shown
@@ -58,11 +55,6 @@ const (
 	minContent = 8
 )
 
-// mdParser is built on first use so that package init costs nothing. It
-// is goldmark's CommonMark parser with our own GFM extensions (package
-// gfm): bare URLs become links, bare e-mail addresses do not.
-var mdParser = sync.OnceValue(gfm.NewParser)
-
 // Render renders src at width cells on a dark or light background.
 func Render(src string, width int, dark bool) []string {
 	width = max(width, 1)
@@ -74,9 +66,8 @@ func Render(src string, width int, dark bool) []string {
 	if plainOnly(src) {
 		lines = plain(src, width)
 	} else {
-		r := &renderer{src: []byte(src), p: paletteFor(dark), width: width, blank: -1}
-		doc := mdParser().Parse(text.NewReader(r.src))
-		r.blocks(doc)
+		r := &renderer{p: paletteFor(dark), width: width, blank: -1}
+		r.blocks(gfm.Parse(src))
 		lines = r.out
 	}
 	return finish(lines, width)

@@ -32,6 +32,7 @@ type ref struct{ dest, title string }
 
 type parser struct {
 	doc, tip *Node
+	nodes    []Node // the chunk new nodes come from
 	refs     map[string]ref
 
 	// The line being parsed.
@@ -60,9 +61,10 @@ func Parse(src string) *Node {
 	if strings.IndexByte(src, 0) >= 0 {
 		src = strings.ReplaceAll(src, "\x00", "\uFFFD")
 	}
-	doc := &Node{Kind: Document}
+	p := &parser{}
+	doc := p.newNode(Node{Kind: Document})
 	doc.st = &openState{}
-	p := &parser{doc: doc, tip: doc}
+	p.doc, p.tip = doc, doc
 	for len(src) > 0 {
 		i := strings.IndexByte(src, '\n')
 		if i < 0 {
@@ -76,6 +78,16 @@ func Parse(src string) *Node {
 	}
 	p.inlines(doc)
 	return doc
+}
+
+// newNode returns a copy of n. Nodes are allocated in chunks: a
+// document is thousands of small nodes, allocated and freed together.
+func (p *parser) newNode(n Node) *Node {
+	if len(p.nodes) == cap(p.nodes) {
+		p.nodes = make([]Node, 0, min(max(2*cap(p.nodes), 16), 1024))
+	}
+	p.nodes = append(p.nodes, n)
+	return &p.nodes[len(p.nodes)-1]
 }
 
 func isSpaceOrTab(c byte) bool { return c == ' ' || c == '\t' }
@@ -432,7 +444,7 @@ func (p *parser) setext(para *Node, c byte) int {
 		p.finalize(para)
 		return containerStarted
 	}
-	h := &Node{Kind: Heading, Level: 1, line0: para.line0}
+	h := p.newNode(Node{Kind: Heading, Level: 1, line0: para.line0})
 	if c == '-' {
 		h.Level = 2
 	}
@@ -598,7 +610,7 @@ func (p *parser) addChild(k Kind) *Node {
 	for !canContain(p.tip.Kind, k) {
 		p.finalize(p.tip)
 	}
-	n := &Node{Kind: k, line0: p.lineNo}
+	n := p.newNode(Node{Kind: k, line0: p.lineNo})
 	p.tip.AppendChild(n)
 	p.tip = n
 	n.st = &openState{}
@@ -651,7 +663,7 @@ func (p *parser) finalize(n *Node) {
 			return
 		}
 		if i := tableAt(lines); i > 0 {
-			t := makeTable(lines, i)
+			t := p.makeTable(lines, i)
 			t.line0, t.line1 = n.line0+len(st.lines)-len(lines)+i-1, n.line1
 			n.insertAfter(t)
 			if i == 1 {

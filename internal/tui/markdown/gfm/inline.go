@@ -19,11 +19,11 @@ import (
 
 // delim is an entry of the delimiter stack: a run of '*', '_' or '~'.
 type delim struct {
-	c                  byte
-	n, orig            int // the run's length now and as written
-	node               *Node
-	canOpen, canClose  bool
-	prev, next         *delim
+	c                 byte
+	n, orig           int // the run's length now and as written
+	node              *Node
+	canOpen, canClose bool
+	prev, next        *delim
 }
 
 // bracket is an entry of the bracket stack: a '[' or '!['.
@@ -48,7 +48,7 @@ type inlineParser struct {
 	text strings.Builder
 
 	delims   *delim // the top of the delimiter stack
-	brackets []*bracket
+	brackets []bracket
 	// linkBottom: link openers below this index of brackets are inactive
 	// (a link may not contain a link).
 	linkBottom int
@@ -78,7 +78,7 @@ func (p *parser) parseInlines(block *Node, s string, task, inCell bool) {
 		ip.noEndFrom[i] = -1
 	}
 	if task && len(s) >= 4 && s[0] == '[' && s[2] == ']' && isSpaceOrTab(s[3]) && (s[1] == ' ' || s[1] == 'x' || s[1] == 'X') {
-		block.AppendChild(&Node{Kind: TaskCheckBox, Checked: s[1] != ' '})
+		block.AppendChild(ip.p.newNode(Node{Kind: TaskCheckBox, Checked: s[1] != ' '}))
 		ip.pos = 4
 		for ip.pos < len(s) && isSpaceOrTab(s[ip.pos]) {
 			ip.pos++
@@ -158,7 +158,7 @@ func (ip *inlineParser) plain() {
 // flush makes the pending text a Text node.
 func (ip *inlineParser) flush() {
 	if ip.text.Len() > 0 {
-		ip.block.AppendChild(&Node{Kind: Text, Text: ip.text.String()})
+		ip.block.AppendChild(ip.p.newNode(Node{Kind: Text, Text: ip.text.String()}))
 		ip.text.Reset()
 	}
 }
@@ -180,7 +180,7 @@ func (ip *inlineParser) lineBreak() {
 		ip.text.Reset()
 		ip.text.WriteString(trimmed)
 	}
-	ip.add(&Node{Kind: kind})
+	ip.add(ip.p.newNode(Node{Kind: kind}))
 	ip.pos++
 	ip.skipIndent()
 }
@@ -196,7 +196,7 @@ func (ip *inlineParser) backslash() {
 	s := ip.s
 	switch {
 	case ip.pos+1 < len(s) && s[ip.pos+1] == '\n':
-		ip.add(&Node{Kind: HardBreak})
+		ip.add(ip.p.newNode(Node{Kind: HardBreak}))
 		ip.pos += 2
 		ip.skipIndent()
 	case ip.pos+1 < len(s) && isASCIIPunct(s[ip.pos+1]):
@@ -233,7 +233,7 @@ func (ip *inlineParser) backticks() {
 	if ip.inCell {
 		code = strings.ReplaceAll(code, `\|`, "|")
 	}
-	ip.add(&Node{Kind: CodeSpan, Text: code})
+	ip.add(ip.p.newNode(Node{Kind: CodeSpan, Text: code}))
 	ip.pos = closer + n
 }
 
@@ -323,7 +323,7 @@ func (ip *inlineParser) delimRun(c byte) {
 		ip.text.WriteString(s[start:end])
 		return
 	}
-	node := &Node{Kind: Text, Text: s[start:end]}
+	node := ip.p.newNode(Node{Kind: Text, Text: s[start:end]})
 	ip.add(node)
 	d := &delim{c: c, n: n, orig: n, node: node, canOpen: canOpen, canClose: canClose, prev: ip.delims}
 	if ip.delims != nil {
@@ -420,7 +420,7 @@ func (ip *inlineParser) processEmphasis(bottom *delim) {
 		closer.n -= use
 		opener.node.Text = opener.node.Text[:opener.n]
 		closer.node.Text = closer.node.Text[:closer.n]
-		wrap := &Node{Kind: kind, Level: use}
+		wrap := ip.p.newNode(Node{Kind: kind, Level: use})
 		for n := opener.node.Next; n != closer.node; {
 			next := n.Next
 			n.Remove()
@@ -453,13 +453,13 @@ func (ip *inlineParser) openBracket(image bool) {
 	if image {
 		text = "!["
 	}
-	node := &Node{Kind: Text, Text: text}
+	node := ip.p.newNode(Node{Kind: Text, Text: text})
 	ip.add(node)
 	ip.pos += len(text)
 	if len(ip.brackets) > 0 {
 		ip.brackets[len(ip.brackets)-1].inner = true
 	}
-	ip.brackets = append(ip.brackets, &bracket{node: node, image: image, start: ip.pos, delims: ip.delims})
+	ip.brackets = append(ip.brackets, bracket{node: node, image: image, start: ip.pos, delims: ip.delims})
 }
 
 func (ip *inlineParser) popBracket() {
@@ -477,7 +477,7 @@ func (ip *inlineParser) closeBracket() {
 		return
 	}
 	top := len(ip.brackets) - 1
-	opener := ip.brackets[top]
+	opener := &ip.brackets[top]
 	if !opener.image && top < ip.linkBottom {
 		ip.popBracket()
 		ip.text.WriteByte(']')
@@ -522,7 +522,7 @@ func (ip *inlineParser) closeBracket() {
 	if opener.image {
 		kind = Image
 	}
-	link := &Node{Kind: kind, Dest: dest, Title: title}
+	link := ip.p.newNode(Node{Kind: kind, Dest: dest, Title: title})
 	for n := opener.node.Next; n != nil; {
 		next := n.Next
 		n.Remove()
@@ -569,13 +569,13 @@ func (ip *inlineParser) autolink() bool {
 	s := ip.s[ip.pos:]
 	if n := uriAutolink(s); n > 0 {
 		u := s[1 : n-1]
-		ip.add(&Node{Kind: AutoLink, Dest: u, Text: u})
+		ip.add(ip.p.newNode(Node{Kind: AutoLink, Dest: u, Text: u}))
 		ip.pos += n
 		return true
 	}
 	if n := emailAutolink(s); n > 0 {
 		a := s[1 : n-1]
-		ip.add(&Node{Kind: AutoLink, Dest: "mailto:" + a, Text: a})
+		ip.add(ip.p.newNode(Node{Kind: AutoLink, Dest: "mailto:" + a, Text: a}))
 		ip.pos += n
 		return true
 	}
@@ -662,7 +662,7 @@ func (ip *inlineParser) rawHTML() bool {
 	if n == 0 {
 		return false
 	}
-	ip.add(&Node{Kind: RawHTML, Text: s[:n]})
+	ip.add(ip.p.newNode(Node{Kind: RawHTML, Text: s[:n]}))
 	ip.pos += n
 	return true
 }
@@ -713,7 +713,7 @@ func (ip *inlineParser) bareURL() bool {
 	if www {
 		dest = "http://" + t
 	}
-	ip.add(&Node{Kind: AutoLink, Dest: dest, Text: t})
+	ip.add(ip.p.newNode(Node{Kind: AutoLink, Dest: dest, Text: t}))
 	ip.pos += n
 	return true
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // linearShapes are inputs on which a scan that starts over at every
@@ -71,7 +70,7 @@ var linearShapes = []struct {
 
 // TestLinearTime parses each shape at n and 4n bytes: a linear parse
 // takes about 4 times as long, a quadratic one 16. The bound (10) and
-// the best of three runs leave room for a loaded machine and -race; the
+// the best of five runs leave room for a loaded machine and -race; the
 // collector is off while a parse is timed (its cost on a growing heap is
 // not the parser's complexity).
 func TestLinearTime(t *testing.T) {
@@ -81,7 +80,7 @@ func TestLinearTime(t *testing.T) {
 	best := func(src string) time.Duration {
 		var d time.Duration
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-		for i := 0; i < 3; i++ {
+		for i := 0; i < 5; i++ {
 			runtime.GC()
 			start := time.Now()
 			Parse(src)

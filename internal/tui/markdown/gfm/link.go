@@ -112,29 +112,22 @@ func normalizeLabel(label string) string {
 }
 
 // linkLabel returns the length of the link label ("[…]") at the start of
-// s, or 0: at most maxLabel bytes, no unescaped bracket inside, not blank.
+// s, or 0: at most maxLabel bytes, no unescaped bracket inside. ("[]" is
+// one: a collapsed reference's; a blank label defines nothing.)
 func linkLabel(s string) int {
 	if len(s) == 0 || s[0] != '[' {
 		return 0
 	}
-	blank := true
 	for i := 1; i < len(s) && i <= maxLabel+1; i++ {
-		switch c := s[i]; c {
+		switch s[i] {
 		case '\\':
-			blank = false
 			if i+1 < len(s) && (s[i+1] == '[' || s[i+1] == ']' || s[i+1] == '\\') {
 				i++
 			}
 		case '[':
 			return 0
 		case ']':
-			if blank {
-				return 0
-			}
 			return i + 1
-		case ' ', '\t', '\n':
-		default:
-			blank = false
 		}
 	}
 	return 0

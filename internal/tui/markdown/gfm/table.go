@@ -23,22 +23,22 @@ func tableAt(lines []string) int {
 }
 
 // makeTable makes the table whose delimiter row is lines[i].
-func makeTable(lines []string, i int) *Node {
+func (p *parser) makeTable(lines []string, i int) *Node {
 	aligns := delimiterRow(lines[i])
-	table := &Node{Kind: Table, Aligns: aligns}
-	table.AppendChild(row(TableHeader, splitRow(lines[i-1]), aligns))
+	table := p.newNode(Node{Kind: Table, Aligns: aligns})
+	table.AppendChild(p.row(TableHeader, splitRow(lines[i-1]), aligns))
 	for _, l := range lines[i+1:] {
-		table.AppendChild(row(TableRow, splitRow(l), aligns))
+		table.AppendChild(p.row(TableRow, splitRow(l), aligns))
 	}
 	return table
 }
 
 // row makes a row of one cell per column; a cell's Text is its inline
 // content, parsed with the other blocks'.
-func row(kind Kind, cells []string, aligns []Alignment) *Node {
-	r := &Node{Kind: kind}
+func (p *parser) row(kind Kind, cells []string, aligns []Alignment) *Node {
+	r := p.newNode(Node{Kind: kind})
 	for c, a := range aligns {
-		cell := &Node{Kind: TableCell, Align: a}
+		cell := p.newNode(Node{Kind: TableCell, Align: a})
 		if c < len(cells) {
 			cell.Text = cells[c]
 		}
