@@ -32,22 +32,20 @@ import (
 )
 
 // Limits on what is parsed as Markdown. Above them the text is shown
-// plain: the parser's cost grows faster than the input on some shapes.
+// plain. The parser (package gfm) is linear on every shape, so these only
+// bound the work and the nesting; they date from goldmark, which was
+// quadratic on the shapes the last three describe.
 const (
 	// maxMarkdownBytes bounds the text parsed as Markdown. A reply is
 	// rendered a block at a time, so a real block is far below it.
 	maxMarkdownBytes = 256 << 10
-	// maxNesting bounds the block quotes and lists a line may open;
-	// goldmark's time grows with the square of the nesting.
+	// maxNesting bounds the block quotes and lists a line may open.
 	maxNesting = 32
 	// maxLinkScan bounds, summed over lines, the line's length times the
-	// link destinations opened in it: goldmark scans to the end of the
-	// line for each "](" (32 KB of "[a](" takes seconds).
+	// link destinations opened in it ("[a](" repeated).
 	maxLinkScan = 4 << 20
 	// maxHTMLScan bounds the text's length times the raw HTML openers
-	// ("<?", "<!") in it: goldmark looks for the closer of each through
-	// the rest of the paragraph (bytes.Index, fast, but 40,000 of them in
-	// 200 KB take half a second).
+	// ("<?", "<!") in it.
 	maxHTMLScan = 64 << 20
 	// maxDepth is the deepest container that still indents its content.
 	maxDepth = 12

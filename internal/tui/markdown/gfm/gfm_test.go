@@ -188,7 +188,7 @@ func TestTable(t *testing.T) {
 		{"in a quote", "> a | b\n> --|--\n> 1 | 2", "quote{table(none,none){h[a|b] r[1|2]}}"},
 		{"a dashed line under text is a heading", "a | b\n---", "h2(a | b)"},
 		{"prose with pipes is text", "a | b\nc | d", "p(a | b c | d)"},
-		// Where goldmark's paragraphs differ from GFM's table blocks: a
+		// Where our paragraphs differ from GFM's table blocks: a
 		// setext underline ends the table (GFM: a row).
 		{"a rule under the rows", "| a |\n|---|\n| b |\n---", "table(none){h[a] r[b]} ThematicBreak"},
 		{"equals under the rows", "| a |\n|---|\n| b |\n===", "table(none){h[a] r[b]} p(===)"},
