@@ -17,9 +17,10 @@
 // Safety: text from a model may carry terminal escapes. Every control
 // character is removed from the input and from the text that entity
 // references decode to (&#27; is ESC), so the only escape sequences in the
-// output are those the renderer writes. Hostile input is bounded: a text
-// too large, too deeply nested or with lines that would make the parser
-// quadratic is shown as plain wrapped text instead (see plainOnly), and
+// output are those the renderer writes. Hostile input is bounded: the
+// parser (package gfm, our own) is linear on every text, and a text too
+// large, too deeply nested or with many link destinations or raw HTML
+// openers is shown as plain wrapped text instead (see plainOnly), and
 // containers deeper than maxDepth stop indenting.
 package markdown
 
