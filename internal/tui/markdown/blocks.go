@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark/ast"
-
 	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
@@ -24,7 +22,6 @@ type prefix struct {
 }
 
 type renderer struct {
-	src   []byte
 	p     *palette
 	width int
 	stack []*prefix
@@ -93,9 +90,9 @@ func (r *renderer) separate() {
 
 // children renders the children of a container node, a blank line
 // between them unless tight.
-func (r *renderer) children(n ast.Node, tight bool) {
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if c != n.FirstChild() && !tight {
+func (r *renderer) children(n *gfm.Node, tight bool) {
+	for c := n.FirstChild; c != nil; c = c.Next {
+		if c != n.FirstChild && !tight {
 			r.separate()
 		}
 		r.block(c, tight)
@@ -103,71 +100,43 @@ func (r *renderer) children(n ast.Node, tight bool) {
 }
 
 // blocks renders a document.
-func (r *renderer) blocks(doc ast.Node) { r.children(doc, false) }
+func (r *renderer) blocks(doc *gfm.Node) { r.children(doc, false) }
 
-func (r *renderer) block(n ast.Node, tight bool) {
-	switch n := n.(type) {
-	case *ast.Paragraph, *ast.TextBlock:
+func (r *renderer) block(n *gfm.Node, tight bool) {
+	switch n.Kind {
+	case gfm.Paragraph:
 		r.paragraph(n, style{})
-	case *ast.Heading:
+	case gfm.Heading:
 		r.heading(n)
-	case *ast.ThematicBreak:
+	case gfm.ThematicBreak:
 		r.line([]seg{{text: strings.Repeat("─", r.avail()), st: r.p.rule}})
-	case *ast.FencedCodeBlock:
-		info := ""
-		if n.Info != nil {
-			info = string(n.Info.Segment.Value(r.src))
-		}
-		r.code(r.linesOf(n), info)
-	case *ast.CodeBlock:
-		r.code(r.linesOf(n), "")
-	case *ast.HTMLBlock:
-		text := r.linesOf(n)
-		if n.HasClosure() {
-			text += string(n.ClosureLine.Value(r.src))
-		}
-		for l := range strings.Lines(strings.TrimRight(text, "\n")) {
+	case gfm.CodeBlock:
+		r.code(n.Text, n.Info)
+	case gfm.HTMLBlock:
+		for l := range strings.Lines(strings.TrimRight(n.Text, "\n")) {
 			r.verbatim(expandTabs(strings.TrimSuffix(l, "\n")), r.p.html)
 		}
-	case *ast.Blockquote:
+	case gfm.Blockquote:
 		bar := []seg{{text: "│ ", st: r.p.quote}}
 		r.push(bar, bar)
 		r.children(n, false)
 		r.pop()
-	case *ast.List:
+	case gfm.List:
 		r.list(n)
-	case *gfm.Table:
+	case gfm.Table:
 		r.table(n)
 	default:
-		// Anything else (an extension's block): its children, or its text.
-		if n.FirstChild() != nil {
-			r.children(n, tight)
-		} else if n.Lines().Len() > 0 {
-			for l := range strings.Lines(r.linesOf(n)) {
-				r.verbatim(strings.TrimSuffix(l, "\n"), style{})
-			}
-		}
+		r.children(n, tight)
 	}
 }
 
-// linesOf is the raw text of a leaf block.
-func (r *renderer) linesOf(n ast.Node) string {
-	var b strings.Builder
-	ls := n.Lines()
-	for i := 0; i < ls.Len(); i++ {
-		seg := ls.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	return b.String()
-}
-
-func (r *renderer) paragraph(n ast.Node, st style) {
+func (r *renderer) paragraph(n *gfm.Node, st style) {
 	for _, l := range wrapAtoms(r.inlines(n, st), r.avail()) {
 		r.line(l)
 	}
 }
 
-func (r *renderer) heading(n *ast.Heading) {
+func (r *renderer) heading(n *gfm.Node) {
 	if n.Level == 1 {
 		// A bar of colour with the title in it.
 		for _, l := range wrapAtoms(r.inlines(n, r.p.h1), max(r.avail()-2, 1)) {
@@ -307,54 +276,50 @@ func breakCode(segs []seg, width int) (head, rest []seg, used int) {
 
 // list writes a list: each item's first line after its marker, the rest
 // indented under it.
-func (r *renderer) list(n *ast.List) {
+func (r *renderer) list(n *gfm.Node) {
 	depth := 0
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		if _, ok := p.(*ast.List); ok {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Kind == gfm.List {
 			depth++
 		}
 	}
 	count := n.ChildCount()
 	numW := len(strconv.Itoa(n.Start + count - 1))
 	i := 0
-	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
-		if i > 0 && !n.IsTight {
+	for item := n.FirstChild; item != nil; item = item.Next {
+		if i > 0 && !n.Tight {
 			r.separate()
 		}
 		var mark string
 		st := r.p.marker
-		if n.IsOrdered() {
+		if n.Ordered {
 			num := strconv.Itoa(n.Start + i)
 			mark = strings.Repeat(" ", numW-len(num)) + num + string(n.Marker) + " "
 		} else {
 			mark = [...]string{"• ", "◦ ", "▪ "}[depth%3]
 		}
-		if box, checked := taskBox(item); box != nil {
+		if box := taskBox(item); box != nil {
 			mark = "[ ] "
-			if checked {
+			if box.Checked {
 				mark, st = "[✓] ", r.p.checked
 			}
-			box.Parent().RemoveChild(box.Parent(), box)
 		}
 		w := textWidth(mark)
 		r.push([]seg{{text: mark, st: st}}, []seg{{text: strings.Repeat(" ", w)}})
-		if item.FirstChild() == nil {
+		if item.FirstChild == nil {
 			r.line(nil)
 		}
-		r.children(item, n.IsTight)
+		r.children(item, n.Tight)
 		r.pop()
 		i++
 	}
 }
 
-// taskBox finds a task list item's check box.
-func taskBox(item ast.Node) (ast.Node, bool) {
-	first := item.FirstChild()
-	if first == nil {
-		return nil, false
+// taskBox finds a task list item's check box (drawn as its marker; the
+// inline renderer skips it).
+func taskBox(item *gfm.Node) *gfm.Node {
+	if first := item.FirstChild; first != nil && first.FirstChild != nil && first.FirstChild.Kind == gfm.TaskCheckBox {
+		return first.FirstChild
 	}
-	if box, ok := first.FirstChild().(*gfm.TaskCheckBox); ok {
-		return box, box.Checked
-	}
-	return nil, false
+	return nil
 }

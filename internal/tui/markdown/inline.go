@@ -1,19 +1,14 @@
 package markdown
 
 import (
-	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/util"
 
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // inlines turns the inline content of a block into atoms for wrapping.
-func (r *renderer) inlines(n ast.Node, st style) []atom {
+func (r *renderer) inlines(n *gfm.Node, st style) []atom {
 	var z atomizer
 	r.inlineInto(&z, n, st, "")
 	return z.done()
@@ -21,72 +16,48 @@ func (r *renderer) inlines(n ast.Node, st style) []atom {
 
 // inlineInto adds the inline children of n, in style st, inside the
 // hyperlink link ("" outside links).
-func (r *renderer) inlineInto(z *atomizer, n ast.Node, st style, link string) {
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+func (r *renderer) inlineInto(z *atomizer, n *gfm.Node, st style, link string) {
+	for c := n.FirstChild; c != nil; c = c.Next {
 		r.inline(z, c, st, link)
 	}
 }
 
-func (r *renderer) inline(z *atomizer, n ast.Node, st style, link string) {
-	switch n := n.(type) {
-	case *ast.Text:
-		v := n.Segment.Value(r.src)
-		if n.IsRaw() {
-			z.text(clean(string(v)), st, link)
-		} else {
-			z.text(unescape(v), st, link)
-		}
-		switch {
-		case n.HardLineBreak():
-			z.hardBreak()
-		case n.SoftLineBreak():
-			z.text(" ", st, link)
-		}
-	case *ast.String:
-		z.text(clean(string(n.Value)), st, link)
-	case *ast.CodeSpan:
-		var b strings.Builder
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			if t, ok := c.(*ast.Text); ok {
-				b.Write(t.Segment.Value(r.src))
-			}
-		}
-		code := strings.ReplaceAll(clean(b.String()), "\n", " ")
-		z.text(code, st.merge(r.p.code), link)
-	case *ast.Emphasis:
+func (r *renderer) inline(z *atomizer, n *gfm.Node, st style, link string) {
+	switch n.Kind {
+	case gfm.Text:
+		z.text(clean(n.Text), st, link)
+	case gfm.SoftBreak:
+		z.text(" ", st, link)
+	case gfm.HardBreak:
+		z.hardBreak()
+	case gfm.CodeSpan:
+		z.text(clean(n.Text), st.merge(r.p.code), link)
+	case gfm.Emphasis:
 		e := r.p.emph
 		if n.Level >= 2 {
 			e = r.p.strong
 		}
 		r.inlineInto(z, n, st.merge(e), link)
-	case *gfm.Strikethrough:
+	case gfm.Strikethrough:
 		r.inlineInto(z, n, st.merge(r.p.strike), link)
-	case *ast.Link:
-		dest := unescape(n.Destination)
+	case gfm.Link:
+		dest := clean(n.Dest)
 		href := hyperlink(dest)
 		r.inlineInto(z, n, st.merge(r.p.link), href)
-		label := r.plainText(n)
+		label := plainText(n)
 		if dest != "" && dest != label && "mailto:"+label != dest && !strings.HasPrefix(dest, "#") {
 			r.url(z, dest, st, href)
 		}
-	case *ast.AutoLink:
-		u := clean(string(n.URL(r.src)))
-		label := clean(string(n.Label(r.src)))
-		z.text(label, st.merge(r.p.link), hyperlink(u))
-	case *ast.Image:
-		alt := r.plainText(n)
-		z.text("[image: "+alt+"]", st.merge(r.p.image), "")
-		if dest := unescape(n.Destination); dest != "" {
+	case gfm.AutoLink:
+		z.text(clean(n.Text), st.merge(r.p.link), hyperlink(clean(n.Dest)))
+	case gfm.Image:
+		z.text("[image: "+plainText(n)+"]", st.merge(r.p.image), "")
+		if dest := clean(n.Dest); dest != "" {
 			r.url(z, dest, st, hyperlink(dest))
 		}
-	case *ast.RawHTML:
-		var b strings.Builder
-		for i := 0; i < n.Segments.Len(); i++ {
-			s := n.Segments.At(i)
-			b.Write(s.Value(r.src))
-		}
-		z.text(clean(b.String()), st.merge(r.p.html), link)
-	case *gfm.TaskCheckBox:
+	case gfm.RawHTML:
+		z.text(clean(n.Text), st.merge(r.p.html), link)
+	case gfm.TaskCheckBox:
 		// Drawn by the list as the item's marker.
 	default:
 		r.inlineInto(z, n, st, link)
@@ -102,16 +73,16 @@ func (r *renderer) url(z *atomizer, dest string, st style, href string) {
 }
 
 // plainText is the text of a node's inline children, unstyled.
-func (r *renderer) plainText(n ast.Node) string {
+func plainText(n *gfm.Node) string {
 	var b strings.Builder
-	var walk func(ast.Node)
-	walk = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			switch c := c.(type) {
-			case *ast.Text:
-				b.WriteString(unescape(c.Segment.Value(r.src)))
-			case *ast.String:
-				b.Write(c.Value)
+	var walk func(*gfm.Node)
+	walk = func(n *gfm.Node) {
+		for c := n.FirstChild; c != nil; c = c.Next {
+			switch c.Kind {
+			case gfm.Text, gfm.CodeSpan:
+				b.WriteString(c.Text)
+			case gfm.SoftBreak, gfm.HardBreak:
+				b.WriteByte(' ')
 			default:
 				walk(c)
 			}
@@ -147,67 +118,4 @@ func clean(s string) string {
 		s = strings.NewReplacer("\t", " ", "\n", " ").Replace(s)
 	}
 	return s
-}
-
-// unescape resolves backslash escapes and entity references the way an
-// HTML renderer would, then cleans the result: "&#27;" must not become an
-// escape character on the terminal.
-func unescape(v []byte) string {
-	if !strings.ContainsAny(string(v), `\&`) {
-		return clean(string(v))
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '\\' && i+1 < len(v) && util.IsPunct(v[i+1]) {
-			b.WriteByte(v[i+1])
-			i++
-			continue
-		}
-		if c == '&' {
-			if s, n := entity(v[i:]); n > 0 {
-				b.WriteString(s)
-				i += n - 1
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return clean(b.String())
-}
-
-// entity decodes the entity reference at the start of v ("&amp;",
-// "&#65;", "&#x41;"), returning its text and length, or n == 0.
-func entity(v []byte) (string, int) {
-	end := -1
-	for i := 1; i < len(v) && i < 40; i++ {
-		if v[i] == ';' {
-			end = i
-			break
-		}
-	}
-	if end < 2 {
-		return "", 0
-	}
-	name := string(v[1:end])
-	if name[0] == '#' {
-		var n uint64
-		var err error
-		if len(name) > 1 && (name[1] == 'x' || name[1] == 'X') {
-			n, err = strconv.ParseUint(name[2:], 16, 32)
-		} else {
-			n, err = strconv.ParseUint(name[1:], 10, 32)
-		}
-		if err != nil || len(name) > 9 {
-			return "", 0
-		}
-		if n == 0 || n > utf8.MaxRune {
-			return "\uFFFD", end + 1
-		}
-		return string(rune(n)), end + 1
-	}
-	if e, ok := util.LookUpHTML5EntityByName(name); ok {
-		return string(e.Characters), end + 1
-	}
-	return "", 0
 }

@@ -17,51 +17,42 @@
 // Safety: text from a model may carry terminal escapes. Every control
 // character is removed from the input and from the text that entity
 // references decode to (&#27; is ESC), so the only escape sequences in the
-// output are those the renderer writes. Hostile input is bounded: a text
-// too large, too deeply nested or with lines that would make the parser
-// quadratic is shown as plain wrapped text instead (see plainOnly), and
+// output are those the renderer writes. Hostile input is bounded: the
+// parser (package gfm, our own) is linear on every text, and a text too
+// large, too deeply nested or with many link destinations or raw HTML
+// openers is shown as plain wrapped text instead (see plainOnly), and
 // containers deeper than maxDepth stop indenting.
 package markdown
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark/text"
-
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // Limits on what is parsed as Markdown. Above them the text is shown
-// plain: the parser's cost grows faster than the input on some shapes.
+// plain. The parser (package gfm) is linear on every shape, so these only
+// bound the work and the nesting; they date from goldmark, which was
+// quadratic on the shapes the last three describe.
 const (
 	// maxMarkdownBytes bounds the text parsed as Markdown. A reply is
 	// rendered a block at a time, so a real block is far below it.
 	maxMarkdownBytes = 256 << 10
-	// maxNesting bounds the block quotes and lists a line may open;
-	// goldmark's time grows with the square of the nesting.
+	// maxNesting bounds the block quotes and lists a line may open.
 	maxNesting = 32
 	// maxLinkScan bounds, summed over lines, the line's length times the
-	// link destinations opened in it: goldmark scans to the end of the
-	// line for each "](" (32 KB of "[a](" takes seconds).
+	// link destinations opened in it ("[a](" repeated).
 	maxLinkScan = 4 << 20
 	// maxHTMLScan bounds the text's length times the raw HTML openers
-	// ("<?", "<!") in it: goldmark looks for the closer of each through
-	// the rest of the paragraph (bytes.Index, fast, but 40,000 of them in
-	// 200 KB take half a second).
+	// ("<?", "<!") in it.
 	maxHTMLScan = 64 << 20
 	// maxDepth is the deepest container that still indents its content.
 	maxDepth = 12
 	// minContent is the narrowest content a container's indent may leave.
 	minContent = 8
 )
-
-// mdParser is built on first use so that package init costs nothing. It
-// is goldmark's CommonMark parser with our own GFM extensions (package
-// gfm): bare URLs become links, bare e-mail addresses do not.
-var mdParser = sync.OnceValue(gfm.NewParser)
 
 // Render renders src at width cells on a dark or light background.
 func Render(src string, width int, dark bool) []string {
@@ -74,9 +65,8 @@ func Render(src string, width int, dark bool) []string {
 	if plainOnly(src) {
 		lines = plain(src, width)
 	} else {
-		r := &renderer{src: []byte(src), p: paletteFor(dark), width: width, blank: -1}
-		doc := mdParser().Parse(text.NewReader(r.src))
-		r.blocks(doc)
+		r := &renderer{p: paletteFor(dark), width: width, blank: -1}
+		r.blocks(gfm.Parse(src))
 		lines = r.out
 	}
 	return finish(lines, width)

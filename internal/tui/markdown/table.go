@@ -14,23 +14,23 @@ import (
 
 const colSep = " │ "
 
-func (r *renderer) table(t *gfm.Table) {
+func (r *renderer) table(t *gfm.Node) {
 	var rows [][][]atom // rows of cells
 	var aligns []gfm.Alignment
 	header := 0
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
-		if _, ok := row.(*gfm.TableHeader); ok {
+	for row := t.FirstChild; row != nil; row = row.Next {
+		if row.Kind == gfm.TableHeader {
 			header++
 		}
 		var cells [][]atom
-		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+		for cell := row.FirstChild; cell != nil; cell = cell.Next {
 			st := style{}
-			if _, ok := row.(*gfm.TableHeader); ok {
+			if row.Kind == gfm.TableHeader {
 				st = r.p.tableHead
 			}
 			cells = append(cells, r.inlines(cell, st))
-			if c, ok := cell.(*gfm.TableCell); ok && len(aligns) < len(cells) {
-				aligns = append(aligns, c.Alignment)
+			if len(aligns) < len(cells) {
+				aligns = append(aligns, cell.Align)
 			}
 		}
 		rows = append(rows, cells)

@@ -4,11 +4,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
 var fuzzSeeds = []string{
@@ -21,97 +16,80 @@ var fuzzSeeds = []string{
 	"*https://x.io* _www.x.io_ ~~http://a.b~~ xhttps://no",
 	"```\n| a |\n|---|\n```",
 	"[see https://x.io](https://y.io) `https://z.io` <https://w.io>",
-}
-
-// parserWithoutPruning returns the parser with the strikethrough's pruning
-// of closing runs off.
-func parserWithoutPruning() parser.Parser {
-	escaped := parser.NewContextKey()
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-			util.Prioritized(taskParser{}, 0),
-			util.Prioritized(&strikeParser{state: parser.NewContextKey()}, 500),
-			util.Prioritized(urlParser{}, 999))...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-			util.Prioritized(tableTransformer{escaped: escaped}, 200))...),
-		parser.WithASTTransformers(util.Prioritized(pipeTransformer{escaped: escaped}, 0)),
-	)
-}
-
-// The pruning of closing tildes that have nothing to close changes no
-// document.
-func FuzzStrikePruning(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
-	with, without := NewParser(), parserWithoutPruning()
-	f.Fuzz(func(t *testing.T, src string) {
-		if len(src) > 4096 {
-			return // unpruned, some inputs are quadratic
-		}
-		if a, b := showWith(with, src), showWith(without, src); a != b {
-			t.Errorf("%q:\npruned   %s\nunpruned %s", src, a, b)
-		}
-	})
+	"# h\n\nSetext\n---\n\n> q\nlazy\n\n1. a\n\n   b\n2) c\n\n    code\n\n<div>\nx\n</div>",
+	"[ref]: /u \"t\"\n\n[ref] [x][ref] ![i][ref] *a **b** c* _d_ `e` <a href=\"x\"> &amp; &#65; \\* a  \nb",
+	"***a*** **a*b*c** *a**b**c* [a *b](c)* [[a]](b) ![a [b](c)](d) <!-- c --> <?p?>",
 }
 
 // FuzzParse checks the documents' shape on any input: no panic, every
-// table row as wide as the table, every cell aligned as its column, check
-// boxes only at the start of an item's first paragraph, bare URLs that
-// start with a scheme or "www." and hold no blank, and every segment
-// within the source.
+// block's children blocks and every inline's children inlines, every
+// table row as wide as the table, every cell aligned as its column,
+// check boxes only at the start of an item's first paragraph, lists of
+// items only, bare URLs that start with a scheme or "www." and hold no
+// blank, and text that is valid UTF-8 when the input is.
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
-	p := NewParser()
 	f.Fuzz(func(t *testing.T, src string) {
-		s := []byte(src)
-		doc := p.Parse(text.NewReader(s))
-		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-			if !entering {
-				return ast.WalkContinue, nil
-			}
-			if n.Type() == ast.TypeBlock {
-				for i := 0; i < n.Lines().Len(); i++ {
-					if seg := n.Lines().At(i); seg.Start < 0 || seg.Stop > len(s) || seg.Start > seg.Stop {
-						t.Fatalf("%q: %s has segment %v", src, n.Kind(), seg)
-					}
+		doc := Parse(src)
+		var walk func(n *Node)
+		walk = func(n *Node) {
+			var prev *Node
+			for c := n.FirstChild; c != nil; c = c.Next {
+				if c.Parent != n || c.Prev != prev {
+					t.Fatalf("%q: %s's links are broken", src, c.Kind)
 				}
+				prev = c
+				if n.Kind.IsBlock() && n.Kind != Paragraph && n.Kind != Heading && n.Kind != TableCell && !c.Kind.IsBlock() {
+					t.Errorf("%q: inline %s in %s", src, c.Kind, n.Kind)
+				}
+				if !n.Kind.IsBlock() && c.Kind.IsBlock() {
+					t.Errorf("%q: block %s in %s", src, c.Kind, n.Kind)
+				}
+				if (n.Kind == List) != (c.Kind == ListItem) {
+					t.Errorf("%q: %s in %s", src, c.Kind, n.Kind)
+				}
+				walk(c)
 			}
-			switch n := n.(type) {
-			case *Table:
-				for row := n.FirstChild(); row != nil; row = row.NextSibling() {
-					if row.ChildCount() != len(n.Alignments) {
-						t.Errorf("%q: a row of %d cells in a table of %d columns", src, row.ChildCount(), len(n.Alignments))
+			if n.LastChild != prev {
+				t.Fatalf("%q: %s's last child is wrong", src, n.Kind)
+			}
+			switch n.Kind {
+			case Table:
+				for row := n.FirstChild; row != nil; row = row.Next {
+					if row.ChildCount() != len(n.Aligns) {
+						t.Errorf("%q: a row of %d cells in a table of %d columns", src, row.ChildCount(), len(n.Aligns))
 					}
 					i := 0
-					for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-						if cell, ok := c.(*TableCell); !ok || cell.Alignment != n.Alignments[i] {
-							t.Errorf("%q: cell %d is %T, misaligned", src, i, c)
+					for c := row.FirstChild; c != nil; c = c.Next {
+						if c.Kind != TableCell || c.Align != n.Aligns[i] {
+							t.Errorf("%q: cell %d is %s, misaligned", src, i, c.Kind)
 						}
 						i++
 					}
 				}
-			case *TaskCheckBox:
-				para := n.Parent()
-				if _, ok := para.Parent().(*ast.ListItem); !ok || para.FirstChild() != n || para.Parent().FirstChild() != para {
+			case TaskCheckBox:
+				para := n.Parent
+				if para.Parent.Kind != ListItem || para.FirstChild != n || para.Parent.FirstChild != para {
 					t.Errorf("%q: a check box out of place", src)
 				}
-			case *ast.AutoLink:
-				label := string(n.Label(s))
-				if strings.Contains(src, "<"+label+">") {
+			case AutoLink:
+				if strings.Contains(src, "<"+n.Text+">") {
 					break // CommonMark's own <…> autolink
 				}
-				if n.AutoLinkType != ast.AutoLinkURL || !strings.Contains(label, "://") && !strings.HasPrefix(label, "www.") {
-					t.Errorf("%q: link %q", src, label)
+				if !strings.Contains(n.Text, "://") && !strings.HasPrefix(n.Text, "www.") {
+					t.Errorf("%q: link %q", src, n.Text)
 				}
-				if strings.ContainsAny(label, " \t\n") || !utf8.ValidString(string(n.URL(s))) && utf8.ValidString(src) {
-					t.Errorf("%q: link %q", src, label)
+				if strings.ContainsAny(n.Text, " \t\n") {
+					t.Errorf("%q: link %q", src, n.Text)
+				}
+			case Text, CodeSpan:
+				if utf8.ValidString(src) && !utf8.ValidString(n.Text) {
+					t.Errorf("%q: invalid text %q", src, n.Text)
 				}
 			}
-			return ast.WalkContinue, nil
-		})
+		}
+		walk(doc)
 	})
 }

@@ -1,60 +1,19 @@
 package gfm
 
-import (
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-)
-
 // Bare URLs become links (GFM's extended autolinks, without e-mail
 // addresses): "http://", "https://", "ftp://" or "www." at the start of a
-// line, after a blank or after '*', '_', '~' or '(', then a domain and a
-// path up to the first blank or '<'. Trailing punctuation (?!.,:*_~) is
-// not part of the link, nor a ')' without its '(' in the link, nor an
-// entity reference ("&amp;") at the end. A "www." link's URL gets
-// "http://". The scan is one pass to the end of the link and one back
-// over what it trims, and a text that is not a link is refused after at
-// most its first eight bytes, so no byte is scanned twice over.
-
-type urlParser struct{}
-
-func (urlParser) Trigger() []byte {
-	// ' ' stands for any blank and the start of a line.
-	return []byte{' ', '*', '_', '~', '('}
-}
-
-func (urlParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
-	if pc.IsInLinkLabel() {
-		return nil // a link's text is not linked again
-	}
-	line, seg := block.PeekLine()
-	if len(line) == 0 || seg.Padding != 0 {
-		return nil
-	}
-	lead := 0
-	switch line[0] {
-	case ' ', '\t', '\f', '\v', '*', '_', '~', '(':
-		lead = 1
-	}
-	n, www := bareURL(line[lead:])
-	if n == 0 {
-		return nil
-	}
-	if lead > 0 {
-		ast.MergeOrAppendTextSegment(parent, seg.WithStop(seg.Start+lead))
-	}
-	start := seg.Start + lead
-	block.Advance(lead + n)
-	link := ast.NewAutoLink(ast.AutoLinkURL, ast.NewTextSegment(text.NewSegment(start, start+n)))
-	if www {
-		link.Protocol = []byte("http")
-	}
-	return link
-}
+// line, after a blank or after '*', '_', '~' or '(' (not escaped), then a
+// domain and a path up to the first blank or '<'. Not inside a link's
+// text. Trailing punctuation (?!.,:*_~) is not part of the link, nor a
+// ')' without its '(' in the link, nor an entity reference ("&amp;") at
+// the end. A "www." link's URL gets "http://". The scan is one pass to
+// the end of the link and one back over what it trims, and a text that is
+// not a link is refused after at most its first eight bytes, so no byte
+// is scanned twice over.
 
 // bareURL returns the length of the bare URL at the start of b (0 when
 // there is none) and whether it is a "www." one, without a scheme.
-func bareURL(b []byte) (n int, www bool) {
+func bareURL(b string) (n int, www bool) {
 	i := 0
 	switch {
 	case hasPrefix(b, "https://"):
@@ -94,7 +53,7 @@ func bareURL(b []byte) (n int, www bool) {
 // trimURL drops from the end of b[:end] (not below least) the punctuation
 // that ends a sentence rather than a URL; open and shut count the
 // parentheses in b[:end].
-func trimURL(b []byte, least, end, open, shut int) int {
+func trimURL(b string, least, end, open, shut int) int {
 	for end > least {
 		switch c := b[end-1]; c {
 		case '?', '!', '.', ',', ':', '*', '_', '~':
@@ -122,7 +81,7 @@ func trimURL(b []byte, least, end, open, shut int) int {
 	return end
 }
 
-func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+func hasPrefix(b, p string) bool { return len(b) >= len(p) && b[:len(p)] == p }
 
 // isSpace reports whether c is ASCII white space.
 func isSpace(c byte) bool { return isBlank(c) || c == '\f' || c == '\v' }
