@@ -31,9 +31,9 @@ var StatusArgs = []string{"status", "--short", "--branch", "--ignore-submodules=
 // Timeout bounds a git status, early or not.
 const Timeout = 2 * time.Second
 
-// valueFlags are the global flags that take a value as the next argument
-// (cmd/agent's persistent flags).
-var valueFlags = []string{"--model", "--base-url", "--data-dir", "--config"}
+// ValueFlags are the global flags that take a value as the next argument
+// (cmd/agent's persistent flags; a test there keeps the list whole).
+var ValueFlags = []string{"--model", "--base-url", "--data-dir", "--config"}
 
 func init() {
 	if !namesRun(os.Args[1:]) {
@@ -58,7 +58,7 @@ func namesRun(args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case slices.Contains(valueFlags, a):
+		case slices.Contains(ValueFlags, a):
 			i++ // its value
 		case strings.HasPrefix(a, "-"):
 		default:
