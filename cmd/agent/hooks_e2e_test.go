@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,36 @@ func TestE2EHooksUserRunProjectNeedsApproval(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.work, "project-hook-ran")); err != nil {
 		t.Error("the approved project hook did not run")
+	}
+}
+
+// TestE2EBlockedFirstPromptLeavesNoSession checks a run whose first
+// message a UserPromptSubmit hook blocks: nothing reaches the model,
+// nothing is stored (the new session's row waits for its first message),
+// and the done event names no session that does not exist.
+func TestE2EBlockedFirstPromptLeavesNoSession(t *testing.T) {
+	e := newEnv(t, pt.Text("never sent"))
+	writeJSON(t, filepath.Join(e.home, ".config", "agent", "config.json"), map[string]any{"hooks": map[string]any{
+		"UserPromptSubmit": []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+			"command": `echo "no secrets in prompts" >&2; exit 2`}}}},
+	}})
+	res := e.run("", "run", "--format", "json", "here is my password")
+	if res.code != exitFailure {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Fatalf("%d requests made", n)
+	}
+	var done map[string]any
+	for _, ev := range jsonEvents(t, res.stdout) {
+		if ev["type"] == "done" {
+			done = ev
+		}
+	}
+	if done == nil || done["session_id"] != "" || !strings.Contains(fmt.Sprint(done["error"]), "no secrets in prompts") {
+		t.Fatalf("done = %v", done)
+	}
+	if list := e.run("", "sessions", "--json"); list.code != 0 || strings.TrimSpace(list.stdout) != "[]" {
+		t.Fatalf("sessions after a blocked first prompt: %q (exit %d)", list.stdout, list.code)
 	}
 }

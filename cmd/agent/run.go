@@ -226,7 +226,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer r.Close()
-	out.setSession(r.Session().ID)
+	if r.Stored() {
+		out.setSession(r.Session().ID)
+	}
 
 	if len(images) > 0 && !r.Vision() {
 		return noVision(r.Session().Model)
@@ -250,6 +252,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}
+	out.setSession(r.Session().ID)
 	if f.stdinSteer {
 		go steerFromStdin(ctx, r, os.Stdin, out)
 	}
@@ -266,7 +269,10 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:
-		out.done(r.Session(), res, r.Snapshot().Total, nil)
+		out.done(storedSession(r), res, r.Snapshot().Total, nil)
+		if !r.Stored() {
+			return &exitError{code: exitInterrupted, err: errors.New("interrupted before anything was saved")}
+		}
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; session %s saved", r.Session().ID)}
 	case res.Err != nil:
 		runErr = res.Err
@@ -289,7 +295,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		case <-ctx.Done():
 		}
 	}
-	out.done(r.Session(), res, r.Snapshot().Total, runErr)
+	out.done(storedSession(r), res, r.Snapshot().Total, runErr)
 	if runErr != nil {
 		if out.printed() {
 			return &exitError{code: exitFailure}
@@ -297,6 +303,16 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return &exitError{code: exitFailure, err: runErr}
 	}
 	return nil
+}
+
+// storedSession is the session the done event names: none when its row
+// was never written (the first message never stored).
+func storedSession(r *loop.Runner) message.Session {
+	s := r.Session()
+	if !r.Stored() {
+		s.ID = ""
+	}
+	return s
 }
 
 func permModes(m map[string]string) map[string]tools.Mode {

@@ -54,3 +54,12 @@ func firstText(parts []*message.Part) string {
 	}
 	return ""
 }
+
+// Stored reports whether the session's row is in the database: false only
+// while a new session's row waits for its first message
+// (Options.RowOnFirstMessage).
+func (r *Runner) Stored() bool {
+	r.sessWrite.Lock()
+	defer r.sessWrite.Unlock()
+	return !r.unsaved
+}
