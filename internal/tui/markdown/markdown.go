@@ -65,11 +65,26 @@ func Render(src string, width int, dark bool) []string {
 	if plainOnly(src) {
 		lines = plain(src, width)
 	} else {
-		r := &renderer{p: paletteFor(dark), width: width, blank: -1}
-		r.blocks(gfm.Parse(src))
-		lines = r.out
+		lines = rendered(src, width, dark)
 	}
 	return finish(lines, width)
+}
+
+// parse is the Markdown parser (a variable for the test of a panic).
+var parse = gfm.Parse
+
+// rendered parses and renders src; a text the parser or the renderer
+// cannot handle is shown plain rather than ending the process (the chat
+// renders off its event loop, where a panic is not recovered).
+func rendered(src string, width int, dark bool) (lines []string) {
+	defer func() {
+		if recover() != nil {
+			lines = plain(src, width)
+		}
+	}()
+	r := &renderer{p: paletteFor(dark), width: width, blank: -1}
+	r.blocks(parse(src))
+	return r.out
 }
 
 // finish holds the contract on the lines: none wider than width, no blank

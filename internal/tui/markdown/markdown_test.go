@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/tui/markdown/gfm"
 )
 
 // plainLines renders and strips the styling.
@@ -435,4 +437,24 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestRenderSurvivesAParserPanic checks that a text the parser or the
+// renderer cannot handle is shown as plain text instead of taking the chat
+// down with it (rendering runs off the chat's event loop, where a panic
+// would end the process).
+func TestRenderSurvivesAParserPanic(t *testing.T) {
+	old := parse
+	parse = func(string) *gfm.Node { panic("index out of range [3] with length 3") }
+	defer func() { parse = old }()
+	lines := Render("# Title\n\nsome *text* here", 40, true)
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.Contains(got, "# Title") || !strings.Contains(got, "some *text* here") {
+		t.Fatalf("fallback render = %q", got)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 40 {
+			t.Errorf("line wider than 40: %q", l)
+		}
+	}
 }
