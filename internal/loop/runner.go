@@ -127,9 +127,9 @@ type Options struct {
 	Environment *PendingEnvironment
 	// RowOnFirstMessage defers a new session's row and lease to its first
 	// message, written with them in one transaction (a headless run's
-	// start: one write before its first request, as the issue of start-up
-	// time asks). Until then the session lives in memory only; a run that
-	// ends before sending anything leaves no empty session behind.
+	// start: one write before its first request). Until then the session
+	// lives in memory only (Stored reports false); a run that ends before
+	// sending anything leaves no empty session behind.
 	RowOnFirstMessage bool
 	// StartupTrace, if set, is told when each start-up phase of the
 	// session ends (startuptrace.go); nil traces nothing.
