@@ -75,8 +75,10 @@ func FuzzParse(f *testing.F) {
 					t.Errorf("%q: a check box out of place", src)
 				}
 			case AutoLink:
-				if strings.Contains(src, "<"+n.Text+">") {
-					break // CommonMark's own <…> autolink
+				// CommonMark's own <…> autolink, in the text as parsed: a
+				// NUL is U+FFFD before anything else reads it.
+				if strings.Contains(strings.ReplaceAll(src, "\x00", "\uFFFD"), "<"+n.Text+">") {
+					break
 				}
 				if !strings.Contains(n.Text, "://") && !strings.HasPrefix(n.Text, "www.") {
 					t.Errorf("%q: link %q", src, n.Text)
