@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -101,6 +102,10 @@ type app struct {
 	// (startMCP); nil when none is configured or the command runs none.
 	mcp   *mcp.Servers
 	hooks *hooks.Runner // nil when no hook runs (hooks.go)
+	// prov is the command's one provider (provider), so that the
+	// connection preconnect opens is the one the requests use.
+	provOnce sync.Once
+	prov     provider.Provider
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -127,7 +132,18 @@ func (a *app) warn() {
 }
 
 func (a *app) provider() provider.Provider {
-	return provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey, StreamIdleTimeout: a.cfg.StreamIdleTimeout})
+	a.provOnce.Do(func() {
+		a.prov = provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey, StreamIdleTimeout: a.cfg.StreamIdleTimeout})
+	})
+	return a.prov
+}
+
+// preconnect has the provider open its connection to the server in the
+// background (DNS, TCP, TLS), so the first request does not wait for it.
+func (a *app) preconnect() {
+	if pc, ok := a.provider().(provider.Preconnector); ok {
+		pc.Preconnect()
+	}
 }
 
 func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs") }

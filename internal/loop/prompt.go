@@ -12,6 +12,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/earlygit"
 	"github.com/ctxloop/agent/internal/gitcmd"
+	"github.com/ctxloop/agent/internal/provider"
 )
 
 // stablePrompt is the first, unchanging part of the system prompt. Keeping
@@ -175,9 +176,13 @@ const prefetchFreshFor = 20 * time.Second
 // PrefetchEnvironment starts gathering the system prompt's environment for
 // the next turn while the session is idle (the user is typing), unless a
 // recent one is already pending, and the first time, warming the request
-// cache of a long session (reqwarm.go). It returns at once.
+// cache of a long session (reqwarm.go), and has the provider open its
+// connection ahead of the request (provider.Preconnector). It returns at once.
 func (r *Runner) PrefetchEnvironment() {
 	defer r.warmRequestCache()
+	if pc, ok := r.opt.Provider.(provider.Preconnector); ok {
+		pc.Preconnect()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.busy || r.toolEnv == nil {

@@ -34,6 +34,7 @@ type openAIProvider struct {
 	headers map[string]string
 	idle    time.Duration // <= 0: no idle timeout
 	models  modelCache
+	pre     *preconnector // nil: this provider does not preconnect (preconnect.go)
 }
 
 // NewOpenAI returns a Provider for any OpenAI-compatible chat-completions
@@ -45,14 +46,15 @@ func NewOpenAI(cfg Config) Provider {
 		base = DefaultBaseURL
 	}
 	client := cfg.HTTPClient
+	var pre *preconnector
 	if client == nil {
-		client = &http.Client{}
+		client, pre = newClient(base)
 	}
 	idle := cfg.StreamIdleTimeout
 	if idle == 0 {
 		idle = DefaultStreamIdleTimeout
 	}
-	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders, idle: idle}
+	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders, idle: idle, pre: pre}
 }
 
 // Stream sends the request with stream:true and stream_options.include_usage.

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -59,6 +60,8 @@ type Server struct {
 	arrived    chan struct{} // closed and replaced whenever a request arrives
 	models     modelsAnswer
 	modelReqs  []Request
+	conns      int           // connections accepted
+	connected  chan struct{} // closed when the first connection is accepted
 }
 
 // modelsAnswer is how GET /v1/models answers: a list of ids, an HTTP error,
@@ -74,18 +77,43 @@ type modelsAnswer struct {
 func New(t testing.TB, steps ...Step) *Server {
 	t.Helper()
 	s := &Server{t: t, steps: steps, done: make(chan struct{}), arrived: make(chan struct{}),
-		models: modelsAnswer{ids: []string{"providertest"}}}
+		connected: make(chan struct{}), models: modelsAnswer{ids: []string{"providertest"}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "providertest: no route for "+r.Method+" "+r.URL.Path, "invalid_request_error")
 	})
-	s.srv = httptest.NewServer(mux) // binds 127.0.0.1
+	s.srv = httptest.NewUnstartedServer(mux) // binds 127.0.0.1
+	s.srv.Config.ConnState = s.connState
+	s.srv.Start()
 	s.URL = s.srv.URL + "/v1"
 	t.Cleanup(s.close)
 	return s
 }
+
+// connState counts the connections accepted.
+func (s *Server) connState(_ net.Conn, state http.ConnState) {
+	if state != http.StateNew {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns++; s.conns == 1 {
+		close(s.connected)
+	}
+}
+
+// Connections is how many TCP connections the server has accepted.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+// Connected is closed when the server accepts its first connection
+// (whether or not a request comes on it).
+func (s *Server) Connected() <-chan struct{} { return s.connected }
 
 func (s *Server) close() {
 	close(s.done) // unblocks Delay and Block chunks
