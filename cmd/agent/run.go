@@ -186,7 +186,6 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	startup.Mark("config")
-	a.preconnect() // the connection opens while the database does
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	// git and the AGENTS.md files are read while the database opens and
