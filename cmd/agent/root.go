@@ -102,8 +102,8 @@ type app struct {
 	// (startMCP); nil when none is configured or the command runs none.
 	mcp   *mcp.Servers
 	hooks *hooks.Runner // nil when no hook runs (hooks.go)
-	// prov is the command's one provider (provider), so that the
-	// connection preconnect opens is the one the requests use.
+	// prov is the command's one provider (provider): the requests of a
+	// command share its connections.
 	provOnce sync.Once
 	prov     provider.Provider
 }
@@ -136,14 +136,6 @@ func (a *app) provider() provider.Provider {
 		a.prov = provider.NewOpenAI(provider.Config{BaseURL: a.cfg.BaseURL, APIKey: a.cfg.APIKey, StreamIdleTimeout: a.cfg.StreamIdleTimeout})
 	})
 	return a.prov
-}
-
-// preconnect has the provider open its connection to the server in the
-// background (DNS, TCP, TLS), so the first request does not wait for it.
-func (a *app) preconnect() {
-	if pc, ok := a.provider().(provider.Preconnector); ok {
-		pc.Preconnect()
-	}
 }
 
 func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs") }
