@@ -216,21 +216,25 @@ func (sv *server) watch(c *conn) {
 	err := c.cs.Wait()
 	c.cs.Close() // releases what the session holds (its subscription) however it ended
 	c.how = sv.ended(c, err)
+	// The state and the tools offered know of the crash before a caller
+	// waiting on done hears of it: a call made right after must restart
+	// the server, not find the dead connection still marked connected.
+	sv.mu.Lock()
+	crashed := sv.conn == c && sv.state == StateConnected
+	if crashed {
+		sv.conn = nil
+		sv.state, sv.reason = StateCrashed, c.how
+		if sv.s.opt.MaxRestarts > 0 {
+			sv.reason += "; restarted by the next call"
+		}
+		sv.exhaustLocked()
+	}
+	sv.mu.Unlock()
+	if crashed {
+		sv.s.changed()
+	}
 	close(c.done)
 	killGroup(c.t) // what the server started and left behind
-	sv.mu.Lock()
-	if sv.conn != c || sv.state != StateConnected {
-		sv.mu.Unlock()
-		return
-	}
-	sv.conn = nil
-	sv.state, sv.reason = StateCrashed, c.how
-	if sv.s.opt.MaxRestarts > 0 {
-		sv.reason += "; restarted by the next call"
-	}
-	sv.exhaustLocked()
-	sv.mu.Unlock()
-	sv.s.changed()
 }
 
 // ended says how a connection ended.
