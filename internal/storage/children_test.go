@@ -72,3 +72,49 @@ func ids(list []message.Session) []string {
 	}
 	return out
 }
+
+// TestSearchSessionsNamesTheParentOfAChildsHit: a search across sessions
+// finds what a subagent's session holds, under the session the user knows
+// (its top-level parent), never under the hidden child.
+func TestSearchSessionsNamesTheParentOfAChildsHit(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	parent, pm := newSession(t, s, "/w")
+	child := &message.Session{Title: "child", Model: "m", Dir: "/w", ParentID: parent.ID}
+	if err := s.CreateSession(ctx, child); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := &message.Session{Title: "grandchild", Model: "m", Dir: "/w", ParentID: child.ID}
+	if err := s.CreateSession(ctx, grandchild); err != nil {
+		t.Fatal(err)
+	}
+	other, om := newSession(t, s, "/w")
+	add := func(sessionID, messageID, text string) {
+		t.Helper()
+		if messageID == "" {
+			m := &message.Message{SessionID: sessionID, Role: message.RoleAssistant}
+			if err := s.CreateMessage(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			messageID = m.ID
+		}
+		if err := s.UpsertPart(ctx, &message.Part{SessionID: sessionID, MessageID: messageID, Type: message.PartText, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(child.ID, "", "the zebra lives in the child")
+	add(grandchild.ID, "", "a zebra deeper down")
+	add(parent.ID, pm.ID, "the parent knows no such animal")
+	add(other.ID, om.ID, "another zebra elsewhere")
+	found, err := s.SearchSessions(ctx, "zebra", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := map[string]int{}
+	for _, sh := range found {
+		hits[sh.Session.ID] += len(sh.Hits)
+	}
+	if len(found) != 2 || hits[parent.ID] != 2 || hits[other.ID] != 1 {
+		t.Fatalf("found %d sessions, hits %v; want the parent (2 hits: its child's and grandchild's) and the other", len(found), hits)
+	}
+}

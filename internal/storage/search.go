@@ -429,6 +429,20 @@ func (s *Store) SearchSessions(ctx context.Context, query, dir string, limit int
 			return nil, s.fail(op, err)
 		}
 	}
+	// A subagent's session is hidden from the lists: its hits count for
+	// the top-level session it belongs to.
+	roots := map[string]string{}
+	for i, c := range cands {
+		root, ok := roots[c.session]
+		if !ok {
+			var err error
+			if root, err = s.rootSession(ctx, c.session); err != nil {
+				root = c.session // gone meanwhile: left out below
+			}
+			roots[c.session] = root
+		}
+		cands[i].session = root
+	}
 	// Sessions in the order of their best match, each with its first hits.
 	var order []string
 	chosen := map[string][]int64{}
@@ -461,6 +475,23 @@ func (s *Store) SearchSessions(ctx context.Context, query, dir string, limit int
 		out = append(out, SessionHits{Session: *sess, Hits: hits})
 	}
 	return out, nil
+}
+
+// rootSession is the top-level session that session id belongs to:
+// itself, or its parent's root (a subagent's session names the session
+// that started it).
+func (s *Store) rootSession(ctx context.Context, id string) (string, error) {
+	for range 8 { // task children are one level deep; a bound, not a walk
+		var parent sql.NullString
+		if err := s.rdb.QueryRowContext(ctx, `SELECT parent_id FROM sessions WHERE id = ?`, id).Scan(&parent); err != nil {
+			return "", err
+		}
+		if !parent.Valid || parent.String == "" {
+			return id, nil
+		}
+		id = parent.String
+	}
+	return id, nil
 }
 
 // hitsByRowid reads the parts of these rowids as hits, in that order.
