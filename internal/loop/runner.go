@@ -125,6 +125,9 @@ type Options struct {
 	// that directory uses it, and its first turn waits for it; until then
 	// the calculator counts the stable prompt only. nil: Open gathers it.
 	Environment *PendingEnvironment
+	// AskFrom names who makes this session's tool calls when it is not the
+	// user's own session (a subagent's): permission requests say it.
+	AskFrom string
 	// RowOnFirstMessage defers a new session's row and lease to its first
 	// message, written with them in one transaction (a headless run's
 	// start: one write before its first request). Until then the session
@@ -298,7 +301,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if dir == "" {
 		dir = opt.Dir
 	}
-	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config)}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.

@@ -203,6 +203,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		Observer: observe, MaxSteps: t.cfg.MaxSteps,
 		Retry: po.Retry, Estimator: po.Estimator, Sleep: po.Sleep,
 		SystemPrompt: systemPrompt,
+		AskFrom:      "the subagent “" + description + "”",
 	}
 	if parent.BudgetUSD > 0 {
 		opt.MaxCostUSD = parent.BudgetUSD - parent.SpentUSD

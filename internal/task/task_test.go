@@ -499,7 +499,7 @@ func (s *stopper) Ask(ctx context.Context, req tools.Request) (tools.Reply, erro
 func (s *stopper) AskAnswer(_ context.Context, req tools.Request) (tools.Answer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.asked = append(s.asked, req.Title)
+	s.asked = append(s.asked, req.Title+" · "+req.From)
 	return tools.Answer{Reply: tools.Deny, StopTurn: true}, nil
 }
 
@@ -522,8 +522,8 @@ func TestTaskChildAsksTheParentsAsker(t *testing.T) {
 	if n := len(p.srv.Requests()); n != 2 {
 		t.Errorf("%d requests, want 2 (the parent's, the child's)", n)
 	}
-	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "out.txt") {
-		t.Errorf("asked %q, want the child's write", asker.asked)
+	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "out.txt") || !strings.Contains(asker.asked[0], "· the subagent “write it”") {
+		t.Errorf("asked %q, want the child's write, from the subagent", asker.asked)
 	}
 	if st := p.taskPart(); st.Status != message.ToolError || !strings.Contains(st.Output, "stopped the subagent's work") {
 		t.Errorf("task part = %s %q", st.Status, st.Output)

@@ -56,6 +56,7 @@ type Request struct {
 	// granted for the session; AllowSession counts as AllowOnce.
 	GitDir bool
 	Reason string // why approval is needed, for the dialog
+	From   string // who asks, when not the session's model (Env.AskFrom)
 	// Diff is, for edit and write, the unified diff the call would make,
 	// computed before consent without writing anything; empty when the
 	// call would fail or the file is too large (see PreviewDiff).
@@ -261,7 +262,7 @@ var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "l
 
 // request describes call for the dialog and the grants.
 func (p *Permissions) request(env *Env, call Call) Request {
-	req := Request{Tool: call.Name, Title: builtinRegistry().Title(env, call)}
+	req := Request{Tool: call.Name, Title: builtinRegistry().Title(env, call), From: env.AskFrom}
 	var in struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`

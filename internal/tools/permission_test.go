@@ -526,3 +526,24 @@ func TestPermissionsShellKeywordsGrantNothing(t *testing.T) {
 		t.Fatal("eval ran under the echo grant")
 	}
 }
+
+// TestPermissionsRequestNamesWhoAsks: a call from a subagent's session
+// (its Env says who runs it) reaches the dialog saying so; the session's
+// own calls say nothing.
+func TestPermissionsRequestNamesWhoAsks(t *testing.T) {
+	ctx := context.Background()
+	write := mkCall("write", map[string]any{"path": "b.txt", "content": "x"})
+	a := &fakeAsker{reply: AllowOnce}
+	p := NewPermissions(nil, a, false)
+	env := newEnv(t)
+	if ok, _, _ := p.Check(ctx, env, write); !ok {
+		t.Fatal("denied")
+	}
+	env.AskFrom = `the subagent "fix the tests"`
+	if ok, _, _ := p.Check(ctx, env, write); !ok {
+		t.Fatal("denied")
+	}
+	if a.count() != 2 || a.asked[0].From != "" || a.asked[1].From != `the subagent "fix the tests"` {
+		t.Fatalf("requests: %+v", a.asked)
+	}
+}

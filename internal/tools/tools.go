@@ -106,6 +106,9 @@ type Env struct {
 	// occurrence in a result or a saved output becomes secrets.Placeholder.
 	// Never serialise an Env.
 	Secrets []string
+	// AskFrom names who makes the calls when it is not the session's own
+	// model (`the subagent "…"`): the permission dialog says so.
+	AskFrom string
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

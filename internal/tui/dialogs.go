@@ -283,6 +283,9 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 			head = append(head, th.dim.Render(l))
 		}
 	}
+	if req.From != "" {
+		head = append(head, th.dim.Render(oneLine("asked by "+termsafe.Strip(req.From), inner)))
+	}
 	session := "allow for this session"
 	switch {
 	case req.Tool == "bash" && len(req.Prefixes) > 0:

@@ -671,3 +671,21 @@ func TestNewConversationIsCreatedByTheFirstMessage(t *testing.T) {
 	h.waitFor("the resume", func(m *Model) bool { return m.runner != nil && m.sess.ID == first })
 	h.waitScreen("first reply")
 }
+
+// TestPermissionDialogSaysWhoAsks: a call from a subagent's session says
+// in the dialog that the subagent asks, not the session's own model.
+func TestPermissionDialogSaysWhoAsks(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c1", "bash", `{"command":"touch sub-file"}`),
+		pt.Text("all done"),
+	}, func(o *Options) { o.Loop.AskFrom = "the subagent “fix the tests”" })
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("tab answers here")
+	if s := h.screen(); !strings.Contains(s, "asked by the subagent “fix the tests”") {
+		t.Errorf("dialog does not say who asks:\n%s", s)
+	}
+	h.key("alt+d")
+	h.key("enter")
+	h.waitScreen("all done")
+}
