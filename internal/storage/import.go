@@ -35,15 +35,7 @@ func (s *Store) ImportHistory(ctx context.Context, sessionID string, entries []E
 		for i := range entries {
 			m := &entries[i].Message
 			m.SessionID = sessionID
-			if m.ID == "" {
-				m.ID = message.NewID()
-			}
-			if m.CreatedAt.IsZero() {
-				m.CreatedAt = ts
-			}
-			if m.UpdatedAt.IsZero() {
-				m.UpdatedAt = m.CreatedAt
-			}
+			stampMessage(m, ts)
 			if _, err := insertMsg.ExecContext(ctx, messageArgs(m)...); err != nil {
 				return err
 			}
