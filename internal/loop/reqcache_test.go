@@ -507,25 +507,12 @@ func TestRequestCacheWarmsWhileTyping(t *testing.T) {
 		}
 		h.r.warm.running.Wait()
 		h.r.reqc.mu.Lock()
-		kept := map[string]*convertedEntry{}
-		for _, e := range Visible(h.r.history) {
-			ce := h.r.reqc.entries[e.Message.ID]
-			if ce == nil || ce.conv == nil || ce.cost == nil {
-				t.Fatalf("entry %s not warmed", e.Message.ID)
-			}
-			kept[e.Message.ID] = ce.conv
-		}
+		kept := warmedConversions(t, h.r, false)
 		h.r.reqc.mu.Unlock()
 		if res := h.turn("and now?"); res.Err != nil {
 			t.Fatal(res.Err)
 		}
-		h.r.reqc.mu.Lock()
-		for id, conv := range kept {
-			if h.r.reqc.entries[id].conv != conv {
-				t.Errorf("%s converted again by the first request", id)
-			}
-		}
-		h.r.reqc.mu.Unlock()
+		assertNotConvertedAgain(t, h.r, kept, "the first request")
 		if chk.checked != 1 {
 			t.Errorf("%d requests checked", chk.checked)
 		}
@@ -574,7 +561,6 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	}
 	h.r.PrefetchEnvironment() // the next message's first key
 	h.r.warm.running.Wait()
-	kept := map[string]*convertedEntry{}
 	h.r.reqc.mu.Lock()
 	// The request was made ahead (prebuildRequest): the step's request
 	// sends the history from the same array, nothing copied.
@@ -582,24 +568,12 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	if len(prebuilt.at) != len(Visible(h.r.history)) {
 		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.history)))
 	}
-	for _, e := range Visible(h.r.history) {
-		ce := h.r.reqc.entries[e.Message.ID]
-		if ce == nil || !ce.key.matches(&e) || ce.conv == nil || ce.cost == nil {
-			t.Fatalf("entry %s not warmed as it is", e.Message.ID)
-		}
-		kept[e.Message.ID] = ce.conv
-	}
+	kept := warmedConversions(t, h.r, true)
 	h.r.reqc.mu.Unlock()
 	if res := h.turn("and then?"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	h.r.reqc.mu.Lock()
-	for id, conv := range kept {
-		if h.r.reqc.entries[id].conv != conv {
-			t.Errorf("%s converted again by the request", id)
-		}
-	}
-	h.r.reqc.mu.Unlock()
+	assertNotConvertedAgain(t, h.r, kept, "the request")
 	if chk.checked != 2 {
 		t.Errorf("%d requests checked", chk.checked)
 	}
@@ -607,5 +581,35 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	sameSystem := len(sent) > s && slices.EqualFunc(sent[:s], prebuilt.msgs[:s], func(a, b openai.ChatCompletionMessage) bool { return a.Content == b.Content })
 	if sameSystem && &sent[s] != &prebuilt.msgs[s] {
 		t.Error("the step's request copied the prebuilt messages")
+	}
+}
+
+// warmedConversions checks that every visible entry of r's history is in
+// its request cache, converted and priced (and, with asIs, keyed as the
+// entry is now), and returns the conversions by message id. The caller
+// holds r.reqc.mu.
+func warmedConversions(t *testing.T, r *Runner, asIs bool) map[string]*convertedEntry {
+	t.Helper()
+	kept := map[string]*convertedEntry{}
+	for _, e := range Visible(r.history) {
+		ce := r.reqc.entries[e.Message.ID]
+		if ce == nil || ce.conv == nil || ce.cost == nil || asIs && !ce.key.matches(&e) {
+			t.Fatalf("entry %s not warmed as it is", e.Message.ID)
+		}
+		kept[e.Message.ID] = ce.conv
+	}
+	return kept
+}
+
+// assertNotConvertedAgain checks that what (a request) kept the
+// conversions warmedConversions saw.
+func assertNotConvertedAgain(t *testing.T, r *Runner, kept map[string]*convertedEntry, what string) {
+	t.Helper()
+	r.reqc.mu.Lock()
+	defer r.reqc.mu.Unlock()
+	for id, conv := range kept {
+		if r.reqc.entries[id].conv != conv {
+			t.Errorf("%s converted again by %s", id, what)
+		}
 	}
 }
