@@ -18,7 +18,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,6 +173,28 @@ func HTTP(t testing.TB, header string) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// HTTPSeen is HTTP without a required header, and the headers of every
+// request it was sent so far.
+func HTTPSeen(t testing.TB) (*httptest.Server, func() []http.Header) {
+	t.Helper()
+	s := NewServer(false)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	var mu sync.Mutex
+	var seen []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // Args marshals a tool call's arguments.
