@@ -164,13 +164,26 @@ func Describe(spec config.MCPServer) []string {
 		lines = append(lines, "url: "+Printable(spec.URL))
 	} else {
 		lines = append(lines, "command: "+Printable(spec.Command))
-		if !filepath.IsAbs(spec.Command) && strings.ContainsRune(spec.Command, filepath.Separator) {
+		if RunsProjectFile(spec) {
 			lines = append(lines, "  (a file of the project: the repository's own code runs)")
 		}
 		for i, a := range spec.Args {
 			lines = append(lines, fmt.Sprintf("arg %d: %s", i+1, Printable(a)))
 		}
 	}
+	return append(lines, Sends(spec)...)
+}
+
+// RunsProjectFile reports whether the entry's command is a file of the
+// directory it runs in (./evil.sh, bin/server): the repository's own code.
+func RunsProjectFile(spec config.MCPServer) bool {
+	return spec.URL == "" && !filepath.IsAbs(spec.Command) && strings.ContainsRune(spec.Command, filepath.Separator)
+}
+
+// Sends is the part of Describe past the command or URL: every env entry
+// and header with its value as written, and the variables they reference.
+func Sends(spec config.MCPServer) []string {
+	var lines []string
 	for _, k := range sortedKeys(spec.Env) {
 		line := "env " + Printable(k) + "=" + Printable(spec.Env[k])
 		if spec.Project != "" && loaderEnv(k) {
