@@ -20,6 +20,7 @@ import (
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
 // startMCP starts the configured MCP servers in the background (nothing
@@ -107,8 +108,11 @@ once you approve it with agent mcp approve.`,
 		Short: "Show each MCP server's status, tools and the tokens their schemas cost",
 		Long: `list connects to every configured server (in parallel, each within its
 startup timeout) and prints its kind, status (connected, failed: reason,
-needs approval, disabled), its tools and the tokens their schemas add to
-every request (estimated as the context breakdown does).`,
+needs approval, refused, disabled), its tools and the tokens their
+schemas add to every request (estimated as the context breakdown does).
+A tool whose schema alone is over the share of the window tool_search
+defers at (too_large in --json) is never sent to the model. A server a
+project file declares is shown in full: what it runs and sends.`,
 		Example: `  agent mcp list
   agent mcp list --json | jq '.[] | select(.status != "connected")'`,
 		Args: cobra.NoArgs,
@@ -164,6 +168,12 @@ type mcpRow struct {
 	Headers    map[string]string `json:"headers,omitempty"`
 	References []string          `json:"references,omitempty"`
 	Granted    []string          `json:"granted,omitempty"`
+	// TooLarge are the tools whose schema alone is over ToolLimit, the
+	// tokens one tool may take of the configured model's window
+	// (toolsearch.ToolLimit): never sent to the model. Tokens leaves them
+	// out.
+	TooLarge  []string `json:"too_large,omitempty"`
+	ToolLimit int64    `json:"tool_limit,omitempty"`
 }
 
 func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) error {
@@ -178,10 +188,16 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 	// cancelled command.
 	_ = servers.Wait(ctx)
 	rows := []mcpRow{}
+	limit := a.toolLimit()
 	for _, st := range servers.Status() {
+		large, sent := st.Over(limit)
 		row := mcpRow{
 			Name: st.Name, Kind: st.Kind, Status: string(st.State), Reason: st.Reason, Project: st.Project,
-			Tools: len(st.Tools), Tokens: st.Tokens, Names: append([]string{}, st.Tools...), Restarts: st.Restarts, Stderr: st.Stderr,
+			Tools: len(st.Tools), Tokens: sent, Names: append([]string{}, st.Tools...), Restarts: st.Restarts, Stderr: st.Stderr,
+			TooLarge: large,
+		}
+		if len(large) > 0 {
+			row.ToolLimit = limit
 		}
 		if spec, ok := servers.Spec(st.Name); ok && spec.Project != "" {
 			row.Command, row.Args, row.URL, row.Env, row.Headers = spec.Command, spec.Args, spec.URL, spec.Env, spec.Headers
@@ -214,6 +230,12 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range rows {
+		if len(r.TooLarge) > 0 {
+			fmt.Fprintf(out, "\n%s: never sent to the model, each tool's schema alone over the %d tokens one tool may take (tool_search_threshold of the window): %s\n",
+				mcp.Printable(r.Name), r.ToolLimit, oneLineOf(strings.Join(r.TooLarge, ", "), 300))
+		}
 	}
 	// A project's entries in full: what approving them runs and sends.
 	for _, r := range rows {
@@ -275,18 +297,35 @@ func approveMCP(g *globalFlags, name string, out io.Writer) error {
 type mcpBreakdown struct {
 	Server string `json:"server"`
 	Tools  int    `json:"tools"`
-	Tokens int64  `json:"tokens"`
+	Tokens int64  `json:"tokens"` // of the tools that can be sent
+	// TooLarge are the tools whose schema alone is over ToolLimit, the
+	// tokens one tool may take (toolsearch.ToolLimit): never sent.
+	TooLarge  []string `json:"too_large,omitempty"`
+	ToolLimit int64    `json:"tool_limit,omitempty"`
 }
 
-// mcpRows are the rows of the servers that offer tools now.
-func mcpRows(s *mcp.Servers) []mcpBreakdown {
+// mcpRows are the rows of the servers that offer tools now; limit is the
+// tokens one tool may take.
+func mcpRows(s *mcp.Servers, limit int64) []mcpBreakdown {
 	rows := []mcpBreakdown{}
 	for _, st := range s.Status() {
 		if len(st.Tools) > 0 {
-			rows = append(rows, mcpBreakdown{Server: st.Name, Tools: len(st.Tools), Tokens: st.Tokens})
+			large, sent := st.Over(limit)
+			row := mcpBreakdown{Server: st.Name, Tools: len(st.Tools), Tokens: sent, TooLarge: large}
+			if len(large) > 0 {
+				row.ToolLimit = limit
+			}
+			rows = append(rows, row)
 		}
 	}
 	return rows
+}
+
+// toolLimit is the tokens one tool may take in a request to the
+// configured model (toolsearch.ToolLimit); a tool over it is never sent.
+func (a *app) toolLimit() int64 {
+	info, _ := a.cfg.ModelInfo(a.cfg.Model)
+	return toolsearch.ToolLimit(info.ContextWindow, a.cfg.ToolSearchThreshold)
 }
 
 // mcpListTimeout bounds how long `agent context` waits for the servers

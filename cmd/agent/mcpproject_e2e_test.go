@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,82 @@ func TestE2EHostileProjectMCPEntries(t *testing.T) {
 	}
 	if out, _ := r["output"].(string); strings.Contains(out, secret) {
 		t.Errorf("the project's stdio server's X_MARK carries the secret: %q", out)
+	}
+}
+
+// TestE2ETooLargeMCPToolIsNeverSent: a server lists a tool whose schema
+// alone is ≈250K tokens, for a model with a 200K window. tool_search finds
+// it and says it is too large; the request after the search does not carry
+// it and stays under the window, and so does the next run continuing the
+// session; agent mcp list and agent context --json flag it.
+func TestE2ETooLargeMCPToolIsNeverSent(t *testing.T) {
+	const window = 200_000
+	e := newEnv(t,
+		pt.ToolCalls(pt.Call{ID: "call_search", Name: "tool_search", Args: `{"query":"huge report"}`}),
+		pt.Text("It is too large."),
+		pt.Text("Still here."),
+	)
+	spec := mcptest.Stdio(t, map[string]string{mcptest.EnvHugeKB: "1000"})
+	spec.Args = []string{"-test.run=^$"}
+	b, err := json.Marshal(map[string]any{
+		"mcp":    map[string]config.MCPServer{"big": spec},
+		"models": map[string]any{"m200": map[string]any{"context_window": window, "max_output": 8000}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.writeUserConfig(string(b))
+	e.without("AGENT_MODEL")
+	e.vars = append(e.vars, "AGENT_MODEL=m200")
+
+	run := e.run("", "run", "--wait-mcp", "--format", "json", "make the huge report")
+	if run.code != 0 {
+		t.Fatalf("run: %d %s", run.code, run.stderr)
+	}
+	if r := toolResults(t, run.stdout)["call_search"]; !strings.Contains(fmt.Sprint(r["output"]), "big__huge_report matches but is too large") {
+		t.Fatalf("tool_search's result: %v", r)
+	}
+	if res := e.run("", "run", "--wait-mcp", "-c", "--format", "json", "go on"); res.code != 0 {
+		t.Fatalf("run -c: %d %s", res.code, res.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, req := range reqs {
+		for _, tl := range req.Chat.Tools {
+			if tl.Function.Name == "big__huge_report" {
+				t.Errorf("request %d carries the too-large tool", i)
+			}
+		}
+		if tokens := len(req.Body) / 4; tokens >= window/10 {
+			t.Errorf("request %d is ≈%d tokens", i, tokens)
+		}
+	}
+
+	var rows []mcpRow
+	res := e.run("", "mcp", "list", "--json")
+	if res.code != 0 || json.Unmarshal([]byte(res.stdout), &rows) != nil || len(rows) != 1 {
+		t.Fatalf("mcp list --json: %d %q %s", res.code, res.stdout, res.stderr)
+	}
+	if r := rows[0]; len(r.TooLarge) != 1 || r.TooLarge[0] != "big__huge_report" || r.ToolLimit != 10_000 || r.Tokens >= 10_000 {
+		t.Errorf("mcp list row: too_large %v, tool_limit %d, tokens %d", r.TooLarge, r.ToolLimit, r.Tokens)
+	}
+	if text := e.run("", "mcp", "list"); !strings.Contains(text.stdout, "never sent") || !strings.Contains(text.stdout, "big__huge_report") {
+		t.Errorf("mcp list:\n%s", text.stdout)
+	}
+	var snap struct {
+		Total     int64 `json:"total"`
+		Breakdown struct {
+			Tools int64          `json:"tools"`
+			MCP   []mcpBreakdown `json:"mcp"`
+		} `json:"breakdown"`
+	}
+	ctxRes := e.run("", "context", "-c", "--json")
+	if err := json.Unmarshal([]byte(ctxRes.stdout), &snap); err != nil || len(snap.Breakdown.MCP) != 1 {
+		t.Fatalf("context --json: %v %q %s", err, ctxRes.stdout, ctxRes.stderr)
+	}
+	if m := snap.Breakdown.MCP[0]; len(m.TooLarge) != 1 || m.TooLarge[0] != "big__huge_report" || snap.Breakdown.Tools >= window/10 {
+		t.Errorf("context: mcp %+v, tools %d", m, snap.Breakdown.Tools)
 	}
 }

@@ -106,11 +106,27 @@ type Status struct {
 	Project string `json:"project,omitempty"` // the project file that declared it
 	// Tools are the names its tools are offered under; Tokens estimates
 	// what their schemas cost in every request (as the loop counts them).
-	Tools    []string `json:"tools"`
-	Tokens   int64    `json:"tokens"`
-	Restarts int      `json:"restarts"`
+	Tools  []string `json:"tools"`
+	Tokens int64    `json:"tokens"`
+	// ToolTokens are each tool's tokens, in the order of Tools.
+	ToolTokens []int64 `json:"tool_tokens,omitempty"`
+	Restarts   int     `json:"restarts"`
 	// Stderr is the end of a stdio server's stderr, made safe to show.
 	Stderr string `json:"stderr,omitempty"`
+}
+
+// Over splits the server's tools at the limit of one tool (limitTokens,
+// toolsearch.ToolLimit; 0: none): the names of those whose schema alone
+// is over it, which are never sent, and the tokens of the others.
+func (st Status) Over(limitTokens int64) (tooLarge []string, sentTokens int64) {
+	for i, name := range st.Tools {
+		if n := st.ToolTokens[i]; limitTokens > 0 && n > limitTokens {
+			tooLarge = append(tooLarge, name)
+		} else {
+			sentTokens += n
+		}
+	}
+	return tooLarge, sentTokens
 }
 
 // Servers are the MCP servers of one agent process. Its methods are safe
@@ -193,6 +209,7 @@ func (s *Servers) Status() []Status {
 		s.mu.Lock()
 		for _, t := range s.status[sv] {
 			st.Tools = append(st.Tools, t.name)
+			st.ToolTokens = append(st.ToolTokens, SchemaTokens(t))
 			st.Tokens += SchemaTokens(t)
 		}
 		s.mu.Unlock()

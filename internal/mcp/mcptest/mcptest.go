@@ -7,7 +7,8 @@
 // process's id: a restart changes it), pwd, getenv{name}, hang (never
 // answers until cancelled), dotted.name (a name to sanitise), and over
 // stdio only crash (writes to stderr and exits 3 mid-call). Setting
-// EnvStartDelayMS delays the stdio server's start.
+// EnvStartDelayMS delays the stdio server's start; EnvHugeKB adds a tool
+// with a huge schema.
 package mcptest
 
 import (
@@ -35,6 +36,9 @@ const (
 	EnvServe = "AGENT_MCPTEST_SERVE"
 	// EnvStartDelayMS delays the server's start by this many ms.
 	EnvStartDelayMS = "AGENT_MCPTEST_START_DELAY_MS"
+	// EnvHugeKB adds the tool huge_report, whose input schema alone is
+	// this many KB (a property's description), as a server may list.
+	EnvHugeKB = "AGENT_MCPTEST_HUGE_KB"
 )
 
 // ToolNames are the tools every server offers, in order; Stdio servers add
@@ -134,7 +138,18 @@ func Serve() {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
 	fmt.Fprintln(os.Stderr, "mcptest: serving on stdio")
-	if err := NewServer(true).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	s := NewServer(true)
+	if kb, _ := strconv.Atoi(os.Getenv(EnvHugeKB)); kb > 0 {
+		s.AddTool(&sdk.Tool{Name: "huge_report", Description: "Make the huge report.", InputSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{"q": map[string]any{
+				"type": "string", "description": strings.Repeat("huge schema text ", kb*1024/17),
+			}},
+		}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text("huge report made"), nil
+		})
+	}
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
 	}
