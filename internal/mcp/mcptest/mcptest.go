@@ -140,14 +140,7 @@ func Serve() {
 	fmt.Fprintln(os.Stderr, "mcptest: serving on stdio")
 	s := NewServer(true)
 	if kb, _ := strconv.Atoi(os.Getenv(EnvHugeKB)); kb > 0 {
-		s.AddTool(&sdk.Tool{Name: "huge_report", Description: "Make the huge report.", InputSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{"q": map[string]any{
-				"type": "string", "description": strings.Repeat("huge schema text ", kb*1024/17),
-			}},
-		}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return text("huge report made"), nil
-		})
+		addHuge(s, kb)
 	}
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
@@ -186,6 +179,30 @@ func HTTP(t testing.TB, header string) *httptest.Server {
 		}
 		h.ServeHTTP(w, r)
 	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// addHuge adds the tool huge_report, whose schema alone is kb KB.
+func addHuge(s *sdk.Server, kb int) {
+	s.AddTool(&sdk.Tool{Name: "huge_report", Description: "Make the huge report.", InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{"q": map[string]any{
+			"type": "string", "description": strings.Repeat("huge schema text ", kb*1024/17),
+		}},
+	}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return text("huge report made"), nil
+	})
+}
+
+// HTTPHuge is HTTP without a required header, whose tools add
+// huge_report with a schema of kb KB (see EnvHugeKB).
+func HTTPHuge(t testing.TB, kb int) *httptest.Server {
+	t.Helper()
+	s := NewServer(false)
+	addHuge(s, kb)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
 }
