@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
 type sessionFlags struct {
@@ -126,7 +127,15 @@ func contextTools(ctx context.Context, a *app) (*tools.Registry, []mcpBreakdown)
 	wctx, cancel := context.WithTimeout(ctx, mcpListTimeout)
 	defer cancel()
 	_ = servers.Wait(wctx)
-	return reg.With(servers.Tools()...), mcpRows(servers)
+	// A tool over the limit of one tool is never sent (toolsearch.ToolLimit).
+	limit := a.toolLimit()
+	var sent []tools.Tool
+	for _, t := range servers.Tools() {
+		if !toolsearch.TooLarge(t, limit) {
+			sent = append(sent, t)
+		}
+	}
+	return reg.With(sent...), mcpRows(servers, limit)
 }
 
 // lastStepUsage is the usage of the newest step with input, compactions
@@ -145,6 +154,9 @@ func formatContextSnapshot(c contextSnapshot) string {
 	s := FormatSnapshot(c.Snapshot)
 	for _, r := range c.Breakdown.MCP {
 		s += fmt.Sprintf("  of the tool schemas, MCP server %s: %d tokens (%d tools)\n", r.Server, r.Tokens, r.Tools)
+		if len(r.TooLarge) > 0 {
+			s += fmt.Sprintf("    never sent, each over the %d tokens one tool may take: %s\n", r.ToolLimit, strings.Join(r.TooLarge, ", "))
+		}
 	}
 	if c.PruneProtect > 0 {
 		s += fmt.Sprintf("Prune keeps the newest %d tokens of tool outputs and clears older ones when that saves more than %d\n", c.PruneProtect, c.PruneMinimum)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
 // startMCP starts the configured MCP servers in the background (nothing
@@ -76,8 +78,11 @@ func (a *app) reportMCP() {
 		fmt.Fprintln(os.Stderr, "agent: warning:", n)
 	}
 	for _, st := range a.mcp.Status() {
-		if st.State == mcp.StateFailed {
+		switch st.State {
+		case mcp.StateFailed:
 			fmt.Fprintf(os.Stderr, "agent: warning: MCP server %s failed: %s\n", mcp.Printable(st.Name), oneLineOf(st.Reason, 300))
+		case mcp.StateRefused:
+			fmt.Fprintf(os.Stderr, "agent: warning: MCP server %s (declared by %s) is not started: %s\n", mcp.Printable(st.Name), mcp.Printable(st.Project), oneLineOf(st.Reason, 300))
 		}
 	}
 }
@@ -103,8 +108,11 @@ once you approve it with agent mcp approve.`,
 		Short: "Show each MCP server's status, tools and the tokens their schemas cost",
 		Long: `list connects to every configured server (in parallel, each within its
 startup timeout) and prints its kind, status (connected, failed: reason,
-needs approval, disabled), its tools and the tokens their schemas add to
-every request (estimated as the context breakdown does).`,
+needs approval, refused, disabled), its tools and the tokens their
+schemas add to every request (estimated as the context breakdown does).
+A tool whose schema alone is over the share of the window tool_search
+defers at (too_large in --json) is never sent to the model. A server a
+project file declares is shown in full: what it runs and sends.`,
 		Example: `  agent mcp list
   agent mcp list --json | jq '.[] | select(.status != "connected")'`,
 		Args: cobra.NoArgs,
@@ -117,8 +125,16 @@ every request (estimated as the context breakdown does).`,
 		Use:   "approve NAME",
 		Short: "Allow a server a project file declares to start",
 		Long: `approve records your approval of the MCP server NAME as this directory's
-project file declares it now. Should the entry change, it needs approving
-again.`,
+project file declares it now, and prints the entry in full: the command
+and its arguments or the URL, every env entry and header with its value
+as written, and the variables they reference. Should the entry change, it
+needs approving again.
+
+A project's entry expands ${VAR} only for the variables your own config
+grants that server in "mcp_allow_env": {"NAME": ["VAR"]}; any other
+expands to nothing. An entry whose env sets a variable that changes what
+a program loads (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, BASH_ENV, PATH, …)
+is refused and cannot be approved.`,
 		Example: `  agent mcp approve github`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -141,6 +157,23 @@ type mcpRow struct {
 	Names    []string `json:"tool_names"`
 	Restarts int      `json:"restarts"`
 	Stderr   string   `json:"stderr,omitempty"`
+	// What a project's entry runs and sends, as written (the user's own
+	// entries leave these out): the command and args or the URL, the env
+	// and headers with their values, the variables they reference, and
+	// those the user's mcp_allow_env grants it.
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	URL        string            `json:"url,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	References []string          `json:"references,omitempty"`
+	Granted    []string          `json:"granted,omitempty"`
+	// TooLarge are the tools whose schema alone is over ToolLimit, the
+	// tokens one tool may take of the configured model's window
+	// (toolsearch.ToolLimit): never sent to the model. Tokens leaves them
+	// out.
+	TooLarge  []string `json:"too_large,omitempty"`
+	ToolLimit int64    `json:"tool_limit,omitempty"`
 }
 
 func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) error {
@@ -155,11 +188,27 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 	// cancelled command.
 	_ = servers.Wait(ctx)
 	rows := []mcpRow{}
+	limit := a.toolLimit()
 	for _, st := range servers.Status() {
-		rows = append(rows, mcpRow{
+		large, sent := st.Over(limit)
+		row := mcpRow{
 			Name: st.Name, Kind: st.Kind, Status: string(st.State), Reason: st.Reason, Project: st.Project,
-			Tools: len(st.Tools), Tokens: st.Tokens, Names: append([]string{}, st.Tools...), Restarts: st.Restarts, Stderr: st.Stderr,
-		})
+			Tools: len(st.Tools), Tokens: sent, Names: append([]string{}, st.Tools...), Restarts: st.Restarts, Stderr: st.Stderr,
+			TooLarge: large,
+		}
+		if len(large) > 0 {
+			row.ToolLimit = limit
+		}
+		if spec, ok := servers.Spec(st.Name); ok && spec.Project != "" {
+			row.Command, row.Args, row.URL, row.Env, row.Headers = spec.Command, spec.Args, spec.URL, spec.Env, spec.Headers
+			row.References = mcp.References(spec)
+			for _, v := range row.References {
+				if slices.Contains(spec.AllowEnv, v) {
+					row.Granted = append(row.Granted, v)
+				}
+			}
+		}
+		rows = append(rows, row)
 	}
 	if asJSON {
 		enc := json.NewEncoder(out)
@@ -179,7 +228,27 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", mcp.Printable(r.Name), r.Kind, oneLineOf(status, 160), r.Tools, r.Tokens)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r.TooLarge) > 0 {
+			fmt.Fprintf(out, "\n%s: never sent to the model, each tool's schema alone over the %d tokens one tool may take (tool_search_threshold of the window): %s\n",
+				mcp.Printable(r.Name), r.ToolLimit, oneLineOf(strings.Join(r.TooLarge, ", "), 300))
+		}
+	}
+	// A project's entries in full: what approving them runs and sends.
+	for _, r := range rows {
+		if r.Project == "" {
+			continue
+		}
+		spec, _ := servers.Spec(r.Name)
+		fmt.Fprintf(out, "\n%s, declared by %s:\n", mcp.Printable(r.Name), mcp.Printable(r.Project))
+		for _, l := range mcp.Describe(spec) {
+			fmt.Fprintln(out, "  "+l)
+		}
+	}
+	return nil
 }
 
 // oneLineOf is s on one line, at most max runes, with no terminal escapes:
@@ -210,10 +279,16 @@ func approveMCP(g *globalFlags, name string, out io.Writer) error {
 		fmt.Fprintf(out, "%s is in your user config: it needs no approval\n", name)
 		return nil
 	}
+	if why := mcp.Refusal(s); why != "" {
+		return fmt.Errorf("MCP server %s cannot be approved: %s", mcp.Printable(name), why)
+	}
 	if err := mcp.Approve(approval.Open(a.cfg.DataDir), name, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "approved %s (%s) as %s declares it\n", mcp.Printable(name), mcp.CommandLine(s), mcp.Printable(s.Project))
+	fmt.Fprintf(out, "approved %s as %s declares it:\n", mcp.Printable(name), mcp.Printable(s.Project))
+	for _, l := range mcp.Describe(s) {
+		fmt.Fprintln(out, "  "+l)
+	}
 	return nil
 }
 
@@ -222,18 +297,35 @@ func approveMCP(g *globalFlags, name string, out io.Writer) error {
 type mcpBreakdown struct {
 	Server string `json:"server"`
 	Tools  int    `json:"tools"`
-	Tokens int64  `json:"tokens"`
+	Tokens int64  `json:"tokens"` // of the tools that can be sent
+	// TooLarge are the tools whose schema alone is over ToolLimit, the
+	// tokens one tool may take (toolsearch.ToolLimit): never sent.
+	TooLarge  []string `json:"too_large,omitempty"`
+	ToolLimit int64    `json:"tool_limit,omitempty"`
 }
 
-// mcpRows are the rows of the servers that offer tools now.
-func mcpRows(s *mcp.Servers) []mcpBreakdown {
+// mcpRows are the rows of the servers that offer tools now; limit is the
+// tokens one tool may take.
+func mcpRows(s *mcp.Servers, limit int64) []mcpBreakdown {
 	rows := []mcpBreakdown{}
 	for _, st := range s.Status() {
 		if len(st.Tools) > 0 {
-			rows = append(rows, mcpBreakdown{Server: st.Name, Tools: len(st.Tools), Tokens: st.Tokens})
+			large, sent := st.Over(limit)
+			row := mcpBreakdown{Server: st.Name, Tools: len(st.Tools), Tokens: sent, TooLarge: large}
+			if len(large) > 0 {
+				row.ToolLimit = limit
+			}
+			rows = append(rows, row)
 		}
 	}
 	return rows
+}
+
+// toolLimit is the tokens one tool may take in a request to the
+// configured model (toolsearch.ToolLimit); a tool over it is never sent.
+func (a *app) toolLimit() int64 {
+	info, _ := a.cfg.ModelInfo(a.cfg.Model)
+	return toolsearch.ToolLimit(info.ContextWindow, a.cfg.ToolSearchThreshold)
 }
 
 // mcpListTimeout bounds how long `agent context` waits for the servers

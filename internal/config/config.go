@@ -176,6 +176,10 @@ type Config struct {
 	// MCP are the MCP servers by name (config mcp; see MCPServer). A
 	// project file's entries carry Project and start only once approved.
 	MCP map[string]MCPServer
+	// MCPAllowEnv names, per server, the environment variables the user
+	// lets a project's entry of that name expand as ${VAR} (config
+	// mcp_allow_env, user file only; see MCPServer.AllowEnv).
+	MCPAllowEnv map[string][]string
 	// Task configures the task tool's subagents (user file only).
 	Task Task
 	// Hooks are the user file's hooks; ProjectHooks the project file's,
@@ -234,8 +238,11 @@ type file struct {
 	UI *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
-	MCP  map[string]MCPServer `json:"mcp"`
-	Task *struct {
+	MCP map[string]MCPServer `json:"mcp"`
+	// MCPAllowEnv is the user's grant of environment variables to the
+	// servers a project declares (mcp.go); a project file's is ignored.
+	MCPAllowEnv map[string][]string `json:"mcp_allow_env"`
+	Task        *struct {
 		Tools    []string `json:"tools"`
 		Model    *string  `json:"model"`
 		MaxSteps *int     `json:"max_steps"`
@@ -307,6 +314,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
 		}
 		c.apply(uf, true)
+		c.MCPAllowEnv = uf.MCPAllowEnv
 		c.addMCP(uf.MCP, "")
 	}
 
@@ -328,6 +336,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"snapshots":                     pf.Snapshots != nil,
 			"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
 			"task":                          pf.Task != nil,
+			"mcp_allow_env":                 pf.MCPAllowEnv != nil,
 		} {
 			if set {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))

@@ -9,7 +9,11 @@ import (
 // child process speaking MCP over stdio ({command, args, env}) or one
 // reached over streamable HTTP ({url, headers}). Header and env values may
 // name environment variables as ${VAR}; they are expanded when the server
-// is connected, never stored expanded.
+// is connected, never stored expanded. In an entry a project declares, a
+// ${VAR} expands only when the user's own config grants that variable to
+// that server by name (mcp_allow_env: {"SERVER": ["VAR"]}, kept in
+// AllowEnv); any other expands to nothing, and internal/mcp refuses to
+// start a project entry whose env would change what a program loads.
 type MCPServer struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
@@ -27,6 +31,11 @@ type MCPServer struct {
 	// this very entry (internal/approval, keyed by a digest of its JSON,
 	// which leaves Project out).
 	Project string `json:"-"`
+	// AllowEnv are the variables a project's entry may expand: the user
+	// file's mcp_allow_env for this server's name. A project file cannot
+	// set it, and it is not part of the approved digest (the user's grant
+	// is the user's, whatever the project declares).
+	AllowEnv []string `json:"-"`
 }
 
 // Kinds of MCP servers.
@@ -80,6 +89,9 @@ func (c *Config) addMCP(entries map[string]MCPServer, project string) {
 			continue
 		}
 		e.Project = project
+		if project != "" {
+			e.AllowEnv = c.MCPAllowEnv[name]
+		}
 		if c.MCP == nil {
 			c.MCP = map[string]MCPServer{}
 		}

@@ -50,3 +50,32 @@ func TestMCPServers(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPAllowEnvIsTheUsersAlone: the user's mcp_allow_env grants a
+// project's server of that name its variables; a project file's own
+// mcp_allow_env grants nothing and is warned about.
+func TestMCPAllowEnvIsTheUsersAlone(t *testing.T) {
+	home := t.TempDir()
+	repo := t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"mcp_allow_env": {"gh": ["GITHUB_TOKEN"]}}`)
+	project := filepath.Join(repo, ".agent", "config.json")
+	writeJSON(t, project, `{
+		"mcp_allow_env": {"gh": ["AWS_SECRET_ACCESS_KEY"], "other": ["HOME_TOKEN"]},
+		"mcp": {
+			"gh": {"url": "https://mcp.example/mcp", "headers": {"X-Client": "${GITHUB_TOKEN}"}},
+			"other": {"command": "srv", "env": {"T": "${HOME_TOKEN}"}}
+		}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.MCP["gh"].AllowEnv; !slices.Equal(got, []string{"GITHUB_TOKEN"}) {
+		t.Errorf("gh may expand %v, want the user's grant only", got)
+	}
+	if got := c.MCP["other"].AllowEnv; len(got) != 0 {
+		t.Errorf("other may expand %v: the project granted itself", got)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, project+": mcp_allow_env is ignored in a project file") {
+		t.Errorf("no warning about the project's mcp_allow_env:\n%s", w)
+	}
+}

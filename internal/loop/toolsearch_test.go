@@ -263,3 +263,44 @@ func BenchmarkRefreshTools(b *testing.B) {
 		})
 	}
 }
+
+// TestTooLargeToolNeverReachesARequest: an MCP tool whose schema alone is
+// ≈250K tokens, in a 200K window: tool_search finds it and says it is too
+// large, and no request carries it; every request stays well under the
+// window (the request after the search included).
+func TestTooLargeToolNeverReachesARequest(t *testing.T) {
+	huge := toolsearchtest.Huge("big__huge_report", 1_000_000)
+	src := toolsearchtest.NewSource(append(toolsearchtest.Tools(5), huge))
+	const window = 200_000
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		o.Extra = src
+		info, _ := c.ModelInfo("gpt-4.1")
+		info.ContextWindow = window
+		c.Models["gpt-4.1"] = info
+	},
+		pt.ToolCalls(pt.Call{ID: "c1", Name: toolsearch.Name, Args: `{"query":"huge report"}`}),
+		pt.ToolCalls(pt.Call{ID: "c2", Name: huge.Name(), Args: `{"q":"x"}`}),
+		pt.Text("done"),
+	)
+	if res := h.turn("make the report"); res.Err != nil || res.Steps != 3 {
+		t.Fatalf("turn = %+v", res)
+	}
+	reqs := h.srv.Requests()
+	for i, req := range reqs {
+		if has(requestTools(h, i), huge.Name()) {
+			t.Errorf("request %d offers the too-large tool", i)
+		}
+		if tokens := len(req.Body) / 4; tokens > window/10 {
+			t.Errorf("request %d is ≈%d tokens", i, tokens)
+		}
+	}
+	var searched string
+	for _, m := range h.request(1) {
+		if m.ToolCallID == "c1" {
+			searched = m.Content
+		}
+	}
+	if !strings.Contains(searched, huge.Name()+" matches but is too large") {
+		t.Errorf("tool_search's result:\n%s", searched)
+	}
+}

@@ -68,7 +68,8 @@ func (r *Runner) refreshTools() bool {
 	}
 	cat := r.tt.cat
 	r.tt.mu.Unlock()
-	st := cat.Step(toolsearch.Budget(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold))
+	st := cat.Step(toolsearch.Budget(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold),
+		toolsearch.ToolLimit(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold))
 	r.tt.mu.Lock()
 	changed := false
 	if r.tt.reg == nil || !sameTools(st.Run, r.tt.run) {

@@ -25,13 +25,16 @@
 //   - Child processes run in Options.Dir, in their own process group, with
 //     the agent's environment minus its secrets plus the entry's env. ${VAR}
 //     in env and header values is expanded when the server is connected
-//     (never a secret's variable). A child's stderr is kept (its last
+//     (never a secret's variable; in a project's entry only the variables
+//     the user's config grants it, project.go). A child's stderr is kept (its last
 //     stderrMaxBytes) for status and errors, never printed. Close stops
 //     every server and kills the process groups.
 //   - A server a project file declared starts only if Options.Approved says
 //     the user approved this entry; otherwise its status is "needs approval"
-//     until Allow starts it. Approve and ApprovedIn record and read those
-//     approvals (approve.go); CommandLine shows what an entry would run.
+//     until Allow starts it. A project's entry whose env would change what
+//     a program loads is "refused" and never starts (project.go). Approve
+//     and ApprovedIn record and read those approvals (approve.go);
+//     Describe shows everything an entry runs and sends.
 package mcp
 
 import (
@@ -90,6 +93,7 @@ const (
 	StateFailed        State = "failed"
 	StateNeedsApproval State = "needs approval"
 	StateDisabled      State = "disabled"
+	StateRefused       State = "refused" // a project's entry that may not start (project.go)
 	StateClosed        State = "closed"
 )
 
@@ -102,11 +106,27 @@ type Status struct {
 	Project string `json:"project,omitempty"` // the project file that declared it
 	// Tools are the names its tools are offered under; Tokens estimates
 	// what their schemas cost in every request (as the loop counts them).
-	Tools    []string `json:"tools"`
-	Tokens   int64    `json:"tokens"`
-	Restarts int      `json:"restarts"`
+	Tools  []string `json:"tools"`
+	Tokens int64    `json:"tokens"`
+	// ToolTokens are each tool's tokens, in the order of Tools.
+	ToolTokens []int64 `json:"tool_tokens,omitempty"`
+	Restarts   int     `json:"restarts"`
 	// Stderr is the end of a stdio server's stderr, made safe to show.
 	Stderr string `json:"stderr,omitempty"`
+}
+
+// Over splits the server's tools at the limit of one tool (limitTokens,
+// toolsearch.ToolLimit; 0: none): the names of those whose schema alone
+// is over it, which are never sent, and the tokens of the others.
+func (st Status) Over(limitTokens int64) (tooLarge []string, sentTokens int64) {
+	for i, name := range st.Tools {
+		if n := st.ToolTokens[i]; limitTokens > 0 && n > limitTokens {
+			tooLarge = append(tooLarge, name)
+		} else {
+			sentTokens += n
+		}
+	}
+	return tooLarge, sentTokens
 }
 
 // Servers are the MCP servers of one agent process. Its methods are safe
@@ -154,6 +174,8 @@ func Start(ctx context.Context, specs map[string]config.MCPServer, opt Options) 
 		switch {
 		case sv.spec.Disabled:
 			sv.state = StateDisabled
+		case Refusal(sv.spec) != "":
+			sv.state, sv.reason = StateRefused, Refusal(sv.spec)
 		case sv.spec.Project != "" && (opt.Approved == nil || !opt.Approved(sv.name, sv.spec)):
 			sv.state = StateNeedsApproval
 			sv.reason = "declared by " + sv.spec.Project + "; run `agent mcp approve " + sv.name + "` to allow it"
@@ -187,6 +209,7 @@ func (s *Servers) Status() []Status {
 		s.mu.Lock()
 		for _, t := range s.status[sv] {
 			st.Tools = append(st.Tools, t.name)
+			st.ToolTokens = append(st.ToolTokens, SchemaTokens(t))
 			st.Tokens += SchemaTokens(t)
 		}
 		s.mu.Unlock()

@@ -163,14 +163,15 @@ func (c *stdinCloser) Close() error {
 }
 
 // expand replaces ${VAR} and $VAR in v from the environment, leaving out
-// the agent's secrets.
+// the agent's secrets and, in a project's entry, the variables the user
+// did not grant it (project.go).
 func (sv *server) expand(v string) string {
 	getenv := sv.s.opt.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	return os.Expand(v, func(name string) string {
-		if secretName(name) {
+		if secretName(name) || !mayExpand(sv.spec, name) {
 			return ""
 		}
 		val := getenv(name)

@@ -28,7 +28,7 @@ func BenchmarkCatalogStep(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					st := c.Step(mode.budget)
+					st := c.Step(mode.budget, 0)
 					if len(st.Run) != n+1 {
 						b.Fatal(len(st.Run))
 					}

@@ -21,6 +21,11 @@
 //     called) goes first. Active tools are offered after tool_search in the
 //     order they became active, so a new one only extends the tool list;
 //     they count in the fixed tokens like any offered tool.
+//   - A tool whose definition alone costs more than ToolLimit (the share
+//     of the window tool_search defers at) is never offered: not among all
+//     tools, not once found (tool_search says it matched but is too large,
+//     with its size), not once called by name, not when a resumed session
+//     had it active. It still runs if called, like any inner tool.
 //   - Restore rebuilds the active set of a resumed session from its
 //     history, oldest first: tool_search results (the names in their
 //     "activated" metadata) and calls of SERVER__TOOL tools.
@@ -72,6 +77,26 @@ func Cost(t tools.Tool) int64 {
 	return int64((len(t.Name())+len(t.Description())+len(t.Parameters())+3)/4) + 8
 }
 
+// MinToolShare is the least share of the window ToolLimit allows one
+// tool, whatever tool_search_threshold says: 0 there means "always
+// defer", not "send no tool"; a tenth is the threshold's default.
+const MinToolShare = 0.10
+
+// ToolLimit is the most tokens one tool's definition may cost and still
+// be sent: the share of the window tool_search defers at (threshold, at
+// least MinToolShare), at most MaxEagerTokens. A tool over it would crowd
+// out the conversation (a 240K-token schema in a 200K window ends every
+// later request), so it is never offered. 0 (an unknown window) is no
+// limit.
+func ToolLimit(windowTokens int64, threshold float64) int64 {
+	return Budget(windowTokens, max(threshold, MinToolShare))
+}
+
+// TooLarge reports whether t is over limitTokens (see ToolLimit).
+func TooLarge(t tools.Tool, limitTokens int64) bool {
+	return limitTokens > 0 && Cost(t) > limitTokens
+}
+
 // Options configure a Catalog; zero fields mean the defaults.
 type Options struct {
 	MaxResults int // tools one search returns
@@ -118,32 +143,53 @@ type Step struct {
 	Offer []tools.Tool
 	// Deferred counts the inner tools not offered.
 	Deferred int
+	// TooLarge names the inner tools over the limit of one tool: never
+	// offered (ToolLimit).
+	TooLarge []string
 }
 
-// Step decides this step's tools for a budget in tokens (see Budget).
-func (c *Catalog) Step(budgetTokens int64) Step {
+// Step decides this step's tools for a budget in tokens (see Budget) and
+// the limit of one tool (see ToolLimit; 0: none). A tool over the limit
+// runs but is never offered, and does not count in the budget.
+func (c *Catalog) Step(budgetTokens, toolLimitTokens int64) Step {
 	inner := c.inner.Tools()
 	if len(inner) == 0 {
 		return Step{}
 	}
-	search := newSearchTool(c, inner)
+	search := newSearchTool(c, inner, toolLimitTokens)
 	wrapped := make([]activating, len(inner))
 	run := make([]tools.Tool, len(inner), len(inner)+1)
 	var total int64
+	var tooLarge []string
 	for i, t := range inner {
 		wrapped[i] = activating{Tool: t, c: c}
 		run[i] = &wrapped[i]
+		if TooLarge(t, toolLimitTokens) {
+			tooLarge = append(tooLarge, t.Name())
+			continue
+		}
 		total += Cost(t)
 	}
 	run = append(run, search)
 	if total <= budgetTokens {
-		return Step{Run: run, Offer: run[:len(inner)]}
+		offer := run[:len(inner)]
+		if len(tooLarge) > 0 {
+			offer = make([]tools.Tool, 0, len(inner)-len(tooLarge))
+			for i, t := range inner {
+				if !TooLarge(t, toolLimitTokens) {
+					offer = append(offer, run[i])
+				}
+			}
+		}
+		return Step{Run: run, Offer: offer, Deferred: len(tooLarge), TooLarge: tooLarge}
 	}
 	offer := []tools.Tool{search}
 	for _, i := range c.offeredActive(inner) {
-		offer = append(offer, run[i])
+		if !TooLarge(inner[i], toolLimitTokens) {
+			offer = append(offer, run[i])
+		}
 	}
-	return Step{Run: run, Offer: offer, Deferred: len(inner) - (len(offer) - 1)}
+	return Step{Run: run, Offer: offer, Deferred: len(inner) - (len(offer) - 1), TooLarge: tooLarge}
 }
 
 // offeredActive returns the indexes in inner of the active tools, in the

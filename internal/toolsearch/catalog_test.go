@@ -58,7 +58,7 @@ func TestBelowTheBudgetAllAreOffered(t *testing.T) {
 		cost += toolsearch.Cost(x)
 	}
 	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{})
-	st := c.Step(cost)
+	st := c.Step(cost, 0)
 	if got, want := names(st.Offer), names(ts); !slices.Equal(got, want) {
 		t.Fatalf("offer = %v, want %v", got, want)
 	}
@@ -66,7 +66,7 @@ func TestBelowTheBudgetAllAreOffered(t *testing.T) {
 		t.Fatalf("deferred %d, run %v", st.Deferred, names(st.Run))
 	}
 	// One token over: none is offered but tool_search.
-	st = c.Step(cost - 1)
+	st = c.Step(cost-1, 0)
 	if got := names(st.Offer); !slices.Equal(got, []string{toolsearch.Name}) || st.Deferred != 10 {
 		t.Fatalf("over the budget: offer %v, deferred %d", got, st.Deferred)
 	}
@@ -74,7 +74,7 @@ func TestBelowTheBudgetAllAreOffered(t *testing.T) {
 
 func TestNoToolsNoSearch(t *testing.T) {
 	c := toolsearch.New(toolsearchtest.NewSource(nil), toolsearch.Options{})
-	if st := c.Step(0); len(st.Run) != 0 || len(st.Offer) != 0 {
+	if st := c.Step(0, 0); len(st.Run) != 0 || len(st.Offer) != 0 {
 		t.Fatalf("step of no tools = %+v", st)
 	}
 }
@@ -86,7 +86,7 @@ func TestNoToolsNoSearch(t *testing.T) {
 func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 	ts := toolsearchtest.Tools(100)
 	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{})
-	st := c.Step(toolsearch.MaxEagerTokens)
+	st := c.Step(toolsearch.MaxEagerTokens, 0)
 	if got := names(st.Offer); !slices.Equal(got, []string{toolsearch.Name}) || st.Deferred != 100 {
 		t.Fatalf("offer %v, deferred %d", got, st.Deferred)
 	}
@@ -113,7 +113,7 @@ func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 		t.Errorf("the result lacks the tool's name or schema:\n%s", res.Output)
 	}
 
-	st = c.Step(toolsearch.MaxEagerTokens)
+	st = c.Step(toolsearch.MaxEagerTokens, 0)
 	want := append([]string{toolsearch.Name}, found...)
 	slices.Sort(want[1:])
 	got := names(st.Offer)
@@ -131,14 +131,14 @@ func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 // is not offered, yet its call runs, and it is offered from then on.
 func TestDeferredToolCalledByNameRunsAndActivates(t *testing.T) {
 	c := toolsearch.New(toolsearchtest.NewSource(toolsearchtest.Tools(100)), toolsearch.Options{})
-	st := c.Step(0)
+	st := c.Step(0, 0)
 	if slices.Contains(names(st.Offer), "slack__get_user") {
 		t.Fatal("a deferred tool is offered")
 	}
 	if res := run(t, st, "slack__get_user", `{"user_id":"u1"}`); res.IsError || !strings.Contains(res.Output, "slack__get_user ran") {
 		t.Fatalf("the deferred call = %+v", res)
 	}
-	if got := names(c.Step(0).Offer); !slices.Equal(got, []string{toolsearch.Name, "slack__get_user"}) {
+	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, []string{toolsearch.Name, "slack__get_user"}) {
 		t.Fatalf("after the call: offer %v", got)
 	}
 }
@@ -151,20 +151,20 @@ func TestActiveToolsAreBoundedLeastRecentlyUsedFirst(t *testing.T) {
 	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{MaxResults: 1, MaxActive: 3})
 	search := func(q string) {
 		t.Helper()
-		if res := run(t, c.Step(0), toolsearch.Name, fmt.Sprintf(`{"query":%q}`, q)); res.IsError {
+		if res := run(t, c.Step(0, 0), toolsearch.Name, fmt.Sprintf(`{"query":%q}`, q)); res.IsError {
 			t.Fatal(res.Output)
 		}
 	}
 	search("github__create_issue")
 	search("jira__create_issue")
 	search("slack__create_issue")
-	run(t, c.Step(0), "github__create_issue", `{"issue_id":"1"}`) // used again: now the most recent
-	search("postgres__create_issue")                              // evicts jira's, the least recently used
+	run(t, c.Step(0, 0), "github__create_issue", `{"issue_id":"1"}`) // used again: now the most recent
+	search("postgres__create_issue")                                 // evicts jira's, the least recently used
 	want := []string{"github__create_issue", "slack__create_issue", "postgres__create_issue"}
 	if got := c.Active(); !slices.Equal(got, want) {
 		t.Fatalf("active = %v, want %v", got, want)
 	}
-	if got := names(c.Step(0).Offer); !slices.Equal(got, append([]string{toolsearch.Name}, want...)) {
+	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, append([]string{toolsearch.Name}, want...)) {
 		t.Fatalf("offer = %v", got)
 	}
 }
@@ -191,11 +191,11 @@ func TestRestoreFromHistory(t *testing.T) {
 	if got := c.Active(); !slices.Equal(got, want) {
 		t.Fatalf("active after restore = %v, want %v", got, want)
 	}
-	if st := c.Step(0); len(st.Offer) != 0 {
+	if st := c.Step(0, 0); len(st.Offer) != 0 {
 		t.Fatalf("no server yet: offer %v", names(st.Offer))
 	}
 	src.Set(toolsearchtest.Tools(100))
-	got := names(c.Step(0).Offer)
+	got := names(c.Step(0, 0).Offer)
 	if !slices.Equal(got, append([]string{toolsearch.Name}, want...)) {
 		t.Fatalf("servers up: offer %v", got)
 	}
@@ -208,7 +208,7 @@ func TestWrappedToolsStayGated(t *testing.T) {
 	ts := toolsearchtest.Tools(3)
 	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{})
 	for _, budget := range []int64{1 << 30, 1} {
-		for _, x := range c.Step(budget).Run {
+		for _, x := range c.Step(budget, 0).Run {
 			if x.Name() == toolsearch.Name {
 				continue
 			}

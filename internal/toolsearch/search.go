@@ -30,12 +30,13 @@ const maxDescriptionBytes = 1000
 // searchTool is tool_search over a catalog; its description names the
 // servers of the inner tools it was made for.
 type searchTool struct {
-	c    *Catalog
-	desc string
+	c     *Catalog
+	desc  string
+	limit int64 // of one tool (ToolLimit); 0: none
 }
 
-func newSearchTool(c *Catalog, inner []tools.Tool) *searchTool {
-	return &searchTool{c: c, desc: describe(inner)}
+func newSearchTool(c *Catalog, inner []tools.Tool, limitTokens int64) *searchTool {
+	return &searchTool{c: c, desc: describe(inner), limit: limitTokens}
 }
 
 // describe is tool_search's description: how many tools there are, and
@@ -78,7 +79,19 @@ func (s *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 	}
 	inner := s.c.inner.Tools()
 	ranked := Rank(inner, query)
-	found := ranked[:min(len(ranked), s.c.maxResults)]
+	// The best matches that can be sent, and those too large to be that
+	// ranked among them.
+	var found, large []int
+	for _, ix := range ranked {
+		if len(found) == s.c.maxResults {
+			break
+		}
+		if TooLarge(inner[ix], s.limit) {
+			large = append(large, ix)
+		} else {
+			found = append(found, ix)
+		}
+	}
 	names := make([]string, len(found))
 	for i, ix := range found {
 		names[i] = inner[ix].Name()
@@ -87,11 +100,25 @@ func (s *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 	for i := len(names) - 1; i >= 0; i-- {
 		s.c.activate(names[i])
 	}
-	return tools.Result{
-		Output:   resultText(inner, query, found, len(ranked)),
-		Title:    title,
-		Metadata: map[string]any{"activated": names, "matches": len(ranked)},
-	}, nil
+	meta := map[string]any{"activated": names, "matches": len(ranked)}
+	var text string
+	if len(found) > 0 || len(large) == 0 {
+		text = resultText(inner, query, found, len(ranked)-len(large))
+	}
+	if len(large) > 0 {
+		var b strings.Builder
+		b.WriteString(text)
+		tooLarge := make([]string, len(large))
+		for i, ix := range large {
+			t := inner[ix]
+			tooLarge[i] = t.Name()
+			fmt.Fprintf(&b, "\n%s matches but is too large to use: its definition alone is %d tokens, over the %d one tool may take of the context window. It is not offered; tell the user if it was the tool needed.\n",
+				t.Name(), Cost(t), s.limit)
+		}
+		meta["too_large"] = tooLarge
+		text = strings.TrimSpace(b.String())
+	}
+	return tools.Result{Output: text, Title: title, Metadata: meta}, nil
 }
 
 // resultText is what the model reads: the tools found with their

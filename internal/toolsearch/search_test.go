@@ -62,7 +62,7 @@ func TestRank(t *testing.T) {
 // answered with what to do next, and activate nothing.
 func TestSearchResults(t *testing.T) {
 	c := New(toolsearchtest.NewSource(toolsearchtest.Tools(30)), Options{})
-	reg := tools.NewRegistry().With(c.Step(0).Run...)
+	reg := tools.NewRegistry().With(c.Step(0, 0).Run...)
 	call := func(input string) tools.Result {
 		return reg.Run(context.Background(), &tools.Env{Dir: t.TempDir()}, tools.Call{ID: "c", Name: Name, Input: json.RawMessage(input)})
 	}

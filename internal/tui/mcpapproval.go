@@ -10,9 +10,11 @@ package tui
 //     wait is read off the Update loop, so the first frame never waits for
 //     it. A question from the loop that arrives meanwhile goes first.
 //   - what: the server's name, the project file, and exactly what would
-//     run (the command and its arguments, or the URL; the names of its
-//     environment variables and headers, never their values), quoted
-//     where a character could not be shown as it is (mcp.Printable).
+//     run and send (the command and its arguments, or the URL; every env
+//     entry and header with its value as written, and the variables they
+//     reference with whether the user's config grants them: mcp.Sends),
+//     quoted where a character could not be shown as it is
+//     (mcp.Printable).
 //   - answers: "approve and start" records the approval as `agent mcp
 //     approve` does (mcp.Approve) and starts the server (Servers.Allow):
 //     its tools join from the next step. "not now" records nothing: the
@@ -25,7 +27,6 @@ package tui
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -231,11 +232,14 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 		add(plain, "", "It would run, as you, in this directory:")
 	}
 	add(th.accentText.Render, "  ", mcp.CommandLine(spec))
-	if names := printableKeys(spec.Env); names != "" {
-		add(th.dim.Render, "", "with the environment variables "+names+" (values not shown)")
+	if mcp.RunsProjectFile(spec) {
+		add(th.dim.Render, "", "(a file of the project: the repository's own code runs)")
 	}
-	if names := printableKeys(spec.Headers); names != "" {
-		add(th.dim.Render, "", "with the headers "+names+" (values not shown)")
+	if sends := mcp.Sends(spec); len(sends) > 0 {
+		add(plain, "", "with, as written:")
+		for _, l := range sends {
+			add(plain, "  ", l)
+		}
 	}
 	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
 	body = append(body, "")
@@ -247,14 +251,4 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
 		"←→ choose · enter confirms · esc back to the editor")
 	return m.dialogFrame("MCP server", clampBody(body, height, len(body)-1), footer, width)
-}
-
-// printableKeys are a map's keys, sorted and safe to show, comma-separated.
-func printableKeys(kv map[string]string) string {
-	keys := make([]string, 0, len(kv))
-	for k := range kv {
-		keys = append(keys, mcp.Printable(k))
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }

@@ -52,7 +52,7 @@ func requestTools(req pt.Request) []string {
 
 // TestProjectMCPServerIsApprovedInTheChat: a server a project file
 // declares waits; the chat asks once idle, showing the project file and
-// the URL with its header's name but not its value; approving records the
+// the URL with its header as written; approving records the
 // approval as `agent mcp approve` does and starts the server, whose tools
 // are in the next request.
 func TestProjectMCPServerIsApprovedInTheChat(t *testing.T) {
@@ -65,13 +65,10 @@ func TestProjectMCPServerIsApprovedInTheChat(t *testing.T) {
 
 	h.waitScreen("tab answers here")
 	s := h.screen()
-	for _, want := range []string{"MCP server", "/repo/.agent/config.json declares the MCP server web", srv.URL, "X-Api-Key", "approve and start", "not now", "never for this project"} {
+	for _, want := range []string{"MCP server", "/repo/.agent/config.json declares the MCP server web", srv.URL, "header X-Api-Key: s3cret-value", "approve and start", "not now", "never for this project"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the question lacks %q:\n%s", want, s)
 		}
-	}
-	if strings.Contains(s, "s3cret") {
-		t.Errorf("the question shows a header's value:\n%s", s)
 	}
 	if stateOf(servers, "web") != mcp.StateNeedsApproval {
 		t.Fatalf("web started before the answer: %s", stateOf(servers, "web"))
@@ -113,7 +110,7 @@ func TestMCPQuestionShowsNoRawEscapes(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "PWNED")
 	spec := config.MCPServer{
 		Command: "/bin/sh", Args: []string{"-c", "touch " + marker + "\x1b[2J"},
-		Env:     map[string]string{"TOKEN\x1b]0;title\x07": "secret-env-value"},
+		Env:     map[string]string{"TOKEN": "secret-env-value\x1b]0;title\x07"},
 		Project: "/repo\x1b[5m/.agent/config.json",
 	}
 	name := "ev\x1b]52;c;aGk=\x07il"
@@ -128,13 +125,10 @@ func TestMCPQuestionShowsNoRawEscapes(t *testing.T) {
 		}
 	}
 	s := h.screen()
-	for _, want := range []string{`"/repo\x1b[5m/.agent/config.json"`, `"ev\x1b]52;c;aGk=\ail"`, `/bin/sh -c "touch ` + marker + `\x1b[2J"`, `"TOKEN\x1b]0;title\a"`} {
+	for _, want := range []string{`"/repo\x1b[5m/.agent/config.json"`, `"ev\x1b]52;c;aGk=\ail"`, `/bin/sh -c "touch ` + marker + `\x1b[2J"`, `env TOKEN="secret-env-value\x1b]0;title\a"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the question lacks %s:\n%s", want, s)
 		}
-	}
-	if strings.Contains(s, "secret-env-value") {
-		t.Errorf("the question shows an env value:\n%s", s)
 	}
 
 	h.key("alt+n")
@@ -228,4 +222,32 @@ func TestMCPQuestionSurvivesANewConversation(t *testing.T) {
 		return m.mcpAsking.shown != nil && m.mcpAsking.shown != first && !strings.Contains(screenOf(m), "hello")
 	})
 	h.waitScreen("approve and start")
+}
+
+// TestMCPQuestionShowsWhatTheEntrySends: the question shows every env
+// entry and header with its value as written and the variables they
+// reference, saying which the user's config does not grant; a project
+// entry whose env changes what a program loads is refused, never asked
+// about.
+func TestMCPQuestionShowsWhatTheEntrySends(t *testing.T) {
+	st := approval.Open(t.TempDir())
+	specs := map[string]config.MCPServer{
+		"web": {URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-Client": "${SECRET_MARKER}"}, Project: "/repo/.agent/config.json"},
+		"lib": {Command: "python3", Args: []string{"-m", "srv"}, Env: map[string]string{"PYTHONPATH": ".agent/lib"}, Project: "/repo/.agent/config.json"},
+	}
+	servers := startProjectServers(t, st, specs)
+	h := newHarness(t, []pt.Step{pt.Text("hello")}, withServers(servers, st))
+
+	h.waitScreen("tab answers here")
+	s := strings.Join(strings.Fields(h.screen()), " ")
+	for _, want := range []string{"declares the MCP server web", "header X-Client: ${SECRET_MARKER}", "references $SECRET_MARKER (not granted"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the question lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("alt+n")
+	h.waitScreen("stays off for now")
+	if strings.Contains(h.screen(), "declares the MCP server lib") || stateOf(servers, "lib") != mcp.StateRefused {
+		t.Errorf("lib (PYTHONPATH) is %s, and asked about:\n%s", stateOf(servers, "lib"), h.screen())
+	}
 }

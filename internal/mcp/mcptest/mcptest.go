@@ -7,7 +7,8 @@
 // process's id: a restart changes it), pwd, getenv{name}, hang (never
 // answers until cancelled), dotted.name (a name to sanitise), and over
 // stdio only crash (writes to stderr and exits 3 mid-call). Setting
-// EnvStartDelayMS delays the stdio server's start.
+// EnvStartDelayMS delays the stdio server's start; EnvHugeKB adds a tool
+// with a huge schema.
 package mcptest
 
 import (
@@ -17,8 +18,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +36,9 @@ const (
 	EnvServe = "AGENT_MCPTEST_SERVE"
 	// EnvStartDelayMS delays the server's start by this many ms.
 	EnvStartDelayMS = "AGENT_MCPTEST_START_DELAY_MS"
+	// EnvHugeKB adds the tool huge_report, whose input schema alone is
+	// this many KB (a property's description), as a server may list.
+	EnvHugeKB = "AGENT_MCPTEST_HUGE_KB"
 )
 
 // ToolNames are the tools every server offers, in order; Stdio servers add
@@ -132,7 +138,11 @@ func Serve() {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
 	fmt.Fprintln(os.Stderr, "mcptest: serving on stdio")
-	if err := NewServer(true).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	s := NewServer(true)
+	if kb, _ := strconv.Atoi(os.Getenv(EnvHugeKB)); kb > 0 {
+		addHuge(s, kb)
+	}
+	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
 	}
@@ -171,6 +181,52 @@ func HTTP(t testing.TB, header string) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// addHuge adds the tool huge_report, whose schema alone is kb KB.
+func addHuge(s *sdk.Server, kb int) {
+	s.AddTool(&sdk.Tool{Name: "huge_report", Description: "Make the huge report.", InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{"q": map[string]any{
+			"type": "string", "description": strings.Repeat("huge schema text ", kb*1024/17),
+		}},
+	}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return text("huge report made"), nil
+	})
+}
+
+// HTTPHuge is HTTP without a required header, whose tools add
+// huge_report with a schema of kb KB (see EnvHugeKB).
+func HTTPHuge(t testing.TB, kb int) *httptest.Server {
+	t.Helper()
+	s := NewServer(false)
+	addHuge(s, kb)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// HTTPSeen is HTTP without a required header, and the headers of every
+// request it was sent so far.
+func HTTPSeen(t testing.TB) (*httptest.Server, func() []http.Header) {
+	t.Helper()
+	s := NewServer(false)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	var mu sync.Mutex
+	var seen []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // Args marshals a tool call's arguments.

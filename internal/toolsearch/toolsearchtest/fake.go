@@ -94,3 +94,14 @@ func (s *Source) Set(ts []tools.Tool) {
 	defer s.mu.Unlock()
 	s.tools = ts
 }
+
+// Huge returns a tool whose schema alone is about schemaBytes long (a
+// property with a long description), as a server may list by mistake.
+func Huge(name string, schemaBytes int) tools.Tool {
+	desc, _ := json.Marshal(strings.Repeat("huge schema text ", max(1, schemaBytes/17)))
+	return &Tool{
+		name:   name,
+		desc:   "A tool whose schema is huge.",
+		schema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":` + string(desc) + `}}}`),
+	}
+}
