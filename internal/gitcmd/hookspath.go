@@ -42,7 +42,7 @@ func HooksPath(dir string, env []string) (path string, ok bool) {
 		case name == "HOME":
 			home = value
 			own = append(own, kv)
-		case name == "XDG_CONFIG_HOME", strings.HasPrefix(name, "GIT_"):
+		case name == "XDG_CONFIG_HOME", movesConfig(name):
 			own = append(own, kv) // configFiles refuses those it does not follow
 		}
 	}
@@ -96,6 +96,17 @@ func HooksPath(dir string, env []string) (path string, ok bool) {
 		return "", false
 	}
 	return filepath.Join(filepath.Dir(gitDir), value), true
+}
+
+// movesConfig reports whether a variable of git's environment changes
+// which repository or configuration files git reads (GIT_SSL_CAINFO,
+// GIT_EDITOR and the like do not).
+func movesConfig(name string) bool {
+	switch name {
+	case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_CONFIG")
 }
 
 // gitBool reports whether git reads value as true (git_parse_maybe_bool;

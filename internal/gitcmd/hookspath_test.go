@@ -78,7 +78,13 @@ func TestHooksPathIsGits(t *testing.T) {
 			t.Errorf("HooksPath = %q, %v outside any repository", got, ok)
 		}
 	})
-	for _, extra := range []string{"GIT_DIR=/elsewhere", "GIT_CONFIG_GLOBAL=/dev/null"} {
+	t.Run("a variable that moves nothing", func(t *testing.T) {
+		repo, env := configHome(t, map[string]string{"REPO": repoConfig + "\thooksPath = h\n"})
+		if got, ok := HooksPath(repo, append(env, "GIT_SSL_CAINFO=/etc/ssl/ca.pem", "GIT_EDITOR=vi")); got != filepath.Join(repo, "h") || !ok {
+			t.Errorf("HooksPath = %q, %v", got, ok)
+		}
+	})
+	for _, extra := range []string{"GIT_DIR=/elsewhere", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=1"} {
 		t.Run(extra, func(t *testing.T) {
 			repo, env := configHome(t, map[string]string{"REPO": repoConfig + "\thooksPath = h\n"})
 			if got, ok := HooksPath(repo, append(env, extra)); ok {

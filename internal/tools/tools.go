@@ -109,6 +109,10 @@ type Env struct {
 	// AskFrom names who makes the calls when it is not the session's own
 	// model (`the subagent "…"`): the permission dialog says so.
 	AskFrom string
+	// CodeFiles are files, besides the fixed ones of codepaths.go, that
+	// run as code: what the configured hooks run (hooks.Runner.Files).
+	// A write or edit to one always asks.
+	CodeFiles []string
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }
