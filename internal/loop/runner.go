@@ -301,7 +301,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if dir == "" {
 		dir = opt.Dir
 	}
-	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
+		CodeFiles: opt.Hooks.RepositoryFiles(dir)} // what a hook runs is code: writing it asks
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.
