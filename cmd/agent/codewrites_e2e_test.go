@@ -62,6 +62,9 @@ func TestE2EWritesThatBecomeCodeAsk(t *testing.T) {
 	if !strings.Contains(list.stdout, "runs a repository file (scripts/lint-changed): a write to it is code execution") {
 		t.Errorf("hooks list does not flag the hook:\n%s", list.stdout)
 	}
+	if strings.Contains(list.stdout, "repository's build") {
+		t.Errorf("hooks list calls the lint hook a build:\n%s", list.stdout)
+	}
 	js := e.run("", "hooks", "list", "--json")
 	var listed struct {
 		Hooks []struct {
@@ -71,5 +74,14 @@ func TestE2EWritesThatBecomeCodeAsk(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.stdout), &listed); err != nil || len(listed.Hooks) != 1 ||
 		len(listed.Hooks[0].RepositoryFiles) != 1 || !strings.HasSuffix(listed.Hooks[0].RepositoryFiles[0], "scripts/lint-changed") {
 		t.Errorf("hooks list --json: %v %s", err, js.stdout)
+	}
+
+	// A hook that runs the build is said to (the model may edit the
+	// Makefile without a question).
+	writeJSON(t, filepath.Join(e.home, ".config", "agent", "config.json"), map[string]any{
+		"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "make -s test >&2 || exit 2"}}}}},
+	})
+	if list := e.run("", "hooks", "list"); !strings.Contains(list.stdout, "runs the repository's build (make)") {
+		t.Errorf("hooks list does not say the Stop hook runs the build:\n%s", list.stdout)
 	}
 }

@@ -125,6 +125,10 @@ func listHooks(out io.Writer, cfg *config.Config, asJSON bool) error {
 	}
 	tw.Flush()
 	for _, l := range plan.Listed {
+		if tool := hooks.RunsBuild(l.Command); tool != "" {
+			fmt.Fprintf(out, "note: the %s hook %q runs the repository's build (%s): the files it reads are ordinary files the model may write, so with bash denied this hook still runs code the model wrote\n",
+				l.Event, oneLine(hookLine(l.Command), 60), tool)
+		}
 		if len(l.RepositoryFiles) == 0 {
 			continue
 		}

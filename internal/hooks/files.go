@@ -109,3 +109,30 @@ func (r *Runner) RepositoryFiles(dir string) []string {
 	}
 	return files
 }
+
+// buildTools run what the repository's own build files say (a Makefile,
+// package.json's scripts, go generate, a Cargo build script...).
+var buildTools = []string{"make", "gmake", "just", "npm", "npx", "yarn", "pnpm", "bun", "go", "cargo", "pytest", "tox", "nox",
+	"gradle", "gradlew", "mvn", "mvnw", "rake", "bundle", "composer", "dotnet", "cmake", "ninja", "bazel", "task"}
+
+// RunsBuild returns the build tool command runs (make, npm, go...), or
+// "": the files that tool reads are ordinary files the model edits, so
+// with bash denied such a hook still runs code the model wrote.
+func RunsBuild(command string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return ""
+	}
+	found := ""
+	syntax.Walk(f, func(node syntax.Node) bool {
+		call, ok := node.(*syntax.CallExpr)
+		if !ok || found != "" || len(call.Args) == 0 {
+			return found == ""
+		}
+		if name := filepath.Base(call.Args[0].Lit()); slices.Contains(buildTools, name) {
+			found = name
+		}
+		return true
+	})
+	return found
+}

@@ -62,3 +62,21 @@ func TestRepositoryFiles(t *testing.T) {
 		t.Errorf("nil Runner: %q", got)
 	}
 }
+
+// TestRunsBuild: a hook that runs the repository's build is named by its
+// tool; other commands are not.
+func TestRunsBuild(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"make -s test >&2 || exit 2":       "make",
+		"cd sub && npm test":               "npm",
+		"go test ./... 2>&1 | tail -5":     "go",
+		"./gradlew check":                  "gradlew",
+		"~/bin/notify-done":                "",
+		"$CLAUDE_PROJECT_DIR/scripts/lint": "",
+		"jq -r .tool_name":                 "",
+	} {
+		if got := RunsBuild(cmd); got != want {
+			t.Errorf("RunsBuild(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
