@@ -110,11 +110,35 @@ func codeFile(env *Env, lexical, resolved string) (reason string, gitDir bool) {
 		}
 	}
 	if hooks, ok := gitcmd.HooksPath(env.Dir, os.Environ()); ok && hooks != "" {
-		if withinFold(hooks, lexical) || resolved != "" && withinFold(resolvePath(hooks), resolved) {
+		if inHooksDir(env, hooks, lexical) || resolved != "" && inHooksDir(env, resolvePath(hooks), resolved) {
 			return fmt.Sprintf("is in this repository's git hooks directory (core.hooksPath = %s): git runs these hooks on commit, checkout, merge and push", hooks), false
 		}
 	}
 	return "", false
+}
+
+// inHooksDir reports whether p is in the hooks directory hooks. Anything
+// in a directory of hooks counts (a hook may source its neighbours); but
+// when that directory holds the session's directory (core.hooksPath = .),
+// only a file directly in it with a hook's name does.
+func inHooksDir(env *Env, hooks, p string) bool {
+	if !withinFold(hooks, p) {
+		return false
+	}
+	if !withinFold(hooks, env.Dir) && !withinFold(hooks, resolvePath(env.Dir)) {
+		return true
+	}
+	return strings.EqualFold(filepath.Dir(p), hooks) && gitHookNames[strings.ToLower(filepath.Base(p))]
+}
+
+// gitHookNames are the hooks git runs (githooks(5)).
+var gitHookNames = map[string]bool{
+	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true, "pre-merge-commit": true,
+	"prepare-commit-msg": true, "commit-msg": true, "post-commit": true, "pre-rebase": true, "post-checkout": true,
+	"post-merge": true, "pre-push": true, "pre-receive": true, "update": true, "proc-receive": true, "post-receive": true,
+	"post-update": true, "reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
+	"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true, "p4-prepare-changelist": true,
+	"p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
 }
 
 // matchCodePath returns the entry of codePaths p matches, looking only at

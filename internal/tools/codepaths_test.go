@@ -183,3 +183,20 @@ func TestOrdinaryWritesDoNotAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksPathAtTheTopAsksForHookNamesOnly: core.hooksPath = . makes
+// git run pre-commit from the top of the work tree; the files beside it
+// are ordinary.
+func TestHooksPathAtTheTopAsksForHookNamesOnly(t *testing.T) {
+	env := newEnv(t)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	initRepo(t, env.Dir, "\thooksPath = .\n")
+	assertAsksAsCode(t, env, writeCall("pre-commit"), "core.hooksPath")
+	assertAsksAsCode(t, env, writeCall("Post-Checkout"), "core.hooksPath")
+	for _, p := range []string{"main.go", "Makefile", "sub/pre-commit"} {
+		if ok, denial, _ := NewPermissions(map[string]Mode{"write": ModeAllow}, nil, false).Check(context.Background(), env, writeCall(p)); !ok {
+			t.Errorf("%s asked: %s", p, denial)
+		}
+	}
+}
