@@ -200,3 +200,21 @@ func TestHooksPathAtTheTopAsksForHookNamesOnly(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckAllowedWrite is the cost of deciding an allowed write in
+// a repository: the table, and core.hooksPath read from git's files.
+func BenchmarkCheckAllowedWrite(b *testing.B) {
+	env := newEnv(b)
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	b.Setenv("HOME", b.TempDir())
+	if out, err := exec.Command("git", "init", "-q", env.Dir).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v %s", err, out)
+	}
+	p := NewPermissions(map[string]Mode{"write": ModeAllow}, nil, false)
+	c := writeCall("internal/x/main.go")
+	for b.Loop() {
+		if ok, _, _ := p.Check(context.Background(), env, c); !ok {
+			b.Fatal("denied")
+		}
+	}
+}
