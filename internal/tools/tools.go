@@ -9,6 +9,8 @@
 // first on their own terms (bash keeps head and tail, read stops at a line
 // and says which offset continues). Permissions are separate: the loop calls
 // Permissions.Check, then Registry.Run (or Registry.RunChecked does both).
+// A write or edit of a file that runs as code (a git hook, .envrc, editor
+// tasks...) always asks, whatever the tool's mode: codepaths.go.
 package tools
 
 import (
