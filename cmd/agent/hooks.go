@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -83,6 +84,9 @@ func newHooksListCmd(g *globalFlags) *cobra.Command {
 
 func listHooks(out io.Writer, cfg *config.Config, asJSON bool) error {
 	plan := hooks.FromConfig(cfg, approval.Open(cfg.DataDir))
+	for i := range plan.Listed {
+		plan.Listed[i].RepositoryFiles = hooks.RepositoryFiles(plan.Listed[i].Command, cfg.Dir)
+	}
 	if asJSON {
 		listed := plan.Listed
 		if listed == nil {
@@ -120,6 +124,24 @@ func listHooks(out io.Writer, cfg *config.Config, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Event, hookLine(matcher), l.Source, status, command)
 	}
 	tw.Flush()
+	for _, l := range plan.Listed {
+		if tool := hooks.RunsBuild(l.Command); tool != "" {
+			fmt.Fprintf(out, "note: the %s hook %q runs the repository's build (%s): the files it reads are ordinary files the model may write, so with bash denied this hook still runs code the model wrote\n",
+				l.Event, oneLine(hookLine(l.Command), 60), tool)
+		}
+		if len(l.RepositoryFiles) == 0 {
+			continue
+		}
+		shown := make([]string, len(l.RepositoryFiles))
+		for i, f := range l.RepositoryFiles {
+			if rel, err := filepath.Rel(cfg.Dir, f); err == nil {
+				f = rel
+			}
+			shown[i] = hookLine(f)
+		}
+		fmt.Fprintf(out, "note: the %s hook %q runs a repository file (%s): a write to it is code execution, so the agent's write and edit of it always ask\n",
+			l.Event, oneLine(hookLine(l.Command), 60), strings.Join(shown, ", "))
+	}
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(out, "warning:", termsafe.Strip(w))
 	}

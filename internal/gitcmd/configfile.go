@@ -128,13 +128,39 @@ func validHead(data []byte) bool {
 // configuration file, in order, as git's parser names them (section and
 // variable lower-cased, a quoted subsection verbatim), or ok false when
 // the file has anything not mirrored here exactly or that makes git read
-// another file: a carriage return, a NUL, a byte-order mark, a backslash
-// in a subsection, a variable before any section, an include or includeIf
-// section, extensions.worktreeConfig, or a syntax error (git would fail
-// on it, and is left to say so).
+// another file: see configEntries, plus an include or includeIf section
+// and extensions.worktreeConfig.
 func configKeys(data []byte) (keys []string, ok bool) {
-	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, 0) >= 0 || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+	entries, includes, ok := configEntries(data)
+	if !ok || includes {
 		return nil, false
+	}
+	for _, e := range entries {
+		if e.name == "extensions.worktreeconfig" {
+			return nil, false
+		}
+		keys = append(keys, e.name)
+	}
+	return keys, true
+}
+
+// configEntry is one variable of a configuration file: its full name
+// (see configKeys) and its value as git's parse_value reads it (quotes
+// removed, escapes and continuations applied, blanks outside quotes
+// collapsed and trimmed); a variable without "=" has the value "".
+type configEntry struct {
+	name, value string
+}
+
+// configEntries returns the variables of a git configuration file in
+// order, and whether it has an include or includeIf section (whose files
+// are not read here), or ok false when the file has anything not mirrored
+// here exactly: a carriage return, a NUL, a byte-order mark, a backslash
+// in a subsection, a variable before any section, or a syntax error (git
+// would fail on it, and is left to say so).
+func configEntries(data []byte) (entries []configEntry, includes, ok bool) {
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, 0) >= 0 || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, false, false
 	}
 	p := &configParser{data: data}
 	var section []byte // the current section's name and a dot, "" before the first
@@ -144,7 +170,7 @@ func configKeys(data []byte) (keys []string, ok bool) {
 		switch {
 		case c == '\n':
 			if p.eof {
-				return keys, true
+				return entries, includes, true
 			}
 			comment = false
 		case comment || isSpace(c):
@@ -153,24 +179,24 @@ func configKeys(data []byte) (keys []string, ok bool) {
 		case c == '[':
 			name, ok := p.sectionName()
 			if !ok || len(name) == 0 {
-				return nil, false
+				return nil, false, false
 			}
 			base, _, _ := bytes.Cut(name, []byte("."))
 			if string(base) == "include" || string(base) == "includeif" {
-				return nil, false
+				includes = true
 			}
 			section = append(name, '.')
 		case isAlpha(c):
 			if len(section) == 0 {
-				return nil, false
+				return nil, false, false
 			}
-			name, ok := p.variable(append(append([]byte{}, section...), lower(c)))
-			if !ok || name == "extensions.worktreeconfig" {
-				return nil, false
+			name, value, ok := p.variable(append(append([]byte{}, section...), lower(c)))
+			if !ok {
+				return nil, false, false
 			}
-			keys = append(keys, name)
+			entries = append(entries, configEntry{name, value})
 		default:
-			return nil, false
+			return nil, false, false
 		}
 	}
 }
@@ -246,8 +272,8 @@ func (p *configParser) subsection(name []byte, c byte) ([]byte, bool) {
 }
 
 // variable reads the rest of a variable's name and its value (get_value),
-// returning the full name.
-func (p *configParser) variable(name []byte) (string, bool) {
+// returning the full name and the value.
+func (p *configParser) variable(name []byte) (string, string, bool) {
 	var c byte
 	for {
 		c = p.next()
@@ -259,36 +285,65 @@ func (p *configParser) variable(name []byte) (string, bool) {
 	for c == ' ' || c == '\t' {
 		c = p.next()
 	}
+	var value string
 	if c != '\n' {
-		if c != '=' || !p.value() {
-			return "", false
+		var ok bool
+		if c != '=' {
+			return "", "", false
+		}
+		if value, ok = p.value(); !ok {
+			return "", "", false
 		}
 	}
-	return string(name), true
+	return string(name), value, true
 }
 
-// value skips a value to the end of its line (parse_value): quotes,
+// value reads a value to the end of its line (parse_value): quotes,
 // escapes, comments and backslash-newline continuations as git reads
-// them.
-func (p *configParser) value() bool {
+// them; blanks outside quotes before the first character are dropped,
+// and the ones after it are kept only when more of the value follows.
+func (p *configParser) value() (string, bool) {
+	var v []byte
 	quote, comment := false, false
+	spaces := 0
 	for {
 		c := p.next()
 		switch {
 		case c == '\n':
-			return !quote
+			return string(v), !quote
 		case comment:
+			continue
 		case isSpace(c) && !quote:
+			if len(v) > 0 {
+				spaces++
+			}
+			continue
 		case !quote && (c == ';' || c == '#'):
 			comment = true
-		case c == '\\':
-			switch p.next() {
-			case '\n', 't', 'b', 'n', '\\', '"':
+			continue
+		}
+		for ; spaces > 0; spaces-- {
+			v = append(v, ' ')
+		}
+		switch c {
+		case '\\':
+			switch e := p.next(); e {
+			case '\n':
+			case 't':
+				v = append(v, '\t')
+			case 'b':
+				v = append(v, '\b')
+			case 'n':
+				v = append(v, '\n')
+			case '\\', '"':
+				v = append(v, e)
 			default:
-				return false // git refuses an unknown escape
+				return "", false // git refuses an unknown escape
 			}
-		case c == '"':
+		case '"':
 			quote = !quote
+		default:
+			v = append(v, c)
 		}
 	}
 }

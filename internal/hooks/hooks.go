@@ -52,7 +52,8 @@
 //     redacted) before the model or the user sees any of it.
 //
 // Decisions are pure functions (decide.go) tested without processes; the
-// process itself is exec.go.
+// process itself is exec.go. The repository files a hook's command runs
+// (a write to them is code execution) are read statically: files.go.
 package hooks
 
 import (

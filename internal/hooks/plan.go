@@ -43,6 +43,10 @@ type Listed struct {
 	Runs bool `json:"runs"`
 	// Known: the event is one hooks fire for.
 	Known bool `json:"known_event"`
+	// RepositoryFiles are the files inside the project the command runs
+	// (RepositoryFiles, set by whoever lists with a directory): a write to
+	// one is code execution, so the agent's write and edit of it ask.
+	RepositoryFiles []string `json:"repository_files,omitempty"`
 }
 
 // Plan is what a configuration's hooks come to.

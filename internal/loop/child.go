@@ -54,6 +54,7 @@ func (r *Runner) withParent(ctx context.Context) context.Context {
 	r.mu.Lock()
 	p := Parent{ID: r.sess.ID, Model: r.model, Dir: r.toolEnv.Dir, Options: r.opt,
 		BudgetUSD: r.opt.MaxCostUSD, SpentUSD: r.sess.CostUSD}
+	p.Options.CodeFiles = r.toolEnv.CodeFiles // its hooks' files too
 	r.mu.Unlock()
 	if p.Model == "" {
 		p.Model = r.opt.Config.Model

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,6 +143,10 @@ type Options struct {
 	SystemPrompt func(Environment) []string
 	// Hooks runs the user's hooks (hooks.go); nil means none.
 	Hooks *hooks.Runner
+	// CodeFiles are files that run as code besides those Hooks run
+	// (tools.Env.CodeFiles): a subagent gets its session's, whose hooks
+	// run what the subagent writes.
+	CodeFiles []string
 }
 
 // TurnResult is how a turn ended.
@@ -301,7 +306,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if dir == "" {
 		dir = opt.Dir
 	}
-	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom}
+	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
+		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.

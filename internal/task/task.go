@@ -204,6 +204,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		Retry: po.Retry, Estimator: po.Estimator, Sleep: po.Sleep,
 		SystemPrompt: systemPrompt,
 		AskFrom:      "the subagent “" + description + "”",
+		CodeFiles:    po.CodeFiles, // the parent's hooks run them
 	}
 	if parent.BudgetUSD > 0 {
 		opt.MaxCostUSD = parent.BudgetUSD - parent.SpentUSD

@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -55,8 +53,15 @@ type Request struct {
 	// configuration and hooks make git run commands). Always asked, never
 	// granted for the session; AllowSession counts as AllowOnce.
 	GitDir bool
-	Reason string // why approval is needed, for the dialog
-	From   string // who asks, when not the session's model (Env.AskFrom)
+	// RunsCode: write or edit of a file that runs as code on the user's
+	// next action (codepaths.go: a .git directory, git hooks, .envrc,
+	// editor tasks, the agent's own project config and hooks, a file a
+	// configured hook runs). Always asked, even when the tool is allowed,
+	// and never granted for the session: AllowSession counts as AllowOnce.
+	// Reason says what runs it. GitDir implies RunsCode.
+	RunsCode bool
+	Reason   string // why approval is needed, for the dialog
+	From     string // who asks, when not the session's model (Env.AskFrom)
 	// Diff is, for edit and write, the unified diff the call would make,
 	// computed before consent without writing anything; empty when the
 	// call would fail or the file is too large (see PreviewDiff).
@@ -146,7 +151,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, call.Name), nil
 	}
 	req := p.request(env, call)
-	if mode == ModeAllow && !req.Outside && !req.GitDir {
+	if mode == ModeAllow && !req.Outside && !req.RunsCode {
 		return true, "", nil
 	}
 	if p.granted(req) || p.yes {
@@ -154,7 +159,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	}
 	if p.asker == nil {
 		hint := fmt.Sprintf("the user can re-run with --yes, or set \"permissions\": {%q: \"allow\"} in the user config", call.Name)
-		if req.Outside || req.GitDir {
+		if req.Outside || req.RunsCode {
 			hint = "the user can re-run with --yes"
 		}
 		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
@@ -176,7 +181,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	case AllowOnce:
 		return true, "", nil
 	case AllowSession:
-		if !req.GitDir { // never granted for the session: this call only
+		if !req.RunsCode { // never granted for the session: this call only
 			p.grant(req)
 		}
 		return true, "", nil
@@ -238,24 +243,9 @@ func (p *Permissions) StopTurn() {
 	p.stopTurn = true
 }
 
-// writeTools change files; under .git they always ask.
+// writeTools change files; a file that runs as code always asks
+// (codepaths.go).
 var writeTools = map[string]bool{"write": true, "edit": true}
-
-// inGitDir reports whether a component of p is a .git directory, in any
-// letter case (case-insensitive file systems treat .GIT as .git). Below
-// dir only the components under dir count (a session started inside a
-// .git directory is the user's choice).
-func inGitDir(dir, p string) bool {
-	if within(dir, p) {
-		p, _ = filepath.Rel(dir, p)
-	}
-	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
-		if strings.EqualFold(c, ".git") {
-			return true
-		}
-	}
-	return false
-}
 
 // readOnlyTools may read the saved outputs without approval.
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true}
@@ -290,12 +280,21 @@ func (p *Permissions) request(env *Env, call Call) Request {
 		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
 	}
 	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
-	var outside, unresolved, gitPaths []string
+	var outside, unresolved, codePaths []string
+	codeReason := ""
 	for _, path := range paths {
-		if writeTools[call.Name] && inGitDir(env.Dir, path) {
-			gitPaths = append(gitPaths, path)
-		}
 		r, err := resolveLinks(path)
+		if writeTools[call.Name] {
+			if why, git := codeFile(env, path, r); why != "" {
+				shown := r
+				if err != nil {
+					shown = path
+				}
+				codePaths = append(codePaths, shown)
+				codeReason = why
+				req.GitDir = req.GitDir || git
+			}
+		}
 		if err != nil {
 			// A symlink loop: where it leads is unknown, so it is not
 			// known to be inside.
@@ -305,18 +304,15 @@ func (p *Permissions) request(env *Env, call Call) Request {
 			continue
 		}
 		req.Paths = append(req.Paths, r)
-		if writeTools[call.Name] && inGitDir(dir, r) && !slices.Contains(gitPaths, path) {
-			gitPaths = append(gitPaths, r)
-		}
 		if !inside(r) {
 			req.Outside = true
 			outside = append(outside, r)
 		}
 	}
-	req.GitDir = len(gitPaths) > 0
+	req.RunsCode = len(codePaths) > 0
 	switch {
-	case req.GitDir:
-		req.Reason = fmt.Sprintf("%s is in a .git directory: git's configuration and hooks can make git run commands, so changing them always asks", strings.Join(gitPaths, ", "))
+	case req.RunsCode:
+		req.Reason = fmt.Sprintf("%s %s, so a change to it always asks", strings.Join(codePaths, ", "), codeReason)
 		if req.Outside {
 			req.Reason += fmt.Sprintf(" (and it is outside the session directory %s)", dir)
 		}
@@ -349,7 +345,7 @@ func grantKeys(req Request) []string {
 }
 
 func (p *Permissions) granted(req Request) bool {
-	if req.GitDir {
+	if req.RunsCode {
 		return false
 	}
 	p.mu.Lock()

@@ -9,6 +9,8 @@
 // first on their own terms (bash keeps head and tail, read stops at a line
 // and says which offset continues). Permissions are separate: the loop calls
 // Permissions.Check, then Registry.Run (or Registry.RunChecked does both).
+// A write or edit of a file that runs as code (a git hook, .envrc, editor
+// tasks...) always asks, whatever the tool's mode: codepaths.go.
 package tools
 
 import (
@@ -109,6 +111,10 @@ type Env struct {
 	// AskFrom names who makes the calls when it is not the session's own
 	// model (`the subagent "…"`): the permission dialog says so.
 	AskFrom string
+	// CodeFiles are files, besides the fixed ones of codepaths.go, that
+	// run as code: what the configured hooks run (hooks.Runner.Files).
+	// A write or edit to one always asks.
+	CodeFiles []string
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

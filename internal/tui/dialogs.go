@@ -292,8 +292,8 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
 	case req.Tool == "bash":
 		session = "allow this command for this session"
-	case req.GitDir:
-		session = "allow once (.git is never allowed for the session)"
+	case req.RunsCode:
+		session = "allow once (a file that runs as code is never allowed for the session)"
 	case req.Outside:
 		session = "allow " + req.Tool + " outside the directory for this session"
 	default:
