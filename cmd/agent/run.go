@@ -226,6 +226,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer r.Close()
+	if err := unpricedCap(a.cfg, r.Model(), f.maxCost); err != nil {
+		return err // before any request
+	}
 	if r.Stored() {
 		out.setSession(r.Session().ID)
 	}
