@@ -75,6 +75,8 @@ func TestE2EMaxCostHoldsWithParallelSubagents(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("cost $%v of $0.05; %d children answered, %d refused; %d requests, %d at most in flight",
+		done["cost_usd"], answered, refused, len(e.srv.Requests()), e.srv.MaxInFlight())
 	if done == nil || done["finish_reason"] != "budget" {
 		t.Fatalf("done = %v", done)
 	}
