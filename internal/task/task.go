@@ -67,7 +67,7 @@ const Name = "task"
 // Tool is the task tool. Make it with New.
 type Tool struct {
 	cfg      config.Task
-	slots    chan struct{} // one per running child, task.max_parallel
+	slots    chan struct{}   // one per running child, task.max_parallel
 	names    []string        // the child's tools, validated
 	reg      *tools.Registry // the child's tools (recall joins in loop.Open)
 	readOnly bool
