@@ -438,8 +438,14 @@ func TestTaskWriteToolsAskTheParent(t *testing.T) {
 // whose first request would pass what is left is not sent, its task fails,
 // and the parent stops at the cap.
 func TestTaskBudget(t *testing.T) {
-	p := newParent(t, func(o *loop.Options) { o.MaxCostUSD = 0.2002 },
-		// 100K prompt tokens at $2/M: $0.2 of the $0.2002.
+	p := newParent(t, func(o *loop.Options) {
+		o.MaxCostUSD = 0.2102
+		// A request reserves up to 1000 tokens of output: $0.008.
+		info, _ := o.Config.ModelInfo("gpt-4.1")
+		info.MaxOutput = 1000
+		o.Config.Models["gpt-4.1"] = info
+	},
+		// 100K prompt tokens at $2/M: $0.2 of the $0.2102.
 		pt.Reply(append(pt.ToolCallChunks(0, "call_task", Name, `{"description":"d","prompt":"p"}`, 1),
 			pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 100000, Completion: 10}))...),
 	)
@@ -451,7 +457,7 @@ func TestTaskBudget(t *testing.T) {
 		t.Errorf("%d requests, want the parent's first only", n)
 	}
 	st := p.taskPart()
-	if st.Status != message.ToolError || !strings.Contains(st.Output, "budget") {
+	if st.Status != message.ToolError || !strings.Contains(st.Output, "of its $0.21 budget, with $0.00 reserved") {
 		t.Errorf("task part = %s %q, want a budget error", st.Status, st.Output)
 	}
 }
