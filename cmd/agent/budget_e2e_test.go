@@ -130,6 +130,19 @@ func TestE2EMaxCostRefusesAnUnpricedModel(t *testing.T) {
 	// Without a cap it runs.
 	e.srv.Add(pt.Text("hi"))
 	if res := e.run("", "run", "--model", "my-local-model", "hello"); res.code != 0 {
-		t.Errorf("no cap: exit %d: %s", res.code, res.stderr)
+		t.Fatalf("no cap: exit %d: %s", res.code, res.stderr)
+	}
+	// Its cost is unknown, not $0.0000, wherever a cost is printed.
+	list := e.run("", "sessions")
+	ins := e.run("", "inspect", "-c")
+	rows := e.listJSON()
+	if len(rows) != 1 {
+		t.Fatalf("sessions = %+v", rows)
+	}
+	show := e.run("", "sessions", "show", rows[0].ID)
+	for name, out := range map[string]string{"sessions": list.stdout, "inspect": ins.stdout, "sessions show": show.stdout} {
+		if !strings.Contains(out, "unknown") || strings.Contains(out, "$0.0000") {
+			t.Errorf("%s prints the unpriced session's cost as:\n%s", name, out)
+		}
 	}
 }
