@@ -34,5 +34,6 @@ func (m *Model) budgetCmd(arg string) {
 		m.chat.add(&noticeItem{kind: noticeInfo, text: "no budget for this session"})
 		return
 	}
-	m.chat.add(&noticeItem{kind: noticeInfo, text: fmt.Sprintf("budget %s for this session (cost so far %s)", formatCost(usd), formatCost(m.sess.CostUSD))})
+	m.chat.add(&noticeItem{kind: noticeInfo, text: fmt.Sprintf("budget %s for this session (cost so far %s)", formatCost(usd),
+		strings.TrimPrefix(costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD), "cost "))})
 }
