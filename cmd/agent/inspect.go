@@ -44,6 +44,7 @@ type inspection struct {
 	Summaries      int             `json:"summaries"`
 	Usage          message.Usage   `json:"usage"`
 	CostUSD        float64         `json:"cost_usd"`
+	model          string          // the session's, to price it
 	Timeline       []timelineEntry `json:"timeline"`
 	// Steps are the session's model calls that reported usage, oldest
 	// first: what each read from the provider's prompt cache.
@@ -118,8 +119,8 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 	fmt.Fprintf(out, "Session %s  %s\n", ins.SessionID, termsafe.Strip(oneLine(ins.Title, 60)))
 	fmt.Fprintf(out, "  messages %d, parts %d, compacted parts %d, truncated outputs %d, summaries %d\n",
 		ins.Messages, ins.Parts, ins.CompactedParts, ins.TruncatedParts, ins.Summaries)
-	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost $%.4f\n",
-		ins.Usage.Input, ins.Usage.CachedInput, ins.Usage.Output, ins.Usage.Reasoning, ins.CostUSD)
+	fmt.Fprintf(out, "  usage: input %d (cached %d), output %d (reasoning %d), cost %s\n",
+		ins.Usage.Input, ins.Usage.CachedInput, ins.Usage.Output, ins.Usage.Reasoning, costText(a.cfg, ins.model, ins.CostUSD))
 	if len(ins.Steps) > 0 {
 		fmt.Fprintf(out, "  prompt cache: %s\n", cacheLine(ins.Usage, ins.Steps))
 	}
@@ -204,7 +205,7 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 	if err != nil {
 		return nil, err
 	}
-	ins := &inspection{SessionID: sess.ID, Title: sess.Title, Messages: stats.Messages, Parts: stats.Parts,
+	ins := &inspection{SessionID: sess.ID, model: sess.Model, Title: sess.Title, Messages: stats.Messages, Parts: stats.Parts,
 		CompactedParts: stats.CompactedParts, TruncatedParts: stats.TruncatedParts, Summaries: stats.Summaries,
 		Usage: sess.Usage, CostUSD: sess.CostUSD, Timeline: []timelineEntry{}, Steps: []stepUsage{}}
 	msgs, err := st.ListMessages(ctx, id)

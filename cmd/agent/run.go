@@ -67,7 +67,8 @@ Exit status: 0 on success (an explicit --max-steps reached included), 1 on
 failure (including a refused doom loop, the default limit of 200 steps and
 --max-cost or the config's budget reached: finish_reason "budget"),
 2 on bad usage (an --image refused, too large, not an image, or for a model
-without vision, included: no request is made), 130 when interrupted.`,
+without vision, and --max-cost for a model without a price, included: no
+request is made), 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
   git diff | agent run --yes "review this diff"
   agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="done").text'
@@ -83,7 +84,7 @@ without vision, included: no request is made), 130 when interrupted.`,
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
 	fl.BoolVar(&f.waitMCP, "wait-mcp", false, "wait for the MCP servers still starting (each within its startup timeout) so that the first step offers their tools")
-	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request would take the session's cost past USD (over the config's budget); exit 1")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request, with its subagents' and its output at max_tokens reserved, could take the session's cost past USD (over the config's budget); exit 1")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
@@ -226,6 +227,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer r.Close()
+	if err := unpricedCap(a.cfg, r.Model(), f.maxCost); err != nil {
+		return err // before any request
+	}
 	if r.Stored() {
 		out.setSession(r.Session().ID)
 	}

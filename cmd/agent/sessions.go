@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
@@ -129,8 +130,8 @@ func listSessions(ctx context.Context, g *globalFlags, f *sessionsFlags, out io.
 	fmt.Fprintln(tw, header+"TITLE")
 	now := time.Now()
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t$%.4f\t%s\t", r.ID, shortTime(r.CreatedAt, now), shortTime(r.UpdatedAt, now),
-			r.Messages, formatContext(r.Context), r.CostUSD, termsafe.Strip(oneLine(r.Model, 40)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t", r.ID, shortTime(r.CreatedAt, now), shortTime(r.UpdatedAt, now),
+			r.Messages, formatContext(r.Context), costText(a.cfg, r.Model, r.CostUSD), termsafe.Strip(oneLine(r.Model, 40)))
 		if f.all {
 			fmt.Fprintf(tw, "%s\t", termsafe.Strip(homeRelative(r.Dir)))
 		}
@@ -258,28 +259,28 @@ func lookupSession(ctx context.Context, st *storage.Store, id string) (*message.
 
 // readSession loads a session and its whole history from a read-only
 // store.
-func readSession(ctx context.Context, g *globalFlags, id string) (*message.Session, []message.Entry, error) {
+func readSession(ctx context.Context, g *globalFlags, id string) (*message.Session, []message.Entry, *config.Config, error) {
 	a, err := loadApp(g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st, err := a.openReadOnly(ctx)
 	if errors.Is(err, storage.ErrNoDatabase) {
-		return nil, nil, fmt.Errorf("no session %s: there are no sessions yet", id)
+		return nil, nil, nil, fmt.Errorf("no session %s: there are no sessions yet", id)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer st.Close()
 	s, err := lookupSession(ctx, st, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	hist, err := st.LoadHistory(ctx, s.ID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return s, hist, nil
+	return s, hist, a.cfg, nil
 }
 
 // toTerminal reports whether f is a terminal, where text from the model
@@ -322,11 +323,11 @@ history was compacted. Long outputs and reasoning are clipped unless
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessionArgs(g, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, hist, err := readSession(cmd.Context(), g, args[0])
+			s, hist, cfg, err := readSession(cmd.Context(), g, args[0])
 			if err != nil {
 				return err
 			}
-			return writeTranscript(transcriptTo(os.Stdout), s, hist, transcriptOptions{full: full})
+			return writeTranscript(transcriptTo(os.Stdout), s, hist, transcriptOptions{full: full, cfg: cfg})
 		},
 	}
 	cmd.Flags().BoolVar(&full, "full", false, "show tool outputs and reasoning whole")
@@ -360,12 +361,12 @@ included). Without it, the complete Markdown transcript (as show --full).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessionArgs(g, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, hist, err := readSession(cmd.Context(), g, args[0])
+			s, hist, cfg, err := readSession(cmd.Context(), g, args[0])
 			if err != nil {
 				return err
 			}
 			if !asJSON {
-				return writeTranscript(transcriptTo(os.Stdout), s, hist, transcriptOptions{full: true})
+				return writeTranscript(transcriptTo(os.Stdout), s, hist, transcriptOptions{full: true, cfg: cfg})
 			}
 			if hist == nil {
 				hist = []message.Entry{}

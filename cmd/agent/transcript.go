@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 )
 
@@ -23,6 +24,9 @@ type transcriptOptions struct {
 	// full keeps tool outputs and reasoning whole; otherwise they are
 	// clipped to clipLines lines and clipChars characters.
 	full bool
+	// cfg prices the session's model: without a price its cost is
+	// "unknown" (nil: printed as stored).
+	cfg *config.Config
 }
 
 // Clipping of tool outputs, tool inputs and reasoning in a short
@@ -44,7 +48,7 @@ func writeTranscript(w io.Writer, s *message.Session, hist []message.Entry, opt 
 	fmt.Fprintf(&b, "- directory: `%s`\n", s.Dir)
 	fmt.Fprintf(&b, "- model: %s\n", s.Model)
 	fmt.Fprintf(&b, "- created %s, updated %s\n", stamp(s.CreatedAt), stamp(s.UpdatedAt))
-	fmt.Fprintf(&b, "- %d messages; tokens in %d, out %d; cost $%.4f\n", len(hist), s.Usage.Input, s.Usage.Output, s.CostUSD)
+	fmt.Fprintf(&b, "- %d messages; tokens in %d, out %d; cost %s\n", len(hist), s.Usage.Input, s.Usage.Output, costText(opt.cfg, s.Model, s.CostUSD))
 	for _, e := range hist {
 		writeEntry(&b, e, opt)
 	}

@@ -17,6 +17,11 @@ type Price struct {
 	CacheWrite float64 `json:"cache_write"`
 }
 
+// Known reports whether the model has a price (config or catalog): the
+// cost of a model without one is unknown, not zero, and a spending cap
+// cannot be held against it.
+func (p Price) Known() bool { return p.Input > 0 || p.Output > 0 }
+
 // ModelInfo is what the agent needs to know of a model: its limits, its
 // price and whether its reasoning text is sent back to it.
 type ModelInfo struct {

@@ -112,6 +112,10 @@ type Task struct {
 	Model string `json:"model"`
 	// MaxSteps bounds a child session's steps (DefaultTaskMaxSteps).
 	MaxSteps int `json:"max_steps"`
+	// MaxParallel bounds the subagents running at once in this process
+	// (DefaultTaskMaxParallel); the task calls of a step beyond it wait
+	// for a running one to end.
+	MaxParallel int `json:"max_parallel"`
 }
 
 // DefaultTaskTools are a subagent's tools when task.tools is not set.
@@ -120,6 +124,9 @@ var DefaultTaskTools = []string{"read", "grep", "glob", "ls"}
 // DefaultTaskMaxSteps is task.max_steps when unset: a subagent that has
 // not answered in this many steps is stopped and reports what it had.
 const DefaultTaskMaxSteps = 50
+
+// DefaultTaskMaxParallel is task.max_parallel when unset.
+const DefaultTaskMaxParallel = 4
 
 // taskToolNames are the tools task.tools may name: the built-in ones.
 var taskToolNames = []string{"bash", "read", "write", "edit", "grep", "glob", "ls"}
@@ -243,9 +250,10 @@ type file struct {
 	// servers a project declares (mcp.go); a project file's is ignored.
 	MCPAllowEnv map[string][]string `json:"mcp_allow_env"`
 	Task        *struct {
-		Tools    []string `json:"tools"`
-		Model    *string  `json:"model"`
-		MaxSteps *int     `json:"max_steps"`
+		Tools       []string `json:"tools"`
+		Model       *string  `json:"model"`
+		MaxSteps    *int     `json:"max_steps"`
+		MaxParallel *int     `json:"max_parallel"`
 	} `json:"task"`
 	Hooks Hooks `json:"hooks"`
 }
@@ -291,7 +299,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
 		UI:                  UI{Mode: UIFullscreen},
 		ToolSearchThreshold: DefaultToolSearchThreshold,
-		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps},
+		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps, MaxParallel: DefaultTaskMaxParallel},
 		Permissions:         map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},
 	}
 
@@ -482,6 +490,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		if t.MaxSteps != nil {
 			c.Task.MaxSteps = *t.MaxSteps
 		}
+		if t.MaxParallel != nil {
+			c.Task.MaxParallel = *t.MaxParallel
+		}
 	}
 	if f.Hooks != nil {
 		c.Hooks = f.Hooks
@@ -609,6 +620,9 @@ func (t Task) validate() error {
 	}
 	if t.MaxSteps < 1 {
 		return fmt.Errorf("config: task.max_steps %d: want 1 or more", t.MaxSteps)
+	}
+	if t.MaxParallel < 1 {
+		return fmt.Errorf("config: task.max_parallel %d: want 1 or more", t.MaxParallel)
 	}
 	return nil
 }

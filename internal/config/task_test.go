@@ -15,18 +15,19 @@ func TestTaskConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(d.Task.Tools, []string{"read", "grep", "glob", "ls"}) || d.Task.Model != "" || d.Task.MaxSteps != DefaultTaskMaxSteps {
+	if !slices.Equal(d.Task.Tools, []string{"read", "grep", "glob", "ls"}) || d.Task.Model != "" || d.Task.MaxSteps != DefaultTaskMaxSteps ||
+		d.Task.MaxParallel != 4 {
 		t.Errorf("default task = %+v", d.Task)
 	}
 
 	home := t.TempDir()
 	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"),
-		`{"task": {"tools": ["read", "grep", "bash"], "model": "gpt-4.1-mini", "max_steps": 12}}`)
+		`{"task": {"tools": ["read", "grep", "bash"], "model": "gpt-4.1-mini", "max_steps": 12, "max_parallel": 2}}`)
 	u, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(u.Task.Tools, []string{"read", "grep", "bash"}) || u.Task.Model != "gpt-4.1-mini" || u.Task.MaxSteps != 12 {
+	if !slices.Equal(u.Task.Tools, []string{"read", "grep", "bash"}) || u.Task.Model != "gpt-4.1-mini" || u.Task.MaxSteps != 12 || u.Task.MaxParallel != 2 {
 		t.Errorf("user task = %+v", u.Task)
 	}
 
@@ -47,6 +48,7 @@ func TestTaskConfig(t *testing.T) {
 		`{"task": {"tools": ["read", "task"]}}`: "cannot start subagents",
 		`{"task": {"tools": ["rm"]}}`:           `unknown tool "rm"`,
 		`{"task": {"max_steps": 0}}`:            "task.max_steps 0",
+		`{"task": {"max_parallel": 0}}`:         "task.max_parallel 0",
 	} {
 		h := t.TempDir()
 		writeJSON(t, filepath.Join(h, ".config", "agent", "config.json"), body)

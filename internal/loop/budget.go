@@ -1,18 +1,24 @@
 package loop
 
-// The spending cap (agent run --max-cost, config budget): before every
-// model request of the session — steps, summary requests, title requests —
-// the session's cost so far plus the request's input at the model's input
-// price must stay within the cap, or the request is not made. The input
-// is priced in full (no cache discount) and the output not at all: the
-// input is what a request is sure to cost; an answer's length is not
-// known before it is written.
+// The spending cap (agent run --max-cost, config budget) is a reservation
+// ledger (internal/budget) shared by the session and the subagents it
+// starts (Options.Ledger, which a child takes from its Parent). Before
+// every model request of the session — steps, summary requests, title
+// requests — the request reserves what it can cost at most: its input at
+// the model's full input price (no cache discount) plus its max_tokens at
+// the output price; a request that cannot reserve is not made. When the
+// request ends, its reservation settles with its cost as the session's
+// totals count it (costAt), so spent means here what it means in `done`.
+// A child's spending settles in the shared ledger as it happens; the
+// parent adds it to its own totals only when the task result arrives
+// (child.go), and never to the ledger a second time.
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/ctxloop/agent/internal/budget"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
@@ -22,21 +28,25 @@ import (
 const FinishBudget = "budget"
 
 // ErrBudget matches the error of a request the spending cap refused.
-var ErrBudget = errors.New("budget reached")
+var ErrBudget = budget.ErrRefused
 
-// budgetError is a request refused by the cap: the session had cost
-// spentUSD of capUSD, and the request's input would cost about nextUSD.
+// budgetError is a request refused by the cap, with the ledger's figures
+// and the request's: about inputUSD of input and up to outputUSD of output.
 type budgetError struct {
-	spentUSD, capUSD, nextUSD float64
+	budget.RefusedError
+	inputUSD, outputUSD float64
 }
 
 func (e *budgetError) Error() string {
 	const raise = "raise it with --max-cost or `budget`"
-	if e.spentUSD >= e.capUSD {
-		return fmt.Sprintf("stopped: this session has cost %s of its %s budget; %s", usd(e.spentUSD), usd(e.capUSD), raise)
+	held := fmt.Sprintf("%s reserved by requests in flight", usd(e.ReservedUSD))
+	if e.SpentUSD >= e.CapUSD {
+		return fmt.Sprintf("stopped: this session has cost %s of its %s budget (%s); %s",
+			usd(e.SpentUSD), usd(e.CapUSD), held, raise)
 	}
-	return fmt.Sprintf("stopped: this session has cost %s of its %s budget and the next request would pass it (about %s of input); %s",
-		usd(e.spentUSD), usd(e.capUSD), usd(e.nextUSD), raise)
+	return fmt.Sprintf("stopped: this session has cost %s of its %s budget, with %s, and the next request "+
+		"would pass it (it reserves %s: about %s of input and up to %s of output); %s",
+		usd(e.SpentUSD), usd(e.CapUSD), held, usd(e.RequestUSD), usd(e.inputUSD), usd(e.outputUSD), raise)
 }
 
 // usd formats dollars for people: in cents from a cent up, otherwise with
@@ -48,38 +58,30 @@ func usd(v float64) string {
 	return "$" + strconv.FormatFloat(v, 'g', 2, 64)
 }
 
-func (e *budgetError) Is(target error) bool { return target == ErrBudget }
-
-// overBudget decides whether a request whose input costs nextUSD may not
-// go out when the session has cost spentUSD of a cap of capUSD (0: none).
-func overBudget(spentUSD, capUSD, nextUSD float64) bool {
-	return capUSD > 0 && (spentUSD >= capUSD || spentUSD+nextUSD > capUSD)
-}
-
 // SetBudget changes the session's spending cap (USD; 0 removes it), as a
-// user raising it after a stop does.
+// user raising it after a stop does. A subagent shares its parent's cap.
 func (r *Runner) SetBudget(usd float64) {
+	r.opt.Ledger.SetCap(usd)
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.opt.MaxCostUSD = max(usd, 0)
 	r.budgetUnpriced = false
+	r.mu.Unlock()
 }
 
 // Budget is the session's spending cap in USD, 0 when none.
-func (r *Runner) Budget() float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.opt.MaxCostUSD
-}
+func (r *Runner) Budget() float64 { return r.opt.Ledger.Cap() }
 
-// checkBudget returns an ErrBudget error when a request to model with
-// about inputTokens of input must not be made. A model without a price
-// cannot be held to the cap: that is said once, and the request goes out.
-func (r *Runner) checkBudget(model string, inputTokens int64) error {
+// reserve holds the cap for a request to model with about inputTokens of
+// input and up to maxTokens of output, or returns an ErrBudget error when
+// the request must not be made. A maxTokens of 0 (a request that sends no
+// max_tokens) reserves the model's max_output from the config or the
+// catalog: what the provider may write then. A model without a price
+// cannot be held to the cap: that is said once, and the request goes out
+// (agent run refuses --max-cost for it before it starts).
+func (r *Runner) reserve(model string, inputTokens, maxTokens int64) (*budget.Reservation, error) {
 	info, _ := r.opt.Config.ModelInfo(model)
+	capUSD := r.opt.Ledger.Cap()
+	unpriced := capUSD > 0 && !info.Price.Known()
 	r.mu.Lock()
-	capUSD, spent := r.opt.MaxCostUSD, r.sess.CostUSD
-	unpriced := capUSD > 0 && info.Price.Input == 0 && info.Price.Output == 0
 	tell := unpriced && !r.budgetUnpriced
 	if tell {
 		r.budgetUnpriced = true
@@ -90,14 +92,17 @@ func (r *Runner) checkBudget(model string, inputTokens int64) error {
 			"the budget of %s cannot be enforced: model %s has no price; set models.%s.price in your config",
 			usd(capUSD), model, model)})
 	}
-	if unpriced {
-		return nil
+	if maxTokens <= 0 {
+		maxTokens = info.MaxOutput
 	}
-	next := float64(inputTokens) * info.Price.Input / 1e6
-	if !overBudget(spent, capUSD, next) {
-		return nil
+	in := float64(inputTokens) * info.Price.Input / 1e6
+	out := float64(maxTokens) * info.Price.Output / 1e6
+	res, err := r.opt.Ledger.Reserve(in + out)
+	var refused *budget.RefusedError
+	if errors.As(err, &refused) {
+		return nil, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: out}
 	}
-	return &budgetError{spentUSD: spent, capUSD: capUSD, nextUSD: next}
+	return res, err
 }
 
 // messagesEstimate counts the input of a tool-less request at four bytes

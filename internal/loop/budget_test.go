@@ -9,23 +9,6 @@ import (
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
-func TestOverBudget(t *testing.T) {
-	for _, c := range []struct {
-		spent, capUSD, next float64
-		want                bool
-	}{
-		{0, 0, 100, false}, // no cap
-		{0.49, 0.50, 0.005, false},
-		{0.49, 0.50, 0.02, true}, // the request would pass it
-		{0.50, 0.50, 0, true},    // reached
-		{0.52, 0.50, 0, true},
-	} {
-		if got := overBudget(c.spent, c.capUSD, c.next); got != c.want {
-			t.Errorf("overBudget(%v, %v, %v) = %v, want %v", c.spent, c.capUSD, c.next, got, c.want)
-		}
-	}
-}
-
 // bigStep is a tool-call step whose usage says 100K prompt tokens and 1K
 // of output: $0.208 at gpt-4.1's $2/$8 per million.
 func bigStep(id string) pt.Step {
@@ -34,10 +17,12 @@ func bigStep(id string) pt.Step {
 	return s
 }
 
-// The cap stops the turn before the request that would pass it: after two
-// steps ($0.416), a third of ~100K input tokens ($0.20) would pass $0.50.
+// The cap stops the turn before the request that would pass it: each
+// request reserves its input and gpt-4.1's 32768 tokens of output ($0.26);
+// after two steps ($0.416), a third of ~100K input tokens ($0.20) and its
+// output would pass $0.70.
 func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
-	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.50 },
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.70 },
 		bigStep("a"), bigStep("b"), bigStep("c"), pt.Text("done"))
 	res := h.turn("go")
 	if res.FinishReason != FinishBudget || res.Err == nil || res.Steps != 2 {
@@ -47,11 +32,12 @@ func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 		t.Errorf("%d requests made, want 2", n)
 	}
 	errs := h.eventsOf(message.EventError)
-	if len(errs) != 1 || !strings.Contains(errs[0].Err, "this session has cost $0.42 of its $0.50 budget") ||
+	if len(errs) != 1 || !strings.Contains(errs[0].Err, "this session has cost $0.42 of its $0.70 budget, with $0.00 reserved") ||
+		!strings.Contains(errs[0].Err, "up to $0.26 of output") ||
 		!strings.Contains(errs[0].Err, "--max-cost") {
 		t.Fatalf("error events = %+v", errs)
 	}
-	if cost := h.r.Session().CostUSD; cost > 0.50 {
+	if cost := h.r.Session().CostUSD; cost > 0.70 {
 		t.Errorf("session cost $%.3f passed the cap", cost)
 	}
 

@@ -5,12 +5,14 @@ package loop
 //
 //   - A tool call runs with its session in its context (ParentOf): a tool
 //     that opens a child session takes the parent's store, provider,
-//     configuration, permissions, directory, model and what is left of its
-//     spending cap from there. The loop never imports the package that
+//     configuration, permissions, directory, model and spending ledger
+//     (Options.Ledger: one cap for the session and all its children,
+//     budget.go) from there. The loop never imports the package that
 //     does so; the tool joins through Options.SessionTools.
 //   - A result whose Metadata carries a child's spending (SetChildUsage)
 //     adds it to the session's totals when the result is stored
-//     (finishTool), so the totals, `done` and the spending cap count it.
+//     (finishTool), so the totals and `done` count it; the shared ledger
+//     counted each of the child's requests as it ended.
 //     Only the result's text enters the parent's context and its token
 //     calculator: the child's tokens were spent in the child's own context.
 //
@@ -36,7 +38,8 @@ type Parent struct {
 	// SessionTools are the parent's own and not for a child.
 	Options Options
 	// BudgetUSD is the session's spending cap now (0: none) and SpentUSD
-	// what the session has cost so far.
+	// what the session and its subagents have cost so far, from the
+	// session's ledger (Options.Ledger), which a child shares.
 	BudgetUSD, SpentUSD float64
 }
 
@@ -53,7 +56,7 @@ func ParentOf(ctx context.Context) (Parent, bool) {
 func (r *Runner) withParent(ctx context.Context) context.Context {
 	r.mu.Lock()
 	p := Parent{ID: r.sess.ID, Model: r.model, Dir: r.toolEnv.Dir, Options: r.opt,
-		BudgetUSD: r.opt.MaxCostUSD, SpentUSD: r.sess.CostUSD}
+		BudgetUSD: r.opt.Ledger.Cap(), SpentUSD: r.opt.Ledger.Spent()}
 	p.Options.CodeFiles = r.toolEnv.CodeFiles // its hooks' files too
 	r.mu.Unlock()
 	if p.Model == "" {

@@ -603,14 +603,18 @@ func (r *Runner) summarySizing(writer string) compact.Sizing {
 
 // summaryRequest makes one summary request, counting its usage.
 func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
-	if err := r.checkBudget(req.Model, r.messagesEstimate(req)); err != nil {
+	held, err := r.reserve(req.Model, r.messagesEstimate(req), int64(req.MaxTokens))
+	if err != nil {
 		return "", err
 	}
 	text, usage, err := r.complete(ctx, req)
+	cost := 0.0
 	if usage != nil {
 		// Billed at the writer's price, and shown live.
-		r.addSessionUsage(ctx, *usage, r.costOf(req.Model, *usage))
+		cost = r.costOf(req.Model, *usage)
+		r.addSessionUsage(ctx, *usage, cost)
 	}
+	held.Settle(cost)
 	return text, err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/budget"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
@@ -279,8 +280,10 @@ func TestMessageQueuedDuringACompactionIsDelivered(t *testing.T) {
 // TestBudgetMessageShowsSmallAmounts: a cap of a tenth of a cent does not
 // read as "$0.00 of its $0.00 budget".
 func TestBudgetMessageShowsSmallAmounts(t *testing.T) {
-	msg := (&budgetError{spentUSD: 0, capUSD: 0.001, nextUSD: 0.0054}).Error()
-	for _, want := range []string{"$0.00 of its $0.001 budget", "about $0.0054 of input"} {
+	msg := (&budgetError{RefusedError: budget.RefusedError{CapUSD: 0.001, ReservedUSD: 0.0003, RequestUSD: 0.0058},
+		inputUSD: 0.0054, outputUSD: 0.0004}).Error()
+	for _, want := range []string{"$0.00 of its $0.001 budget", "$0.0003 reserved by requests in flight",
+		"it reserves $0.0058: about $0.0054 of input and up to $0.0004 of output"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}

@@ -45,6 +45,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxloop/agent/internal/budget"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -115,6 +116,10 @@ type Options struct {
 	// MaxCostUSD is the session's spending cap (--max-cost, config
 	// budget); 0 means none. See budget.go.
 	MaxCostUSD float64
+	// Ledger, if set, is the spending ledger this session shares (a
+	// subagent's is its parent's), and MaxCostUSD is not read; nil makes
+	// one with the cap MaxCostUSD and the session's cost so far.
+	Ledger *budget.Ledger
 	// Retry is the retry policy; the zero value means DefaultRetryPolicy.
 	Retry RetryPolicy
 	// Estimator counts tokens; nil picks one for the model.
@@ -277,6 +282,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	opt.Tools = sessionTools(opt, st, sess.ID)
+	if opt.Ledger == nil {
+		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
+	}
 	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}}
 	r.tt.base = opt.Tools
 	r.idle = make(chan struct{})

@@ -76,11 +76,14 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		if conv == nil || !conv.current(r.history) {
 			conv = r.prepare()
 		}
-		if err := r.checkBudget(r.model, r.decisionSnapshot(conv).Total); err != nil {
+		// The request sends max_tokens = the model's max_output (finishRequest).
+		held, err := r.reserve(r.model, r.decisionSnapshot(conv).Total, r.info.MaxOutput)
+		if err != nil {
 			return stepOutcome{}, err
 		}
 		estimate := r.calc().Snapshot().Total
 		entry, finish, err := r.stream(ctx, estimate, conv)
+		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
 		if err == nil {
 			r.breaker = r.breaker.Through()
@@ -125,6 +128,14 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 			return stepOutcome{}, err
 		}
 	}
+}
+
+// entryCost is what a step's request cost (0 without an entry or usage).
+func entryCost(e *message.Entry) float64 {
+	if e == nil {
+		return 0
+	}
+	return e.Message.CostUSD
 }
 
 // supersede marks a failed attempt's message so it is never sent again.

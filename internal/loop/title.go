@@ -89,13 +89,17 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		},
 		MaxTokens: titleMaxTokens,
 	}
-	if r.checkBudget(model, r.messagesEstimate(req)) != nil {
+	held, err := r.reserve(model, r.messagesEstimate(req), titleMaxTokens)
+	if err != nil {
 		return "" // the provisional title stays
 	}
 	text, usage, err := r.completeOnce(ctx, req)
+	cost := 0.0
 	if usage != nil {
-		r.addSessionUsage(ctx, *usage, r.costOf(model, *usage))
+		cost = r.costOf(model, *usage)
+		r.addSessionUsage(ctx, *usage, cost)
 	}
+	held.Settle(cost)
 	if err != nil {
 		return ""
 	}

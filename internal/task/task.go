@@ -30,9 +30,15 @@
 //     child's spending travels in the result's metadata
 //     (loop.SetChildUsage) and the parent's loop adds it to the parent's
 //     totals; only the answer enters the parent's context.
-//   - A parent's spending cap holds the child too: the child's cap is what
-//     is left of the parent's when it starts (parallel children each get
-//     that much; the parent stops at its next request once past the cap).
+//   - A parent's spending cap holds its children too: a child shares the
+//     parent's budget ledger (loop.Options.Ledger), so every request of
+//     the parent and of all its children, parallel ones included, reserves
+//     from one cap, and a child's request that cannot reserve is not sent
+//     (its task fails with the figures; the parent stops at its next
+//     request). A child is not started once the cap is spent.
+//   - At most config task.max_parallel children run at once (per Tool, so
+//     per process: SessionTools makes one Tool); a call beyond it waits for
+//     a running one to end, or for its cancellation.
 //   - Cancelling the call (the parent's turn) cancels the child's turn and
 //     closes it before Run returns; what the child had is kept under the
 //     interrupted note, with its spending.
@@ -61,6 +67,7 @@ const Name = "task"
 // Tool is the task tool. Make it with New.
 type Tool struct {
 	cfg      config.Task
+	slots    chan struct{}   // one per running child, task.max_parallel
 	names    []string        // the child's tools, validated
 	reg      *tools.Registry // the child's tools (recall joins in loop.Open)
 	readOnly bool
@@ -76,7 +83,10 @@ func New(cfg config.Task) *Tool {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = config.DefaultTaskMaxSteps
 	}
-	t := &Tool{cfg: cfg, readOnly: true}
+	if cfg.MaxParallel <= 0 {
+		cfg.MaxParallel = config.DefaultTaskMaxParallel
+	}
+	t := &Tool{cfg: cfg, readOnly: true, slots: make(chan struct{}, cfg.MaxParallel)}
 	builtin := tools.NewRegistry()
 	var own []tools.Tool
 	for _, name := range cfg.Tools {
@@ -154,8 +164,14 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if !ok {
 		return fail("task runs only inside a session")
 	}
-	if parent.BudgetUSD > 0 && parent.SpentUSD >= parent.BudgetUSD {
-		return fail("Not started: this session has spent its budget of $%.2f.", parent.BudgetUSD)
+	select {
+	case t.slots <- struct{}{}:
+		defer func() { <-t.slots }()
+	case <-ctx.Done():
+		return fail("task was cancelled before the subagent started\n%s", message.InterruptedOutput)
+	}
+	if l := parent.Options.Ledger; l != nil && l.Cap() > 0 && l.Spent() >= l.Cap() {
+		return fail("Not started: this session has spent $%.4f of its budget of $%.2f.", l.Spent(), l.Cap())
 	}
 
 	prog := newProgress(call.Progress, t.reg, parent.Dir)
@@ -200,15 +216,14 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 	opt := loop.Options{
 		Store: po.Store, Provider: po.Provider, Config: &cfg, Tools: t.reg, Perms: perms,
 		Dir: parent.Dir, OutputDir: po.OutputDir,
-		Observer: observe, MaxSteps: t.cfg.MaxSteps,
+		Observer: observe, MaxSteps: t.cfg.MaxSteps, MaxCostUSD: parent.BudgetUSD,
 		Retry: po.Retry, Estimator: po.Estimator, Sleep: po.Sleep,
 		SystemPrompt: systemPrompt,
 		AskFrom:      "the subagent “" + description + "”",
 		CodeFiles:    po.CodeFiles, // the parent's hooks run them
 	}
-	if parent.BudgetUSD > 0 {
-		opt.MaxCostUSD = parent.BudgetUSD - parent.SpentUSD
-	}
+	// One ledger for the session and its children (budget.go in loop).
+	opt.Ledger = po.Ledger
 	r, err := loop.Open(ctx, opt, sess.ID)
 	if err != nil {
 		_ = po.Store.DeleteSession(context.WithoutCancel(ctx), sess.ID) // it never ran

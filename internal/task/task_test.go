@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -438,8 +439,14 @@ func TestTaskWriteToolsAskTheParent(t *testing.T) {
 // whose first request would pass what is left is not sent, its task fails,
 // and the parent stops at the cap.
 func TestTaskBudget(t *testing.T) {
-	p := newParent(t, func(o *loop.Options) { o.MaxCostUSD = 0.2002 },
-		// 100K prompt tokens at $2/M: $0.2 of the $0.2002.
+	p := newParent(t, func(o *loop.Options) {
+		o.MaxCostUSD = 0.2102
+		// A request reserves up to 1000 tokens of output: $0.008.
+		info, _ := o.Config.ModelInfo("gpt-4.1")
+		info.MaxOutput = 1000
+		o.Config.Models["gpt-4.1"] = info
+	},
+		// 100K prompt tokens at $2/M: $0.2 of the $0.2102.
 		pt.Reply(append(pt.ToolCallChunks(0, "call_task", Name, `{"description":"d","prompt":"p"}`, 1),
 			pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 100000, Completion: 10}))...),
 	)
@@ -451,7 +458,7 @@ func TestTaskBudget(t *testing.T) {
 		t.Errorf("%d requests, want the parent's first only", n)
 	}
 	st := p.taskPart()
-	if st.Status != message.ToolError || !strings.Contains(st.Output, "budget") {
+	if st.Status != message.ToolError || !strings.Contains(st.Output, "of its $0.21 budget, with $0.00 reserved") {
 		t.Errorf("task part = %s %q, want a budget error", st.Status, st.Output)
 	}
 }
@@ -530,5 +537,50 @@ func TestTaskChildAsksTheParentsAsker(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, "out.txt")); !os.IsNotExist(err) {
 		t.Errorf("written despite the denial: %v", err)
+	}
+}
+
+// TestTaskParallelChildrenShareOneCap: six task calls of one step, two at
+// most at once (task.max_parallel), reserve from the parent's one ledger:
+// the children that cannot reserve send nothing, and what the session and
+// its children spent stays within the cap.
+func TestTaskParallelChildrenShareOneCap(t *testing.T) {
+	var calls []pt.Call
+	for i := range 6 {
+		calls = append(calls, pt.Call{ID: fmt.Sprintf("call_%d", i), Name: Name, Args: fmt.Sprintf(`{"description":"d%d","prompt":"p%d"}`, i, i)})
+	}
+	first := pt.ToolCalls(calls...)
+	first.Chunks[len(first.Chunks)-1] = pt.UsageChunk(pt.Usage{Prompt: 1000, Completion: 100}) // $0.0028
+	p := newParent(t, func(o *loop.Options) {
+		o.MaxCostUSD = 0.04
+		info, _ := o.Config.ModelInfo("gpt-4.1")
+		info.MaxOutput = 1000 // $0.008 of output reserved a request
+		o.Config.Models["gpt-4.1"] = info
+		o.SessionTools = SessionTools(config.Task{MaxParallel: 2})
+	}, first)
+	p.srv.Handle(func(pt.Request) pt.Step { // a child: $0.009
+		return pt.Reply(pt.Delay(30*time.Millisecond), pt.TextChunk("ok"), pt.FinishChunk("stop"),
+			pt.UsageChunk(pt.Usage{Prompt: 500, Completion: 1000}))
+	})
+	res := p.turn("go")
+	if res.FinishReason != loop.FinishBudget {
+		t.Fatalf("turn = %+v, want stopped by the budget", res)
+	}
+	answered := 0
+	for _, e := range p.r.History() {
+		for _, part := range e.Parts {
+			if part.Tool != nil && part.Tool.Status == message.ToolCompleted {
+				answered++
+			}
+		}
+	}
+	if n := len(p.srv.Requests()); answered == 0 || answered == 6 || n != 1+answered {
+		t.Errorf("%d children answered, %d requests: want some refused, and no request of theirs", answered, n)
+	}
+	if m := p.srv.MaxInFlight(); m > 2 {
+		t.Errorf("%d requests at once, want 2 at most", m)
+	}
+	if cost := p.r.Session().CostUSD; cost > 0.04 {
+		t.Errorf("the session cost $%.4f, past its $0.04 cap", cost)
 	}
 }

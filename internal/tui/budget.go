@@ -16,9 +16,10 @@ func (m *Model) budgetCmd(arg string) {
 		return
 	}
 	if arg == "" {
-		text := fmt.Sprintf("no budget; this session has cost %s", formatCost(m.sess.CostUSD))
+		cost := strings.TrimPrefix(costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD), "cost ")
+		text := fmt.Sprintf("no budget; this session has cost %s", cost)
 		if b := m.runner.Budget(); b > 0 {
-			text = fmt.Sprintf("budget %s; this session has cost %s", formatCost(b), formatCost(m.sess.CostUSD))
+			text = fmt.Sprintf("budget %s; this session has cost %s", formatCost(b), cost)
 		}
 		m.chat.add(&noticeItem{kind: noticeInfo, text: text})
 		return
@@ -33,5 +34,6 @@ func (m *Model) budgetCmd(arg string) {
 		m.chat.add(&noticeItem{kind: noticeInfo, text: "no budget for this session"})
 		return
 	}
-	m.chat.add(&noticeItem{kind: noticeInfo, text: fmt.Sprintf("budget %s for this session (cost so far %s)", formatCost(usd), formatCost(m.sess.CostUSD))})
+	m.chat.add(&noticeItem{kind: noticeInfo, text: fmt.Sprintf("budget %s for this session (cost so far %s)", formatCost(usd),
+		strings.TrimPrefix(costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD), "cost "))})
 }

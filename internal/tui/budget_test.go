@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
@@ -63,4 +64,45 @@ func TestStatusLineShowsCacheHits(t *testing.T) {
 	h.key("enter")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) })
 	h.waitScreen("cache 75%")
+}
+
+// A model without a price costs "unknown", not $0: in the status line once
+// it has used tokens, in /budget and in the session picker's entries.
+func TestCostOfAnUnpricedModelIsUnknown(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("hi"), pt.FinishChunk("stop"),
+		pt.UsageChunk(pt.Usage{Prompt: 2000, Completion: 10}))},
+		func(o *Options) {
+			o.Loop.Config.Models["gpt-4.1"] = config.ModelInfo{ContextWindow: 128000, MaxOutput: 4096}
+		})
+	h.typeText("hello")
+	h.key("enter")
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) })
+	h.waitScreen("cost unknown")
+	h.typeText("/budget")
+	h.key("enter")
+	h.waitScreen("this session has cost unknown")
+
+	cfg := h.m.opt.Loop.Config
+	e := sessionEntry(cfg, message.Session{ID: "s", Model: "gpt-4.1"}, "")
+	if !strings.HasSuffix(e.detail, "cost unknown") {
+		t.Errorf("picker entry of an unpriced session: %q", e.detail)
+	}
+	e = sessionEntry(cfg, message.Session{ID: "s", Model: "gpt-4o", CostUSD: 0.25}, "")
+	if !strings.HasSuffix(e.detail, "$0.250") {
+		t.Errorf("picker entry of a priced session: %q", e.detail)
+	}
+	for _, c := range []struct {
+		model string
+		usd   float64
+		want  string
+	}{
+		{"gpt-4.1", 0, "cost unknown"},
+		{"gpt-4.1", 0.5, "$0.500"}, // a provider's reported cost
+		{"gpt-4o", 0, "$0"},
+		{"no-such-model", 0, "cost unknown"},
+	} {
+		if got := costLabel(cfg, c.model, c.usd); got != c.want {
+			t.Errorf("costLabel(%q, %v) = %q, want %q", c.model, c.usd, got, c.want)
+		}
+	}
 }

@@ -473,7 +473,7 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		p.loading, p.err = false, msg.err
 		p.entries = nil
 		for _, s := range msg.list {
-			p.entries = append(p.entries, sessionEntry(s, m.sess.ID))
+			p.entries = append(p.entries, sessionEntry(m.opt.Loop.Config, s, m.sess.ID))
 		}
 		return drawerKeep, nil
 	case sessionSearchDueMsg, sessionSearchMsg:

@@ -17,6 +17,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/termsafe"
@@ -90,7 +91,7 @@ func (p *picker) searchUpdate(m *Model, msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.query, s.err = msg.query, msg.err
-		s.found = searchEntries(msg.found, p.entries, m.sess.ID)
+		s.found = searchEntries(m.opt.Loop.Config, msg.found, p.entries, m.sess.ID)
 		p.sel = 0
 	}
 	return nil
@@ -122,7 +123,7 @@ func (p *picker) searchVisible(byTitle []pickerEntry) []pickerEntry {
 // searchEntries turns the sessions found into picker entries: the listed
 // entry when there is one (its label and detail), with the snippet of the
 // session's best hit.
-func searchEntries(found []storage.SessionHits, listed []pickerEntry, current string) []pickerEntry {
+func searchEntries(cfg *config.Config, found []storage.SessionHits, listed []pickerEntry, current string) []pickerEntry {
 	byID := map[string]pickerEntry{}
 	for _, e := range listed {
 		byID[e.value] = e
@@ -131,7 +132,7 @@ func searchEntries(found []storage.SessionHits, listed []pickerEntry, current st
 	for _, s := range found {
 		e, ok := byID[s.Session.ID]
 		if !ok {
-			e = sessionEntry(s.Session, current)
+			e = sessionEntry(cfg, s.Session, current)
 		}
 		if len(s.Hits) > 0 {
 			e.snippet = hitSnippet(s.Hits[0])
@@ -141,8 +142,8 @@ func searchEntries(found []storage.SessionHits, listed []pickerEntry, current st
 	return out
 }
 
-// sessionEntry is a session's line in the picker.
-func sessionEntry(s message.Session, current string) pickerEntry {
+// sessionEntry is a session's line in the picker; cfg prices its model.
+func sessionEntry(cfg *config.Config, s message.Session, current string) pickerEntry {
 	title := termsafe.Strip(s.Title)
 	if title == "" {
 		title = "(untitled)"
@@ -150,7 +151,7 @@ func sessionEntry(s message.Session, current string) pickerEntry {
 	return pickerEntry{
 		value:   s.ID,
 		label:   title,
-		detail:  fmt.Sprintf("%s · %s · %s", s.UpdatedAt.Local().Format("Jan 2 15:04"), termsafe.Strip(s.Model), formatCost(s.CostUSD)),
+		detail:  fmt.Sprintf("%s · %s · %s", s.UpdatedAt.Local().Format("Jan 2 15:04"), termsafe.Strip(s.Model), costLabel(cfg, s.Model, s.CostUSD)),
 		current: s.ID == current,
 	}
 }

@@ -200,8 +200,10 @@ func (m *Model) statusLine() string {
 	if near := m.nearLabel(); near != "" {
 		right = append(right, near)
 	}
-	if m.sess.CostUSD > 0 {
-		right = append(right, th.dim.Render(formatCost(m.sess.CostUSD)))
+	if used := m.sess.Usage.Input + m.sess.Usage.Output; m.sess.CostUSD > 0 || used > 0 {
+		if c := costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD); m.sess.CostUSD > 0 || c != formatCost(0) {
+			right = append(right, th.dim.Render(c))
+		}
 	}
 	if c := cacheLabel(m.lastUsage, m.sess.Usage); c != "" {
 		right = append(right, th.dim.Render(c))

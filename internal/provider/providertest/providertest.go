@@ -62,6 +62,8 @@ type Server struct {
 	modelReqs  []Request
 	conns      int           // connections accepted
 	connected  chan struct{} // closed when the first connection is accepted
+	inFlight   int           // chat requests being answered now
+	maxFlight  int           // the most inFlight has been
 }
 
 // modelsAnswer is how GET /v1/models answers: a list of ids, an HTTP error,
@@ -147,6 +149,20 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// InFlight is how many chat requests are being answered now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+// MaxInFlight is the most chat requests that were being answered at once.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxFlight
 }
 
 // Unscripted returns how many requests were answered with NoStepLeft.
@@ -247,6 +263,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &req.Chat)
 
 	s.mu.Lock()
+	s.inFlight++
+	s.maxFlight = max(s.maxFlight, s.inFlight)
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	s.requests = append(s.requests, req)
 	close(s.arrived)
 	s.arrived = make(chan struct{})
