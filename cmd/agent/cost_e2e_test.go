@@ -15,13 +15,13 @@ func costlyStep(id string) pt.Step {
 		pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 100000 + len(id), Completion: 1000}))...)
 }
 
-// TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt: with --max-cost 0.70,
+// TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt: with --max-cost 0.62,
 // two steps cost $0.42 and a third, which reserves ~100K input tokens and
-// gpt-4.1's 32768 of output ($0.46), would pass the cap: it is never
+// at least 4096 tokens of output ($0.23), would pass the cap: it is never
 // requested, the run exits 1 and done says "budget".
 func TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 	e := newEnv(t, costlyStep("a"), costlyStep("b"), costlyStep("c"), pt.Text("done"))
-	res := e.run("", "run", "--model", "gpt-4.1", "--format", "json", "--max-cost", "0.70", "list the files")
+	res := e.run("", "run", "--model", "gpt-4.1", "--format", "json", "--max-cost", "0.62", "list the files")
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1: %s", res.code, res.stderr)
 	}
@@ -45,10 +45,10 @@ func TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 	if done == nil || done["finish_reason"] != "budget" || done["steps"] != float64(2) {
 		t.Fatalf("done = %v", done)
 	}
-	if cost := done["cost_usd"].(float64); cost > 0.70 {
+	if cost := done["cost_usd"].(float64); cost > 0.62 {
 		t.Errorf("cost $%.3f passed the cap", cost)
 	}
-	if len(errs) != 1 || !strings.Contains(errs[0], "of its $0.70 budget") || !strings.Contains(errs[0], "--max-cost") {
+	if len(errs) != 1 || !strings.Contains(errs[0], "of its $0.62 budget") || !strings.Contains(errs[0], "--max-cost") {
 		t.Errorf("errors = %q", errs)
 	}
 

@@ -74,6 +74,33 @@ func (l *Ledger) Reserve(estimateUSD float64) (*Reservation, error) {
 	return &Reservation{l: l, amount: estimateUSD}, nil
 }
 
+// ReserveUpTo holds fixedUSD plus as many units at unitUSD each as the cap
+// leaves room for, at most maxUnits, and returns how many it holds: a
+// request whose output cap can shrink to what is left (the units are its
+// output tokens). It refuses with a *RefusedError, like Reserve, when
+// fewer than minUnits fit. Without a cap, or at a unit price of 0, it holds
+// all maxUnits.
+func (l *Ledger) ReserveUpTo(fixedUSD, unitUSD float64, minUnits, maxUnits int64) (*Reservation, int64, error) {
+	fixedUSD, unitUSD = max(fixedUSD, 0), max(unitUSD, 0)
+	minUnits = min(max(minUnits, 0), maxUnits)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	units := maxUnits
+	if l.capUSD > 0 && unitUSD > 0 {
+		left := l.capUSD - l.spentUSD - l.heldUSD - fixedUSD
+		if fit := int64(left / unitUSD); fit < units {
+			units = max(fit, 0)
+		}
+	}
+	want := fixedUSD + float64(units)*unitUSD
+	if l.capUSD > 0 && (units < minUnits || l.spentUSD >= l.capUSD || l.spentUSD+l.heldUSD+want > l.capUSD) {
+		return nil, 0, &RefusedError{CapUSD: l.capUSD, SpentUSD: l.spentUSD, ReservedUSD: l.heldUSD,
+			RequestUSD: fixedUSD + float64(minUnits)*unitUSD}
+	}
+	l.heldUSD += want
+	return &Reservation{l: l, amount: want}, units, nil
+}
+
 // Settle ends the reservation: actualUSD is what the request cost and is
 // counted as spent; the rest of the reservation is released. Only the
 // first call counts; a nil Reservation settles as nothing.

@@ -94,3 +94,32 @@ func TestLedgerRefusalAndCap(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestReserveUpToShrinksTheUnitsToTheCap(t *testing.T) {
+	l := New(1.00, 0.20)
+	// $0.10 fixed, $0.001 a unit: $0.70 is left for units, 700 of them.
+	r, n, err := l.ReserveUpTo(0.10, 0.001, 100, 5000)
+	if err != nil || n != 700 {
+		t.Fatalf("ReserveUpTo = %d, %v; want 700 units", n, err)
+	}
+	if got := l.Reserved(); got < 0.799 || got > 0.801 {
+		t.Fatalf("reserved $%.3f, want $0.80", got)
+	}
+	// Nothing left for the floor of another.
+	if _, _, err := l.ReserveUpTo(0, 0.001, 1, 10); !errors.Is(err, ErrRefused) {
+		t.Fatalf("second ReserveUpTo: %v, want refused", err)
+	}
+	r.Settle(0.30)
+	// All of it when it fits, and without a cap.
+	if _, n, err := l.ReserveUpTo(0, 0.001, 1, 10); err != nil || n != 10 {
+		t.Fatalf("after settling: %d, %v; want 10", n, err)
+	}
+	if _, n, err := New(0, 0).ReserveUpTo(5, 1, 1, 1e6); err != nil || n != 1e6 {
+		t.Fatalf("no cap: %d, %v; want all", n, err)
+	}
+	// Fewer than the floor fit: refused, naming the floor's cost.
+	var refused *RefusedError
+	if _, _, err := New(0.05, 0).ReserveUpTo(0.04, 0.001, 20, 100); !errors.As(err, &refused) || refused.RequestUSD < 0.0599 {
+		t.Fatalf("below the floor: %v, want a refusal naming $0.06", err)
+	}
+}

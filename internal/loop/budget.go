@@ -72,12 +72,19 @@ func (r *Runner) Budget() float64 { return r.opt.Ledger.Cap() }
 
 // reserve holds the cap for a request to model with about inputTokens of
 // input and up to maxTokens of output, or returns an ErrBudget error when
-// the request must not be made. A maxTokens of 0 (a request that sends no
+// the request must not be made. reserveOutput is reserve for a request
+// whose output cap may shrink to what the cap can still pay for, down to
+// minTokens; it returns the output cap to send. A maxTokens of 0 (a request that sends no
 // max_tokens) reserves the model's max_output from the config or the
 // catalog: what the provider may write then. A model without a price
 // cannot be held to the cap: that is said once, and the request goes out
 // (agent run refuses --max-cost for it before it starts).
 func (r *Runner) reserve(model string, inputTokens, maxTokens int64) (*budget.Reservation, error) {
+	held, _, err := r.reserveOutput(model, inputTokens, maxTokens, maxTokens)
+	return held, err
+}
+
+func (r *Runner) reserveOutput(model string, inputTokens, maxTokens, minTokens int64) (*budget.Reservation, int64, error) {
 	info, _ := r.opt.Config.ModelInfo(model)
 	capUSD := r.opt.Ledger.Cap()
 	unpriced := capUSD > 0 && !info.Price.Known()
@@ -95,14 +102,17 @@ func (r *Runner) reserve(model string, inputTokens, maxTokens int64) (*budget.Re
 	if maxTokens <= 0 {
 		maxTokens = info.MaxOutput
 	}
+	if minTokens <= 0 || minTokens > maxTokens {
+		minTokens = maxTokens
+	}
 	in := float64(inputTokens) * info.Price.Input / 1e6
-	out := float64(maxTokens) * info.Price.Output / 1e6
-	res, err := r.opt.Ledger.Reserve(in + out)
+	perToken := info.Price.Output / 1e6
+	res, n, err := r.opt.Ledger.ReserveUpTo(in, perToken, minTokens, maxTokens)
 	var refused *budget.RefusedError
 	if errors.As(err, &refused) {
-		return nil, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: out}
+		return nil, 0, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: float64(minTokens) * perToken}
 	}
-	return res, err
+	return res, n, err
 }
 
 // messagesEstimate counts the input of a tool-less request at four bytes
@@ -114,3 +124,9 @@ func (r *Runner) messagesEstimate(req provider.Request) int64 {
 	}
 	return n
 }
+
+// minBudgetOutputTokens is the least output a step's request may be given
+// when the cap cannot pay for the model's whole max_output: a step cut
+// shorter than this would mostly end at its length limit, paid for and
+// useless, so below it the request is refused instead.
+const minBudgetOutputTokens = 4096

@@ -18,11 +18,11 @@ func bigStep(id string) pt.Step {
 }
 
 // The cap stops the turn before the request that would pass it: each
-// request reserves its input and gpt-4.1's 32768 tokens of output ($0.26);
-// after two steps ($0.416), a third of ~100K input tokens ($0.20) and its
-// output would pass $0.70.
+// request reserves its input and up to gpt-4.1's 32768 tokens of output
+// ($0.26), at least 4096 ($0.03); after two steps ($0.416), a third of
+// ~100K input tokens ($0.20) and its least output would pass $0.62.
 func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
-	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.70 },
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.62 },
 		bigStep("a"), bigStep("b"), bigStep("c"), pt.Text("done"))
 	res := h.turn("go")
 	if res.FinishReason != FinishBudget || res.Err == nil || res.Steps != 2 {
@@ -32,12 +32,12 @@ func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 		t.Errorf("%d requests made, want 2", n)
 	}
 	errs := h.eventsOf(message.EventError)
-	if len(errs) != 1 || !strings.Contains(errs[0].Err, "this session has cost $0.42 of its $0.70 budget, with $0.00 reserved") ||
-		!strings.Contains(errs[0].Err, "up to $0.26 of output") ||
+	if len(errs) != 1 || !strings.Contains(errs[0].Err, "this session has cost $0.42 of its $0.62 budget, with $0.00 reserved") ||
+		!strings.Contains(errs[0].Err, "up to $0.03 of output") ||
 		!strings.Contains(errs[0].Err, "--max-cost") {
 		t.Fatalf("error events = %+v", errs)
 	}
-	if cost := h.r.Session().CostUSD; cost > 0.70 {
+	if cost := h.r.Session().CostUSD; cost > 0.62 {
 		t.Errorf("session cost $%.3f passed the cap", cost)
 	}
 
@@ -68,5 +68,34 @@ func TestBudgetOnUnpricedModelIsSaidOnce(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "models.gpt-4.1.price") {
 		t.Fatalf("notes = %q, want one saying the budget cannot be enforced", notes)
+	}
+}
+
+// A cap smaller than a request's full output cap does not refuse the
+// request: its max_tokens shrinks to what the cap can still pay for
+// (gpt-4.1's 32768 tokens of output are $0.26; a $0.10 cap pays for about
+// 12,000), and the request goes out.
+func TestStepOutputShrinksToWhatTheCapCanPay(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.10 }, pt.Text("done"))
+	res := h.turn("hi")
+	if res.Err != nil || res.FinishReason != "stop" {
+		t.Fatalf("turn = %+v, want it answered within a $0.10 cap", res)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	got := reqs[0].Chat.MaxCompletionTokens + reqs[0].Chat.MaxTokens
+	if got < minBudgetOutputTokens || got >= 32768 || got > 12500 {
+		t.Fatalf("max tokens sent = %d, want what $0.10 pays for at $8/M (≤ 12,500) and at least %d", got, minBudgetOutputTokens)
+	}
+}
+
+// Below the floor of output a step needs, the request is refused.
+func TestStepRefusedWhenTheCapCannotPayTheFloor(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD = 0.02 }, pt.Text("done"))
+	res := h.turn("hi")
+	if res.FinishReason != FinishBudget || len(h.srv.Requests()) != 0 {
+		t.Fatalf("turn = %+v with %d requests, want refused before any request", res, len(h.srv.Requests()))
 	}
 }

@@ -76,13 +76,15 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		if conv == nil || !conv.current(r.history) {
 			conv = r.prepare()
 		}
-		// The request sends max_tokens = the model's max_output (finishRequest).
-		held, err := r.reserve(r.model, r.decisionSnapshot(conv).Total, r.info.MaxOutput)
+		// The request sends max_tokens = the model's max_output
+		// (finishRequest), or less when a spending cap pays for less.
+		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(conv).Total, r.info.MaxOutput,
+			min(r.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
 		}
 		estimate := r.calc().Snapshot().Total
-		entry, finish, err := r.stream(ctx, estimate, conv)
+		entry, finish, err := r.stream(ctx, estimate, conv, maxTokens)
 		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
 		if err == nil {
@@ -176,9 +178,13 @@ type streamState struct {
 // stream makes one model call and persists what it streams, in stream
 // order: step-start, reasoning, text, tool calls (pending), step-finish.
 // On error the parts written so far stay, open text is finished, and the
-// message records the error.
-func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation) (*message.Entry, string, error) {
+// message records the error. maxTokens, when above 0, lowers the
+// request's output cap (a spending cap that pays for less).
+func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
 	req := r.finishRequest(ctx, conv)
+	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
+		req.MaxTokens = int(maxTokens)
+	}
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
 	if n := len(r.history); n > 0 {
 		m.ParentID = r.history[n-1].Message.ID
