@@ -2,6 +2,7 @@ package loop
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -132,5 +133,26 @@ func TestInstructionLookupOutsideARepositoryStaysInTheDirectory(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Be brief."), 0o644)
 	if env := detectWithin(t, dir, ""); len(env.Instructions) != 1 || env.Instructions[0].Text != "Be brief." {
 		t.Errorf("the directory's own AGENTS.md: %q", env.Instructions)
+	}
+}
+
+// A repository whose .git/config is a FIFO gets no git status, promptly,
+// and the prompt's gathering names the file.
+func TestEnvironmentOfARepositoryWithAFIFOConfig(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	config := filepath.Join(repo, ".git", "config")
+	os.Remove(config)
+	if err := syscall.Mkfifo(config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := detectWithin(t, repo, "")
+	if env.GitStatus != "" || len(env.Skipped) != 1 || !strings.HasPrefix(env.Skipped[0], config+" is skipped: ") {
+		t.Errorf("GitStatus %q, Skipped %q", env.GitStatus, env.Skipped)
 	}
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,7 +60,11 @@ type Instruction struct {
 // (instructions.go: a refused one is named in Skipped).
 func DetectEnvironment(ctx context.Context, dir, userAgentsFile string) Environment {
 	env := Environment{Dir: dir, Date: time.Now()}
-	env.GitStatus = gitStatus(ctx, dir)
+	var gitErr error
+	env.GitStatus, gitErr = gitStatus(ctx, dir)
+	if refused := (*gitcmd.RepoConfigError)(nil); errors.As(gitErr, &refused) {
+		env.Skipped = append(env.Skipped, refused.Warning)
+	}
 	readInstructions(ctx, &env, instructionFiles(dir, userAgentsFile)) // instructions.go
 	return env
 }
@@ -96,7 +101,9 @@ func (p *PendingEnvironment) Wait() Environment {
 	return p.env
 }
 
-func gitStatus(ctx context.Context, dir string) string {
+// gitStatus returns git's short status and branch for the prompt, "" when
+// there is none; err says why (a repository refused: *gitcmd.RepoConfigError).
+func gitStatus(ctx context.Context, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, earlygit.Timeout)
 	defer cancel()
 	// A headless run's first turn takes the status started while the
@@ -108,7 +115,7 @@ func gitStatus(ctx context.Context, dir string) string {
 		out, err = gitcmd.Output(ctx, dir, earlygit.StatusArgs...)
 	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	const maxLines = 40
@@ -116,7 +123,7 @@ func gitStatus(ctx context.Context, dir string) string {
 		rest := len(lines) - maxLines
 		lines = append(lines[:maxLines], fmt.Sprintf("… and %d more changed files", rest))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), nil
 }
 
 // Render writes the dynamic part of the system prompt.
