@@ -8,6 +8,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxloop/agent/internal/config"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
 // detectWithin runs DetectEnvironment and fails the test when it takes
@@ -154,5 +157,30 @@ func TestEnvironmentOfARepositoryWithAFIFOConfig(t *testing.T) {
 	env := detectWithin(t, repo, "")
 	if env.GitStatus != "" || len(env.Skipped) != 1 || !strings.HasPrefix(env.Skipped[0], config+" is skipped: ") {
 		t.Errorf("GitStatus %q, Skipped %q", env.GitStatus, env.Skipped)
+	}
+}
+
+// A session whose AGENTS.md is refused says so once in its notes (the chat
+// shows them, agent run prints them), though every turn gathers the
+// prompt again.
+func TestSkippedInstructionFileIsNotedOnce(t *testing.T) {
+	var path string
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+		path = filepath.Join(o.Dir, "AGENTS.md")
+		plantHostile(t, "fifo", path)
+	}, pt.Text("one"), pt.Text("two"))
+	for _, text := range []string{"first", "second"} {
+		if res := h.turn(text); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	var skipped []string
+	for _, n := range h.r.Notes() {
+		if strings.Contains(n, " is skipped: ") {
+			skipped = append(skipped, n)
+		}
+	}
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], path+" is skipped: not a regular file") {
+		t.Errorf("notes about skipped files: %q", skipped)
 	}
 }
