@@ -8,8 +8,8 @@
 //     a user-level one (ErrOutside). A repository's AGENTS.md linked to
 //     ~/.ssh/id_rsa or /proc/self/environ is refused, never read.
 //   - Only a regular file is read (ErrNotRegular): a FIFO, a device
-//     (/dev/zero), a socket or a directory is refused without blocking on
-//     it. The file is opened non-blocking and checked again with fstat, so
+//     (/dev/zero), a socket, a directory or a file in /proc or /sys is
+//     refused without blocking on it. The file is opened non-blocking and checked again with fstat, so
 //     one swapped in after the check is refused too.
 //   - At most maxBytes are read (ErrTooLarge): a file that grows without
 //     end cannot grow the process.
@@ -96,6 +96,9 @@ func Read(ctx context.Context, path, home string, maxBytes int64) ([]byte, error
 			return nil, &Error{Path: path, Err: fmt.Errorf("%w %s", ErrOutside, root)}
 		}
 	}
+	if pseudo(real) {
+		return nil, &Error{Path: path, Err: fmt.Errorf("%w (a kernel pseudo-file, %s)", ErrNotRegular, real)}
+	}
 	if info, err := os.Stat(real); err != nil {
 		return nil, &Error{Path: path, Err: unwrapPath(err)}
 	} else if !info.Mode().IsRegular() {
@@ -152,6 +155,14 @@ func readLimited(ctx context.Context, f *os.File, path string, maxBytes int64) (
 			return nil, &Error{Path: path, Err: unwrapPath(err)}
 		}
 	}
+}
+
+// pseudo reports whether real is in /proc or /sys, whose files say they
+// are regular (of size 0) but hold the process's environment, memory and
+// the like: never an instruction, a configuration or an image, whatever
+// the home (a project at /).
+func pseudo(real string) bool {
+	return Within("/proc", real) || Within("/sys", real)
 }
 
 // Within reports whether path lies in dir or under it (both clean and

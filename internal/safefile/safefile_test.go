@@ -63,7 +63,7 @@ func TestReadRefusesWhatTheToolsRefuse(t *testing.T) {
 func TestReadWithoutHomeStillRefusesDevicesAndFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	hostile(t, dir)
-	for name, want := range map[string]error{"zero": ErrNotRegular, "fifo": ErrNotRegular, "big": ErrTooLarge, "environ": ErrTooLarge} {
+	for name, want := range map[string]error{"zero": ErrNotRegular, "fifo": ErrNotRegular, "big": ErrTooLarge, "environ": ErrNotRegular} {
 		if _, err := Read(context.Background(), filepath.Join(dir, name), "", 16); !errors.Is(err, want) {
 			t.Errorf("%s: %v; want %v", name, err, want)
 		}
@@ -120,5 +120,18 @@ func TestReadIsCancellable(t *testing.T) {
 	cancel()
 	if _, err := Read(ctx, path, dir, 1024); !errors.Is(err, context.Canceled) {
 		t.Errorf("Read with a cancelled context: %v", err)
+	}
+}
+
+// /proc and /sys are refused whatever the home: a project at / cannot
+// hand over the environment.
+func TestReadRefusesKernelPseudoFiles(t *testing.T) {
+	for _, path := range []string{"/proc/self/environ", "/proc/self/cmdline", "/sys/kernel/hostname"} {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if _, err := Read(context.Background(), path, "/", 1<<20); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("%s with home /: %v", path, err)
+		}
 	}
 }
