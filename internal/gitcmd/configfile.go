@@ -54,11 +54,9 @@ func filterKeys(ctx context.Context, dir string, env []string) (keys string, ok 
 	var b strings.Builder
 	ok = true
 	for _, path := range files {
-		home := filepath.Dir(path)
-		if path == repoFile {
-			home = filepath.Dir(repoFile) // the .git directory
-		}
-		data, err := safefile.Read(ctx, path, home, maxConfigFile)
+		// Each file is kept to its own directory: .git for the
+		// repository's, the home or XDG directory for the global ones.
+		data, err := safefile.Read(ctx, path, filepath.Dir(path), maxConfigFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // git reads only the files that exist
 		}
