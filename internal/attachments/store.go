@@ -10,6 +10,7 @@ package attachments
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -19,13 +20,14 @@ import (
 	_ "image/gif"  // DecodeConfig reads GIF sizes
 	_ "image/jpeg" // and JPEG's
 	_ "image/png"  // and PNG's
-	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // MaxImageBytes bounds an image: providers refuse larger ones (OpenAI's
@@ -61,18 +63,20 @@ func Check(data []byte) (mime string, err error) {
 }
 
 // ReadImage reads the image file at path and checks it (Check), reading
-// no more than MaxImageBytes+1 bytes of it.
+// no more than MaxImageBytes+1 bytes of it. Only a regular file is read,
+// without blocking (safefile): a FIFO or a device is refused at once.
 func ReadImage(path string) (data []byte, mime string, err error) {
-	f, err := os.Open(path)
+	data, err = safefile.Read(context.Background(), path, "", MaxImageBytes)
 	if err != nil {
-		return nil, "", fmt.Errorf("image %s: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, "", fmt.Errorf("image %s: is a directory", path)
-	}
-	data, err = io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
-	if err != nil {
+		var e *safefile.Error
+		switch {
+		case errors.Is(err, safefile.ErrTooLarge):
+			err = ErrTooLarge
+		case errors.As(err, &e) && errors.Is(e.Err, safefile.ErrNotRegular):
+			err = e.Err
+		case errors.As(err, &e):
+			err = &fs.PathError{Op: "open", Path: path, Err: e.Err}
+		}
 		return nil, "", fmt.Errorf("image %s: %w", path, err)
 	}
 	if mime, err = Check(data); err != nil {

@@ -4,9 +4,9 @@ package commands
 // cache of parsed files that makes a re-scan cheap.
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxloop/agent/internal/safefile"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -67,10 +68,11 @@ func (c *Catalog) Load() Set {
 		// A project's files are checked when the directory or the file
 		// is a link.
 		var inside func(string) bool
-		dirInside := true
+		dirInside, home := true, ""
 		if src.kind == SourceProject {
 			inside = withinProject(src.dir)
 			dirInside = inside(src.dir)
+			home = filepath.Dir(filepath.Dir(src.dir))
 		}
 		taken := map[string]string{} // names from this directory
 		for _, f := range files {
@@ -88,7 +90,7 @@ func (c *Catalog) Load() Set {
 				set.Notices = append(set.Notices, fmt.Sprintf("custom command file %s is not used: it leads outside the project (or nowhere)", show(f.path)))
 				continue
 			}
-			cf, notice := c.read(f)
+			cf, notice := c.read(f, home)
 			if notice != "" {
 				set.Notices = append(set.Notices, notice)
 				continue
@@ -124,8 +126,9 @@ func (c *Catalog) Lookup(name string) (Command, Set, bool) {
 }
 
 // read returns the parsed file, from the cache when unchanged; notice
-// says why a file is not used.
-func (c *Catalog) read(f found) (cachedFile, string) {
+// says why a file is not used. A project's file must lead inside home
+// (the project); a user's has home "".
+func (c *Catalog) read(f found, home string) (cachedFile, string) {
 	fi, err := os.Stat(f.path) // a symbolic link is followed
 	switch {
 	case err != nil:
@@ -138,12 +141,21 @@ func (c *Catalog) read(f found) (cachedFile, string) {
 	if cf, ok := c.files[f.path]; ok && cf.size == fi.Size() && cf.modTime.Equal(fi.ModTime()) {
 		return cf, cf.notice(f.path)
 	}
-	data, err := readLimited(f.path)
+	return c.readChecked(f, fi, home)
+}
+
+// readChecked reads and parses a file whose Stat (fi) passed read's
+// checks, by safefile's rules: what is opened may no longer be what was
+// checked (a FIFO swapped in blocks no one, a link swapped in stays in
+// home).
+func (c *Catalog) readChecked(f found, fi fs.FileInfo, home string) (cachedFile, string) {
+	data, err := safefile.Read(context.Background(), f.path, home, MaxFileBytes)
 	if err != nil {
+		var e *safefile.Error
+		if errors.As(err, &e) {
+			err = e.Err
+		}
 		return cachedFile{}, fmt.Sprintf("custom command file %s is not used: %v", show(f.path), clean(err))
-	}
-	if len(data) > MaxFileBytes {
-		return cachedFile{}, fmt.Sprintf("custom command file %s is not used: over the %d KB limit", show(f.path), MaxFileBytes>>10)
 	}
 	cf := cachedFile{size: fi.Size(), modTime: fi.ModTime()}
 	cf.t, cf.text = parseFile(data)
@@ -156,15 +168,6 @@ func (cf cachedFile) notice(path string) string {
 		return ""
 	}
 	return fmt.Sprintf("custom command file %s is not used: not UTF-8 text", show(path))
-}
-
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 }
 
 // sources are the commands directories, the one that wins a name first.

@@ -12,6 +12,7 @@
 package config
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // Defaults that apply when nothing else is set.
@@ -312,9 +315,18 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	if userFile == "" {
 		userFile = filepath.Join(configHome(getenv), "agent", "config.json")
 	}
-	uf, err := readFile(userFile, explicit)
+	// The user's own file is kept to its directory; one named with
+	// --config or AGENT_CONFIG is the user's choice, wherever it leads.
+	userHome := filepath.Dir(userFile)
+	if explicit {
+		userHome = ""
+	}
+	uf, warning, err := readFile(userFile, userHome, explicit)
 	if err != nil {
 		return nil, err
+	}
+	if warning != "" {
+		c.Warnings = append(c.Warnings, warning)
 	}
 	if uf != nil {
 		c.UserFile = userFile
@@ -327,8 +339,10 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	}
 
 	var projectModel, projectSmall string
-	if pf, path, err := findProjectFile(dir); err != nil {
+	if pf, path, warning, err := findProjectFile(dir); err != nil {
 		return nil, err
+	} else if warning != "" {
+		c.Warnings = append(c.Warnings, warning)
 	} else if pf != nil {
 		c.ProjectFile = path
 		projectModel, projectSmall = deref(pf.Model), deref(pf.SmallModel)
@@ -676,35 +690,50 @@ func (c *Config) BashTimeout() time.Duration {
 	return time.Duration(c.Tools.BashTimeoutS) * time.Second
 }
 
-func readFile(path string, mustExist bool) (*file, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && !mustExist {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read config %s: %w", path, err)
+// maxConfigFileBytes bounds a configuration file; a larger one is skipped.
+const maxConfigFileBytes = 1 << 20
+
+// readFile reads and parses a configuration file by the tools' rules
+// (internal/safefile): a link must lead inside home (unless home is ""),
+// only a regular file of at most maxConfigFileBytes is read, without
+// blocking. A missing file is nil unless mustExist. A refused file is an
+// error when mustExist (the file named with --config), else nil with a
+// warning naming it.
+func readFile(path, home string, mustExist bool) (f *file, warning string, err error) {
+	data, err := safefile.Read(context.Background(), path, home, maxConfigFileBytes)
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist) && !mustExist:
+		return nil, "", nil
+	case safefile.Refused(err) && !mustExist:
+		return nil, safefile.Warning(path, err), nil
+	default:
+		return nil, "", fmt.Errorf("read config %s: %w", path, errors.Unwrap(err))
 	}
-	var f file
+	f = new(file)
 	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse config %s: %w", path, err)
+	if err := dec.Decode(f); err != nil {
+		return nil, "", fmt.Errorf("parse config %s: %w", path, err)
 	}
-	return &f, nil
+	return f, "", nil
 }
 
-// findProjectFile looks for .agent/config.json in dir and its parents.
-func findProjectFile(dir string) (*file, string, error) {
+// findProjectFile looks for .agent/config.json in dir and its parents; a
+// link in it must stay inside the directory that holds .agent. The
+// nearest one found is the project's, used or (refused) skipped with a
+// warning.
+func findProjectFile(dir string) (f *file, path, warning string, err error) {
 	if dir == "" {
-		return nil, "", nil
+		return nil, "", "", nil
 	}
 	for d := dir; ; {
 		path := filepath.Join(d, ".agent", "config.json")
-		if f, err := readFile(path, false); err != nil || f != nil {
-			return f, path, err
+		if f, warning, err := readFile(path, d, false); err != nil || f != nil || warning != "" {
+			return f, path, warning, err
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return nil, "", nil
+			return nil, "", "", nil
 		}
 		d = parent
 	}

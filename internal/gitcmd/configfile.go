@@ -10,18 +10,26 @@ package gitcmd
 // answers "unknown", and Output asks git as before. An unknown answer
 // costs a process; a wrong one would run a repository's command, so every
 // doubt is unknown.
+//
+// The files are read by the tools' rules (internal/safefile). A
+// repository's own .git/config that is a link out of .git, a FIFO, a
+// device or over maxConfigFile is no doubt but a refusal: git would block
+// on it or read it without end, so Output runs nothing there and says why
+// (RepoConfigError).
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
-// maxConfigFile bounds a configuration file read here; a larger one is
-// left to git.
+// maxConfigFile bounds a configuration file read here; a larger global
+// one is left to git, a larger repository one refused (RepoConfigError).
 const maxConfigFile = 1 << 20
 
 // knownFilterKeys returns the keys of the configuration git run in dir
@@ -29,22 +37,40 @@ const maxConfigFile = 1 << 20
 // line, as `git config --name-only --get-regexp ^filter\.` prints them),
 // or ok false when it cannot be sure.
 func knownFilterKeys(dir string, env []string) (keys string, ok bool) {
-	files, ok := configFiles(dir, env)
+	keys, ok, err := filterKeys(context.Background(), dir, env)
+	return keys, ok && err == nil
+}
+
+// filterKeys is knownFilterKeys, with the refusal of a repository whose
+// configuration git must not be run on: its .git/config is a link out of
+// .git, a FIFO, a device or over maxConfigFile (safefile's rules; git
+// would block on it, or read it without end). The files are read by those
+// rules: a global one refused is left to git (ok false).
+func filterKeys(ctx context.Context, dir string, env []string) (keys string, ok bool, err error) {
+	files, repoFile, ok := configFiles(dir, env)
 	if !ok {
-		return "", false
+		return "", false, nil
 	}
 	var b strings.Builder
+	ok = true
 	for _, path := range files {
-		data, err := os.ReadFile(path)
+		// Each file is kept to its own directory: .git for the
+		// repository's, the home or XDG directory for the global ones.
+		data, err := safefile.Read(ctx, path, filepath.Dir(path), maxConfigFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // git reads only the files that exist
 		}
-		if err != nil || len(data) > maxConfigFile {
-			return "", false
+		if err != nil && path == repoFile && safefile.Refused(err) {
+			return "", false, &RepoConfigError{Warning: safefile.Warning(path, err)}
 		}
-		names, ok := configKeys(data)
-		if !ok {
-			return "", false
+		if err != nil || !ok {
+			ok = false
+			continue
+		}
+		names, known := configKeys(data)
+		if !known {
+			ok = false
+			continue
 		}
 		for _, name := range names {
 			if strings.HasPrefix(name, "filter.") {
@@ -53,8 +79,20 @@ func knownFilterKeys(dir string, env []string) (keys string, ok bool) {
 			}
 		}
 	}
-	return b.String(), true
+	if !ok {
+		return "", false, nil
+	}
+	return b.String(), true, nil
 }
+
+// RepoConfigError is the error of a command not run because of the
+// repository's configuration file (filterKeys).
+type RepoConfigError struct {
+	// Warning names the file and why, in one line (safefile.Warning).
+	Warning string
+}
+
+func (e *RepoConfigError) Error() string { return "git is not run on this repository: " + e.Warning }
 
 // configFiles returns the files git reads for its configuration in dir,
 // in its order: the global ones, then the repository's (when dir is in
@@ -62,7 +100,10 @@ func knownFilterKeys(dir string, env []string) (keys string, ok bool) {
 // does not follow. env is what git gets: GIT_CONFIG_NOSYSTEM=1 must be
 // there and no other variable that moves the configuration or the
 // repository (GIT_DIR, GIT_CONFIG_GLOBAL, GIT_CONFIG_COUNT, …).
-func configFiles(dir string, env []string) ([]string, bool) {
+//
+// repoFile is the repository's own file (the last of files), "" outside
+// a repository.
+func configFiles(dir string, env []string) (files []string, repoFile string, ok bool) {
 	var home, xdg string
 	nosystem := false
 	for _, kv := range env {
@@ -76,28 +117,29 @@ func configFiles(dir string, env []string) ([]string, bool) {
 			nosystem = value == "1"
 		case name == "GIT_TERMINAL_PROMPT", name == "GIT_PAGER", name == "GIT_OPTIONAL_LOCKS":
 		case strings.HasPrefix(name, "GIT_"):
-			return nil, false
+			return nil, "", false
 		}
 	}
 	if !nosystem || !filepath.IsAbs(home) {
-		return nil, false
+		return nil, "", false
 	}
 	// git_global_config: $XDG_CONFIG_HOME/git/config (or
 	// ~/.config/git/config), then ~/.gitconfig.
 	if xdg == "" {
 		xdg = filepath.Join(home, ".config")
 	} else if !filepath.IsAbs(xdg) {
-		return nil, false
+		return nil, "", false
 	}
-	files := []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
+	files = []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")}
 	gitDir, ok := discoverGitDir(dir)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	if gitDir != "" {
-		files = append(files, filepath.Join(gitDir, "config"))
+		repoFile = filepath.Join(gitDir, "config")
+		files = append(files, repoFile)
 	}
-	return files, true
+	return files, repoFile, true
 }
 
 // validHead reports whether a HEAD file's first bytes are ones git's

@@ -73,7 +73,9 @@ func isGitDir(path string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	f, err := os.Open(head)
+	// Non-blocking, not following a link: a FIFO or link swapped in
+	// since the Lstat blocks nothing (safefile's rules).
+	f, err := os.OpenFile(head, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}

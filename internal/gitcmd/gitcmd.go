@@ -85,7 +85,10 @@ var keptEnv = map[string]bool{
 // git's standard error.
 func Output(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	env := environ(os.Environ())
-	names, known := knownFilterKeys(dir, env) // configfile.go
+	names, known, err := filterKeys(ctx, dir, env) // configfile.go
+	if err != nil {
+		return nil, fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, err)
+	}
 	if !known {
 		if out, err := run(ctx, dir, env, "config", "--name-only", "--get-regexp", `^filter\.`); err == nil {
 			names = string(out)

@@ -125,8 +125,9 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 	return msg
 }
 
-// note reports something about checkpoints that is not an error of the
-// turn: kept for Notes and sent to the observer.
+// note reports something that is not an error of the turn (about
+// checkpoints, a skipped instruction file): kept for Notes and sent to
+// the observer.
 func (r *Runner) note(msg string) {
 	r.mu.Lock()
 	r.notes = append(r.notes, msg)
@@ -134,8 +135,9 @@ func (r *Runner) note(msg string) {
 	r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: msg})
 }
 
-// Notes returns what the runner noted about checkpoints since Open (they
-// are off and why, a restore recovered at Open, a snapshot that failed).
+// Notes returns what the runner noted since Open: about checkpoints (they
+// are off and why, a restore recovered at Open, a snapshot that failed)
+// and the instruction files skipped (instructions.go).
 func (r *Runner) Notes() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -2,9 +2,8 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +32,10 @@ How to work:
 // maxInstructionBytes bounds each AGENTS.md copied into the prompt.
 const maxInstructionBytes = 32 * 1024
 
+// maxInstructionFileBytes bounds an AGENTS.md read at all: a larger one is
+// skipped with a warning (instructions.go).
+const maxInstructionFileBytes = 1 << 20
+
 // Environment is the dynamic part of the system prompt: where the agent
 // works and the instructions the user and the repository give it.
 type Environment struct {
@@ -41,6 +44,9 @@ type Environment struct {
 	GitStatus string // short status and branch; empty outside a repository
 	// Instructions are the contents of AGENTS.md files, with their paths.
 	Instructions []Instruction
+	// Skipped are the instruction files not used, one warning line each
+	// ("PATH is skipped: REASON").
+	Skipped []string
 }
 
 // Instruction is one instructions file.
@@ -50,24 +56,16 @@ type Instruction struct {
 
 // DetectEnvironment gathers the dynamic prompt for dir: the date, git's
 // branch and short status (bounded, with a timeout) and the AGENTS.md of
-// the repository and of the user.
+// the repository and of the user, read by the tools' rules
+// (instructions.go: a refused one is named in Skipped).
 func DetectEnvironment(ctx context.Context, dir, userAgentsFile string) Environment {
 	env := Environment{Dir: dir, Date: time.Now()}
-	env.GitStatus = gitStatus(ctx, dir)
-	for _, path := range []string{userAgentsFile, findAgentsFile(dir)} {
-		if path == "" {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
-			continue
-		}
-		text := string(data)
-		if len(text) > maxInstructionBytes {
-			text = text[:maxInstructionBytes] + "\n[… truncated]"
-		}
-		env.Instructions = append(env.Instructions, Instruction{Path: path, Text: text})
+	var gitErr error
+	env.GitStatus, gitErr = gitStatus(ctx, dir)
+	if refused := (*gitcmd.RepoConfigError)(nil); errors.As(gitErr, &refused) {
+		env.Skipped = append(env.Skipped, refused.Warning)
 	}
+	readInstructions(ctx, &env, instructionFiles(dir, userAgentsFile)) // instructions.go
 	return env
 }
 
@@ -103,26 +101,9 @@ func (p *PendingEnvironment) Wait() Environment {
 	return p.env
 }
 
-// findAgentsFile finds AGENTS.md in dir or the nearest parent up to the
-// repository root.
-func findAgentsFile(dir string) string {
-	for d := dir; ; {
-		path := filepath.Join(d, "AGENTS.md")
-		if _, err := os.Stat(path); err == nil {
-			return path
-		}
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return ""
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
-func gitStatus(ctx context.Context, dir string) string {
+// gitStatus returns git's short status and branch for the prompt, "" when
+// there is none; err says why (a repository refused: *gitcmd.RepoConfigError).
+func gitStatus(ctx context.Context, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, earlygit.Timeout)
 	defer cancel()
 	// A headless run's first turn takes the status started while the
@@ -134,7 +115,7 @@ func gitStatus(ctx context.Context, dir string) string {
 		out, err = gitcmd.Output(ctx, dir, earlygit.StatusArgs...)
 	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	const maxLines = 40
@@ -142,7 +123,7 @@ func gitStatus(ctx context.Context, dir string) string {
 		rest := len(lines) - maxLines
 		lines = append(lines[:maxLines], fmt.Sprintf("… and %d more changed files", rest))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), nil
 }
 
 // Render writes the dynamic part of the system prompt.
@@ -211,6 +192,7 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 		// or while the user typed (PrefetchEnvironment).
 		env := p.Wait()
 		r.traceStartup("prompt env", p.began)
+		r.skipped.report(env.Skipped, r.note)
 		if time.Since(p.began) < prefetchFreshFor {
 			r.setSystem(r.systemPrompt(env), p.began)
 			return
@@ -219,7 +201,9 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
 		return
 	}
-	r.setSystem(r.systemPrompt(DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))), time.Now())
+	env := DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))
+	r.skipped.report(env.Skipped, r.note)
+	r.setSystem(r.systemPrompt(env), time.Now())
 }
 
 // setSystem makes sys, gathered at, the system prompt; the calculator
@@ -244,7 +228,9 @@ func (r *Runner) openPrompt(ctx context.Context, dir string) {
 		return
 	}
 	began := time.Now()
-	r.system = r.systemPrompt(DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv)))
+	env := DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv))
+	r.skipped.report(env.Skipped, r.note)
+	r.system = r.systemPrompt(env)
 	r.promptAt, r.promptFromOpen = time.Now(), true
 	r.traceStartup("prompt env", began)
 }

@@ -220,6 +220,7 @@ type Runner struct {
 	near    nearState // the forecast of compaction
 	cp      checkpoints
 	notes   []string
+	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
 	trace   startupTrace
 

@@ -307,9 +307,9 @@ func (m *Model) showNotes() {
 }
 
 // noteKind styles a note of the runner: a warning when checkpoints are
-// off or a snapshot failed.
+// off, a snapshot failed or an instruction file is skipped.
 func noteKind(note string) noticeKind {
-	if strings.Contains(note, "checkpoints are off") || strings.Contains(note, "failed") {
+	if strings.Contains(note, "checkpoints are off") || strings.Contains(note, "failed") || strings.Contains(note, " is skipped: ") {
 		return noticeWarn
 	}
 	return noticeInfo
