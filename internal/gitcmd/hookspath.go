@@ -10,11 +10,13 @@ package gitcmd
 // core.hooksPath set only in an included file is not seen.
 
 import (
+	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // systemConfig is the system-wide configuration file of a git built with
@@ -46,7 +48,7 @@ func HooksPath(dir string, env []string) (path string, ok bool) {
 			own = append(own, kv) // configFiles refuses those it does not follow
 		}
 	}
-	files, ok := configFiles(dir, own)
+	files, _, ok := configFiles(dir, own)
 	if !ok {
 		return "", false
 	}
@@ -60,11 +62,13 @@ func HooksPath(dir string, env []string) (path string, ok bool) {
 	var value string
 	set, worktree := false, false
 	for _, file := range files {
-		data, err := os.ReadFile(file)
+		// By the tools' rules (a FIFO or a link out of its directory is
+		// unknown, never a hang).
+		data, err := safefile.Read(context.Background(), file, filepath.Dir(file), maxConfigFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil || len(data) > maxConfigFile {
+		if err != nil {
 			return "", false
 		}
 		entries, _, ok := configEntries(data)

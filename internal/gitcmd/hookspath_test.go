@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // gitHooksDir is where git itself runs dir's hooks from (absolute).
@@ -91,5 +93,33 @@ func TestHooksPathIsGits(t *testing.T) {
 				t.Errorf("answered %q with %s in git's environment", got, extra)
 			}
 		})
+	}
+}
+
+// TestHooksPathDoesNotBlockOnAFIFOConfig: a repository whose .git/config is
+// a FIFO answers "unknown" at once instead of hanging the permission check
+// of every write.
+func TestHooksPathDoesNotBlockOnAFIFOConfig(t *testing.T) {
+	repo, env := configHome(t, map[string]string{})
+	config := filepath.Join(repo, ".git", "config")
+	if err := os.Remove(config); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(config, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan bool, 1)
+	go func() { _, ok := HooksPath(repo, env); done <- ok }()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Errorf("HooksPath known with a FIFO for .git/config")
+		}
+	case <-time.After(5 * time.Second):
+		// Open a writer so the blocked reader (and the test) can end.
+		if f, err := os.OpenFile(config, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("HooksPath blocked on a FIFO .git/config")
 	}
 }
