@@ -38,3 +38,41 @@ func TestE2ECompactWithNothingToCompactSaysWhy(t *testing.T) {
 		t.Errorf("dry run: exit %d, %q %q", dry.code, dry.stdout, dry.stderr)
 	}
 }
+
+// TestE2ERunShowsAFailedMention: a mention that cannot be attached (a
+// missing file, a path outside the directory that headless mode does not
+// allow) was told to the model but not to the user (hardening 2, item
+// 9b). The run goes on, and the user sees each on stderr (text) or as an
+// attachment_error event (JSON).
+func TestE2ERunShowsAFailedMention(t *testing.T) {
+	e := newEnv(t, pt.Text("no such file, it seems"), pt.Text("again"))
+	res := e.run("", "run", "explain @missing.go and @../outside.txt please")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, want := range []string{"@missing.go: not attached:", "@../outside.txt: not attached:"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if strings.Contains(res.stdout, "not attached") {
+		t.Errorf("the warning went to stdout: %q", res.stdout)
+	}
+	if got := lastUser(e.srv.Requests()[0]); !strings.Contains(got, "could not be attached") {
+		t.Errorf("the model was not told: %q", got)
+	}
+
+	js := e.run("", "run", "--format", "json", "-c", "look at @missing.go")
+	if js.code != 0 {
+		t.Fatalf("json: exit %d: %s", js.code, js.stderr)
+	}
+	found := false
+	for _, line := range strings.Split(js.stdout, "\n") {
+		if strings.Contains(line, `"type":"attachment_error"`) && strings.Contains(line, `"path":"missing.go"`) && strings.Contains(line, `"error":`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no attachment_error event:\n%s", js.stdout)
+	}
+}
