@@ -40,6 +40,8 @@ type commandRow struct {
 	// Overrides is the file of the command of the same name this one
 	// hides.
 	Overrides string `json:"overrides,omitempty"`
+	// OverridesSource is that command's source ("project").
+	OverridesSource string `json:"overrides_source,omitempty"`
 }
 
 func newCommandsCmd(g *globalFlags) *cobra.Command {
@@ -51,9 +53,9 @@ func newCommandsCmd(g *globalFlags) *cobra.Command {
 in .agent/commands/ of the project (the nearest directory up that has one,
 and the one beside the project's .agent/config.json) and in
 $XDG_CONFIG_HOME/agent/commands/ (~/.config/agent/commands/). A file's
-path names it: review.md is /review, git/commit.md is /git:commit. A
-project command overrides the user's of the same name; a built-in chat
-command's name cannot be taken. Files that are skipped (too large, not
+path names it: review.md is /review, git/commit.md is /git:commit. Your
+own command wins over a project's of the same name, which is listed as
+shadowed; a built-in chat command's name cannot be taken. Files that are skipped (too large, not
 text, a clash) are reported on stderr.
 
 In the chat, /name args sends the file's text as your message, $ARGUMENTS
@@ -81,9 +83,11 @@ func listCommands(cat *commands.Catalog, asJSON bool, out, errOut io.Writer) err
 	rows := make([]commandRow, 0, len(set.Commands))
 	for _, c := range set.Commands {
 		rows = append(rows, commandRow{Name: c.Name, Source: c.Source, Description: c.Description,
-			ArgumentHint: c.ArgumentHint, Path: c.Path, Overrides: c.Overrides})
+			ArgumentHint: c.ArgumentHint, Path: c.Path, Overrides: c.Overrides, OverridesSource: c.OverridesSource})
 	}
 	if asJSON {
+		// The usable commands only, one per name: a shadowed one is the
+		// winner's overrides.
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
@@ -94,16 +98,25 @@ func listCommands(cat *commands.Catalog, asJSON bool, out, errOut io.Writer) err
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "COMMAND\tSOURCE\tDESCRIPTION\tPATH")
-	for _, r := range rows {
-		name := "/" + r.Name
-		if r.ArgumentHint != "" {
-			name += " " + r.ArgumentHint
+	row := func(c commands.Command, source string) {
+		name := "/" + c.Name
+		if c.ArgumentHint != "" {
+			name += " " + c.ArgumentHint
 		}
-		source := r.Source
-		if r.Overrides != "" {
-			source += " (overrides)"
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, source, c.Description, safePath(c.Path))
+	}
+	// Each command, then the ones of the same name it hides.
+	for _, c := range set.Commands {
+		source := c.Source
+		if c.Overrides != "" {
+			source += " (overrides " + c.OverridesSource + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, source, r.Description, safePath(r.Path))
+		row(c, source)
+		for _, sh := range set.Shadowed {
+			if sh.Name == c.Name {
+				row(sh, sh.Source+" (shadowed)")
+			}
+		}
 	}
 	return tw.Flush()
 }

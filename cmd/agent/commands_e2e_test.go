@@ -28,13 +28,13 @@ func (e *env) commandDirs() (project, user string) {
 }
 
 // TestE2ERunExpandsCustomCommand: agent run /name args sends the
-// command's text, the shell's quoting kept for $1…$9, and the project's
-// command over the user's.
+// command's text, the shell's quoting kept for $1…$9, and the user's
+// command over the project's of the same name (hardening 2, item 9a).
 func TestE2ERunExpandsCustomCommand(t *testing.T) {
 	e := newEnv(t, pt.Text("reviewed"), pt.Text("committed"), pt.Text("from stdin"))
 	project, user := e.commandDirs()
-	writeCommand(t, project, "review.md", "---\ndescription: Review a file\nargument-hint: <file> [focus]\n---\nReview $1, focusing on $2. All: $ARGUMENTS")
-	writeCommand(t, user, "review.md", "the user's review")
+	writeCommand(t, user, "review.md", "---\ndescription: Review a file\nargument-hint: <file> [focus]\n---\nReview $1, focusing on $2. All: $ARGUMENTS")
+	writeCommand(t, project, "review.md", "the project's review")
 	writeCommand(t, user, "git/commit.md", "Commit message for: $ARGUMENTS")
 
 	res := e.run("", "run", "/review", "main.go", "error handling")
@@ -82,7 +82,9 @@ func TestE2ERunUnknownCommandIsUsage(t *testing.T) {
 }
 
 // TestE2ECommandsLists: agent commands [--json] lists name, source,
-// description and path, and reports skipped files on stderr.
+// description and path, and reports skipped files on stderr. The user's
+// command wins over the project's of the same name, which the table lists
+// as shadowed (hardening 2, item 9a).
 func TestE2ECommandsLists(t *testing.T) {
 	e := newEnv(t)
 	project, user := e.commandDirs()
@@ -104,8 +106,8 @@ func TestE2ECommandsLists(t *testing.T) {
 	}
 	want := []commandRow{
 		{Name: "git:commit", Source: "user", Description: "Write a commit message", Path: filepath.Join(user, "git", "commit.md")},
-		{Name: "review", Source: "project", Description: "Review a file", ArgumentHint: "<file>",
-			Path: filepath.Join(project, "review.md"), Overrides: filepath.Join(user, "review.md")},
+		{Name: "review", Source: "user", Description: "the user's",
+			Path: filepath.Join(user, "review.md"), Overrides: filepath.Join(project, "review.md"), OverridesSource: "project"},
 	}
 	if len(rows) != len(want) || rows[0] != want[0] || rows[1] != want[1] {
 		t.Errorf("rows = %+v\nwant %+v", rows, want)
@@ -114,7 +116,7 @@ func TestE2ECommandsLists(t *testing.T) {
 		t.Errorf("no clash warning: %q", res.stderr)
 	}
 	text := e.run("", "commands")
-	for _, s := range []string{"/review <file>", "project (overrides)", "Review a file", "/git:commit", filepath.Join(user, "git", "commit.md")} {
+	for _, s := range []string{"/review <file>", "user (overrides project)", "project (shadowed)", "Review a file", "/git:commit", filepath.Join(user, "git", "commit.md")} {
 		if !strings.Contains(text.stdout, s) {
 			t.Errorf("text lacks %q:\n%s", s, text.stdout)
 		}

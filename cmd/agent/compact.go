@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/termsafe"
 )
 
 func newCompactCmd(g *globalFlags) *cobra.Command {
@@ -19,6 +23,8 @@ func newCompactCmd(g *globalFlags) *cobra.Command {
 		Long: `compact asks the model (small_model when set) to summarise the session's
 history so far, keeping the user's instructions and recent turns verbatim,
 exactly like /compact in the chat. FOCUS tells the summary what matters.
+When there is nothing worth summarising yet (a conversation shorter than a
+summary of it would be) it says so and why, asks for nothing and exits 0.
 
 With --undo (the /compact undo of the chat) it restores the history as it
 was before the newest compaction: the summary is kept but no longer sent,
@@ -98,6 +104,11 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	if err := r.Compact(ctx, focus); err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted")}
+		}
+		if errors.Is(err, loop.ErrNothingToCompact) {
+			// Nothing to do is not a failure: say so, and why.
+			fmt.Println(termsafe.Strip(err.Error()))
+			return nil
 		}
 		return err
 	}

@@ -560,6 +560,19 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 		}
 		w.breakLine()
 		fmt.Fprintf(w.errOut, "· changed %d file(s), +%d −%d\n", len(ps.Files), added, deleted)
+	case message.PartFile:
+		// A mention that could not be attached: the model is told in the
+		// message, the user here.
+		f := p.File
+		if f == nil || f.Error == "" {
+			return
+		}
+		if w.json {
+			w.emit(map[string]any{"type": "attachment_error", "message_id": p.MessageID, "kind": f.Kind, "path": f.Path, "error": f.Error})
+			return
+		}
+		w.breakLine()
+		fmt.Fprintf(w.errOut, "agent: warning: @%s: not attached: %s\n", oneLine(termsafe.Strip(f.Path), 200), oneLine(termsafe.Strip(f.Error), 300))
 	case message.PartStepFinish:
 		w.lastError = ""
 		w.final = ""

@@ -100,21 +100,26 @@ func (c *Catalog) Load() Set {
 				set.Notices = append(set.Notices, fmt.Sprintf("custom command /%s (%s) is not used: /%s is a built-in command", name, show(f.path), name))
 				continue
 			}
+			cmd := Command{
+				Name: name, Description: cf.t.description, ArgumentHint: cf.t.hint,
+				Source: src.kind, Path: f.path, Body: cf.t.body,
+			}
 			if i, ok := byName[name]; ok {
-				if set.Commands[i].Overrides == "" {
-					set.Commands[i].Overrides, set.Commands[i].OverridesSource = f.path, src.kind
+				winner := &set.Commands[i]
+				if winner.Overrides == "" {
+					winner.Overrides, winner.OverridesSource = f.path, src.kind
 				}
+				cmd.ShadowedBy = winner.Path
+				set.Shadowed = append(set.Shadowed, cmd)
 				continue
 			}
 			byName[name] = len(set.Commands)
-			set.Commands = append(set.Commands, Command{
-				Name: name, Description: cf.t.description, ArgumentHint: cf.t.hint,
-				Source: src.kind, Path: f.path, Body: cf.t.body,
-			})
+			set.Commands = append(set.Commands, cmd)
 		}
 	}
 	c.files = seen
 	sortCommands(set.Commands)
+	sortCommands(set.Shadowed)
 	return set
 }
 
@@ -170,7 +175,9 @@ func (cf cachedFile) notice(path string) string {
 	return fmt.Sprintf("custom command file %s is not used: not UTF-8 text", show(path))
 }
 
-// sources are the commands directories, the one that wins a name first.
+// sources are the commands directories, the one that wins a name first:
+// the user's own, then the project's (the nearest first). A cloned
+// repository may add commands but never replace one the user wrote.
 func (c *Catalog) sources() []source {
 	var out []source
 	add := func(dir, kind string) {
@@ -186,6 +193,7 @@ func (c *Catalog) sources() []source {
 		out = append(out, source{dir: dir, kind: kind})
 	}
 	r := c.roots
+	add(r.UserDir, SourceUser)
 	if r.Dir != "" {
 		home := ""
 		if r.Home != "" {
@@ -206,7 +214,6 @@ func (c *Catalog) sources() []source {
 	if r.ProjectFile != "" {
 		add(filepath.Join(filepath.Dir(r.ProjectFile), "commands"), SourceProject)
 	}
-	add(r.UserDir, SourceUser)
 	return out
 }
 

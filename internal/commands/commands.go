@@ -4,20 +4,22 @@
 //
 // Where they come from, in order of precedence:
 //
+//   - the user: $XDG_CONFIG_HOME/agent/commands/ (~/.config/agent/commands/);
 //   - the project: .agent/commands/ in the nearest directory, from the
 //     session's directory up (the user's home excluded), that has one, and
 //     .agent/commands/ beside the project's config file
-//     (.agent/config.json, found the same way) when that is another;
-//   - the user: $XDG_CONFIG_HOME/agent/commands/ (~/.config/agent/commands/).
+//     (.agent/config.json, found the same way) when that is another.
 //
 // A file's path below its directory names it: review.md is /review,
 // git/commit.md is /git:commit (subdirectories namespace, at most MaxDepth
 // deep). Names are lower-cased, and every run of characters other than
 // a-z, 0-9, "-" and "_" becomes one "-"; a file whose name is left empty,
 // or that repeats a name already taken in the same directory, is skipped
-// with a notice. A project command overrides the user's command of the same
-// name (Command.Overrides says which file); a command named like one of the
-// reserved (built-in) names is never used, with a notice.
+// with a notice. The user's command wins over a project's of the same name
+// (a cloned repository may add commands, never replace the user's): the
+// winner's Command.Overrides names the file it hides, and the hidden one is
+// listed in Set.Shadowed. A command named like one of the reserved
+// (built-in) names is never used, with a notice.
 //
 // A file may open with front matter between two "---" lines; its
 // description and argument-hint keys are read (other keys are ignored),
@@ -80,10 +82,14 @@ type Command struct {
 	Source string
 	Path   string
 	// Overrides is the file of a command of the same name this one hides
-	// (a user command under a project one), "" when none;
+	// (a project's command under the user's, or under a nearer project
+	// directory's), "" when none;
 	// OverridesSource is that command's source.
 	Overrides       string
 	OverridesSource string
+	// ShadowedBy, in Set.Shadowed, is the file of the command that hides
+	// this one.
+	ShadowedBy string
 	// Body is the prompt template, front matter removed.
 	Body string
 }
@@ -93,6 +99,10 @@ type Command struct {
 type Set struct {
 	Commands []Command
 	Notices  []string
+	// Shadowed are the commands hidden by another of the same name (a
+	// project's under the user's), sorted by name: not usable, listed so
+	// the user sees what the project offered.
+	Shadowed []Command
 }
 
 // Find returns the command named name.

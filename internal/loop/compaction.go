@@ -274,8 +274,8 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	if err != nil {
 		return err
 	}
-	if nothingToCompact(plan, req) {
-		return ErrNothingToCompact
+	if err := nothingToCompact(plan, req, r.calc().Estimator()); err != nil {
+		return err
 	}
 	// The first summary comes from small_model if there is one; after a
 	// failure the main model writes it.
@@ -339,7 +339,10 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 		// The user chose what stays verbatim: no model-free dropping.
 		return errors.New("summarising up to or after a message needs a summary, and none could be written")
 	}
-	if !ok || nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req) {
+	if err := nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req, r.calc().Estimator()); err != nil {
+		return err
+	}
+	if !ok {
 		return ErrNothingToCompact
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
@@ -382,24 +385,35 @@ func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
 	return compact.MakePlan(r.history, r.est, r.planOptions()), nil
 }
 
-// nothingToCompact reports whether a plan leaves nothing worth compacting:
-// nothing to summarise, or, when the user asked and the request is not over
-// the compaction point, only what the user wrote (a session of one turn).
-// An automatic compaction still summarises a lone user message: it is one
-// too large for the window.
-func nothingToCompact(plan compact.Plan, req compactRequest) bool {
+// nothingToCompact says why a plan leaves nothing worth compacting (nil
+// when it does not): an error wrapping ErrNothingToCompact. There is
+// nothing when there is nothing to summarise, or, when the user asked,
+// when only what the user wrote is left (a session of one turn: the
+// summary keeps it word for word) or when the range costs no more than a
+// summary of it would (compact.NotWorthSummarising: a short conversation).
+// An automatic compaction still summarises a lone user message or a small
+// range: it runs because the window is full.
+func nothingToCompact(plan compact.Plan, req compactRequest, est tokens.Estimator) error {
 	if len(plan.Summarize) == 0 {
-		return true
+		return fmt.Errorf("%w: %s", ErrNothingToCompact, compact.NotWorthSummarising(compact.Preview{Nothing: true}))
 	}
 	if req.auto {
-		return false
+		return nil
 	}
+	onlyUser := true
 	for _, e := range plan.Summarize {
 		if e.Message.Role != message.RoleUser {
-			return false
+			onlyUser = false
+			break
 		}
 	}
-	return true
+	if onlyUser {
+		return fmt.Errorf("%w: only your own messages would be summarised, and a summary keeps those word for word", ErrNothingToCompact)
+	}
+	if why := compact.NotWorthSummarising(compact.PreviewOf(plan, est)); why != "" {
+		return fmt.Errorf("%w: %s", ErrNothingToCompact, why)
+	}
+	return nil
 }
 
 // withSummary returns the history as it will be once a compaction with

@@ -43,6 +43,9 @@ type CompactPreview struct {
 	After            int64 `json:"after"`
 	// Model would write the summary.
 	Model string `json:"model"`
+	// NothingReason says why there is nothing to compact (Nothing set),
+	// as Compact's error does: "nothing to compact yet: …".
+	NothingReason string `json:"nothing_reason,omitempty"`
 }
 
 // ErrBusy is returned by what needs the loop idle.
@@ -83,7 +86,9 @@ func (r *Runner) Preview() (CompactPreview, error) {
 	}
 	plan := compact.MakePlan(history, r.est, r.planOptions())
 	p.Preview = compact.PreviewOf(plan, r.calc().Estimator())
-	p.Nothing = nothingToCompact(plan, compactRequest{})
+	if err := nothingToCompact(plan, compactRequest{}, r.calc().Estimator()); err != nil {
+		p.Nothing, p.NothingReason = true, err.Error()
+	}
 	if p.Nothing {
 		p.AfterMin, p.After = p.Total-p.PruneTokens, p.Total-p.PruneTokens
 		return p, nil
@@ -105,7 +110,7 @@ func (p CompactPreview) Lines() []string {
 		out = append(out, "Prune first: no old tool output to clear.")
 	}
 	if p.Nothing {
-		return append(out, "Nothing to summarise yet: a compaction now would change nothing.")
+		return append(out, "Nothing to summarise yet: a compaction now would change nothing ("+strings.TrimPrefix(p.NothingReason, ErrNothingToCompact.Error()+": ")+").")
 	}
 	out = append(out,
 		fmt.Sprintf("Summarise %d message%s (%s tokens) into a summary of at most %s tokens, written by %s.",

@@ -40,7 +40,9 @@ func TestRecallBringsBackAPrunedAndSummarisedOutput(t *testing.T) {
 		c.Compaction.PruneProtect, c.Compaction.PruneMinimum = 50, 50
 	},
 		pt.ToolCall("call_build", "bash", mustJSON(map[string]any{"command": build})),
-		pt.Text("built"),
+		// A summary must be worth it: the first turn's answer is long
+		// enough that summarising it saves tokens.
+		pt.Text("built: "+strings.Repeat("every step passed and the binary links. ", 40)),
 		pt.Text("two"),
 		pt.Text("three"),
 		pt.Text(summaryText),

@@ -385,10 +385,12 @@ func TestPairsSurviveCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.r.Wait(ctx)
-	// 2. Some work, then compact.
-	scripted = []pt.Step{pt.ToolCall("c_ok", "bash", `{"command":"echo ok"}`), pt.Text(long("fine", 3))}
+	// 2. Some work, then compact (enough of it that a summary is worth
+	// writing).
+	scripted = []pt.Step{pt.ToolCall("c_ok", "bash", `{"command":"echo ok"}`), pt.Text(long("fine", 3)), pt.Text(long("more", 3))}
 	h.mustTurn("try something quick instead")
 	h.mustTurn("and one more thing")
+	h.mustTurn("and a last one")
 	if err := h.r.Compact(ctx, ""); err != nil {
 		t.Fatalf("compact: %v", err)
 	}

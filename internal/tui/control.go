@@ -74,7 +74,7 @@ func (msg previewMsg) apply(m *Model) tea.Cmd {
 func (m *Model) compactPreviewCmd(focus string) tea.Cmd {
 	r := m.runner
 	if r == nil {
-		return m.setFlash("nothing to compact yet", 2*time.Second)
+		return m.setFlash("nothing to compact yet: no conversation", 2*time.Second)
 	}
 	if m.busy || m.compacting {
 		return m.setFlash("the agent is busy: preview once the turn ends", 3*time.Second)

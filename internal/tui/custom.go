@@ -170,20 +170,33 @@ func (m *Model) customHelpLines() []string {
 	case len(m.custom.set.Commands) == 0:
 		return append(out, th.dim.Render("none yet: review.md there is /review, git/commit.md is /git:commit"))
 	}
-	for _, c := range m.custom.set.Commands {
+	row := func(c usercmd.Command) string {
 		name := "/" + c.Name
 		if c.ArgumentHint != "" {
 			name += " " + c.ArgumentHint
+		}
+		name = fmt.Sprintf("%-18s", name)
+		desc := c.Description
+		if desc != "" {
+			desc += " "
+		}
+		if c.ShadowedBy != "" {
+			// Not usable: the user's command of the same name wins.
+			return th.dim.Render(name + " " + desc + "· " + c.Source + ", shadowed by yours")
 		}
 		from := c.Source
 		if c.Overrides != "" {
 			from += ", overrides " + c.OverridesSource
 		}
-		desc := c.Description
-		if desc != "" {
-			desc += " "
+		return th.key.Render(name) + " " + desc + th.dim.Render("· "+from)
+	}
+	for _, c := range m.custom.set.Commands {
+		out = append(out, row(c))
+		for _, sh := range m.custom.set.Shadowed {
+			if sh.Name == c.Name {
+				out = append(out, row(sh))
+			}
 		}
-		out = append(out, th.key.Render(fmt.Sprintf("%-18s", name))+" "+desc+th.dim.Render("· "+from))
 	}
 	return out
 }

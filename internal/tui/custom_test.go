@@ -46,10 +46,9 @@ func lastUserText(h *harness, req int) string {
 // typed text), and the history keeps what was typed.
 func TestCustomCommandCompletesAndExpands(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.Text("reviewed"), pt.Text("committed")}, customDirs(t, map[string]string{
-		"review.md":      "---\ndescription: Review a file\nargument-hint: [file] [focus]\n---\nReview $1 with a focus on $2. See @notes.md.",
-		"git/commit.md":  "Write a commit message for: $ARGUMENTS",
-		"user:review.md": "the user's review",
-		"user:hello.md":  "# Say hello\nHello!",
+		"review.md":     "---\ndescription: Review a file\nargument-hint: [file] [focus]\n---\nReview $1 with a focus on $2. See @notes.md.",
+		"git/commit.md": "Write a commit message for: $ARGUMENTS",
+		"user:hello.md": "# Say hello\nHello!",
 	}))
 	if h.m.custom.loaded || h.m.custom.scanning {
 		t.Fatal("the commands were read before any use")
@@ -114,9 +113,10 @@ func TestCustomCommandFromThePopupWithoutArguments(t *testing.T) {
 	}
 }
 
-// TestCustomCommandsInHelp: /help lists them with their source, says a
-// project command overrides the user's, and a built-in's name taken by a
-// file is a notice shown once.
+// TestCustomCommandsInHelp: /help lists them with their source, says the
+// user's command overrides the project's of the same name and lists the
+// project's as shadowed (hardening 2, item 9a), and a built-in's name
+// taken by a file is a notice shown once.
 func TestCustomCommandsInHelp(t *testing.T) {
 	h := newHarness(t, nil, customDirs(t, map[string]string{
 		"review.md":       "---\ndescription: Review (project)\n---\nx",
@@ -130,7 +130,7 @@ func TestCustomCommandsInHelp(t *testing.T) {
 	h.waitScreen("Custom commands")
 	h.waitScreen("/review")
 	s := h.screen()
-	for _, want := range []string{"Review (project) · project, overrides user", "Explain it · user"} {
+	for _, want := range []string{"the user's review · user, overrides project", "Review (project) · project, shadowed by yours", "Explain it · user"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("help lacks %q:\n%s", want, s)
 		}

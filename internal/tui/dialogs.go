@@ -9,7 +9,9 @@ package tui
 // bell rings. It answers only
 //   - a modified key shown on its buttons (alt+a, alt+s, alt+d, …), or
 //   - Enter over a highlighted choice, once the user gave it focus with
-//     Tab (Shift+Tab); Esc gives focus back to the editor.
+//     Tab (Shift+Tab) — on a choice that lets something run, only once
+//     the highlight stood still for dialogGrace (dialoggate.go); Esc
+//     gives focus back to the editor.
 // Both wait dialogGrace after the question appears. A denial asks for a
 // one-line reason (sent to the model as the tool's result) and can stop
 // the turn.
@@ -35,6 +37,9 @@ type question interface {
 	// answers the question without focus.
 	shortcut(key string) bool
 	abandoned() bool
+	// approving reports whether Enter now would let something run: the
+	// highlighted choice allows, approves or continues (dialoggate.go).
+	approving() bool
 }
 
 // bell rings the terminal's bell: a question wants the user.
@@ -54,13 +59,19 @@ func (m *Model) dialogKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if !m.dialogFocused {
 		if focusKey(s) {
 			m.dialogFocused = true
-			return nil, true
+			return m.after(dialogGrace, m.dialogGate.moved()), true // dialoggate.go
 		}
 		if !q.shortcut(s) {
 			return nil, false
 		}
+	} else if m.dialogGate.holds(q, s) {
+		return nil, true // Enter on a choice just moved onto
 	}
+	moves := m.dialogFocused && movesHighlight(s)
 	res, cmd := q.update(m, k)
+	if moves {
+		cmd = tea.Batch(cmd, m.after(dialogGrace, m.dialogGate.moved()))
+	}
 	switch res {
 	case drawerClose:
 		m.dialogs[0] = nil
@@ -169,6 +180,10 @@ func (d *permissionDialog) abandoned() bool {
 	default:
 		return false
 	}
+}
+
+func (d *permissionDialog) approving() bool {
+	return d.reason == nil && (d.sel == choiceAllowOnce || d.sel == choiceAllowSession)
 }
 
 func (d *permissionDialog) shortcut(key string) bool {
@@ -358,6 +373,8 @@ func (d *doomDialog) abandoned() bool {
 		return false
 	}
 }
+
+func (d *doomDialog) approving() bool { return doomReplies[d.sel] != loop.DoomStop }
 
 func (d *doomDialog) shortcut(key string) bool {
 	_, ok := doomShortcuts[key]

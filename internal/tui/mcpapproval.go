@@ -165,6 +165,8 @@ type mcpDialog struct {
 
 func (d *mcpDialog) abandoned() bool { return false }
 
+func (d *mcpDialog) approving() bool { return d.sel == mcpApprove }
+
 func (d *mcpDialog) shortcut(key string) bool {
 	_, ok := mcpShortcuts[key]
 	return ok

@@ -120,6 +120,9 @@ type Model struct {
 	// dialogFocused: the user gave the question the keyboard (Tab); until
 	// then typing goes to the editor.
 	dialogFocused bool
+	// dialogGate keeps Enter from confirming a choice the focus or the
+	// highlight just moved onto (dialoggate.go).
+	dialogGate enterGate
 	// mcpAsking: the project's MCP servers waiting for approval
 	// (mcpapproval.go).
 	mcpAsking mcpAsking
@@ -410,6 +413,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.d == m.dialogShown {
 			m.dialogArmed = true
 		}
+	case enterSettledMsg:
+		m.dialogGate.settle(msg)
 	case branchLoadedMsg:
 		m.branch, m.branchKnown = msg.branch, true
 		if m.welcome != nil && m.welcome.branch != msg.branch {

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/termsafe"
 )
 
 // send sends text to the runner (where it is queued while busy). Sends
@@ -177,7 +178,7 @@ func (m *Model) handleCancelled(msg cancelledMsg) {
 // compactCmd runs /compact.
 func (m *Model) compactCmd(focus string) tea.Cmd {
 	if m.runner == nil {
-		return m.setFlash("nothing to compact yet", 2*time.Second)
+		return m.setFlash("nothing to compact yet: no conversation", 2*time.Second)
 	}
 	if m.busy {
 		return m.setFlash("the agent is busy: wait for the turn to end, or press esc to interrupt it", 3*time.Second)
@@ -202,7 +203,7 @@ func (m *Model) handleCompacted(msg compactedMsg) {
 	switch {
 	case msg.err == nil:
 	case errors.Is(msg.err, loop.ErrNothingToCompact):
-		m.notice(noticeInfo, "nothing to compact yet", "")
+		m.notice(noticeInfo, termsafe.Strip(msg.err.Error()), "") // says why
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(noticeInfo, "compaction stopped", "")
 	default:
