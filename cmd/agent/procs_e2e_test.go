@@ -10,10 +10,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -77,5 +82,115 @@ func TestE2EKeyNotReadableFromTheAgentsProc(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// procStat reads state and ppid of pid; ok is false when pid is gone or a
+// zombie.
+func procStat(pid int) (ppid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+		return 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, true
+}
+
+// childrenOf lists the live processes whose parent is pid.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, en := range entries {
+		p, err := strconv.Atoi(en.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, ok := procStat(p); ok && ppid == pid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond every few milliseconds until it holds or d passes.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+func readPid(path string) int {
+	b, _ := os.ReadFile(path)
+	if !bytes.HasSuffix(b, []byte("\n")) {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// TestE2EKilledAgentLeavesNoHookOrMCPServer kills the agent with SIGKILL
+// while a PreToolUse hook sleeps (with a background job of its own) and a
+// stdio MCP server runs: the hook's shell and the server die with the
+// agent, and the next start of the agent stops the job the hook left.
+func TestE2EKilledAgentLeavesNoHookOrMCPServer(t *testing.T) {
+	e := newEnv(t, pt.ToolCall("c1", "bash", `{"command":"echo hi"}`), pt.Text("done"))
+	marks := t.TempDir()
+	writeJSON(t, filepath.Join(e.home, ".config", "agent", "config.json"), map[string]any{
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{
+			"type": "command", "timeout": 120,
+			"command": `sleep 300 & echo $! > "` + marks + `/job.tmp"; mv "` + marks + `/job.tmp" "` + marks + `/job"; echo $$ > "` + marks + `/hook.tmp"; mv "` + marks + `/hook.tmp" "` + marks + `/hook"; wait`,
+		}}}}},
+		"mcp": map[string]config.MCPServer{"t": mcptest.Stdio(t, nil)},
+	})
+
+	cmd := exec.Command(agentBin, "run", "--yes", "--format", "json", "go")
+	cmd.Dir, cmd.Env = e.work, e.vars
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var hook, job int
+	if !waitFor(10*time.Second, func() bool {
+		hook, job = readPid(filepath.Join(marks, "hook")), readPid(filepath.Join(marks, "job"))
+		return hook > 0 && job > 0
+	}) {
+		t.Fatal("the hook never started")
+	}
+	t.Cleanup(func() { killGroup(hook) })
+	var server int
+	for _, c := range childrenOf(cmd.Process.Pid) {
+		if c != hook {
+			server = c
+		}
+	}
+	if server == 0 {
+		t.Fatalf("no MCP server among the agent's children %v (hook %d)", childrenOf(cmd.Process.Pid), hook)
+	}
+	t.Cleanup(func() { killGroup(server) })
+
+	cmd.Process.Kill()
+	cmd.Wait()
+	for name, pid := range map[string]int{"the hook's shell": hook, "the MCP server": server} {
+		if !waitFor(5*time.Second, func() bool { _, ok := procStat(pid); return !ok }) {
+			t.Errorf("%s (pid %d) runs on after the agent was killed", name, pid)
+		}
+	}
+	if _, ok := procStat(job); !ok {
+		t.Fatalf("the hook's background job %d died with the agent: nothing is left for the next start to reap", job)
+	}
+	if res := e.run("", "sessions"); res.code != 0 {
+		t.Fatalf("the next start: exit %d: %s", res.code, res.stderr)
+	}
+	if !waitFor(5*time.Second, func() bool { _, ok := procStat(job); return !ok }) {
+		t.Errorf("the hook's background job %d runs on after the next start", job)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/hooks"
@@ -122,7 +123,18 @@ func loadApp(g *globalFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Before this agent starts any: stop the hooks' and MCP servers'
+	// leftovers of an agent that was killed.
+	for _, err := range children(cfg).Reap() {
+		cfg.Warnings = append(cfg.Warnings, err.Error())
+	}
 	return &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}, nil
+}
+
+// children is the registry of the hooks' and MCP servers' process groups
+// (package childproc), kept in the data directory.
+func children(cfg *config.Config) *childproc.Registry {
+	return childproc.Open(filepath.Join(cfg.DataDir, "children"))
 }
 
 func (a *app) warn() {

@@ -42,6 +42,11 @@ import (
 	"github.com/ctxloop/agent/internal/tools"
 )
 
+// SpawnerFunc names the function of the spawner's goroutine, which runs as
+// long as the process once a child was started: leak checks ignore it
+// (goleak.IgnoreTopFunction).
+const SpawnerFunc = "github.com/ctxloop/agent/internal/childproc.spawner"
+
 // Registry records the process groups of the children this agent started,
 // in a directory shared by the agents of one data directory.
 type Registry struct {
