@@ -222,7 +222,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
-		SessionTools: task.SessionTools(a.cfg.Task),
+		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp

@@ -75,21 +75,31 @@ func (r *Registry) Start(cmd *exec.Cmd) (release func(), err error) {
 	if r == nil || !recordable {
 		return func() {}, nil
 	}
-	path, err := r.write(cmd)
-	if err != nil {
-		// The child runs and dies with the agent's thread all the same;
-		// only a crash's leftovers would go unreaped.
-		return func() {}, nil
-	}
-	return func() { os.Remove(path) }, nil
+	// A failed record is not the start's failure: the child runs and
+	// dies with the agent all the same; only a crash's leftovers would
+	// go unreaped.
+	return r.Record(tools.DescribeGroup(cmd.Process.Pid), filepath.Base(cmd.Path)), nil
 }
 
-func (r *Registry) write(cmd *exec.Cmd) (string, error) {
-	g := tools.DescribeGroup(cmd.Process.Pid)
-	if g.StartTicks == 0 {
-		return "", errors.New("the child is gone already")
+// Record records g, a process group started elsewhere (the bash of a
+// !command), until release is called; command names it. It does nothing
+// for a nil r or a group not described (g.StartTicks 0).
+func (r *Registry) Record(g tools.ProcessGroup, command string) (release func()) {
+	if r == nil || !recordable {
+		return func() {}
 	}
-	rec := record{Owner: self(), Group: g, Command: filepath.Base(cmd.Path)}
+	path, err := r.write(g, command)
+	if err != nil {
+		return func() {}
+	}
+	return func() { os.Remove(path) }
+}
+
+func (r *Registry) write(g tools.ProcessGroup, command string) (string, error) {
+	if g.PGID <= 1 || g.StartTicks == 0 {
+		return "", errors.New("the group is not described")
+	}
+	rec := record{Owner: self(), Group: g, Command: command}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return "", err

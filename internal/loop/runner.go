@@ -44,6 +44,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -142,6 +143,10 @@ type Options struct {
 	SystemPrompt func(Environment) []string
 	// Hooks runs the user's hooks (hooks.go); nil means none.
 	Hooks *hooks.Runner
+	// Children records the process group of a !command while it runs
+	// (RunShell), for the next start to stop what a killed agent left;
+	// nil records nothing. (A tool call's group is recorded with its part.)
+	Children *childproc.Registry
 }
 
 // TurnResult is how a turn ended.

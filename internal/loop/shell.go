@@ -42,7 +42,10 @@ func (r *Runner) RunShell(ctx context.Context, command string, progress func(las
 	r.mu.Unlock()
 	defer r.endBusy()
 	input, _ := json.Marshal(map[string]string{"command": command})
-	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input, Progress: progress})
+	release := func() {}
+	started := func(g tools.ProcessGroup) { release = r.opt.Children.Record(g, "!"+command) }
+	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input, Progress: progress, Started: started})
+	release() // bash has ended, and its group was stopped
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
 	// A stopped command's output is kept: the writes outlive ctx.
 	ctx = context.WithoutCancel(ctx)
