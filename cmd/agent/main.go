@@ -50,6 +50,7 @@ func main() {
 	// closed to its children and the key is out of its initial
 	// environment block.
 	procguard.Harden()
+	startup.Mark("procguard")
 	os.Exit(execute(os.Args[1:]))
 }
 
