@@ -58,7 +58,8 @@ func Open(dir string) *Registry { return &Registry{dir: dir} }
 
 // record is one file of the registry.
 type record struct {
-	// Owner is the agent that started the child: its pid and start time.
+	// Owner is the agent that started the child: its pid (in PGID), its
+	// start time and the boot.
 	Owner tools.ProcessGroup `json:"owner"`
 	Group tools.ProcessGroup `json:"group"`
 	// Command names the child, for a person reading the directory.

@@ -39,27 +39,39 @@ func secretInEnviron() bool {
 }
 
 // scrubInitialEnviron overwrites with '*' the values of the variables in
-// names in the process's initial environment block.
+// names in the process's initial environment block. It uses the system
+// calls directly: on the start-up path, os.File's set-up costs more than
+// the work.
 func scrubInitialEnviron(names []string) error {
-	block, err := os.ReadFile("/proc/self/environ")
+	block, err := readProcFile("/proc/self/environ", 16<<10)
 	if err != nil {
 		return err
 	}
-	start, ok := envStart()
+	stat, err := readProcFile("/proc/self/stat", 1<<10)
+	if err != nil {
+		return err
+	}
+	start, ok := envStart(stat)
 	if !ok {
 		return nil
 	}
-	mem, err := os.OpenFile("/proc/self/mem", os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer mem.Close()
+	mem := -1
+	defer func() {
+		if mem >= 0 {
+			unix.Close(mem)
+		}
+	}()
 	off := 0
 	for _, kv := range bytes.Split(block, []byte{0}) {
 		for _, n := range names {
 			if len(kv) > len(n)+1 && bytes.HasPrefix(kv, []byte(n+"=")) {
-				at := off + len(n) + 1
-				if _, err := mem.WriteAt(bytes.Repeat([]byte{'*'}, len(kv)-len(n)-1), int64(start)+int64(at)); err != nil {
+				if mem < 0 {
+					if mem, err = unix.Open("/proc/self/mem", unix.O_WRONLY|unix.O_CLOEXEC, 0); err != nil {
+						return err
+					}
+				}
+				at := int64(start) + int64(off+len(n)+1)
+				if _, err := unix.Pwrite(mem, bytes.Repeat([]byte{'*'}, len(kv)-len(n)-1), at); err != nil {
 					return err
 				}
 			}
@@ -69,12 +81,35 @@ func scrubInitialEnviron(names []string) error {
 	return nil
 }
 
-// envStart reads env_start (field 50) of /proc/self/stat.
-func envStart() (uint64, bool) {
-	b, err := os.ReadFile("/proc/self/stat")
+// readProcFile reads a /proc file whole, starting with a buffer of size
+// bytes.
+func readProcFile(path string, size int) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, false
+		return nil, err
 	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// envStart reads env_start (field 50) of a /proc/self/stat line.
+func envStart(b []byte) (uint64, bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return 0, false
