@@ -50,7 +50,6 @@ func main() {
 	// closed to its children and the key is out of its initial
 	// environment block.
 	procguard.Harden()
-	startup.Mark("procguard")
 	os.Exit(execute(os.Args[1:]))
 }
 
