@@ -30,7 +30,7 @@ func bangPid(t *testing.T, h *harness, path string) int {
 // groupGone polls until no live process is left in group pgid.
 func groupGone(pgid int, d time.Duration) bool {
 	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
-		if !zombieFree(pgid) {
+		if !groupHasLiveMember(pgid) {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -39,8 +39,9 @@ func groupGone(pgid int, d time.Duration) bool {
 	}
 }
 
-// zombieFree reports whether a non-zombie member of group pgid runs.
-func zombieFree(pgid int) bool {
+// groupHasLiveMember reports whether a member of group pgid runs (a zombie
+// does not).
+func groupHasLiveMember(pgid int) bool {
 	entries, _ := os.ReadDir("/proc")
 	for _, en := range entries {
 		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "stat"))
@@ -99,7 +100,7 @@ func TestBangDiesWithTheChat(t *testing.T) {
 	pgid := bangPid(t, h, filepath.Join(h.dir, "pid"))
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	h.m.Close()
-	if zombieFree(pgid) {
+	if groupHasLiveMember(pgid) {
 		t.Errorf("the command's group %d runs on after the chat closed", pgid)
 	}
 }
