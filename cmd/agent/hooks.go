@@ -31,7 +31,7 @@ func loadHooks(cfg *config.Config) *hooks.Runner {
 		return nil
 	}
 	plan := hooks.FromConfig(cfg, approval.Open(cfg.DataDir))
-	r, warnings := hooks.New(plan.Run, hooks.Options{Secrets: secretsOf(cfg)})
+	r, warnings := hooks.New(plan.Run, hooks.Options{Secrets: secretsOf(cfg), Children: children(cfg)})
 	cfg.Warnings = append(cfg.Warnings, plan.Warnings...)
 	cfg.Warnings = append(cfg.Warnings, warnings...)
 	return r

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ctxloop/agent/internal/procguard"
 	"github.com/ctxloop/agent/internal/startup"
 )
 
@@ -45,6 +46,10 @@ func usageError(format string, args ...any) error {
 
 func main() {
 	startup.Mark("main") // the runtime's start and the packages' init
+	// Before anything starts a child: the agent's /proc entries are
+	// closed to its children and the key is out of its initial
+	// environment block.
+	procguard.Harden()
 	os.Exit(execute(os.Args[1:]))
 }
 

@@ -50,6 +50,7 @@ func (a *app) mcpOptions() mcp.Options {
 		Secrets:  secrets,
 		Version:  version,
 		Approved: mcp.ApprovedIn(store),
+		Children: children(a.cfg),
 	}
 }
 

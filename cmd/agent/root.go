@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/hooks"
@@ -122,7 +123,18 @@ func loadApp(g *globalFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Before this agent starts any: stop the hooks' and MCP servers'
+	// leftovers of an agent that was killed.
+	for _, err := range children(cfg).Reap() {
+		cfg.Warnings = append(cfg.Warnings, err.Error())
+	}
 	return &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}, nil
+}
+
+// children is the registry of the hooks' and MCP servers' process groups
+// (package childproc), kept in the data directory.
+func children(cfg *config.Config) *childproc.Registry {
+	return childproc.Open(filepath.Join(cfg.DataDir, "children"))
 }
 
 func (a *app) warn() {
@@ -210,7 +222,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
-		SessionTools: task.SessionTools(a.cfg.Task),
+		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp

@@ -40,7 +40,11 @@ func (r *Runner) exec(ctx context.Context, h *hook, ev Event, payload []byte) ex
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
-	err := cmd.Run()
+	release, err := r.children.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		release()
+	}
 	res := execResult{stdout: stdout.String(), stderr: stderr.String(), exitCode: -1, timeout: h.Timeout.String(), duration: time.Since(start)}
 	var exitErr *exec.ExitError
 	switch {

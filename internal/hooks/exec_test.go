@@ -13,9 +13,13 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/ctxloop/agent/internal/childproc"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(childproc.SpawnerFunc))
+}
 
 const secret = "sk-hook-secret-123"
 

@@ -28,7 +28,9 @@
 //     AGENT_PROJECT_DIR and CLAUDE_PROJECT_DIR (the session's directory),
 //     AGENT_SESSION_ID and AGENT_HOOK_EVENT. It runs at most its timeout
 //     (default 60 s); then, or when ctx is done, its whole process group
-//     is killed.
+//     is killed. It is started through package childproc: its shell dies
+//     with the agent, even a killed one, and what the shell started is
+//     stopped by the agent's next start (Options.Children).
 //   - Exit 0: stdout that is a JSON object is the hook's decision (below);
 //     other stdout is context for the model for UserPromptSubmit and
 //     SessionStart, and is shown to the user for the other events. Exit 2:
@@ -66,6 +68,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxloop/agent/internal/childproc"
 )
 
 // Event names: Claude Code's.
@@ -193,13 +197,17 @@ type Options struct {
 	Env []string
 	// Secrets are values no hook may receive or show (the API key).
 	Secrets []string
+	// Children records the hooks' process groups while they run, for the
+	// next start to stop what a crashed agent left (nil: not recorded).
+	Children *childproc.Registry
 }
 
 // Runner runs the configured hooks. It is safe for concurrent use.
 type Runner struct {
-	byEvent map[string][]*hook
-	env     []string
-	secrets []string
+	byEvent  map[string][]*hook
+	env      []string
+	secrets  []string
+	children *childproc.Registry
 }
 
 // hook is a Hook ready to match.
@@ -241,7 +249,7 @@ func New(hs []Hook, opt Options) (*Runner, []string) {
 	if env == nil {
 		env = os.Environ()
 	}
-	return &Runner{byEvent: by, env: baseEnv(env, opt.Secrets), secrets: opt.Secrets}, warnings
+	return &Runner{byEvent: by, env: baseEnv(env, opt.Secrets), secrets: opt.Secrets, children: opt.Children}, warnings
 }
 
 func knownEvent(name string) bool {
@@ -273,7 +281,7 @@ func (r *Runner) Without(events ...string) *Runner {
 	if len(by) == 0 {
 		return nil
 	}
-	return &Runner{byEvent: by, env: r.env, secrets: r.secrets}
+	return &Runner{byEvent: by, env: r.env, secrets: r.secrets, children: r.children}
 }
 
 // Hooks returns the configured hooks, by event in Events order.

@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	"github.com/ctxloop/agent/internal/message"
@@ -26,6 +27,7 @@ import (
 func TestMain(m *testing.M) {
 	mcptest.Serve() // this binary started as the MCP test server (mcp_test.go)
 	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction(childproc.SpawnerFunc),
 		// The tokenizer's table loader may still be running in the
 		// background when the last test ends.
 		goleak.IgnoreAnyFunction("github.com/ctxloop/agent/internal/context/tokens.(*Tokenizer).load"),

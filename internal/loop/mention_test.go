@@ -74,7 +74,7 @@ func TestQueuedMentionResolvesAtSendTime(t *testing.T) {
 func TestRunShellOutputInNextRequest(t *testing.T) {
 	h := newHarness(t, pt.Text("I see the files"))
 	os.WriteFile(filepath.Join(h.dir, "marker-file.txt"), nil, 0o644)
-	f, err := h.r.RunShell(context.Background(), "ls")
+	f, err := h.r.RunShell(context.Background(), "ls", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

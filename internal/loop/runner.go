@@ -46,6 +46,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxloop/agent/internal/budget"
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
@@ -152,6 +153,10 @@ type Options struct {
 	// (tools.Env.CodeFiles): a subagent gets its session's, whose hooks
 	// run what the subagent writes.
 	CodeFiles []string
+	// Children records the process group of a !command while it runs
+	// (RunShell), for the next start to stop what a killed agent left;
+	// nil records nothing. (A tool call's group is recorded with its part.)
+	Children *childproc.Registry
 }
 
 // TurnResult is how a turn ended.

@@ -24,8 +24,11 @@ import (
 
 // RunShell runs command for the user (!command) and adds its output to the
 // conversation. It fails while a turn runs: the output would land in the
-// middle of the model's step.
-func (r *Runner) RunShell(ctx context.Context, command string) (*message.FileState, error) {
+// middle of the model's step. progress, when not nil, gets the command's
+// last lines while it runs (bash's Call.Progress: at most 10 a second,
+// from another goroutine). Cancelling ctx stops the command's process
+// group; what it printed until then is kept.
+func (r *Runner) RunShell(ctx context.Context, command string, progress func(lastLines string)) (*message.FileState, error) {
 	command = strings.TrimSpace(command)
 	if command == "" {
 		return nil, errors.New("run !command: empty command")
@@ -39,8 +42,13 @@ func (r *Runner) RunShell(ctx context.Context, command string) (*message.FileSta
 	r.mu.Unlock()
 	defer r.endBusy()
 	input, _ := json.Marshal(map[string]string{"command": command})
-	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input})
+	release := func() {}
+	started := func(g tools.ProcessGroup) { release = r.opt.Children.Record(g, "!"+command) }
+	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input, Progress: progress, Started: started})
+	release() // bash has ended, and its group was stopped
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
+	// A stopped command's output is kept: the writes outlive ctx.
+	ctx = context.WithoutCancel(ctx)
 	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, Model: r.Model(), FinishedAt: time.Now()}
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
 		return nil, fmt.Errorf("run !command: save: %w", err)

@@ -44,6 +44,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -77,6 +78,11 @@ type Options struct {
 	MaxRestarts int
 	// Version is the client version servers are told.
 	Version string
+	// Children records the stdio servers' process groups while they run,
+	// for the next start to stop what a crashed agent left (nil: not
+	// recorded). Servers are started through it either way: each dies
+	// with the agent.
+	Children *childproc.Registry
 	// OnChange, when set, is called (from any goroutine, never under a
 	// lock) after a server's status or tools changed.
 	OnChange func()

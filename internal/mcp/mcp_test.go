@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/mcp/mcptest"
 	"github.com/ctxloop/agent/internal/tools"
@@ -21,7 +22,7 @@ import (
 
 func TestMain(m *testing.M) {
 	mcptest.Serve() // the stdio server, when this binary is started as one
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(childproc.SpawnerFunc))
 }
 
 // start starts servers and closes them when the test ends.

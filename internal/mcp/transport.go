@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/secrets"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -58,12 +59,11 @@ func (sv *server) transport() (sdk.Transport, error) {
 	}
 	cmd.Stderr = sv.stderr
 	cmd.WaitDelay = closeGrace // a grandchild holding stderr open does not hold Wait
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeath(cmd.SysProcAttr)
+	// Its own process group and parent-death signal: childproc.
 	if cmd.Err != nil {
 		return nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
 	}
-	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, exited: make(chan struct{})}, nil
+	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, children: sv.s.opt.Children, exited: make(chan struct{})}, nil
 }
 
 // stdioTransport runs a server's command and speaks newline-delimited
@@ -71,11 +71,12 @@ func (sv *server) transport() (sdk.Transport, error) {
 // it exited is known (exitErr, once exited is closed), and closing it
 // closes stdin, then signals the process group, then kills it.
 type stdioTransport struct {
-	cmd     *exec.Cmd
-	wg      *sync.WaitGroup
-	pgid    atomic.Int64 // 0 until started
-	exited  chan struct{}
-	exitErr error
+	cmd      *exec.Cmd
+	wg       *sync.WaitGroup
+	children *childproc.Registry
+	pgid     atomic.Int64 // 0 until started
+	exited   chan struct{}
+	exitErr  error
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -90,7 +91,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, err
 	}
 	t.cmd.Stdin, t.cmd.Stdout = inR, outW
-	err = t.cmd.Start()
+	release, err := t.children.Start(t.cmd)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -103,6 +104,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	go func() {
 		defer t.wg.Done()
 		t.exitErr = t.cmd.Wait()
+		release()
 		close(t.exited)
 	}()
 	w := &stdinCloser{t: t, stdin: inW, stdout: outR}

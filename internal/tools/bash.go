@@ -36,6 +36,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/procguard"
 	"github.com/ctxloop/agent/internal/secrets"
 )
 
@@ -165,6 +166,8 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 		// dies: hold this thread until bash has exited.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		// Nor may bash, even as root, read the agent's memory.
+		procguard.DropPtraceForChildren()
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return

@@ -36,6 +36,11 @@ type ProcessGroup struct {
 	BootID     string `json:"boot_id,omitempty"`
 }
 
+// DescribeGroup describes the group led by pid, a process just started in
+// a group of its own (or any live process, for its start time), as
+// StopProcessGroup needs it after a crash.
+func DescribeGroup(pid int) ProcessGroup { return processGroupOf(pid) }
+
 // processInfo is what StopProcessGroup needs to know of a process.
 type processInfo struct {
 	pid, pgrp  int

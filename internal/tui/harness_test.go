@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/provider"
@@ -23,6 +24,7 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction(childproc.SpawnerFunc),
 		goleak.IgnoreAnyFunction("github.com/ctxloop/agent/internal/context/tokens.(*Tokenizer).load"),
 		// teatest waits for a SIGINT for the life of the process.
 		goleak.IgnoreAnyFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),

@@ -74,7 +74,11 @@ func (m *Model) settled(it item) bool {
 	case *reasoningItem:
 		return !it.streaming
 	case *toolItem:
-		// A call the turn left unfinished settles when the turn ends.
+		// A call the turn left unfinished settles when the turn ends; a
+		// running !command's card never does (it is replaced).
+		if m.bang != nil && it == m.bang.item {
+			return false
+		}
 		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError || !m.busy
 	case *retryItem:
 		return it.done

@@ -73,7 +73,8 @@ type Model struct {
 	// lastCompaction the newest compaction card.
 	compactRun     *compactRun
 	lastCompaction *compactionItem
-	cancelled      bool // the user interrupted this turn
+	cancelled      bool     // the user interrupted this turn
+	bang           *bangRun // the !command that runs (bang.go)
 	streamStart    time.Time
 	streamChars    int
 	retry          *retryItem
@@ -242,6 +243,9 @@ func (m *Model) Close() {
 		return
 	}
 	m.closed = true
+	if m.bang != nil {
+		m.bang.stop(bangStopWait) // before the runner and the store close
+	}
 	if m.stopCompact != nil {
 		m.stopCompact()
 	}
@@ -336,10 +340,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.liveFloor = 0 // the print cleared the live region, padding and all
 	case printedMsg:
 		m.printing = false
-	case bangDoneMsg:
-		if msg.err != nil {
-			m.notice(noticeError, msg.err.Error(), "")
-		}
+	case bangDoneMsg, bangProgressMsg:
+		cmds = append(cmds, handleBang(m, msg)) // bang.go
 	case tea.BackgroundColorMsg:
 		m.setTheme(msg.IsDark())
 	case tea.KeyPressMsg:

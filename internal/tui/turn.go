@@ -141,6 +141,10 @@ func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 
 // interrupt cancels the running turn (Esc).
 func (m *Model) interrupt() tea.Cmd {
+	if m.bang != nil {
+		m.bang.cancel() // bang.go
+		return m.setFlash("stopping the command…", 2*time.Second)
+	}
 	if m.compacting && m.stopCompact != nil {
 		m.stopCompact()
 		return m.setFlash("stopping the compaction…", 2*time.Second)

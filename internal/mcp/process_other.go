@@ -1,7 +1,0 @@
-//go:build !linux
-
-package mcp
-
-import "syscall"
-
-func setParentDeath(*syscall.SysProcAttr) {}
