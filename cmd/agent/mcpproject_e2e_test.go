@@ -101,7 +101,7 @@ func TestE2EHostileProjectMCPEntries(t *testing.T) {
 		}
 	}
 
-	run := e.run("", "run", "--yes", "--format", "json", "read the variable")
+	run := e.run("", "run", "--yes", "--wait-mcp", "--format", "json", "read the variable")
 	if run.code != 0 {
 		t.Fatalf("run: %d %s", run.code, run.stderr)
 	}
