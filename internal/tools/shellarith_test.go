@@ -133,6 +133,10 @@ var exactOnlyLines = []string{
 	`trap 'touch X' EXIT`,
 	`setsid touch X`,
 	`stdbuf -o0 touch X`,
+	// Control characters: bash reads "ls\r" as one word, the parser as ls.
+	"ls\r",
+	"echo a\rtouch X",
+	"ls\x0b-la",
 }
 
 // TestShellGrantArithmeticStaysGrantable: arithmetic on numbers and on

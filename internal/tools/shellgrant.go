@@ -19,7 +19,9 @@ package tools
 // (git $(...)), output redirection to anything but /dev/null, builtins
 // that assign variables by name or run an argument (read, printf -v,
 // mapfile, let, compgen -C...), arithmetic whose operands the line may
-// have set to text (shellarith.go), or a line that does not parse.
+// have set to text (shellarith.go), control characters other than tab and
+// newline (bash and the parser split "ls\r" differently), or a line that
+// does not parse.
 
 import (
 	"regexp"
@@ -126,6 +128,9 @@ func shellCommands(command string) (commands, prefixes []string) {
 		}
 		return true
 	})
+	if strings.ContainsFunc(command, isControl) {
+		grantable = false // bash and the parser disagree on them: "ls\r" is one word to bash
+	}
 	if !grantable || len(prefixes) == 0 {
 		return commands, nil
 	}
@@ -187,6 +192,11 @@ func harmlessRedirect(r *syntax.Redirect) bool {
 		return r.Word.Lit() == "/dev/null"
 	}
 	return false
+}
+
+// isControl reports a control character other than tab and newline.
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f
 }
 
 func baseName(name string) string {
