@@ -48,21 +48,132 @@ func FuzzShellGrantAgainstBash(f *testing.F) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if len(line) > 400 || !utf8.ValidString(line) || strings.ContainsAny(line, "\x00"+traceMark) {
-			return
-		}
-		_, prefixes := shellCommands(line)
-		if prefixes == nil {
-			return // asked, or granted only for this exact line
-		}
-		trace, err := traceBash(t, bash, line, prefixes)
-		if err != nil {
-			t.Fatalf("run %q: %v", line, err)
-		}
-		if bad := uncovered(trace, prefixes); len(bad) > 0 {
-			t.Errorf("the grants %q cover %q, but bash also ran %q\ntrace:\n%s", prefixes, line, bad, strings.ReplaceAll(trace, traceMark, "+"))
-		}
+		// The input as a line, and the line its bytes choose from the
+		// grammar of hazards (generatedLine).
+		checkAgainstBash(t, bash, line)
+		checkAgainstBash(t, bash, generatedLine([]byte(line)))
 	})
+}
+
+// checkAgainstBash fails t when bash runs a command of line that the
+// prefixes the checker grants it by do not cover.
+func checkAgainstBash(t *testing.T, bash, line string) {
+	t.Helper()
+	if len(line) > 400 || !utf8.ValidString(line) || strings.ContainsAny(line, "\x00"+traceMark) {
+		return
+	}
+	_, prefixes := shellCommands(line)
+	if prefixes == nil {
+		return // asked, or granted only for this exact line
+	}
+	trace, err := traceBash(t, bash, line, prefixes)
+	if err != nil {
+		t.Fatalf("run %q: %v", line, err)
+	}
+	if bad := uncovered(trace, prefixes); len(bad) > 0 {
+		t.Errorf("the grants %q cover %q, but bash also ran %q\ntrace:\n%s", prefixes, line, bad, strings.ReplaceAll(trace, traceMark, "+"))
+	}
+}
+
+// generatedLine builds a bash line from a small grammar of the places
+// bash evaluates text (arithmetic, subscripts, slices, indirection,
+// prompt expansion, -v) and the ways a line sets a variable (loops,
+// select, function arguments, $_, BASH_REMATCH, assigning builtins), each
+// choice taken from the next byte of b. The hidden command is always
+// touch, which no grant in these lines names.
+func generatedLine(b []byte) string {
+	g := lineGen{b: b}
+	return g.stmt(0)
+}
+
+type lineGen struct {
+	b []byte
+	i int
+}
+
+func (g *lineGen) pick(options ...string) string {
+	c := 0
+	if g.i < len(g.b) {
+		c = int(g.b[g.i])
+		g.i++
+	}
+	return options[c%len(options)]
+}
+
+var (
+	genVars  = []string{"n", "i", "x", "PATH", "_", "REPLY", "BASH_REMATCH", "RANDOM"}
+	genWords = []string{`'a[$(touch X)]'`, "1", `"$n"`, "$n", "-v", `'$(touch X)'`, "n", "$1", `"$@"`, "*", "$(ls)", "{1..2}", `"a[$i]"`, "${n}"}
+)
+
+func (g *lineGen) word() string { return g.pick(genWords...) }
+func (g *lineGen) name() string { return g.pick(genVars...) }
+
+func (g *lineGen) arith(depth int) string {
+	if depth > 2 {
+		return g.pick("1", "n", "$n", "i")
+	}
+	switch g.pick("leaf", "var", "$var", "bin", "sub", "assign", "special", "nested", "quoted") {
+	case "leaf":
+		return g.pick("1", "0x1f", "16#ff", "2#1")
+	case "var":
+		return g.name()
+	case "$var":
+		return "$" + g.name()
+	case "bin":
+		return g.arith(depth+1) + g.pick("+", "*", "<", "==", ",") + g.arith(depth+1)
+	case "sub":
+		return "a[" + g.arith(depth+1) + "]"
+	case "assign":
+		return g.name() + g.pick("=", "+=") + g.arith(depth+1)
+	case "special":
+		return g.pick("$1", "$_", "${#n}", "$#", "${n:-0}", "${!n}")
+	case "nested":
+		return "$((" + g.arith(depth+1) + "))"
+	}
+	return `"` + g.arith(depth+1) + `"`
+}
+
+func (g *lineGen) stmt(depth int) string {
+	if depth > 2 {
+		return g.pick("echo ok", "ls", "echo $n")
+	}
+	d := depth + 1
+	switch g.pick("for", "test", "arithcmd", "arithexp", "param", "func", "builtin", "seq", "subst", "case", "select", "lastarg", "rematch", "heredoc", "cfor", "simple") {
+	case "for":
+		return "for " + g.name() + " in " + g.word() + " " + g.word() + "; do " + g.stmt(d) + "; done"
+	case "test":
+		return "[[ " + g.pick(g.word(), g.arith(d)) + " " + g.pick("-eq", "-lt", "-ge", "==", "-nt") + " " + g.pick(g.word(), g.arith(d)) + " ]] && " + g.stmt(d)
+	case "arithcmd":
+		return "(( " + g.arith(0) + " )); " + g.stmt(d)
+	case "arithexp":
+		return "echo " + g.pick("$(( "+g.arith(0)+" ))", "$[ "+g.arith(0)+" ]")
+	case "param":
+		v := g.name()
+		return "echo " + g.pick("${a["+g.arith(0)+"]}", "${"+v+":"+g.arith(0)+"}", "${"+v+":1:"+g.arith(0)+"}", "${!"+v+"}", "${"+v+"@P}", "${"+v+"@Q}", "${#a["+g.arith(0)+"]}", "${a[@]:"+g.arith(0)+"}")
+	case "func":
+		return "f() { " + g.stmt(d) + "; }; f " + g.word()
+	case "builtin":
+		v := g.name()
+		return g.pick("printf -v "+v+" %s "+g.word(), "read -r "+v+" <<< "+g.word(), "mapfile -t "+v+" <<< "+g.word(), "test -v "+g.word(),
+			"wait -p "+v, "let "+g.arith(0), "getopts ab "+v, "compgen -W "+g.word()+" x", "printf "+g.word()+" "+v+" x", "test "+g.word()+" "+g.word()) + "; " + g.stmt(d)
+	case "seq":
+		return g.stmt(d) + g.pick("; ", " && ", " || ", " | ") + g.stmt(d)
+	case "subst":
+		return "echo $(" + g.stmt(d) + ")"
+	case "case":
+		return "case " + g.word() + " in $((" + g.arith(0) + "))) " + g.stmt(d) + ";; *) " + g.stmt(d) + ";; esac"
+	case "select":
+		return "select " + g.name() + " in " + g.word() + "; do " + g.stmt(d) + "; break; done <<< 1"
+	case "lastarg":
+		return "echo " + g.word() + "; " + g.stmt(d)
+	case "rematch":
+		return "[[ " + g.word() + " =~ .* ]]; " + g.stmt(d)
+	case "heredoc":
+		return "cat <<E\n$((" + g.arith(0) + "))\nE\n" + g.stmt(d)
+	case "cfor":
+		return "for ((" + g.arith(0) + "; " + g.arith(0) + "; " + g.arith(0) + ")); do " + g.stmt(d) + "; break; done"
+	}
+	return g.pick("echo ", "ls ", "printf '%s' ") + g.word()
 }
 
 // shellGrantSeeds are the lines of the checker's test tables and the
