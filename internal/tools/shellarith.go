@@ -17,9 +17,9 @@ package tools
 // is not either. A line with an unsafe operand is granted exactly.
 //
 // The builtins that assign a variable by name (printf -v, read, mapfile,
-// getopts, wait -p, let...) or run a command given as an argument
-// (compgen -C, jobs -x...) are in exactOnlyCommands or checked by
-// builtinArgsGrantable.
+// getopts, wait -p...) or run a command given as an argument (compgen -C,
+// jobs -x...) are in exactOnlyCommands or checked by builtinArgsGrantable;
+// let and coproc are keywords to the parser (shellgrant.go refuses them).
 
 import (
 	"regexp"
@@ -179,8 +179,9 @@ func isAlnum(c byte) bool {
 
 // param reports whether a parameter expansion anywhere in the line is
 // safe: its subscript and substring offsets are safe arithmetic, it is
-// not indirect (${!n}, except ${!a[@]} and ${!prefix*}), and it does not
-// expand its value as a prompt (${n@P} runs command substitutions).
+// not indirect (${!n}, except ${!a[@]} and ${!prefix*}), and of the @
+// transformations only Q, U, u and L (${n@P} expands the value as a
+// prompt, running its command substitutions).
 func (t arithTaint) param(p *syntax.ParamExp) bool {
 	allIndex := p.Index != nil && isWordOf(p.Index, "@", "*")
 	if p.Excl && p.Names == 0 && !allIndex {
@@ -247,8 +248,7 @@ func (t arithTaint) testOperand(x syntax.TestExpr) bool {
 // exactly. wrapperCommands (shellgrant.go) holds the older ones.
 var exactOnlyCommands = map[string]bool{
 	"let": true, "read": true, "mapfile": true, "readarray": true, "getopts": true,
-	"compgen": true, "complete": true, "compopt": true, "bind": true, "fc": true, "history": true,
-	"jobs": true, "coproc": true,
+	"compgen": true, "complete": true, "compopt": true, "bind": true, "fc": true, "history": true, "jobs": true,
 	"setsid": true, "stdbuf": true, "chroot": true, "flock": true, "strace": true, "ltrace": true,
 	"unshare": true, "nsenter": true, "busybox": true, "script": true, "runuser": true,
 	"pkexec": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "systemd-run": true,
