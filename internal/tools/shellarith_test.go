@@ -133,6 +133,12 @@ var exactOnlyLines = []string{
 	`trap 'touch X' EXIT`,
 	`setsid touch X`,
 	`stdbuf -o0 touch X`,
+	// Arithmetic or a subshell: bash may read these as subshells; the
+	// parser refuses them.
+	"echo $((touch X) )",
+	"((touch X) || (ls)); echo",
+	"echo $[touch X]",
+	"echo $(( a['$(touch X)'] ))",
 	// Control characters: bash reads "ls\r" as one word, the parser as ls.
 	"ls\r",
 	"echo a\rtouch X",
