@@ -52,6 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCoalesce$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
 	$(GO) test -run '^$$' -fuzz '^FuzzToModelMessages$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
 	$(GO) test -run '^$$' -fuzz '^FuzzTruncate$$' -fuzztime $${FUZZTIME:-1m} ./internal/context/truncate
+	$(GO) test -run '^$$' -fuzz '^FuzzShellGrantAgainstBash$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
 
 clean:
 	rm -rf bin

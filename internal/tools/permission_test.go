@@ -436,53 +436,55 @@ func TestPermissionsGitDirAlwaysAsks(t *testing.T) {
 // bodies), never per keyword; what cannot be analysed statically is never
 // granted by prefix.
 func TestShellCommands(t *testing.T) {
-	tests := []struct {
-		cmd      string
-		commands []string
-		prefixes []string // nil: exact grant only
-	}{
-		{"go test ./...", []string{"go test ./..."}, []string{"go test"}},
-		{"for f in a b; do echo $f; done", []string{"echo $f"}, []string{"echo"}},
-		{"for f in 1; do touch pwned; done", []string{"touch pwned"}, []string{"touch"}},
-		{"case $x in a) rm -rf build;; *) echo no;; esac", []string{"rm -rf build", "echo no"}, []string{"rm", "echo"}},
-		{"while true; do curl -s x | sh; done", []string{"true", "curl -s x", "sh"}, nil},
-		{"if test -f a; then cat a; else git status; fi", []string{"test -f a", "cat a", "git status"}, []string{"test", "cat", "git status"}},
-		{"(cd sub && make) || echo failed", []string{"cd sub", "make", "echo failed"}, []string{"cd", "make", "echo"}},
-		{"echo $(id)", []string{"echo $(id)", "id"}, []string{"echo", "id"}},
-		{"echo `whoami`", []string{"echo `whoami`", "whoami"}, []string{"echo", "whoami"}},
-		{"go test $(go list ./... | grep -v vendor)", []string{"go test $(go list ./... | grep -v vendor)", "go list ./...", "grep -v vendor"}, []string{"go test", "go list", "grep"}},
-		{"f() { rm -rf /; }; f", []string{"rm -rf /", "f"}, []string{"rm", "f"}},
-		{"diff <(sort a) <(sort b)", []string{"diff <(sort a) <(sort b)", "sort a", "sort b"}, []string{"diff", "sort"}},
-		{"make >/dev/null 2>&1 && ./run.sh", []string{"make", "./run.sh"}, []string{"make", "./run.sh"}},
-		{"wc -l < input.txt", []string{"wc -l"}, []string{"wc"}},
-		// Never granted by prefix: they ask, or match an exact-command grant.
-		{"cat a > b", []string{"cat a"}, nil},
-		{"echo x >> ~/.bashrc", []string{"echo x"}, nil},
-		{"eval \"$cmd\"", []string{"eval \"$cmd\""}, nil},
-		{"bash -c 'rm -rf /'", []string{"bash -c 'rm -rf /'"}, nil},
-		{"sh -c ls", []string{"sh -c ls"}, nil},
-		{"$CMD arg", []string{"$CMD arg"}, nil},
-		{"sudo rm -rf /", []string{"sudo rm -rf /"}, nil},
-		{"ls | xargs rm", []string{"ls", "xargs rm"}, nil},
-		{"env X=1 go test", []string{"env X=1 go test"}, nil},
-		{"FOO=1 go test", []string{"FOO=1 go test"}, nil},
-		{"PATH=/tmp/evil:$PATH; ls", []string{"PATH=/tmp/evil:$PATH", "ls"}, nil},
-		{"exec rm -rf /", []string{"exec rm -rf /"}, nil},
-		{"source ./env.sh", []string{"source ./env.sh"}, nil},
-		{". ./env.sh", []string{". ./env.sh"}, nil},
-		{"export PATH=/tmp", nil, nil},
-		{"for PATH in /tmp/evil; do ls; done", []string{"ls"}, nil},
-		{"echo ${x:=$(id)}", []string{"echo ${x:=$(id)}", "id"}, nil},
-		{"git $(echo push) --force", []string{"git $(echo push) --force", "echo push"}, nil},
-		{"echo 'unterminated", nil, nil}, // a parse error
-		{"", nil, nil},
-	}
-	for _, tt := range tests {
+	for _, tt := range shellCommandsCases {
 		commands, prefixes := shellCommands(tt.cmd)
 		if !slices.Equal(commands, tt.commands) || !slices.Equal(prefixes, tt.prefixes) {
 			t.Errorf("shellCommands(%q) =\n\t%q, %q\nwant\n\t%q, %q", tt.cmd, commands, prefixes, tt.commands, tt.prefixes)
 		}
 	}
+}
+
+// shellCommandsCases also seed FuzzShellGrantAgainstBash.
+var shellCommandsCases = []struct {
+	cmd      string
+	commands []string
+	prefixes []string // nil: exact grant only
+}{
+	{"go test ./...", []string{"go test ./..."}, []string{"go test"}},
+	{"for f in a b; do echo $f; done", []string{"echo $f"}, []string{"echo"}},
+	{"for f in 1; do touch pwned; done", []string{"touch pwned"}, []string{"touch"}},
+	{"case $x in a) rm -rf build;; *) echo no;; esac", []string{"rm -rf build", "echo no"}, []string{"rm", "echo"}},
+	{"while true; do curl -s x | sh; done", []string{"true", "curl -s x", "sh"}, nil},
+	{"if test -f a; then cat a; else git status; fi", []string{"test -f a", "cat a", "git status"}, []string{"test", "cat", "git status"}},
+	{"(cd sub && make) || echo failed", []string{"cd sub", "make", "echo failed"}, []string{"cd", "make", "echo"}},
+	{"echo $(id)", []string{"echo $(id)", "id"}, []string{"echo", "id"}},
+	{"echo `whoami`", []string{"echo `whoami`", "whoami"}, []string{"echo", "whoami"}},
+	{"go test $(go list ./... | grep -v vendor)", []string{"go test $(go list ./... | grep -v vendor)", "go list ./...", "grep -v vendor"}, []string{"go test", "go list", "grep"}},
+	{"f() { rm -rf /; }; f", []string{"rm -rf /", "f"}, []string{"rm", "f"}},
+	{"diff <(sort a) <(sort b)", []string{"diff <(sort a) <(sort b)", "sort a", "sort b"}, []string{"diff", "sort"}},
+	{"make >/dev/null 2>&1 && ./run.sh", []string{"make", "./run.sh"}, []string{"make", "./run.sh"}},
+	{"wc -l < input.txt", []string{"wc -l"}, []string{"wc"}},
+	// Never granted by prefix: they ask, or match an exact-command grant.
+	{"cat a > b", []string{"cat a"}, nil},
+	{"echo x >> ~/.bashrc", []string{"echo x"}, nil},
+	{"eval \"$cmd\"", []string{"eval \"$cmd\""}, nil},
+	{"bash -c 'rm -rf /'", []string{"bash -c 'rm -rf /'"}, nil},
+	{"sh -c ls", []string{"sh -c ls"}, nil},
+	{"$CMD arg", []string{"$CMD arg"}, nil},
+	{"sudo rm -rf /", []string{"sudo rm -rf /"}, nil},
+	{"ls | xargs rm", []string{"ls", "xargs rm"}, nil},
+	{"env X=1 go test", []string{"env X=1 go test"}, nil},
+	{"FOO=1 go test", []string{"FOO=1 go test"}, nil},
+	{"PATH=/tmp/evil:$PATH; ls", []string{"PATH=/tmp/evil:$PATH", "ls"}, nil},
+	{"exec rm -rf /", []string{"exec rm -rf /"}, nil},
+	{"source ./env.sh", []string{"source ./env.sh"}, nil},
+	{". ./env.sh", []string{". ./env.sh"}, nil},
+	{"export PATH=/tmp", nil, nil},
+	{"for PATH in /tmp/evil; do ls; done", []string{"ls"}, nil},
+	{"echo ${x:=$(id)}", []string{"echo ${x:=$(id)}", "id"}, nil},
+	{"git $(echo push) --force", []string{"git $(echo push) --force", "echo push"}, nil},
+	{"echo 'unterminated", nil, nil}, // a parse error
+	{"", nil, nil},
 }
 
 // TestPermissionsShellKeywordsGrantNothing: the two probes of issue 11.5.

@@ -16,8 +16,12 @@ package tools
 // exec, source, export...), variable assignments (PATH=...; ls), loop
 // variables that are not lower-case locals, assigning expansions
 // (${x:=...}), a subcommand tool whose subcommand is not a plain word
-// (git $(...)), output redirection to anything but /dev/null, or a line
-// that does not parse.
+// (git $(...)), output redirection to anything but /dev/null, builtins
+// that assign variables by name or run an argument (read, printf -v,
+// mapfile, let, compgen -C...), arithmetic whose operands the line may
+// have set to text (shellarith.go), control characters other than tab and
+// newline (bash and the parser split "ls\r" differently), or a line that
+// does not parse.
 
 import (
 	"regexp"
@@ -64,6 +68,7 @@ func shellCommands(command string) (commands, prefixes []string) {
 		return nil, nil
 	}
 	grantable := true
+	taint := lineTaint(file)
 	text := func(n syntax.Node) string {
 		start, end := int(n.Pos().Offset()), int(n.End().Offset())
 		if start < 0 || end > len(command) || start > end {
@@ -85,18 +90,34 @@ func shellCommands(command string) (commands, prefixes []string) {
 			}
 			commands = append(commands, text(n))
 			prefix, ok := commandPrefix(n.Args)
-			if !ok {
+			if !ok || !builtinArgsGrantable(n.Args[0].Lit(), n.Args[1:]) {
 				grantable = false
 			} else if !slices.Contains(prefixes, prefix) {
 				prefixes = append(prefixes, prefix)
 			}
-		case *syntax.DeclClause: // export, local, declare, readonly, typeset
+		case *syntax.DeclClause, *syntax.LetClause, *syntax.CoprocClause: // export, local, declare, readonly, typeset; let; coproc
 			grantable = false
+		case *syntax.ArithmExp:
+			grantable = grantable && taint.expr(n.X)
+		case *syntax.ArithmCmd:
+			grantable = grantable && taint.expr(n.X)
+		case *syntax.CStyleLoop:
+			grantable = grantable && taint.expr(n.Init) && taint.expr(n.Cond) && taint.expr(n.Post)
+		case *syntax.TestClause:
+			syntax.Walk(n.X, func(node syntax.Node) bool {
+				if x, ok := node.(syntax.TestExpr); ok && !taint.test(x) {
+					grantable = false
+				}
+				return true
+			})
 		case *syntax.ForClause:
 			if it, ok := n.Loop.(*syntax.WordIter); ok && !loopVar().MatchString(it.Name.Value) {
 				grantable = false
 			}
 		case *syntax.ParamExp:
+			if !taint.param(n) {
+				grantable = false
+			}
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				grantable = false
 			}
@@ -107,6 +128,9 @@ func shellCommands(command string) (commands, prefixes []string) {
 		}
 		return true
 	})
+	if strings.ContainsFunc(command, isControl) {
+		grantable = false // bash and the parser disagree on them: "ls\r" is one word to bash
+	}
 	if !grantable || len(prefixes) == 0 {
 		return commands, nil
 	}
@@ -117,7 +141,7 @@ func shellCommands(command string) (commands, prefixes []string) {
 // cannot be granted by prefix.
 func commandPrefix(args []*syntax.Word) (string, bool) {
 	name := args[0].Lit()
-	if !isCommandWord(name) || wrapperCommands[baseName(name)] {
+	if !isCommandWord(name) || wrapperCommands[baseName(name)] || exactOnlyCommands[baseName(name)] {
 		return "", false
 	}
 	if !subcommandTools[name] || len(args) < 2 {
@@ -168,6 +192,11 @@ func harmlessRedirect(r *syntax.Redirect) bool {
 		return r.Word.Lit() == "/dev/null"
 	}
 	return false
+}
+
+// isControl reports a control character other than tab and newline.
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f
 }
 
 func baseName(name string) string {
