@@ -302,6 +302,7 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		if res.FilesNote == "" {
 			rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
 				Paths: plan.paths, Expect: snapshot.ID(plan.expect), Force: opt.Force,
+				Agent: agentExpectations(r.History(), rewinds, plan.from, plan.target, plan.paths),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("rewind: %w", err)
@@ -358,6 +359,7 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
 		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
+			Agent: agentExpectations(history, rewinds, rw.MessageID, "", paths),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("redo: %w", err)

@@ -36,6 +36,10 @@ type RestoreOptions struct {
 	// agent) within the restore's scope make Restore refuse with an
 	// *OutsideChangesError, touching nothing.
 	Expect ID
+	// Agent lists, file by file, the states the caller's agent left the
+	// files in (expect.go): a file in scope that differs from its state
+	// was changed by someone else, and makes Restore refuse like Expect.
+	Agent []Expectation
 	// Force restores despite outside changes (they are still listed).
 	Force bool
 }
@@ -104,6 +108,16 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 			return nil, err
 		}
 	}
+	for _, e := range opt.Agent {
+		for _, id := range []ID{e.At, e.Against} {
+			if id == "" {
+				continue
+			}
+			if err := checkID(id); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res := &RestoreResult{Session: session, To: to}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -133,9 +147,14 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		if err != nil {
 			return nil, err
 		}
-		if inScope := filterScope(res.Outside, scope); len(inScope) > 0 && !opt.Force {
-			return res, &OutsideChangesError{Expect: opt.Expect, Files: inScope}
-		}
+	}
+	agent, err := s.checkExpectations(ctx, opt.Agent, before.ID)
+	if err != nil {
+		return nil, err
+	}
+	res.Outside = mergeChanges(res.Outside, agent)
+	if inScope := filterScope(res.Outside, scope); len(inScope) > 0 && !opt.Force {
+		return res, &OutsideChangesError{Expect: opt.Expect, Files: inScope}
 	}
 	changes, err := s.changes(ctx, before.ID, to, scope)
 	if err != nil {
@@ -205,6 +224,20 @@ func inScope(path string, scope []string) bool {
 		}
 	}
 	return false
+}
+
+// mergeChanges appends to a the changes of b whose paths a lacks.
+func mergeChanges(a, b []FileChange) []FileChange {
+	have := map[string]bool{}
+	for _, f := range a {
+		have[f.Path] = true
+	}
+	for _, f := range b {
+		if !have[f.Path] {
+			a = append(a, f)
+		}
+	}
+	return a
 }
 
 func filterScope(files []FileChange, scope []string) []FileChange {
