@@ -4,10 +4,17 @@ package main
 // driven through the real binary.
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
@@ -54,5 +61,146 @@ func TestE2EHandEditBetweenTurnsIsNotRewoundSilently(t *testing.T) {
 	}
 	if readFile(t, a) != "my hand edit\n" || readFile(t, b) != "agent b\n" {
 		t.Errorf("after --redo: a=%q b=%q; want the hand edit and b back", readFile(t, a), readFile(t, b))
+	}
+}
+
+// waitForFile polls for path while the process that creates it runs
+// (another process: there is no event to wait on); it fails the test if
+// exited reports first.
+func waitForFile(t *testing.T, path string, exited <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the agent ended (%v) before %s appeared", err, path)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+	}
+}
+
+// startAgent starts the binary in the work tree without waiting for it.
+func (e *env) startAgent(args ...string) (wait func() result, exited <-chan error) {
+	e.t.Helper()
+	cmd := exec.Command(agentBin, args...)
+	cmd.Dir, cmd.Env = e.work, e.vars
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	var waitErr error
+	finished := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); done <- waitErr; close(finished) }()
+	e.t.Cleanup(func() { cmd.Process.Kill(); <-finished })
+	return func() result {
+		<-finished
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(waitErr, &ee) {
+			code = ee.ExitCode()
+		}
+		return result{out.String(), errb.String(), code}
+	}, done
+}
+
+// blockingBash is a bash call that says it started (touching started),
+// waits for go, then runs then.
+func blockingBash(id, started, goFile, then string) pt.Step {
+	cmd := fmt.Sprintf("touch %s; while [ ! -e %s ]; do sleep 0.01; done; %s", started, goFile, then)
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	return pt.ToolCall(id, "bash", string(args))
+}
+
+// TestE2EUserSaveDuringABashStepIsNotClaimed: while the step's bash
+// command runs, the user saves notes.txt; undo restores the command's
+// out.txt but does not revert notes.txt without asking (it names it), and
+// agent diff lists notes.txt as not the agent's.
+func TestE2EUserSaveDuringABashStepIsNotClaimed(t *testing.T) {
+	needGitE2E(t)
+	sig := t.TempDir()
+	started, goFile := filepath.Join(sig, "started"), filepath.Join(sig, "go")
+	e := newEnv(t, blockingBash("b1", started, goFile, "echo made > out.txt"), pt.Text("done"))
+	notes := filepath.Join(e.work, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o644)
+
+	wait, exited := e.startAgent("run", "--yes", "make out.txt")
+	waitForFile(t, started, exited)
+	os.WriteFile(notes, []byte("my notes, saved during the step\n"), 0o644)
+	os.WriteFile(goFile, nil, 0o644)
+	if res := wait(); res.code != 0 {
+		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
+	}
+	if readFile(t, filepath.Join(e.work, "out.txt")) != "made\n" {
+		t.Fatalf("the step did not run")
+	}
+
+	undo := e.run("", "rewind", "-c")
+	if undo.code == 0 {
+		if got := readFile(t, notes); got != "my notes, saved during the step\n" {
+			t.Fatalf("undo reverted the user's save: notes.txt = %q\n%s", got, undo.stdout)
+		}
+	} else if !strings.Contains(undo.stderr, "notes.txt") || !strings.Contains(undo.stderr, "--force") {
+		t.Errorf("undo refused without naming notes.txt: exit %d\n%s", undo.code, undo.stderr)
+	}
+	if got := readFile(t, notes); got != "my notes, saved during the step\n" {
+		t.Errorf("notes.txt = %q after the undo", got)
+	}
+}
+
+// TestE2ETwoSessionsOverlappingInOneDirectory: session A's bash step runs
+// while session B writes b.txt; each rewind names only its own file, and
+// the other session's file survives.
+func TestE2ETwoSessionsOverlappingInOneDirectory(t *testing.T) {
+	needGitE2E(t)
+	sig := t.TempDir()
+	started, goFile := filepath.Join(sig, "started"), filepath.Join(sig, "go")
+	e := newEnv(t,
+		blockingBash("a1", started, goFile, "echo A > a.txt"),
+		pt.ToolCall("b1", "write", `{"path":"b.txt","content":"B\n"}`),
+		pt.Text("B done"),
+		pt.Text("A done"))
+	a, b := filepath.Join(e.work, "a.txt"), filepath.Join(e.work, "b.txt")
+
+	waitA, exited := e.startAgent("run", "--yes", "session A makes a.txt")
+	waitForFile(t, started, exited)
+	if res := e.run("", "run", "--yes", "session B makes b.txt"); res.code != 0 {
+		t.Fatalf("session B: exit %d: %s", res.code, res.stderr)
+	}
+	os.WriteFile(goFile, nil, 0o644)
+	if res := waitA(); res.code != 0 {
+		t.Fatalf("session A: exit %d: %s", res.code, res.stderr)
+	}
+	if readFile(t, a) != "A\n" || readFile(t, b) != "B\n" {
+		t.Fatalf("the sessions did not write: a=%q b=%q", readFile(t, a), readFile(t, b))
+	}
+	var rows []sessionRow
+	json.Unmarshal([]byte(e.run("", "sessions", "--json").stdout), &rows)
+	if len(rows) != 2 {
+		t.Fatalf("sessions: %+v", rows)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].CreatedAt.Before(rows[j].CreatedAt) })
+	idA, idB := rows[0].ID, rows[1].ID
+
+	rwA := e.run("", "rewind", "--session", idA, "--code")
+	if rwA.code != 0 || !strings.Contains(rwA.stdout, "a.txt") || strings.Contains(rwA.stdout+rwA.stderr, "b.txt") {
+		t.Errorf("rewind of A: exit %d\n%s\n%s", rwA.code, rwA.stdout, rwA.stderr)
+	}
+	if !strings.HasPrefix(readFile(t, a), "<") || readFile(t, b) != "B\n" {
+		t.Errorf("after A's rewind: a=%q b=%q; want a gone, b kept", readFile(t, a), readFile(t, b))
+	}
+	rwB := e.run("", "rewind", "--session", idB, "--code")
+	if rwB.code != 0 || !strings.Contains(rwB.stdout, "b.txt") || strings.Contains(rwB.stdout+rwB.stderr, "a.txt") {
+		t.Errorf("rewind of B: exit %d\n%s\n%s", rwB.code, rwB.stdout, rwB.stderr)
+	}
+	if !strings.HasPrefix(readFile(t, b), "<") {
+		t.Errorf("after B's rewind: b=%q; want it gone", readFile(t, b))
 	}
 }

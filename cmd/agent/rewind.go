@@ -153,9 +153,13 @@ func refusedOutside(err error, msg io.Writer) bool {
 	if !errors.As(err, &oc) {
 		return false
 	}
-	fmt.Fprintln(msg, "agent: these files changed outside the agent since it last left them; nothing was restored:")
+	fmt.Fprintln(msg, "agent: these files changed outside the agent since it last left them, or not surely by it; nothing was restored:")
 	for _, c := range oc.Files {
-		fmt.Fprintf(msg, "  %s (%s)\n", termsafe.Strip(c.Path), c.Status)
+		line := fmt.Sprintf("  %s (%s)", termsafe.Strip(c.Path), c.Status)
+		if why := oc.Why[c.Path]; why != "" {
+			line += ": " + why
+		}
+		fmt.Fprintln(msg, line)
 	}
 	fmt.Fprintln(msg, "agent: run again with --force to restore them anyway (their current content is snapshotted first; --redo brings it back)")
 	return true

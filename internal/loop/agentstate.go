@@ -104,3 +104,30 @@ func agentExpectations(history []message.Entry, rewinds []message.Rewind, from, 
 	})
 	return out
 }
+
+// unsurePaths returns the files the steps from message from on (before
+// until, when set) changed without the session being sure it was them
+// (message.PatchFile.Unsure), with why: a restore asks before touching
+// them.
+func unsurePaths(history []message.Entry, from, until string) map[string]string {
+	var out map[string]string
+	for _, e := range history {
+		if e.Message.ID < from || (until != "" && e.Message.ID >= until) {
+			continue
+		}
+		for _, p := range e.Parts {
+			if p.Type != message.PartPatch || p.Patch == nil {
+				continue
+			}
+			for _, f := range p.Patch.Files {
+				if f.Unsure != "" {
+					if out == nil {
+						out = map[string]string{}
+					}
+					out[f.Path] = f.Unsure
+				}
+			}
+		}
+	}
+	return out
+}

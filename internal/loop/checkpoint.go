@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
@@ -60,6 +61,7 @@ type pendingAfter struct {
 	before    snapshot.Snapshot
 	after     snapshot.Snapshot
 	patch     *snapshot.Patch
+	claims    []snapshot.Attributed // patch's files, each with whose it is
 	err       error
 }
 
@@ -184,8 +186,14 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	if err != nil {
 		end = func() {}
 	}
+	start := time.Now()
 	run()
+	stop := time.Now()
 	end()
+	tools := stepTools(e, calls, func(name string) bool {
+		t, ok := r.registry().Get(name)
+		return ok && t.ReadOnly()
+	}, st.WorkTree(), r.sess.ID, start, stop)
 	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}
 	r.cp.pending = p
 	go func() {
@@ -193,6 +201,9 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 		p.after, p.err = st.Take(sctx, r.sess.ID, "after step "+p.messageID)
 		if p.err == nil && p.after.Tree != p.before.Tree {
 			p.patch, p.err = st.Diff(sctx, p.before.ID, p.after.ID)
+		}
+		if p.patch != nil {
+			p.claims = snapshot.Attribute(p.patch.Files, tools, st.ToolWindows(start.Add(-time.Minute)), st.ChangeTime)
 		}
 	}()
 }
@@ -212,7 +223,7 @@ func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
 		return snapshot.Snapshot{}, false
 	}
 	r.cp.last = p.after
-	if ps := patchState(p.before, p.after, p.patch); ps != nil {
+	if ps := patchState(p.before, p.after, p.claims); ps != nil {
 		r.addPatchPart(ctx, p.messageID, ps)
 	}
 	return p.after, true
@@ -228,19 +239,12 @@ func (r *Runner) settleCheckpoint(ctx context.Context) {
 	r.cp.last = snapshot.Snapshot{}
 }
 
-// patchState is the patch part of a step, or nil when the step changed
-// nothing the snapshots hold and left out nothing new.
-func patchState(before, after snapshot.Snapshot, patch *snapshot.Patch) *message.PatchState {
+// patchState is the patch part of a step (claims: its changes, each with
+// whose it is), or nil when the step changed nothing the snapshots hold,
+// saw no change of anyone else and left out nothing new.
+func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed) *message.PatchState {
 	ps := &message.PatchState{Before: string(before.ID), After: string(after.ID)}
-	if patch != nil {
-		for _, f := range patch.Files {
-			pf := message.PatchFile{Path: f.Path, Status: f.Status.String(), LinesAdded: f.LinesAdded, LinesDeleted: f.LinesDeleted, Binary: f.Binary}
-			if f.OldMode != f.NewMode && f.OldMode != "000000" && f.NewMode != "000000" {
-				pf.OldMode, pf.NewMode = f.OldMode, f.NewMode
-			}
-			ps.Files = append(ps.Files, pf)
-		}
-	}
+	ps.Files, ps.Outside = splitPatch(claims)
 	known := map[string]bool{}
 	for _, s := range before.Skipped {
 		known[s.Path+"\x00"+s.Reason] = true
@@ -252,7 +256,7 @@ func patchState(before, after snapshot.Snapshot, patch *snapshot.Patch) *message
 			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes})
 		}
 	}
-	if len(ps.Files) == 0 && !fresh {
+	if len(ps.Files) == 0 && len(ps.Outside) == 0 && !fresh {
 		return nil
 	}
 	return ps

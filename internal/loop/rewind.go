@@ -167,8 +167,8 @@ func patchesFrom(history []message.Entry, from, until string) (target string, pa
 			continue
 		}
 		for _, p := range e.Parts {
-			if p.Type != message.PartPatch || p.Patch == nil {
-				continue
+			if p.Type != message.PartPatch || p.Patch == nil || len(p.Patch.Files) == 0 {
+				continue // a patch of outside changes only takes nothing back
 			}
 			if target == "" {
 				target = p.Patch.Before
@@ -302,7 +302,8 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		if res.FilesNote == "" {
 			rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
 				Paths: plan.paths, Expect: snapshot.ID(plan.expect), Force: opt.Force,
-				Agent: agentExpectations(r.History(), rewinds, plan.from, plan.target, plan.paths),
+				Agent:  agentExpectations(r.History(), rewinds, plan.from, plan.target, plan.paths),
+				Unsure: unsurePaths(r.History(), plan.from, ""),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("rewind: %w", err)
@@ -359,7 +360,8 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
 		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
-			Agent: agentExpectations(history, rewinds, rw.MessageID, "", paths),
+			Agent:  agentExpectations(history, rewinds, rw.MessageID, "", paths),
+			Unsure: unsurePaths(history, rw.MessageID, rw.ID),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("redo: %w", err)

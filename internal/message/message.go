@@ -274,6 +274,20 @@ type PatchFile struct {
 	// for a symlink), set when they differ.
 	OldMode string `json:"old_mode,omitempty"`
 	NewMode string `json:"new_mode,omitempty"`
+	// Unsure, when set, says why the step may not have made this change
+	// (it ran a shell command that does not name the file): a rewind asks
+	// before touching it.
+	Unsure string `json:"unsure,omitempty"`
+}
+
+// PatchOutside is a change made in the directory while a step ran that
+// the step did not make: a rewind of the step leaves it alone.
+type PatchOutside struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	// Session is the other session that made it, when known.
+	Session string `json:"session,omitempty"`
+	Why     string `json:"why"`
 }
 
 // PatchSkip is a path a step's snapshots left out, and why.
@@ -293,6 +307,9 @@ type PatchState struct {
 	// Skipped are the paths the snapshots left out (too large,
 	// unreadable, nested repositories): their changes are not undone.
 	Skipped []PatchSkip `json:"skipped,omitempty"`
+	// Outside are the changes made while the step ran that are not its
+	// own (another session's, the user's): not in Files, never rewound.
+	Outside []PatchOutside `json:"outside,omitempty"`
 }
 
 // Lines returns the patch's added and deleted line counts.

@@ -40,6 +40,9 @@ type RestoreOptions struct {
 	// files in (expect.go): a file in scope that differs from its state
 	// was changed by someone else, and makes Restore refuse like Expect.
 	Agent []Expectation
+	// Unsure names files (with why) the caller is not sure its agent
+	// changed: a restore that would touch one refuses like Expect.
+	Unsure map[string]string
 	// Force restores despite outside changes (they are still listed).
 	Force bool
 }
@@ -69,6 +72,9 @@ type RestoreResult struct {
 type OutsideChangesError struct {
 	Expect ID
 	Files  []FileChange
+	// Why says, for a file in Files, why it is not taken for the agent's
+	// when it is not a change since (RestoreOptions.Unsure).
+	Why map[string]string
 }
 
 func (e *OutsideChangesError) Error() string {
@@ -80,7 +86,7 @@ func (e *OutsideChangesError) Error() string {
 		}
 		names = append(names, f.Path+" ("+f.Status.String()+")")
 	}
-	return "snapshot: files changed outside the agent since the last step: " + strings.Join(names, ", ")
+	return "snapshot: files changed outside the agent, or not surely by it: " + strings.Join(names, ", ")
 }
 
 // journalEntry is the restore journal's content.
@@ -153,12 +159,13 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		return nil, err
 	}
 	res.Outside = mergeChanges(res.Outside, agent)
-	if inScope := filterScope(res.Outside, scope); len(inScope) > 0 && !opt.Force {
-		return res, &OutsideChangesError{Expect: opt.Expect, Files: inScope}
-	}
 	changes, err := s.changes(ctx, before.ID, to, scope)
 	if err != nil {
 		return nil, err
+	}
+	if refuse := unsureChanges(filterScope(res.Outside, scope), changes, opt.Unsure); len(refuse.Files) > 0 && !opt.Force {
+		refuse.Expect = opt.Expect
+		return res, refuse
 	}
 	ops, kept := planOps(changes, before.Skipped, target.Skipped, s.exists)
 	res.NotRestored = append(res.NotRestored, kept...)
@@ -224,6 +231,26 @@ func inScope(path string, scope []string) bool {
 		}
 	}
 	return false
+}
+
+// unsureChanges is the refusal a restore owes: the outside changes in
+// scope, and the changes it would make to files the caller is unsure of.
+func unsureChanges(outside, changes []FileChange, unsure map[string]string) *OutsideChangesError {
+	e := &OutsideChangesError{Files: outside}
+	listed := map[string]bool{}
+	for _, f := range outside {
+		listed[f.Path] = true
+	}
+	for _, c := range changes {
+		if why, ok := unsure[c.Path]; ok && !listed[c.Path] {
+			if e.Why == nil {
+				e.Why = map[string]string{}
+			}
+			e.Why[c.Path] = why
+			e.Files = append(e.Files, c)
+		}
+	}
+	return e
 }
 
 // mergeChanges appends to a the changes of b whose paths a lacks.
