@@ -204,3 +204,38 @@ func TestE2ETwoSessionsOverlappingInOneDirectory(t *testing.T) {
 		t.Errorf("after B's rewind: b=%q; want it gone", readFile(t, b))
 	}
 }
+
+// TestE2EModesComeBackExactly: a step chmods run.sh 0755 → 0600 and
+// key.pem 0640 → 0644; undo gives both their exact modes back, and
+// leaves the timestamps of a file it did not touch alone.
+func TestE2EModesComeBackExactly(t *testing.T) {
+	needGitE2E(t)
+	e := newEnv(t,
+		pt.ToolCall("b1", "bash", `{"command":"chmod 0600 run.sh; chmod 0644 key.pem"}`),
+		pt.Text("done"))
+	run, key, other := filepath.Join(e.work, "run.sh"), filepath.Join(e.work, "key.pem"), filepath.Join(e.work, "other.txt")
+	os.WriteFile(run, []byte("#!/bin/sh\necho hi\n"), 0o755)
+	os.Chmod(run, 0o755)
+	os.WriteFile(key, []byte("secret\n"), 0o640)
+	os.Chmod(key, 0o640)
+	os.WriteFile(other, []byte("untouched\n"), 0o644)
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	os.Chtimes(other, old, old)
+	if res := e.run("", "run", "--yes", "chmod them"); res.code != 0 {
+		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
+	}
+	if fi, _ := os.Stat(run); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the step did not chmod: %v", fi.Mode())
+	}
+	if res := e.run("", "rewind", "-c", "--code"); res.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	for path, want := range map[string]os.FileMode{run: 0o755, key: 0o640} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after rewind: %v (%v), want %v", filepath.Base(path), fi.Mode().Perm(), err, want)
+		}
+	}
+	if fi, _ := os.Stat(other); !fi.ModTime().Equal(old) {
+		t.Errorf("other.txt's mtime changed: %v, want %v", fi.ModTime(), old)
+	}
+}

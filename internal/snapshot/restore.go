@@ -437,6 +437,8 @@ func (s *Store) apply(ctx context.Context, ops []FileChange) (done []FileChange,
 			err = errors.New(ReasonOutside)
 		} else if op.NewMode == zeroMode {
 			err = s.remove(op.Path)
+		} else if op.ModeOnly {
+			err = s.chmod(op)
 		} else {
 			if blobs == nil {
 				if blobs, err = s.openBlobs(ctx); err != nil {
@@ -536,7 +538,10 @@ func (s *Store) write(op FileChange, blobs *blobReader) error {
 				perm &^= 0o111
 			}
 		}
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if op.NewPerm != 0 {
+			perm, keep = fileMode(op.NewPerm), true // the snapshot's exact bits
+		}
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&os.ModePerm)
 		if err != nil {
 			return err
 		}
@@ -560,6 +565,22 @@ func (s *Store) write(op FileChange, blobs *blobReader) error {
 		return err
 	}
 	return nil
+}
+
+// chmod gives a file whose mode alone changed the snapshot's bits.
+func (s *Store) chmod(op FileChange) error {
+	if err := s.checkParents(op.Path); err != nil {
+		return err
+	}
+	abs := filepath.Join(s.workTree, filepath.FromSlash(op.Path))
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is no longer a regular file", op.Path)
+	}
+	return os.Chmod(abs, fileMode(op.NewPerm))
 }
 
 // blobReader reads objects from one `git cat-file --batch`, streaming each

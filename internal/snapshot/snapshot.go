@@ -140,6 +140,9 @@ type Snapshot struct {
 	Label   string
 	Time    time.Time
 	Skipped []Skip
+	// Modes is the blob of the files whose permission bits differ from
+	// git's 0644 and 0755 (modes.go); "" when none do.
+	Modes string
 }
 
 // Store is one project's snapshot store. Its methods may be called from
@@ -154,8 +157,10 @@ type Store struct {
 
 	recovered *RestoreResult
 
-	lastMu sync.Mutex
-	last   *lastTake // the newest snapshot this Store took (reuse.go)
+	lastMu    sync.Mutex
+	last      *lastTake // the newest snapshot this Store took (reuse.go)
+	modesText string    // the modes text this Store stored last, and its blob
+	modesBlob string
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -384,8 +389,13 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
+	var modes string
 	if len(update) == 0 {
-		if prev, ok := s.reusable(session, remove); ok {
+		var err error
+		if modes, err = s.readModes(ctx); err != nil {
+			return snap, err
+		}
+		if prev, ok := s.reusable(session, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
 			return prev, nil
 		}
@@ -401,6 +411,17 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 	}
+	if len(update) > 0 {
+		var err error
+		if modes, err = s.readModes(ctx); err != nil {
+			return snap, err
+		}
+	}
+	blob, err := s.storeModes(ctx, modes)
+	if err != nil {
+		return snap, err
+	}
+	snap.Modes = blob
 	tree, err := s.git.Output(ctx, nil, "write-tree")
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
@@ -414,7 +435,7 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
-	s.remember(session, snap, remove)
+	s.remember(session, snap, remove, modes)
 	return snap, nil
 }
 
@@ -544,6 +565,9 @@ func commitMessage(snap Snapshot) string {
 	var b strings.Builder
 	b.WriteString("agent snapshot: " + strings.ReplaceAll(snap.Label, "\n", " ") + "\n\n")
 	b.WriteString("session: " + snap.Session + "\n")
+	if snap.Modes != "" {
+		b.WriteString("modes: " + snap.Modes + "\n")
+	}
 	for i, sk := range snap.Skipped {
 		if i == maxSkipsRecorded {
 			fmt.Fprintf(&b, "skipped-more: %d\n", len(snap.Skipped)-i)
@@ -577,6 +601,8 @@ func parseCommit(id ID, body string) Snapshot {
 			snap.Label = strings.TrimPrefix(line, "agent snapshot: ")
 		case strings.HasPrefix(line, "session: "):
 			snap.Session = strings.TrimPrefix(line, "session: ")
+		case strings.HasPrefix(line, "modes: "):
+			snap.Modes = strings.TrimPrefix(line, "modes: ")
 		case strings.HasPrefix(line, "skipped: "):
 			rest := strings.TrimPrefix(line, "skipped: ")
 			n, rest, _ := strings.Cut(rest, " ")
