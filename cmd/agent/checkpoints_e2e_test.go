@@ -239,3 +239,56 @@ func TestE2EModesComeBackExactly(t *testing.T) {
 		t.Errorf("other.txt's mtime changed: %v, want %v", fi.ModTime(), old)
 	}
 }
+
+// TestE2EGitCleanOfIgnoredFiles: the model runs `git clean -fdx && rm
+// big.bin`. agent diff names what cannot come back (the 3 MB ignored
+// data/big.csv over the 1 MB limit, the 3 MB big.bin over 2 MB); the
+// rewind restores the small ignored .env and data/small.csv and names the
+// large ones.
+func TestE2EGitCleanOfIgnoredFiles(t *testing.T) {
+	needGitE2E(t)
+	e := newEnv(t,
+		pt.ToolCall("b1", "bash", `{"command":"git clean -fdxq && rm big.bin"}`),
+		pt.Text("cleaned"))
+	w := func(rel string, body []byte) {
+		os.MkdirAll(filepath.Dir(filepath.Join(e.work, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(e.work, rel), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w(".gitignore", []byte(".env\ndata/\n"))
+	w("big.bin", bytes.Repeat([]byte("b"), 3<<20))
+	gitRepo(t, e)
+	w(".env", []byte("TOKEN=local\n"))
+	w("data/small.csv", []byte("a,b\n1,2\n"))
+	w("data/big.csv", bytes.Repeat([]byte("1,2\n"), (3<<20)/4))
+	if res := e.run("", "run", "--yes", "clean up"); res.code != 0 {
+		t.Fatalf("run: exit %d: %s", res.code, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.work, ".env")); err == nil {
+		t.Fatal("the step did not clean")
+	}
+
+	diff := e.run("", "diff", "-c")
+	for _, want := range []string{"not restorable: data/big.csv (ignored, 3 MB > 1 MB, deleted)", "not restorable: big.bin (3 MB > 2 MB, deleted)"} {
+		if !strings.Contains(diff.stderr, want) {
+			t.Errorf("agent diff lacks %q: exit %d\n%s\n%s", want, diff.code, diff.stdout, diff.stderr)
+		}
+	}
+	if !strings.Contains(diff.stdout, ".env") || !strings.Contains(diff.stdout, "data/small.csv") {
+		t.Errorf("agent diff lacks the kept ignored files:\n%s", diff.stdout)
+	}
+
+	rw := e.run("", "rewind", "-c", "--code")
+	if rw.code != 0 {
+		t.Fatalf("rewind: exit %d\n%s\n%s", rw.code, rw.stdout, rw.stderr)
+	}
+	if readFile(t, filepath.Join(e.work, ".env")) != "TOKEN=local\n" || readFile(t, filepath.Join(e.work, "data/small.csv")) != "a,b\n1,2\n" {
+		t.Errorf("the small ignored files are not back:\n%s", rw.stdout)
+	}
+	for _, want := range []string{"not restorable: data/big.csv", "not restorable: big.bin"} {
+		if !strings.Contains(rw.stdout, want) {
+			t.Errorf("rewind output lacks %q:\n%s", want, rw.stdout)
+		}
+	}
+}

@@ -140,6 +140,9 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	if res.FilesNote != "" {
 		fmt.Fprintf(out, "files not restored: %s\n", res.FilesNote)
 	}
+	if lost := loop.NotRestorableLines(res.Lost); lost != "" {
+		fmt.Fprintln(out, lost)
+	}
 	if res.UserText != "" {
 		fmt.Fprintf(out, "your message was:\n  %s\n", termsafe.Strip(strings.ReplaceAll(oneLine(res.UserText, 500), "\n", "\n  ")))
 	}
@@ -236,8 +239,22 @@ func runDiff(ctx context.Context, g *globalFlags, f *diffFlags, out io.Writer, c
 	if err != nil {
 		return err
 	}
+	for _, o := range d.Outside {
+		who := o.Why
+		if o.Session != "" {
+			who = "by session " + o.Session
+		}
+		fmt.Fprintf(os.Stderr, "not the agent's: %s (%s, %s)\n", termsafe.Strip(o.Path), o.Status, who)
+	}
+	if lost := loop.NotRestorableLines(d.Lost); lost != "" {
+		fmt.Fprintln(os.Stderr, lost)
+	}
 	if len(d.Patch.Files) == 0 {
-		fmt.Fprintf(os.Stderr, "turn %d changed no file\n", d.Turn.N)
+		if len(d.Lost) == 0 {
+			fmt.Fprintf(os.Stderr, "turn %d changed no file\n", d.Turn.N)
+		} else {
+			fmt.Fprintf(os.Stderr, "turn %d changed no file a snapshot holds\n", d.Turn.N)
+		}
 		return nil
 	}
 	text := termsafe.Strip(d.Patch.Text)

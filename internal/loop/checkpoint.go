@@ -62,6 +62,7 @@ type pendingAfter struct {
 	after     snapshot.Snapshot
 	patch     *snapshot.Patch
 	claims    []snapshot.Attributed // patch's files, each with whose it is
+	lost      []snapshot.Skip       // changes of files the snapshots do not hold
 	err       error
 }
 
@@ -205,6 +206,9 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 		if p.patch != nil {
 			p.claims = snapshot.Attribute(p.patch.Files, tools, st.ToolWindows(start.Add(-time.Minute)), st.ChangeTime)
 		}
+		if p.err == nil {
+			p.lost = snapshot.LostChanges(p.before.Skipped, p.after.Skipped, st.Exists)
+		}
 	}()
 }
 
@@ -223,7 +227,7 @@ func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
 		return snapshot.Snapshot{}, false
 	}
 	r.cp.last = p.after
-	if ps := patchState(p.before, p.after, p.claims); ps != nil {
+	if ps := patchState(p.before, p.after, p.claims, p.lost); ps != nil {
 		r.addPatchPart(ctx, p.messageID, ps)
 	}
 	return p.after, true
@@ -240,11 +244,16 @@ func (r *Runner) settleCheckpoint(ctx context.Context) {
 }
 
 // patchState is the patch part of a step (claims: its changes, each with
-// whose it is), or nil when the step changed nothing the snapshots hold,
-// saw no change of anyone else and left out nothing new.
-func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed) *message.PatchState {
+// whose it is; lost: those no undo can take back), or nil when the step
+// changed nothing, saw no change of anyone else and left out nothing new.
+func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed, lost []snapshot.Skip) *message.PatchState {
 	ps := &message.PatchState{Before: string(before.ID), After: string(after.ID)}
 	ps.Files, ps.Outside = splitPatch(claims)
+	for _, l := range lost {
+		if len(ps.Lost) < maxPatchSkips {
+			ps.Lost = append(ps.Lost, message.PatchSkip{Path: l.Path, Reason: l.Reason, Bytes: l.Bytes, MTime: l.MTime, Limit: l.Limit, Status: l.Status.String()})
+		}
+	}
 	known := map[string]bool{}
 	for _, s := range before.Skipped {
 		known[s.Path+"\x00"+s.Reason] = true
@@ -253,10 +262,10 @@ func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed) *
 	for _, s := range after.Skipped {
 		fresh = fresh || !known[s.Path+"\x00"+s.Reason]
 		if len(ps.Skipped) < maxPatchSkips {
-			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes})
+			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes, MTime: s.MTime, Limit: s.Limit})
 		}
 	}
-	if len(ps.Files) == 0 && len(ps.Outside) == 0 && !fresh {
+	if len(ps.Files) == 0 && len(ps.Outside) == 0 && len(ps.Lost) == 0 && !fresh {
 		return nil
 	}
 	return ps

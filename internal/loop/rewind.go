@@ -119,6 +119,9 @@ type RewindResult struct {
 	// FilesNote says why files were not restored when the mode asked for
 	// it ("no file changed since that message", "checkpoints are off: …").
 	FilesNote string
+	// Lost are the changes of the taken-back steps no restore can take
+	// back (NotRestorableLines says them).
+	Lost []message.PatchSkip
 }
 
 // rewindPlan is what a rewind to a message does.
@@ -183,6 +186,23 @@ func patchesFrom(history []message.Entry, from, until string) (target string, pa
 	}
 	sort.Strings(paths)
 	return target, paths
+}
+
+// patchStatesFrom returns the patches of the messages from id from on
+// that are not taken back.
+func patchStatesFrom(history []message.Entry, from string) []message.PatchState {
+	var out []message.PatchState
+	for _, e := range history {
+		if e.Message.ID < from || e.Message.Rewound() {
+			continue
+		}
+		for _, p := range e.Parts {
+			if p.Type == message.PartPatch && p.Patch != nil {
+				out = append(out, *p.Patch)
+			}
+		}
+	}
+	return out
 }
 
 // lastTree is the snapshot the session last left the tree in: the newest
@@ -285,6 +305,9 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
 	res := &RewindResult{UserText: plan.userText}
+	if mode != message.RewindConversation {
+		res.Lost = LostOf(patchStatesFrom(r.History(), plan.from))
+	}
 	rw := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRewind, Mode: mode, MessageID: plan.from}
 	if mode != message.RewindConversation {
 		store := r.checkpointStore(ctx)
@@ -413,6 +436,10 @@ func (r *Runner) reload(ctx context.Context, changed []string) error {
 type TurnDiff struct {
 	Turn  Turn
 	Patch *snapshot.Patch // nil Files when the turn changed no file
+	// Lost are the turn's changes no undo can take back; Outside the
+	// changes made while it ran that were not its own.
+	Lost    []message.PatchSkip
+	Outside []message.PatchOutside
 }
 
 // Diff returns the patch of turn n (1 the first; 0 the last) of the
@@ -439,7 +466,10 @@ func DiffTurn(ctx context.Context, st *snapshot.Store, history []message.Entry, 
 	if n > 0 {
 		t = turns[n-1]
 	}
-	d := &TurnDiff{Turn: t}
+	d := &TurnDiff{Turn: t, Lost: LostOf(t.Patches)}
+	for _, p := range t.Patches {
+		d.Outside = append(d.Outside, p.Outside...)
+	}
 	if t.Before() == "" {
 		d.Patch = &snapshot.Patch{}
 		return d, nil

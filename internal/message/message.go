@@ -295,6 +295,12 @@ type PatchSkip struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 	Bytes  int64  `json:"bytes,omitempty"`
+	// MTime is the file's modification time and Limit the size it was
+	// over, when it was left out for its size; Status, in
+	// PatchState.Lost, how the step changed it.
+	MTime  time.Time `json:"mtime,omitzero"`
+	Limit  int64     `json:"limit,omitempty"`
+	Status string    `json:"status,omitempty"`
 }
 
 // PatchState is the state of a patch part: what the step's tools changed
@@ -310,6 +316,10 @@ type PatchState struct {
 	// Outside are the changes made while the step ran that are not its
 	// own (another session's, the user's): not in Files, never rewound.
 	Outside []PatchOutside `json:"outside,omitempty"`
+	// Lost are the changes of the step no undo can take back: files the
+	// snapshots do not hold (too large, ignored and over the limit)
+	// that it deleted, changed or created.
+	Lost []PatchSkip `json:"lost,omitempty"`
 }
 
 // Lines returns the patch's added and deleted line counts.

@@ -190,6 +190,9 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	return res, nil
 }
 
+// Exists reports whether rel is in the work tree now.
+func (s *Store) Exists(rel string) bool { return s.exists(rel) }
+
 func (s *Store) exists(rel string) bool {
 	_, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(rel)))
 	return err == nil

@@ -106,6 +106,9 @@ var DefaultExcludes = []string{
 type Options struct {
 	// MaxFileBytes is the largest file a snapshot holds (0: 2 MB).
 	MaxFileBytes int64
+	// IgnoredMaxBytes is the largest ignored file a snapshot holds (0:
+	// 1 MiB; negative: none), see ignored.go.
+	IgnoredMaxBytes int64
 	// Exclude adds gitignore patterns to DefaultExcludes.
 	Exclude []string
 }
@@ -117,7 +120,13 @@ type ID string
 type Skip struct {
 	Path   string
 	Reason string // one of the Reason constants, or an error's text
-	Bytes  int64  // the file's size when Reason is ReasonTooLarge
+	Bytes  int64  // the file's size when it was left out for its size
+	// MTime is the file's modification time, and Limit the size it was
+	// over, when it was left out for its size.
+	MTime time.Time
+	Limit int64
+	// Status is how the file changed, in LostChanges' answer.
+	Status Status
 }
 
 // Reasons of a Skip.
@@ -148,12 +157,13 @@ type Snapshot struct {
 // Store is one project's snapshot store. Its methods may be called from
 // several goroutines and processes: each takes the store's lock.
 type Store struct {
-	git      gitcmd.Private
-	workTree string
-	maxBytes int64
-	excludes []string
-	lockPath string
-	journal  string
+	git        gitcmd.Private
+	workTree   string
+	maxBytes   int64
+	ignoredMax int64
+	excludes   []string
+	lockPath   string
+	journal    string
 
 	recovered *RestoreResult
 
@@ -189,6 +199,12 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	}
 	if s.maxBytes <= 0 {
 		s.maxBytes = DefaultMaxFileBytes
+	}
+	switch s.ignoredMax = opt.IgnoredMaxBytes; {
+	case s.ignoredMax == 0:
+		s.ignoredMax = DefaultIgnoredMaxBytes
+	case s.ignoredMax < 0:
+		s.ignoredMax = -1
 	}
 	s.excludes = append(append([]string{}, DefaultExcludes...), opt.Exclude...)
 	// The data directory may lie inside the work tree (an agent started in
@@ -389,6 +405,9 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped); err != nil {
+		return snap, err
+	}
 	var modes string
 	if len(update) == 0 {
 		var err error
@@ -477,6 +496,9 @@ func (s *Store) classify(p string) *Skip {
 		return &Skip{Path: p, Reason: ReasonUnreadable}
 	}
 	if skip := decide(p, fi.Mode(), fi.Size(), s.maxBytes); skip != nil || !fi.Mode().IsRegular() {
+		if skip != nil && skip.Reason == ReasonTooLarge {
+			skip.MTime, skip.Limit = fi.ModTime(), s.maxBytes
+		}
 		return skip
 	}
 	f, err := os.Open(abs)
@@ -573,7 +595,15 @@ func commitMessage(snap Snapshot) string {
 			fmt.Fprintf(&b, "skipped-more: %d\n", len(snap.Skipped)-i)
 			break
 		}
-		fmt.Fprintf(&b, "skipped: %d %s %s\n", sk.Bytes, strconv.Quote(sk.Reason), strconv.Quote(sk.Path))
+		fmt.Fprintf(&b, "skipped: %d %s %s", sk.Bytes, strconv.Quote(sk.Reason), strconv.Quote(sk.Path))
+		if !sk.MTime.IsZero() || sk.Limit != 0 {
+			var mtime int64
+			if !sk.MTime.IsZero() {
+				mtime = sk.MTime.Unix()
+			}
+			fmt.Fprintf(&b, " %d %d", mtime, sk.Limit)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -611,11 +641,18 @@ func parseCommit(id ID, body string) Snapshot {
 			if err != nil {
 				continue
 			}
-			path, _, err := unquotePrefix(strings.TrimPrefix(rest, " "))
+			path, rest, err := unquotePrefix(strings.TrimPrefix(rest, " "))
 			if err != nil {
 				continue
 			}
-			snap.Skipped = append(snap.Skipped, Skip{Path: path, Reason: reason, Bytes: size})
+			sk := Skip{Path: path, Reason: reason, Bytes: size}
+			if f := strings.Fields(rest); len(f) == 2 {
+				if sec, _ := strconv.ParseInt(f[0], 10, 64); sec != 0 {
+					sk.MTime = time.Unix(sec, 0)
+				}
+				sk.Limit, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+			snap.Skipped = append(snap.Skipped, sk)
 		}
 	}
 	return snap

@@ -197,6 +197,9 @@ func rewindSummary(op, mode string, res *loop.RewindResult) (text, hint string) 
 	case mode == message.RewindConversation:
 		text += "\nthe files stay as they are"
 	}
+	if lost := loop.NotRestorableLines(res.Lost); lost != "" {
+		text += "\n" + lost
+	}
 	if op != "redo" && mode != message.RewindCode && res.UserText != "" {
 		hint = "Your message is back in the editor: edit it and send, or /redo to bring the turn back."
 	} else if op != "redo" {
