@@ -348,9 +348,9 @@ func runFork(ctx context.Context, g *globalFlags, id, at string, out, msg io.Wri
 // are off when they are.
 func (a *app) openSnapshots(ctx context.Context, dir string) (*snapshot.Store, error) {
 	if !a.cfg.Snapshots.Enabled {
-		return nil, errors.New("checkpoints are switched off (snapshots.enabled in your config)")
+		return nil, errors.New("checkpoints are switched off (checkpoints.enabled in your config)")
 	}
-	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes})
+	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: a.cfg.Snapshots.IgnoredMaxBytes})
 }
 
 // dropSnapshots deletes a removed session's snapshots (what no other

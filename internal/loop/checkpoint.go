@@ -91,7 +91,7 @@ func (r *Runner) checkpointStore(ctx context.Context) *snapshot.Store {
 		return r.cp.store
 	}
 	c := r.opt.Config
-	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes})
+	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes, IgnoredMaxBytes: c.Snapshots.IgnoredMaxBytes})
 	var note string
 	if err != nil {
 		note = err.Error()

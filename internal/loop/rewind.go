@@ -315,7 +315,7 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		case store == nil && r.checkpointsOff() != "":
 			res.FilesNote = r.checkpointsOff()
 		case store == nil:
-			res.FilesNote = "checkpoints are switched off (snapshots.enabled)"
+			res.FilesNote = "checkpoints are switched off (checkpoints.enabled)"
 		case plan.target == "":
 			res.FilesNote = "no file changed since that message"
 		}
@@ -378,7 +378,7 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 	if rw.Before != "" {
 		store := r.checkpointStore(ctx)
 		if store == nil {
-			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
+			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
 		}
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
 		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
@@ -447,7 +447,7 @@ type TurnDiff struct {
 func (r *Runner) Diff(ctx context.Context, n int) (*TurnDiff, error) {
 	store := r.checkpointStore(ctx)
 	if store == nil {
-		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
+		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
 	}
 	return DiffTurn(ctx, store, r.History(), n)
 }
