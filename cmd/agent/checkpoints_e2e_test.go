@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	cryptorand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,4 +293,58 @@ func TestE2EGitCleanOfIgnoredFiles(t *testing.T) {
 			t.Errorf("rewind output lacks %q:\n%s", want, rw.stdout)
 		}
 	}
+}
+
+// TestE2EDiskFullDuringASnapshotLeavesASessionThatOpens: the data
+// directory is a 6 MB tmpfs and the work tree holds 7.5 MB that does not
+// compress; the step's snapshot fails for want of space. The step runs
+// with a visible warning, the snapshot leaves nothing behind, and the
+// session opens again. Needs root for the mount (skipped otherwise).
+func TestE2EDiskFullDuringASnapshotLeavesASessionThatOpens(t *testing.T) {
+	needGitE2E(t)
+	e := newEnv(t,
+		pt.ToolCall("b1", "bash", `{"command":"echo hi > out.txt"}`),
+		pt.Text("wrote it"),
+		pt.Text("still here"))
+	os.MkdirAll(e.data, 0o700)
+	if err := syscall.Mount("tmpfs", e.data, "tmpfs", 0, "size=6m,mode=0700"); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v)", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(e.data, syscall.MNT_DETACH) })
+	rnd := make([]byte, 1500<<10)
+	for i := range 5 {
+		if _, err := cryptorand.Read(rnd); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(e.work, fmt.Sprintf("blob%d.bin", i)), rnd, 0o644)
+	}
+
+	res := e.run("", "run", "--yes", "write out.txt")
+	if res.code != 0 || !strings.Contains(res.stderr, "checkpoint") || !strings.Contains(res.stderr, "failed") {
+		t.Errorf("run with a full disk: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	if readFile(t, filepath.Join(e.work, "out.txt")) != "hi\n" {
+		t.Errorf("the step did not run: out.txt = %q", readFile(t, filepath.Join(e.work, "out.txt")))
+	}
+	if left := snapshotDiskBytes(e); left > 1<<20 {
+		t.Errorf("the failed snapshot left %d bytes in the store", left)
+	}
+	again := e.run("", "run", "-c", "are you there")
+	if again.code != 0 || !strings.Contains(again.stdout, "still here") {
+		t.Errorf("the session does not open again: exit %d\n%s\n%s", again.code, again.stdout, again.stderr)
+	}
+}
+
+// snapshotDiskBytes is the size of the env's snapshot stores.
+func snapshotDiskBytes(e *env) int64 {
+	var total int64
+	filepath.WalkDir(filepath.Join(e.data, "snapshots"), func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	return total
 }

@@ -350,9 +350,17 @@ func (s *Store) Take(ctx context.Context, session, label string) (Snapshot, erro
 	return s.take(ctx, session, label)
 }
 
-// take is Take with the lock held.
-func (s *Store) take(ctx context.Context, session, label string) (Snapshot, error) {
-	snap := Snapshot{Session: session, Label: label, Time: time.Now()}
+// take is Take with the lock held. A take that fails once it may have
+// written objects (a full disk, a file the store cannot write) discards
+// them (discardFailed): nothing half-written stays behind.
+func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot, err error) {
+	snap = Snapshot{Session: session, Label: label, Time: time.Now()}
+	writing := false
+	defer func() {
+		if err != nil && writing {
+			s.discardFailed(context.WithoutCancel(ctx))
+		}
+	}()
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Git walks the tree and compares stat
 	// data; nothing is read but what changed.
@@ -421,6 +429,12 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 	}
 	if beforeIndexHook != nil {
 		beforeIndexHook(update)
+	}
+	writing = true
+	if failHook != nil {
+		if err := failHook(s, update); err != nil {
+			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
 	}
 	if err := s.updateIndex(ctx, update, &snap.Skipped); err != nil {
 		return snap, err
