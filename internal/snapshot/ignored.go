@@ -106,7 +106,7 @@ func (s *Store) ignoredFiles(ctx context.Context) (keep []string, skips []Skip, 
 						return fs.SkipDir
 					}
 					if _, err := os.Lstat(filepath.Join(path, ".git")); err == nil {
-						skips = append(skips, Skip{Path: rel, Reason: ReasonNested})
+						skips = append(skips, s.nestedSkip(rel))
 						return fs.SkipDir
 					}
 				}
@@ -213,9 +213,9 @@ func LostChanges(before, after []Skip, exists func(string) bool) []Skip {
 		seen[sk.Path] = true
 		prev, ok := old[sk.Path]
 		switch {
-		case !ok && sk.Bytes > 0:
+		case !ok && (sk.Bytes > 0 || !sk.MTime.IsZero()):
 			sk.Status = Added
-		case ok && sk.Bytes > 0 && (prev.Bytes != sk.Bytes || !prev.MTime.Equal(sk.MTime)):
+		case ok && (sk.Bytes > 0 || !sk.MTime.IsZero()) && (prev.Bytes != sk.Bytes || !prev.MTime.Equal(sk.MTime)):
 			sk.Status = Modified
 		default:
 			continue
@@ -223,11 +223,49 @@ func LostChanges(before, after []Skip, exists func(string) bool) []Skip {
 		out = append(out, sk)
 	}
 	for _, sk := range before {
-		if !seen[sk.Path] && sk.Bytes > 0 && !exists(sk.Path) {
+		if !seen[sk.Path] && (sk.Bytes > 0 || !sk.MTime.IsZero()) && !exists(sk.Path) {
 			sk.Status = Deleted
 			out = append(out, sk)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// nestedWalkMax bounds the entries of a nested repository walked for its
+// fingerprint.
+const nestedWalkMax = 5000
+
+// nestedSkip is the Skip of a nested repository, with a fingerprint of
+// its files (their total size, and the newest mtime of a file or
+// directory, .git left out) so that a change inside it is seen and said:
+// "vendor/lib (nested repository, modified)". Past nestedWalkMax entries
+// the fingerprint covers the first ones only.
+func (s *Store) nestedSkip(rel string) Skip {
+	sk := Skip{Path: rel, Reason: ReasonNested}
+	root := filepath.Join(s.workTree, filepath.FromSlash(rel))
+	n := 0
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > nestedWalkMax {
+			return fs.SkipAll
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if fi.Mode().IsRegular() {
+			sk.Bytes += fi.Size()
+		}
+		if fi.ModTime().After(sk.MTime) {
+			sk.MTime = fi.ModTime()
+		}
+		return nil
+	})
+	return sk
 }

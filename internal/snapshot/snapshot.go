@@ -379,7 +379,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			}
 			seen[p] = true
 			if dir, ok := strings.CutSuffix(p, "/"); ok {
-				snap.Skipped = append(snap.Skipped, Skip{Path: dir, Reason: ReasonNested})
+				snap.Skipped = append(snap.Skipped, s.nestedSkip(dir))
 				continue
 			}
 			if anc := s.blockedBy(p, dirOK); anc != "" {
@@ -613,7 +613,7 @@ func commitMessage(snap Snapshot) string {
 		if !sk.MTime.IsZero() || sk.Limit != 0 {
 			var mtime int64
 			if !sk.MTime.IsZero() {
-				mtime = sk.MTime.Unix()
+				mtime = sk.MTime.UnixNano()
 			}
 			fmt.Fprintf(&b, " %d %d", mtime, sk.Limit)
 		}
@@ -661,8 +661,8 @@ func parseCommit(id ID, body string) Snapshot {
 			}
 			sk := Skip{Path: path, Reason: reason, Bytes: size}
 			if f := strings.Fields(rest); len(f) == 2 {
-				if sec, _ := strconv.ParseInt(f[0], 10, 64); sec != 0 {
-					sk.MTime = time.Unix(sec, 0)
+				if ns, _ := strconv.ParseInt(f[0], 10, 64); ns != 0 {
+					sk.MTime = time.Unix(0, ns)
 				}
 				sk.Limit, _ = strconv.ParseInt(f[1], 10, 64)
 			}
