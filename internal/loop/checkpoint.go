@@ -8,7 +8,10 @@ package loop
 // tools run, and "after", taken just after. When the two differ, the step's
 // assistant message gains a patch part (message.PatchState: the files with
 // their status and line counts, the two snapshot ids, what the snapshots
-// left out). That part is what /undo, /rewind and /diff read.
+// left out). That part is what /undo, /rewind and /diff read. Its Files
+// are only the changes the step's own tools could have made
+// (snapshot.Attribute, from stepTools in attribution.go); the others are
+// its Outside changes, and the changes no snapshot holds its Lost ones.
 //
 // Cost. The "after" snapshot is taken in the background while the loop
 // goes on to the next request (the model changes no file), and joined —

@@ -3,10 +3,11 @@
 // /diff and `agent rewind`.
 //
 // Contract. A snapshot is the content of every file of the work tree that
-// git would not ignore, byte for byte with its executable bit, symlinks as
-// links, whoever changed it (write, edit, or a shell command). Other
-// permission bits are git's to ignore: a restored file keeps the bits it
-// has, or gets the umask's when created. Empty directories are not kept. It is kept
+// git would not ignore, byte for byte with its exact permission bits
+// (modes.go), symlinks as links, whoever changed it (write, edit, or a
+// shell command), and of the ignored files up to Options.IgnoredMaxBytes
+// each and IgnoredBudgetBytes in all (ignored.go). Empty directories are
+// not kept. It is kept
 // in a private git object store, <data>/snapshots/<project-hash>, with its
 // own index (whose stat cache makes a snapshot of an unchanged tree cost a
 // directory walk, not a read) and refs refs/agent/<session>/<commit>; git
@@ -16,9 +17,12 @@
 // and the user's excludes file are respected; .git, node_modules and the
 // like (DefaultExcludes), the data directory itself, nested repositories,
 // files over Options.MaxFileBytes and files the agent cannot read are left
-// out, and each snapshot lists what it left out (Snapshot.Skipped). A
-// restore never touches a path that is in neither the current tree nor the
-// target (ignored and skipped files stay as they are).
+// out, and each snapshot lists what it left out (Snapshot.Skipped, with
+// size and mtime, and a fingerprint of a nested repository), so that
+// LostChanges can say what changed that no restore brings back. A restore
+// never touches a path that is in neither the current tree nor the target
+// (skipped files stay as they are), nor the timestamps of a file it does
+// not change. A snapshot that fails leaves nothing behind (failure.go).
 //
 // Restore is all or nothing across crashes: the changes are written to a
 // journal (fsynced) before the first file is touched, and Open finishes a
@@ -30,6 +34,14 @@
 // them (unless Force). A lock file in the store serialises snapshots and
 // restores of every process; BeginTool marks a session's running tool, and
 // another session's restore refuses (*BusyError) while it runs.
+// RestoreOptions.Agent gives, file by file, the state the caller's agent
+// last left each file in (expect.go), and RestoreOptions.Unsure the files
+// it is not sure it changed: both refuse like Expect.
+//
+// Attribution. A step's patch holds every change made while it ran;
+// Attribute (attribute.go) says which are the step's own, from what its
+// tools were, when they ran (ToolWindows: every session's tool windows in
+// this directory) and when each file changed.
 //
 // Without git the package is off: Open returns an error wrapping
 // ErrUnavailable, saying why, for the caller to show once.
