@@ -1,6 +1,11 @@
 package snapshot
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,5 +47,39 @@ func TestAttributeClaimsOnlyWhatTheStepsToolsCouldHaveChanged(t *testing.T) {
 		if (a.Path == "w.txt") != (a.Claim == Claimed) {
 			t.Errorf("write-only step: %s claim %d", a.Path, a.Claim)
 		}
+	}
+}
+
+// TestRefusalNamesTheOtherSession: a file session B's tool changed after
+// session A last left it makes A's restore refuse, naming B.
+func TestRefusalNamesTheOtherSession(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	a := filepath.Join(work, "a.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	s := openStore(t, work)
+	first, err := s.Take(ctx, "A", "before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(a, []byte("two, by A\n"), 0o644)
+	left, err := s.Take(ctx, "A", "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := s.BeginTool(ctx, "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(a, []byte("three, by B\n"), 0o644)
+	end()
+	_, err = s.Restore(ctx, "A", first.ID, RestoreOptions{Paths: []string{"a.txt"}, Agent: []Expectation{{At: left.ID, Paths: []string{"a.txt"}}}})
+	var oc *OutsideChangesError
+	if !errors.As(err, &oc) || len(oc.Files) != 1 || !strings.Contains(oc.Why["a.txt"], "session B") {
+		t.Fatalf("restore = %v (%+v), want a refusal naming session B", err, oc)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "three, by B\n" {
+		t.Errorf("a refused restore changed a.txt: %q", got)
 	}
 }

@@ -165,6 +165,7 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	}
 	if refuse := unsureChanges(filterScope(res.Outside, scope), changes, opt.Unsure); len(refuse.Files) > 0 && !opt.Force {
 		refuse.Expect = opt.Expect
+		s.nameSessions(refuse, session)
 		return res, refuse
 	}
 	ops, kept := planOps(changes, before.Skipped, target.Skipped, s.exists)
@@ -254,6 +255,30 @@ func unsureChanges(outside, changes []FileChange, unsure map[string]string) *Out
 		}
 	}
 	return e
+}
+
+// nameSessions says, for the refused files that changed while another
+// session ran a tool here, which session (where known).
+func (s *Store) nameSessions(e *OutsideChangesError, self string) {
+	var windows []Window
+	for _, f := range e.Files {
+		if e.Why[f.Path] != "" {
+			continue
+		}
+		t, ok := s.ChangeTime(f.Path)
+		if !ok {
+			continue
+		}
+		if windows == nil {
+			windows = s.ToolWindows(t.Add(-windowKeep))
+		}
+		if other := otherSession(windows, self, t); other != "" {
+			if e.Why == nil {
+				e.Why = map[string]string{}
+			}
+			e.Why[f.Path] = "changed while session " + other + " ran a tool"
+		}
+	}
 }
 
 // mergeChanges appends to a the changes of b whose paths a lacks.
