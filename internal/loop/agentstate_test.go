@@ -65,6 +65,16 @@ func TestAgentExpectationsCheckEachFileAgainstItsOwnLastState(t *testing.T) {
 		from: "m1", target: "s0", paths: []string{"a.txt"},
 		want: []snapshot.Expectation{{At: "s2", Paths: []string{"a.txt"}}},
 	}, {
+		name: "two single undos: turn 2 undone (b.txt), then turn 1",
+		history: func() []message.Entry {
+			e := patchEntry("m2", "p2", "s2", "s3", "b.txt")
+			e.Message.RewindID = "r1"
+			return []message.Entry{patchEntry("m1", "p1", "s0", "s1", "a.txt"), e}
+		}(),
+		rewinds: []message.Rewind{{ID: "r1", Kind: message.RewindKindRewind, MessageID: "m2", Before: "s4", After: "s5"}},
+		from:    "m1", target: "s0", paths: []string{"a.txt", "b.txt"},
+		want: []snapshot.Expectation{{At: "s1", Paths: []string{"a.txt"}}, {At: "s5", Paths: []string{"b.txt"}}},
+	}, {
 		name: "a redo: the files as the rewind left them",
 		history: func() []message.Entry {
 			e := patchEntry("m1", "p1", "s0", "s1", "a.txt")

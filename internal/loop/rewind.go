@@ -383,8 +383,7 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
 		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
-			Agent:  agentExpectations(history, rewinds, rw.MessageID, "", paths),
-			Unsure: unsurePaths(history, rw.MessageID, rw.ID),
+			Agent: agentExpectations(history, rewinds, rw.MessageID, "", paths),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("redo: %w", err)
