@@ -175,20 +175,29 @@ func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skip
 	if s.ignoredMax < 0 {
 		return nil
 	}
-	ign := s.ignoredOf(ctx, *update)
-	kept := (*update)[:0]
+	// Only a changed file over the limit for ignored files may be a kept
+	// ignored file that grew: ask git about those alone.
+	big := map[string]os.FileInfo{}
+	var bigPaths []string
 	for _, p := range *update {
-		if ign[p] {
-			fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(p)))
-			if err == nil && fi.Mode().IsRegular() && fi.Size() > s.ignoredMax {
+		fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(p)))
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > s.ignoredMax {
+			big[p] = fi
+			bigPaths = append(bigPaths, p)
+		}
+	}
+	if ign := s.ignoredOf(ctx, bigPaths); len(ign) > 0 {
+		kept := (*update)[:0]
+		for _, p := range *update {
+			if fi := big[p]; ign[p] {
 				*skipped = append(*skipped, Skip{Path: p, Reason: ReasonIgnoredTooLarge, Bytes: fi.Size(), MTime: fi.ModTime(), Limit: s.ignoredMax})
 				*remove = append(*remove, p)
 				continue
 			}
+			kept = append(kept, p)
 		}
-		kept = append(kept, p)
+		*update = kept
 	}
-	*update = kept
 	keep, skips, err := s.ignoredFiles(ctx)
 	if err != nil {
 		return err

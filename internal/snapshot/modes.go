@@ -8,8 +8,9 @@ package snapshot
 // the exact bits of the snapshot (0755 → chmod 0600 → rewind: 0755), and
 // a change of mode alone is a change (FileChange.ModeOnly).
 //
-// Cost: one `git ls-files -s` and an lstat per file at each snapshot (the
-// speed work replaces both with the stat cache).
+// Cost: one `git ls-files` and an lstat per file at each snapshot, run
+// while git walks the tree (the speed work replaces both with the stat
+// cache).
 
 import (
 	"bytes"
@@ -66,33 +67,70 @@ func canonicalPerm(gitMode string) uint32 {
 	return 0
 }
 
+// modesRead is readModes' answer.
+type modesRead struct {
+	modes map[string]uint32
+	err   error
+}
+
 // readModes lists the regular files of the store's index whose bits
 // differ from git's canonical ones.
-func (s *Store) readModes(ctx context.Context) (string, error) {
-	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "-s")
+func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
+	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--stage") // --format needs git 2.38
 	if err != nil {
-		return "", fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
+		return nil, fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
 	}
-	var b strings.Builder
+	m := map[string]uint32{}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
-		if !ok {
-			continue
-		}
 		mode, _, _ := strings.Cut(meta, " ")
-		want := canonicalPerm(mode)
-		if want == 0 {
+		if !ok || canonicalPerm(mode) == 0 {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(path)))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if p := unixPerm(fi); p != want {
-			fmt.Fprintf(&b, "%04o\t%s\n", p, path)
-		}
+		s.noteMode(m, path)
 	}
-	return b.String(), nil
+	return m, nil
+}
+
+// noteMode records path's bits in m when they are not git's canonical
+// ones for the mode git gives it (the owner's x bit), and forgets it
+// otherwise (gone, or not a regular file).
+func (s *Store) noteMode(m map[string]uint32, path string) {
+	fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(path)))
+	if err != nil || !fi.Mode().IsRegular() {
+		delete(m, path)
+		return
+	}
+	p, want := unixPerm(fi), uint32(0o644)
+	if p&0o100 != 0 {
+		want = 0o755
+	}
+	if p != want {
+		m[path] = p
+	} else {
+		delete(m, path)
+	}
+}
+
+// updatedModes is the modes text of a snapshot: the index's modes with
+// the changed paths looked at again and the removed ones left out.
+func (s *Store) updatedModes(m map[string]uint32, update, remove []string) string {
+	for _, p := range update {
+		s.noteMode(m, p)
+	}
+	for _, p := range remove {
+		delete(m, p)
+	}
+	paths := make([]string, 0, len(m))
+	for p := range m {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&b, "%04o\t%s\n", m[p], p)
+	}
+	return b.String()
 }
 
 // storeModes writes the modes text as a blob ("" when empty) — once for
