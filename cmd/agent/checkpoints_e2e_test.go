@@ -191,6 +191,10 @@ func TestE2ETwoSessionsOverlappingInOneDirectory(t *testing.T) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i].CreatedAt.Before(rows[j].CreatedAt) })
 	idA, idB := rows[0].ID, rows[1].ID
 
+	diffA := e.run("", "diff", "--session", idA)
+	if !strings.Contains(diffA.stdout, "a.txt") || strings.Contains(diffA.stdout, "b.txt") || !strings.Contains(diffA.stderr, "not the agent's: b.txt (added, by session "+idB+")") {
+		t.Errorf("agent diff of A: exit %d\n%s\n%s", diffA.code, diffA.stdout, diffA.stderr)
+	}
 	rwA := e.run("", "rewind", "--session", idA, "--code")
 	if rwA.code != 0 || !strings.Contains(rwA.stdout, "a.txt") || strings.Contains(rwA.stdout+rwA.stderr, "b.txt") {
 		t.Errorf("rewind of A: exit %d\n%s\n%s", rwA.code, rwA.stdout, rwA.stderr)

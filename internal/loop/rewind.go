@@ -473,7 +473,23 @@ func DiffTurn(ctx context.Context, st *snapshot.Store, history []message.Entry, 
 		d.Patch = &snapshot.Patch{}
 		return d, nil
 	}
-	p, err := st.Diff(ctx, snapshot.ID(t.Before()), snapshot.ID(t.After()))
+	// Only the turn's own files: a change someone else made while it ran
+	// is listed in Outside, not shown as the turn's.
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range t.Patches {
+		for _, f := range p.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		d.Patch = &snapshot.Patch{}
+		return d, nil
+	}
+	p, err := st.Diff(ctx, snapshot.ID(t.Before()), snapshot.ID(t.After()), paths...)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
