@@ -30,13 +30,14 @@ type rewindFlags struct {
 	turns        int
 	code, conv   bool
 	force        bool
+	redo         bool
 	turnsChanged bool
 }
 
 func newRewindCmd(g *globalFlags) *cobra.Command {
 	f := &rewindFlags{}
 	cmd := &cobra.Command{
-		Use:   "rewind [--session ID | -c] [--to MESSAGE_ID | --turns N] [--code | --conversation] [--force]",
+		Use:   "rewind [--session ID | -c] [--to MESSAGE_ID | --turns N | --redo] [--code | --conversation] [--force]",
 		Short: "Take a session back: the files its last turns changed, its conversation, or both",
 		Long: `rewind takes the session back to before its last turn (--turns N: the last
 N turns; --to: a message and everything after it): the files those turns
@@ -45,11 +46,15 @@ them, and the messages are marked as taken back (still in the export, no
 longer sent to the model). --code restores the files only, --conversation
 takes back the messages only.
 
-If a file to restore was changed outside the agent since, rewind names it
-and touches nothing; --force restores it anyway. A rewind is itself
-snapshotted: /redo in the chat reapplies it.`,
+Before touching a file, rewind compares it with the state the agent itself
+last left it in (turn by turn, not only the last): if someone else changed
+it since, rewind names it and touches nothing; --force restores it anyway.
+A rewind is itself snapshotted: --redo (or /redo in the chat) reapplies the
+last rewind, bringing back the files as it found them — a version --force
+overwrote included.`,
 		Example: `  agent rewind -c
   agent rewind --turns 3 --code
+  agent rewind -c --redo
   agent rewind --session 01JX3K --to 01JX3M7Q --conversation`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -63,6 +68,7 @@ snapshotted: /redo in the chat reapplies it.`,
 	cmd.Flags().BoolVar(&f.code, "code", false, "restore the files only")
 	cmd.Flags().BoolVar(&f.conv, "conversation", false, "take back the messages only")
 	cmd.Flags().BoolVar(&f.force, "force", false, "restore files changed outside the agent too")
+	cmd.Flags().BoolVar(&f.redo, "redo", false, "reapply the last rewind (its files as it found them, its messages)")
 	return cmd
 }
 
@@ -81,6 +87,9 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	}
 	if f.turns < 1 {
 		return usageError("--turns must be 1 or more")
+	}
+	if f.redo && (f.to != "" || f.turnsChanged || f.code || f.conv) {
+		return usageError("--redo reapplies the last rewind as it was: it takes no --to, --turns, --code or --conversation")
 	}
 	a, err := loadApp(g)
 	if err != nil {
@@ -102,6 +111,9 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	for _, n := range r.Notes() {
 		fmt.Fprintln(msg, "agent:", n)
 	}
+	if f.redo {
+		return runRedo(ctx, r, id, f.force, out, msg)
+	}
 	to := f.to
 	if to == "" {
 		turns := loop.Turns(r.History())
@@ -111,13 +123,7 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 		to = turns[len(turns)-f.turns].MessageID
 	}
 	res, err := r.Rewind(ctx, to, loop.RewindOptions{Mode: mode, Force: f.force})
-	var oc *snapshot.OutsideChangesError
-	if errors.As(err, &oc) {
-		fmt.Fprintln(msg, "agent: these files changed outside the agent since its last step; nothing was restored:")
-		for _, c := range oc.Files {
-			fmt.Fprintf(msg, "  %s (%s)\n", termsafe.Strip(c.Path), c.Status)
-		}
-		fmt.Fprintln(msg, "agent: run again with --force to restore them anyway (their current content is snapshotted first)")
+	if refusedOutside(err, msg) {
 		return &exitError{code: exitFailure}
 	}
 	if err != nil {
@@ -134,8 +140,50 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	if res.FilesNote != "" {
 		fmt.Fprintf(out, "files not restored: %s\n", res.FilesNote)
 	}
+	if lost := loop.NotRestorableLines(res.Lost); lost != "" {
+		fmt.Fprintln(out, lost)
+	}
 	if res.UserText != "" {
 		fmt.Fprintf(out, "your message was:\n  %s\n", termsafe.Strip(strings.ReplaceAll(oneLine(res.UserText, 500), "\n", "\n  ")))
+	}
+	return nil
+}
+
+// refusedOutside prints a refusal over outside changes (and reports
+// whether err was one).
+func refusedOutside(err error, msg io.Writer) bool {
+	var oc *snapshot.OutsideChangesError
+	if !errors.As(err, &oc) {
+		return false
+	}
+	fmt.Fprintln(msg, "agent: these files changed outside the agent since it last left them, or not surely by it; nothing was restored:")
+	for _, c := range oc.Files {
+		line := fmt.Sprintf("  %s (%s)", termsafe.Strip(c.Path), c.Status)
+		if why := oc.Why[c.Path]; why != "" {
+			line += ": " + why
+		}
+		fmt.Fprintln(msg, line)
+	}
+	fmt.Fprintln(msg, "agent: run again with --force to restore them anyway (their current content is snapshotted first; --redo brings it back)")
+	return true
+}
+
+// runRedo is `agent rewind --redo`: the last rewind reapplied.
+func runRedo(ctx context.Context, r *loop.Runner, id string, force bool, out, msg io.Writer) error {
+	redo := r.Redo
+	if force {
+		redo = r.RedoForce
+	}
+	res, err := redo(ctx)
+	if refusedOutside(err, msg) {
+		return &exitError{code: exitFailure}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "redid the last rewind of session %s: brought back %d message(s)\n", id, len(res.Messages))
+	if d := loop.DescribeRestore(res.Restore); d != "" {
+		fmt.Fprintln(out, termsafe.Strip(d))
 	}
 	return nil
 }
@@ -191,8 +239,22 @@ func runDiff(ctx context.Context, g *globalFlags, f *diffFlags, out io.Writer, c
 	if err != nil {
 		return err
 	}
+	for _, o := range d.Outside {
+		who := o.Why
+		if o.Session != "" {
+			who = "by session " + o.Session
+		}
+		fmt.Fprintf(os.Stderr, "not the agent's: %s (%s, %s)\n", termsafe.Strip(o.Path), o.Status, who)
+	}
+	if lost := loop.NotRestorableLines(d.Lost); lost != "" {
+		fmt.Fprintln(os.Stderr, lost)
+	}
 	if len(d.Patch.Files) == 0 {
-		fmt.Fprintf(os.Stderr, "turn %d changed no file\n", d.Turn.N)
+		if len(d.Lost) == 0 {
+			fmt.Fprintf(os.Stderr, "turn %d changed no file\n", d.Turn.N)
+		} else {
+			fmt.Fprintf(os.Stderr, "turn %d changed no file a snapshot holds\n", d.Turn.N)
+		}
 		return nil
 	}
 	text := termsafe.Strip(d.Patch.Text)
@@ -286,9 +348,9 @@ func runFork(ctx context.Context, g *globalFlags, id, at string, out, msg io.Wri
 // are off when they are.
 func (a *app) openSnapshots(ctx context.Context, dir string) (*snapshot.Store, error) {
 	if !a.cfg.Snapshots.Enabled {
-		return nil, errors.New("checkpoints are switched off (snapshots.enabled in your config)")
+		return nil, errors.New("checkpoints are switched off (checkpoints.enabled in your config)")
 	}
-	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes})
+	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: a.cfg.Snapshots.IgnoredMaxBytes})
 }
 
 // dropSnapshots deletes a removed session's snapshots (what no other

@@ -549,17 +549,21 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 		}
 	case message.PartPatch:
 		ps := p.Patch
-		if ps == nil || len(ps.Files) == 0 {
+		if ps == nil || len(ps.Files)+len(ps.Lost) == 0 {
 			return
 		}
 		added, deleted := ps.Lines()
 		if w.json {
 			w.emit(map[string]any{"type": "patch", "message_id": p.MessageID, "files": ps.Files, "skipped": ps.Skipped,
-				"lines_added": added, "lines_deleted": deleted, "before": ps.Before, "after": ps.After})
+				"lines_added": added, "lines_deleted": deleted, "before": ps.Before, "after": ps.After,
+				"lost": ps.Lost, "outside": ps.Outside})
 			return
 		}
 		w.breakLine()
 		fmt.Fprintf(w.errOut, "· changed %d file(s), +%d −%d\n", len(ps.Files), added, deleted)
+		if lost := loop.NotRestorableLines(ps.Lost); lost != "" {
+			fmt.Fprintln(w.errOut, "· "+strings.ReplaceAll(lost, "\n", "\n· "))
+		}
 	case message.PartFile:
 		// A mention that could not be attached: the model is told in the
 		// message, the user here.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 )
 
@@ -289,5 +290,11 @@ func writePatch(b *strings.Builder, p *message.PatchState) {
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(b, "- `%s` not checkpointed: %s\n", s.Path, s.Reason)
+	}
+	for _, l := range p.Lost {
+		fmt.Fprintf(b, "- not restorable: %s\n", loop.DescribeLost(l))
+	}
+	for _, o := range p.Outside {
+		fmt.Fprintf(b, "- `%s` %s, not the agent's: %s\n", o.Path, o.Status, o.Why)
 	}
 }

@@ -38,21 +38,34 @@ const (
 
 	DefaultSnapshotMaxFileBytes = 2 << 20 // a larger file is left out of checkpoints
 	DefaultSnapshotCapBytes     = 1 << 30 // one project's checkpoint store
+	// DefaultSnapshotIgnoredMaxBytes: a larger ignored file is listed, not kept.
+	DefaultSnapshotIgnoredMaxBytes = 1 << 20
 
 	DefaultToolSearchThreshold = 0.10 // tool_search_threshold: a tenth of the window
 )
 
 // Snapshots configures checkpoints (/undo, /rewind, /diff): the snapshots
-// of the working directory taken around the agent's steps. Only a user
-// file may set them: a repository must not be able to switch off the
-// user's undo or fill the disk.
+// of the working directory taken around the agent's steps. The config key
+// is "checkpoints"; "snapshots" is its older alias ("checkpoints" wins
+// where both set a field). Only a user file may set them: a repository
+// must not be able to switch off the user's undo or fill the disk.
 type Snapshots struct {
 	Enabled bool `json:"enabled"`
 	// MaxFileBytes is the size over which a file is left out (and
-	// reported); CapBytes bounds one project's store, the oldest
-	// snapshots going first.
-	MaxFileBytes int64 `json:"max_file_bytes"`
-	CapBytes     int64 `json:"cap_bytes"`
+	// reported); IgnoredMaxBytes the same for a file .gitignore hides
+	// (negative: no ignored file is kept); CapBytes bounds one project's
+	// store, the oldest snapshots going first.
+	MaxFileBytes    int64 `json:"max_file_bytes"`
+	IgnoredMaxBytes int64 `json:"ignored_max_bytes"`
+	CapBytes        int64 `json:"cap_bytes"`
+}
+
+// snapshotsFile is the "checkpoints" (or "snapshots") object of a file.
+type snapshotsFile struct {
+	Enabled         *bool  `json:"enabled"`
+	MaxFileBytes    *int64 `json:"max_file_bytes"`
+	IgnoredMaxBytes *int64 `json:"ignored_max_bytes"`
+	CapBytes        *int64 `json:"cap_bytes"`
 }
 
 // Compaction configures tiers 2 and 3 of context management.
@@ -240,12 +253,9 @@ type file struct {
 		} `json:"read"`
 	} `json:"tools"`
 	Permissions map[string]string `json:"permissions"`
-	Snapshots   *struct {
-		Enabled      *bool  `json:"enabled"`
-		MaxFileBytes *int64 `json:"max_file_bytes"`
-		CapBytes     *int64 `json:"cap_bytes"`
-	} `json:"snapshots"`
-	UI *struct {
+	Snapshots   *snapshotsFile    `json:"snapshots"`
+	Checkpoints *snapshotsFile    `json:"checkpoints"`
+	UI          *struct {
 		Mode *string `json:"mode"`
 	} `json:"ui"`
 	MCP map[string]MCPServer `json:"mcp"`
@@ -299,7 +309,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
 		StreamIdleTimeout:   DefaultStreamIdleTimeout,
-		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, CapBytes: DefaultSnapshotCapBytes},
+		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, IgnoredMaxBytes: DefaultSnapshotIgnoredMaxBytes, CapBytes: DefaultSnapshotCapBytes},
 		UI:                  UI{Mode: UIFullscreen},
 		ToolSearchThreshold: DefaultToolSearchThreshold,
 		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps, MaxParallel: DefaultTaskMaxParallel},
@@ -356,6 +366,7 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 			"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
 			"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
 			"snapshots":                     pf.Snapshots != nil,
+			"checkpoints":                   pf.Checkpoints != nil,
 			"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
 			"task":                          pf.Task != nil,
 			"mcp_allow_env":                 pf.MCPAllowEnv != nil,
@@ -486,10 +497,13 @@ func (c *Config) apply(f *file, trusted bool) {
 	for tool, mode := range f.Permissions {
 		c.Permissions[tool] = mode
 	}
-	if sn := f.Snapshots; sn != nil {
-		setBool(&c.Snapshots.Enabled, sn.Enabled)
-		setNum(&c.Snapshots.MaxFileBytes, sn.MaxFileBytes)
-		setNum(&c.Snapshots.CapBytes, sn.CapBytes)
+	for _, sn := range []*snapshotsFile{f.Snapshots, f.Checkpoints} { // the alias first
+		if sn != nil {
+			setBool(&c.Snapshots.Enabled, sn.Enabled)
+			setNum(&c.Snapshots.MaxFileBytes, sn.MaxFileBytes)
+			setNum(&c.Snapshots.IgnoredMaxBytes, sn.IgnoredMaxBytes)
+			setNum(&c.Snapshots.CapBytes, sn.CapBytes)
+		}
 	}
 	if f.UI != nil {
 		setStr(&c.UI.Mode, f.UI.Mode)

@@ -14,7 +14,7 @@ func TestSnapshotsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Snapshots{Enabled: true, MaxFileBytes: 2 << 20, CapBytes: 1 << 30}); d.Snapshots != want {
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 2 << 20, IgnoredMaxBytes: 1 << 20, CapBytes: 1 << 30}); d.Snapshots != want {
 		t.Errorf("defaults = %+v, want %+v", d.Snapshots, want)
 	}
 
@@ -28,7 +28,7 @@ func TestSnapshotsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Snapshots{Enabled: true, MaxFileBytes: 1000, CapBytes: 5000}); c.Snapshots != want {
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 1000, IgnoredMaxBytes: 1 << 20, CapBytes: 5000}); c.Snapshots != want {
 		t.Errorf("snapshots = %+v, want the user's %+v", c.Snapshots, want)
 	}
 	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "snapshots is ignored in a project file") {
@@ -43,5 +43,38 @@ func TestSnapshotsConfig(t *testing.T) {
 	}
 	if o.Snapshots.Enabled || o.Snapshots.MaxFileBytes != DefaultSnapshotMaxFileBytes {
 		t.Errorf("user switched off: %+v", o.Snapshots)
+	}
+}
+
+// TestCheckpointsConfigNamesTheContract (issue 26): "checkpoints" is the
+// key (enabled, max_file_bytes, ignored_max_bytes), "snapshots" its alias;
+// where both set a field, "checkpoints" wins; a project file may set
+// neither.
+func TestCheckpointsConfigNamesTheContract(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"snapshots": {"max_file_bytes": 1000, "cap_bytes": 5000, "enabled": false},
+		"checkpoints": {"enabled": true, "ignored_max_bytes": 4096, "max_file_bytes": 3000}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{"checkpoints": {"enabled": false}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 3000, IgnoredMaxBytes: 4096, CapBytes: 5000}); c.Snapshots != want {
+		t.Errorf("checkpoints = %+v, want %+v", c.Snapshots, want)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "checkpoints is ignored in a project file") {
+		t.Errorf("no warning about the project's checkpoints: %q", c.Warnings)
+	}
+
+	off := t.TempDir()
+	writeJSON(t, filepath.Join(off, ".config", "agent", "config.json"), `{"checkpoints": {"enabled": false}}`)
+	o, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": off}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Snapshots.Enabled {
+		t.Errorf("checkpoints.enabled false did not switch them off: %+v", o.Snapshots)
 	}
 }

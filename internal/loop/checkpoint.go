@@ -8,7 +8,10 @@ package loop
 // tools run, and "after", taken just after. When the two differ, the step's
 // assistant message gains a patch part (message.PatchState: the files with
 // their status and line counts, the two snapshot ids, what the snapshots
-// left out). That part is what /undo, /rewind and /diff read.
+// left out). That part is what /undo, /rewind and /diff read. Its Files
+// are only the changes the step's own tools could have made
+// (snapshot.Attribute, from stepTools in attribution.go); the others are
+// its Outside changes, and the changes no snapshot holds its Lost ones.
 //
 // Cost. The "after" snapshot is taken in the background while the loop
 // goes on to the next request (the model changes no file), and joined —
@@ -29,6 +32,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
@@ -60,6 +64,8 @@ type pendingAfter struct {
 	before    snapshot.Snapshot
 	after     snapshot.Snapshot
 	patch     *snapshot.Patch
+	claims    []snapshot.Attributed // patch's files, each with whose it is
+	lost      []snapshot.Skip       // changes of files the snapshots do not hold
 	err       error
 }
 
@@ -88,7 +94,7 @@ func (r *Runner) checkpointStore(ctx context.Context) *snapshot.Store {
 		return r.cp.store
 	}
 	c := r.opt.Config
-	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes})
+	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes, IgnoredMaxBytes: c.Snapshots.IgnoredMaxBytes})
 	var note string
 	if err != nil {
 		note = err.Error()
@@ -186,8 +192,14 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	if err != nil {
 		end = func() {}
 	}
+	start := time.Now()
 	run()
+	stop := time.Now()
 	end()
+	tools := stepTools(e, calls, func(name string) bool {
+		t, ok := r.registry().Get(name)
+		return ok && t.ReadOnly()
+	}, st.WorkTree(), r.sess.ID, start, stop)
 	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}
 	r.cp.pending = p
 	go func() {
@@ -195,6 +207,12 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 		p.after, p.err = st.Take(sctx, r.sess.ID, "after step "+p.messageID)
 		if p.err == nil && p.after.Tree != p.before.Tree {
 			p.patch, p.err = st.Diff(sctx, p.before.ID, p.after.ID)
+		}
+		if p.patch != nil {
+			p.claims = snapshot.Attribute(p.patch.Files, tools, st.ToolWindows(start.Add(-time.Minute)), st.ChangeTime)
+		}
+		if p.err == nil {
+			p.lost = snapshot.LostChanges(p.before.Skipped, p.after.Skipped, st.Exists)
 		}
 	}()
 }
@@ -214,7 +232,7 @@ func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
 		return snapshot.Snapshot{}, false
 	}
 	r.cp.last = p.after
-	if ps := patchState(p.before, p.after, p.patch); ps != nil {
+	if ps := patchState(p.before, p.after, p.claims, p.lost); ps != nil {
 		r.addPatchPart(ctx, p.messageID, ps)
 	}
 	return p.after, true
@@ -230,17 +248,15 @@ func (r *Runner) settleCheckpoint(ctx context.Context) {
 	r.cp.last = snapshot.Snapshot{}
 }
 
-// patchState is the patch part of a step, or nil when the step changed
-// nothing the snapshots hold and left out nothing new.
-func patchState(before, after snapshot.Snapshot, patch *snapshot.Patch) *message.PatchState {
+// patchState is the patch part of a step (claims: its changes, each with
+// whose it is; lost: those no undo can take back), or nil when the step
+// changed nothing, saw no change of anyone else and left out nothing new.
+func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed, lost []snapshot.Skip) *message.PatchState {
 	ps := &message.PatchState{Before: string(before.ID), After: string(after.ID)}
-	if patch != nil {
-		for _, f := range patch.Files {
-			pf := message.PatchFile{Path: f.Path, Status: f.Status.String(), LinesAdded: f.LinesAdded, LinesDeleted: f.LinesDeleted, Binary: f.Binary}
-			if f.OldMode != f.NewMode && f.OldMode != "000000" && f.NewMode != "000000" {
-				pf.OldMode, pf.NewMode = f.OldMode, f.NewMode
-			}
-			ps.Files = append(ps.Files, pf)
+	ps.Files, ps.Outside = splitPatch(claims)
+	for _, l := range lost {
+		if len(ps.Lost) < maxPatchSkips {
+			ps.Lost = append(ps.Lost, message.PatchSkip{Path: l.Path, Reason: l.Reason, Bytes: l.Bytes, MTime: l.MTime, Limit: l.Limit, Status: l.Status.String()})
 		}
 	}
 	known := map[string]bool{}
@@ -251,10 +267,10 @@ func patchState(before, after snapshot.Snapshot, patch *snapshot.Patch) *message
 	for _, s := range after.Skipped {
 		fresh = fresh || !known[s.Path+"\x00"+s.Reason]
 		if len(ps.Skipped) < maxPatchSkips {
-			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes})
+			ps.Skipped = append(ps.Skipped, message.PatchSkip{Path: s.Path, Reason: s.Reason, Bytes: s.Bytes, MTime: s.MTime, Limit: s.Limit})
 		}
 	}
-	if len(ps.Files) == 0 && !fresh {
+	if len(ps.Files) == 0 && len(ps.Outside) == 0 && len(ps.Lost) == 0 && !fresh {
 		return nil
 	}
 	return ps

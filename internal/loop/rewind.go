@@ -119,6 +119,9 @@ type RewindResult struct {
 	// FilesNote says why files were not restored when the mode asked for
 	// it ("no file changed since that message", "checkpoints are off: …").
 	FilesNote string
+	// Lost are the changes of the taken-back steps no restore can take
+	// back (NotRestorableLines says them).
+	Lost []message.PatchSkip
 }
 
 // rewindPlan is what a rewind to a message does.
@@ -167,8 +170,8 @@ func patchesFrom(history []message.Entry, from, until string) (target string, pa
 			continue
 		}
 		for _, p := range e.Parts {
-			if p.Type != message.PartPatch || p.Patch == nil {
-				continue
+			if p.Type != message.PartPatch || p.Patch == nil || len(p.Patch.Files) == 0 {
+				continue // a patch of outside changes only takes nothing back
 			}
 			if target == "" {
 				target = p.Patch.Before
@@ -183,6 +186,23 @@ func patchesFrom(history []message.Entry, from, until string) (target string, pa
 	}
 	sort.Strings(paths)
 	return target, paths
+}
+
+// patchStatesFrom returns the patches of the messages from id from on
+// that are not taken back.
+func patchStatesFrom(history []message.Entry, from string) []message.PatchState {
+	var out []message.PatchState
+	for _, e := range history {
+		if e.Message.ID < from || e.Message.Rewound() {
+			continue
+		}
+		for _, p := range e.Parts {
+			if p.Type == message.PartPatch && p.Patch != nil {
+				out = append(out, *p.Patch)
+			}
+		}
+	}
+	return out
 }
 
 // lastTree is the snapshot the session last left the tree in: the newest
@@ -285,6 +305,9 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
 	res := &RewindResult{UserText: plan.userText}
+	if mode != message.RewindConversation {
+		res.Lost = LostOf(patchStatesFrom(r.History(), plan.from))
+	}
 	rw := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRewind, Mode: mode, MessageID: plan.from}
 	if mode != message.RewindConversation {
 		store := r.checkpointStore(ctx)
@@ -292,7 +315,7 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		case store == nil && r.checkpointsOff() != "":
 			res.FilesNote = r.checkpointsOff()
 		case store == nil:
-			res.FilesNote = "checkpoints are switched off (snapshots.enabled)"
+			res.FilesNote = "checkpoints are switched off (checkpoints.enabled)"
 		case plan.target == "":
 			res.FilesNote = "no file changed since that message"
 		}
@@ -302,6 +325,8 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 		if res.FilesNote == "" {
 			rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
 				Paths: plan.paths, Expect: snapshot.ID(plan.expect), Force: opt.Force,
+				Agent:  agentExpectations(r.History(), rewinds, plan.from, plan.target, plan.paths),
+				Unsure: unsurePaths(r.History(), plan.from, ""),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("rewind: %w", err)
@@ -353,11 +378,12 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 	if rw.Before != "" {
 		store := r.checkpointStore(ctx)
 		if store == nil {
-			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
+			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
 		}
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
 		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
+			Agent: agentExpectations(history, rewinds, rw.MessageID, "", paths),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("redo: %w", err)
@@ -409,6 +435,10 @@ func (r *Runner) reload(ctx context.Context, changed []string) error {
 type TurnDiff struct {
 	Turn  Turn
 	Patch *snapshot.Patch // nil Files when the turn changed no file
+	// Lost are the turn's changes no undo can take back; Outside the
+	// changes made while it ran that were not its own.
+	Lost    []message.PatchSkip
+	Outside []message.PatchOutside
 }
 
 // Diff returns the patch of turn n (1 the first; 0 the last) of the
@@ -416,7 +446,7 @@ type TurnDiff struct {
 func (r *Runner) Diff(ctx context.Context, n int) (*TurnDiff, error) {
 	store := r.checkpointStore(ctx)
 	if store == nil {
-		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (snapshots.enabled)"))
+		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
 	}
 	return DiffTurn(ctx, store, r.History(), n)
 }
@@ -435,12 +465,31 @@ func DiffTurn(ctx context.Context, st *snapshot.Store, history []message.Entry, 
 	if n > 0 {
 		t = turns[n-1]
 	}
-	d := &TurnDiff{Turn: t}
+	d := &TurnDiff{Turn: t, Lost: LostOf(t.Patches)}
+	for _, p := range t.Patches {
+		d.Outside = append(d.Outside, p.Outside...)
+	}
 	if t.Before() == "" {
 		d.Patch = &snapshot.Patch{}
 		return d, nil
 	}
-	p, err := st.Diff(ctx, snapshot.ID(t.Before()), snapshot.ID(t.After()))
+	// Only the turn's own files: a change someone else made while it ran
+	// is listed in Outside, not shown as the turn's.
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range t.Patches {
+		for _, f := range p.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				paths = append(paths, f.Path)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		d.Patch = &snapshot.Patch{}
+		return d, nil
+	}
+	p, err := st.Diff(ctx, snapshot.ID(t.Before()), snapshot.ID(t.After()), paths...)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}

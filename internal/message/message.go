@@ -274,6 +274,20 @@ type PatchFile struct {
 	// for a symlink), set when they differ.
 	OldMode string `json:"old_mode,omitempty"`
 	NewMode string `json:"new_mode,omitempty"`
+	// Unsure, when set, says why the step may not have made this change
+	// (it ran a shell command that does not name the file): a rewind asks
+	// before touching it.
+	Unsure string `json:"unsure,omitempty"`
+}
+
+// PatchOutside is a change made in the directory while a step ran that
+// the step did not make: a rewind of the step leaves it alone.
+type PatchOutside struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+	// Session is the other session that made it, when known.
+	Session string `json:"session,omitempty"`
+	Why     string `json:"why"`
 }
 
 // PatchSkip is a path a step's snapshots left out, and why.
@@ -281,6 +295,12 @@ type PatchSkip struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 	Bytes  int64  `json:"bytes,omitempty"`
+	// MTime is the file's modification time and Limit the size it was
+	// over, when it was left out for its size; Status, in
+	// PatchState.Lost, how the step changed it.
+	MTime  time.Time `json:"mtime,omitzero"`
+	Limit  int64     `json:"limit,omitempty"`
+	Status string    `json:"status,omitempty"`
 }
 
 // PatchState is the state of a patch part: what the step's tools changed
@@ -293,6 +313,13 @@ type PatchState struct {
 	// Skipped are the paths the snapshots left out (too large,
 	// unreadable, nested repositories): their changes are not undone.
 	Skipped []PatchSkip `json:"skipped,omitempty"`
+	// Outside are the changes made while the step ran that are not its
+	// own (another session's, the user's): not in Files, never rewound.
+	Outside []PatchOutside `json:"outside,omitempty"`
+	// Lost are the changes of the step no undo can take back: files the
+	// snapshots do not hold (too large, ignored and over the limit)
+	// that it deleted, changed or created.
+	Lost []PatchSkip `json:"lost,omitempty"`
 }
 
 // Lines returns the patch's added and deleted line counts.

@@ -136,7 +136,7 @@ func TestSnapshotMemoryDoesNotGrowWithIgnoredOrSkippedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	if len(snap.Skipped) != 1 || snap.Skipped[0].Path != "huge.bin" {
+	if len(snap.Skipped) != 2 || snap.Skipped[0].Path != "huge.bin" || snap.Skipped[1].Path != "cache/blob" || snap.Skipped[1].Reason != ReasonIgnoredTooLarge {
 		t.Errorf("skipped = %+v", snap.Skipped)
 	}
 	allocBytes := after.TotalAlloc - before.TotalAlloc

@@ -49,6 +49,10 @@ type FileChange struct {
 	Binary  bool
 	// LinesAdded and LinesDeleted are 0 for a binary file.
 	LinesAdded, LinesDeleted int
+	// OldPerm and NewPerm are the exact permission bits (07777; 0 when
+	// absent or a symlink). ModeOnly is set when nothing but them changed.
+	OldPerm, NewPerm uint32 `json:",omitempty"`
+	ModeOnly         bool   `json:",omitempty"`
 }
 
 // DefaultPatchMaxBytes bounds Patch.Text.
@@ -122,7 +126,19 @@ func (s *Store) changes(ctx context.Context, from, to ID, paths []string) ([]Fil
 	if err != nil {
 		return nil, fmt.Errorf("diff snapshots %s..%s: %w", from, to, err)
 	}
-	return parseRawNumstat(string(out))
+	files, err := parseRawNumstat(string(out))
+	if err != nil {
+		return nil, err
+	}
+	fromModes, err := s.modesOf(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	toModes, err := s.modesOf(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	return withModes(files, fromModes, toModes, paths), nil
 }
 
 // parseRawNumstat reads `git diff-tree -r -z --raw --numstat`: first a raw

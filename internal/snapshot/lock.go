@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -66,7 +67,8 @@ func (s *Store) runningDir() string { return filepath.Join(s.git.GitDir, "agent-
 
 // BeginTool marks session as running a tool in the work tree until end is
 // called (or the process dies): another session's Restore refuses
-// meanwhile. It waits for a restore in progress to finish.
+// meanwhile. It waits for a restore in progress to finish. The marker
+// holds the start, and end records the window (windows.go).
 func (s *Store) BeginTool(ctx context.Context, session string) (end func(), err error) {
 	if err := checkSession(session); err != nil {
 		return nil, err
@@ -83,7 +85,23 @@ func (s *Store) BeginTool(ctx context.Context, session string) (end func(), err 
 	if err != nil {
 		return nil, fmt.Errorf("mark tool running: %w", err)
 	}
-	return func() { f.Close() }, nil
+	start := time.Now()
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.FormatInt(start.UnixNano(), 10)+"\n"), 0)
+	return func() {
+		s.recordWindow(Window{Session: session, Start: start, End: time.Now()})
+		f.Close()
+	}, nil
+}
+
+// running reports whether session holds its running marker (a tool runs).
+func (s *Store) running(session string) bool {
+	f, err := os.OpenFile(filepath.Join(s.runningDir(), session), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), syscall.EWOULDBLOCK)
 }
 
 // busySession returns a session other than self with a tool running, or
@@ -95,14 +113,7 @@ func (s *Store) busySession(self string) string {
 		if name == self || strings.HasPrefix(name, ".") {
 			continue
 		}
-		path := filepath.Join(s.runningDir(), name)
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			continue
-		}
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if s.running(name) {
 			return name
 		}
 	}

@@ -36,6 +36,13 @@ type RestoreOptions struct {
 	// agent) within the restore's scope make Restore refuse with an
 	// *OutsideChangesError, touching nothing.
 	Expect ID
+	// Agent lists, file by file, the states the caller's agent left the
+	// files in (expect.go): a file in scope that differs from its state
+	// was changed by someone else, and makes Restore refuse like Expect.
+	Agent []Expectation
+	// Unsure names files (with why) the caller is not sure its agent
+	// changed: a restore that would touch one refuses like Expect.
+	Unsure map[string]string
 	// Force restores despite outside changes (they are still listed).
 	Force bool
 }
@@ -65,6 +72,9 @@ type RestoreResult struct {
 type OutsideChangesError struct {
 	Expect ID
 	Files  []FileChange
+	// Why says, for a file in Files, why it is not taken for the agent's
+	// when it is not a change since (RestoreOptions.Unsure).
+	Why map[string]string
 }
 
 func (e *OutsideChangesError) Error() string {
@@ -76,7 +86,7 @@ func (e *OutsideChangesError) Error() string {
 		}
 		names = append(names, f.Path+" ("+f.Status.String()+")")
 	}
-	return "snapshot: files changed outside the agent since the last step: " + strings.Join(names, ", ")
+	return "snapshot: files changed outside the agent, or not surely by it: " + strings.Join(names, ", ")
 }
 
 // journalEntry is the restore journal's content.
@@ -102,6 +112,16 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	if opt.Expect != "" {
 		if err := checkID(opt.Expect); err != nil {
 			return nil, err
+		}
+	}
+	for _, e := range opt.Agent {
+		for _, id := range []ID{e.At, e.Against} {
+			if id == "" {
+				continue
+			}
+			if err := checkID(id); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res := &RestoreResult{Session: session, To: to}
@@ -133,13 +153,20 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		if err != nil {
 			return nil, err
 		}
-		if inScope := filterScope(res.Outside, scope); len(inScope) > 0 && !opt.Force {
-			return res, &OutsideChangesError{Expect: opt.Expect, Files: inScope}
-		}
 	}
+	agent, err := s.checkExpectations(ctx, opt.Agent, before.ID)
+	if err != nil {
+		return nil, err
+	}
+	res.Outside = mergeChanges(res.Outside, agent)
 	changes, err := s.changes(ctx, before.ID, to, scope)
 	if err != nil {
 		return nil, err
+	}
+	if refuse := unsureChanges(filterScope(res.Outside, scope), changes, opt.Unsure); len(refuse.Files) > 0 && !opt.Force {
+		refuse.Expect = opt.Expect
+		s.nameSessions(refuse, session)
+		return res, refuse
 	}
 	ops, kept := planOps(changes, before.Skipped, target.Skipped, s.exists)
 	res.NotRestored = append(res.NotRestored, kept...)
@@ -163,6 +190,9 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	res.After = after.ID
 	return res, nil
 }
+
+// Exists reports whether rel is in the work tree now.
+func (s *Store) Exists(rel string) bool { return s.exists(rel) }
 
 func (s *Store) exists(rel string) bool {
 	_, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(rel)))
@@ -205,6 +235,64 @@ func inScope(path string, scope []string) bool {
 		}
 	}
 	return false
+}
+
+// unsureChanges is the refusal a restore owes: the outside changes in
+// scope, and the changes it would make to files the caller is unsure of.
+func unsureChanges(outside, changes []FileChange, unsure map[string]string) *OutsideChangesError {
+	e := &OutsideChangesError{Files: outside}
+	listed := map[string]bool{}
+	for _, f := range outside {
+		listed[f.Path] = true
+	}
+	for _, c := range changes {
+		if why, ok := unsure[c.Path]; ok && !listed[c.Path] {
+			if e.Why == nil {
+				e.Why = map[string]string{}
+			}
+			e.Why[c.Path] = why
+			e.Files = append(e.Files, c)
+		}
+	}
+	return e
+}
+
+// nameSessions says, for the refused files that changed while another
+// session ran a tool here, which session (where known).
+func (s *Store) nameSessions(e *OutsideChangesError, self string) {
+	var windows []Window
+	for _, f := range e.Files {
+		if e.Why[f.Path] != "" {
+			continue
+		}
+		t, ok := s.ChangeTime(f.Path)
+		if !ok {
+			continue
+		}
+		if windows == nil {
+			windows = s.ToolWindows(t.Add(-windowKeep))
+		}
+		if other := otherSession(windows, self, t); other != "" {
+			if e.Why == nil {
+				e.Why = map[string]string{}
+			}
+			e.Why[f.Path] = "changed while session " + other + " ran a tool"
+		}
+	}
+}
+
+// mergeChanges appends to a the changes of b whose paths a lacks.
+func mergeChanges(a, b []FileChange) []FileChange {
+	have := map[string]bool{}
+	for _, f := range a {
+		have[f.Path] = true
+	}
+	for _, f := range b {
+		if !have[f.Path] {
+			a = append(a, f)
+		}
+	}
+	return a
 }
 
 func filterScope(files []FileChange, scope []string) []FileChange {
@@ -377,6 +465,8 @@ func (s *Store) apply(ctx context.Context, ops []FileChange) (done []FileChange,
 			err = errors.New(ReasonOutside)
 		} else if op.NewMode == zeroMode {
 			err = s.remove(op.Path)
+		} else if op.ModeOnly {
+			err = s.chmod(op)
 		} else {
 			if blobs == nil {
 				if blobs, err = s.openBlobs(ctx); err != nil {
@@ -476,7 +566,10 @@ func (s *Store) write(op FileChange, blobs *blobReader) error {
 				perm &^= 0o111
 			}
 		}
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if op.NewPerm != 0 {
+			perm, keep = fileMode(op.NewPerm), true // the snapshot's exact bits
+		}
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&os.ModePerm)
 		if err != nil {
 			return err
 		}
@@ -500,6 +593,22 @@ func (s *Store) write(op FileChange, blobs *blobReader) error {
 		return err
 	}
 	return nil
+}
+
+// chmod gives a file whose mode alone changed the snapshot's bits.
+func (s *Store) chmod(op FileChange) error {
+	if err := s.checkParents(op.Path); err != nil {
+		return err
+	}
+	abs := filepath.Join(s.workTree, filepath.FromSlash(op.Path))
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is no longer a regular file", op.Path)
+	}
+	return os.Chmod(abs, fileMode(op.NewPerm))
 }
 
 // blobReader reads objects from one `git cat-file --batch`, streaming each

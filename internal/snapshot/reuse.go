@@ -22,11 +22,12 @@ type lastTake struct {
 	session string
 	snap    Snapshot
 	removed []string    // the skipped paths the walk listed then
+	modes   string      // the modes text then
 	index   os.FileInfo // the index file right after
 }
 
 // remember records snap as the newest snapshot of session.
-func (s *Store) remember(session string, snap Snapshot, removed []string) {
+func (s *Store) remember(session string, snap Snapshot, removed []string, modes string) {
 	fi, err := os.Stat(s.git.IndexFile)
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
@@ -34,17 +35,18 @@ func (s *Store) remember(session string, snap Snapshot, removed []string) {
 		s.last = nil
 		return
 	}
-	s.last = &lastTake{session: session, snap: snap, removed: slices.Clone(removed), index: fi}
+	s.last = &lastTake{session: session, snap: snap, removed: slices.Clone(removed), modes: modes, index: fi}
 }
 
 // reusable returns the newest snapshot when a walk that found nothing to
-// add (and removed, the paths it skips) shows the tree unchanged since: the
-// same session, the same skipped paths, and the index untouched.
-func (s *Store) reusable(session string, removed []string) (Snapshot, bool) {
+// add (and removed, the paths it skips; modes, the files' modes) shows the
+// tree unchanged since: the same session, the same skipped paths and
+// modes, and the index untouched.
+func (s *Store) reusable(session string, removed []string, modes string) (Snapshot, bool) {
 	s.lastMu.Lock()
 	last := s.last
 	s.lastMu.Unlock()
-	if last == nil || last.session != session || !slices.Equal(last.removed, removed) {
+	if last == nil || last.session != session || !slices.Equal(last.removed, removed) || last.modes != modes {
 		return Snapshot{}, false
 	}
 	fi, err := os.Stat(s.git.IndexFile)

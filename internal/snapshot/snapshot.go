@@ -3,10 +3,11 @@
 // /diff and `agent rewind`.
 //
 // Contract. A snapshot is the content of every file of the work tree that
-// git would not ignore, byte for byte with its executable bit, symlinks as
-// links, whoever changed it (write, edit, or a shell command). Other
-// permission bits are git's to ignore: a restored file keeps the bits it
-// has, or gets the umask's when created. Empty directories are not kept. It is kept
+// git would not ignore, byte for byte with its exact permission bits
+// (modes.go), symlinks as links, whoever changed it (write, edit, or a
+// shell command), and of the ignored files up to Options.IgnoredMaxBytes
+// each and IgnoredBudgetBytes in all (ignored.go). Empty directories are
+// not kept. It is kept
 // in a private git object store, <data>/snapshots/<project-hash>, with its
 // own index (whose stat cache makes a snapshot of an unchanged tree cost a
 // directory walk, not a read) and refs refs/agent/<session>/<commit>; git
@@ -16,9 +17,12 @@
 // and the user's excludes file are respected; .git, node_modules and the
 // like (DefaultExcludes), the data directory itself, nested repositories,
 // files over Options.MaxFileBytes and files the agent cannot read are left
-// out, and each snapshot lists what it left out (Snapshot.Skipped). A
-// restore never touches a path that is in neither the current tree nor the
-// target (ignored and skipped files stay as they are).
+// out, and each snapshot lists what it left out (Snapshot.Skipped, with
+// size and mtime, and a fingerprint of a nested repository), so that
+// LostChanges can say what changed that no restore brings back. A restore
+// never touches a path that is in neither the current tree nor the target
+// (skipped files stay as they are), nor the timestamps of a file it does
+// not change. A snapshot that fails leaves nothing behind (failure.go).
 //
 // Restore is all or nothing across crashes: the changes are written to a
 // journal (fsynced) before the first file is touched, and Open finishes a
@@ -30,6 +34,14 @@
 // them (unless Force). A lock file in the store serialises snapshots and
 // restores of every process; BeginTool marks a session's running tool, and
 // another session's restore refuses (*BusyError) while it runs.
+// RestoreOptions.Agent gives, file by file, the state the caller's agent
+// last left each file in (expect.go), and RestoreOptions.Unsure the files
+// it is not sure it changed: both refuse like Expect.
+//
+// Attribution. A step's patch holds every change made while it ran;
+// Attribute (attribute.go) says which are the step's own, from what its
+// tools were, when they ran (ToolWindows: every session's tool windows in
+// this directory) and when each file changed.
 //
 // Without git the package is off: Open returns an error wrapping
 // ErrUnavailable, saying why, for the caller to show once.
@@ -52,7 +64,11 @@
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
 //
 // Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
-// BENCHMARKS.md), more than a `true` step's tools. To keep within 10% of a
+// BENCHMARKS.md), reads the files' modes alongside (`ls-files --stage` and
+// an lstat per file, modes.go) and lists the ignored files (ignored.go):
+// 75–90 ms for an unchanged 10,000-file tree on a loaded machine against
+// 41–60 ms without the two, until the speed work's stat cache takes them
+// over. More than a `true` step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
 // streams (the model changes no file; the wait is only before the next
 // mutating tool runs), and uses a step's "after" as the next step's
@@ -106,6 +122,9 @@ var DefaultExcludes = []string{
 type Options struct {
 	// MaxFileBytes is the largest file a snapshot holds (0: 2 MB).
 	MaxFileBytes int64
+	// IgnoredMaxBytes is the largest ignored file a snapshot holds (0:
+	// 1 MiB; negative: none), see ignored.go.
+	IgnoredMaxBytes int64
 	// Exclude adds gitignore patterns to DefaultExcludes.
 	Exclude []string
 }
@@ -117,7 +136,13 @@ type ID string
 type Skip struct {
 	Path   string
 	Reason string // one of the Reason constants, or an error's text
-	Bytes  int64  // the file's size when Reason is ReasonTooLarge
+	Bytes  int64  // the file's size when it was left out for its size
+	// MTime is the file's modification time, and Limit the size it was
+	// over, when it was left out for its size.
+	MTime time.Time
+	Limit int64
+	// Status is how the file changed, in LostChanges' answer.
+	Status Status
 }
 
 // Reasons of a Skip.
@@ -140,22 +165,28 @@ type Snapshot struct {
 	Label   string
 	Time    time.Time
 	Skipped []Skip
+	// Modes is the blob of the files whose permission bits differ from
+	// git's 0644 and 0755 (modes.go); "" when none do.
+	Modes string
 }
 
 // Store is one project's snapshot store. Its methods may be called from
 // several goroutines and processes: each takes the store's lock.
 type Store struct {
-	git      gitcmd.Private
-	workTree string
-	maxBytes int64
-	excludes []string
-	lockPath string
-	journal  string
+	git        gitcmd.Private
+	workTree   string
+	maxBytes   int64
+	ignoredMax int64
+	excludes   []string
+	lockPath   string
+	journal    string
 
 	recovered *RestoreResult
 
-	lastMu sync.Mutex
-	last   *lastTake // the newest snapshot this Store took (reuse.go)
+	lastMu    sync.Mutex
+	last      *lastTake // the newest snapshot this Store took (reuse.go)
+	modesText string    // the modes text this Store stored last, and its blob
+	modesBlob string
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -184,6 +215,12 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	}
 	if s.maxBytes <= 0 {
 		s.maxBytes = DefaultMaxFileBytes
+	}
+	switch s.ignoredMax = opt.IgnoredMaxBytes; {
+	case s.ignoredMax == 0:
+		s.ignoredMax = DefaultIgnoredMaxBytes
+	case s.ignoredMax < 0:
+		s.ignoredMax = -1
 	}
 	s.excludes = append(append([]string{}, DefaultExcludes...), opt.Exclude...)
 	// The data directory may lie inside the work tree (an agent started in
@@ -329,9 +366,24 @@ func (s *Store) Take(ctx context.Context, session, label string) (Snapshot, erro
 	return s.take(ctx, session, label)
 }
 
-// take is Take with the lock held.
-func (s *Store) take(ctx context.Context, session, label string) (Snapshot, error) {
-	snap := Snapshot{Session: session, Label: label, Time: time.Now()}
+// take is Take with the lock held. A take that fails once it may have
+// written objects (a full disk, a file the store cannot write) discards
+// them (discardFailed): nothing half-written stays behind.
+func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot, err error) {
+	snap = Snapshot{Session: session, Label: label, Time: time.Now()}
+	writing := false
+	defer func() {
+		if err != nil && writing {
+			s.discardFailed(context.WithoutCancel(ctx))
+		}
+	}()
+	// The modes of the files as the index has them, read while git walks
+	// the tree (modes.go); the changed paths are added after.
+	indexModes := make(chan modesRead, 1)
+	go func() {
+		m, err := s.readModes(ctx)
+		indexModes <- modesRead{m, err}
+	}()
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Git walks the tree and compares stat
 	// data; nothing is read but what changed.
@@ -350,7 +402,7 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			}
 			seen[p] = true
 			if dir, ok := strings.CutSuffix(p, "/"); ok {
-				snap.Skipped = append(snap.Skipped, Skip{Path: dir, Reason: ReasonNested})
+				snap.Skipped = append(snap.Skipped, s.nestedSkip(dir))
 				continue
 			}
 			if anc := s.blockedBy(p, dirOK); anc != "" {
@@ -384,14 +436,28 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped); err != nil {
+		return snap, err
+	}
+	im := <-indexModes
+	if im.err != nil {
+		return snap, im.err
+	}
+	modes := s.updatedModes(im.modes, update, remove)
 	if len(update) == 0 {
-		if prev, ok := s.reusable(session, remove); ok {
+		if prev, ok := s.reusable(session, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
 			return prev, nil
 		}
 	}
 	if beforeIndexHook != nil {
 		beforeIndexHook(update)
+	}
+	writing = true
+	if failHook != nil {
+		if err := failHook(s, update); err != nil {
+			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
 	}
 	if err := s.updateIndex(ctx, update, &snap.Skipped); err != nil {
 		return snap, err
@@ -401,6 +467,11 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 	}
+	blob, err := s.storeModes(ctx, modes)
+	if err != nil {
+		return snap, err
+	}
+	snap.Modes = blob
 	tree, err := s.git.Output(ctx, nil, "write-tree")
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
@@ -414,7 +485,7 @@ func (s *Store) take(ctx context.Context, session, label string) (Snapshot, erro
 	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
-	s.remember(session, snap, remove)
+	s.remember(session, snap, remove, modes)
 	return snap, nil
 }
 
@@ -456,6 +527,9 @@ func (s *Store) classify(p string) *Skip {
 		return &Skip{Path: p, Reason: ReasonUnreadable}
 	}
 	if skip := decide(p, fi.Mode(), fi.Size(), s.maxBytes); skip != nil || !fi.Mode().IsRegular() {
+		if skip != nil && skip.Reason == ReasonTooLarge {
+			skip.MTime, skip.Limit = fi.ModTime(), s.maxBytes
+		}
 		return skip
 	}
 	f, err := os.Open(abs)
@@ -544,12 +618,23 @@ func commitMessage(snap Snapshot) string {
 	var b strings.Builder
 	b.WriteString("agent snapshot: " + strings.ReplaceAll(snap.Label, "\n", " ") + "\n\n")
 	b.WriteString("session: " + snap.Session + "\n")
+	if snap.Modes != "" {
+		b.WriteString("modes: " + snap.Modes + "\n")
+	}
 	for i, sk := range snap.Skipped {
 		if i == maxSkipsRecorded {
 			fmt.Fprintf(&b, "skipped-more: %d\n", len(snap.Skipped)-i)
 			break
 		}
-		fmt.Fprintf(&b, "skipped: %d %s %s\n", sk.Bytes, strconv.Quote(sk.Reason), strconv.Quote(sk.Path))
+		fmt.Fprintf(&b, "skipped: %d %s %s", sk.Bytes, strconv.Quote(sk.Reason), strconv.Quote(sk.Path))
+		if !sk.MTime.IsZero() || sk.Limit != 0 {
+			var mtime int64
+			if !sk.MTime.IsZero() {
+				mtime = sk.MTime.UnixNano()
+			}
+			fmt.Fprintf(&b, " %d %d", mtime, sk.Limit)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -577,6 +662,8 @@ func parseCommit(id ID, body string) Snapshot {
 			snap.Label = strings.TrimPrefix(line, "agent snapshot: ")
 		case strings.HasPrefix(line, "session: "):
 			snap.Session = strings.TrimPrefix(line, "session: ")
+		case strings.HasPrefix(line, "modes: "):
+			snap.Modes = strings.TrimPrefix(line, "modes: ")
 		case strings.HasPrefix(line, "skipped: "):
 			rest := strings.TrimPrefix(line, "skipped: ")
 			n, rest, _ := strings.Cut(rest, " ")
@@ -585,11 +672,18 @@ func parseCommit(id ID, body string) Snapshot {
 			if err != nil {
 				continue
 			}
-			path, _, err := unquotePrefix(strings.TrimPrefix(rest, " "))
+			path, rest, err := unquotePrefix(strings.TrimPrefix(rest, " "))
 			if err != nil {
 				continue
 			}
-			snap.Skipped = append(snap.Skipped, Skip{Path: path, Reason: reason, Bytes: size})
+			sk := Skip{Path: path, Reason: reason, Bytes: size}
+			if f := strings.Fields(rest); len(f) == 2 {
+				if ns, _ := strconv.ParseInt(f[0], 10, 64); ns != 0 {
+					sk.MTime = time.Unix(0, ns)
+				}
+				sk.Limit, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+			snap.Skipped = append(snap.Skipped, sk)
 		}
 	}
 	return snap

@@ -41,10 +41,25 @@ func patchHeadline(ps *message.PatchState) string {
 	if n == 0 {
 		s = "± no file changed"
 	}
+	if k := len(ps.Lost); k > 0 {
+		s += fmt.Sprintf(", %d not restorable", k)
+	}
+	if k := len(ps.Outside); k > 0 {
+		s += fmt.Sprintf(", %d not the agent's", k)
+	}
 	if k := len(ps.Skipped); k > 0 {
 		s += fmt.Sprintf(", %d path%s not snapshotted", k, plural(k))
 	}
 	return s
+}
+
+// outsideLine says a change made while the step ran that is not its own.
+func outsideLine(o message.PatchOutside) string {
+	who := o.Why
+	if o.Session != "" {
+		who = "by session " + o.Session
+	}
+	return fmt.Sprintf("not the agent's: %s (%s, %s)", termsafe.Strip(o.Path), o.Status, who)
 }
 
 func (p *patchItem) lines(rc *renderCtx) []string {
@@ -70,7 +85,16 @@ func (p *patchItem) lines(rc *renderCtx) []string {
 			if f.OldMode != "" {
 				counts += th.dim.Render(fmt.Sprintf(" mode %s → %s", f.OldMode, f.NewMode))
 			}
+			if f.Unsure != "" {
+				counts += th.warnText.Render(" (unsure: undo asks)")
+			}
 			out = append(out, "    "+th.text.Render(fit(line, max(10, w-20)))+"  "+counts)
+		}
+		for _, l := range p.state.Lost {
+			out = append(out, "    "+th.warnText.Render(fit("not restorable: "+loop.DescribeLost(l), w)))
+		}
+		for _, o := range p.state.Outside {
+			out = append(out, "    "+th.dim.Render(fit(outsideLine(o), w)))
 		}
 		for _, s := range p.state.Skipped {
 			out = append(out, "    "+th.warnText.Render(fit(fmt.Sprintf("not snapshotted: %s (%s)", termsafe.Strip(s.Path), s.Reason), w)))
@@ -131,6 +155,15 @@ func (d *diffDrawer) view(m *Model, width, height int) []string {
 	inner := max(10, width-4)
 	if d.rows == nil || d.width != inner || d.th != th {
 		d.rows = renderTurnDiff(th, d.d.Patch, inner)
+		for i, l := range d.d.Lost {
+			if i == 0 {
+				d.rows = append(d.rows, "")
+			}
+			d.rows = append(d.rows, th.warnText.Render(fit("not restorable: "+loop.DescribeLost(l), inner)))
+		}
+		for _, o := range d.d.Outside {
+			d.rows = append(d.rows, th.dim.Render(fit(outsideLine(o), inner)))
+		}
 		d.width, d.th = inner, th
 	}
 	t := d.d.Turn

@@ -138,7 +138,7 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	var other *snapshot.BusyError
 	switch {
 	case errors.As(msg.err, &outside) && msg.force != nil:
-		m.drawer = &outsideDialog{msg: msg, files: outside.Files}
+		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why}
 		return bell
 	case errors.As(msg.err, &other):
 		return m.setFlash(fmt.Sprintf("not now: session %s is running a tool in this directory; /%s again when it ends", other.Session, msg.op), 5*time.Second)
@@ -197,6 +197,9 @@ func rewindSummary(op, mode string, res *loop.RewindResult) (text, hint string) 
 	case mode == message.RewindConversation:
 		text += "\nthe files stay as they are"
 	}
+	if lost := loop.NotRestorableLines(res.Lost); lost != "" {
+		text += "\n" + lost
+	}
 	if op != "redo" && mode != message.RewindCode && res.UserText != "" {
 		hint = "Your message is back in the editor: edit it and send, or /redo to bring the turn back."
 	} else if op != "redo" {
@@ -220,7 +223,8 @@ func (m *Model) rebuildConversation() {
 type outsideDialog struct {
 	msg   rewoundMsg
 	files []snapshot.FileChange
-	sel   int // 0 restore anyway, 1 cancel
+	why   map[string]string // a file's reason when it is not surely the agent's change
+	sel   int               // 0 restore anyway, 1 cancel
 }
 
 // The choices of outsideDialog, in button order; cancel is the default.
@@ -267,13 +271,17 @@ const maxOutsideListed = 8
 func (d *outsideDialog) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
-	body := []string{th.warnText.Render(fit("These files changed outside the agent since its last snapshot:", inner))}
+	body := []string{th.warnText.Render(fit("These files changed outside the agent since it last left them, or not surely by it:", inner))}
 	for i, f := range d.files {
 		if i == maxOutsideListed {
 			body = append(body, th.dim.Render(fmt.Sprintf("  … and %d more", len(d.files)-i)))
 			break
 		}
-		body = append(body, "  "+fit(fmt.Sprintf("%-9s %s", f.Status.String(), termsafe.Strip(f.Path)), inner-2))
+		line := fmt.Sprintf("%-9s %s", f.Status.String(), termsafe.Strip(f.Path))
+		if why := d.why[f.Path]; why != "" {
+			line += " — " + why
+		}
+		body = append(body, "  "+fit(line, inner-2))
 	}
 	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
 	body = append(body, buttons(th, []string{"restore anyway · alt+r", "cancel · esc"}, d.sel, inner)...)

@@ -459,3 +459,35 @@ func TestDiffOverlayScrollsWithPageKeys(t *testing.T) {
 		t.Errorf("pgup did not go back to the top:\n%s", s)
 	}
 }
+
+// TestPatchLineSaysWhatCannotComeBack (issue 26): the patch line counts
+// the changes no undo restores and those not the agent's; expanded, it
+// names them ("not restorable: big.bin (3 MB > 2 MB, deleted)").
+func TestPatchLineSaysWhatCannotComeBack(t *testing.T) {
+	th := newTheme(true)
+	rc := &renderCtx{width: 100, th: th}
+	it := &patchItem{state: message.PatchState{
+		Files: []message.PatchFile{{Path: "out.txt", Status: "added", LinesAdded: 1}, {Path: "gen.go", Status: "added", Unsure: "changed while the step's shell command ran, which does not name it"}},
+		Lost: []message.PatchSkip{
+			{Path: "big.bin", Reason: snapshot.ReasonTooLarge, Bytes: 3 << 20, Limit: 2 << 20, Status: "deleted"},
+			{Path: ".env.big", Reason: snapshot.ReasonIgnoredTooLarge, Bytes: 3 << 10, Limit: 1 << 10, Status: "deleted"},
+			{Path: "vendor/lib", Reason: snapshot.ReasonNested, Status: "modified"},
+		},
+		Outside: []message.PatchOutside{{Path: "b.txt", Status: "added", Session: "01SESSIONB", Why: "changed while session 01SESSIONB ran a tool"}},
+	}}
+	collapsed := strip(it.lines(rc))
+	if !strings.Contains(collapsed[0], "± changed 2 files +1 −0, 3 not restorable, 1 not the agent's") {
+		t.Errorf("collapsed: %q", collapsed)
+	}
+	it.toggle()
+	expanded := strings.Join(strip(it.lines(rc)), "\n")
+	for _, want := range []string{
+		"not restorable: big.bin (3 MB > 2 MB, deleted)", "not restorable: .env.big (ignored, 3 KB > 1 KB, deleted)",
+		"not restorable: vendor/lib (nested repository, modified)", "not the agent's: b.txt (added, by session 01SESSIONB)",
+		"(unsure: undo asks)",
+	} {
+		if !strings.Contains(expanded, want) {
+			t.Errorf("expanded lacks %q:\n%s", want, expanded)
+		}
+	}
+}

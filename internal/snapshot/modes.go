@@ -1,0 +1,235 @@
+package snapshot
+
+// modes.go: file modes, exactly. Git keeps only the executable bit
+// (100644 or 100755); a snapshot also records, in a blob its commit names
+// ("modes: <oid>"), every regular file whose permission bits (setuid,
+// setgid and sticky included) differ from git's canonical 0644 or 0755,
+// as "<octal>\t<path>" lines in path order. A restore then gives a file
+// the exact bits of the snapshot (0755 → chmod 0600 → rewind: 0755), and
+// a change of mode alone is a change (FileChange.ModeOnly).
+//
+// Cost: one `git ls-files` and an lstat per file at each snapshot, run
+// while git walks the tree (the speed work replaces both with the stat
+// cache).
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// unixPerm returns the permission bits of fi as a Unix mode (07777).
+func unixPerm(fi os.FileInfo) uint32 {
+	m := fi.Mode()
+	p := uint32(m.Perm())
+	if m&os.ModeSetuid != 0 {
+		p |= syscall.S_ISUID
+	}
+	if m&os.ModeSetgid != 0 {
+		p |= syscall.S_ISGID
+	}
+	if m&os.ModeSticky != 0 {
+		p |= syscall.S_ISVTX
+	}
+	return p
+}
+
+// fileMode turns a Unix mode (07777) into an os.FileMode for Chmod.
+func fileMode(p uint32) os.FileMode {
+	m := os.FileMode(p & 0o777)
+	if p&syscall.S_ISUID != 0 {
+		m |= os.ModeSetuid
+	}
+	if p&syscall.S_ISGID != 0 {
+		m |= os.ModeSetgid
+	}
+	if p&syscall.S_ISVTX != 0 {
+		m |= os.ModeSticky
+	}
+	return m
+}
+
+// canonicalPerm is the permission git's mode stands for (0 for a symlink
+// or an absent file).
+func canonicalPerm(gitMode string) uint32 {
+	switch gitMode {
+	case "100644":
+		return 0o644
+	case "100755":
+		return 0o755
+	}
+	return 0
+}
+
+// modesRead is readModes' answer.
+type modesRead struct {
+	modes map[string]uint32
+	err   error
+}
+
+// readModes lists the regular files of the store's index whose bits
+// differ from git's canonical ones.
+func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
+	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--stage") // --format needs git 2.38
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
+	}
+	m := map[string]uint32{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		mode, _, _ := strings.Cut(meta, " ")
+		if !ok || canonicalPerm(mode) == 0 {
+			continue
+		}
+		s.noteMode(m, path)
+	}
+	return m, nil
+}
+
+// noteMode records path's bits in m when they are not git's canonical
+// ones for the mode git gives it (the owner's x bit), and forgets it
+// otherwise (gone, or not a regular file).
+func (s *Store) noteMode(m map[string]uint32, path string) {
+	fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(path)))
+	if err != nil || !fi.Mode().IsRegular() {
+		delete(m, path)
+		return
+	}
+	p, want := unixPerm(fi), uint32(0o644)
+	if p&0o100 != 0 {
+		want = 0o755
+	}
+	if p != want {
+		m[path] = p
+	} else {
+		delete(m, path)
+	}
+}
+
+// updatedModes is the modes text of a snapshot: the index's modes with
+// the changed paths looked at again and the removed ones left out.
+func (s *Store) updatedModes(m map[string]uint32, update, remove []string) string {
+	for _, p := range update {
+		s.noteMode(m, p)
+	}
+	for _, p := range remove {
+		delete(m, p)
+	}
+	paths := make([]string, 0, len(m))
+	for p := range m {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&b, "%04o\t%s\n", m[p], p)
+	}
+	return b.String()
+}
+
+// storeModes writes the modes text as a blob ("" when empty) — once for
+// a text the Store wrote last.
+func (s *Store) storeModes(ctx context.Context, text string) (string, error) {
+	if text == "" {
+		return "", nil
+	}
+	s.lastMu.Lock()
+	if s.modesText == text && s.modesBlob != "" {
+		defer s.lastMu.Unlock()
+		return s.modesBlob, nil
+	}
+	s.lastMu.Unlock()
+	out, err := s.git.Output(ctx, []byte(text), "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
+	}
+	oid := strings.TrimSpace(string(out))
+	s.lastMu.Lock()
+	s.modesText, s.modesBlob = text, oid
+	s.lastMu.Unlock()
+	return oid, nil
+}
+
+// modesOf reads the recorded modes of snapshot id: path → Unix mode
+// (empty for a snapshot that recorded none, or one taken before modes were).
+func (s *Store) modesOf(ctx context.Context, id ID) (map[string]uint32, error) {
+	snap, err := s.Get(ctx, id)
+	if err != nil || snap.Modes == "" {
+		return nil, err
+	}
+	out, err := s.git.Output(ctx, nil, "cat-file", "blob", snap.Modes)
+	if err != nil {
+		return nil, fmt.Errorf("read modes of %s: %w", id, err)
+	}
+	m := map[string]uint32{}
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		perm, path, ok := bytes.Cut(line, []byte("\t"))
+		if !ok {
+			continue
+		}
+		if p, err := strconv.ParseUint(string(perm), 8, 32); err == nil {
+			m[string(path)] = uint32(p)
+		}
+	}
+	return m, nil
+}
+
+// permIn is path's mode in a snapshot: recorded, or git's canonical one.
+func permIn(modes map[string]uint32, path, gitMode string) uint32 {
+	if p, ok := modes[path]; ok {
+		return p
+	}
+	return canonicalPerm(gitMode)
+}
+
+// withModes sets the exact modes of changes (from → to) and adds the
+// files whose mode alone changed (in scope), in path order.
+func withModes(changes []FileChange, from, to map[string]uint32, scope []string) []FileChange {
+	listed := map[string]bool{}
+	for i := range changes {
+		c := &changes[i]
+		listed[c.Path] = true
+		c.OldPerm, c.NewPerm = permIn(from, c.Path, c.OldMode), permIn(to, c.Path, c.NewMode)
+	}
+	// A path recorded on one side only, with the same git mode on both
+	// (not in changes): the other side has the canonical bits of that
+	// git mode, which the recorded bits' owner-x bit gives.
+	canon := func(p uint32) uint32 {
+		if p&0o100 != 0 {
+			return 0o755
+		}
+		return 0o644
+	}
+	seen := map[string]bool{}
+	for _, m := range []map[string]uint32{from, to} {
+		for path := range m {
+			if listed[path] || seen[path] || !inScope(path, scope) {
+				continue
+			}
+			seen[path] = true
+			pf, okF := from[path]
+			pt, okT := to[path]
+			if !okF {
+				pf = canon(pt)
+			}
+			if !okT {
+				pt = canon(pf)
+			}
+			if pf != pt {
+				gm := "100644"
+				if pf&0o100 != 0 {
+					gm = "100755"
+				}
+				changes = append(changes, FileChange{Path: path, Status: Modified, OldMode: gm, NewMode: gm, OldPerm: pf, NewPerm: pt, ModeOnly: true})
+			}
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes
+}
