@@ -263,7 +263,7 @@ func listQueue(ctx context.Context, q querier, sessionID string) ([]message.Queu
 	return queue, rows.Err()
 }
 
-// encodeImages is the images column of a queued message: '' for none.
+// encodeImages is the images column of a queued message: ” for none.
 func encodeImages(images []*message.FileState) (string, error) {
 	if len(images) == 0 {
 		return "", nil
