@@ -160,6 +160,9 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		if len(picked) == 0 {
 			return false, nil
 		}
+		// Rows another process queued (`agent steer`) are announced here,
+		// before their delivery: nothing here saw them queued.
+		r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: queue})
 		ids := make([]string, len(picked))
 		texts := make([]string, len(picked))
 		var images []*message.FileState
@@ -180,6 +183,8 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		if err != nil {
 			return false, fmt.Errorf("deliver queued messages: %w", err)
 		}
+		r.emit(message.Event{Type: message.EventQueueDelivered, SessionID: r.sess.ID,
+			Delivery: &message.QueueDelivery{IDs: ids, MessageID: m.ID, Steered: !endOfTurn}})
 		r.emitQueue(ctx)
 		stored := make([]message.Part, len(parts))
 		for i, p := range parts {
