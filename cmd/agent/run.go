@@ -354,10 +354,11 @@ type eventWriter struct {
 	sessionID string
 	called    map[string]bool // tool parts announced with tool_call
 	results   map[string]bool // tool parts announced with tool_result
-	queued    int
-	endLine   bool   // the text output does not end with a newline
-	lastError string // the last error reported since the last step finished
-	finished  bool   // done was written: nothing follows it
+	queued    int             // the queue's length (runqueue.go)
+	known     map[string]bool // the ids of the queued messages reported
+	endLine   bool            // the text output does not end with a newline
+	lastError string          // the last error reported since the last step finished
+	finished  bool            // done was written: nothing follows it
 }
 
 func newEventWriter(out, errOut io.Writer, format string) *eventWriter {
@@ -417,15 +418,9 @@ func (w *eventWriter) observe(ev message.Event) {
 	case message.EventPartUpdated:
 		w.partUpdated(ev.Part)
 	case message.EventQueueChanged:
-		n := len(ev.Queue)
-		if w.json && n != w.queued {
-			typ := "queued"
-			if n < w.queued {
-				typ = "dequeued"
-			}
-			w.emit(map[string]any{"type": typ, "count": n})
-		}
-		w.queued = n
+		w.queueChanged(ev.Queue) // runqueue.go
+	case message.EventQueueDelivered:
+		w.delivered(ev.Delivery)
 	case message.EventPruned:
 		if w.json {
 			w.emit(map[string]any{"type": "pruned", "parts": ev.Prune.Parts, "tokens_saved": ev.Prune.TokensSaved,

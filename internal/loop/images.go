@@ -19,10 +19,6 @@ import (
 // ErrNoVision is why images are refused for a model without vision.
 var ErrNoVision = errors.New("does not take images (no vision: true in the catalog or its models entry in your config)")
 
-// ErrBusyImages: images attach to a message that starts a turn; a message
-// queued while the loop runs carries text only.
-var ErrBusyImages = errors.New("images can be attached only when the agent is idle")
-
 // Vision reports whether the session's model takes images.
 func (r *Runner) Vision() bool {
 	r.mu.Lock()
@@ -30,38 +26,37 @@ func (r *Runner) Vision() bool {
 	return r.info.Vision
 }
 
-// SendImages gives the idle session a user message with images attached
-// (each made by attachments.Store) and starts a turn. It refuses, storing
-// and sending nothing, a model without vision (ErrNoVision) and a busy loop
-// (ErrBusyImages). Without images it is SendKind.
+// SendImages gives the session a user message with images attached (each
+// made by attachments.Store): SendKind with images, steering the running
+// turn when the loop is busy.
 func (r *Runner) SendImages(ctx context.Context, text string, images []*message.FileState) error {
-	if len(images) == 0 {
-		_, err := r.SendKind(ctx, text, message.KindSteer)
-		return err
-	}
+	_, err := r.SendKind(ctx, text, message.KindSteer, images...)
+	return err
+}
+
+// checkImages refuses, with r.mu held, images the session cannot take: one
+// not from the attachment store, or any for a model without vision
+// (ErrNoVision).
+func (r *Runner) checkImages(images []*message.FileState) error {
 	for _, f := range images {
 		if f == nil || f.Kind != message.AttachImage || f.Store == "" {
-			return errors.New("send: an image not from the attachment store")
+			return errors.New("an image not from the attachment store")
 		}
 	}
-	r.mu.Lock()
-	switch {
-	case !r.info.Vision:
-		model := r.model
-		r.mu.Unlock()
-		return fmt.Errorf("send: model %s %w", model, ErrNoVision)
-	case r.busy:
-		r.mu.Unlock()
-		return fmt.Errorf("send: %w", ErrBusyImages)
+	if len(images) > 0 && !r.info.Vision {
+		return fmt.Errorf("model %s %w", r.model, ErrNoVision)
 	}
-	r.busy = true
-	r.mu.Unlock()
-	if err := r.addUserMessage(ctx, text, false, images...); err != nil {
-		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
-		return err
-	}
-	r.start()
 	return nil
+}
+
+// imageParts are the file parts of images, after a user message's text
+// and @mentions.
+func imageParts(images []*message.FileState) []*message.Part {
+	parts := make([]*message.Part, len(images))
+	for i, f := range images {
+		parts[i] = &message.Part{Type: message.PartFile, File: f}
+	}
+	return parts
 }
 
 // convertOptions are the converter's options for the session's model.

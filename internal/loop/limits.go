@@ -50,6 +50,11 @@ type nearState struct {
 	turnStarts []int64 // totals at the start of the last turns, oldest first
 	lastTotal  int64   // the total before the previous step
 	warned     bool    // past tokens.NearFraction of the point since it was last below
+	// first is the user message of this process's first turn, seeded
+	// whether the turns before it were put ahead of turnStarts
+	// (forecastseed.go).
+	first  string
+	seeded bool
 }
 
 // announceNear runs before every step (newTurn: the first of a turn). When
@@ -62,6 +67,9 @@ type nearState struct {
 func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
 	n := &r.near
 	if newTurn {
+		if n.first == "" {
+			n.first = lastUserID(r.history)
+		}
 		n.turnStarts = append(n.turnStarts, s.Total)
 		if k := len(n.turnStarts) - 8; k > 0 {
 			n.turnStarts = append(n.turnStarts[:0], n.turnStarts[k:]...)
@@ -77,6 +85,10 @@ func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
 	if !n.warned || s.Total > s.CompactAt {
 		return
 	}
+	n.seedTurnStarts(r.history, func(prefix []message.Entry) int64 {
+		sys, tl := r.fixedTokens()
+		return tokens.Restore(r.calcOptions(), r.est, sys, tl, prefix).Snapshot().Total
+	})
 	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
 	r.emit(message.Event{Type: message.EventCompactionNear, SessionID: r.sess.ID, Forecast: &message.CompactionForecast{
 		Total: s.Total, CompactAt: s.CompactAt, TurnsLeft: f.TurnsLeft, NextStep: f.NextStep, Text: f.String(),

@@ -632,19 +632,20 @@ func (r *Runner) MoveQueued(ctx context.Context, id string, position int) error 
 	return nil
 }
 
-// PullBack removes the newest queued message and returns its text, for the
-// editor (Up on an empty editor). ok is false when the queue is empty.
-func (r *Runner) PullBack(ctx context.Context) (text string, ok bool, err error) {
+// PullBack removes the newest queued message and returns it (its text and
+// images), for the editor (Up on an empty editor). ok is false when the
+// queue is empty.
+func (r *Runner) PullBack(ctx context.Context) (last message.QueuedMessage, ok bool, err error) {
 	q, err := r.store.ListQueue(ctx, r.sess.ID)
 	if err != nil || len(q) == 0 {
-		return "", false, err
+		return last, false, err
 	}
-	last := q[len(q)-1]
+	last = q[len(q)-1]
 	if err := r.store.RemoveQueued(ctx, last.ID); err != nil {
-		return "", false, err
+		return message.QueuedMessage{}, false, err
 	}
 	r.emitQueue(ctx)
-	return last.Text, true, nil
+	return last, true, nil
 }
 
 func (r *Runner) emitQueue(ctx context.Context) {
@@ -685,9 +686,7 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	if !synthetic {
 		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
 	}
-	for _, f := range images {
-		parts = append(parts, &message.Part{Type: message.PartFile, File: f})
-	}
+	parts = append(parts, imageParts(images)...)
 	first := firstText(parts)
 	sess, title, err := r.storeUserMessage(ctx, &m, parts, first, synthetic)
 	if err != nil {

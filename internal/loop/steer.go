@@ -25,11 +25,14 @@ import (
 	"github.com/ctxloop/agent/internal/storage"
 )
 
-// SendKind gives the session a user message. When the loop is idle the
-// message is persisted and a turn starts, whatever the kind; when it is
-// busy the message is queued (queued is then true) to steer the running
-// turn (message.KindSteer) or to start a turn after it (message.KindQueue).
-func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKind) (queued bool, err error) {
+// SendKind gives the session a user message, with images attached (each
+// made by attachments.Store). When the loop is idle the message is
+// persisted and a turn starts, whatever the kind; when it is busy the
+// message is queued (queued is then true), images and all, to steer the
+// running turn (message.KindSteer) or to start a turn after it
+// (message.KindQueue). Images for a model without vision are refused
+// (ErrNoVision), storing and sending nothing.
+func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKind, images ...*message.FileState) (queued bool, err error) {
 	if strings.TrimSpace(text) == "" {
 		return false, errors.New("send: empty message")
 	}
@@ -37,9 +40,13 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 		return false, fmt.Errorf("send: unknown kind %q", kind)
 	}
 	r.mu.Lock()
+	if err := r.checkImages(images); err != nil {
+		r.mu.Unlock()
+		return false, fmt.Errorf("send: %w", err)
+	}
 	if r.busy {
 		// Queued under r.mu, so that settle sees it or the loop is idle.
-		_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, kind)
+		_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, kind, images...)
 		r.mu.Unlock()
 		if err != nil {
 			return false, fmt.Errorf("queue message: %w", err)
@@ -49,7 +56,7 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 	}
 	r.busy = true
 	r.mu.Unlock()
-	if err := r.addUserMessage(ctx, text, false); err != nil {
+	if err := r.addUserMessage(ctx, text, false, images...); err != nil {
 		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
 		return false, err
 	}
@@ -153,17 +160,22 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		if len(picked) == 0 {
 			return false, nil
 		}
+		// Rows another process queued (`agent steer`) are announced here,
+		// before their delivery: nothing here saw them queued.
+		r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: queue})
 		ids := make([]string, len(picked))
 		texts := make([]string, len(picked))
+		var images []*message.FileState
 		for i, q := range picked {
 			ids[i], texts[i] = q.ID, q.Text
+			images = append(images, q.Images...)
 		}
 		extra, blocked := r.queuedPromptHooks(ctx, ids, Coalesce(texts))
 		if blocked {
 			return false, nil
 		}
 		m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Model: r.Model(), FinishedAt: time.Now()}
-		parts := r.userParts(ctx, Coalesce(texts)) // @mentions resolved at send time
+		parts := append(r.userParts(ctx, Coalesce(texts)), imageParts(images)...) // @mentions resolved at send time
 		err = r.store.DeliverQueued(ctx, ids, &m, parts)
 		if errors.Is(err, storage.ErrQueueChanged) && attempt < deliveryAttempts {
 			continue
@@ -171,6 +183,8 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		if err != nil {
 			return false, fmt.Errorf("deliver queued messages: %w", err)
 		}
+		r.emit(message.Event{Type: message.EventQueueDelivered, SessionID: r.sess.ID,
+			Delivery: &message.QueueDelivery{IDs: ids, MessageID: m.ID, Steered: !endOfTurn}})
 		r.emitQueue(ctx)
 		stored := make([]message.Part, len(parts))
 		for i, p := range parts {

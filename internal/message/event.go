@@ -37,6 +37,10 @@ const (
 	// EventHook tells that a hook ran (internal/hooks): Hook says which,
 	// what it printed for the user and whether it blocked.
 	EventHook EventType = "hook"
+	// EventQueueDelivered tells that queued messages were delivered as one
+	// user message (Delivery says which, and in which message); the
+	// EventQueueChanged that follows no longer lists them.
+	EventQueueDelivered EventType = "queue_delivered"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -69,6 +73,18 @@ type Event struct {
 	Note string `json:"note,omitempty"`
 	// Hook describes an EventHook.
 	Hook *HookRun `json:"hook,omitempty"`
+	// Delivery describes an EventQueueDelivered.
+	Delivery *QueueDelivery `json:"delivery,omitempty"`
+}
+
+// QueueDelivery is a delivery of queued messages: their ids in the order
+// they were coalesced (more than one: merged into one message), the user
+// message that carries them, and whether it steered the running turn or
+// started a turn of its own.
+type QueueDelivery struct {
+	IDs       []string `json:"ids"`
+	MessageID string   `json:"message_id"`
+	Steered   bool     `json:"steered"`
 }
 
 // HookRun is one hook that ran: the event it ran for, its command, what

@@ -369,6 +369,9 @@ type QueuedMessage struct {
 	// Kind says when it is delivered: KindSteer (the zero value reads as
 	// steer) between the steps of the running turn, KindQueue after it.
 	Kind QueueKind `json:"kind,omitempty"`
+	// Images are attached to it (kind AttachImage, in the attachment
+	// store), and to the user message it is delivered in.
+	Images []*FileState `json:"images,omitempty"`
 }
 
 var (

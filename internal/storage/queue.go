@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -19,8 +20,9 @@ func (s *Store) Enqueue(ctx context.Context, sessionID, text string) (*message.Q
 }
 
 // EnqueueKind appends text to a session's queue as a steering message or
-// one queued for after the turn.
-func (s *Store) EnqueueKind(ctx context.Context, sessionID, text string, kind message.QueueKind) (*message.QueuedMessage, error) {
+// one queued for after the turn, with images attached (each from the
+// attachment store).
+func (s *Store) EnqueueKind(ctx context.Context, sessionID, text string, kind message.QueueKind, images ...*message.FileState) (*message.QueuedMessage, error) {
 	op := "enqueue in session " + sessionID
 	if err := s.writable(op); err != nil {
 		return nil, err
@@ -28,9 +30,13 @@ func (s *Store) EnqueueKind(ctx context.Context, sessionID, text string, kind me
 	if !kind.Valid() {
 		return nil, fmt.Errorf("%s: unknown kind %q", op, kind)
 	}
-	q := &message.QueuedMessage{ID: message.NewID(), SessionID: sessionID, Text: text, CreatedAt: now(), Kind: kind}
+	q := &message.QueuedMessage{ID: message.NewID(), SessionID: sessionID, Text: text, CreatedAt: now(), Kind: kind, Images: images}
+	imagesJSON, err := encodeImages(images)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	var queue []message.QueuedMessage
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
 		if err := requireSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
@@ -38,8 +44,8 @@ func (s *Store) EnqueueKind(ctx context.Context, sessionID, text string, kind me
 			WHERE session_id = ?`, sessionID).Scan(&q.Position); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO queue (id, session_id, text, position, created_at, kind)
-			VALUES (?, ?, ?, ?, ?, ?)`, q.ID, q.SessionID, q.Text, q.Position, toUnix(q.CreatedAt), string(q.Kind)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO queue (id, session_id, text, position, created_at, kind, images)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, q.ID, q.SessionID, q.Text, q.Position, toUnix(q.CreatedAt), string(q.Kind), imagesJSON); err != nil {
 			return err
 		}
 		var err error
@@ -232,7 +238,7 @@ func (s *Store) TakeQueue(ctx context.Context, sessionID string) ([]message.Queu
 }
 
 func listQueue(ctx context.Context, q querier, sessionID string) ([]message.QueuedMessage, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, session_id, text, position, created_at, kind FROM queue
+	rows, err := q.QueryContext(ctx, `SELECT id, session_id, text, position, created_at, kind, images FROM queue
 		WHERE session_id = ? ORDER BY position, id`, sessionID)
 	if err != nil {
 		return nil, err
@@ -242,13 +248,33 @@ func listQueue(ctx context.Context, q querier, sessionID string) ([]message.Queu
 	for rows.Next() {
 		var m message.QueuedMessage
 		var created int64
-		if err := rows.Scan(&m.ID, &m.SessionID, &m.Text, &m.Position, &created, &m.Kind); err != nil {
+		var images string
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Text, &m.Position, &created, &m.Kind, &images); err != nil {
 			return nil, err
+		}
+		if images != "" {
+			if err := json.Unmarshal([]byte(images), &m.Images); err != nil {
+				return nil, fmt.Errorf("queued message %s: images: %w", m.ID, err)
+			}
 		}
 		m.CreatedAt = fromUnix(created)
 		queue = append(queue, m)
 	}
 	return queue, rows.Err()
+}
+
+// encodeImages is the images column of a queued message: ” for none.
+func encodeImages(images []*message.FileState) (string, error) {
+	if len(images) == 0 {
+		return "", nil
+	}
+	for _, f := range images {
+		if f == nil || f.Kind != message.AttachImage || f.Store == "" {
+			return "", errors.New("an image not from the attachment store")
+		}
+	}
+	b, err := json.Marshal(images)
+	return string(b), err
 }
 
 func (s *Store) publishQueue(sessionID string, queue []message.QueuedMessage) {

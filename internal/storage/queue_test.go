@@ -208,7 +208,7 @@ func TestRunnerQueueReadsOpenNoReader(t *testing.T) {
 		t.Fatalf("after another store queued: %v, %v", q, err)
 	}
 	want, _ := s.ListQueue(ctx, sess.ID)
-	if len(want) != 1 || want[0] != q[0] {
+	if len(want) != 1 || !reflect.DeepEqual(want[0], q[0]) {
 		t.Errorf("ListQueue %v, ListQueueLatest %v", want, q)
 	}
 }

@@ -7,9 +7,11 @@ package tui
 // pbpaste (macOS), saying so when none is installed or the clipboard holds
 // no image. Attached images wait as chips above the editor ("🖼 shot.png ·
 // 120 KB"; Backspace on an empty editor removes the last) and go with the
-// next message sent while the agent is idle, to a model with vision; the
-// loop refuses otherwise and the images stay. Reading and storing happen in
-// commands, never in Update.
+// next message, to a model with vision; the loop refuses otherwise and the
+// images stay. While the agent is busy they are queued or steer with their
+// message (Tab, Enter) like its text, and come back as chips with it when
+// it is pulled back or the turn is interrupted. Reading and storing happen
+// in commands, never in Update.
 
 import (
 	"bytes"
@@ -173,10 +175,7 @@ func (m *Model) takeImages() ([]*message.FileState, error) {
 	if len(m.images) == 0 {
 		return nil, nil
 	}
-	switch {
-	case m.busy:
-		return nil, errors.New("images go with a message sent while the agent is idle: wait for the turn to end")
-	case m.runner != nil && !m.runner.Vision():
+	if m.runner != nil && !m.runner.Vision() {
 		return nil, fmt.Errorf("model %s does not take images: pick one with vision (/model), or set models.NAME.vision in your user config", m.runner.Model())
 	}
 	images := m.images

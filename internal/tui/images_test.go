@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/message"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -117,5 +118,44 @@ func TestPastedImageIsSent(t *testing.T) {
 	}
 	if s := h.screen(); !strings.Contains(s, "🖼 shot.png · ") {
 		t.Errorf("no chip in the transcript:\n%s", s)
+	}
+}
+
+// TestImageQueuedWhileBusy: an image pasted while the agent works goes
+// with its message into the queue (it was refused, "wait for the turn to
+// end"), steering or, with Tab, for after the turn; pulled back (Up) or
+// handed back by esc it waits as a chip again with its text in the editor.
+func TestImageQueuedWhileBusy(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("working"), pt.Block(release))})
+	writePNG(t, filepath.Join(h.dir, "shot.png"))
+	h.typeText("go")
+	h.key("enter")
+	h.waitScreen("working")
+	paste := tea.PasteMsg{Content: filepath.Join(h.dir, "shot.png")}
+
+	h.send(paste)
+	h.waitFor("the chip", func(m *Model) bool { return len(m.images) == 1 })
+	h.typeText("look at this")
+	h.key("tab")
+	h.waitFor("the queued image", func(m *Model) bool {
+		return len(m.queue) == 1 && len(m.queue[0].Images) == 1 && m.queue[0].Kind == message.KindQueue
+	})
+	if len(h.m.images) != 0 || h.m.editor.value() != "" {
+		t.Fatalf("after queueing: %d chips, editor %q", len(h.m.images), h.m.editor.value())
+	}
+	h.key("up")
+	h.waitFor("the pull back", func(m *Model) bool { return len(m.queue) == 0 && len(m.images) == 1 })
+	if v := h.m.editor.value(); v != "look at this" {
+		t.Errorf("pulled back %q", v)
+	}
+
+	h.key("enter") // steers, image and all
+	h.waitFor("the steering image", func(m *Model) bool { return len(m.queue) == 1 && len(m.queue[0].Images) == 1 })
+	h.key("esc")
+	h.waitFor("the cancel", func(m *Model) bool { return idle(m) && len(m.images) == 1 })
+	if v := h.m.editor.value(); v != "look at this" {
+		t.Errorf("handed back %q", v)
 	}
 }

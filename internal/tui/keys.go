@@ -135,8 +135,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {
 				r := m.runner
 				return func() tea.Msg {
-					text, ok, err := r.PullBack(context.Background())
-					return pulledBackMsg{text: text, ok: ok, err: err}
+					q, ok, err := r.PullBack(context.Background())
+					return pulledBackMsg{text: q.Text, images: q.Images, ok: ok, err: err}
 				}
 			}
 			if m.editor.historyPrev() {

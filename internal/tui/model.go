@@ -295,9 +295,10 @@ type (
 		err error
 	}
 	pulledBackMsg struct {
-		text string
-		ok   bool
-		err  error
+		text   string
+		images []*message.FileState
+		ok     bool
+		err    error
 	}
 	modelSetMsg struct {
 		name string
@@ -379,6 +380,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.editor.setValue(msg.text)
 		} else if msg.ok {
 			m.editor.setValue(msg.text + "\n" + m.editor.value())
+		}
+		if msg.ok {
+			m.images = append(msg.images, m.images...)
 		}
 	case modelSetMsg:
 		m.handleModelSet(msg)

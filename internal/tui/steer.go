@@ -19,7 +19,7 @@ import (
 type outgoing struct {
 	text   string
 	kind   message.QueueKind
-	images []*message.FileState // sent with the text, by a runner that is idle
+	images []*message.FileState // sent (or queued) with the text
 }
 
 // sendKind sends text to the runner, queued as kind while busy. Sends run

@@ -35,12 +35,8 @@ func (m *Model) sendNext() tea.Cmd {
 	m.sending = true
 	r := m.runner
 	return func() tea.Msg {
-		if len(out.images) > 0 {
-			err := r.SendImages(context.Background(), out.text, out.images)
-			return sentMsg{text: out.text, images: out.images, err: err}
-		}
-		queued, err := r.SendKind(context.Background(), out.text, out.kind)
-		return sentMsg{text: out.text, queued: queued, err: err}
+		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
+		return sentMsg{text: out.text, images: out.images, queued: queued, err: err}
 	}
 }
 
@@ -169,9 +165,12 @@ func (m *Model) handleCancelled(msg cancelledMsg) {
 		return
 	}
 	texts := make([]string, 0, len(msg.queued)+1)
+	var images []*message.FileState
 	for _, q := range msg.queued {
 		texts = append(texts, q.Text)
+		images = append(images, q.Images...)
 	}
+	m.images = append(images, m.images...) // their images wait as chips again
 	if cur := m.editor.value(); strings.TrimSpace(cur) != "" {
 		texts = append(texts, cur)
 	}
