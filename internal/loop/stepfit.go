@@ -68,7 +68,11 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 				path = saved
 			}
 		}
-		st.Output = kept + truncate.StepNotice(truncate.CountLines(kept), truncate.CountLines(full), len(full), path)
+		shown := truncate.CountLines(kept)
+		if kept != "" && kept[len(kept)-1] != '\n' && len(kept) < len(full) {
+			shown-- // its last line was cut: reading on starts with it
+		}
+		st.Output = kept + truncate.StepNotice(shown, truncate.CountLines(full), len(full), path)
 		st.Truncated = true
 		st.FullOutputPath = path
 		st.Metadata = maps.Clone(st.Metadata)
