@@ -3,7 +3,9 @@ package loop
 import (
 	"context"
 	"maps"
+	"unicode/utf8"
 
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -28,10 +30,6 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 	if usable == 0 {
 		return
 	}
-	point := snap.CompactAt
-	if point <= 0 || point > usable {
-		point = usable
-	}
 	est := r.calc().Estimator()
 	sizes := make([]int64, len(calls))
 	var step int64
@@ -41,8 +39,7 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 			step += sizes[i]
 		}
 	}
-	room := point - (snap.Total - step)
-	budget := max(int64(float64(room)*stepFitShare), usable/8)
+	budget := stepBudget(snap, step)
 	if step <= budget {
 		return
 	}
@@ -56,6 +53,11 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 		full := st.Output
 		keepBytes := int(int64(len(full)) * limits[i] / sizes[i])
 		kept, _ := truncate.Apply(full, 0, keepBytes)
+		if len(kept) < keepBytes/2 {
+			// The next line is long (JSON, a minified file): whole lines
+			// would leave the header alone. Cut inside it.
+			kept = cutAt(full, keepBytes)
+		}
 		path := st.FullOutputPath
 		if path == "" {
 			whole := st.RawOutput
@@ -66,7 +68,11 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 				path = saved
 			}
 		}
-		st.Output = kept + truncate.StepNotice(truncate.CountLines(kept), truncate.CountLines(full), len(full), path)
+		shown := truncate.CountLines(kept)
+		if kept != "" && kept[len(kept)-1] != '\n' && len(kept) < len(full) {
+			shown-- // its last line was cut: reading on starts with it
+		}
+		st.Output = kept + truncate.StepNotice(shown, truncate.CountLines(full), len(full), path)
 		st.Truncated = true
 		st.FullOutputPath = path
 		st.Metadata = maps.Clone(st.Metadata)
@@ -78,4 +84,43 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 		r.savePart(ctx, e, ix, p)
 		r.calc().AddTokens(int64(est.Count(st.Output)) - sizes[i])
 	}
+}
+
+// stepBudget is the room, in tokens, the results of a step may take
+// together: most of what is left below the compaction point once the step
+// (step tokens of results, included in snap.Total) is taken out, or an
+// eighth of the usable window when less is left.
+func stepBudget(snap tokens.Snapshot, step int64) int64 {
+	usable := snap.Usable()
+	point := snap.CompactAt
+	if point <= 0 || point > usable {
+		point = usable
+	}
+	room := point - (snap.Total - step)
+	return max(int64(float64(room)*stepFitShare), usable/8)
+}
+
+// resultRoomBytesPerToken converts the step budget into bytes for a tool
+// that fits its own result (tools.ResultRoom): below the chars/4 the
+// estimator starts from, so that a result fitted to it is not cut again.
+const resultRoomBytesPerToken = 3
+
+// resultRoom is the room, in bytes, one result of the next step may take
+// without fitStep cutting it (0: unknown window).
+func resultRoom(snap tokens.Snapshot) int {
+	if snap.Usable() == 0 {
+		return 0
+	}
+	return int(stepBudget(snap, 0) * resultRoomBytesPerToken)
+}
+
+// cutAt returns the beginning of s within n bytes, cut at a rune boundary.
+func cutAt(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

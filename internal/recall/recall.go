@@ -13,7 +13,10 @@
 //   - recall{ref, offset?, limit?} returns the full text of one reference
 //     (a part id, or a tool call id), paged by lines with the limits every
 //     tool result has (internal/context/truncate): at most 2000 lines and
-//     50 KB, with the offset that continues.
+//     50 KB, with the offset that continues. When the context has less
+//     room (tools.ResultRoom), the text is fitted first (fit.go): head and
+//     tail, and where the lines left out are; the header gets what is
+//     left. A fetch never returns only what the reference is.
 //   - Any query is valid (the index takes plain words; see storage). A
 //     reference that does not exist, or belongs to another session, is an
 //     error result the model reads, never an internal error.
@@ -307,9 +310,22 @@ func (t *Tool) fetch(ctx context.Context, in input) (tools.Result, error) {
 	if limit <= 0 || limit > maxFetchLines {
 		limit = maxFetchLines
 	}
-	page := Page(body, max(in.Offset, 1), limit, truncate.DefaultMaxBytes-len(header)-512)
-	out := header + page.Text
-	if page.Next > 0 {
+	room := tools.ResultRoom(ctx)
+	header = fitHeader(header, room)
+	page := Page(body, max(in.Offset, 1), limit, truncate.DefaultMaxBytes-len(header)-noticeSlackBytes)
+	text, cutFrom, cutTo := fitPage(page, bodyRoom(header, room))
+	out := header + text
+	if cutFrom > 0 {
+		where := ""
+		if t := h.Part.Tool; t != nil && t.FullOutputPath != "" {
+			where = fmt.Sprintf(", or read %s with offset=%d", t.FullOutputPath, cutFrom)
+		}
+		if page.Next > 0 {
+			where += fmt.Sprintf(". The text continues after line %d: recall with offset=%d", page.Next-1, page.Next)
+		}
+		out += fmt.Sprintf("\n\n[Cut to fit the context: lines %d–%d of %d are shown as head and tail; lines %d–%d are left out. To read them, call recall with ref=%q and offset=%d (and a smaller limit)%s.]",
+			page.From, page.From+max(truncate.CountLines(page.Text), 1)-1, page.Total, cutFrom, cutTo, h.Part.ID, cutFrom, where)
+	} else if page.Next > 0 {
 		out += fmt.Sprintf("\n\n[Showing lines %d–%d of %d. To continue, call recall with ref=%q and offset=%d.]",
 			page.From, page.Next-1, page.Total, h.Part.ID, page.Next)
 	} else if page.From > page.Total && page.Total > 0 {

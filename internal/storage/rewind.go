@@ -168,6 +168,7 @@ func (s *Store) SnapshotIDs(ctx context.Context) (map[string]bool, error) {
 // including atMessageID ("" for all of them) and their parts, under new
 // ids. Rewound messages are not copied; ids that parts name (a summary, a
 // kept tail) follow the copy. Usage starts at zero: the fork made no call.
+// The copy is in the history index, so search and recall find it.
 func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*message.Session, error) {
 	op := "fork session " + srcID
 	if err := s.writable(op); err != nil {
@@ -229,6 +230,17 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 		}
 		return ""
 	}
+	// The copy is indexed like any session's history (search.go): what
+	// the parts say is read, saved outputs included, before the write lock
+	// is taken.
+	docs := map[string]string{}
+	for _, e := range copied {
+		for i := range e.Parts {
+			if p := &e.Parts[i]; indexed(p) {
+				docs[p.ID] = indexText(p, true)
+			}
+		}
+	}
 	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (`+sessionInsertColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, NULL)`,
@@ -243,6 +255,7 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 				return err
 			}
 			for _, p := range e.Parts {
+				doc, index := docs[p.ID]
 				p.ID, p.SessionID, p.MessageID = message.NewID(), fork.ID, m.ID
 				if c := p.Compaction; c != nil {
 					cc := *c
@@ -256,6 +269,11 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 				if _, err := tx.ExecContext(ctx, `INSERT INTO parts (`+partColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 					p.ID, p.SessionID, p.MessageID, string(p.Type), state, toUnix(p.CreatedAt), toUnix(p.UpdatedAt)); err != nil {
 					return err
+				}
+				if index {
+					if err := indexPart(ctx, tx, p.ID, doc); err != nil {
+						return err
+					}
 				}
 			}
 		}

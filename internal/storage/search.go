@@ -12,7 +12,9 @@ package storage
 //     delta rows of a stream), a tool call when it completes or fails (its
 //     name, input, output, raw output and the first indexSavedMaxBytes of
 //     its saved full output). The updates of a running tool, most of the
-//     writes, touch no index.
+//     writes, touch no index. Every path that writes history indexes it
+//     the same way: a fork's copy (ForkSession) and an import
+//     (ImportHistory) too; migration 0007 indexes forks made before.
 //   - Marking a part compacted changes what is sent, not what it says: the
 //     index is not touched. Deleting a part (its session) removes its row.
 //   - The index is keyed by the rowid of parts and holds no text of its own

@@ -293,6 +293,7 @@ func (t *Tool) result(title string, r run) tools.Result {
 	md := map[string]any{
 		"session_id": s.ID, "steps": r.res.Steps, "tokens": tokens,
 		"cost_usd": s.CostUSD, "finish_reason": r.res.FinishReason,
+		message.WorkSummaryKey: true, // the parent's only record of the child's work: never pruned
 	}
 	loop.SetChildUsage(md, s.Usage, s.CostUSD)
 	footer := fmt.Sprintf("[subagent session %s: %d steps, %d tokens; `agent sessions show %s`]", s.ID, r.res.Steps, tokens, s.ID)

@@ -230,7 +230,8 @@ func TestTaskReturnsOnlyTheAnswer(t *testing.T) {
 
 	// The card's data.
 	st := p.taskPart()
-	if st.Status != message.ToolCompleted || st.Title != "task: find the needle" || st.Metadata["session_id"] != kid.ID || st.Metadata["steps"] != 2 {
+	if st.Status != message.ToolCompleted || st.Title != "task: find the needle" || st.Metadata["session_id"] != kid.ID || st.Metadata["steps"] != 2 ||
+		st.Metadata[message.WorkSummaryKey] != true {
 		t.Errorf("task part = %+v", st)
 	}
 

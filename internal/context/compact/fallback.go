@@ -123,7 +123,8 @@ func PlanFallback(history []message.Entry, est tokens.Estimator, opt Options, bu
 }
 
 // pruned returns copies of entries whose completed tool outputs are marked
-// cleared, and appends the ids of the parts it marked to ids.
+// cleared, and appends the ids of the parts it marked to ids. Summaries of
+// work (message.ToolState.WorkSummary) are kept.
 func pruned(entries []message.Entry, ids *[]string) []message.Entry {
 	out := make([]message.Entry, len(entries))
 	at := time.Unix(1, 0) // any non-zero time marks a part cleared
@@ -131,7 +132,7 @@ func pruned(entries []message.Entry, ids *[]string) []message.Entry {
 		out[i] = e
 		copied := false
 		for j, p := range e.Parts {
-			if p.Type != message.PartTool || p.Tool == nil || !p.Tool.CompactedAt.IsZero() ||
+			if p.Type != message.PartTool || p.Tool == nil || !p.Tool.CompactedAt.IsZero() || p.Tool.WorkSummary() ||
 				p.Tool.Status == message.ToolPending || p.Tool.Status == message.ToolRunning || p.Tool.Output == "" {
 				continue
 			}

@@ -8,7 +8,9 @@
 // cleared: everything older was pruned before), keeps the newest Protect
 // tokens of completed tool outputs, and selects the older ones — only if
 // clearing them saves more than Minimum tokens, so the prompt cache is not
-// broken for a trifle.
+// broken for a trifle. A summary of work (a subagent's report,
+// message.ToolState.WorkSummary) is never selected: it counts as kept
+// context and leaves it only into a summary.
 package prune
 
 import (
@@ -99,6 +101,14 @@ func Pass(history []message.Entry, est tokens.Estimator, opt Options) Result {
 			p := &e.Parts[j]
 			t := p.Tool
 			if p.Type != message.PartTool || t == nil || t.CallID == "" {
+				continue
+			}
+			if t.WorkSummary() {
+				// Never cleared, only summarised: it still counts as
+				// kept context.
+				if t.Status == message.ToolCompleted {
+					protected += int64(est.Count(t.Output))
+				}
 				continue
 			}
 			if !t.CompactedAt.IsZero() {

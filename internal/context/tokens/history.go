@@ -236,10 +236,12 @@ func withoutMarkers(entries []message.Entry, undone map[string]bool) []message.E
 
 // ToolResult returns the text the model is given as a tool call's result:
 // ClearedOutput once pruned, InterruptedOutput for a call that never
-// finished, the output otherwise.
+// finished, the output otherwise. A summary of work (a subagent's report,
+// message.ToolState.WorkSummary) is never cleared, even when an older
+// binary marked it.
 func ToolResult(t *message.ToolState) string {
 	switch {
-	case !t.CompactedAt.IsZero():
+	case !t.CompactedAt.IsZero() && !t.WorkSummary():
 		return message.ClearedOutput
 	case t.Status == message.ToolPending || t.Status == message.ToolRunning:
 		return message.InterruptedOutput

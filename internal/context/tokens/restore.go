@@ -75,7 +75,7 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 	// session takes a prune's saving off (RemoveEstimate).
 	var pruned int64
 	forEachSentBefore(v, ai, func(t *message.ToolState) {
-		if t.CallID != "" && t.CompactedAt.After(stepAt) {
+		if t.CallID != "" && t.CompactedAt.After(stepAt) && !t.WorkSummary() { // a report is sent even if marked
 			sent := *t
 			sent.CompactedAt = time.Time{}
 			pruned += int64(c.est.Count(ToolResult(&sent))) - int64(c.est.Count(message.ClearedOutput))
