@@ -132,6 +132,9 @@ type compactRequest struct {
 	// a compaction is an emergency (CompactionState.Emergency): it runs
 	// even with compaction.auto off.
 	refused int64
+	// summaryRetry is what the compaction's summary requests have spent
+	// of their retry budget (summaryretry.go); compact sets it.
+	summaryRetry *summaryBudget
 }
 
 // userPlan reports whether the user chose what stays verbatim (summarise
@@ -150,6 +153,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 		return err
 	}
 	defer func() { r.postCompactHooks(ctx, req, err) }()
+	req.summaryRetry = &summaryBudget{}
 	var cause error
 	applied := false
 	for {
@@ -292,7 +296,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		state.HeadUpTo = plan.Head[len(plan.Head)-1].Message.ID
 	}
 	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
-	text, writer, err := r.summarise(ctx, plan, req.focus, writer)
+	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry)
 	state.Model = writer
 	if err != nil {
 		if ctx.Err() != nil {
@@ -553,7 +557,7 @@ func (r *Runner) summaryEstimator() tokens.Estimator {
 // need more than maxSummaryChunks requests the main model writes it. A
 // request the provider refuses for its size is halved and the range
 // summarised again, at most maxSummaryShrinks times.
-func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string) (string, string, error) {
+func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget) (string, string, error) {
 	est := r.summaryEstimator()
 	var earlier string
 	if plan.PreviousSummary != nil {
@@ -577,7 +581,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 			var text string
 			text, err = r.summaryRequest(ctx, provider.Request{Model: writer, MaxTokens: int(size.MaxTokens),
 				Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
-					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}})
+					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}}, retry)
 			if err != nil {
 				break
 			}
@@ -616,12 +620,12 @@ func (r *Runner) summarySizing(writer string) compact.Sizing {
 }
 
 // summaryRequest makes one summary request, counting its usage.
-func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
+func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget) (string, error) {
 	held, err := r.reserve(req.Model, r.messagesEstimate(req), int64(req.MaxTokens))
 	if err != nil {
 		return "", err
 	}
-	text, usage, err := r.complete(ctx, req)
+	text, usage, err := r.complete(ctx, req, budget)
 	cost := 0.0
 	if usage != nil {
 		// Billed at the writer's price, and shown live.
@@ -632,20 +636,30 @@ func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (stri
 	return text, err
 }
 
-// complete makes a tool-less call and returns its text, with retries.
-func (r *Runner) complete(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+// complete makes a tool-less summary call and returns its text, with the
+// retries budget allows (summaryretry.go).
+func (r *Runner) complete(ctx context.Context, req provider.Request, budget *summaryBudget) (string, *message.Usage, error) {
+	if err := budget.start(); err != nil {
+		return "", nil, err
+	}
 	for attempt := 1; ; attempt++ {
+		began := time.Now()
 		text, usage, err := r.completeOnce(ctx, req)
+		budget.spent += time.Since(began)
 		if err == nil {
 			return text, usage, nil
 		}
-		delay, retry := r.retryDelay(attempt, err)
-		if ctx.Err() != nil || !retry {
+		if ctx.Err() != nil {
 			return "", usage, err
+		}
+		delay, gaveUp := budget.next(SummaryRetryPolicy, attempt, err, r.rnd)
+		if gaveUp != nil {
+			return "", usage, gaveUp
 		}
 		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
 			return "", usage, err
 		}
+		budget.spent += delay
 	}
 }
 
