@@ -296,7 +296,8 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		state.HeadUpTo = plan.Head[len(plan.Head)-1].Message.ID
 	}
 	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
-	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry)
+	var spent summaryCost
+	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
 	state.Model = writer
 	if err != nil {
 		if ctx.Err() != nil {
@@ -326,7 +327,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		return r.notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
 	}
 	state.Outcome = message.CompactionSummary
-	return r.applyCompaction(ctx, state, body, writer, "compaction")
+	return r.applyCompaction(ctx, state, body, writer, spent, "compaction")
 }
 
 // fallbackAttempt compacts without a model: tool outputs outside the tail
@@ -363,7 +364,7 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 		return r.notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
 	}
 	state.Outcome = message.CompactionFallback
-	return r.applyCompaction(ctx, state, f.Body, "", "compaction_fallback")
+	return r.applyCompaction(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback")
 }
 
 // makePlan is the compaction's plan: the user's split for "summarise up
@@ -455,14 +456,16 @@ func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState,
 }
 
 // applyCompaction stores a compaction: the marker with its state, the
-// summary message, and resets the calculator to the new history.
-func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model, kind string) error {
+// summary message (its parent the marker, with the usage and cost of the
+// requests that wrote it), and resets the calculator to the new history.
+func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model string, spent summaryCost, kind string) error {
 	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
 	mp, err := r.saveMarker(ctx, &marker, state)
 	if err != nil {
 		return err
 	}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now()}
+	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now(),
+		ParentID: marker.ID, Usage: spent.usage, CostUSD: spent.costUSD}
 	if err := r.store.CreateMessage(ctx, &summary); err != nil {
 		return fmt.Errorf("save summary: %w", err)
 	}
@@ -557,7 +560,10 @@ func (r *Runner) summaryEstimator() tokens.Estimator {
 // need more than maxSummaryChunks requests the main model writes it. A
 // request the provider refuses for its size is halved and the range
 // summarised again, at most maxSummaryShrinks times.
-func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget) (string, string, error) {
+//
+// spent adds up the usage and cost of its requests (the summary message
+// stores them).
+func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget, spent *summaryCost) (string, string, error) {
 	est := r.summaryEstimator()
 	var earlier string
 	if plan.PreviousSummary != nil {
@@ -581,7 +587,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 			var text string
 			text, err = r.summaryRequest(ctx, provider.Request{Model: writer, MaxTokens: int(size.MaxTokens),
 				Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
-					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}}, retry)
+					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}}, retry, spent)
 			if err != nil {
 				break
 			}
@@ -619,8 +625,15 @@ func (r *Runner) summarySizing(writer string) compact.Sizing {
 	return compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 }
 
-// summaryRequest makes one summary request, counting its usage.
-func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget) (string, error) {
+// summaryCost is the usage and cost of a summary's requests.
+type summaryCost struct {
+	usage   message.Usage
+	costUSD float64
+}
+
+// summaryRequest makes one summary request, counting its usage in the
+// session and in spent.
+func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget, spent *summaryCost) (string, error) {
 	held, err := r.reserve(req.Model, r.messagesEstimate(req), int64(req.MaxTokens))
 	if err != nil {
 		return "", err
@@ -631,6 +644,7 @@ func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budge
 		// Billed at the writer's price, and shown live.
 		cost = r.costOf(req.Model, *usage)
 		r.addSessionUsage(ctx, *usage, cost)
+		spent.usage, spent.costUSD = spent.usage.Add(*usage), spent.costUSD+cost
 	}
 	held.Settle(cost)
 	return text, err
