@@ -162,7 +162,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			if cause == nil {
 				cause = errors.New("no attempt left")
 			}
-			return compact.GiveUp(r.breaker.Made, cause)
+			return r.giveUp(req, cause)
 		}
 		r.breaker.Made++
 		var err error
@@ -186,7 +186,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 				if cause != nil {
 					err = fmt.Errorf("%w; %w", ErrNothingToCompact, cause)
 				}
-				return compact.GiveUp(r.breaker.Made, err)
+				return r.giveUp(req, err)
 			case applied:
 				return r.afterCompaction(ctx, req)
 			}
@@ -207,6 +207,18 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			return r.afterCompaction(ctx, req)
 		}
 	}
+}
+
+// giveUp is compact.GiveUp for req: the limit the request had to get
+// under is the size the provider refused, else the compaction point.
+func (r *Runner) giveUp(req compactRequest, cause error) error {
+	sys, tl := r.fixedTokens()
+	_, pins := r.pinsNow()
+	limit := r.fitPoint()
+	if req.refused > 0 && (limit <= 0 || req.refused < limit) {
+		limit = req.refused
+	}
+	return compact.GiveUp(r.breaker.Made, cause, compact.Fixed{System: sys, Tools: tl, Pins: pins}, limit)
 }
 
 // afterCompaction resumes the work after an automatic compaction in the

@@ -130,7 +130,10 @@ func TestCompactionThrash(t *testing.T) {
 		if res.Err == nil {
 			t.Fatal("a request that cannot fit succeeded")
 		}
-		for _, want := range []string{"/compact", "/new", "larger window", "context length"} {
+		// The system prompt and the tool schemas alone (~2,450 tokens)
+		// exceed the 1,000 the provider takes: the error names them, not
+		// the conversation (issue 27 item 8).
+		for _, want := range []string{"system prompt", "tool schemas", "larger window", "context length"} {
 			if !strings.Contains(res.Err.Error(), want) {
 				t.Errorf("error %q does not mention %q", res.Err, want)
 			}
