@@ -311,6 +311,9 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	var spent summaryCost
 	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
 	state.Model = writer
+	if writer != r.model && writer == r.opt.Config.SmallModel && ctx.Err() == nil {
+		r.smallModelMarks().Observe(writer, err, time.Now())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -549,7 +552,7 @@ func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
 }
 
 func (r *Runner) summaryModel() string {
-	if m := r.opt.Config.SmallModel; m != "" {
+	if m := r.opt.Config.SmallModel; m != "" && !r.smallModelMarks().Unreachable(m, time.Now()) {
 		return m
 	}
 	return r.model
