@@ -124,3 +124,43 @@ func lastCarries(e *env, text string) bool {
 	}
 	return false
 }
+
+// TestE2EFailingSummariserFallsBackQuickly (issue 27 item 5): a summary
+// endpoint that keeps answering 503 gets at most 3 attempts per summary
+// request before the model-free fallback compacts, and stderr says which
+// happened: the summary attempts gave up, the fallback compacted.
+func TestE2EFailingSummariserFallsBackQuickly(t *testing.T) {
+	e := newEnv(t,
+		pt.Text(strings.Repeat("first answer ", 200)),
+		pt.Text(strings.Repeat("second answer ", 200)),
+		pt.Text(strings.Repeat("third answer ", 200)),
+	)
+	for i, q := range []string{"always use tabs", "second", "third"} {
+		args := []string{"run", "-c", q}
+		if i == 0 {
+			args = []string{"run", q}
+		}
+		if res := e.run("", args...); res.code != 0 {
+			t.Fatalf("run: %d %s", res.code, res.stderr)
+		}
+	}
+	e.srv.Handle(func(pt.Request) pt.Step {
+		return pt.HTTPError(503, nil, `{"error":{"message":"summariser down"}}`)
+	})
+	began := time.Now()
+	res := e.run("", "compact", "-c")
+	took := time.Since(began)
+	if res.code != 0 {
+		t.Fatalf("compact: %d %q %q", res.code, res.stdout, res.stderr)
+	}
+	if n := len(e.srv.Requests()) - 3; n > 2*3 {
+		t.Errorf("%d summary requests, want at most 3 for each of the 2 summary attempts", n)
+	}
+	if !strings.Contains(res.stderr, "gave up on the summariser") || !strings.Contains(res.stderr, "compaction fallback") {
+		t.Errorf("stderr does not say the summariser was given up on and the fallback compacted:\n%s", res.stderr)
+	}
+	if took > 30*time.Second {
+		t.Errorf("the compaction took %s", took)
+	}
+	t.Logf("compaction with a failing summariser took %s, %d requests; stderr:\n%s", took.Round(100*time.Millisecond), len(e.srv.Requests())-3, res.stderr)
+}
