@@ -3,12 +3,13 @@ package loop
 // Retrying summary requests. A compaction has a model-free fallback, so a
 // summariser that keeps failing is given up on quickly instead of being
 // retried like a turn: each summary request is tried at most
-// SummaryRetryPolicy.Attempts times, and the summary requests of one
-// compaction take at most summaryRetryTotal in all (calls and waits
-// between them). Then the summary attempt fails with an error that says it
-// gave up, the breaker goes on to its next attempt (the fallback last), and
-// the failed attempt's compaction event (Compaction.Error) tells the user
-// which happened.
+// SummaryRetryPolicy.Attempts times, and once the summary requests of one
+// compaction have taken summaryRetryTotal (calls and the waits between
+// them) none is retried or started. A call in flight is not cut: a long
+// summary may legitimately take a while to stream. Then the summary
+// attempt fails with an error that says it gave up, the breaker goes on to
+// its next attempt (the fallback last), and the failed attempt's
+// compaction event (Compaction.Error) tells the user which happened.
 
 import (
 	"errors"
@@ -23,8 +24,8 @@ import (
 // back-off from 1 s capped at 8 s.
 var SummaryRetryPolicy = RetryPolicy{Initial: time.Second, Max: 8 * time.Second, Attempts: 3}
 
-// summaryRetryTotal bounds the time the summary requests of one
-// compaction may take, calls and waits, before the fallback.
+// summaryRetryTotal is the time the summary requests of one compaction
+// may take, calls and waits, before they are no longer retried or started.
 const summaryRetryTotal = 20 * time.Second
 
 // errSummaryGaveUp marks a summary request given up on.
