@@ -154,6 +154,17 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 	}
 	defer func() { r.postCompactHooks(ctx, req, err) }()
 	req.summaryRetry = &summaryBudget{}
+	// giveUp is compact.GiveUp for req: the limit the request had to get
+	// under is the size the provider refused, else the compaction point.
+	giveUp := func(cause error) error {
+		sys, tl := r.fixedTokens()
+		_, pins := r.pinsNow()
+		limit := r.fitPoint()
+		if req.refused > 0 && (limit <= 0 || req.refused < limit) {
+			limit = req.refused
+		}
+		return compact.GiveUp(r.breaker.Made, cause, compact.Fixed{System: sys, Tools: tl, Pins: pins}, limit)
+	}
 	var cause error
 	applied := false
 	for {
@@ -162,7 +173,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			if cause == nil {
 				cause = errors.New("no attempt left")
 			}
-			return r.giveUp(req, cause)
+			return giveUp(cause)
 		}
 		r.breaker.Made++
 		var err error
@@ -186,7 +197,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 				if cause != nil {
 					err = fmt.Errorf("%w; %w", ErrNothingToCompact, cause)
 				}
-				return r.giveUp(req, err)
+				return giveUp(err)
 			case applied:
 				return r.afterCompaction(ctx, req)
 			}
@@ -207,18 +218,6 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			return r.afterCompaction(ctx, req)
 		}
 	}
-}
-
-// giveUp is compact.GiveUp for req: the limit the request had to get
-// under is the size the provider refused, else the compaction point.
-func (r *Runner) giveUp(req compactRequest, cause error) error {
-	sys, tl := r.fixedTokens()
-	_, pins := r.pinsNow()
-	limit := r.fitPoint()
-	if req.refused > 0 && (limit <= 0 || req.refused < limit) {
-		limit = req.refused
-	}
-	return compact.GiveUp(r.breaker.Made, cause, compact.Fixed{System: sys, Tools: tl, Pins: pins}, limit)
 }
 
 // afterCompaction resumes the work after an automatic compaction in the
@@ -312,7 +311,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
 	state.Model = writer
 	if writer != r.model && writer == r.opt.Config.SmallModel && ctx.Err() == nil {
-		r.smallModelMarks().Observe(writer, err, time.Now())
+		smallModelMarks(r.opt.Config).Observe(writer, err, time.Now())
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -552,7 +551,7 @@ func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
 }
 
 func (r *Runner) summaryModel() string {
-	if m := r.opt.Config.SmallModel; m != "" && !r.smallModelMarks().Unreachable(m, time.Now()) {
+	if m := r.opt.Config.SmallModel; m != "" && !smallModelMarks(r.opt.Config).Unreachable(m, time.Now()) {
 		return m
 	}
 	return r.model

@@ -53,7 +53,7 @@ type titleTask struct {
 // the Runner closed.
 func (r *Runner) requestTitle(first, provisional string) {
 	model := r.opt.Config.SmallModel
-	if model == "" || r.smallModelMarks().Unreachable(model, time.Now()) {
+	if model == "" || smallModelMarks(r.opt.Config).Unreachable(model, time.Now()) {
 		return
 	}
 	r.mu.Lock()
@@ -95,7 +95,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		return "" // the provisional title stays
 	}
 	text, usage, err := r.completeOnce(ctx, req)
-	r.smallModelMarks().Observe(model, err, time.Now())
+	smallModelMarks(r.opt.Config).Observe(model, err, time.Now())
 	cost := 0.0
 	if usage != nil {
 		cost = r.costOf(model, *usage)

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/provider"
 )
 
@@ -44,10 +45,9 @@ type unreachableModels struct {
 	baseURL string
 }
 
-// smallModelMarks are the marks of the session's data directory and
-// endpoint.
-func (r *Runner) smallModelMarks() unreachableModels {
-	return unreachableModels{dir: r.opt.Config.DataDir, baseURL: r.opt.Config.BaseURL}
+// smallModelMarks are the marks of cfg's data directory and endpoint.
+func smallModelMarks(cfg *config.Config) unreachableModels {
+	return unreachableModels{dir: cfg.DataDir, baseURL: cfg.BaseURL}
 }
 
 func (u unreachableModels) path() string { return filepath.Join(u.dir, unreachableFile) }
