@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -101,6 +103,8 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	}
 	defer r.Close()
 	before := r.Snapshot()
+	seen := len(r.History())
+	defer func() { printAttempts(os.Stderr, r.History()[seen:]) }()
 	if err := r.Compact(ctx, focus); err != nil {
 		if ctx.Err() != nil {
 			return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted")}
@@ -115,4 +119,26 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	after := r.Snapshot()
 	fmt.Printf("compacted session %s: %d → ~%d tokens\n", id, before.Total, after.Total)
 	return nil
+}
+
+// printAttempts says on w what each compaction attempt in entries (the
+// history a compaction added) came to, as `agent run` does: a failed or
+// rejected summary with its reason, a model-free fallback with its note.
+func printAttempts(w io.Writer, entries []message.Entry) {
+	for _, e := range entries {
+		if len(e.Parts) != 1 || e.Parts[0].Compaction == nil {
+			continue
+		}
+		c := e.Parts[0].Compaction
+		switch {
+		case c.Rejected:
+			fmt.Fprintf(w, "· compaction %s: %s\n", c.Outcome, termsafe.Strip(c.Error))
+		case c.Outcome == message.CompactionFallback:
+			note := ""
+			if c.Note != "" {
+				note = "; " + termsafe.Strip(c.Note)
+			}
+			fmt.Fprintf(w, "· compaction %s (no model): %d → %d tokens%s\n", c.Outcome, c.TokensBefore, c.TokensAfter, note)
+		}
+	}
 }

@@ -3,8 +3,10 @@ package main
 // `agent compact --dry-run [--json]` and `agent compact --edit`: the
 // compaction a user controls. --dry-run prints what a compaction would do
 // now (loop.ReadPreview: read only, no request); --edit replaces the
-// newest summary with text read from stdin, or written in $EDITOR when
-// stdin is a terminal (the original stays in the database).
+// newest summary's text with text read from stdin, or written in $EDITOR
+// when stdin is a terminal (the original stays in the database); the
+// user's messages kept verbatim in the summary and the pins are never
+// editable (loop.SummaryEditFile).
 
 import (
 	"context"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/loop"
 )
 
@@ -102,9 +105,12 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 	if err != nil {
 		return err
 	}
+	// Only the summary text is replaced: the user's messages it keeps
+	// verbatim and the pins stay (the editor shows them below a marker,
+	// read-only; from stdin they cannot be given at all).
 	var text string
 	if fi, ok := stdin.(*os.File); ok && isTerminal(fi) {
-		text, err = editInEditor(ctx, current, os.Getenv("EDITOR"))
+		text, err = editInEditor(ctx, loop.SummaryEditFile(current, r.Pins()), os.Getenv("EDITOR"))
 	} else {
 		var b []byte
 		b, err = io.ReadAll(stdin)
@@ -113,7 +119,8 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(text) == strings.TrimSpace(current) {
+	before, after := loop.EditableSummary(current), loop.EditableSummary(loop.SummaryFromEditFile(text))
+	if after == before {
 		fmt.Fprintf(out, "summary of session %s unchanged\n", id)
 		return nil
 	}
@@ -121,7 +128,10 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 		return err
 	}
 	fmt.Fprintf(out, "summary of session %s replaced (%d → %d characters); the original stays in the database\n",
-		id, len(current), len(text))
+		id, len(before), len(after))
+	if _, users := compact.SplitSummary(current); len(users) > 0 {
+		fmt.Fprintf(out, "the %d user messages kept word for word in it stay as they were\n", len(users))
+	}
 	return nil
 }
 

@@ -212,6 +212,10 @@ type Config struct {
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
+
+	// thresholdSet is set when a file set compaction.threshold (a warning
+	// names it when the strategy in force does not use it).
+	thresholdSet bool
 }
 
 // Flags are the global command-line flags; empty means not given.
@@ -421,6 +425,9 @@ func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) 
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
+	if c.thresholdSet && c.Compaction.Strategy != "threshold" {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("compaction.threshold is ignored with strategy %q: it applies to strategy \"threshold\" (set alone, it selects that strategy)", c.Compaction.Strategy))
+	}
 	// A repository may suggest the models it is billed to, never silently.
 	if pf := c.ProjectFile; pf != "" {
 		if c.Model == projectModel && projectModel != "" && !c.ModelExplicit {
@@ -459,6 +466,14 @@ func (c *Config) apply(f *file, trusted bool) {
 		setBool(&c.Compaction.Auto, cp.Auto)
 		setStr(&c.Compaction.Strategy, cp.Strategy)
 		setNum(&c.Compaction.Threshold, cp.Threshold)
+		if cp.Threshold != nil {
+			c.thresholdSet = true
+			// A threshold and no strategy means the threshold strategy:
+			// the default (overflow) would ignore it.
+			if cp.Strategy == nil || *cp.Strategy == "" {
+				c.Compaction.Strategy = "threshold"
+			}
+		}
 		setNum(&c.Compaction.TailTurns, cp.TailTurns)
 		setBool(&c.Compaction.Prune, cp.Prune)
 		setNum(&c.Compaction.PruneProtect, cp.PruneProtect)

@@ -132,6 +132,9 @@ type compactRequest struct {
 	// a compaction is an emergency (CompactionState.Emergency): it runs
 	// even with compaction.auto off.
 	refused int64
+	// summaryRetry is what the compaction's summary requests have spent
+	// of their retry budget (summaryretry.go); compact sets it.
+	summaryRetry *summaryBudget
 }
 
 // userPlan reports whether the user chose what stays verbatim (summarise
@@ -150,6 +153,18 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 		return err
 	}
 	defer func() { r.postCompactHooks(ctx, req, err) }()
+	req.summaryRetry = &summaryBudget{}
+	// giveUp is compact.GiveUp for req: the limit the request had to get
+	// under is the size the provider refused, else the compaction point.
+	giveUp := func(cause error) error {
+		sys, tl := r.fixedTokens()
+		_, pins := r.pinsNow()
+		limit := r.fitPoint()
+		if req.refused > 0 && (limit <= 0 || req.refused < limit) {
+			limit = req.refused
+		}
+		return compact.GiveUp(r.breaker.Made, cause, compact.Fixed{System: sys, Tools: tl, Pins: pins}, limit)
+	}
 	var cause error
 	applied := false
 	for {
@@ -158,7 +173,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			if cause == nil {
 				cause = errors.New("no attempt left")
 			}
-			return compact.GiveUp(r.breaker.Made, cause)
+			return giveUp(cause)
 		}
 		r.breaker.Made++
 		var err error
@@ -182,7 +197,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 				if cause != nil {
 					err = fmt.Errorf("%w; %w", ErrNothingToCompact, cause)
 				}
-				return compact.GiveUp(r.breaker.Made, err)
+				return giveUp(err)
 			case applied:
 				return r.afterCompaction(ctx, req)
 			}
@@ -292,8 +307,12 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		state.HeadUpTo = plan.Head[len(plan.Head)-1].Message.ID
 	}
 	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
-	text, writer, err := r.summarise(ctx, plan, req.focus, writer)
+	var spent summaryCost
+	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
 	state.Model = writer
+	if writer != r.model && writer == r.opt.Config.SmallModel && ctx.Err() == nil {
+		smallModelMarks(r.opt.Config).Observe(writer, err, time.Now())
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -322,7 +341,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 		return r.notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
 	}
 	state.Outcome = message.CompactionSummary
-	return r.applyCompaction(ctx, state, body, writer, "compaction")
+	return r.applyCompaction(ctx, state, body, writer, spent, "compaction")
 }
 
 // fallbackAttempt compacts without a model: tool outputs outside the tail
@@ -359,7 +378,7 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 		return r.notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
 	}
 	state.Outcome = message.CompactionFallback
-	return r.applyCompaction(ctx, state, f.Body, "", "compaction_fallback")
+	return r.applyCompaction(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback")
 }
 
 // makePlan is the compaction's plan: the user's split for "summarise up
@@ -451,14 +470,16 @@ func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState,
 }
 
 // applyCompaction stores a compaction: the marker with its state, the
-// summary message, and resets the calculator to the new history.
-func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model, kind string) error {
+// summary message (its parent the marker, with the usage and cost of the
+// requests that wrote it), and resets the calculator to the new history.
+func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model string, spent summaryCost, kind string) error {
 	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
 	mp, err := r.saveMarker(ctx, &marker, state)
 	if err != nil {
 		return err
 	}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now()}
+	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now(),
+		ParentID: marker.ID, Usage: spent.usage, CostUSD: spent.costUSD}
 	if err := r.store.CreateMessage(ctx, &summary); err != nil {
 		return fmt.Errorf("save summary: %w", err)
 	}
@@ -530,7 +551,7 @@ func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
 }
 
 func (r *Runner) summaryModel() string {
-	if m := r.opt.Config.SmallModel; m != "" {
+	if m := r.opt.Config.SmallModel; m != "" && !smallModelMarks(r.opt.Config).Unreachable(m, time.Now()) {
 		return m
 	}
 	return r.model
@@ -553,7 +574,10 @@ func (r *Runner) summaryEstimator() tokens.Estimator {
 // need more than maxSummaryChunks requests the main model writes it. A
 // request the provider refuses for its size is halved and the range
 // summarised again, at most maxSummaryShrinks times.
-func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string) (string, string, error) {
+//
+// spent adds up the usage and cost of its requests (the summary message
+// stores them).
+func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget, spent *summaryCost) (string, string, error) {
 	est := r.summaryEstimator()
 	var earlier string
 	if plan.PreviousSummary != nil {
@@ -577,7 +601,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 			var text string
 			text, err = r.summaryRequest(ctx, provider.Request{Model: writer, MaxTokens: int(size.MaxTokens),
 				Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
-					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}})
+					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}}, retry, spent)
 			if err != nil {
 				break
 			}
@@ -615,37 +639,55 @@ func (r *Runner) summarySizing(writer string) compact.Sizing {
 	return compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 }
 
-// summaryRequest makes one summary request, counting its usage.
-func (r *Runner) summaryRequest(ctx context.Context, req provider.Request) (string, error) {
+// summaryCost is the usage and cost of a summary's requests.
+type summaryCost struct {
+	usage   message.Usage
+	costUSD float64
+}
+
+// summaryRequest makes one summary request, counting its usage in the
+// session and in spent.
+func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget, spent *summaryCost) (string, error) {
 	held, err := r.reserve(req.Model, r.messagesEstimate(req), int64(req.MaxTokens))
 	if err != nil {
 		return "", err
 	}
-	text, usage, err := r.complete(ctx, req)
+	text, usage, err := r.complete(ctx, req, budget)
 	cost := 0.0
 	if usage != nil {
 		// Billed at the writer's price, and shown live.
 		cost = r.costOf(req.Model, *usage)
 		r.addSessionUsage(ctx, *usage, cost)
+		spent.usage, spent.costUSD = spent.usage.Add(*usage), spent.costUSD+cost
 	}
 	held.Settle(cost)
 	return text, err
 }
 
-// complete makes a tool-less call and returns its text, with retries.
-func (r *Runner) complete(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+// complete makes a tool-less summary call and returns its text, with the
+// retries budget allows (summaryretry.go).
+func (r *Runner) complete(ctx context.Context, req provider.Request, budget *summaryBudget) (string, *message.Usage, error) {
+	if err := budget.start(); err != nil {
+		return "", nil, err
+	}
 	for attempt := 1; ; attempt++ {
+		began := time.Now()
 		text, usage, err := r.completeOnce(ctx, req)
+		budget.spent += time.Since(began)
 		if err == nil {
 			return text, usage, nil
 		}
-		delay, retry := r.retryDelay(attempt, err)
-		if ctx.Err() != nil || !retry {
+		if ctx.Err() != nil {
 			return "", usage, err
+		}
+		delay, gaveUp := budget.next(SummaryRetryPolicy, attempt, err, r.rnd)
+		if gaveUp != nil {
+			return "", usage, gaveUp
 		}
 		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
 			return "", usage, err
 		}
+		budget.spent += delay
 	}
 }
 

@@ -113,6 +113,10 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 				if errors.Is(cerr, ErrBudget) {
 					return stepOutcome{}, cerr
 				}
+				if errors.Is(cerr, compact.ErrFixedTooBig) {
+					// Not the conversation: say what is too big.
+					return stepOutcome{}, fmt.Errorf("%w (the provider refused the request: %s)", cerr, perr.Message)
+				}
 				return stepOutcome{}, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			attempt = 0

@@ -1,7 +1,9 @@
 package loop
 
 // Editing the summary (/summary edit, `agent compact --edit`): the text the
-// user writes replaces the newest summary's for every later request. The
+// user writes replaces the newest summary's text for every later request;
+// the user's messages kept verbatim in it and the pins stay as they are
+// (summaryfile.go). The
 // summary as first written stays in the database, in its compaction's
 // marker (CompactionState.OriginalSummary), and each edit is in the event
 // log.
@@ -10,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
@@ -32,9 +33,12 @@ func (r *Runner) Summary() (text, id string, err error) {
 }
 
 // EditSummary replaces the text of the newest summary with text for every
-// later request. It fails while a turn runs, and on an empty text.
+// later request. Only the summary text is replaced: the user messages it
+// keeps verbatim stay, whatever text holds (an editor's read-only part,
+// below SummaryEditMarker, is dropped). It fails while a turn runs, and on
+// an empty text.
 func (r *Runner) EditSummary(ctx context.Context, text string) error {
-	if strings.TrimSpace(text) == "" {
+	if EditableSummary(SummaryFromEditFile(text)) == "" {
 		return errors.New("edit summary: the new summary is empty")
 	}
 	r.mu.Lock()
@@ -54,6 +58,7 @@ func (r *Runner) EditSummary(ctx context.Context, text string) error {
 	}
 	summary := r.history[sumIdx]
 	original := joinText(summary.Parts, message.PartText)
+	text = summaryWithEdit(original, text)
 	if text == original {
 		return nil
 	}

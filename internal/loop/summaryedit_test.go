@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/message"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
@@ -44,8 +45,8 @@ func TestEditedSummaryIsWhatTheNextRequestCarries(t *testing.T) {
 	}
 	req := h.request(len(h.srv.Requests()) - 1)
 	sum := req[systemMessages(req)].Content
-	if sum != SummaryPreamble+edited {
-		t.Errorf("the next request carries %q", sum)
+	if want := SummaryPreamble + compact.ComposeSummary(edited, []string{"first"}); sum != want {
+		t.Errorf("the next request carries %q, want the edit and the verbatim block %q", sum, want)
 	}
 	for _, m := range req {
 		if strings.Contains(m.Content, "Use tabs.") {
@@ -78,7 +79,60 @@ func TestEditedSummaryIsWhatTheNextRequestCarries(t *testing.T) {
 	h.srv.Add(pt.Text("five"))
 	h.turn("fifth")
 	req = h.request(len(h.srv.Requests()) - 1)
-	if sum := req[systemMessages(req)].Content; sum != SummaryPreamble+edited {
+	if sum := req[systemMessages(req)].Content; sum != SummaryPreamble+compact.ComposeSummary(edited, []string{"first"}) {
 		t.Errorf("after reopening the request carries %q", sum)
+	}
+}
+
+// TestEditedSummaryKeepsTheUserMessages: an edit replaces the summary
+// text only. The user's messages kept verbatim in the summary stay in
+// every later request whether the new text is plain (stdin), an editor's
+// file with its read-only part changed or deleted, or a copy of the whole
+// summary with the verbatim block rewritten.
+func TestEditedSummaryKeepsTheUserMessages(t *testing.T) {
+	const rule = "always run gofmt before you commit"
+	h := newHarness(t, pt.Text(long("one", 3)), pt.Text(long("two", 3)), pt.Text(long("three", 3)))
+	ctx := context.Background()
+	for _, q := range []string{rule, "second", "third"} {
+		h.turn(q)
+	}
+	h.srv.Add(pt.Text(summaryText))
+	if err := h.r.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	body, _, err := h.r.Summary()
+	if err != nil || !strings.Contains(body, rule) {
+		t.Fatalf("the summary does not keep the rule verbatim: %q %v", body, err)
+	}
+	if _, err := h.r.AddPin(ctx, "the deploy key lives in vault", ""); err != nil {
+		t.Fatal(err)
+	}
+	file := SummaryEditFile(body, h.r.Pins())
+	editable, kept, ok := strings.Cut(file, SummaryEditMarker)
+	if !ok || strings.Contains(editable, rule) || !strings.Contains(kept, rule) || !strings.Contains(kept, "vault") {
+		t.Fatalf("editor file shows the verbatim block as editable:\n%s", file)
+	}
+	for _, tc := range []struct{ name, edited, want string }{
+		{"stdin", "## Goal\nShip it by Friday.", "Ship it by Friday."},
+		{"editor, kept part rewritten", "## Goal\nShip on Monday.\n\n" + SummaryEditMarker + "\nnothing kept\n", "Ship on Monday."},
+		{"editor, marker deleted", strings.Replace(strings.Replace(file, SummaryEditMarker+"\n", "", 1), "Ship it.", "Ship today.", 1), "Ship today."},
+		{"whole body, block rewritten", strings.Replace(strings.Replace(body, rule, "never mind", 1), "Ship it.", "Ship now.", 1), "Ship now."},
+	} {
+		if err := h.r.EditSummary(ctx, tc.edited); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		h.srv.Add(pt.Text("ok"))
+		if res := h.turn("go on"); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		req := h.request(len(h.srv.Requests()) - 1)
+		sum := req[systemMessages(req)].Content
+		if !strings.Contains(sum, tc.want) || !strings.Contains(sum, rule) || strings.Contains(sum, "never mind") ||
+			strings.Count(sum, rule) != 1 || strings.Contains(sum, "vault") || strings.Contains(sum, SummaryEditMarker) {
+			t.Errorf("%s: the request after the edit carries\n%s", tc.name, sum)
+		}
+	}
+	if err := h.r.EditSummary(ctx, "\n"+SummaryEditMarker+"\nonly kept text\n"); err == nil {
+		t.Error("an edit with an empty summary text was accepted")
 	}
 }

@@ -48,11 +48,12 @@ type titleTask struct {
 
 // requestTitle starts the background title request for a session whose
 // provisional title is provisional, made from the first user message
-// first. It does nothing without small_model, or once a request was made
-// or the Runner closed.
+// first. It does nothing without small_model, while small_model is
+// remembered unreachable (unreachable.go), or once a request was made or
+// the Runner closed.
 func (r *Runner) requestTitle(first, provisional string) {
 	model := r.opt.Config.SmallModel
-	if model == "" {
+	if model == "" || smallModelMarks(r.opt.Config).Unreachable(model, time.Now()) {
 		return
 	}
 	r.mu.Lock()
@@ -94,6 +95,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		return "" // the provisional title stays
 	}
 	text, usage, err := r.completeOnce(ctx, req)
+	smallModelMarks(r.opt.Config).Observe(model, err, time.Now())
 	cost := 0.0
 	if usage != nil {
 		cost = r.costOf(model, *usage)

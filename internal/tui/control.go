@@ -282,14 +282,17 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	if err != nil {
 		return m.setFlash(err.Error(), 3*time.Second)
 	}
+	// Only the summary text is editable: the user's messages kept in it
+	// verbatim and the pins stay (an editor shows them read-only below a
+	// marker, the drawer says so in its title).
 	if editor := os.Getenv("EDITOR"); strings.TrimSpace(editor) != "" {
-		return editInExternal(r, editor, text)
+		return editInExternal(r, editor, loop.SummaryEditFile(text, r.Pins()))
 	}
 	ed := newEditor(m.th)
 	ed.ta.MaxHeight = max(6, m.height/2)
 	ed.ta.Placeholder = ""
 	ed.setWidth(max(10, m.width-6))
-	ed.setValue(text)
+	ed.setValue(loop.EditableSummary(text))
 	m.drawer = &summaryEditDrawer{editing: ed}
 	return nil
 }
@@ -315,8 +318,9 @@ func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
 	return nil
 }
 
-// editInExternal opens the summary in editor on a temporary file (the TUI
-// gives the terminal to it) and stores what it saved.
+// editInExternal opens the summary's editor file (loop.SummaryEditFile)
+// in editor on a temporary file (the TUI gives the terminal to it) and
+// stores the summary text it saved.
 func editInExternal(r *loop.Runner, editor, text string) tea.Cmd {
 	dir, err := os.MkdirTemp("", "agent-summary-")
 	if err != nil {
@@ -341,9 +345,10 @@ func editInExternal(r *loop.Runner, editor, text string) tea.Cmd {
 	})
 }
 
-// saveSummary stores edited unless it is the same as before.
+// saveSummary stores the summary text of edited (an editor's file or the
+// drawer's text) unless it is the same as the summary text of before.
 func saveSummary(r *loop.Runner, before, edited string) tea.Msg {
-	if strings.TrimSpace(edited) == strings.TrimSpace(before) {
+	if loop.EditableSummary(loop.SummaryFromEditFile(edited)) == loop.EditableSummary(before) {
 		return summaryEditedMsg{unchanged: true}
 	}
 	err := r.EditSummary(context.Background(), edited)
@@ -378,7 +383,7 @@ func (d *summaryEditDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd
 
 func (d *summaryEditDrawer) view(m *Model, width, height int) []string {
 	d.editing.setWidth(max(10, width-6))
-	return frameLines(m.th, "Summary · your text replaces it for every later request",
+	return frameLines(m.th, "Summary · your text replaces it; your own messages kept in it word for word and the pins stay",
 		strings.Split(d.editing.view(), "\n"), "ctrl+s save · esc cancel ($EDITOR, when set, is used instead)", width)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxloop/agent/internal/context/compact"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -65,6 +66,9 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 	if !ok {
 		t.Fatalf("drawer = %T", h.m.drawer)
 	}
+	if v := d.editing.value(); strings.Contains(v, compact.UserMessagesHeading) || strings.Contains(v, "<user_message>") {
+		t.Errorf("the verbatim user messages are editable text:\n%s", v)
+	}
 	d.editing.setValue("## Goal\nedited by hand")
 	h.key("ctrl+s")
 	h.waitScreen("summary edited")
@@ -74,7 +78,7 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 	reqs := h.srv.Requests()
 	var carried, pinned bool
 	for _, m := range reqs[len(reqs)-1].Chat.Messages {
-		carried = carried || strings.Contains(m.Content, "edited by hand")
+		carried = carried || strings.Contains(m.Content, "edited by hand") && strings.Contains(m.Content, "<user_message>\none\n</user_message>")
 		pinned = pinned || strings.Contains(m.Content, "the port is 8443")
 	}
 	if !carried || !pinned {

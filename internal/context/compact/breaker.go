@@ -65,10 +65,36 @@ func (b Breaker) Next() AttemptKind {
 // attempts are spent.
 var ErrAttemptsSpent = errors.New("compaction attempts spent")
 
-// GiveUp is the error of a turn whose request still does not fit after
+// ErrFixedTooBig is wrapped by the error of a turn whose fixed prompt
+// alone does not fit: no compaction can help.
+var ErrFixedTooBig = errors.New("the fixed prompt alone does not fit the model")
+
+// Fixed is the part of every request no compaction shrinks, in estimated
+// tokens: the system prompt (AGENTS.md included), the tool schemas and the
+// pins.
+type Fixed struct {
+	System, Tools, Pins int64
+}
+
+// Total is the fixed part's size.
+func (f Fixed) Total() int64 { return f.System + f.Tools + f.Pins }
+
+// GiveUp is the error of a turn whose request still does not fit below
+// limit (the size the provider refused, or the compaction point) after
 // attempts compaction attempts (MaxAttemptsPerTurn, or fewer when nothing
-// was left to compact): it names the cause and what the user can do.
-func GiveUp(attempts int, cause error) error {
+// was left to compact): it names the cause and what the user can do. When
+// the fixed part alone reaches limit it says so, with its sizes, instead of
+// blaming the conversation (and wraps ErrFixedTooBig).
+func GiveUp(attempts int, cause error, fixed Fixed, limit int64) error {
+	if limit > 0 && fixed.Total() >= limit {
+		pins := ""
+		if fixed.Pins > 0 {
+			pins = fmt.Sprintf(", pins ~%d", fixed.Pins)
+		}
+		return fmt.Errorf("%w: system prompt ~%d tokens (AGENTS.md included), tool schemas ~%d%s — %d in all, and the request must stay under %d; "+
+			"no compaction can shrink them: switch to a model with a larger window, shorten AGENTS.md, offer fewer tools (MCP servers, tools config) or unpin facts (%w after %d attempts)",
+			ErrFixedTooBig, fixed.System, fixed.Tools, pins, fixed.Total(), limit, ErrAttemptsSpent, attempts)
+	}
 	return fmt.Errorf("the conversation still does not fit the model after %d compaction attempts (%w: %v); "+
 		"run /compact (agent compact) with a focus to summarise it yourself, switch to a model with a larger window, or start a new session with /new",
 		attempts, ErrAttemptsSpent, cause)
