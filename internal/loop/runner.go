@@ -217,6 +217,9 @@ type Runner struct {
 	failedCompactionAt int64
 	// breaker bounds the compaction attempts until a request goes through.
 	breaker compact.Breaker
+	// usageNote logs the session's first suspect usage report
+	// (usagesanity.go).
+	usageNote usageNote
 	// ceiling is the largest request (by requestEstimate) the provider
 	// takes, learnt from its context-length errors; 0 when none was
 	// refused. It lowers the compaction point for the rest of the session.

@@ -181,6 +181,9 @@ type streamState struct {
 // message records the error. maxTokens, when above 0, lowers the
 // request's output cap (a spending cap that pays for less).
 func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
+	// Our own count of the request, which the provider's report of it is
+	// checked against (tokens.SuspectReport).
+	own := r.withFixed(conv.calibrated, conv.plain)
 	req := r.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)
@@ -229,11 +232,18 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	}
 
 	usage := message.Usage{}
+	suspect := false
 	if s.usage != nil {
 		usage = *s.usage
-		r.calc().Observe(usage, estimate)
+		suspect = r.calc().ObserveRequest(usage, estimate, own)
+		if suspect {
+			r.usageNote.note(ctx, r.store, r.sess.ID, usage.Input, own)
+		}
 	} else {
 		r.calc().ObserveNoUsage()
+	}
+	if s.usage == nil || suspect {
+		// The call's output is estimated like any new text.
 		for _, p := range e.Parts {
 			r.calc().AddText(p.Text)
 			if p.Tool != nil {
@@ -244,7 +254,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	cost := r.cost(usage)
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
-		Calibration: r.calc().Snapshot().Calibration,
+		Calibration: r.calc().Snapshot().Calibration, RequestEstimate: own, UsageSuspect: suspect,
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost
