@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+// usageServer is a scripted provider that reports the prompt tokens of
+// each request as its body's bytes/4 times factor (1: honest, 10: a
+// provider over-reporting tenfold). script answers the nth chat request
+// (0-based); a summary request is answered with a summary and counted.
+type usageServer struct {
+	mu        sync.Mutex
+	factor    int
+	n         int
+	summaries int
+	script    func(n int, req openai.ChatCompletionRequest) pt.Step
+}
+
+const e2eSummary = "## Goal\nShip.\n\n## Standing user instructions and constraints\nNone.\n\n## Done so far\nWork.\n\n## Files touched\nNone.\n\n## Current state\nFine.\n\n## Next steps\nNone."
+
+func (u *usageServer) handle(req pt.Request) pt.Step {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	prompt := len(req.Body) / 4 * u.factor
+	msgs := req.Chat.Messages
+	if len(msgs) > 0 && strings.Contains(msgs[len(msgs)-1].Content, "## Next steps") && len(req.Chat.Tools) == 0 {
+		u.summaries++
+		return pt.Reply(pt.TextChunk(e2eSummary), pt.FinishChunk("stop"), pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: 60}))
+	}
+	step := u.script(u.n, req.Chat)
+	u.n++
+	return pt.Reply(append(step.Chunks, pt.UsageChunk(pt.Usage{Prompt: prompt, Completion: 20}))...)
+}
+
+// answer is a text step without usage (usageServer adds it).
+func answer(s string) pt.Step { return pt.Reply(pt.TextChunk(s), pt.FinishChunk("stop")) }
+
+// bashCall is a tool-call step running command (usageServer adds usage).
+func bashCall(id, command string) pt.Step {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	return pt.Reply(append(pt.ToolCallChunks(0, id, "bash", string(args), 2), pt.FinishChunk("tool_calls"))...)
+}
+
+// writeModelConfig gives gpt-4.1 a small window in the user's config.
+func writeModelConfig(t *testing.T, e *env, window, maxOutput int) {
+	t.Helper()
+	cfg := filepath.Join(e.home, ".config", "agent", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"models": {"gpt-4.1": {"context_window": %d, "max_output": %d}}}`, window, maxOutput)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func contextJSON(t *testing.T, e *env) map[string]any {
+	t.Helper()
+	res := e.run("", "context", "-c", "--json")
+	if res.code != 0 {
+		t.Fatalf("context: %d %s", res.code, res.stderr)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal([]byte(res.stdout), &snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// TestE2EPruneThatFitsSendsNoSummary: the compaction point is crossed at
+// the start of a turn, and pruning the first turn's old tool outputs
+// brings the request well under it: no summary request goes to the
+// server, the inspector shows the prune and no compaction (issue 27 item
+// 2: "prune 15444 → 5090, then compaction 5090 → 4777").
+func TestE2EPruneThatFitsSendsNoSummary(t *testing.T) {
+	const line = "the quick brown fox jumps over the lazy dog"
+	u := &usageServer{factor: 1, script: func(n int, _ openai.ChatCompletionRequest) pt.Step {
+		switch n {
+		case 0:
+			return bashCall("c1", fmt.Sprintf("yes '%s' | head -n 500", line))
+		case 1:
+			return bashCall("c2", fmt.Sprintf("yes '%s' | head -n 501", line))
+		}
+		return answer("done")
+	}}
+	e := newEnv(t)
+	e.srv.Handle(u.handle)
+	writeModelConfig(t, e, 16000, 2000) // compaction at 14000
+	if res := e.run("", "run", "--yes", "turn one: look at the output"); res.code != 0 {
+		t.Fatalf("run 1: %d %s", res.code, res.stderr)
+	}
+	if res := e.run("", "run", "-c", "turn two"); res.code != 0 {
+		t.Fatalf("run 2: %d %s", res.code, res.stderr)
+	}
+	before := contextJSON(t, e)
+	// A long message takes the request over the compaction point.
+	long := "turn three: " + strings.Repeat("please keep this in mind. ", 500)
+	if res := e.run("", "run", "-c", long); res.code != 0 {
+		t.Fatalf("run 3: %d %s", res.code, res.stderr)
+	}
+	after := contextJSON(t, e)
+	compactAt := after["compact_at"].(float64)
+	t.Logf("before turn three %v, after %v, compaction at %v", before["total"], after["total"], compactAt)
+	if u.summaries > 0 {
+		t.Errorf("%d summary requests after a prune that made the request fit", u.summaries)
+	}
+	ins := e.run("", "inspect", "-c", "--json")
+	var got inspection
+	if err := json.Unmarshal([]byte(ins.stdout), &got); err != nil {
+		t.Fatalf("inspect: %v %s", err, ins.stderr)
+	}
+	pruned := false
+	for _, tl := range got.Timeline {
+		switch {
+		case tl.Kind == "prune":
+			pruned = true
+			if float64(tl.TokensAfter) > 0.75*compactAt {
+				t.Errorf("prune left %d tokens, not well under the compaction point %v", tl.TokensAfter, compactAt)
+			}
+		case strings.HasPrefix(tl.Kind, "compaction"):
+			t.Errorf("timeline has %s %d → %d after a prune that fit", tl.Kind, tl.TokensBefore, tl.TokensAfter)
+		}
+	}
+	if !pruned || got.Summaries != 0 {
+		t.Errorf("want a prune and no summary: %+v", got)
+	}
+}
