@@ -173,6 +173,10 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case errors.Is(err, errPrunedEnough):
+			// The prune made the request fit: nothing was rewritten, so no
+			// synthetic continue follows.
+			return nil
 		case errors.Is(err, ErrNothingToCompact):
 			r.breaker.Made--
 			switch {
@@ -268,6 +272,12 @@ func (r *Runner) planOptions() compact.Options {
 func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	if r.opt.Config.Compaction.Prune {
 		r.prune(ctx)
+		// Decide again, as the turn decided, now that the cheaper measure
+		// ran: a summary that saves nothing is not worth a paid call and
+		// the verbatim history.
+		if prunedEnough(req, r.strategy, r.decisionSnapshot(r.requestEstimate(r.history))) {
+			return errPrunedEnough
+		}
 	}
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
 	plan, err := r.makePlan(req)

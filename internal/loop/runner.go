@@ -91,6 +91,12 @@ type DoomAsker interface {
 
 // Options configure a Runner.
 type Options struct {
+	// TrustUsage skips the usage sanity check (tokens.SuspectReport,
+	// usagesanity.go): every reported usage anchors the calculator. For
+	// tests whose scripted usage stands for a context larger than the text
+	// they send.
+	TrustUsage bool
+
 	Store    *storage.Store
 	Provider provider.Provider
 	Tools    *tools.Registry
@@ -814,7 +820,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		conv := r.prepare() // the step's request, and its size for the decision
-		snap := r.decisionSnapshot(conv)
+		snap := r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain))
 		r.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
@@ -864,9 +870,12 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 // refusals taught, and the total raised to our own count of the request
 // (requestEstimate, of the history conv was prepared from) when the
 // provider's usage says less.
-func (r *Runner) decisionSnapshot(conv *conversation) tokens.Snapshot {
+//
+// own is that count: withFixed(conv.calibrated, conv.plain) of the step's
+// conversation, or requestEstimate of the history.
+func (r *Runner) decisionSnapshot(own int64) tokens.Snapshot {
 	s := r.Snapshot()
-	s.Total = max(s.Total, r.withFixed(conv.calibrated, conv.plain))
+	s.Total = max(s.Total, own)
 	return s
 }
 

@@ -78,7 +78,7 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		}
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less.
-		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(conv).Total, r.info.MaxOutput,
+		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain)).Total, r.info.MaxOutput,
 			min(r.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
@@ -235,7 +235,11 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	suspect := false
 	if s.usage != nil {
 		usage = *s.usage
-		suspect = r.calc().ObserveRequest(usage, estimate, own)
+		check := own
+		if r.opt.TrustUsage {
+			check = 0
+		}
+		suspect = r.calc().ObserveRequest(usage, estimate, check)
 		if suspect {
 			r.usageNote.note(ctx, r.store, r.sess.ID, usage.Input, own)
 		}
