@@ -135,3 +135,19 @@ func TestE2EPruneThatFitsSendsNoSummary(t *testing.T) {
 		t.Errorf("want a prune and no summary: %+v", got)
 	}
 }
+
+// trustUsage writes a user config that trusts the usage model reports
+// (trust_usage): for tests whose scripted usage stands for a context
+// larger than the text they send, which the usage sanity check would
+// otherwise ignore.
+func trustUsage(t *testing.T, e *env, model string) {
+	t.Helper()
+	cfg := filepath.Join(e.home, ".config", "agent", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"models": {%q: {"trust_usage": true}}}`, model)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -236,7 +236,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	if s.usage != nil {
 		usage = *s.usage
 		check := own
-		if r.opt.TrustUsage {
+		if r.opt.TrustUsage || r.info.TrustUsage {
 			check = 0
 		}
 		suspect = r.calc().ObserveRequest(usage, estimate, check)
