@@ -151,3 +151,62 @@ func trustUsage(t *testing.T, e *env, model string) {
 		t.Fatal(err)
 	}
 }
+
+// TestE2EOverReportedUsageIsSuspect: a provider reporting ten times the
+// prompt tokens does not make the agent compact turn after turn; `agent
+// context --json` marks the report as suspect beside our own count, and
+// `agent inspect` notes it once (issue 27 item 4: compactions on 28 of
+// 30 turns).
+func TestE2EOverReportedUsageIsSuspect(t *testing.T) {
+	const turns = 8
+	u := &usageServer{factor: 10, script: func(n int, _ openai.ChatCompletionRequest) pt.Step {
+		if n%2 == 0 {
+			return bashCall(fmt.Sprintf("c%d", n), fmt.Sprintf("yes 'line %d of the build log' | head -n 60", n))
+		}
+		return answer("The change is done and the tests pass.")
+	}}
+	e := newEnv(t)
+	e.srv.Handle(u.handle)
+	writeModelConfig(t, e, 16000, 2000)
+	for i := 1; i <= turns; i++ {
+		args := []string{"run", "--yes", "--format", "json", "-c", fmt.Sprintf("turn %d: improve the next function", i)}
+		if i == 1 {
+			args = []string{"run", "--yes", "--format", "json", "turn 1: improve the next function"}
+		}
+		res := e.run("", args...)
+		if res.code != 0 {
+			t.Fatalf("turn %d: exit %d: %s", i, res.code, res.stderr)
+		}
+	}
+	if u.summaries > 1 {
+		t.Errorf("%d summary requests in %d turns with usage reported ×10", u.summaries, turns)
+	}
+	snap := contextJSON(t, e)
+	reported, _ := snap["reported_input"].(float64)
+	estimate, _ := snap["request_estimate"].(float64)
+	total, _ := snap["total"].(float64)
+	if snap["usage_suspect"] != true || reported < 5*estimate || estimate <= 0 || snap["basis"] != "estimated" || total > 2*estimate {
+		t.Errorf("context = usage_suspect %v reported %v estimate %v total %v basis %v", snap["usage_suspect"], reported, estimate, total, snap["basis"])
+	}
+	human := e.run("", "context", "-c")
+	if !strings.Contains(human.stdout, "report ignored") {
+		t.Errorf("agent context does not show the suspect report:\n%s", human.stdout)
+	}
+	ins := e.run("", "inspect", "-c", "--json")
+	var got inspection
+	if err := json.Unmarshal([]byte(ins.stdout), &got); err != nil {
+		t.Fatalf("inspect: %v %s", err, ins.stderr)
+	}
+	notes := 0
+	for _, tl := range got.Timeline {
+		if tl.Kind == "usage_suspect" {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Errorf("%d usage_suspect rows in the timeline, want 1: %+v", notes, got.Timeline)
+	}
+	if text := e.run("", "inspect", "-c"); !strings.Contains(text.stdout, "usage_suspect") {
+		t.Errorf("inspect text:\n%s", text.stdout)
+	}
+}
