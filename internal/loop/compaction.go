@@ -230,6 +230,14 @@ func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	return r.withFixed(r.reqc.estimate(history, own, r.calc(), r.est))
 }
 
+// calibratedRequestEstimate is our own count of the session's request
+// priced by the calibrated estimator only (requestEstimate takes the
+// plain estimate when it says more).
+func (r *Runner) calibratedRequestEstimate() int64 {
+	calibrated, _ := r.reqc.estimate(r.history, true, r.calc(), r.est)
+	return r.withFixed(calibrated, 0)
+}
+
 // withFixed is requestEstimate of a history whose messages the calibrated
 // and the plain estimator price so: the system prompt, the tool schemas
 // and the pins added to the larger.
@@ -730,13 +738,19 @@ func (r *Runner) prune(ctx context.Context) {
 	if len(res.PartIDs) == 0 {
 		return
 	}
+	own := r.calibratedRequestEstimate()
 	if err := r.markCompacted(ctx, res.PartIDs); err != nil {
 		r.emitError(fmt.Sprintf("prune: %v", err))
 		return
 	}
-	before := r.calc().Snapshot().Total
-	r.calc().RemoveEstimate(res.TokensSaved)
-	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
+	// The row starts from the calculator's total or our own calibrated
+	// count of the request, whichever is more, and takes off what the
+	// calculator takes off: a provider under-reporting usage cannot make
+	// it read "1303 → 0".
+	before := max(r.calc().Snapshot().Total, own)
+	removed := r.calc().RemoveEstimate(res.TokensSaved)
+	after := max(r.calc().Snapshot().Total, before-removed)
+	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: after}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
 }
