@@ -11,6 +11,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/context/tokens"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -208,5 +209,27 @@ func TestE2EOverReportedUsageIsSuspect(t *testing.T) {
 	}
 	if text := e.run("", "inspect", "-c"); !strings.Contains(text.stdout, "usage_suspect") {
 		t.Errorf("inspect text:\n%s", text.stdout)
+	}
+}
+
+// TestE2EContextWarnsOfMissingUsage: `agent context` shows the "provider
+// sent no usage" warning the chat shows after a call without usage
+// (issue 27 item 8), in text and JSON.
+func TestE2EContextWarnsOfMissingUsage(t *testing.T) {
+	e := newEnv(t, answer("no usage here"))
+	if res := e.run("", "run", "hello"); res.code != 0 {
+		t.Fatalf("run: %d %s", res.code, res.stderr)
+	}
+	snap := contextJSON(t, e)
+	warnings, _ := snap["warnings"].([]any)
+	found := false
+	for _, w := range warnings {
+		found = found || w == tokens.WarnNoUsage
+	}
+	if !found || snap["basis"] != "estimated" {
+		t.Errorf("context: basis %v warnings %v, want %q", snap["basis"], warnings, tokens.WarnNoUsage)
+	}
+	if human := e.run("", "context", "-c"); !strings.Contains(human.stdout, tokens.WarnNoUsage) {
+		t.Errorf("agent context:\n%s", human.stdout)
 	}
 }
