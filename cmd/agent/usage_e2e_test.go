@@ -233,3 +233,39 @@ func TestE2EContextWarnsOfMissingUsage(t *testing.T) {
 		t.Errorf("agent context:\n%s", human.stdout)
 	}
 }
+
+// TestE2EContextRowsAreLabelled: `agent context` labels each row actual,
+// estimated or back-calculated, and shows the reasoning sent back to a
+// model that takes it as a row of its own (issue 27 item 9).
+func TestE2EContextRowsAreLabelled(t *testing.T) {
+	e := newEnv(t, pt.Reply(pt.ReasoningChunk(strings.Repeat("I should think about the files first. ", 40), "reasoning_content"),
+		pt.TextChunk("done"), pt.FinishChunk("stop"), pt.AutoUsageChunk()))
+	cfg := filepath.Join(e.home, ".config", "agent", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"models": {"gpt-4.1": {"reasoning_roundtrip": true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := e.run("", "run", "hello"); res.code != 0 {
+		t.Fatalf("run: %d %s", res.code, res.stderr)
+	}
+	snap := contextJSON(t, e)
+	labels, _ := snap["labels"].(map[string]any)
+	breakdown, _ := snap["breakdown"].(map[string]any)
+	want := map[string]any{"total": "actual", "system": "estimated", "tools": "estimated", "messages": "back-calculated", "pins": "estimated", "reasoning": "estimated"}
+	for k, v := range want {
+		if labels[k] != v {
+			t.Errorf("labels[%s] = %v, want %v (labels %v)", k, labels[k], v, labels)
+		}
+	}
+	if r, _ := breakdown["reasoning"].(float64); r < 200 || r > breakdown["messages"].(float64) {
+		t.Errorf("breakdown = %v: want a reasoning row of ~360 tokens within the messages", breakdown)
+	}
+	human := e.run("", "context", "-c").stdout
+	for _, s := range []string{"of which reasoning", "back-calculated", "estimated"} {
+		if !strings.Contains(human, s) {
+			t.Errorf("agent context lacks %q:\n%s", s, human)
+		}
+	}
+}

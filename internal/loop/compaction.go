@@ -495,6 +495,7 @@ func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionS
 
 	r.failedCompactionAt = 0
 	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
+	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
 	_ = r.store.LogEvent(ctx, r.sess.ID, kind, state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
 	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})

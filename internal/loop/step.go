@@ -268,6 +268,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	}
 	r.addSessionUsage(ctx, usage, cost)
 	r.replaceEntry(*e)
+	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
 	return e, s.finish, nil
 }
 

@@ -52,6 +52,9 @@ type Breakdown struct {
 	Messages int64 `json:"messages"`
 	// Pins estimates the facts the user pinned (sent after the summary).
 	Pins int64 `json:"pins"`
+	// Reasoning is the part of Messages that is reasoning sent back to a
+	// model that takes it (0 for the others; rows.go).
+	Reasoning int64 `json:"reasoning"`
 }
 
 // Snapshot is the calculator's state at one moment. Its JSON form is the
@@ -84,7 +87,10 @@ type Snapshot struct {
 	// Calibration is the ratio actual/estimate applied to new text.
 	Calibration float64   `json:"calibration"`
 	Breakdown   Breakdown `json:"breakdown"`
-	Warnings    []string  `json:"warnings,omitempty"`
+	// Labels says how the total and each row of the breakdown were
+	// obtained: actual, estimated or back-calculated (rows.go).
+	Labels   Labels   `json:"labels"`
+	Warnings []string `json:"warnings,omitempty"`
 	// CompactAt is the total above which automatic compaction triggers
 	// under the configured strategy; 0 means never automatically.
 	CompactAt int64 `json:"compact_at"`
@@ -163,6 +169,8 @@ type Calculator struct {
 	system, tools int64
 	// pins is the estimate of the pinned facts, sent with every request.
 	pins int64
+	// reasoning is the reasoning row (SetReasoning), part of the messages.
+	reasoning int64
 	// hasActual: lastInput/lastOutput come from a real call since the
 	// history was last rebuilt.
 	hasActual bool
@@ -443,6 +451,10 @@ func (c *Calculator) Snapshot() Snapshot {
 	}
 	if c.hasActual && !c.noUsage && !c.suspect {
 		s.Basis = BasisActual
+	}
+	s.Labels = labelsOf(s.Basis, c.roundtrip)
+	if c.roundtrip {
+		s.Breakdown.Reasoning = min(c.reasoning, max(s.Breakdown.Messages, 0))
 	}
 	if c.hasErr {
 		e := c.estErr

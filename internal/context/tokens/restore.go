@@ -35,6 +35,7 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 	cest := Calibrated{Estimator: c.est, Ratio: c.cal.Ratio()}
 
 	defer restoreUsageFlags(c, history, v)
+	c.reasoning = ReasoningSent(history, cest, c.roundtrip)
 	ai, pi := newestStep(v.After)
 	if ai >= 0 {
 		if st := v.After[ai].Parts[pi].Step; st.Estimate > 0 {
