@@ -181,9 +181,10 @@ type streamState struct {
 // message records the error. maxTokens, when above 0, lowers the
 // request's output cap (a spending cap that pays for less).
 func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
-	// Our own count of the request, which the provider's report of it is
-	// checked against (tokens.SuspectReport).
-	own := r.withFixed(conv.calibrated, conv.plain)
+	// Our own count of the request, priced with the session's calibration
+	// (learnt from plausible reports only), which the provider's report of
+	// it is checked against (tokens.SuspectReport).
+	own := r.withFixed(conv.calibrated, 0)
 	req := r.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)
