@@ -14,8 +14,9 @@
 // step to step: reqcache.go), decides compaction with the token
 // calculator (its total, or our own count of the request when the
 // provider's usage says less, against a compaction point a provider's
-// refusal may have lowered; after a compaction the request is built
-// again), streams the next step and persists its usage, runs the tools, and after
+// refusal may have lowered; an automatic compaction prunes first and
+// summarises only if the request still does not fit, prunedenough.go;
+// after a compaction the request is built again), streams the next step and persists its usage, runs the tools, and after
 // the turn prunes old tool outputs. A step's tools that can change files
 // run between two snapshots of the directory, and the step's patch is
 // stored with it (checkpoint.go). A context-length error compacts and
