@@ -228,14 +228,17 @@ func TestLongSession(t *testing.T) {
 		runLongSession(t, hostileTurns, func(s *simServer) {
 			s.underReport, s.refuseSummaries, s.statePrompt, s.strict = 3, 0.1, true, true
 		})
-		over := runLongSession(t, hostileTurns, func(s *simServer) { s.overReport = 10 })
-		if len(honest) < hostileTurns {
-			honest = runLongSession(t, hostileTurns, func(s *simServer) {})
+		// 60 turns show it (on today's main: 151 compactions in 40) and
+		// keep the race-enabled suite short.
+		overTurns := min(hostileTurns, 60)
+		over := runLongSession(t, overTurns, func(s *simServer) { s.overReport = 10 })
+		if len(honest) < overTurns {
+			honest = runLongSession(t, overTurns, func(s *simServer) {})
 		}
-		got, want := over[len(over)-1].compactions, honest[hostileTurns-1].compactions
-		t.Logf("usage ×10: %d compactions in %d turns; honest: %d", got, hostileTurns, want)
+		got, want := over[len(over)-1].compactions, honest[overTurns-1].compactions
+		t.Logf("usage ×10: %d compactions in %d turns; honest: %d", got, overTurns, want)
 		if got > want+2 {
-			t.Errorf("usage reported ×10: %d compactions in %d turns, the honest run made %d (at most %d allowed)", got, hostileTurns, want, want+2)
+			t.Errorf("usage reported ×10: %d compactions in %d turns, the honest run made %d (at most %d allowed)", got, overTurns, want, want+2)
 		}
 	})
 }
