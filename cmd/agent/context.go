@@ -189,11 +189,12 @@ func FormatSnapshot(s tokens.Snapshot) string {
 		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(s.Window))
 	}
 	fmt.Fprintf(&b, "Context: %s%d of %d tokens (%s), basis %s\n", approx, s.Total, s.Window, pct(s.Total), s.Basis)
-	fmt.Fprintf(&b, "  system prompt  %8d  %s\n", s.Breakdown.System, pct(s.Breakdown.System))
-	fmt.Fprintf(&b, "  tool schemas   %8d  %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools))
-	fmt.Fprintf(&b, "  messages       %8d  %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages))
+	fmt.Fprintf(&b, "  system prompt  %8d  %-6s %s\n", s.Breakdown.System, pct(s.Breakdown.System), s.Labels.System)
+	fmt.Fprintf(&b, "  tool schemas   %8d  %-6s %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools), s.Labels.Tools)
+	fmt.Fprintf(&b, "  messages       %8d  %-6s %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages), s.Labels.Messages)
+	fmt.Fprintf(&b, "    of which reasoning %d  %s\n", s.Breakdown.Reasoning, reasoningNote(s))
 	if s.Breakdown.Pins > 0 {
-		fmt.Fprintf(&b, "  pins           %8d  %s\n", s.Breakdown.Pins, pct(s.Breakdown.Pins))
+		fmt.Fprintf(&b, "  pins           %8d  %-6s %s\n", s.Breakdown.Pins, pct(s.Breakdown.Pins), s.Labels.Pins)
 	}
 	fmt.Fprintf(&b, "  output reserve %8d  %s\n", s.OutputReserve, pct(s.OutputReserve))
 	fmt.Fprintf(&b, "  free           %8d  %s\n", s.Free, pct(s.Free))
@@ -218,6 +219,15 @@ func FormatSnapshot(s tokens.Snapshot) string {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
+}
+
+// reasoningNote labels the reasoning row: estimated when the model takes
+// its reasoning back, else none is sent.
+func reasoningNote(s tokens.Snapshot) string {
+	if s.Labels.Reasoning == tokens.LabelEstimated {
+		return tokens.LabelEstimated
+	}
+	return "(not sent back to this model)"
 }
 
 // openSessionReadOnly resolves the configuration and the session named by

@@ -100,6 +100,7 @@ func TestE2ETUIControl(t *testing.T) {
 		pt.Reply(append(call, pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 26000, Completion: 10}))...),
 		textUsage("listed", pt.Usage{Prompt: 26100, Completion: 10}),
 	)
+	trustUsage(t, e, "m") // the scripted usage stands for a full context
 	s := startTUI(t, e, "--model", "m")
 	s.send("one")
 	s.waitFor("the first answer", func(string) bool { return len(e.srv.Requests()) == 1 })

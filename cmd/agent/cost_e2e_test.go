@@ -21,6 +21,7 @@ func costlyStep(id string) pt.Step {
 // requested, the run exits 1 and done says "budget".
 func TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 	e := newEnv(t, costlyStep("a"), costlyStep("b"), costlyStep("c"), pt.Text("done"))
+	trustUsage(t, e, "gpt-4.1") // the scripted usage stands for ~100K tokens
 	res := e.run("", "run", "--model", "gpt-4.1", "--format", "json", "--max-cost", "0.62", "list the files")
 	if res.code != 1 {
 		t.Fatalf("exit %d, want 1: %s", res.code, res.stderr)
@@ -54,6 +55,7 @@ func TestE2EMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
 
 	// In text mode the message is on stderr, once.
 	e2 := newEnv(t, costlyStep("a"), costlyStep("b"), costlyStep("c"))
+	trustUsage(t, e2, "gpt-4.1")
 	res = e2.run("", "run", "--model", "gpt-4.1", "--max-cost", "0.30", "list the files")
 	if res.code != 1 || strings.Count(res.stderr, "stopped:") != 1 || !strings.Contains(res.stderr, "stopped: this session has cost $0.21 of its $0.30 budget") {
 		t.Errorf("exit %d, stderr %q", res.code, res.stderr)

@@ -127,6 +127,7 @@ func TestE2EChatAutomaticCompactionIsVisible(t *testing.T) {
 		pt.Reply(pt.Block(release), pt.TextChunk("## Goal\nAnswer.\n\n## Done so far\nOne turn.\n\n## Next steps\nNone."),
 			pt.FinishChunk("stop"), pt.AutoUsageChunk()),
 		pt.Text("second answer"))
+	trustUsage(t, e, "m") // the scripted usage stands for a full context
 	s := startTUI(t, e, "--model", "m")
 	s.send("first question")
 	s.waitText("first answer")

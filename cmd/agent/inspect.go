@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
 	"github.com/ctxloop/agent/internal/storage"
@@ -75,8 +76,9 @@ type timelineEntry struct {
 	At time.Time `json:"at"`
 	// Kind is prune, compaction (a summary applied), compaction_fallback
 	// (compacted without a summary), compaction_rejected,
-	// compaction_failed, or context_limit (the provider refused a request
-	// for its size).
+	// compaction_failed, context_limit (the provider refused a request
+	// for its size), or usage_suspect (the session's first usage report
+	// ignored as implausible: reported → our count).
 	Kind         string `json:"kind"`
 	Parts        int    `json:"parts,omitempty"`
 	TokensBefore int64  `json:"tokens_before"`
@@ -163,6 +165,8 @@ func timelineDetail(e timelineEntry) string {
 	switch e.Kind {
 	case "prune":
 		return fmt.Sprintf("%d outputs cleared", e.Parts)
+	case "usage_suspect":
+		return "usage reported far from our count of the request: such reports are ignored, the total estimated (agent context)"
 	case "context_limit":
 		d := "refused by the provider"
 		if l := e.Limit; l != nil {
@@ -232,6 +236,15 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Reason: c.Reason,
 					TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter, Auto: &auto,
 					Model: c.Model, Outcome: c.Outcome, Attempt: c.Attempt, Error: c.Error, Note: c.Note, DroppedTurns: c.DroppedTurns, Emergency: c.Emergency})
+			}
+		case "usage_suspect":
+			// The session's first usage report far from our count of the
+			// request: TokensBefore is the report, TokensAfter the count
+			// the calculator used instead.
+			var n loop.UsageSuspectNote
+			if json.Unmarshal(l.Data, &n) == nil {
+				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind,
+					TokensBefore: n.Reported, TokensAfter: n.Estimate})
 			}
 		case "context_limit":
 			var c message.ContextLimit

@@ -77,6 +77,7 @@ func TestE2ECompactionNearIsAnEvent(t *testing.T) {
 	call := pt.ToolCallChunks(0, "c1", "ls", "{}", 1)
 	e := newEnv(t, pt.Reply(append(call, pt.FinishChunk("tool_calls"), pt.UsageChunk(pt.Usage{Prompt: 26000, Completion: 10}))...),
 		pt.Text("done"))
+	trustUsage(t, e, "m") // the scripted usage stands for a full context
 	res := e.run("", "run", "--model", "m", "--format", "json", "list the files")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -99,6 +100,7 @@ func TestE2ECompactingIsAnEvent(t *testing.T) {
 		pt.Reply(pt.TextChunk("first answer"), pt.FinishChunk("stop"), pt.UsageChunk(pt.Usage{Prompt: 29000, Completion: 10})),
 		pt.Text("## Goal\nAnswer.\n\n## Done so far\nOne turn.\n\n## Next steps\nNone."),
 		pt.Text("done"))
+	trustUsage(t, e, "m") // the scripted usage stands for a full context
 	if res := e.run("", "run", "--model", "m", "first question"); res.code != 0 {
 		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
 	}

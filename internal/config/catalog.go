@@ -44,6 +44,12 @@ type ModelInfo struct {
 	// NoTools says the model is sent no tools (config tools: false): its
 	// server refuses them, and the agent can only chat with it.
 	NoTools bool `json:"-"`
+	// TrustUsage (config trust_usage, the user's file only) anchors the
+	// token calculator on every usage the provider reports, even one far
+	// from our own count of the request (tokens.SuspectReport): for a
+	// provider whose token counts honestly differ from the estimator's by
+	// more than twice.
+	TrustUsage bool `json:"trust_usage,omitempty"`
 }
 
 // Cache styles of ModelInfo.Cache (config models.NAME.cache).

@@ -285,6 +285,8 @@ type modelEntry struct {
 	Vision             *bool       `json:"vision"`
 	// Tools false sends the model no tools; true (the default) sends them.
 	Tools *bool `json:"tools"`
+	// TrustUsage is honoured from the user's file only.
+	TrustUsage *bool `json:"trust_usage"`
 }
 
 // priceEntry is a price in a config file: each figure set or not.
@@ -572,6 +574,7 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		info.Cache = e.Cache
 	}
 	if trusted {
+		setBool(&info.TrustUsage, e.TrustUsage)
 		setBool(&info.Vision, e.Vision)
 	}
 	if p := e.Price; p != nil && trusted {

@@ -188,6 +188,10 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case errors.Is(err, errPrunedEnough):
+			// The prune made the request fit: nothing was rewritten, so no
+			// synthetic continue follows.
+			return nil
 		case errors.Is(err, ErrNothingToCompact):
 			r.breaker.Made--
 			switch {
@@ -241,6 +245,14 @@ func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	return r.withFixed(r.reqc.estimate(history, own, r.calc(), r.est))
 }
 
+// calibratedRequestEstimate is our own count of the session's request
+// priced by the calibrated estimator only (requestEstimate takes the
+// plain estimate when it says more).
+func (r *Runner) calibratedRequestEstimate() int64 {
+	calibrated, _ := r.reqc.estimate(r.history, true, r.calc(), r.est)
+	return r.withFixed(calibrated, 0)
+}
+
 // withFixed is requestEstimate of a history whose messages the calibrated
 // and the plain estimator price so: the system prompt, the tool schemas
 // and the pins added to the larger.
@@ -283,6 +295,12 @@ func (r *Runner) planOptions() compact.Options {
 func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	if r.opt.Config.Compaction.Prune {
 		r.prune(ctx)
+		// Decide again, as the turn decided, now that the cheaper measure
+		// ran: a summary that saves nothing is not worth a paid call and
+		// the verbatim history.
+		if prunedEnough(req, r.strategy, r.decisionSnapshot(r.requestEstimate(r.history))) {
+			return errPrunedEnough
+		}
 	}
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
 	plan, err := r.makePlan(req)
@@ -498,6 +516,7 @@ func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionS
 
 	r.failedCompactionAt = 0
 	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
+	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
 	_ = r.store.LogEvent(ctx, r.sess.ID, kind, state)
 	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
 	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})
@@ -762,13 +781,19 @@ func (r *Runner) prune(ctx context.Context) {
 	if len(res.PartIDs) == 0 {
 		return
 	}
+	own := r.calibratedRequestEstimate()
 	if err := r.markCompacted(ctx, res.PartIDs); err != nil {
 		r.emitError(fmt.Sprintf("prune: %v", err))
 		return
 	}
-	before := r.calc().Snapshot().Total
-	r.calc().RemoveEstimate(res.TokensSaved)
-	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: r.calc().Snapshot().Total}
+	// The row starts from the calculator's total or our own calibrated
+	// count of the request, whichever is more, and takes off what the
+	// calculator takes off: a provider under-reporting usage cannot make
+	// it read "1303 → 0".
+	before := max(r.calc().Snapshot().Total, own)
+	removed := r.calc().RemoveEstimate(res.TokensSaved)
+	after := max(r.calc().Snapshot().Total, before-removed)
+	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: after}
 	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
 	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
 }

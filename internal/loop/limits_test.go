@@ -16,6 +16,7 @@ import (
 // capped is a model with a 400K window and a 272K input cap (gpt-5's
 // shape, scaled down): window 40000, output 12800, input 27200.
 func capped(o *Options, c *config.Config) {
+	o.TrustUsage = true // the scripted usage stands for a large context
 	c.Model = "capped"
 	c.Models["capped"] = config.ModelInfo{ContextWindow: 40000, MaxOutput: 12800, InputLimit: 27200}
 }

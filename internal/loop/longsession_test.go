@@ -43,10 +43,12 @@ type simServer struct {
 	// underReport divides the prompt tokens reported in usage;
 	// refuseSummaries is the chance that a summary request is refused (400
 	// or 503, half each); strict refuses (400) a request with a tool call
-	// not answered right after it.
+	// not answered right after it; overReport multiplies the prompt tokens
+	// reported in usage.
 	limit           int
 	statePrompt     bool
 	underReport     int
+	overReport      int
 	refuseSummaries float64
 	strict          bool
 	refused         int // summary requests refused on purpose
@@ -155,6 +157,9 @@ func (s *simServer) reported(prompt int) int {
 	if s.underReport > 1 {
 		return max(prompt/s.underReport, 1)
 	}
+	if s.overReport > 1 {
+		return prompt * s.overReport
+	}
 	return prompt
 }
 
@@ -203,7 +208,10 @@ type simRow struct {
 // a tenth of the summary requests (at random, seeded): no turn may fail, no
 // request may be refused for its size after the first, and compaction
 // requests stay bounded (issue 12). It runs 100 turns by default and
-// AGENT_SIM_TURNS when set.
+// AGENT_SIM_TURNS when set. Its second phase plays a provider that reports
+// ten times the prompt tokens: the same script must compact at most twice
+// more than the honest run did over as many turns (issue 27: the reports
+// are sanity-checked against our own count of the request).
 func TestLongSession(t *testing.T) {
 	turns, hostileTurns := 300, 100
 	if testing.Short() {
@@ -212,21 +220,34 @@ func TestLongSession(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("AGENT_SIM_TURNS")); err == nil && v > 0 {
 		turns, hostileTurns = v, v
 	}
+	var honest []simRow
 	t.Run("honest", func(t *testing.T) {
-		runLongSession(t, turns, func(s *simServer) {})
+		honest = runLongSession(t, turns, func(s *simServer) {})
 	})
 	t.Run("hostile", func(t *testing.T) {
 		runLongSession(t, hostileTurns, func(s *simServer) {
 			s.underReport, s.refuseSummaries, s.statePrompt, s.strict = 3, 0.1, true, true
 		})
+		// 60 turns show it (on today's main: 151 compactions in 40) and
+		// keep the race-enabled suite short.
+		overTurns := min(hostileTurns, 60)
+		over := runLongSession(t, overTurns, func(s *simServer) { s.overReport = 10 })
+		if len(honest) < overTurns {
+			honest = runLongSession(t, overTurns, func(s *simServer) {})
+		}
+		got, want := over[len(over)-1].compactions, honest[overTurns-1].compactions
+		t.Logf("usage ×10: %d compactions in %d turns; honest: %d", got, overTurns, want)
+		if got > want+2 {
+			t.Errorf("usage reported ×10: %d compactions in %d turns, the honest run made %d (at most %d allowed)", got, overTurns, want, want+2)
+		}
 	})
 }
 
-func runLongSession(t *testing.T, turns int, hostile func(*simServer)) {
+func runLongSession(t *testing.T, turns int, hostile func(*simServer)) []simRow {
 	const window = 32768
 	sim := newSimServer(window, 42)
 	hostile(sim)
-	honest := sim.underReport == 0
+	honest := sim.underReport == 0 && sim.overReport == 0
 	h := newHarnessWith(t, func(o *Options, c *config.Config) {
 		c.Model = "sim-32k"
 		c.Models["sim-32k"] = config.ModelInfo{ContextWindow: window, MaxOutput: 4096}
@@ -340,6 +361,7 @@ func runLongSession(t *testing.T, turns int, hostile func(*simServer)) {
 			t.Fatal(err)
 		}
 	}
+	return rows
 }
 
 // writeSim writes tokens per turn as CSV and as an SVG chart with the

@@ -14,8 +14,9 @@
 // step to step: reqcache.go), decides compaction with the token
 // calculator (its total, or our own count of the request when the
 // provider's usage says less, against a compaction point a provider's
-// refusal may have lowered; after a compaction the request is built
-// again), streams the next step and persists its usage, runs the tools, and after
+// refusal may have lowered; an automatic compaction prunes first and
+// summarises only if the request still does not fit, prunedenough.go;
+// after a compaction the request is built again), streams the next step and persists its usage, runs the tools, and after
 // the turn prunes old tool outputs. A step's tools that can change files
 // run between two snapshots of the directory, and the step's patch is
 // stored with it (checkpoint.go). A context-length error compacts and
@@ -91,6 +92,12 @@ type DoomAsker interface {
 
 // Options configure a Runner.
 type Options struct {
+	// TrustUsage skips the usage sanity check (tokens.SuspectReport,
+	// usagesanity.go): every reported usage anchors the calculator. For
+	// tests whose scripted usage stands for a context larger than the text
+	// they send.
+	TrustUsage bool
+
 	Store    *storage.Store
 	Provider provider.Provider
 	Tools    *tools.Registry
@@ -217,6 +224,9 @@ type Runner struct {
 	failedCompactionAt int64
 	// breaker bounds the compaction attempts until a request goes through.
 	breaker compact.Breaker
+	// usageNote logs the session's first suspect usage report
+	// (usagesanity.go).
+	usageNote usageNote
 	// ceiling is the largest request (by requestEstimate) the provider
 	// takes, learnt from its context-length errors; 0 when none was
 	// refused. It lowers the compaction point for the rest of the session.
@@ -810,7 +820,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		conv := r.prepare() // the step's request, and its size for the decision
-		snap := r.decisionSnapshot(conv)
+		snap := r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain))
 		r.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
@@ -860,9 +870,12 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 // refusals taught, and the total raised to our own count of the request
 // (requestEstimate, of the history conv was prepared from) when the
 // provider's usage says less.
-func (r *Runner) decisionSnapshot(conv *conversation) tokens.Snapshot {
+//
+// own is that count: withFixed(conv.calibrated, conv.plain) of the step's
+// conversation, or requestEstimate of the history.
+func (r *Runner) decisionSnapshot(own int64) tokens.Snapshot {
 	s := r.Snapshot()
-	s.Total = max(s.Total, r.withFixed(conv.calibrated, conv.plain))
+	s.Total = max(s.Total, own)
 	return s
 }
 

@@ -78,7 +78,7 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		}
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less.
-		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(conv).Total, r.info.MaxOutput,
+		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain)).Total, r.info.MaxOutput,
 			min(r.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
@@ -185,6 +185,10 @@ type streamState struct {
 // message records the error. maxTokens, when above 0, lowers the
 // request's output cap (a spending cap that pays for less).
 func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
+	// Our own count of the request, priced with the session's calibration
+	// (learnt from plausible reports only), which the provider's report of
+	// it is checked against (tokens.SuspectReport).
+	own := r.withFixed(conv.calibrated, 0)
 	req := r.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)
@@ -233,11 +237,22 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	}
 
 	usage := message.Usage{}
+	suspect := false
 	if s.usage != nil {
 		usage = *s.usage
-		r.calc().Observe(usage, estimate)
+		check := own
+		if r.opt.TrustUsage || r.info.TrustUsage {
+			check = 0
+		}
+		suspect = r.calc().ObserveRequest(usage, estimate, check)
+		if suspect {
+			r.usageNote.note(ctx, r.store, r.sess.ID, usage.Input, own)
+		}
 	} else {
 		r.calc().ObserveNoUsage()
+	}
+	if s.usage == nil || suspect {
+		// The call's output is estimated like any new text.
 		for _, p := range e.Parts {
 			r.calc().AddText(p.Text)
 			if p.Tool != nil {
@@ -248,7 +263,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	cost := r.cost(usage)
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
-		Calibration: r.calc().Snapshot().Calibration,
+		Calibration: r.calc().Snapshot().Calibration, RequestEstimate: own, UsageSuspect: suspect,
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost
@@ -258,6 +273,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	}
 	r.addSessionUsage(ctx, usage, cost)
 	r.replaceEntry(*e)
+	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
 	return e, s.finish, nil
 }
 

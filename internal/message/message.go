@@ -209,6 +209,11 @@ type StepState struct {
 	// Calibration is the session's estimator calibration (actual/estimate)
 	// after this call, so that a reopened session estimates as before.
 	Calibration float64 `json:"calibration,omitempty"`
+	// RequestEstimate is our own count of the request (tokens.SuspectReport
+	// compares the reported input with it); UsageSuspect is set when the
+	// report was implausible and the calculator ignored it.
+	RequestEstimate int64 `json:"request_estimate,omitempty"`
+	UsageSuspect    bool  `json:"usage_suspect,omitempty"`
 }
 
 // CompactionState is the state of a compaction part.

@@ -21,7 +21,7 @@ func costly(id string) pt.Step {
 // /budget raises it and the next message carries on.
 func TestBudgetStopsTheTurnAndRaisesWithSlashBudget(t *testing.T) {
 	h := newHarness(t, []pt.Step{costly("a"), costly("b"), pt.Text("done")},
-		func(o *Options) { o.Loop.MaxCostUSD = 0.30 })
+		func(o *Options) { o.Loop.MaxCostUSD, o.Loop.TrustUsage = 0.30, true })
 	h.typeText("list")
 	h.key("enter")
 	h.waitFor("the stop", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "budget") })

@@ -133,19 +133,28 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 	body = append(body, th.bold.Render(fmt.Sprintf("Total %s%s of %s tokens (%s)", approx, commas(s.Total), commas(s.Window), pct(s.Total)))+
 		th.dim.Render(" · basis "+string(s.Basis)))
 	body = append(body, contextBar(th, s, inner)...)
-	row := func(style func(...string) string, label string, n int64) string {
-		return style("■") + " " + fmt.Sprintf("%-15s %11s  %6s", label, commas(n), pct(n))
+	row := func(style func(...string) string, label string, n int64, how ...string) string {
+		r := style("■") + " " + fmt.Sprintf("%-15s %11s  %6s", label, commas(n), pct(n))
+		if len(how) > 0 && how[0] != "" {
+			r += "  " + th.dim.Render(how[0])
+		}
+		return r
 	}
 	body = append(body,
-		row(th.barSystem.Render, "system prompt", s.Breakdown.System),
-		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools),
+		row(th.barSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
+		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
 	)
 	body = append(body, m.mcpContextLines(pct)...)
+	reasoningHow := "not sent back to this model"
+	if s.Labels.Reasoning == tokens.LabelEstimated {
+		reasoningHow = tokens.LabelEstimated
+	}
 	body = append(body,
-		row(th.barMessages.Render, "messages", s.Breakdown.Messages),
+		row(th.barMessages.Render, "messages", s.Breakdown.Messages, s.Labels.Messages),
+		"  "+fmt.Sprintf("%-15s %11s  %6s", "of it reasoning", commas(s.Breakdown.Reasoning), pct(s.Breakdown.Reasoning))+"  "+th.dim.Render(reasoningHow),
 	)
 	if s.Breakdown.Pins > 0 {
-		body = append(body, row(th.barMessages.Render, "pins", s.Breakdown.Pins))
+		body = append(body, row(th.barMessages.Render, "pins", s.Breakdown.Pins, s.Labels.Pins))
 	}
 	body = append(body,
 		row(th.barFree.Render, "free", s.Free),

@@ -238,7 +238,8 @@ func TestEscWhileAskingClosesTheDialogWithTheTurn(t *testing.T) {
 
 func TestContextOverlayShowsTheCalculatorsSnapshot(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("short"), pt.FinishChunk("stop"),
-		pt.UsageChunk(pt.Usage{Prompt: 5000, Completion: 700, Cached: 4000, Reasoning: 200}))})
+		pt.UsageChunk(pt.Usage{Prompt: 5000, Completion: 700, Cached: 4000, Reasoning: 200}))},
+		func(o *Options) { o.Loop.TrustUsage = true }) // the usage stands for a larger request
 	h.typeText("hi")
 	h.key("enter")
 	h.waitFor("idle", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 1 })

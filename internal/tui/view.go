@@ -295,6 +295,11 @@ func (m *Model) contextLabel() string {
 		approx = "~"
 	}
 	label := fmt.Sprintf("%s%s/%s %d%%", approx, formatTokens(s.Total), formatTokens(s.Window), s.Total*100/s.Window)
+	if s.UsageSuspect {
+		// The provider's report was not believed (tokens.SuspectReport):
+		// show it beside our count, marked.
+		label += fmt.Sprintf(" (provider said %s?)", formatTokens(s.ReportedInput))
+	}
 	limit := s.CompactAt
 	if limit <= 0 {
 		limit = s.Window - s.OutputReserve

@@ -52,6 +52,9 @@ type Breakdown struct {
 	Messages int64 `json:"messages"`
 	// Pins estimates the facts the user pinned (sent after the summary).
 	Pins int64 `json:"pins"`
+	// Reasoning is the part of Messages that is reasoning sent back to a
+	// model that takes it (0 for the others; rows.go).
+	Reasoning int64 `json:"reasoning"`
 }
 
 // Snapshot is the calculator's state at one moment. Its JSON form is the
@@ -84,7 +87,10 @@ type Snapshot struct {
 	// Calibration is the ratio actual/estimate applied to new text.
 	Calibration float64   `json:"calibration"`
 	Breakdown   Breakdown `json:"breakdown"`
-	Warnings    []string  `json:"warnings,omitempty"`
+	// Labels says how the total and each row of the breakdown were
+	// obtained: actual, estimated or back-calculated (rows.go).
+	Labels   Labels   `json:"labels"`
+	Warnings []string `json:"warnings,omitempty"`
 	// CompactAt is the total above which automatic compaction triggers
 	// under the configured strategy; 0 means never automatically.
 	CompactAt int64 `json:"compact_at"`
@@ -93,6 +99,13 @@ type Snapshot struct {
 	// within min(Window − OutputReserve, InputLimit), and Free counts the
 	// room below that.
 	InputLimit *int64 `json:"input_limit"`
+	// UsageSuspect is set when the last call's reported input was
+	// implausible (SuspectReport): ReportedInput is that report and
+	// RequestEstimate our count of the same request. The total is then
+	// estimated and does not use the report (usagesanity.go).
+	UsageSuspect    bool  `json:"usage_suspect"`
+	ReportedInput   int64 `json:"reported_input,omitempty"`
+	RequestEstimate int64 `json:"request_estimate,omitempty"`
 }
 
 // Usable is the most a request may carry: min(Window − OutputReserve,
@@ -156,10 +169,16 @@ type Calculator struct {
 	system, tools int64
 	// pins is the estimate of the pinned facts, sent with every request.
 	pins int64
+	// reasoning is the reasoning row (SetReasoning), part of the messages.
+	reasoning int64
 	// hasActual: lastInput/lastOutput come from a real call since the
 	// history was last rebuilt.
-	hasActual             bool
-	noUsage               bool // a call finished without usage since
+	hasActual bool
+	noUsage   bool // a call finished without usage since
+	// suspect: the last call's report was implausible (SuspectReport);
+	// reported and reqEst are the report and our count of the request.
+	suspect               bool
+	reported, reqEst      int64
 	lastInput, lastOutput int64
 	// added is everything counted since the anchor; addedRaw the part of
 	// it that AddText estimated (before calibration), addedExact the part
@@ -265,18 +284,33 @@ func (c *Calculator) InitPins(pinTokens int64) {
 // back. The estimate error is recorded, calibration updated, and the
 // logger called. A usage without input tokens counts as no usage.
 func (c *Calculator) Observe(u message.Usage, estimatedInput int64) {
+	c.ObserveRequest(u, estimatedInput, 0)
+}
+
+// ObserveRequest is Observe with the usage sanity check (usagesanity.go):
+// requestEstimate is our own count of the request the call sent (0: no
+// check). A suspect report is neither the anchor nor a calibration sample:
+// the call counts as one without usage (the caller adds its output with
+// AddText) and the snapshot shows the report beside the estimate.
+// ObserveRequest reports whether the report was suspect.
+func (c *Calculator) ObserveRequest(u message.Usage, estimatedInput, requestEstimate int64) (suspect bool) {
 	if u.Input <= 0 {
 		c.ObserveNoUsage()
-		return
+		return false
 	}
 	c.mu.Lock()
+	if SuspectReport(u.Input, requestEstimate) {
+		c.suspect, c.reported, c.reqEst = true, u.Input, requestEstimate
+		c.mu.Unlock()
+		return true
+	}
 	if estimatedInput <= 0 {
 		estimatedInput = c.totalLocked()
 	}
 	// Learn only from text estimated on top of a real anchor: there the
 	// estimator is the only unknown. The first call's error is mostly the
 	// rendering of the system prompt and tool schemas, not the estimator's.
-	if c.hasActual && !c.noUsage && c.addedRaw >= calibrationMinTokens {
+	if c.hasActual && !c.noUsage && !c.suspect && c.addedRaw >= calibrationMinTokens {
 		c.cal.Update(c.addedRaw, u.Input-c.lastInput-c.lastOutput-c.addedExact)
 	}
 	if estimatedInput > 0 {
@@ -287,11 +321,13 @@ func (c *Calculator) Observe(u message.Usage, estimatedInput int64) {
 	c.lastOutput = sentOutput(u, c.roundtrip)
 	c.added, c.addedRaw, c.addedExact = 0, 0, 0
 	c.hasActual, c.noUsage = true, false
+	c.suspect, c.reported, c.reqEst = false, 0, 0
 	log := c.logger
 	c.mu.Unlock()
 	if log != nil && estimatedInput > 0 {
 		log(estimatedInput, u.Input)
 	}
+	return false
 }
 
 // sentOutput is the part of a call's output sent back with the next
@@ -356,6 +392,7 @@ func (c *Calculator) Reset(historyEstimate int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.hasActual, c.noUsage = false, false
+	c.suspect, c.reported, c.reqEst = false, 0, 0
 	c.lastInput, c.lastOutput = 0, 0
 	c.added, c.addedRaw, c.addedExact = historyEstimate, 0, 0
 }
@@ -412,8 +449,12 @@ func (c *Calculator) Snapshot() Snapshot {
 		InputLimit:    c.inLimit,
 		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Messages: total - c.system - c.tools - c.pins},
 	}
-	if c.hasActual && !c.noUsage {
+	if c.hasActual && !c.noUsage && !c.suspect {
 		s.Basis = BasisActual
+	}
+	s.Labels = labelsOf(s.Basis, c.roundtrip)
+	if c.roundtrip {
+		s.Breakdown.Reasoning = min(c.reasoning, max(s.Breakdown.Messages, 0))
 	}
 	if c.hasErr {
 		e := c.estErr
@@ -424,6 +465,10 @@ func (c *Calculator) Snapshot() Snapshot {
 	}
 	if c.noUsage {
 		s.Warnings = append(s.Warnings, WarnNoUsage)
+	}
+	if c.suspect {
+		s.UsageSuspect, s.ReportedInput, s.RequestEstimate = true, c.reported, c.reqEst
+		s.Warnings = append(s.Warnings, WarnUsageSuspect(c.reported, c.reqEst))
 	}
 	if s.Breakdown.Messages < 0 {
 		s.Breakdown.Messages = 0

@@ -20,6 +20,9 @@ import (
 // error is restored from that step's StepState.Estimate in either case, and
 // the calibration from the newest StepState.Calibration, so that a session
 // reopened (or read by `agent context`) estimates exactly as it did live.
+// A step whose usage was suspect (StepState.UsageSuspect) is no anchor; when
+// the newest step sent no usage or a suspect one, the snapshot says so as the
+// live one did (WarnNoUsage, UsageSuspect).
 func Restore(opt Options, est Estimator, system, tools int64, history []message.Entry) *Calculator {
 	c := NewCalculator(opt, est)
 	c.system, c.tools = system, tools
@@ -31,6 +34,8 @@ func Restore(opt Options, est Estimator, system, tools int64, history []message.
 	}
 	cest := Calibrated{Estimator: c.est, Ratio: c.cal.Ratio()}
 
+	defer restoreUsageFlags(c, history, v)
+	c.reasoning = ReasoningSent(history, cest, c.roundtrip)
 	ai, pi := newestStep(v.After)
 	if ai >= 0 {
 		if st := v.After[ai].Parts[pi].Step; st.Estimate > 0 {
@@ -103,7 +108,7 @@ func newestStep(entries []message.Entry) (int, int) {
 		parts := entries[i].Parts
 		for j := len(parts) - 1; j >= 0; j-- {
 			p := &parts[j]
-			if p.Type == message.PartStepFinish && p.Step != nil && p.Step.Usage.Input > 0 {
+			if p.Type == message.PartStepFinish && p.Step != nil && p.Step.Usage.Input > 0 && !p.Step.UsageSuspect {
 				return i, j
 			}
 		}
@@ -177,4 +182,29 @@ func lastCalibration(history []message.Entry) float64 {
 		}
 	}
 	return 0
+}
+
+// restoreUsageFlags marks c as the live calculator was after the newest
+// step sent after the newest summary, unless a compaction followed it: no
+// usage (WarnNoUsage) or a suspect one (UsageSuspect).
+func restoreUsageFlags(c *Calculator, history []message.Entry, v Visible) {
+	for i := len(v.After) - 1; i >= 0; i-- {
+		parts := v.After[i].Parts
+		for j := len(parts) - 1; j >= 0; j-- {
+			st := parts[j].Step
+			if parts[j].Type != message.PartStepFinish || st == nil {
+				continue
+			}
+			if compactedAfter(history, v.After[i].Message.ID, j) {
+				return
+			}
+			switch {
+			case st.UsageSuspect:
+				c.suspect, c.reported, c.reqEst = true, st.Usage.Input, st.RequestEstimate
+			case st.Usage.Input <= 0:
+				c.noUsage = true
+			}
+			return
+		}
+	}
 }

@@ -8,6 +8,10 @@
 //
 //	total = lastInput + lastOutput + estimate(text added after the last call)
 //
+// A call's reported usage becomes lastInput only when it is plausible
+// against our own count of the request (usagesanity.go); a suspect report
+// is shown, not used.
+//
 // Estimators are deliberately cheap and never block: chars/4 for every model,
 // and for OpenAI model families a BPE tokenizer whose tables load in the
 // background on first use (until then, chars/4 answers).
