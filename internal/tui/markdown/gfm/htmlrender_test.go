@@ -380,6 +380,14 @@ func tagNameOf(tag string) (name string, closing bool) {
 }
 
 func normalizeTag(tag string) string {
+	// An empty title is no title (cmark writes none, goldmark title="").
+	if strings.HasPrefix(tag, "<a ") || strings.HasPrefix(tag, "<img ") {
+		tag = strings.Replace(tag, ` title=""`, "", 1)
+	}
+	// goldmark writes a column's alignment as a style.
+	for _, a := range []string{"left", "center", "right"} {
+		tag = strings.Replace(tag, ` style="text-align:`+a+`"`, ` align="`+a+`"`, 1)
+	}
 	switch tag {
 	case "<br />", "<br/>":
 		return "<br>"
@@ -394,14 +402,15 @@ func normalizeTag(tag string) string {
 }
 
 // isNormBlock reports whether white space around the tag is not
-// significant (the spec's normalize.py list, plus tables').
+// significant (the spec's normalize.py list, plus tables' and <br>, which
+// a line ending always follows).
 func isNormBlock(name string) bool {
 	switch name {
 	case "article", "header", "aside", "hgroup", "blockquote", "hr", "iframe", "body", "li", "map", "button",
 		"object", "canvas", "ol", "caption", "output", "col", "p", "colgroup", "pre", "dd", "progress", "div",
 		"section", "dl", "table", "td", "dt", "tbody", "embed", "textarea", "fieldset", "tfoot", "figcaption",
 		"th", "figure", "thead", "footer", "tr", "form", "ul", "h1", "h2", "h3", "h4", "h5", "h6", "video",
-		"script", "style":
+		"script", "style", "br":
 		return true
 	}
 	return false

@@ -16,7 +16,7 @@ type specExample struct {
 	HTML      string `json:"html"`
 }
 
-func loadSpec(t *testing.T, path string) []specExample {
+func loadSpec(t testing.TB, path string) []specExample {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
