@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzShellGrantAgainstBash$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/diffview
 
 clean:
 	rm -rf bin
