@@ -56,6 +56,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/diffview
+	$(GO) test -run '^$$' -fuzz '^FuzzMatchesGitCheckIgnore$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools/gitignore
 
 clean:
 	rm -rf bin

@@ -11,8 +11,10 @@
 // not descend into ignored directories. Global excludes (core.excludesFile)
 // are not read. Globs are git's wildmatch: bracket expressions may hold
 // POSIX classes ("[[:alpha:]]"), and a trailing "/**" matches what is
-// inside a directory, not the directory. oracle_test.go compares the
-// matcher with `git check-ignore` on generated patterns and trees.
+// inside a directory, not the directory. Patterns and names are read as
+// UTF-8, where git compares bytes: with invalid UTF-8, two bytes git
+// tells apart may match. oracle_test.go compares the matcher with `git
+// check-ignore` on generated patterns and trees, and fuzzes the same.
 package gitignore
 
 import (

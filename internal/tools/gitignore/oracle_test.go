@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The oracle: git itself. TestMatchesGitCheckIgnore writes generated
@@ -225,4 +226,73 @@ func TestGitWildmatchForms(t *testing.T) {
 			t.Errorf("%q on %q (dir %v): ignored %v, git says %v", tt.pattern, tt.path, tt.isDir, got, tt.want)
 		}
 	}
+}
+
+// FuzzMatchesGitCheckIgnore is the fuzzing form of the differential test:
+// one pattern line and one path (made a file, its parents directories) in
+// a repository, and git check-ignore's answer.
+func FuzzMatchesGitCheckIgnore(f *testing.F) {
+	if _, err := exec.LookPath("git"); err != nil {
+		f.Skip("git not installed")
+	}
+	for _, s := range [][2]string{
+		{"[[:alpha:]]", "a/b"}, {"**/**", "x"}, {"a/**/**", "a/b/c"}, {"!a", "a"}, {`\#c`, "#c"},
+		{"*.go ", "a.go"}, {`a\ `, "a "}, {"/a/", "a/b"}, {"[!a-c]?", "dx"}, {"a/**/b", "a/b"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	home := f.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}
+	repo := filepath.Join(home, "r")
+	cmd := exec.Command("git", "init", "-q", repo)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		f.Fatalf("git init: %v\n%s", err, out)
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		if strings.ContainsAny(pattern, "\n\x00") || !validRelPath(path) {
+			return
+		}
+		if !utf8.ValidString(pattern) || !utf8.ValidString(path) {
+			return // a documented difference: see the package comment
+		}
+		top := filepath.Join(repo, "t")
+		if err := os.RemoveAll(top); err != nil {
+			t.Fatal(err)
+		}
+		full := filepath.Join(top, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return // a name the file system refuses
+		}
+		if err := os.WriteFile(full, nil, 0o644); err != nil {
+			return
+		}
+		if err := os.WriteFile(filepath.Join(top, ".gitignore"), []byte(pattern+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rel := "t/" + path
+		want := gitIgnored(t, repo, env, []string{rel})[rel]
+		if got := walkerIgnored(repo, rel, false); got != want {
+			t.Errorf("pattern %q, path %q: ignored %v, git says %v", pattern, path, got, want)
+		}
+	})
+}
+
+// validRelPath reports whether path is a clean relative path of names a
+// file may have, none of them special to git.
+func validRelPath(path string) bool {
+	if path == "" || len(path) > 200 || strings.ContainsAny(path, "\x00\\\n\r\t\"") {
+		return false
+	}
+	for _, name := range strings.Split(path, "/") {
+		if name == "" || name == "." || name == ".." || strings.EqualFold(name, ".git") || name == ".gitignore" {
+			return false
+		}
+		for _, r := range name {
+			if r < ' ' || r == 0x7f {
+				return false
+			}
+		}
+	}
+	return true
 }
