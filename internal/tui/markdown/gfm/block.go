@@ -19,6 +19,10 @@ type openState struct {
 	// they stand (indented four columns or more, or lazy continuation
 	// lines): GFM does not take them as a table's delimiter row.
 	inert []bool
+	// table is set once a paragraph's lines hold a table's header and
+	// delimiter row: a lazy continuation line then ends it, as it ends
+	// GFM's table.
+	table bool
 
 	// A list item's content column: markerOffset+padding.
 	markerOffset, padding int
@@ -214,9 +218,11 @@ func (p *parser) incorporateLine(line string) {
 	}
 
 	// 3. The rest of the line.
-	if !p.allClosed && !p.blank && p.tip.Kind == Paragraph {
+	if !p.allClosed && !p.blank && p.tip.Kind == Paragraph && !p.tip.st.table {
 		p.addLine() // a lazy continuation line
-		p.tip.st.inert[len(p.tip.st.inert)-1] = true
+		st := p.tip.st
+		st.inert[len(st.inert)-1] = true
+		st.table = false // it was unset to come here; a lazy line is no delimiter row
 		p.markLine(p.tip)
 		return
 	}
@@ -631,6 +637,7 @@ func (p *parser) addLine() {
 	case p.tip.Kind == Paragraph:
 		st.lines = append(st.lines, strings.TrimLeft(rest, " \t"))
 		st.inert = append(st.inert, p.indented)
+		st.table = st.table || holdsTable(st)
 		return
 	case p.tip.Fenced && !st.infoDone:
 		st.infoDone = true // the opening fence's line
@@ -699,6 +706,19 @@ func (p *parser) finalize(n *Node) {
 	case List:
 		n.Tight = tight(n)
 	}
+}
+
+// holdsTable reports whether the last line of a paragraph is the
+// delimiter row of a table whose header is the line before it. A header
+// starting with '[' does not count: it may be a link reference
+// definition, which is not a table's (finalize decides then).
+func holdsTable(st *openState) bool {
+	n := len(st.lines)
+	if n < 2 || st.inert[n-1] || strings.HasPrefix(st.lines[n-2], "[") {
+		return false
+	}
+	aligns := delimiterRow(st.lines[n-1])
+	return aligns != nil && len(splitRow(st.lines[n-2])) == len(aligns)
 }
 
 // paragraphText is the inline content of a paragraph's lines.

@@ -69,3 +69,20 @@ func TestLinkLabelFullCaseFold(t *testing.T) {
 		{"different letters", "[ß]\n\n[s]: /u\n", "<p>[ß]</p>\n"},
 	})
 }
+
+// TestTableEndsAtLazyLine: a table is not a paragraph, so a line that
+// only a paragraph could take lazily ends it and the containers around
+// it (GFM builds tables line by line; ours are made of finished
+// paragraphs, so the paragraph must not take such a line either).
+func TestTableEndsAtLazyLine(t *testing.T) {
+	table := "<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n</table>\n"
+	runHTMLCases(t, []htmlCase{
+		{"after a quote's table", "> | a |\n> | - |\n| b |\n",
+			"<blockquote>\n" + table + "</blockquote>\n<p>| b |</p>\n"},
+		{"after an item's table", "- | a |\n  | - |\nb\n",
+			"<ul>\n<li>\n" + table + "</li>\n</ul>\n<p>b</p>\n"},
+		{"a paragraph's lazy line still", "> a\nb\n", "<blockquote>\n<p>a\nb</p>\n</blockquote>\n"},
+		{"lazy before the delimiter row", "> | a |\n| - |\nc\n", "<blockquote>\n<p>| a |\n| - |\nc</p>\n</blockquote>\n"},
+		{"after definitions, no table", "> [x]: /u\n> | - |\nc\n", "<blockquote>\n<p>| - |\nc</p>\n</blockquote>\n"},
+	})
+}

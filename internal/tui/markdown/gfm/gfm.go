@@ -15,9 +15,7 @@
 // bare e-mail addresses are not links; a domain with an underscore in its
 // last two labels is still linked; a table is made from a finished
 // paragraph, so it ends where the paragraph does (a line of '=' right
-// under its rows ends it, where GFM makes that line a row; a lazy
-// continuation line after its delimiter row is a row, where GFM ends the
-// table).
+// under its rows ends it, where GFM makes that line a row).
 //
 // The oracle: spec_test.go runs every example of both specs
 // (testdata/spec) through a test-only HTML renderer, and FuzzDifferential
