@@ -103,7 +103,7 @@ var differenceClasses = []struct {
 		func(src string) bool {
 			return strings.Contains(src, "]") && strings.Count(src, "(") != strings.Count(src, ")")
 		}, nil},
-	{"goldmark counts the columns of a tab after a list marker otherwise",
+	{"goldmark counts the columns of a tab in the indentation of containers otherwise",
 		tabAfterMarker, nil},
 	{"goldmark takes a lazy continuation line (in a quote or an item) for a delimiter row",
 		func(src string) bool {
@@ -135,6 +135,13 @@ var differenceClasses = []struct {
 		func(src string) bool { return strings.Contains(src, "\\\\\n") }, nil},
 	{"goldmark does not take a link label that starts with a line ending",
 		func(src string) bool { return strings.Contains(src, "[\n") }, nil},
+	{"goldmark starts an HTML block at a closing </pre>, </script>, </style> or </textarea> alone",
+		func(src string) bool {
+			l := strings.ToLower(src)
+			return strings.Contains(l, "</pre") || strings.Contains(l, "</script") || strings.Contains(l, "</style") || strings.Contains(l, "</textarea")
+		}, nil},
+	{"goldmark does not take a tab for white space in an HTML block's tag",
+		func(src string) bool { return strings.Contains(src, "<") && strings.Contains(src, "\t") }, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
@@ -261,25 +268,26 @@ func unwrapAutolinks(h string) string {
 	}
 }
 
-// tabAfterMarker reports whether a line of src has a tab in the white
-// space after a list marker at its start.
+// tabAfterMarker reports whether src has containers (a line starting
+// with a list marker or '>') and a tab in the indentation of a line, where
+// the two count columns differently.
 func tabAfterMarker(src string) bool {
+	containers, tabs := false, false
 	for _, l := range strings.Split(src, "\n") {
-		marker := false
 		for i := 0; i < len(l); i++ {
 			c := l[i]
 			switch {
-			case c == '\t' && marker:
-				return true
-			case c == '-' || c == '+' || c == '*' || c == '.' || c == ')':
-				marker = true
-			case c == ' ' || c == '\t' || c == '>' || c >= '0' && c <= '9':
+			case c == '\t':
+				tabs = true
+			case c == '-' || c == '+' || c == '*' || c == '.' || c == ')' || c == '>':
+				containers = true
+			case c == ' ' || c >= '0' && c <= '9':
 			default:
 				i = len(l)
 			}
 		}
 	}
-	return false
+	return containers && tabs
 }
 
 // cutLanguageAtTab ends each code block's language class at a tab.
