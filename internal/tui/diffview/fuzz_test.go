@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -43,6 +44,12 @@ func FuzzRender(f *testing.F) {
 		}
 		width = 8 + int(uint(width)%300)
 		diff := udiff.Unified("a/f", "b/f", old, new)
+		if !headersAgree(diff) {
+			// go-udiff v0.4.1 sometimes numbers a later hunk's new side
+			// one off (its content is right): the view shows the numbers
+			// it is given, so such diffs say nothing about it.
+			t.Skip("udiff numbered a hunk inconsistently")
+		}
 		ls := Parse(diff)
 		for _, layout := range []Layout{Unified, SideBySide} {
 			for _, row := range RenderLines(ls, width, layout, plain) {
@@ -92,4 +99,25 @@ func FuzzRender(f *testing.F) {
 			t.Fatalf("%q → %q: the hunks shown give %q, want %q\ndiff:\n%s", old, new, got, want, diff)
 		}
 	})
+}
+
+// headersAgree reports whether each hunk's new start follows from its old
+// start and the lines the hunks before it added or removed (checked where
+// both sides of a hunk have lines).
+func headersAgree(diff string) bool {
+	delta := 0
+	for _, l := range strings.Split(diff, "\n") {
+		if !strings.HasPrefix(l, "@@ ") {
+			continue
+		}
+		var a, b, c, d int
+		if n, _ := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &a, &b, &c, &d); n != 4 {
+			continue
+		}
+		if b > 0 && d > 0 && c != a+delta {
+			return false
+		}
+		delta += d - b
+	}
+	return true
 }
