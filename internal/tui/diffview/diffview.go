@@ -75,7 +75,8 @@ type Line struct {
 // from the hunk headers, and the changed words of paired removed and
 // added lines are marked. Inside a hunk, the lines its header counts
 // are content, whatever they look like ("--- x" is the removed line
-// "-- x").
+// "-- x"); a hunk header starts a hunk wherever it is (a hand-written
+// patch may count wrong).
 func Parse(diff string) []Line {
 	var out []Line
 	oldN, newN := 0, 0
@@ -88,7 +89,7 @@ func Parse(diff string) []Line {
 		inHunk := oldLeft > 0 || newLeft > 0
 		switch {
 		case !inHunk && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ")):
-		case !inHunk && strings.HasPrefix(l, "@@"):
+		case strings.HasPrefix(l, "@@"): // no content line starts with '@': a header even where a count ran over
 			oldN, newN, oldLeft, newLeft = hunkStart(l)
 			out = append(out, Line{Kind: HunkHeader, Text: clean(l)})
 		case strings.HasPrefix(l, "+"):

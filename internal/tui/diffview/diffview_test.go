@@ -104,6 +104,15 @@ func TestParseKeepsContentLinesThatLookLikeHeaders(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines\n%q\nwant\n%q", got, want)
 	}
+	// A header that counts too many lines does not hide the next hunk.
+	got = nil
+	for _, l := range Parse("@@ -1,9 +1,9 @@\n-a\n+b\n@@ -20 +20 @@\n-c\n+d\n") {
+		got = append(got, fmt.Sprintf("%d:%d/%d:%s", l.Kind, l.Old, l.New, l.Text))
+	}
+	want = []string{"3:0/0:@@ -1,9 +1,9 @@", "2:1/0:a", "1:0/1:b", "3:0/0:@@ -20 +20 @@", "2:20/0:c", "1:0/20:d"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
+	}
 }
 
 // TestNarrowWidthsStayInWidth: rows are at most width cells at any width
