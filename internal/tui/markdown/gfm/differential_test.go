@@ -101,7 +101,15 @@ var differenceClasses = []struct {
 		}, nil},
 	{"goldmark takes a link destination (inline or defined) whose parentheses do not balance",
 		func(src string) bool {
-			return strings.Contains(src, "]") && strings.Count(src, "(") != strings.Count(src, ")")
+			if !strings.Contains(src, "]") {
+				return false
+			}
+			for _, l := range strings.Split(src, "\n") {
+				if strings.Count(l, "(") != strings.Count(l, ")") {
+					return true
+				}
+			}
+			return false
 		}, nil},
 	{"goldmark counts the columns of a tab in the indentation of containers otherwise",
 		tabAfterMarker, nil},
@@ -142,6 +150,21 @@ var differenceClasses = []struct {
 		}, nil},
 	{"goldmark does not take a tab for white space in an HTML block's tag",
 		func(src string) bool { return strings.Contains(src, "<") && strings.Contains(src, "\t") }, nil},
+	{"goldmark takes an unescaped '<' inside a <…> link destination",
+		func(src string) bool {
+			for i := strings.IndexByte(src, '<'); i >= 0; {
+				rest := src[i+1:]
+				if end := strings.IndexAny(rest, ">\n"); strings.IndexByte(rest[:max(end, 0)], '<') >= 0 || end < 0 && strings.IndexByte(rest, '<') >= 0 {
+					return true
+				}
+				k := strings.IndexByte(rest, '<')
+				if k < 0 {
+					break
+				}
+				i += 1 + k
+			}
+			return false
+		}, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
