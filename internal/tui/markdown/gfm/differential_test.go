@@ -165,6 +165,12 @@ var differenceClasses = []struct {
 			}
 			return false
 		}, nil},
+	{"goldmark decodes a character reference after an escaped '&' in a link destination",
+		func(src string) bool { return strings.Contains(src, "\\&") }, nil},
+	{"goldmark makes a list loose at a blank line inside an item's fenced code",
+		func(src string) bool {
+			return (strings.Contains(src, "```") || strings.Contains(src, "~~~")) && emptyLine(src)
+		}, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
@@ -333,4 +339,14 @@ func cutLanguageAtTab(h string) string {
 		b.WriteString(h[:i] + lang)
 		h = h[i+j:]
 	}
+}
+
+// emptyLine reports whether src has a blank line.
+func emptyLine(src string) bool {
+	for _, l := range strings.Split(src, "\n") {
+		if strings.Trim(l, " \t") == "" {
+			return true
+		}
+	}
+	return false
 }
