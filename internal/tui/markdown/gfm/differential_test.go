@@ -171,6 +171,17 @@ var differenceClasses = []struct {
 		func(src string) bool {
 			return (strings.Contains(src, "```") || strings.Contains(src, "~~~")) && emptyLine(src)
 		}, nil},
+	{"goldmark takes \"<?>\" for a processing instruction (its \"?>\" overlaps the \"<?\")",
+		func(src string) bool { return strings.Contains(src, "<?>") }, nil},
+	{"goldmark reads a definition whose destination is on the line after its label otherwise",
+		func(src string) bool {
+			for _, l := range strings.Split(src, "\n") {
+				if strings.HasSuffix(strings.TrimRight(l, " \t"), "]:") {
+					return true
+				}
+			}
+			return false
+		}, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
