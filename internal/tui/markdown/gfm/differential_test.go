@@ -182,6 +182,19 @@ var differenceClasses = []struct {
 			}
 			return false
 		}, nil},
+	{"goldmark keeps the indentation of a title's later lines (a paragraph's lines lose it)",
+		func(src string) bool { return strings.Contains(src, "\n") }, trimTitleIndent},
+	{"goldmark keeps a definition's title on the next line that text follows",
+		func(src string) bool {
+			lines := strings.Split(src, "\n")
+			for i := 1; i < len(lines); i++ {
+				next := strings.TrimLeft(lines[i], " \t>")
+				if strings.Contains(lines[i-1], "]:") && next != "" && strings.IndexByte("\"'(", next[0]) >= 0 {
+					return true
+				}
+			}
+			return false
+		}, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
@@ -360,4 +373,30 @@ func emptyLine(src string) bool {
 		}
 	}
 	return false
+}
+
+// trimTitleIndent drops the white space after the line endings of each
+// title attribute.
+func trimTitleIndent(h string) string {
+	const attr = ` title="`
+	var b strings.Builder
+	for {
+		i := strings.Index(h, attr)
+		if i < 0 {
+			b.WriteString(h)
+			return b.String()
+		}
+		i += len(attr)
+		j := strings.IndexByte(h[i:], '"')
+		if j < 0 {
+			b.WriteString(h)
+			return b.String()
+		}
+		lines := strings.Split(h[i:i+j], "\n")
+		for k := 1; k < len(lines); k++ {
+			lines[k] = strings.TrimLeft(lines[k], " \t")
+		}
+		b.WriteString(h[:i] + strings.Join(lines, "\n"))
+		h = h[i+j:]
+	}
 }
