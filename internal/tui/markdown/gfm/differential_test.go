@@ -195,6 +195,22 @@ var differenceClasses = []struct {
 			}
 			return false
 		}, nil},
+	{"goldmark takes link labels over 999 characters",
+		func(src string) bool {
+			open := -1
+			for i := 0; i < len(src); i++ {
+				switch src[i] {
+				case '[':
+					open = i
+				case ']':
+					if open >= 0 && i-open > 999 {
+						return true
+					}
+					open = -1
+				}
+			}
+			return false
+		}, nil},
 	{"goldmark ends an item that starts with a blank line early (at a nested item, or a blank line)",
 		emptyItemLine, nil},
 	{"goldmark leaves the empty cell added to a short row unaligned",
