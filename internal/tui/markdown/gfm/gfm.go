@@ -19,8 +19,10 @@
 //
 // The oracle: spec_test.go runs every example of both specs
 // (testdata/spec) through a test-only HTML renderer, and FuzzDifferential
-// compares documents with goldmark's rendering. The examples that differ,
-// each for a reason above:
+// compares documents with goldmark's rendering (differential_test.go
+// lists the classes of difference it accepts: the ones above, and where
+// goldmark departs from the specs). The examples that differ, each for a
+// reason above:
 //
 //	CommonMark 25       &Dcaron; and other named references outside the subset stay text
 //	CommonMark 608, 611 a bare URL is a link (the extension is always on)
