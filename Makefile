@@ -53,6 +53,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzToModelMessages$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
 	$(GO) test -run '^$$' -fuzz '^FuzzTruncate$$' -fuzztime $${FUZZTIME:-1m} ./internal/context/truncate
 	$(GO) test -run '^$$' -fuzz '^FuzzShellGrantAgainstBash$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
+	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/diffview
+	$(GO) test -run '^$$' -fuzz '^FuzzMatchesGitCheckIgnore$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools/gitignore
 
 clean:
 	rm -rf bin

@@ -9,7 +9,12 @@
 // their parents, and .git/info/exclude sits below the root .gitignore. As in
 // git, a path inside an ignored directory cannot be re-included: walkers do
 // not descend into ignored directories. Global excludes (core.excludesFile)
-// are not read.
+// are not read. Globs are git's wildmatch: bracket expressions may hold
+// POSIX classes ("[[:alpha:]]"), and a trailing "/**" matches what is
+// inside a directory, not the directory. Patterns and names are read as
+// UTF-8, where git compares bytes: with invalid UTF-8, two bytes git
+// tells apart may match. oracle_test.go compares the matcher with `git
+// check-ignore` on generated patterns and trees, and fuzzes the same.
 package gitignore
 
 import (
@@ -34,7 +39,6 @@ type pattern struct {
 	negate   bool
 	dirOnly  bool
 	anchored bool   // matched against the path from the file's directory, else the base name
-	inside   string // for "dir/**": the directory whose contents match, but not itself
 	literal  bool   // glob has no special characters: compare strings
 	suffix   string // for "*.ext"-like unanchored patterns: compare the end of the name
 }
@@ -94,13 +98,16 @@ func parseLine(line string) (pattern, bool) {
 		}
 	}
 	line = strings.NewReplacer("{", `\{`, "}", `\}`).Replace(line)
-	if !doublestar.ValidatePattern(line) {
+	line, ok := expandClasses(line)
+	if !ok || !doublestar.ValidatePattern(line) {
 		return pattern{}, false
 	}
-	p.glob = line
 	if p.anchored && strings.HasSuffix(line, "/**") {
-		p.inside = strings.TrimSuffix(line, "/**")
+		// git's "dir/**" matches what is inside dir, not dir itself;
+		// doublestar's matches dir too, its "dir/*/**" does not.
+		line = strings.TrimSuffix(line, "/**") + "/*/**"
 	}
+	p.glob = line
 	p.literal = !strings.ContainsAny(line, `*?[\`)
 	if !p.anchored && strings.HasPrefix(line, "*") && !strings.ContainsAny(line[1:], `*?[\`) {
 		p.suffix = line[1:]
@@ -150,9 +157,6 @@ func (p *pattern) matches(rel, base string) bool {
 	}
 	if p.literal {
 		return rel == p.glob
-	}
-	if p.inside != "" && doublestar.MatchUnvalidated(p.inside, rel) {
-		return false // "dir/**" matches what is inside dir, not dir itself
 	}
 	return doublestar.MatchUnvalidated(p.glob, rel)
 }
@@ -258,4 +262,56 @@ func readRegular(path string) ([]byte, error) {
 		return nil, errors.New("not a regular file")
 	}
 	return io.ReadAll(f)
+}
+
+// posixClasses are the character classes git's wildmatch knows inside a
+// bracket expression ("[[:alpha:]_]"), as ranges doublestar knows.
+var posixClasses = map[string]string{
+	"alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \t", "cntrl": "\x00-\x1f\x7f",
+	"digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
+	"punct": "!-/:-@\\[-`{-~", "space": " \t\n\v\f\r", "upper": "A-Z", "xdigit": "0-9a-fA-F",
+}
+
+// expandClasses rewrites the "[:name:]" classes in the bracket
+// expressions of glob as ranges; ok is false for a class git does not
+// know (git then matches nothing with the pattern).
+func expandClasses(glob string) (string, bool) {
+	if !strings.Contains(glob, "[:") {
+		return glob, true
+	}
+	var b strings.Builder
+	inBracket := false
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch {
+		case c == '\\' && i+1 < len(glob):
+			b.WriteString(glob[i : i+2])
+			i++
+			continue
+		case !inBracket && c == '[':
+			inBracket = true
+			b.WriteByte(c)
+			if i+1 < len(glob) && (glob[i+1] == '!' || glob[i+1] == '^') {
+				b.WriteByte(glob[i+1])
+				i++
+			}
+			continue
+		case inBracket && c == ']':
+			inBracket = false
+		case inBracket && strings.HasPrefix(glob[i:], "[:"):
+			end := strings.Index(glob[i+2:], ":]")
+			if end < 0 {
+				break
+			}
+			ranges, known := posixClasses[glob[i+2:i+2+end]]
+			if !known {
+				return "", false
+			}
+			b.WriteString(ranges)
+			i += 2 + end + 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), true
 }

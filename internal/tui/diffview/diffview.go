@@ -73,31 +73,40 @@ type Line struct {
 
 // Parse reads a unified diff: file headers are dropped, numbers come
 // from the hunk headers, and the changed words of paired removed and
-// added lines are marked.
+// added lines are marked. Inside a hunk, the lines its header counts
+// are content, whatever they look like ("--- x" is the removed line
+// "-- x"); a hunk header starts a hunk wherever it is (a hand-written
+// patch may count wrong).
 func Parse(diff string) []Line {
 	var out []Line
 	oldN, newN := 0, 0
+	oldLeft, newLeft := 0, 0 // the lines of the hunk still to come
 	diff = strings.TrimRight(diff, "\n")
 	if diff == "" {
 		return nil
 	}
 	for _, l := range strings.Split(diff, "\n") {
+		inHunk := oldLeft > 0 || newLeft > 0
 		switch {
-		case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
-		case strings.HasPrefix(l, "@@"):
-			oldN, newN = hunkStart(l)
+		case !inHunk && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ")):
+		case strings.HasPrefix(l, "@@"): // no content line starts with '@': a header even where a count ran over
+			oldN, newN, oldLeft, newLeft = hunkStart(l)
 			out = append(out, Line{Kind: HunkHeader, Text: clean(l)})
 		case strings.HasPrefix(l, "+"):
 			out = append(out, Line{Kind: Added, New: newN, Text: clean(l[1:])})
 			newN++
+			newLeft--
 		case strings.HasPrefix(l, "-"):
 			out = append(out, Line{Kind: Removed, Old: oldN, Text: clean(l[1:])})
 			oldN++
+			oldLeft--
 		case strings.HasPrefix(l, `\`): // "\ No newline at end of file"
 		default:
 			out = append(out, Line{Kind: Context, Old: oldN, New: newN, Text: clean(strings.TrimPrefix(l, " "))})
 			oldN++
 			newN++
+			oldLeft--
+			newLeft--
 		}
 	}
 	markWords(out)
@@ -110,19 +119,27 @@ func clean(s string) string {
 	return strings.ReplaceAll(termsafe.Strip(s), "\t", "    ")
 }
 
-// hunkStart reads the first old and new line numbers of "@@ -a,b +c,d @@".
-func hunkStart(h string) (oldN, newN int) {
+// hunkStart reads the first old and new line numbers of "@@ -a,b +c,d @@"
+// and the counts b and d (1 when left out; 0 for a header it cannot
+// read, whose lines are then read by their look alone).
+func hunkStart(h string) (oldN, newN, oldCount, newCount int) {
 	f := strings.Fields(h)
-	num := func(s, sign string) int {
+	num := func(s, sign string) (start, count int) {
 		s = strings.TrimPrefix(s, sign)
-		s, _, _ = strings.Cut(s, ",")
-		n, _ := strconv.Atoi(s)
-		return max(n, 1)
+		s, c, hasCount := strings.Cut(s, ",")
+		start, _ = strconv.Atoi(s)
+		count = 1
+		if hasCount {
+			count, _ = strconv.Atoi(c)
+		}
+		return max(start, 1), max(count, 0)
 	}
-	if len(f) >= 3 {
-		return num(f[1], "-"), num(f[2], "+")
+	if len(f) >= 3 && strings.HasPrefix(f[1], "-") && strings.HasPrefix(f[2], "+") {
+		oldN, oldCount = num(f[1], "-")
+		newN, newCount = num(f[2], "+")
+		return oldN, newN, oldCount, newCount
 	}
-	return 1, 1
+	return 1, 1, 0, 0
 }
 
 // markWords pairs each run of removed lines with the run of added lines
@@ -261,7 +278,9 @@ func RenderLines(ls []Line, width int, layout Layout, st Styles) []string {
 	for _, l := range ls {
 		digits = max(digits, len(strconv.Itoa(max(l.Old, l.New))))
 	}
-	if layout == SideBySide {
+	// Two columns need room for a gutter, a sign and four cells each;
+	// narrower, one column is drawn.
+	if layout == SideBySide && (width-1)/2 >= digits+3+4 {
 		return sideBySide(ls, width, digits, st)
 	}
 	return unified(ls, width, digits, st)
@@ -276,7 +295,12 @@ func unified(ls []Line, width, digits int, st Styles) []string {
 		return fmt.Sprintf("%*d", digits, n)
 	}
 	gutterW := 2*digits + 2
-	textW := max(4, width-gutterW-2)
+	if width < gutterW+2+4 {
+		// Too narrow for the numbers: the text keeps the room.
+		num = func(int) string { return "" }
+		gutterW = 0
+	}
+	textW := width - gutterW - 2
 	blank := st.Gutter.Render(strings.Repeat(" ", gutterW))
 	for _, l := range ls {
 		if l.Kind == HunkHeader {
@@ -290,7 +314,10 @@ func unified(ls []Line, width, digits int, st Styles) []string {
 		case Removed:
 			sign, style, word = "-", st.Del, st.DelWord
 		}
-		gutter := st.Gutter.Render(num(l.Old) + " " + num(l.New) + " ")
+		gutter := ""
+		if gutterW > 0 {
+			gutter = st.Gutter.Render(num(l.Old) + " " + num(l.New) + " ")
+		}
 		for i, row := range wrapStyled(l.Text, l.Words, textW, style, word) {
 			g, s := gutter, style.Render(sign+" ")
 			if i > 0 {

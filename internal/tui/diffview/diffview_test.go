@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,6 +86,51 @@ func TestControlSequencesInAFileAreStripped(t *testing.T) {
 	for _, r := range rows {
 		if strings.Contains(r, "\x1b]52") || strings.Contains(r, "\x07") {
 			t.Errorf("control sequence kept: %q", r)
+		}
+	}
+}
+
+// TestParseKeepsContentLinesThatLookLikeHeaders: inside a hunk, a removed
+// line "-- x" reads "--- x" and an added "++ y" reads "+++ y"; they are
+// content, counted by the hunk header, not file headers (FuzzRender
+// found the added line dropped).
+func TestParseKeepsContentLinesThatLookLikeHeaders(t *testing.T) {
+	diff := "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n+++ y\n -- x\n-++ y\n@@ -5 +5 @@\n---- z\n++++ z\n"
+	var got []string
+	for _, l := range Parse(diff) {
+		got = append(got, fmt.Sprintf("%d:%d/%d:%s", l.Kind, l.Old, l.New, l.Text))
+	}
+	want := []string{"3:0/0:@@ -1,2 +1,2 @@", "1:0/1:++ y", "0:1/2:-- x", "2:2/0:++ y", "3:0/0:@@ -5 +5 @@", "2:5/0:--- z", "1:0/5:+++ z"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
+	}
+	// A header that counts too many lines does not hide the next hunk.
+	got = nil
+	for _, l := range Parse("@@ -1,9 +1,9 @@\n-a\n+b\n@@ -20 +20 @@\n-c\n+d\n") {
+		got = append(got, fmt.Sprintf("%d:%d/%d:%s", l.Kind, l.Old, l.New, l.Text))
+	}
+	want = []string{"3:0/0:@@ -1,9 +1,9 @@", "2:1/0:a", "1:0/1:b", "3:0/0:@@ -20 +20 @@", "2:20/0:c", "1:0/20:d"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestNarrowWidthsStayInWidth: rows are at most width cells at any width
+// from 8, side by side asked for or not, with line numbers of any length
+// (FuzzRender found side by side at 8 columns drawing 11).
+func TestNarrowWidthsStayInWidth(t *testing.T) {
+	diff := "@@ -99998,2 +99998,2 @@\n-a long removed line\n+a long added line\n context\n"
+	for width := 8; width <= 40; width++ {
+		for _, layout := range []Layout{Unified, SideBySide} {
+			rows := Render(diff, width, layout, plain())
+			if len(rows) == 0 {
+				t.Fatalf("width %d: nothing drawn", width)
+			}
+			for _, r := range rows {
+				if w := ansi.StringWidth(r); w > width {
+					t.Errorf("layout %d, width %d: a row of %d cells: %q", layout, width, w, ansi.Strip(r))
+				}
+			}
 		}
 	}
 }

@@ -15,6 +15,14 @@ import "strings"
 // once the block is closed.
 type openState struct {
 	lines []string // a leaf's lines
+	// inert marks a paragraph's lines that could not start a block where
+	// they stand (indented four columns or more, or lazy continuation
+	// lines): GFM does not take them as a table's delimiter row.
+	inert []bool
+	// table is set once a paragraph's lines hold a table's header and
+	// delimiter row: a lazy continuation line then ends it, as it ends
+	// GFM's table.
+	table bool
 
 	// A list item's content column: markerOffset+padding.
 	markerOffset, padding int
@@ -210,8 +218,11 @@ func (p *parser) incorporateLine(line string) {
 	}
 
 	// 3. The rest of the line.
-	if !p.allClosed && !p.blank && p.tip.Kind == Paragraph {
+	if !p.allClosed && !p.blank && p.tip.Kind == Paragraph && !p.tip.st.table {
 		p.addLine() // a lazy continuation line
+		st := p.tip.st
+		st.inert[len(st.inert)-1] = true
+		st.table = false // it was unset to come here; a lazy line is no delimiter row
 		p.markLine(p.tip)
 		return
 	}
@@ -437,10 +448,11 @@ func (p *parser) setext(para *Node, c byte) int {
 	p.closeUnmatchedBlocks()
 	st := para.st
 	st.lines = p.takeRefs(st.lines)
+	st.inert = st.inert[len(st.inert)-len(st.lines):]
 	if len(st.lines) == 0 {
 		return noStart
 	}
-	if tableAt(st.lines) > 0 {
+	if tableAt(st.lines, st.inert) > 0 {
 		p.finalize(para)
 		return containerStarted
 	}
@@ -624,6 +636,8 @@ func (p *parser) addLine() {
 	switch {
 	case p.tip.Kind == Paragraph:
 		st.lines = append(st.lines, strings.TrimLeft(rest, " \t"))
+		st.inert = append(st.inert, p.indented)
+		st.table = st.table || holdsTable(st)
 		return
 	case p.tip.Fenced && !st.infoDone:
 		st.infoDone = true // the opening fence's line
@@ -659,10 +673,13 @@ func (p *parser) finalize(n *Node) {
 	case Paragraph:
 		lines := p.takeRefs(st.lines)
 		if len(lines) == 0 {
+			if prev := n.Prev; prev != nil && n.line0 > prev.line1+1 {
+				prev.blankAfter = true
+			}
 			n.Remove()
 			return
 		}
-		if i := tableAt(lines); i > 0 {
+		if i := tableAt(lines, st.inert[len(st.inert)-len(lines):]); i > 0 {
 			t := p.makeTable(lines, i)
 			t.line0, t.line1 = n.line0+len(st.lines)-len(lines)+i-1, n.line1
 			n.insertAfter(t)
@@ -691,6 +708,19 @@ func (p *parser) finalize(n *Node) {
 	}
 }
 
+// holdsTable reports whether the last line of a paragraph is the
+// delimiter row of a table whose header is the line before it. A header
+// starting with '[' does not count: it may be a link reference
+// definition, which is not a table's (finalize decides then).
+func holdsTable(st *openState) bool {
+	n := len(st.lines)
+	if n < 2 || st.inert[n-1] || strings.HasPrefix(st.lines[n-2], "[") {
+		return false
+	}
+	aligns := delimiterRow(st.lines[n-1])
+	return aligns != nil && len(splitRow(st.lines[n-2])) == len(aligns)
+}
+
 // paragraphText is the inline content of a paragraph's lines.
 func paragraphText(lines []string) string {
 	return strings.TrimRight(strings.Join(lines, "\n"), " \t")
@@ -707,7 +737,7 @@ func joinLines(lines []string) string {
 }
 
 // tight reports whether no blank line separates a list's items or the
-// children of one.
+// children of one, or follows a child that something in the list follows.
 func tight(list *Node) bool {
 	for item := list.FirstChild; item != nil; item = item.Next {
 		if item.Next != nil && item.Next.line0 > item.line1+1 {
@@ -717,9 +747,27 @@ func tight(list *Node) bool {
 			if c.Next != nil && c.Next.line0 > c.line1+1 {
 				return false
 			}
+			if (c.Next != nil || item.Next != nil) && endsWithBlank(c) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// endsWithBlank reports whether a blank line that only link reference
+// definitions followed ends n, or the last item of n (a list) or the
+// last child of n (an item), as CommonMark's reference parser sees it.
+func endsWithBlank(n *Node) bool {
+	for ; n != nil; n = n.LastChild {
+		if n.blankAfter {
+			return true
+		}
+		if n.Kind != List && n.Kind != ListItem {
+			return false
+		}
+	}
+	return false
 }
 
 // inlines parses the inline content of the blocks under n.

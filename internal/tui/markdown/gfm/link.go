@@ -104,11 +104,10 @@ func unescape(s string) string {
 	return b.String()
 }
 
-// normalizeLabel is a link label's key: case folded, inner white space
-// collapsed to one space, trimmed ("" for no label).
+// normalizeLabel is a link label's key: case folded (fully: casefold.go),
+// inner white space collapsed to one space, trimmed ("" for no label).
 func normalizeLabel(label string) string {
-	f := strings.Fields(label)
-	return strings.ToLower(strings.ToUpper(strings.Join(f, " ")))
+	return caseFold(strings.Join(strings.Fields(label), " "))
 }
 
 // linkLabel returns the length of the link label ("[…]") at the start of

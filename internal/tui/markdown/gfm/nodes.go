@@ -139,6 +139,10 @@ type Node struct {
 	// The lines of the source a block starts and ends on (for the
 	// tightness of lists).
 	line0, line1 int
+	// blankAfter is set on a block followed by a blank line and then only
+	// link reference definitions, which left no block: the blank line
+	// still makes a list loose.
+	blankAfter bool
 	// st is an open block's parsing state (nil once closed).
 	st *openState
 }

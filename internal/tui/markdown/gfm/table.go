@@ -11,9 +11,14 @@ package gfm
 // twice: once as a delimiter row candidate, once split into cells.
 
 // tableAt returns the index of the delimiter row of the table in a
-// paragraph's lines (at least 1: the header is above it), or 0.
-func tableAt(lines []string) int {
+// paragraph's lines (at least 1: the header is above it), or 0. A line
+// marked inert (indented four columns or more, or lazy) is no delimiter
+// row: GFM looks for one only where a block may start.
+func tableAt(lines []string, inert []bool) int {
 	for i := 1; i < len(lines); i++ {
+		if inert[i] {
+			continue
+		}
 		aligns := delimiterRow(lines[i])
 		if aligns != nil && len(splitRow(lines[i-1])) == len(aligns) {
 			return i
