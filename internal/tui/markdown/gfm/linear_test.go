@@ -93,9 +93,18 @@ func TestLinearTime(t *testing.T) {
 	const n = 50 << 10
 	for _, sh := range linearShapes {
 		t.Run(sh.name, func(t *testing.T) {
-			small, large := best(sh.build(n)), best(sh.build(4*n))
-			// Below a millisecond the ratio is noise.
-			ratio := float64(large) / float64(max(small, time.Millisecond/4))
+			// A loaded machine can slow one side of a pair: a pair over
+			// the bound is measured again (up to three times) and the
+			// best ratio counts. A quadratic parse is over it every time.
+			var small, large time.Duration
+			ratio := 0.0
+			for try := 0; try < 3 && (try == 0 || ratio > 10); try++ {
+				s, l := best(sh.build(n)), best(sh.build(4*n))
+				// Below a millisecond the ratio is noise.
+				if r := float64(l) / float64(max(s, time.Millisecond/4)); try == 0 || r < ratio {
+					small, large, ratio = s, l, r
+				}
+			}
 			t.Logf("%v at %d KB, %v at %d KB: ×%.1f", small, n>>10, large, 4*n>>10, ratio)
 			if ratio > 10 || large > 5*time.Second {
 				t.Errorf("%v at %d KB, %v at %d KB: ×%.1f, not linear", small, n>>10, large, 4*n>>10, ratio)
