@@ -237,6 +237,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	if err := s.init(ctx); err != nil {
 		return nil, err
 	}
+	s.readBorrow()
 	res, err := s.recover(ctx)
 	if err != nil {
 		return nil, err
@@ -377,6 +378,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
+	s.seedIndex(ctx) // the first snapshot in a git repository (seed.go)
 	// The modes of the files as the index has them, read while git walks
 	// the tree (modes.go); the changed paths are added after.
 	indexModes := make(chan modesRead, 1)
@@ -472,7 +474,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		return snap, err
 	}
 	snap.Modes = blob
-	tree, err := s.git.Output(ctx, nil, "write-tree")
+	tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}

@@ -1,0 +1,400 @@
+package snapshot
+
+// seed.go: a store's first snapshot in a git repository costs a stat walk,
+// not a read of every file. Contract:
+//
+//   - Read only. The user's index file is read (not through git: no
+//     process opens the user's repository) and the store's own index is
+//     written from its entries; the user's object directory is
+//     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
+//     repository already holds and never stores them again. Nothing is
+//     written under the user's .git, and no git command runs there.
+//     The store names the user's object directory in agent-borrow (not
+//     objects/info/alternates: git would touch the user's objects when it
+//     writes one again, see gitcmd.Private.Borrow).
+//   - The seeded entries are only a stat cache: git still compares each
+//     file's stat data with the entry, and reads and stores (in the store)
+//     every file that differs. Entries git could not trust are left out,
+//     and those files are then read like untracked ones: conflicted
+//     (stage ≠ 0), intent-to-add, gitlinks (nested repositories), sparse
+//     directory entries, files over Options.MaxFileBytes, files whose index
+//     size is not their blob's size (a clean filter such as Git LFS or an
+//     eol conversion stored other bytes than the file's), and files the
+//     store excludes. assume-unchanged and skip-worktree flags are dropped,
+//     so a file the user's git was told to ignore changes in is compared
+//     like any other. An entry as new as the user's index (racily clean)
+//     has its size cleared, so git reads it.
+//   - Anything unexpected — a split index, a sparse index, an index format
+//     other than 2–4, SHA-256 objects, a checksum that does not match —
+//     means no seeding: the first snapshot reads every file, as before.
+//   - Borrowed objects. The store refers to blobs in the user's object
+//     database; a `git gc --prune` there can delete a blob that neither
+//     the user's refs nor index reach any more. A restore checks that every
+//     object it needs is present and names what cannot come back
+//     (restore.go, missingBlobs).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// userRepo is the user's repository around a work tree, as found on disk.
+type userRepo struct {
+	index   string // the index file
+	objects string // the object directory
+	prefix  string // the work tree's path in the repository ("" or "sub/dir/")
+}
+
+// findUserRepo looks for the git repository holding work (work itself or
+// an ancestor with a .git directory or .git file), reading only files.
+func findUserRepo(work string) (userRepo, bool) {
+	dir := work
+	for {
+		dotGit := filepath.Join(dir, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			gitDir, ok := resolveGitDir(dotGit, fi)
+			if !ok {
+				return userRepo{}, false
+			}
+			common := gitDir
+			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				common = c
+			}
+			if cfg, err := os.ReadFile(filepath.Join(common, "config")); err == nil &&
+				bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) {
+				return userRepo{}, false // SHA-256 (or a format we do not read)
+			}
+			rel, err := filepath.Rel(dir, work)
+			if err != nil {
+				return userRepo{}, false
+			}
+			prefix := ""
+			if rel != "." {
+				prefix = filepath.ToSlash(rel) + "/"
+			}
+			return userRepo{
+				index:   filepath.Join(gitDir, "index"),
+				objects: filepath.Join(common, "objects"),
+				prefix:  prefix,
+			}, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return userRepo{}, false
+		}
+		dir = parent
+	}
+}
+
+// resolveGitDir follows a .git file ("gitdir: <path>") to the directory.
+func resolveGitDir(dotGit string, fi os.FileInfo) (string, bool) {
+	if fi.IsDir() {
+		return dotGit, true
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", false
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", false
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(dotGit), p)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return p, true
+}
+
+// indexEntry is one entry of an index, its fixed part kept as read.
+type indexEntry struct {
+	stat  [40]byte // ctime, mtime, dev, ino, mode, uid, gid, size
+	oid   [20]byte
+	flags uint16
+	ext   uint16
+	path  string
+}
+
+func (e *indexEntry) mode() uint32 { return binary.BigEndian.Uint32(e.stat[24:]) }
+func (e *indexEntry) size() uint32 { return binary.BigEndian.Uint32(e.stat[36:]) }
+func (e *indexEntry) mtime() (uint32, uint32) {
+	return binary.BigEndian.Uint32(e.stat[8:]), binary.BigEndian.Uint32(e.stat[12:])
+}
+
+// errSeed says the user's index is one seeding does not take.
+var errSeed = errors.New("index not usable for seeding")
+
+// readIndex parses an index file of version 2, 3 or 4 (entries only).
+func readIndex(data []byte) ([]indexEntry, error) {
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return nil, errSeed
+	}
+	body, sum := data[:len(data)-20], data[len(data)-20:]
+	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
+		return nil, errSeed
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, errSeed
+	}
+	n := int(binary.BigEndian.Uint32(data[8:]))
+	entries := make([]indexEntry, 0, n)
+	off := 12
+	prev := ""
+	for range n {
+		start := off
+		if off+62 > len(body) {
+			return nil, errSeed
+		}
+		var e indexEntry
+		copy(e.stat[:], body[off:off+40])
+		copy(e.oid[:], body[off+40:off+60])
+		e.flags = binary.BigEndian.Uint16(body[off+60:])
+		off += 62
+		if e.flags&0x4000 != 0 {
+			if version < 3 || off+2 > len(body) {
+				return nil, errSeed
+			}
+			e.ext = binary.BigEndian.Uint16(body[off:])
+			off += 2
+		}
+		if version == 4 {
+			strip, w := varint(body[off:])
+			if w == 0 || strip > uint64(len(prev)) {
+				return nil, errSeed
+			}
+			off += w
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, errSeed
+			}
+			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, errSeed
+			}
+			e.path = string(body[off : off+end])
+			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
+		}
+		prev = e.path
+		entries = append(entries, e)
+	}
+	// Extensions: a split index ("link") holds only part of the entries, a
+	// sparse one ("sdir") directories in place of files.
+	for off+8 <= len(body) {
+		sig := string(body[off : off+4])
+		size := int(binary.BigEndian.Uint32(body[off+4:]))
+		if sig == "link" || sig == "sdir" {
+			return nil, errSeed
+		}
+		off += 8 + size
+	}
+	return entries, nil
+}
+
+// varint reads git's offset encoding of index version 4.
+func varint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	val := uint64(c & 127)
+	i := 1
+	for c&128 != 0 {
+		if i >= len(b) || i > 9 {
+			return 0, 0
+		}
+		val++
+		c = b[i]
+		i++
+		val = val<<7 + uint64(c&127)
+	}
+	return val, i
+}
+
+// writeIndex encodes entries as an index of version 2, flags cleared but
+// the name length.
+func writeIndex(entries []indexEntry) []byte {
+	var b bytes.Buffer
+	b.WriteString("DIRC")
+	binary.Write(&b, binary.BigEndian, uint32(2))
+	binary.Write(&b, binary.BigEndian, uint32(len(entries)))
+	for _, e := range entries {
+		start := b.Len()
+		b.Write(e.stat[:])
+		b.Write(e.oid[:])
+		binary.Write(&b, binary.BigEndian, uint16(min(len(e.path), 0xfff)))
+		b.WriteString(e.path)
+		pad := (b.Len()-start+8)&^7 - (b.Len() - start)
+		b.Write(make([]byte, pad))
+	}
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
+}
+
+// seedIndex writes the store's index from the user's, when the store has
+// none yet, and names the user's objects in the store's alternates. It
+// reports whether it seeded; on any doubt it leaves the store as it was.
+func (s *Store) seedIndex(ctx context.Context) bool {
+	if _, err := os.Lstat(s.git.IndexFile); err == nil {
+		return false
+	}
+	repo, ok := findUserRepo(s.workTree)
+	if !ok {
+		return false
+	}
+	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
+		return false
+	}
+	ifi, err := os.Stat(repo.index)
+	if err != nil || !ifi.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(repo.index)
+	if err != nil {
+		return false
+	}
+	all, err := readIndex(data)
+	if err != nil {
+		return false
+	}
+	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
+	kept := make([]indexEntry, 0, len(all))
+	conflicted := map[string]bool{}
+	for _, e := range all {
+		if e.flags&0x3000 != 0 {
+			conflicted[e.path] = true
+		}
+	}
+	for _, e := range all {
+		rel, ok := strings.CutPrefix(e.path, repo.prefix)
+		switch {
+		case !ok || rel == "" || conflicted[e.path]:
+			continue
+		case e.ext&0x2000 != 0: // intent-to-add: no content yet
+			continue
+		case e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000:
+			continue // gitlinks, sparse directories
+		case int64(e.size()) > s.maxBytes:
+			continue
+		}
+		e.path = rel
+		if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
+			binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		return false
+	}
+	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
+	// named in the store, for every later process too.
+	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
+		return false
+	}
+	s.git.Borrow = repo.objects
+	kept, err = s.sameSizeBlobs(ctx, kept)
+	if err != nil || len(kept) == 0 {
+		os.Remove(s.borrowFile())
+		s.git.Borrow = ""
+		return false
+	}
+	tmp := s.git.IndexFile + ".seed"
+	if err := os.WriteFile(tmp, writeIndex(kept), 0o600); err != nil {
+		os.Remove(tmp)
+		return false
+	}
+	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+		os.Remove(tmp)
+		return false
+	}
+	// What the store excludes (node_modules/, the data directory, ...) is
+	// not the user's to keep here either: out of the index, as before.
+	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--cached", "--ignored",
+		"--exclude-from="+filepath.Join(s.git.GitDir, "info", "exclude"))
+	if err == nil && len(out) > 0 {
+		_, err = s.git.Output(ctx, out, "update-index", "-z", "--force-remove", "--stdin")
+	}
+	if err != nil {
+		os.Remove(s.git.IndexFile)
+		return false
+	}
+	return true
+}
+
+// borrowFile names the object directory the store borrows from. It is not
+// objects/info/alternates: git would then also touch the user's objects
+// when writing (see gitcmd.Private.Borrow).
+func (s *Store) borrowFile() string { return filepath.Join(s.git.GitDir, "agent-borrow") }
+
+// readBorrow sets the store's borrowed object directory from borrowFile.
+func (s *Store) readBorrow() {
+	if b, err := os.ReadFile(s.borrowFile()); err == nil {
+		s.git.Borrow = strings.TrimSpace(string(b))
+	}
+}
+
+// sameSizeBlobs keeps the entries whose blob exists and has the size the
+// index gives the file: where a clean filter or an eol conversion made the
+// blob differ from the file, the file must be read.
+func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry) ([]indexEntry, error) {
+	var in bytes.Buffer
+	for _, e := range entries {
+		fmt.Fprintf(&in, "%x\n", e.oid)
+	}
+	cmd := s.git.Command(ctx, "cat-file", "--batch-check=%(objectname) %(objectsize)")
+	cmd.Stdin = &in
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	kept := entries[:0]
+	i := 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && i < len(entries) {
+		e := entries[i]
+		i++
+		_, size, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue // "<oid> missing"
+		}
+		n, err := strconv.ParseUint(size, 10, 64)
+		if err != nil || n != uint64(e.size()) && e.size() != 0 {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		return nil, err
+	}
+	if i != len(entries) {
+		return nil, errSeed
+	}
+	return kept, nil
+}

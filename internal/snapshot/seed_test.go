@@ -1,0 +1,179 @@
+package snapshot
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// looseObjects counts the objects a store wrote loose (blobs, trees,
+// commits): what its snapshots read and stored.
+func looseObjects(t testing.TB, s *Store) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(filepath.Join(s.git.GitDir, "objects"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && len(filepath.Base(filepath.Dir(p))) == 2 {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// reference snapshots a copy of dir without its .git: the tree a store
+// that reads every file records.
+func reference(t *testing.T, dir string) Snapshot {
+	t.Helper()
+	cp := filepath.Join(t.TempDir(), "copy")
+	sh(t, "/", "cp -a '"+dir+"' '"+cp+"' && rm -rf '"+cp+"/.git'")
+	snap, err := openStore(t, cp).Take(context.Background(), "ref", "reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// TestFirstSnapshotInAGitRepositoryReadsOnlyWhatDiffers: in a clean
+// checkout the first snapshot stores no file the repository holds (its
+// index seeds the store's, its objects are borrowed), yet records exactly
+// the tree a store reading every file records — with the user's index
+// wrong about a file in every way seed.go names.
+func TestFirstSnapshotInAGitRepositoryReadsOnlyWhatDiffers(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, sub, script string
+		wantLoose         int // at most
+	}{
+		{name: "clean checkout", wantLoose: 8},
+		{name: "subdirectory", sub: "pkg001", wantLoose: 4},
+		{name: "changed in every way", script: `
+			echo changed >> pkg000/file00001.go                       # modified, unstaged
+			echo new > untracked.txt                                  # untracked
+			rm pkg000/file00002.go                                    # deleted
+			chmod 600 pkg000/file00003.go                             # mode only
+			echo staged > pkg000/file00004.go && git add pkg000/file00004.go
+			echo again > pkg000/file00004.go                          # staged, then changed again
+			git update-index --assume-unchanged pkg000/file00005.go
+			echo hidden >> pkg000/file00005.go                        # the user's git looks away
+			git update-index --skip-worktree pkg000/file00006.go
+			rm pkg000/file00006.go
+			echo later > ita.txt && git add -N ita.txt                # intent to add
+			printf 'big' > big.bin && truncate -s 3M big.bin && git add big.bin
+			`, wantLoose: 16},
+		{name: "clean filter", script: `
+			git config filter.grow.clean 'sed s/a/aaa/g'
+			echo '*.txt filter=grow' > .gitattributes
+			printf 'banana\n' > fruit.txt
+			git add -A && git commit -q -m filter
+			`, wantLoose: 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := t.TempDir()
+			genTree(t, repo, 300)
+			userGit(t, repo, "init", "-q", "-b", "main")
+			userGit(t, repo, "add", "-A")
+			userGit(t, repo, "commit", "-q", "-m", "init")
+			if tc.script != "" {
+				sh(t, repo, "export GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@u GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@u\n"+tc.script)
+			}
+			work := filepath.Join(repo, tc.sub)
+			gitBefore := hashGitDir(t, repo)
+
+			s := openStore(t, work)
+			snap, err := s.Take(ctx, "ses1", "first")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := reference(t, work)
+			if snap.Tree != ref.Tree || snap.Modes != ref.Modes {
+				t.Errorf("seeded snapshot tree %s modes %q, a full read gives %s %q", snap.Tree, snap.Modes, ref.Tree, ref.Modes)
+			}
+			if !reflect.DeepEqual(skipNames(snap.Skipped), skipNames(ref.Skipped)) {
+				t.Errorf("skipped %v, a full read skips %v", skipNames(snap.Skipped), skipNames(ref.Skipped))
+			}
+			if n := looseObjects(t, s); n > tc.wantLoose {
+				t.Errorf("the first snapshot wrote %d objects (at most %d): it stored what the repository holds", n, tc.wantLoose)
+			}
+			if after := hashGitDir(t, repo); !reflect.DeepEqual(gitBefore, after) {
+				for k, v := range after {
+					if gitBefore[k] != v {
+						t.Errorf("the user's .git changed: %s %s → %s", k, gitBefore[k], v)
+					}
+				}
+				for k := range gitBefore {
+					if _, ok := after[k]; !ok {
+						t.Errorf("the user's .git changed: %s removed", k)
+					}
+				}
+			}
+
+			// The next snapshots see changes as before.
+			os.WriteFile(filepath.Join(work, "late.txt"), []byte("late\n"), 0o644)
+			next, err := s.Take(ctx, "ses1", "second")
+			if err != nil {
+				t.Fatal(err)
+			}
+			patch, err := s.Diff(ctx, snap.ID, next.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(patch.Files) != 1 || patch.Files[0].Path != "late.txt" {
+				t.Errorf("second snapshot's patch: %+v", patch.Files)
+			}
+		})
+	}
+}
+
+func skipNames(skips []Skip) []string {
+	var out []string
+	for _, sk := range skips {
+		out = append(out, sk.Path+" "+sk.Reason)
+	}
+	return out
+}
+
+// TestReadIndexVersions: the seed reads the index versions git writes (2,
+// 3 with extended flags, 4 with compressed paths) to the same entries.
+func TestReadIndexVersions(t *testing.T) {
+	needGit(t)
+	repo := t.TempDir()
+	genTree(t, repo, 40)
+	userGit(t, repo, "init", "-q")
+	userGit(t, repo, "add", "-A")
+	var want []string
+	for _, v := range []string{"2", "3", "4"} {
+		userGit(t, repo, "update-index", "--index-version", v)
+		if v == "3" {
+			userGit(t, repo, "update-index", "--skip-worktree", "pkg000/file00007.go")
+		}
+		data, err := os.ReadFile(filepath.Join(repo, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := readIndex(data)
+		if err != nil {
+			t.Fatalf("version %s: %v", v, err)
+		}
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.path+" "+strings.TrimSpace(string(rune('0'+e.mode()%8))))
+		}
+		if want == nil {
+			want = got
+		} else if !reflect.DeepEqual(got, want) {
+			t.Errorf("version %s reads %v, version 2 %v", v, got, want)
+		}
+		again, err := readIndex(writeIndex(entries))
+		if err != nil || !reflect.DeepEqual(again[0].path, entries[0].path) || len(again) != len(entries) {
+			t.Errorf("version %s: written back and read: %v", v, err)
+		}
+	}
+	if len(want) != 40 {
+		t.Errorf("read %d entries, want 40", len(want))
+	}
+}
