@@ -143,18 +143,19 @@ func (e *indexEntry) mtime() (uint32, uint32) {
 // errSeed says the user's index is one seeding does not take.
 var errSeed = errors.New("index not usable for seeding")
 
-// readIndex parses an index file of version 2, 3 or 4 (entries only).
-func readIndex(data []byte) ([]indexEntry, error) {
+// readIndex parses an index file of version 2, 3 or 4: its entries, and
+// its cache-tree extension's data (nil when it has none).
+func readIndex(data []byte) ([]indexEntry, []byte, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, errSeed
+		return nil, nil, errSeed
 	}
 	body, sum := data[:len(data)-20], data[len(data)-20:]
 	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
-		return nil, errSeed
+		return nil, nil, errSeed
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, errSeed
+		return nil, nil, errSeed
 	}
 	n := int(binary.BigEndian.Uint32(data[8:]))
 	entries := make([]indexEntry, 0, n)
@@ -163,7 +164,7 @@ func readIndex(data []byte) ([]indexEntry, error) {
 	for range n {
 		start := off
 		if off+62 > len(body) {
-			return nil, errSeed
+			return nil, nil, errSeed
 		}
 		var e indexEntry
 		copy(e.stat[:], body[off:off+40])
@@ -172,7 +173,7 @@ func readIndex(data []byte) ([]indexEntry, error) {
 		off += 62
 		if e.flags&0x4000 != 0 {
 			if version < 3 || off+2 > len(body) {
-				return nil, errSeed
+				return nil, nil, errSeed
 			}
 			e.ext = binary.BigEndian.Uint16(body[off:])
 			off += 2
@@ -180,19 +181,19 @@ func readIndex(data []byte) ([]indexEntry, error) {
 		if version == 4 {
 			strip, w := varint(body[off:])
 			if w == 0 || strip > uint64(len(prev)) {
-				return nil, errSeed
+				return nil, nil, errSeed
 			}
 			off += w
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, errSeed
+				return nil, nil, errSeed
 			}
 			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, errSeed
+				return nil, nil, errSeed
 			}
 			e.path = string(body[off : off+end])
 			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
@@ -202,15 +203,49 @@ func readIndex(data []byte) ([]indexEntry, error) {
 	}
 	// Extensions: a split index ("link") holds only part of the entries, a
 	// sparse one ("sdir") directories in place of files.
+	var tree []byte
 	for off+8 <= len(body) {
 		sig := string(body[off : off+4])
 		size := int(binary.BigEndian.Uint32(body[off+4:]))
-		if sig == "link" || sig == "sdir" {
-			return nil, errSeed
+		if sig == "link" || sig == "sdir" || off+8+size > len(body) {
+			return nil, nil, errSeed
+		}
+		if sig == "TREE" {
+			tree = body[off+8 : off+8+size]
 		}
 		off += 8 + size
 	}
-	return entries, nil
+	return entries, tree, nil
+}
+
+// simplePattern reports whether excludedBy matches the gitignore pattern p
+// as git does: a name or a path, without wildcards, escapes or negation.
+func simplePattern(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "*?[\\!# ") && !strings.Contains(strings.Trim(p, "/"), "//") && strings.Trim(p, "/") != ""
+}
+
+// excludedBy reports whether the file rel is excluded by one of the simple
+// patterns: "name" any component, "name/" any directory, "a/b" or "/a"
+// anchored at the work tree (a file or a directory), "a/b/" a directory.
+func excludedBy(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		dirOnly := strings.HasSuffix(p, "/")
+		body := strings.TrimSuffix(p, "/")
+		if !strings.Contains(body, "/") {
+			parts := strings.Split(rel, "/")
+			for i, comp := range parts {
+				if comp == body && (!dirOnly || i < len(parts)-1) {
+					return true
+				}
+			}
+			continue
+		}
+		body = strings.TrimPrefix(body, "/")
+		if strings.HasPrefix(rel, body+"/") || !dirOnly && rel == body {
+			return true
+		}
+	}
+	return false
 }
 
 // varint reads git's offset encoding of index version 4.
@@ -234,8 +269,8 @@ func varint(b []byte) (uint64, int) {
 }
 
 // writeIndex encodes entries as an index of version 2, flags cleared but
-// the name length.
-func writeIndex(entries []indexEntry) []byte {
+// the name length, with tree (nil: none) as its cache-tree.
+func writeIndex(entries []indexEntry, tree *cacheTree) []byte {
 	var b bytes.Buffer
 	b.WriteString("DIRC")
 	binary.Write(&b, binary.BigEndian, uint32(2))
@@ -249,15 +284,29 @@ func writeIndex(entries []indexEntry) []byte {
 		pad := (b.Len()-start+8)&^7 - (b.Len() - start)
 		b.Write(make([]byte, pad))
 	}
+	if tree != nil {
+		var ext bytes.Buffer
+		tree.encode(&ext, true)
+		b.WriteString("TREE")
+		binary.Write(&b, binary.BigEndian, uint32(ext.Len()))
+		b.Write(ext.Bytes())
+	}
 	sum := sha1.Sum(b.Bytes())
 	b.Write(sum[:])
 	return b.Bytes()
 }
 
+// noSeed, when set (benchmarks), makes a store read every file as it
+// would outside a repository.
+var noSeed bool
+
 // seedIndex writes the store's index from the user's, when the store has
 // none yet, and names the user's objects in the store's alternates. It
 // reports whether it seeded; on any doubt it leaves the store as it was.
 func (s *Store) seedIndex(ctx context.Context) bool {
+	if noSeed {
+		return false
+	}
 	if _, err := os.Lstat(s.git.IndexFile); err == nil {
 		return false
 	}
@@ -276,9 +325,16 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	all, err := readIndex(data)
+	all, treeExt, err := readIndex(data)
 	if err != nil {
 		return false
+	}
+	data = nil
+	var tree *cacheTree
+	if treeExt != nil {
+		if t, err := parseCacheTree(treeExt); err == nil {
+			tree = t.at(repo.prefix)
+		}
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	kept := make([]indexEntry, 0, len(all))
@@ -288,16 +344,24 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 			conflicted[e.path] = true
 		}
 	}
+	simple := true
+	for _, p := range s.excludes {
+		simple = simple && simplePattern(p)
+	}
 	for _, e := range all {
 		rel, ok := strings.CutPrefix(e.path, repo.prefix)
+		if !ok || rel == "" {
+			continue
+		}
 		switch {
-		case !ok || rel == "" || conflicted[e.path]:
-			continue
-		case e.ext&0x2000 != 0: // intent-to-add: no content yet
-			continue
-		case e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000:
-			continue // gitlinks, sparse directories
-		case int64(e.size()) > s.maxBytes:
+		case simple && excludedBy(s.excludes, rel),
+			conflicted[e.path],
+			e.ext&0x2000 != 0, // intent-to-add: no content yet
+			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
+			int64(e.size()) > s.maxBytes:
+			if tree != nil {
+				tree.invalidate(rel)
+			}
 			continue
 		}
 		e.path = rel
@@ -315,14 +379,17 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		return false
 	}
 	s.git.Borrow = repo.objects
-	kept, err = s.sameSizeBlobs(ctx, kept)
+	kept, err = s.sameSizeBlobs(ctx, kept, tree)
 	if err != nil || len(kept) == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
 		return false
 	}
+	if tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
+		tree = nil // write-tree writes them all
+	}
 	tmp := s.git.IndexFile + ".seed"
-	if err := os.WriteFile(tmp, writeIndex(kept), 0o600); err != nil {
+	if err := os.WriteFile(tmp, writeIndex(kept, tree), 0o600); err != nil {
 		os.Remove(tmp)
 		return false
 	}
@@ -330,16 +397,19 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		os.Remove(tmp)
 		return false
 	}
-	// What the store excludes (node_modules/, the data directory, ...) is
-	// not the user's to keep here either: out of the index, as before.
-	out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--cached", "--ignored",
-		"--exclude-from="+filepath.Join(s.git.GitDir, "info", "exclude"))
-	if err == nil && len(out) > 0 {
-		_, err = s.git.Output(ctx, out, "update-index", "-z", "--force-remove", "--stdin")
-	}
-	if err != nil {
-		os.Remove(s.git.IndexFile)
-		return false
+	if !simple {
+		// What the store excludes (node_modules/, the data directory, ...)
+		// is not the user's to keep here either: out of the index, as
+		// before. Patterns excludedBy cannot read are git's to match.
+		out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--cached", "--ignored",
+			"--exclude-from="+filepath.Join(s.git.GitDir, "info", "exclude"))
+		if err == nil && len(out) > 0 {
+			_, err = s.git.Output(ctx, out, "update-index", "-z", "--force-remove", "--stdin")
+		}
+		if err != nil {
+			os.Remove(s.git.IndexFile)
+			return false
+		}
 	}
 	return true
 }
@@ -359,7 +429,7 @@ func (s *Store) readBorrow() {
 // sameSizeBlobs keeps the entries whose blob exists and has the size the
 // index gives the file: where a clean filter or an eol conversion made the
 // blob differ from the file, the file must be read.
-func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry) ([]indexEntry, error) {
+func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *cacheTree) ([]indexEntry, error) {
 	var in bytes.Buffer
 	for _, e := range entries {
 		fmt.Fprintf(&in, "%x\n", e.oid)
@@ -379,12 +449,12 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry) ([]inde
 	for sc.Scan() && i < len(entries) {
 		e := entries[i]
 		i++
-		_, size, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue // "<oid> missing"
-		}
-		n, err := strconv.ParseUint(size, 10, 64)
+		_, size, _ := strings.Cut(sc.Text(), " ")
+		n, err := strconv.ParseUint(size, 10, 64) // or "<oid> missing"
 		if err != nil || n != uint64(e.size()) && e.size() != 0 {
+			if tree != nil {
+				tree.invalidate(e.path)
+			}
 			continue
 		}
 		kept = append(kept, e)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -47,10 +48,10 @@ func TestFirstSnapshotInAGitRepositoryReadsOnlyWhatDiffers(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, sub, script string
-		wantLoose         int // at most
+		wantLoose         int // at most: the commit, then what differs (trees of a clean checkout go into one pack)
 	}{
-		{name: "clean checkout", wantLoose: 8},
-		{name: "subdirectory", sub: "pkg001", wantLoose: 4},
+		{name: "clean checkout", wantLoose: 1},
+		{name: "subdirectory", sub: "pkg001", wantLoose: 1},
 		{name: "changed in every way", script: `
 			echo changed >> pkg000/file00001.go                       # modified, unstaged
 			echo new > untracked.txt                                  # untracked
@@ -64,13 +65,13 @@ func TestFirstSnapshotInAGitRepositoryReadsOnlyWhatDiffers(t *testing.T) {
 			rm pkg000/file00006.go
 			echo later > ita.txt && git add -N ita.txt                # intent to add
 			printf 'big' > big.bin && truncate -s 3M big.bin && git add big.bin
-			`, wantLoose: 16},
+			`, wantLoose: 10},
 		{name: "clean filter", script: `
 			git config filter.grow.clean 'sed s/a/aaa/g'
 			echo '*.txt filter=grow' > .gitattributes
 			printf 'banana\n' > fruit.txt
 			git add -A && git commit -q -m filter
-			`, wantLoose: 12},
+			`, wantLoose: 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := t.TempDir()
@@ -155,7 +156,7 @@ func TestReadIndexVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := readIndex(data)
+		entries, _, err := readIndex(data)
 		if err != nil {
 			t.Fatalf("version %s: %v", v, err)
 		}
@@ -168,12 +169,72 @@ func TestReadIndexVersions(t *testing.T) {
 		} else if !reflect.DeepEqual(got, want) {
 			t.Errorf("version %s reads %v, version 2 %v", v, got, want)
 		}
-		again, err := readIndex(writeIndex(entries))
+		again, _, err := readIndex(writeIndex(entries, nil))
 		if err != nil || !reflect.DeepEqual(again[0].path, entries[0].path) || len(again) != len(entries) {
 			t.Errorf("version %s: written back and read: %v", v, err)
 		}
 	}
 	if len(want) != 40 {
 		t.Errorf("read %d entries, want 40", len(want))
+	}
+}
+
+// TestExcludedByMatchesGit: the seed's own matcher of the store's simple
+// patterns agrees with git's on tracked files.
+func TestExcludedByMatchesGit(t *testing.T) {
+	needGit(t)
+	patterns := append(append([]string{}, DefaultExcludes...), "/.agent-data/", "gen/out", "/top.txt", "logs/")
+	for _, p := range patterns {
+		if !simplePattern(p) {
+			t.Fatalf("%q is not simple", p)
+		}
+	}
+	for _, p := range []string{"*.log", "!keep", "a\\b", "#x", "/"} {
+		if simplePattern(p) {
+			t.Errorf("%q taken as simple", p)
+		}
+	}
+	paths := []string{
+		"node_modules/x.js", "a/node_modules/b/c.js", "node_modules", "x/node_modules", ".git/config",
+		"sub/.git", "a/.gitx", ".agent-data/f", "b/.agent-data/f", "gen/out", "gen/out/x", "a/gen/out",
+		"top.txt", "a/top.txt", "top.txt2", "logs/1", "logs", "a/logs/2", ".venv/bin/python", "src/main.go",
+	}
+	repo := t.TempDir()
+	userGit(t, repo, "init", "-q")
+	excl := filepath.Join(t.TempDir(), "exclude")
+	os.WriteFile(excl, []byte(strings.Join(patterns, "\n")+"\n"), 0o644)
+	for _, p := range paths {
+		os.MkdirAll(filepath.Join(repo, filepath.Dir(p)), 0o755)
+		if fi, err := os.Stat(filepath.Join(repo, p)); err == nil && fi.IsDir() {
+			continue
+		}
+		os.WriteFile(filepath.Join(repo, p), []byte("x"), 0o644)
+	}
+	var files []string
+	for _, p := range paths {
+		if fi, err := os.Stat(filepath.Join(repo, p)); err == nil && !fi.IsDir() && !strings.HasPrefix(p, ".git/") && p != "sub/.git" {
+			files = append(files, p)
+		}
+	}
+	userGit(t, repo, append([]string{"add", "-f", "--"}, files...)...)
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--ignored", "--exclude-from="+excl)
+	cmd.Dir = repo
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitSays := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		gitSays[p] = true
+	}
+	for _, p := range files {
+		if got := excludedBy(patterns, p); got != gitSays[p] {
+			t.Errorf("%s: excludedBy %v, git %v", p, got, gitSays[p])
+		}
+	}
+	for _, p := range []string{".git/config", "sub/.git"} {
+		if !excludedBy(patterns, p) {
+			t.Errorf("%s not excluded", p)
+		}
 	}
 }
