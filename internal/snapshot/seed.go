@@ -29,9 +29,10 @@ package snapshot
 //     means no seeding: the first snapshot reads every file, as before.
 //   - Borrowed objects. The store refers to blobs in the user's object
 //     database; a `git gc --prune` there can delete a blob that neither
-//     the user's refs nor index reach any more. A restore checks that every
-//     object it needs is present and names what cannot come back
-//     (restore.go, missingBlobs).
+//     the user's refs nor index reach any more (git keeps unreachable
+//     objects two weeks by default). A restore then names each file it
+//     cannot bring back (ReasonGone) and restores the rest; the list of a
+//     step's files still comes (diff.go), its line counts not.
 
 import (
 	"bufio"

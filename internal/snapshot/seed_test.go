@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -236,5 +237,56 @@ func TestExcludedByMatchesGit(t *testing.T) {
 		if !excludedBy(patterns, p) {
 			t.Errorf("%s not excluded", p)
 		}
+	}
+}
+
+// TestRestoreSaysWhatTheRepositoryNoLongerHolds: a seeded store borrows
+// the repository's blobs; when the user's git gc removed one, a restore
+// names the file it cannot bring back and restores the rest.
+func TestRestoreSaysWhatTheRepositoryNoLongerHolds(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	genTree(t, repo, 20)
+	userGit(t, repo, "init", "-q", "-b", "main")
+	userGit(t, repo, "add", "-A")
+	userGit(t, repo, "commit", "-q", "-m", "init")
+	s := openStore(t, repo)
+	before, err := s.Take(ctx, "ses1", "before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(repo, "pkg000", "file00001.go"), filepath.Join(repo, "pkg000", "file00002.go")
+	oldA, _ := os.ReadFile(a)
+	os.WriteFile(a, []byte("agent\n"), 0o644)
+	os.WriteFile(b, []byte("agent\n"), 0o644)
+	after, err := s.Take(ctx, "ses1", "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user's history loses file00002.go's old content, as a rewrite
+	// and `git gc --prune=now` would: its loose object goes.
+	cmd := exec.Command("git", "rev-parse", "HEAD:pkg000/file00002.go")
+	cmd.Dir = repo
+	oid, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := strings.TrimSpace(string(oid))
+	if err := os.Remove(filepath.Join(repo, ".git", "objects", h[:2], h[2:])); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Restore(ctx, "ses1", before.ID, RestoreOptions{Expect: after.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.NotRestored) != 1 || res.NotRestored[0].Path != "pkg000/file00002.go" || res.NotRestored[0].Reason != ReasonGone {
+		t.Errorf("not restored: %+v", res.NotRestored)
+	}
+	if got, _ := os.ReadFile(a); !bytes.Equal(got, oldA) {
+		t.Errorf("file00001.go not restored: %q", got)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "agent\n" {
+		t.Errorf("file00002.go changed: %q", got)
 	}
 }

@@ -155,6 +155,9 @@ const (
 	ReasonOutside    = "outside the directory"
 	ReasonNotSaved   = "its current content could not be saved first"
 	ReasonNotInSnap  = "not in the snapshot"
+	// ReasonGone: the content was the repository's, borrowed (seed.go),
+	// and the repository no longer holds it (a git gc removed it).
+	ReasonGone = "its content is gone from the repository's objects (removed by git gc?)"
 )
 
 // Snapshot is one recorded state of the work tree.
