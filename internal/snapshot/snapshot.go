@@ -389,6 +389,14 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		m, err := s.readModes(ctx)
 		indexModes <- modesRead{m, err}
 	}()
+	// The ignored files, listed by a second walk alongside (ignored.go).
+	ignoredCh := make(chan ignoredRead, 1)
+	go func() {
+		var r ignoredRead
+		r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+		ignoredCh <- r
+	}()
+	ignored := (<-chan ignoredRead)(ignoredCh)
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Git walks the tree and compares stat
 	// data; nothing is read but what changed.
@@ -432,6 +440,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 		args = nil
 		if len(dirs) > 0 {
+			ignored = nil // the index changes: listed again after
 			// A file or symlink became a directory: while the index holds
 			// it, git does not walk into it. Out of the index, then list
 			// what the directory holds.
@@ -441,7 +450,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
-	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped); err != nil {
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored); err != nil {
 		return snap, err
 	}
 	im := <-indexModes
