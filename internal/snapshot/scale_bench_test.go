@@ -27,7 +27,8 @@ import (
 // log-normal distribution of the given median (σ 1.6, at most 1.9 MB:
 // mostly small sources, a few large files, like a real repository), 20
 // files to a directory, three levels deep, committed. It returns the
-// files' paths and their total size.
+// files' paths and their total size. Its objects are packed, as a
+// clone's are.
 func genRepo(tb testing.TB, dir string, files int, median float64) ([]string, int64) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(26, uint64(files)))
@@ -62,7 +63,8 @@ func genRepo(tb testing.TB, dir string, files int, median float64) ([]string, in
 	}
 	userGit(tb, dir, "init", "-q", "-b", "main")
 	userGit(tb, dir, "add", "-A")
-	userGit(tb, dir, "commit", "-q", "-m", "generated")
+	userGit(tb, dir, "-c", "gc.auto=0", "commit", "-q", "-m", "generated")
+	userGit(tb, dir, "gc", "-q") // packed, as a clone is
 	return paths, total
 }
 
@@ -105,7 +107,9 @@ func median(d []time.Duration) float64 {
 //     seed from the repository (as outside git), against `tar c` of the tree
 //     read to the end;
 //   - rss-added-MiB: peak RSS the first snapshot and a step add, measured in
-//     a child process (its own growth plus its largest git child).
+//     a child process: its own growth (VmHWM − VmRSS before) plus its
+//     largest git child's peak (an upper bound: a child's rusage counts
+//     its parent's RSS at exec).
 func BenchmarkCheckpointsVsGit(b *testing.B) {
 	needGit(b)
 	for _, tc := range []struct {
@@ -206,10 +210,10 @@ func TestSnapshotRSSChild(t *testing.T) {
 	if repo == "" {
 		t.Skip("the child of BenchmarkCheckpointsVsGit")
 	}
-	var ru syscall.Rusage
+	// VmHWM and VmRSS of /proc/self/status are this process's own: its
+	// rusage would include its parent's peak at exec (see bench/rusage).
 	runtime.GC()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	before := ru.Maxrss
+	before := procStatusKiB(t, "VmRSS")
 	ctx := context.Background()
 	s, err := Open(ctx, os.Getenv("AGENT_SNAPSHOT_RSS_DATA"), repo, Options{})
 	if err != nil {
@@ -221,8 +225,24 @@ func TestSnapshotRSSChild(t *testing.T) {
 	if _, err := s.Take(ctx, "rss", "step"); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	self := ru.Maxrss - before
+	self := procStatusKiB(t, "VmHWM") - before
+	var ru syscall.Rusage // the largest git child's peak, or this process's RSS when it spawned it
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	fmt.Printf("rss: %.1f %.1f\n", float64(self)/1024, float64(ru.Maxrss)/1024)
+}
+
+// procStatusKiB reads a "kB" field of /proc/self/status.
+func procStatusKiB(t *testing.T, field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return 0
 }

@@ -64,11 +64,15 @@
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
 //
 // Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
-// BENCHMARKS.md), reads the files' modes alongside (`ls-files --stage` and
-// an lstat per file, modes.go) and lists the ignored files (ignored.go):
-// 75–90 ms for an unchanged 10,000-file tree on a loaded machine against
-// 41–60 ms without the two, until the speed work's stat cache takes them
-// over. More than a `true` step's tools. To keep within 10% of a
+// BENCHMARKS.md), reads the files' modes alongside (the store's index and
+// an lstat per file, modes.go) and lists the ignored files in a second walk
+// at the same time (ignored.go); only what differs from the store's index
+// is read and stored. In a git repository the store's first index is
+// seeded from the user's and the user's objects are borrowed read-only
+// (seed.go), so the first snapshot of a clean checkout reads no file
+// either; outside git the first snapshot reads and stores every file, and
+// the store's index is the stat cache from then on. More than a `true`
+// step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
 // streams (the model changes no file; the wait is only before the next
 // mutating tool runs), and uses a step's "after" as the next step's
