@@ -290,3 +290,46 @@ func TestRestoreSaysWhatTheRepositoryNoLongerHolds(t *testing.T) {
 		t.Errorf("file00002.go changed: %q", got)
 	}
 }
+
+// TestAStoreOpenedBeforeTheSeedBorrowsToo: two sessions open the store
+// of one directory; the second seeds it; the first still reads the
+// borrowed objects (a restore of its own finds them).
+func TestAStoreOpenedBeforeTheSeedBorrowsToo(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	genTree(t, repo, 10)
+	userGit(t, repo, "init", "-q", "-b", "main")
+	userGit(t, repo, "add", "-A")
+	userGit(t, repo, "commit", "-q", "-m", "init")
+	data := t.TempDir()
+	first, err := Open(ctx, data, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Open(ctx, data, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := second.Take(ctx, "ses2", "before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if looseObjects(t, second) > 1 {
+		t.Fatalf("not seeded: %d objects", looseObjects(t, second))
+	}
+	p := filepath.Join(repo, "pkg000", "file00003.go")
+	old, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte("changed\n"), 0o644)
+	after, err := first.Take(ctx, "ses1", "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := first.Restore(ctx, "ses1", before.ID, RestoreOptions{Expect: after.ID, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); !bytes.Equal(got, old) || len(res.NotRestored) > 0 {
+		t.Errorf("restored %q, not restored %+v", got, res.NotRestored)
+	}
+}
