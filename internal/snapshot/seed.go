@@ -51,6 +51,8 @@ import (
 
 // userRepo is the user's repository around a work tree, as found on disk.
 type userRepo struct {
+	gitDir  string // the repository's git directory, and its common one
+	common  string
 	index   string // the index file
 	objects string // the object directory
 	prefix  string // the work tree's path in the repository ("" or "sub/dir/")
@@ -88,6 +90,8 @@ func findUserRepo(work string) (userRepo, bool) {
 				prefix = filepath.ToSlash(rel) + "/"
 			}
 			return userRepo{
+				gitDir:  gitDir,
+				common:  common,
 				index:   filepath.Join(gitDir, "index"),
 				objects: filepath.Join(common, "objects"),
 				prefix:  prefix,
@@ -273,28 +277,104 @@ func varint(b []byte) (uint64, int) {
 // the name length, with tree (nil: none) as its cache-tree.
 func writeIndex(entries []indexEntry, tree *cacheTree) []byte {
 	var b bytes.Buffer
-	b.WriteString("DIRC")
-	binary.Write(&b, binary.BigEndian, uint32(2))
-	binary.Write(&b, binary.BigEndian, uint32(len(entries)))
-	for _, e := range entries {
-		start := b.Len()
-		b.Write(e.stat[:])
-		b.Write(e.oid[:])
-		binary.Write(&b, binary.BigEndian, uint16(min(len(e.path), 0xfff)))
-		b.WriteString(e.path)
-		pad := (b.Len()-start+8)&^7 - (b.Len() - start)
-		b.Write(make([]byte, pad))
+	encodeIndex(&b, entries, tree)
+	return b.Bytes()
+}
+
+// writeIndexFile writes writeIndex's bytes to path without holding them.
+func writeIndexFile(path string, entries []indexEntry, tree *cacheTree) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	encodeIndex(w, entries, tree)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
+	h := sha1.New()
+	w := io.MultiWriter(out, h)
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(len(entries)))
+	w.Write(hdr[:])
+	var e8 [8]byte
+	for i := range entries {
+		e := &entries[i]
+		w.Write(e.stat[:])
+		w.Write(e.oid[:])
+		var fl [2]byte
+		binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
+		w.Write(fl[:])
+		io.WriteString(w, e.path)
+		n := 62 + len(e.path)
+		w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
 	}
 	if tree != nil {
 		var ext bytes.Buffer
 		tree.encode(&ext, true)
-		b.WriteString("TREE")
-		binary.Write(&b, binary.BigEndian, uint32(ext.Len()))
-		b.Write(ext.Bytes())
+		var eh [8]byte
+		copy(eh[:], "TREE")
+		binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
+		w.Write(eh[:])
+		w.Write(ext.Bytes())
 	}
-	sum := sha1.Sum(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes()
+	out.Write(h.Sum(nil))
+}
+
+// mightConvert reports whether git could have stored other bytes than a
+// file's for some entry: the repository has attributes (a clean filter
+// such as Git LFS, an eol conversion) or a configuration that sets them
+// or converts line ends. Only then does the seed compare each blob's size
+// with the file's (sameSizeBlobs), which reads every object's header.
+func mightConvert(repo userRepo, entries []indexEntry) bool {
+	for i := range entries {
+		if p := entries[i].path; p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
+			return true
+		}
+	}
+	// entries are relative to the work tree: an attributes file above it
+	// in the repository counts too.
+	if repo.prefix != "" {
+		return true
+	}
+	if fi, err := os.Stat(filepath.Join(repo.common, "info", "attributes")); err == nil && fi.Size() > 0 {
+		return true
+	}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{
+		filepath.Join(repo.common, "config"), filepath.Join(repo.gitDir, "config.worktree"),
+		"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "attributes"),
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(b)
+		for _, word := range []string{"autocrlf", "eol", "attributesfile", "filter", "include", "text"} {
+			if bytes.Contains(low, []byte(word)) {
+				return true
+			}
+		}
+		if strings.HasSuffix(f, "attributes") && len(bytes.TrimSpace(b)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // noSeed, when set (benchmarks), makes a store read every file as it
@@ -338,7 +418,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		}
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
-	kept := make([]indexEntry, 0, len(all))
+	kept := all[:0] // filtered in place: the index may hold 100,000 entries
 	conflicted := map[string]bool{}
 	for _, e := range all {
 		if e.flags&0x3000 != 0 {
@@ -380,7 +460,9 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		return false
 	}
 	s.git.Borrow = repo.objects
-	kept, err = s.sameSizeBlobs(ctx, kept, tree)
+	if mightConvert(repo, kept) {
+		kept, err = s.sameSizeBlobs(ctx, kept, tree)
+	}
 	if err != nil || len(kept) == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
@@ -390,7 +472,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		tree = nil // write-tree writes them all
 	}
 	tmp := s.git.IndexFile + ".seed"
-	if err := os.WriteFile(tmp, writeIndex(kept, tree), 0o600); err != nil {
+	if err := writeIndexFile(tmp, kept, tree); err != nil {
 		os.Remove(tmp)
 		return false
 	}
@@ -431,12 +513,17 @@ func (s *Store) readBorrow() {
 // index gives the file: where a clean filter or an eol conversion made the
 // blob differ from the file, the file must be read.
 func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *cacheTree) ([]indexEntry, error) {
-	var in bytes.Buffer
-	for _, e := range entries {
-		fmt.Fprintf(&in, "%x\n", e.oid)
-	}
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		for i := range entries {
+			fmt.Fprintf(w, "%x\n", entries[i].oid)
+		}
+		pw.CloseWithError(w.Flush())
+	}()
+	defer pr.Close()
 	cmd := s.git.Command(ctx, "cat-file", "--batch-check=%(objectname) %(objectsize)")
-	cmd.Stdin = &in
+	cmd.Stdin = pr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
