@@ -79,13 +79,12 @@ func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
 	// The index file read here (seed.go's reader), not through a git
 	// process: one fewer at every snapshot.
 	if data, err := os.ReadFile(s.git.IndexFile); err == nil {
-		if entries, _, err := readIndex(data); err == nil {
-			m := map[string]uint32{}
-			for i := range entries {
-				if mode := entries[i].mode(); mode == 0o100644 || mode == 0o100755 {
-					s.noteMode(m, entries[i].path)
-				}
+		m := map[string]uint32{}
+		if _, err := walkIndex(data, func(e *indexEntry) {
+			if mode := e.mode(); mode == 0o100644 || mode == 0o100755 {
+				s.noteMode(m, e.path)
 			}
+		}); err == nil {
 			return m, nil
 		}
 	} else if errors.Is(err, os.ErrNotExist) {

@@ -151,25 +151,36 @@ var errSeed = errors.New("index not usable for seeding")
 // readIndex parses an index file of version 2, 3 or 4: its entries, and
 // its cache-tree extension's data (nil when it has none).
 func readIndex(data []byte) ([]indexEntry, []byte, error) {
+	var entries []indexEntry
+	tree, err := walkIndex(data, func(e *indexEntry) { entries = append(entries, *e) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, tree, nil
+}
+
+// walkIndex hands each entry of an index file to fn (which must not keep
+// the pointer) and returns the cache-tree extension's data: the whole
+// index is never held as entries (100,000 of them are ~10 MB).
+func walkIndex(data []byte, fn func(*indexEntry)) ([]byte, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, nil, errSeed
+		return nil, errSeed
 	}
 	body, sum := data[:len(data)-20], data[len(data)-20:]
 	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
-		return nil, nil, errSeed
+		return nil, errSeed
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, nil, errSeed
+		return nil, errSeed
 	}
 	n := int(binary.BigEndian.Uint32(data[8:]))
-	entries := make([]indexEntry, 0, n)
 	off := 12
 	prev := ""
 	for range n {
 		start := off
 		if off+62 > len(body) {
-			return nil, nil, errSeed
+			return nil, errSeed
 		}
 		var e indexEntry
 		copy(e.stat[:], body[off:off+40])
@@ -178,7 +189,7 @@ func readIndex(data []byte) ([]indexEntry, []byte, error) {
 		off += 62
 		if e.flags&0x4000 != 0 {
 			if version < 3 || off+2 > len(body) {
-				return nil, nil, errSeed
+				return nil, errSeed
 			}
 			e.ext = binary.BigEndian.Uint16(body[off:])
 			off += 2
@@ -186,25 +197,25 @@ func readIndex(data []byte) ([]indexEntry, []byte, error) {
 		if version == 4 {
 			strip, w := varint(body[off:])
 			if w == 0 || strip > uint64(len(prev)) {
-				return nil, nil, errSeed
+				return nil, errSeed
 			}
 			off += w
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, nil, errSeed
+				return nil, errSeed
 			}
 			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, nil, errSeed
+				return nil, errSeed
 			}
 			e.path = string(body[off : off+end])
 			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
 		}
 		prev = e.path
-		entries = append(entries, e)
+		fn(&e)
 	}
 	// Extensions: a split index ("link") holds only part of the entries, a
 	// sparse one ("sdir") directories in place of files.
@@ -213,14 +224,14 @@ func readIndex(data []byte) ([]indexEntry, []byte, error) {
 		sig := string(body[off : off+4])
 		size := int(binary.BigEndian.Uint32(body[off+4:]))
 		if sig == "link" || sig == "sdir" || off+8+size > len(body) {
-			return nil, nil, errSeed
+			return nil, errSeed
 		}
 		if sig == "TREE" {
 			tree = body[off+8 : off+8+size]
 		}
 		off += 8 + size
 	}
-	return entries, tree, nil
+	return tree, nil
 }
 
 // simplePattern reports whether excludedBy matches the gitignore pattern p
@@ -406,50 +417,48 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	all, treeExt, err := readIndex(data)
+	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
+	simple := true
+	for _, p := range s.excludes {
+		simple = simple && simplePattern(p)
+	}
+	var kept []indexEntry
+	var dropped []string // their directories' trees are not the store's
+	treeExt, err := walkIndex(data, func(e *indexEntry) {
+		rel, ok := strings.CutPrefix(e.path, repo.prefix)
+		if !ok || rel == "" {
+			return
+		}
+		switch {
+		case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
+			e.ext&0x2000 != 0, // intent-to-add: no content yet
+			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
+			int64(e.size()) > s.maxBytes,
+			simple && excludedBy(s.excludes, rel):
+			dropped = append(dropped, rel)
+			return
+		}
+		k := *e
+		k.path = rel
+		if sec, nsec := k.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
+			binary.BigEndian.PutUint32(k.stat[36:], 0) // racily clean: git reads it
+		}
+		kept = append(kept, k)
+	})
 	if err != nil {
 		return false
 	}
-	data = nil
 	var tree *cacheTree
 	if treeExt != nil {
 		if t, err := parseCacheTree(treeExt); err == nil {
 			tree = t.at(repo.prefix)
 		}
 	}
-	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
-	kept := all[:0] // filtered in place: the index may hold 100,000 entries
-	conflicted := map[string]bool{}
-	for _, e := range all {
-		if e.flags&0x3000 != 0 {
-			conflicted[e.path] = true
+	data, treeExt = nil, nil
+	if tree != nil {
+		for _, rel := range dropped {
+			tree.invalidate(rel)
 		}
-	}
-	simple := true
-	for _, p := range s.excludes {
-		simple = simple && simplePattern(p)
-	}
-	for _, e := range all {
-		rel, ok := strings.CutPrefix(e.path, repo.prefix)
-		if !ok || rel == "" {
-			continue
-		}
-		switch {
-		case simple && excludedBy(s.excludes, rel),
-			conflicted[e.path],
-			e.ext&0x2000 != 0, // intent-to-add: no content yet
-			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
-			int64(e.size()) > s.maxBytes:
-			if tree != nil {
-				tree.invalidate(rel)
-			}
-			continue
-		}
-		e.path = rel
-		if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
-			binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
-		}
-		kept = append(kept, e)
 	}
 	if len(kept) == 0 {
 		return false
