@@ -340,3 +340,46 @@ func TestAStoreOpenedBeforeTheSeedBorrowsToo(t *testing.T) {
 		t.Errorf("restored %q, not restored %+v", got, res.NotRestored)
 	}
 }
+
+// TestPruningASeededStoreLeavesTheRepositoryAlone: the store's gc keeps
+// what its refs reach without copying or touching the borrowed objects.
+func TestPruningASeededStoreLeavesTheRepositoryAlone(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	genTree(t, repo, 20)
+	userGit(t, repo, "init", "-q", "-b", "main")
+	userGit(t, repo, "add", "-A")
+	userGit(t, repo, "commit", "-q", "-m", "init")
+	gitBefore := hashGitDir(t, repo)
+	s := openStore(t, repo)
+	first, err := s.Take(ctx, "ses1", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, "pkg000", "file00001.go"), []byte("changed\n"), 0o644)
+	second, err := s.Take(ctx, "ses2", "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropSession(ctx, "ses2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(ctx, map[ID]bool{first.ID: true}, DefaultCapBytes); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gitBefore, hashGitDir(t, repo)) {
+		t.Errorf("the user's .git changed")
+	}
+	if st, _ := s.Stats(ctx); st.SizeBytes > 64<<10 {
+		t.Errorf("the store holds %d bytes after gc: it copied the borrowed objects", st.SizeBytes)
+	}
+	_ = second
+	res, err := s.Restore(ctx, "ses1", first.ID, RestoreOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "pkg000", "file00001.go")); !strings.HasPrefix(string(b), "// 1\n") || len(res.NotRestored) > 0 {
+		t.Errorf("after gc, restored %q, not restored %+v", b, res.NotRestored)
+	}
+}
