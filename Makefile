@@ -25,7 +25,7 @@ test-short:
 	$(GO) test -count=1 -short $(PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m $(PKGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

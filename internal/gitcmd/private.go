@@ -44,6 +44,19 @@ type Private struct {
 	WorkTree     string
 	IndexFile    string
 	ExcludesFile string
+	// Borrow is an object directory (the user's .git/objects) that git
+	// reads through GIT_ALTERNATE_OBJECT_DIRECTORIES but never writes:
+	// it is given to every command except those that write objects
+	// (objectWriters), because git "freshens" — touches the mtime of — an
+	// alternate's object that it would otherwise write again.
+	Borrow string
+}
+
+// objectWriters are the commands that write objects; they run without
+// Borrow (write-tree then needs --missing-ok for a borrowed blob).
+var objectWriters = map[string]bool{
+	"update-index": true, "write-tree": true, "hash-object": true,
+	"commit-tree": true, "mktree": true,
 }
 
 // privateConfig is given on the command line after the hardening.
@@ -70,6 +83,9 @@ func (p Private) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
 	cmd.Dir = p.WorkTree
 	cmd.Env = p.environ(os.Environ())
+	if p.Borrow != "" && len(args) > 0 && !objectWriters[args[0]] {
+		cmd.Env = append(cmd.Env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+p.Borrow)
+	}
 	return cmd
 }
 

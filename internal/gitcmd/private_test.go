@@ -1,6 +1,7 @@
 package gitcmd
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,27 @@ func TestPrivateEnvironNamesOnlyTheStore(t *testing.T) {
 	for _, want := range []string{"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.autocrlf=false"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("command lacks %s: %s", want, args)
+		}
+	}
+}
+
+// TestBorrowIsNotGivenToCommandsThatWriteObjects: git touches an
+// alternate's object it would write again, so the user's objects are
+// named only to the commands that read.
+func TestBorrowIsNotGivenToCommandsThatWriteObjects(t *testing.T) {
+	p := Private{GitDir: "/s", WorkTree: "/w", IndexFile: "/s/i", Borrow: "/w/.git/objects"}
+	for cmd, want := range map[string]bool{
+		"cat-file": true, "ls-files": true, "diff-tree": true, "gc": true,
+		"update-index": false, "write-tree": false, "hash-object": false, "commit-tree": false,
+	} {
+		got := false
+		for _, kv := range p.Command(context.Background(), cmd).Env {
+			if kv == "GIT_ALTERNATE_OBJECT_DIRECTORIES=/w/.git/objects" {
+				got = true
+			}
+		}
+		if got != want {
+			t.Errorf("%s borrows: %v, want %v", cmd, got, want)
 		}
 	}
 }

@@ -60,6 +60,13 @@ func (s *Store) neverKept(p string) bool {
 	return false
 }
 
+// ignoredRead is ignoredFiles' answer.
+type ignoredRead struct {
+	keep  []string
+	skips []Skip
+	err   error
+}
+
 // ignoredFiles lists the ignored files not yet in the store's index: those
 // to keep, and the skips of those it leaves out.
 func (s *Store) ignoredFiles(ctx context.Context) (keep []string, skips []Skip, err error) {
@@ -171,7 +178,11 @@ func (s *Store) ignoredOf(ctx context.Context, paths []string) map[string]bool {
 // limitIgnored adds to a snapshot's update the ignored files to keep, and
 // its skips the ones it leaves out; a kept ignored file that grew over the
 // limit leaves the index (remove) and is listed.
-func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skipped *[]Skip) error {
+//
+// listed, when not nil, is ignoredFiles' answer computed while git walked
+// the tree for the changed paths (take starts it first: the two walks
+// overlap); nil to list them now.
+func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skipped *[]Skip, listed <-chan ignoredRead) error {
 	if s.ignoredMax < 0 {
 		return nil
 	}
@@ -198,7 +209,13 @@ func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skip
 		}
 		*update = kept
 	}
-	keep, skips, err := s.ignoredFiles(ctx)
+	var r ignoredRead
+	if listed != nil {
+		r = <-listed
+	} else {
+		r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+	}
+	keep, skips, err := r.keep, r.skips, r.err
 	if err != nil {
 		return err
 	}

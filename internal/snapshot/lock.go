@@ -52,6 +52,9 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock snapshot store %s: %w", s.git.GitDir, err)
 	}
+	if s.git.Borrow == "" {
+		s.readBorrow() // another process's first snapshot may have seeded the store
+	}
 	return func() { f.Close() }, nil
 }
 

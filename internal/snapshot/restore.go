@@ -649,6 +649,9 @@ func (b *blobReader) copy(oid string, w io.Writer) error {
 		return fmt.Errorf("read object %s: %w", oid, err)
 	}
 	f := strings.Fields(header)
+	if len(f) == 2 && f[1] == "missing" {
+		return errors.New(ReasonGone)
+	}
 	if len(f) != 3 || f[1] != "blob" {
 		return fmt.Errorf("read object %s: %s", oid, strings.TrimSpace(header))
 	}

@@ -64,11 +64,15 @@
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
 //
 // Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
-// BENCHMARKS.md), reads the files' modes alongside (`ls-files --stage` and
-// an lstat per file, modes.go) and lists the ignored files (ignored.go):
-// 75–90 ms for an unchanged 10,000-file tree on a loaded machine against
-// 41–60 ms without the two, until the speed work's stat cache takes them
-// over. More than a `true` step's tools. To keep within 10% of a
+// BENCHMARKS.md), reads the files' modes alongside (the store's index and
+// an lstat per file, modes.go) and lists the ignored files in a second walk
+// at the same time (ignored.go); only what differs from the store's index
+// is read and stored. In a git repository the store's first index is
+// seeded from the user's and the user's objects are borrowed read-only
+// (seed.go), so the first snapshot of a clean checkout reads no file
+// either; outside git the first snapshot reads and stores every file, and
+// the store's index is the stat cache from then on. More than a `true`
+// step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
 // streams (the model changes no file; the wait is only before the next
 // mutating tool runs), and uses a step's "after" as the next step's
@@ -155,6 +159,9 @@ const (
 	ReasonOutside    = "outside the directory"
 	ReasonNotSaved   = "its current content could not be saved first"
 	ReasonNotInSnap  = "not in the snapshot"
+	// ReasonGone: the content was the repository's, borrowed (seed.go),
+	// and the repository no longer holds it (a git gc removed it).
+	ReasonGone = "its content is gone from the repository's objects (removed by git gc?)"
 )
 
 // Snapshot is one recorded state of the work tree.
@@ -237,6 +244,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	if err := s.init(ctx); err != nil {
 		return nil, err
 	}
+	s.readBorrow()
 	res, err := s.recover(ctx)
 	if err != nil {
 		return nil, err
@@ -377,6 +385,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
+	s.seedIndex(ctx) // the first snapshot in a git repository (seed.go)
 	// The modes of the files as the index has them, read while git walks
 	// the tree (modes.go); the changed paths are added after.
 	indexModes := make(chan modesRead, 1)
@@ -384,6 +393,14 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		m, err := s.readModes(ctx)
 		indexModes <- modesRead{m, err}
 	}()
+	// The ignored files, listed by a second walk alongside (ignored.go).
+	ignoredCh := make(chan ignoredRead, 1)
+	go func() {
+		var r ignoredRead
+		r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+		ignoredCh <- r
+	}()
+	ignored := (<-chan ignoredRead)(ignoredCh)
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Git walks the tree and compares stat
 	// data; nothing is read but what changed.
@@ -427,6 +444,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 		args = nil
 		if len(dirs) > 0 {
+			ignored = nil // the index changes: listed again after
 			// A file or symlink became a directory: while the index holds
 			// it, git does not walk into it. Out of the index, then list
 			// what the directory holds.
@@ -436,7 +454,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
-	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped); err != nil {
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored); err != nil {
 		return snap, err
 	}
 	im := <-indexModes
@@ -472,7 +490,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		return snap, err
 	}
 	snap.Modes = blob
-	tree, err := s.git.Output(ctx, nil, "write-tree")
+	tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}

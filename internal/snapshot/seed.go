@@ -1,0 +1,567 @@
+package snapshot
+
+// seed.go: a store's first snapshot in a git repository costs a stat walk,
+// not a read of every file. Contract:
+//
+//   - Read only. The user's index file is read (not through git: no
+//     process opens the user's repository) and the store's own index is
+//     written from its entries; the user's object directory is
+//     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
+//     repository already holds and never stores them again. Nothing is
+//     written under the user's .git, and no git command runs there.
+//     The store names the user's object directory in agent-borrow (not
+//     objects/info/alternates: git would touch the user's objects when it
+//     writes one again, see gitcmd.Private.Borrow).
+//   - The seeded entries are only a stat cache: git still compares each
+//     file's stat data with the entry, and reads and stores (in the store)
+//     every file that differs. Entries git could not trust are left out,
+//     and those files are then read like untracked ones: conflicted
+//     (stage ≠ 0), intent-to-add, gitlinks (nested repositories), sparse
+//     directory entries, files over Options.MaxFileBytes, files whose index
+//     size is not their blob's size (a clean filter such as Git LFS or an
+//     eol conversion stored other bytes than the file's), and files the
+//     store excludes. assume-unchanged and skip-worktree flags are dropped,
+//     so a file the user's git was told to ignore changes in is compared
+//     like any other. An entry as new as the user's index (racily clean)
+//     has its size cleared, so git reads it.
+//   - Anything unexpected — a split index, a sparse index, an index format
+//     other than 2–4, SHA-256 objects, a checksum that does not match —
+//     means no seeding: the first snapshot reads every file, as before.
+//   - Borrowed objects. The store refers to blobs in the user's object
+//     database; a `git gc --prune` there can delete a blob that neither
+//     the user's refs nor index reach any more (git keeps unreachable
+//     objects two weeks by default). A restore then names each file it
+//     cannot bring back (ReasonGone) and restores the rest; the list of a
+//     step's files still comes (diff.go), its line counts not.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// userRepo is the user's repository around a work tree, as found on disk.
+type userRepo struct {
+	gitDir  string // the repository's git directory, and its common one
+	common  string
+	index   string // the index file
+	objects string // the object directory
+	prefix  string // the work tree's path in the repository ("" or "sub/dir/")
+}
+
+// findUserRepo looks for the git repository holding work (work itself or
+// an ancestor with a .git directory or .git file), reading only files.
+func findUserRepo(work string) (userRepo, bool) {
+	dir := work
+	for {
+		dotGit := filepath.Join(dir, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			gitDir, ok := resolveGitDir(dotGit, fi)
+			if !ok {
+				return userRepo{}, false
+			}
+			common := gitDir
+			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				common = c
+			}
+			if cfg, err := os.ReadFile(filepath.Join(common, "config")); err == nil &&
+				bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) {
+				return userRepo{}, false // SHA-256 (or a format we do not read)
+			}
+			rel, err := filepath.Rel(dir, work)
+			if err != nil {
+				return userRepo{}, false
+			}
+			prefix := ""
+			if rel != "." {
+				prefix = filepath.ToSlash(rel) + "/"
+			}
+			return userRepo{
+				gitDir:  gitDir,
+				common:  common,
+				index:   filepath.Join(gitDir, "index"),
+				objects: filepath.Join(common, "objects"),
+				prefix:  prefix,
+			}, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return userRepo{}, false
+		}
+		dir = parent
+	}
+}
+
+// resolveGitDir follows a .git file ("gitdir: <path>") to the directory.
+func resolveGitDir(dotGit string, fi os.FileInfo) (string, bool) {
+	if fi.IsDir() {
+		return dotGit, true
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", false
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", false
+	}
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(dotGit), p)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return p, true
+}
+
+// indexEntry is one entry of an index, its fixed part kept as read.
+type indexEntry struct {
+	stat  [40]byte // ctime, mtime, dev, ino, mode, uid, gid, size
+	oid   [20]byte
+	flags uint16
+	ext   uint16
+	path  string
+}
+
+func (e *indexEntry) mode() uint32 { return binary.BigEndian.Uint32(e.stat[24:]) }
+func (e *indexEntry) size() uint32 { return binary.BigEndian.Uint32(e.stat[36:]) }
+func (e *indexEntry) mtime() (uint32, uint32) {
+	return binary.BigEndian.Uint32(e.stat[8:]), binary.BigEndian.Uint32(e.stat[12:])
+}
+
+// errSeed says the user's index is one seeding does not take.
+var errSeed = errors.New("index not usable for seeding")
+
+// readIndex parses an index file of version 2, 3 or 4: its entries, and
+// its cache-tree extension's data (nil when it has none).
+func readIndex(data []byte) ([]indexEntry, []byte, error) {
+	var entries []indexEntry
+	tree, err := walkIndex(data, func(e *indexEntry) { entries = append(entries, *e) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, tree, nil
+}
+
+// walkIndex hands each entry of an index file to fn (which must not keep
+// the pointer) and returns the cache-tree extension's data: the whole
+// index is never held as entries (100,000 of them are ~10 MB).
+func walkIndex(data []byte, fn func(*indexEntry)) ([]byte, error) {
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return nil, errSeed
+	}
+	body, sum := data[:len(data)-20], data[len(data)-20:]
+	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
+		return nil, errSeed
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, errSeed
+	}
+	n := int(binary.BigEndian.Uint32(data[8:]))
+	off := 12
+	prev := ""
+	for range n {
+		start := off
+		if off+62 > len(body) {
+			return nil, errSeed
+		}
+		var e indexEntry
+		copy(e.stat[:], body[off:off+40])
+		copy(e.oid[:], body[off+40:off+60])
+		e.flags = binary.BigEndian.Uint16(body[off+60:])
+		off += 62
+		if e.flags&0x4000 != 0 {
+			if version < 3 || off+2 > len(body) {
+				return nil, errSeed
+			}
+			e.ext = binary.BigEndian.Uint16(body[off:])
+			off += 2
+		}
+		if version == 4 {
+			strip, w := varint(body[off:])
+			if w == 0 || strip > uint64(len(prev)) {
+				return nil, errSeed
+			}
+			off += w
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, errSeed
+			}
+			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, errSeed
+			}
+			e.path = string(body[off : off+end])
+			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
+		}
+		prev = e.path
+		fn(&e)
+	}
+	// Extensions: a split index ("link") holds only part of the entries, a
+	// sparse one ("sdir") directories in place of files.
+	var tree []byte
+	for off+8 <= len(body) {
+		sig := string(body[off : off+4])
+		size := int(binary.BigEndian.Uint32(body[off+4:]))
+		if sig == "link" || sig == "sdir" || off+8+size > len(body) {
+			return nil, errSeed
+		}
+		if sig == "TREE" {
+			tree = body[off+8 : off+8+size]
+		}
+		off += 8 + size
+	}
+	return tree, nil
+}
+
+// simplePattern reports whether excludedBy matches the gitignore pattern p
+// as git does: a name or a path, without wildcards, escapes or negation.
+func simplePattern(p string) bool {
+	return p != "" && !strings.ContainsAny(p, "*?[\\!# ") && !strings.Contains(strings.Trim(p, "/"), "//") && strings.Trim(p, "/") != ""
+}
+
+// excludedBy reports whether the file rel is excluded by one of the simple
+// patterns: "name" any component, "name/" any directory, "a/b" or "/a"
+// anchored at the work tree (a file or a directory), "a/b/" a directory.
+func excludedBy(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		dirOnly := strings.HasSuffix(p, "/")
+		body := strings.TrimSuffix(p, "/")
+		if !strings.Contains(body, "/") {
+			parts := strings.Split(rel, "/")
+			for i, comp := range parts {
+				if comp == body && (!dirOnly || i < len(parts)-1) {
+					return true
+				}
+			}
+			continue
+		}
+		body = strings.TrimPrefix(body, "/")
+		if strings.HasPrefix(rel, body+"/") || !dirOnly && rel == body {
+			return true
+		}
+	}
+	return false
+}
+
+// varint reads git's offset encoding of index version 4.
+func varint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	val := uint64(c & 127)
+	i := 1
+	for c&128 != 0 {
+		if i >= len(b) || i > 9 {
+			return 0, 0
+		}
+		val++
+		c = b[i]
+		i++
+		val = val<<7 + uint64(c&127)
+	}
+	return val, i
+}
+
+// writeIndex encodes entries as an index of version 2, flags cleared but
+// the name length, with tree (nil: none) as its cache-tree.
+func writeIndex(entries []indexEntry, tree *cacheTree) []byte {
+	var b bytes.Buffer
+	encodeIndex(&b, entries, tree)
+	return b.Bytes()
+}
+
+// writeIndexFile writes writeIndex's bytes to path without holding them.
+func writeIndexFile(path string, entries []indexEntry, tree *cacheTree) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	encodeIndex(w, entries, tree)
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
+	h := sha1.New()
+	w := io.MultiWriter(out, h)
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(len(entries)))
+	w.Write(hdr[:])
+	var e8 [8]byte
+	for i := range entries {
+		e := &entries[i]
+		w.Write(e.stat[:])
+		w.Write(e.oid[:])
+		var fl [2]byte
+		binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
+		w.Write(fl[:])
+		io.WriteString(w, e.path)
+		n := 62 + len(e.path)
+		w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
+	}
+	if tree != nil {
+		var ext bytes.Buffer
+		tree.encode(&ext, true)
+		var eh [8]byte
+		copy(eh[:], "TREE")
+		binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
+		w.Write(eh[:])
+		w.Write(ext.Bytes())
+	}
+	out.Write(h.Sum(nil))
+}
+
+// mightConvert reports whether git could have stored other bytes than a
+// file's for some entry: the repository has attributes (a clean filter
+// such as Git LFS, an eol conversion) or a configuration that sets them
+// or converts line ends. Only then does the seed compare each blob's size
+// with the file's (sameSizeBlobs), which reads every object's header.
+func mightConvert(repo userRepo, entries []indexEntry) bool {
+	for i := range entries {
+		if p := entries[i].path; p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
+			return true
+		}
+	}
+	// entries are relative to the work tree: an attributes file above it
+	// in the repository counts too.
+	if repo.prefix != "" {
+		return true
+	}
+	if fi, err := os.Stat(filepath.Join(repo.common, "info", "attributes")); err == nil && fi.Size() > 0 {
+		return true
+	}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{
+		filepath.Join(repo.common, "config"), filepath.Join(repo.gitDir, "config.worktree"),
+		"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "attributes"),
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(b)
+		for _, word := range []string{"autocrlf", "eol", "attributesfile", "filter", "include", "text"} {
+			if bytes.Contains(low, []byte(word)) {
+				return true
+			}
+		}
+		if strings.HasSuffix(f, "attributes") && len(bytes.TrimSpace(b)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// noSeed, when set (benchmarks), makes a store read every file as it
+// would outside a repository.
+var noSeed bool
+
+// seedIndex writes the store's index from the user's, when the store has
+// none yet, and names the user's objects in the store's alternates. It
+// reports whether it seeded; on any doubt it leaves the store as it was.
+func (s *Store) seedIndex(ctx context.Context) bool {
+	if noSeed {
+		return false
+	}
+	if _, err := os.Lstat(s.git.IndexFile); err == nil {
+		return false
+	}
+	repo, ok := findUserRepo(s.workTree)
+	if !ok {
+		return false
+	}
+	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
+		return false
+	}
+	ifi, err := os.Stat(repo.index)
+	if err != nil || !ifi.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(repo.index)
+	if err != nil {
+		return false
+	}
+	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
+	simple := true
+	for _, p := range s.excludes {
+		simple = simple && simplePattern(p)
+	}
+	var kept []indexEntry
+	var dropped []string // their directories' trees are not the store's
+	treeExt, err := walkIndex(data, func(e *indexEntry) {
+		rel, ok := strings.CutPrefix(e.path, repo.prefix)
+		if !ok || rel == "" {
+			return
+		}
+		switch {
+		case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
+			e.ext&0x2000 != 0, // intent-to-add: no content yet
+			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
+			int64(e.size()) > s.maxBytes,
+			simple && excludedBy(s.excludes, rel):
+			dropped = append(dropped, rel)
+			return
+		}
+		k := *e
+		k.path = rel
+		if sec, nsec := k.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
+			binary.BigEndian.PutUint32(k.stat[36:], 0) // racily clean: git reads it
+		}
+		kept = append(kept, k)
+	})
+	if err != nil {
+		return false
+	}
+	var tree *cacheTree
+	if treeExt != nil {
+		if t, err := parseCacheTree(treeExt); err == nil {
+			tree = t.at(repo.prefix)
+		}
+	}
+	data, treeExt = nil, nil
+	if tree != nil {
+		for _, rel := range dropped {
+			tree.invalidate(rel)
+		}
+	}
+	if len(kept) == 0 {
+		return false
+	}
+	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
+	// named in the store, for every later process too.
+	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
+		return false
+	}
+	s.git.Borrow = repo.objects
+	if mightConvert(repo, kept) {
+		kept, err = s.sameSizeBlobs(ctx, kept, tree)
+	}
+	if err != nil || len(kept) == 0 {
+		os.Remove(s.borrowFile())
+		s.git.Borrow = ""
+		return false
+	}
+	if tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
+		tree = nil // write-tree writes them all
+	}
+	tmp := s.git.IndexFile + ".seed"
+	if err := writeIndexFile(tmp, kept, tree); err != nil {
+		os.Remove(tmp)
+		return false
+	}
+	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+		os.Remove(tmp)
+		return false
+	}
+	if !simple {
+		// What the store excludes (node_modules/, the data directory, ...)
+		// is not the user's to keep here either: out of the index, as
+		// before. Patterns excludedBy cannot read are git's to match.
+		out, err := s.git.Output(ctx, nil, "ls-files", "-z", "--cached", "--ignored",
+			"--exclude-from="+filepath.Join(s.git.GitDir, "info", "exclude"))
+		if err == nil && len(out) > 0 {
+			_, err = s.git.Output(ctx, out, "update-index", "-z", "--force-remove", "--stdin")
+		}
+		if err != nil {
+			os.Remove(s.git.IndexFile)
+			return false
+		}
+	}
+	return true
+}
+
+// borrowFile names the object directory the store borrows from. It is not
+// objects/info/alternates: git would then also touch the user's objects
+// when writing (see gitcmd.Private.Borrow).
+func (s *Store) borrowFile() string { return filepath.Join(s.git.GitDir, "agent-borrow") }
+
+// readBorrow sets the store's borrowed object directory from borrowFile.
+func (s *Store) readBorrow() {
+	if b, err := os.ReadFile(s.borrowFile()); err == nil {
+		s.git.Borrow = strings.TrimSpace(string(b))
+	}
+}
+
+// sameSizeBlobs keeps the entries whose blob exists and has the size the
+// index gives the file: where a clean filter or an eol conversion made the
+// blob differ from the file, the file must be read.
+func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *cacheTree) ([]indexEntry, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		for i := range entries {
+			fmt.Fprintf(w, "%x\n", entries[i].oid)
+		}
+		pw.CloseWithError(w.Flush())
+	}()
+	defer pr.Close()
+	cmd := s.git.Command(ctx, "cat-file", "--batch-check=%(objectname) %(objectsize)")
+	cmd.Stdin = pr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	kept := entries[:0]
+	i := 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && i < len(entries) {
+		e := entries[i]
+		i++
+		_, size, _ := strings.Cut(sc.Text(), " ")
+		n, err := strconv.ParseUint(size, 10, 64) // or "<oid> missing"
+		if err != nil || n != uint64(e.size()) && e.size() != 0 {
+			if tree != nil {
+				tree.invalidate(e.path)
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		return nil, err
+	}
+	if i != len(entries) {
+		return nil, errSeed
+	}
+	return kept, nil
+}
