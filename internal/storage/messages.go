@@ -133,12 +133,6 @@ func (s *Store) ListMessages(ctx context.Context, sessionID string) ([]message.M
 	return list, nil
 }
 
-// querier is a *sql.DB or a *sql.Tx.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 func listMessages(ctx context.Context, q querier, sessionID string) ([]message.Message, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ? ORDER BY id`, sessionID)
