@@ -62,11 +62,12 @@ type compactDryRunOutput struct {
 }
 
 func compactDryRun(ctx context.Context, g *globalFlags, f *sessionFlags, focus string, out io.Writer) error {
-	a, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	p, err := loop.ReadPreview(ctx, st, a.cfg, a.offeredTools(), id)
 	if err != nil {
 		return err
@@ -87,20 +88,12 @@ func compactDryRun(ctx context.Context, g *globalFlags, f *sessionFlags, focus s
 }
 
 func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.Reader, out io.Writer) error {
-	a, err := loadApp(g)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: writing, runner: true})
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	r, id, err := a.openSession(ctx, st, f)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer c.Close()
+	r, id := c.r, c.id
 	current, _, err := r.Summary()
 	if err != nil {
 		return err

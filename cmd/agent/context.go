@@ -14,7 +14,6 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/message"
-	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 	"github.com/ctxloop/agent/internal/toolsearch"
 )
@@ -57,11 +56,12 @@ the cache).`,
 }
 
 func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	a, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	reg, rows := contextTools(ctx, a)
 	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, reg, id)
 	if err != nil {
@@ -218,24 +218,4 @@ func FormatSnapshot(s tokens.Snapshot) string {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	return b.String()
-}
-
-// openSessionReadOnly resolves the configuration and the session named by
-// --session or -c (the latest of this directory by default) for a
-// read-only command. The caller closes the store.
-func openSessionReadOnly(ctx context.Context, g *globalFlags, f *sessionFlags) (*app, *storage.Store, string, error) {
-	a, err := loadApp(g)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	st, err := a.openReadOnly(ctx)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		st.Close()
-		return nil, nil, "", err
-	}
-	return a, st, id, nil
 }
