@@ -102,7 +102,7 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 	// verbatim and the pins stay (the editor shows them below a marker,
 	// read-only; from stdin they cannot be given at all).
 	var text string
-	if fi, ok := stdin.(*os.File); ok && isTerminal(fi) {
+	if fi, ok := stdin.(*os.File); ok && toTerminal(fi) {
 		text, err = editInEditor(ctx, loop.SummaryEditFile(current, r.Pins()), os.Getenv("EDITOR"))
 	} else {
 		var b []byte
@@ -126,11 +126,6 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 		fmt.Fprintf(out, "the %d user messages kept word for word in it stay as they were\n", len(users))
 	}
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // editInEditor opens text in editor (a command line, as $EDITOR) on a

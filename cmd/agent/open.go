@@ -14,6 +14,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -176,4 +177,19 @@ func (a *app) resolveSession(ctx context.Context, st *storage.Store, id string, 
 		return s.ID, nil
 	}
 	return "", nil
+}
+
+// lookupSession finds a session by id or unique prefix, with errors that
+// say what to do.
+func lookupSession(ctx context.Context, st *storage.Store, id string) (*message.Session, error) {
+	s, err := st.GetSession(ctx, id)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return nil, fmt.Errorf("no session %s (`agent sessions --all` lists them; a prefix needs 6 characters or more)", id)
+	case errors.Is(err, storage.ErrAmbiguousID):
+		return nil, fmt.Errorf("%w: give more characters", err)
+	case err != nil:
+		return nil, err
+	}
+	return s, nil
 }

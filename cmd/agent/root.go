@@ -192,3 +192,12 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 func (a *app) offeredTools() *tools.Registry {
 	return tools.NewRegistry().With(task.New(a.cfg.Task))
 }
+
+// permModes is the config's permissions as the tools' modes.
+func permModes(m map[string]string) map[string]tools.Mode {
+	out := make(map[string]tools.Mode, len(m))
+	for k, v := range m {
+		out[k] = tools.Mode(v)
+	}
+	return out
+}

@@ -314,19 +314,3 @@ func storedSession(r *loop.Runner) message.Session {
 	}
 	return s
 }
-
-func permModes(m map[string]string) map[string]tools.Mode {
-	out := make(map[string]tools.Mode, len(m))
-	for k, v := range m {
-		out[k] = tools.Mode(v)
-	}
-	return out
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		s = string([]rune(s)[:n-1]) + "…"
-	}
-	return s
-}
