@@ -89,11 +89,6 @@ func (s *Store) UpdateMessage(ctx context.Context, m *message.Message) error {
 	return nil
 }
 
-// execer is a *sql.DB or a *sql.Tx.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 func updateMessage(ctx context.Context, db execer, m *message.Message) error {
 	res, err := db.ExecContext(ctx, `UPDATE messages SET role = ?, parent_id = ?, summary = ?,
 		synthetic = ?, model = ?, finish_reason = ?, error = ?, input_tokens = ?, output_tokens = ?,

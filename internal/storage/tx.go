@@ -1,10 +1,10 @@
 package storage
 
-// The transaction and lookup helpers every write in the package uses:
+// The transaction and the query interfaces every file of the package uses:
 // inTx is the one way a write runs (a write transaction, committed, its
 // errors wrapped with the operation and ErrLocked for a lock held too
-// long); querier is what a read helper takes so that it runs on the read
-// pool, the writer or inside a transaction alike.
+// long); querier, execer and rowScanner are what a helper takes so that it
+// runs on the read pool, the writer or inside a transaction alike.
 
 import (
 	"context"
@@ -35,6 +35,14 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
+
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// rowScanner is a *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(dest ...any) error }
 
 // requireSession returns ErrNotFound, wrapped, when the session does not
 // exist.
