@@ -2,9 +2,12 @@ package main
 
 // How a command opens what it works on: the app (configuration, hooks),
 // the database and the session named by --session or -c. openCommand is
-// the one preamble of the commands that work on one existing session;
-// `agent run` and the chat, which may start a new session and start MCP
-// servers and read git while the database opens, use its parts directly.
+// the one preamble of the commands that work on one existing session
+// named by those flags. `agent run` and the chat, which may start a new
+// session and start MCP servers and read git while the database opens,
+// use its parts directly, as do the commands that take a session id as
+// an argument (sessions show, export and rm, sessions fork), which say
+// "there are no sessions yet" when there is no database.
 
 import (
 	"context"
