@@ -6,8 +6,8 @@ package main
 // named by those flags. `agent run` and the chat, which may start a new
 // session and start MCP servers and read git while the database opens,
 // use its parts directly, as do the commands that take a session id as
-// an argument (sessions show, export and rm, sessions fork), which say
-// "there are no sessions yet" when there is no database.
+// an argument: sessions show, export and rm (which say "there are no
+// sessions yet" when there is no database) and sessions fork.
 
 import (
 	"context"
