@@ -59,20 +59,12 @@ says by how much it does not.`,
 }
 
 func runUndoCompact(ctx context.Context, g *globalFlags, f *sessionFlags) error {
-	a, err := loadDriving(g)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: driving, model: true, runner: true})
 	if err != nil {
 		return err
 	}
-	st, err := a.openDriving(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	r, id, err := a.openSession(ctx, st, f)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer c.Close()
+	r, id := c.r, c.id
 	u, err := r.UndoCompaction(ctx)
 	if err != nil {
 		return err
@@ -86,22 +78,14 @@ func runUndoCompact(ctx context.Context, g *globalFlags, f *sessionFlags) error 
 }
 
 func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus string) error {
-	a, err := loadDriving(g)
-	if err != nil {
-		return err
-	}
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	st, err := a.openDriving(ctx)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: driving, model: true, runner: true})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	r, id, err := a.openSession(ctx, st, f)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer c.Close()
+	r, id := c.r, c.id
 	before := r.Snapshot()
 	seen := len(r.History())
 	defer func() { printAttempts(os.Stderr, r.History()[seen:]) }()

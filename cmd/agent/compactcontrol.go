@@ -62,11 +62,12 @@ type compactDryRunOutput struct {
 }
 
 func compactDryRun(ctx context.Context, g *globalFlags, f *sessionFlags, focus string, out io.Writer) error {
-	a, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	p, err := loop.ReadPreview(ctx, st, a.cfg, a.offeredTools(), id)
 	if err != nil {
 		return err
@@ -87,20 +88,12 @@ func compactDryRun(ctx context.Context, g *globalFlags, f *sessionFlags, focus s
 }
 
 func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.Reader, out io.Writer) error {
-	a, err := loadApp(g)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: writing, runner: true})
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	r, id, err := a.openSession(ctx, st, f)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer c.Close()
+	r, id := c.r, c.id
 	current, _, err := r.Summary()
 	if err != nil {
 		return err
@@ -109,7 +102,7 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 	// verbatim and the pins stay (the editor shows them below a marker,
 	// read-only; from stdin they cannot be given at all).
 	var text string
-	if fi, ok := stdin.(*os.File); ok && isTerminal(fi) {
+	if fi, ok := stdin.(*os.File); ok && toTerminal(fi) {
 		text, err = editInEditor(ctx, loop.SummaryEditFile(current, r.Pins()), os.Getenv("EDITOR"))
 	} else {
 		var b []byte
@@ -133,11 +126,6 @@ func editSummary(ctx context.Context, g *globalFlags, f *sessionFlags, stdin io.
 		fmt.Fprintf(out, "the %d user messages kept word for word in it stay as they were\n", len(users))
 	}
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // editInEditor opens text in editor (a command line, as $EDITOR) on a

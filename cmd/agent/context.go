@@ -14,7 +14,6 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/message"
-	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 	"github.com/ctxloop/agent/internal/toolsearch"
 )
@@ -38,7 +37,7 @@ func newContextCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context",
 		Short: "Show where a session's context tokens go",
-		Long: `context prints the token calculator's snapshot of a session: the same
+		Long: `context prints the token calculator's reading of a session: the same
 total the status bar shows and compaction decides on, how it was computed
 (last call's input and output plus an estimate of what came after), and
 its breakdown into system prompt, tool schemas and messages, and the
@@ -57,13 +56,14 @@ the cache).`,
 }
 
 func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	a, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	reg, rows := contextTools(ctx, a)
-	snap, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, reg, id)
+	reading, restore, sess, err := loop.ReadContext(ctx, st, a.cfg, reg, id)
 	if err != nil {
 		return err
 	}
@@ -71,12 +71,12 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 	if err != nil {
 		return err
 	}
-	cs := contextSnapshot{Snapshot: snap, RestoreCost: restore, sessionUsage: sess.Usage}
-	cs.Breakdown = contextBreakdown{Breakdown: snap.Breakdown, MCP: rows}
+	cs := contextReport{Reading: reading, RestoreCost: restore, sessionUsage: sess.Usage}
+	cs.Breakdown = contextBreakdown{Breakdown: reading.Breakdown, MCP: rows}
 	cs.lastUsage = lastStepUsage(msgs)
 	cs.Cache = message.CacheFiguresOf(cs.lastUsage, cs.sessionUsage)
 	if a.cfg.Compaction.Prune {
-		p := loop.PruneThresholds(a.cfg.Compaction, snap)
+		p := loop.PruneThresholds(a.cfg.Compaction, reading)
 		cs.PruneProtect, cs.PruneMinimum = p.Protect, p.Minimum
 	}
 	if f.json {
@@ -84,15 +84,15 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 		enc.SetIndent("", "  ")
 		return enc.Encode(cs)
 	}
-	fmt.Fprint(out, formatContextSnapshot(cs))
+	fmt.Fprint(out, formatContextReport(cs))
 	return nil
 }
 
-// contextSnapshot is the output of `agent context`: the calculator's
-// snapshot and the prune thresholds in effect (0 when pruning is off).
-type contextSnapshot struct {
-	tokens.Snapshot
-	// Breakdown adds the MCP servers' rows to the snapshot's.
+// contextReport is the output of `agent context`: the calculator's
+// reading and the prune thresholds in effect (0 when pruning is off).
+type contextReport struct {
+	tokens.Reading
+	// Breakdown adds the MCP servers' rows to the reading's.
 	Breakdown    contextBreakdown `json:"breakdown"`
 	PruneProtect int64            `json:"prune_protect"`
 	PruneMinimum int64            `json:"prune_minimum"`
@@ -106,7 +106,7 @@ type contextSnapshot struct {
 	lastUsage, sessionUsage message.Usage
 }
 
-// contextBreakdown is the snapshot's breakdown with a row per MCP server
+// contextBreakdown is the reading's breakdown with a row per MCP server
 // whose tools are offered: the tokens of its tool schemas, which
 // breakdown.tools includes.
 type contextBreakdown struct {
@@ -149,9 +149,9 @@ func lastStepUsage(msgs []message.Message) message.Usage {
 	return message.Usage{}
 }
 
-// formatContextSnapshot renders `agent context` for people.
-func formatContextSnapshot(c contextSnapshot) string {
-	s := FormatSnapshot(c.Snapshot)
+// formatContextReport renders `agent context` for people.
+func formatContextReport(c contextReport) string {
+	s := FormatReading(c.Reading)
 	for _, r := range c.Breakdown.MCP {
 		s += fmt.Sprintf("  of the tool schemas, MCP server %s: %d tokens (%d tools)\n", r.Server, r.Tokens, r.Tools)
 		if len(r.TooLarge) > 0 {
@@ -175,8 +175,8 @@ func formatContextSnapshot(c contextSnapshot) string {
 	return s
 }
 
-// FormatSnapshot renders a snapshot for people.
-func FormatSnapshot(s tokens.Snapshot) string {
+// FormatReading renders the calculator's reading for people.
+func FormatReading(s tokens.Reading) string {
 	var b strings.Builder
 	approx := ""
 	if s.Basis == tokens.BasisEstimated {
@@ -223,29 +223,9 @@ func FormatSnapshot(s tokens.Snapshot) string {
 
 // reasoningNote labels the reasoning row: estimated when the model takes
 // its reasoning back, else none is sent.
-func reasoningNote(s tokens.Snapshot) string {
+func reasoningNote(s tokens.Reading) string {
 	if s.Labels.Reasoning == tokens.LabelEstimated {
 		return tokens.LabelEstimated
 	}
 	return "(not sent back to this model)"
-}
-
-// openSessionReadOnly resolves the configuration and the session named by
-// --session or -c (the latest of this directory by default) for a
-// read-only command. The caller closes the store.
-func openSessionReadOnly(ctx context.Context, g *globalFlags, f *sessionFlags) (*app, *storage.Store, string, error) {
-	a, err := loadApp(g)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	st, err := a.openReadOnly(ctx)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		st.Close()
-		return nil, nil, "", err
-	}
-	return a, st, id, nil
 }

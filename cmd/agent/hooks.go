@@ -19,7 +19,6 @@ import (
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/hooks"
-	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -202,41 +201,4 @@ func approveHooks(out io.Writer, cfg *config.Config, events []string) error {
 		}
 	}
 	return nil
-}
-
-// hookEvent reports a hook that ran: a "hook" JSON event, or in text mode
-// a line on stderr when it has something to say.
-func (w *eventWriter) hookEvent(h *message.HookRun) {
-	if h == nil {
-		return
-	}
-	if w.json {
-		w.emit(map[string]any{"type": "hook", "event": h.Event, "command": h.Command, "source": h.Source, "tool": h.Tool,
-			"output": h.Output, "blocked": h.Blocked, "exit_code": h.ExitCode, "timed_out": h.TimedOut, "error": h.Error,
-			"duration_ms": h.DurationMS})
-		return
-	}
-	if line := hookNote(h); line != "" {
-		w.breakLine()
-		fmt.Fprintln(w.errOut, "·", line)
-	}
-}
-
-// hookNote is the line a hook run is shown as, "" when it said nothing.
-func hookNote(h *message.HookRun) string {
-	text := termsafe.Strip(strings.TrimSpace(h.Output))
-	if !h.Blocked && h.Error == "" && text == "" {
-		return ""
-	}
-	what := h.Event + " hook " + oneLine(h.Command, 40)
-	switch {
-	case h.Blocked:
-		what += " blocked"
-	case h.Error != "":
-		what += ": " + h.Error
-	}
-	if text != "" {
-		what += ": " + oneLine(text, 200)
-	}
-	return what
 }

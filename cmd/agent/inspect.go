@@ -102,11 +102,12 @@ type timelineEntry struct {
 }
 
 func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	a, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	ins, err := inspectSession(ctx, st, id)
 	if err != nil {
 		return err

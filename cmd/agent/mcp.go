@@ -19,7 +19,6 @@ import (
 
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/mcp"
-	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
@@ -250,16 +249,6 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 		}
 	}
 	return nil
-}
-
-// oneLineOf is s on one line, at most max runes, with no terminal escapes:
-// a server's name, reason and stderr come from outside the agent.
-func oneLineOf(s string, max int) string {
-	s = strings.Join(strings.Fields(termsafe.Strip(s)), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }
 
 func approveMCP(g *globalFlags, name string, out io.Writer) error {

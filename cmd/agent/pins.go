@@ -33,11 +33,12 @@ away. Edit or remove them with /pins in the chat.`,
 }
 
 func listPins(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
-	_, st, id, err := openSessionReadOnly(ctx, g, f)
+	c, err := openCommand(ctx, g, f, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	st, id := c.st, c.id
 	pins, err := st.ListPins(ctx, id)
 	if err != nil {
 		return err

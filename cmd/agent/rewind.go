@@ -91,23 +91,14 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	if f.redo && (f.to != "" || f.turnsChanged || f.code || f.conv) {
 		return usageError("--redo reapplies the last rewind as it was: it takes no --to, --turns, --code or --conversation")
 	}
-	a, err := loadApp(g)
-	if err != nil {
-		return err
-	}
-	a.warn()
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	st, err := a.openDriving(ctx)
+	c, err := openCommand(ctx, g, &f.sessionFlags, sessionOpening{access: driving, warn: true, runner: true})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	r, id, err := a.openSession(ctx, st, &f.sessionFlags)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	defer c.Close()
+	r, id := c.r, c.id
 	for _, n := range r.Notes() {
 		fmt.Fprintln(msg, "agent:", n)
 	}
@@ -218,11 +209,12 @@ func runDiff(ctx context.Context, g *globalFlags, f *diffFlags, out io.Writer, c
 	if f.turn < 0 {
 		return usageError("--turn must be 1 or more")
 	}
-	a, st, id, err := openSessionReadOnly(ctx, g, &f.sessionFlags)
+	c, err := openCommand(ctx, g, &f.sessionFlags, sessionOpening{access: readOnly})
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	sess, err := st.GetSession(ctx, id)
 	if err != nil {
 		return err

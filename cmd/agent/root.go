@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
-	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
@@ -152,11 +150,6 @@ func (a *app) provider() provider.Provider {
 
 func (a *app) outputDir() string { return filepath.Join(a.cfg.DataDir, "outputs") }
 
-// openStore opens the database for writing.
-func (a *app) openStore(ctx context.Context) (*storage.Store, error) {
-	return storage.Open(ctx, a.cfg.DataDir)
-}
-
 // loadDriving resolves the configuration of a command that calls the
 // model: warnings go to stderr and missing credentials are an error.
 func loadDriving(g *globalFlags) (*app, error) {
@@ -177,43 +170,6 @@ func loadDriving(g *globalFlags) (*app, error) {
 // dying with a tool still running outside the terminal's process group.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-}
-
-// openDriving opens the database for a command that drives a session, and
-// expires old saved tool outputs in the background (by age, then the
-// oldest beyond the total bound) and keeps this directory's snapshot store
-// bounded (pruneSnapshots). The store outlives
-// ctx's cancellation, so that a cancelled turn can still be persisted.
-func (a *app) openDriving(ctx context.Context) (*storage.Store, error) {
-	st, err := a.openStore(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, err
-	}
-	background.run(func(bg context.Context) {
-		_, _ = truncate.Clean(a.outputDir(), truncate.MaxAge)
-		if maxTotal := a.cfg.Tools.OutputsMaxTotalBytes; maxTotal > 0 {
-			_, _ = truncate.Bound(a.outputDir(), maxTotal)
-		}
-		_ = a.pruneSnapshots(bg, st)
-	})
-	return st, nil
-}
-
-// openSession drives the session f names (or the latest of this
-// directory) for a command that runs no tool: it asks nothing and grants
-// nothing. The caller closes the runner.
-func (a *app) openSession(ctx context.Context, st *storage.Store, f *sessionFlags) (*loop.Runner, string, error) {
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return nil, "", err
-	}
-	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, false))
-	opt.Hooks = opt.Hooks.Without(hooks.SessionStart) // maintenance, not a session starting
-	r, err := loop.Open(ctx, opt, id)
-	if err != nil {
-		return nil, "", err
-	}
-	return r, id, nil
 }
 
 // loopOptions is the runner template of every command that drives a
@@ -237,32 +193,11 @@ func (a *app) offeredTools() *tools.Registry {
 	return tools.NewRegistry().With(task.New(a.cfg.Task))
 }
 
-// openReadOnly opens the database for a read-only command.
-func (a *app) openReadOnly(ctx context.Context) (*storage.Store, error) {
-	return storage.OpenReadOnly(ctx, a.cfg.DataDir)
-}
-
-// resolveSession picks the session named by --session or -c; "" means a
-// new one. required makes "no session" an error.
-func (a *app) resolveSession(ctx context.Context, st *storage.Store, id string, cont, required bool) (string, error) {
-	switch {
-	case id != "" && cont:
-		return "", usageError("--session and --continue are mutually exclusive")
-	case id != "":
-		s, err := lookupSession(ctx, st, id)
-		if err != nil {
-			return "", err
-		}
-		return s.ID, nil
-	case cont || required:
-		s, err := st.LatestSession(ctx, a.dir)
-		if errors.Is(err, storage.ErrNotFound) {
-			return "", fmt.Errorf("no session in %s yet: start one with `agent` or `agent run`", a.dir)
-		}
-		if err != nil {
-			return "", err
-		}
-		return s.ID, nil
+// permModes is the config's permissions as the tools' modes.
+func permModes(m map[string]string) map[string]tools.Mode {
+	out := make(map[string]tools.Mode, len(m))
+	for k, v := range m {
+		out[k] = tools.Mode(v)
 	}
-	return "", nil
+	return out
 }

@@ -180,9 +180,9 @@ func (a *app) fillContext(ctx context.Context, st *storage.Store, rows []session
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			snap, _, err := loop.ReadSnapshot(ctx, st, a.cfg, reg, rows[i].ID)
+			reading, _, err := loop.ReadSnapshot(ctx, st, a.cfg, reg, rows[i].ID)
 			if err == nil {
-				rows[i].Context = &rowContext{Total: snap.Total, Window: snap.Window, Basis: snap.Basis}
+				rows[i].Context = &rowContext{Total: reading.Total, Window: reading.Window, Basis: reading.Basis}
 			}
 		}()
 	}
@@ -242,21 +242,6 @@ func homeRelative(dir string) string {
 	return dir
 }
 
-// lookupSession finds a session by id or unique prefix, with errors that
-// say what to do.
-func lookupSession(ctx context.Context, st *storage.Store, id string) (*message.Session, error) {
-	s, err := st.GetSession(ctx, id)
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return nil, fmt.Errorf("no session %s (`agent sessions --all` lists them; a prefix needs 6 characters or more)", id)
-	case errors.Is(err, storage.ErrAmbiguousID):
-		return nil, fmt.Errorf("%w: give more characters", err)
-	case err != nil:
-		return nil, err
-	}
-	return s, nil
-}
-
 // readSession loads a session and its whole history from a read-only
 // store.
 func readSession(ctx context.Context, g *globalFlags, id string) (*message.Session, []message.Entry, *config.Config, error) {
@@ -281,13 +266,6 @@ func readSession(ctx context.Context, g *globalFlags, id string) (*message.Sessi
 		return nil, nil, nil, err
 	}
 	return s, hist, a.cfg, nil
-}
-
-// toTerminal reports whether f is a terminal, where text from the model
-// and tools must lose its control characters.
-func toTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // transcriptTo returns f, wrapped so that a terminal gets sanitised text.

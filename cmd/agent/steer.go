@@ -59,19 +59,12 @@ func steerSession(ctx context.Context, g *globalFlags, f *steerFlags, text strin
 	if err != nil {
 		return err
 	}
-	a, err := loadApp(g)
+	c, err := openCommand(ctx, g, &f.sessionFlags, sessionOpening{access: writing})
 	if err != nil {
 		return err
 	}
-	st, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	id, err := a.resolveSession(ctx, st, f.session, f.cont, true)
-	if err != nil {
-		return err
-	}
+	defer c.Close()
+	a, st, id := c.a, c.st, c.id
 	if _, alive, err := st.LeaseHolder(ctx, id); err != nil {
 		return err
 	} else if !alive {

@@ -89,11 +89,6 @@ func (s *Store) UpdateMessage(ctx context.Context, m *message.Message) error {
 	return nil
 }
 
-// execer is a *sql.DB or a *sql.Tx.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 func updateMessage(ctx context.Context, db execer, m *message.Message) error {
 	res, err := db.ExecContext(ctx, `UPDATE messages SET role = ?, parent_id = ?, summary = ?,
 		synthetic = ?, model = ?, finish_reason = ?, error = ?, input_tokens = ?, output_tokens = ?,
@@ -131,12 +126,6 @@ func (s *Store) ListMessages(ctx context.Context, sessionID string) ([]message.M
 		return nil, s.fail("list messages of session "+sessionID, err)
 	}
 	return list, nil
-}
-
-// querier is a *sql.DB or a *sql.Tx.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func listMessages(ctx context.Context, q querier, sessionID string) ([]message.Message, error) {

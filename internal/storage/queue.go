@@ -280,31 +280,3 @@ func encodeImages(images []*message.FileState) (string, error) {
 func (s *Store) publishQueue(sessionID string, queue []message.QueuedMessage) {
 	s.events.Publish(message.Event{Type: message.EventQueueChanged, SessionID: sessionID, Queue: queue})
 }
-
-// inTx runs fn in a write transaction and commits it. Errors are wrapped
-// with op.
-func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail(op, err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return s.fail(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail(op, err)
-	}
-	return nil
-}
-
-// requireSession returns ErrNotFound, wrapped, when the session does not
-// exist.
-func requireSession(ctx context.Context, q querier, sessionID string) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("session %s: %w", sessionID, ErrNotFound)
-	}
-	return err
-}

@@ -255,7 +255,7 @@ func joinText(parts []message.Part) string {
 // EstimateAfter returns what the visible history will cost once this
 // compaction is stored: the head, a summary message with summaryBody, then
 // the tail.
-// Add the system prompt and tool schemas (Snapshot.Breakdown) for the
+// Add the system prompt and tool schemas (Reading.Breakdown) for the
 // calculator's total, e.g. as Validate's tokensAfter.
 func (p Plan) EstimateAfter(summaryBody string, est tokens.Estimator) int64 {
 	summary := message.Entry{

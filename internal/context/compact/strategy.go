@@ -35,7 +35,7 @@ const EmergencyLabel = "emergency compaction: the provider refused the request f
 // lowered below the strategy's point after a provider refused a request
 // (LowerPoint). The caller may also raise s.Total to its own count of the
 // request when a provider's usage reports less.
-func Decide(st Strategy, s tokens.Snapshot) (bool, string) {
+func Decide(st Strategy, s tokens.Reading) (bool, string) {
 	if ok, reason := st.ShouldCompact(s); ok {
 		return true, reason
 	}
@@ -49,12 +49,12 @@ func Decide(st Strategy, s tokens.Snapshot) (bool, string) {
 const DefaultThreshold = 0.8
 
 // Strategy decides when to compact automatically, from the calculator's
-// snapshot only.
+// reading only.
 type Strategy interface {
 	// Name is the strategy's config name.
 	Name() string
 	// ShouldCompact reports whether to compact now, and why (a Reason).
-	ShouldCompact(s tokens.Snapshot) (bool, string)
+	ShouldCompact(s tokens.Reading) (bool, string)
 	// CompactAt is the total above which it compacts; 0 means never
 	// automatically. Pass it as tokens.Options.CompactAt for display.
 	CompactAt(window, reserve int64) int64
@@ -93,7 +93,7 @@ func (Overflow) Name() string { return StrategyOverflow }
 func (Overflow) CompactAt(window, reserve int64) int64 { return max(window-reserve, 0) }
 
 // ShouldCompact reports total > window − reserve.
-func (o Overflow) ShouldCompact(s tokens.Snapshot) (bool, string) {
+func (o Overflow) ShouldCompact(s tokens.Reading) (bool, string) {
 	if s.Window <= 0 {
 		return false, ""
 	}
@@ -123,7 +123,7 @@ func (t Threshold) point(window int64) int64 {
 
 // ShouldCompact reports total > CompactAt, with the reason "threshold", or
 // "overflow" when the reserve comes first.
-func (t Threshold) ShouldCompact(s tokens.Snapshot) (bool, string) {
+func (t Threshold) ShouldCompact(s tokens.Reading) (bool, string) {
 	if s.Window <= 0 {
 		return false, ""
 	}
@@ -147,4 +147,4 @@ func (Manual) Name() string { return StrategyManual }
 func (Manual) CompactAt(window, reserve int64) int64 { return 0 }
 
 // ShouldCompact returns false.
-func (Manual) ShouldCompact(tokens.Snapshot) (bool, string) { return false, "" }
+func (Manual) ShouldCompact(tokens.Reading) (bool, string) { return false, "" }

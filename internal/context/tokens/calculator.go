@@ -2,7 +2,7 @@ package tokens
 
 // The calculator is the one place that computes how many tokens the next
 // request will carry. It is incremental: the loop tells it what happened
-// (a call's usage, text added, history rewritten) and Snapshot answers in
+// (a call's usage, text added, history rewritten) and Reading answers in
 // O(1) without reading the session.
 
 import (
@@ -35,7 +35,7 @@ const (
 	DefaultReserveCap int64 = 32000
 )
 
-// Warnings a Snapshot may carry.
+// Warnings a Reading may carry.
 const (
 	WarnNoUsage          = "provider sent no usage; estimated"
 	WarnMessagesNegative = "messages back-calculated negative; floored at 0"
@@ -57,9 +57,11 @@ type Breakdown struct {
 	Reasoning int64 `json:"reasoning"`
 }
 
-// Snapshot is the calculator's state at one moment. Its JSON form is the
-// output of `agent context --json`.
-type Snapshot struct {
+// Reading is the calculator's figures at one moment: the context's size
+// and what it is made of, against the model's limits. Its JSON form is the
+// output of `agent context --json`. (A "snapshot", in this program, is a
+// copy of the working directory's files: package snapshot.)
+type Reading struct {
 	// Total is the size of the next request: lastInput + lastOutput +
 	// NewEstimate (actual basis) or system + tools + NewEstimate
 	// (estimated basis).
@@ -110,7 +112,7 @@ type Snapshot struct {
 
 // Usable is the most a request may carry: min(Window − OutputReserve,
 // InputLimit).
-func (s Snapshot) Usable() int64 {
+func (s Reading) Usable() int64 {
 	return usable(s.Window, s.OutputReserve, s.InputLimit)
 }
 
@@ -118,7 +120,7 @@ func (s Snapshot) Usable() int64 {
 // model's, or less when the input limit leaves less room (Usable +
 // OutputReserve). A strategy's point and margin (window − reserve, a
 // fraction of the window) apply to it.
-func (s Snapshot) CompactionWindow() int64 { return s.Usable() + s.OutputReserve }
+func (s Reading) CompactionWindow() int64 { return s.Usable() + s.OutputReserve }
 
 func usable(window, reserve int64, inputLimit *int64) int64 {
 	u := max(window-reserve, 0)
@@ -131,7 +133,7 @@ func usable(window, reserve int64, inputLimit *int64) int64 {
 // Options are a model's limits and how its calls are counted.
 type Options struct {
 	// Window and MaxOutput are the model's limits; 0 means unknown. An
-	// unknown window is DefaultWindow, with a warning in every Snapshot.
+	// unknown window is DefaultWindow, with a warning in every Reading.
 	Window, MaxOutput int64
 	// InputLimit caps a request's input tokens (0: none beyond the
 	// window). The compaction point is then taken on the window the cap
@@ -147,13 +149,13 @@ type Options struct {
 	// output.
 	ReasoningRoundtrip bool
 	// CompactAt gives the total at which the configured strategy compacts
-	// (compact.Strategy.CompactAt), for Snapshot.CompactAt; nil means
+	// (compact.Strategy.CompactAt), for Reading.CompactAt; nil means
 	// window − reserve.
 	CompactAt func(window, reserve int64) int64
 }
 
 // Calculator tracks a session's context size. It is safe for concurrent use:
-// the TUI reads snapshots while the loop writes.
+// the TUI reads while the loop writes.
 type Calculator struct {
 	est       Estimator
 	roundtrip bool
@@ -429,13 +431,13 @@ func (c *Calculator) totalLocked() int64 {
 	return max(t, 0)
 }
 
-// Snapshot returns the current state. It is the one function that computes
-// the total; it is O(1) and does no I/O.
-func (c *Calculator) Snapshot() Snapshot {
+// Reading returns the current figures. It is the one function that
+// computes the total; it is O(1) and does no I/O.
+func (c *Calculator) Reading() Reading {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	total := c.totalLocked()
-	s := Snapshot{
+	s := Reading{
 		Total:         total,
 		Basis:         BasisEstimated,
 		Window:        c.window,

@@ -3,7 +3,7 @@
 //
 // The calculator's total is the only "tokens used" number in the program:
 // the status bar, /context, `agent context --json` and the compaction
-// trigger all read Calculator.Snapshot. It is anchored on the last call's
+// trigger all read Calculator.Reading. It is anchored on the last call's
 // real usage and adds estimates only for what was added since:
 //
 //	total = lastInput + lastOutput + estimate(text added after the last call)
