@@ -31,15 +31,6 @@ import (
 // ErrNothingToCompact is returned when the history has nothing to summarise.
 var ErrNothingToCompact = errors.New("nothing to compact yet")
 
-// summaryMaxTokens caps a summary request's output:
-// compaction.summary_max_tokens, or compact.DefaultSummaryMaxTokens.
-func (r *Runner) summaryMaxTokens() int64 {
-	if n := r.opt.Config.Compaction.SummaryMaxTokens; n > 0 {
-		return n
-	}
-	return compact.DefaultSummaryMaxTokens
-}
-
 // maxSummaryChunks is how many requests a summary by small_model may take
 // before the main model (with its larger window, usually) writes it instead.
 const maxSummaryChunks = 8
@@ -159,7 +150,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 	giveUp := func(cause error) error {
 		sys, tl := r.fixedTokens()
 		_, pins := r.pinsNow()
-		limit := r.fitPoint()
+		limit := r.pricing().fitPoint()
 		if req.refused > 0 && (limit <= 0 || req.refused < limit) {
 			limit = req.refused
 		}
@@ -212,7 +203,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 		}
 		applied = true
 		after := r.requestEstimate(r.history)
-		target := r.fitPoint() * fitShare / 100
+		target := r.pricing().fitPoint() * fitShare / 100
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
@@ -262,33 +253,6 @@ func (r *Runner) withFixed(calibrated, plain int64) int64 {
 	return sys + tl + pins + max(calibrated, plain)
 }
 
-// fitPoint is the total a compaction must bring the request under: the
-// strategy's compaction point (window − reserve for manual compaction),
-// lowered by what the provider's refusals taught.
-func (r *Runner) fitPoint() int64 {
-	s := r.calc().Snapshot()
-	point := s.CompactAt
-	if point <= 0 {
-		point = max(s.Window-s.OutputReserve, 0)
-	}
-	return compact.LowerPoint(point, r.ceiling.Load(), s.Window, s.OutputReserve)
-}
-
-// planOptions are the compaction plan's bounds for the session's model.
-func (r *Runner) planOptions() compact.Options {
-	s := r.calc().Snapshot()
-	opts := compact.DefaultOptions(min(s.Window, max(r.fitPoint()+s.OutputReserve, 1)), s.OutputReserve)
-	if n := r.opt.Config.Compaction.TailTurns; n >= 0 {
-		opts.TailTurns = n
-	}
-	if n := r.opt.Config.Compaction.TailTokens; n > 0 {
-		// The user's budget for the verbatim tail, up to half the usable
-		// window: a larger tail would leave a summary no room to help.
-		opts.TailBudget = min(n, 2*opts.TailBudget)
-	}
-	return opts
-}
-
 // summaryAttempt asks a model for a summary and applies it if it passes
 // the checks; a summary that fails them is logged as rejected, a request
 // that fails as failed.
@@ -312,7 +276,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	}
 	// The first summary comes from small_model if there is one; after a
 	// failure the main model writes it.
-	writer := r.summaryModel()
+	writer := r.pricing().summaryModel()
 	if r.breaker.SummaryFailures > 0 {
 		writer = r.model
 	}
@@ -369,14 +333,14 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
 	sys, tl := r.fixedTokens()
 	_, pins := r.pinsNow()
-	point := r.fitPoint()
+	point := r.pricing().fitPoint()
 	budget := max(point/2-sys-tl-pins, point/8)
-	f, ok := compact.PlanFallback(r.history, r.est, r.planOptions(), budget)
+	f, ok := compact.PlanFallback(r.history, r.est, r.pricing().planOptions(), budget)
 	if req.userPlan() {
 		// The user chose what stays verbatim: no model-free dropping.
 		return errors.New("summarising up to or after a message needs a summary, and none could be written")
 	}
-	if err := nothingToCompact(compact.MakePlan(r.history, r.est, r.planOptions()), req, r.calc().Estimator()); err != nil {
+	if err := nothingToCompact(compact.MakePlan(r.history, r.est, r.pricing().planOptions()), req, r.calc().Estimator()); err != nil {
 		return err
 	}
 	if !ok {
@@ -403,7 +367,7 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 // to here" or "summarise after here", else MakePlan's.
 func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
 	if req.keepTo != "" {
-		p, err := compact.PlanAfter(r.history, r.est, r.planOptions(), req.keepTo)
+		p, err := compact.PlanAfter(r.history, r.est, r.pricing().planOptions(), req.keepTo)
 		if err != nil {
 			return compact.Plan{}, fmt.Errorf("summarise after message %s: %w", req.keepTo, err)
 		}
@@ -413,13 +377,13 @@ func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
 		return p, nil
 	}
 	if req.keepFrom != "" {
-		p, err := compact.PlanUpTo(r.history, r.est, r.planOptions(), req.keepFrom)
+		p, err := compact.PlanUpTo(r.history, r.est, r.pricing().planOptions(), req.keepFrom)
 		if err != nil {
 			return compact.Plan{}, fmt.Errorf("summarise up to message %s: %w", req.keepFrom, err)
 		}
 		return p, nil
 	}
-	return compact.MakePlan(r.history, r.est, r.planOptions()), nil
+	return compact.MakePlan(r.history, r.est, r.pricing().planOptions()), nil
 }
 
 // nothingToCompact says why a plan leaves nothing worth compacting (nil
@@ -569,20 +533,6 @@ func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
 	return nil
 }
 
-func (r *Runner) summaryModel() string {
-	if m := r.opt.Config.SmallModel; m != "" && !smallModelMarks(r.opt.Config).Unreachable(m, time.Now()) {
-		return m
-	}
-	return r.model
-}
-
-// summaryEstimator prices summary requests: calibrated, but never below
-// the plain estimate (a session whose provider under-reports usage must not
-// make its summary requests larger).
-func (r *Runner) summaryEstimator() tokens.Estimator {
-	return tokens.Calibrated{Estimator: r.est, Ratio: max(r.calc().Snapshot().Calibration, 1)}
-}
-
 // summarise asks writer for a summary of what the plan summarises and
 // returns it with the model that wrote it. The request is sized to the
 // writer's window with a bounded output (compact.SizeRequest: at most
@@ -597,7 +547,7 @@ func (r *Runner) summaryEstimator() tokens.Estimator {
 // spent adds up the usage and cost of its requests (the summary message
 // stores them).
 func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget, spent *summaryCost) (string, string, error) {
-	est := r.summaryEstimator()
+	est := r.pricing().summaryEstimator()
 	var earlier string
 	if plan.PreviousSummary != nil {
 		earlier = joinText(plan.PreviousSummary.Parts, message.PartText)
@@ -605,7 +555,7 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 	promptTokens := int64(est.Count(compact.RequestText("", "", focus, 1, 2)))
 	shrink := int64(1)
 	for try := 0; ; try++ {
-		size := r.summarySizing(writer)
+		size := r.pricing().summarySizing(writer)
 		size.Input /= shrink
 		first := compact.FitText(earlier, est, size.Input/2)
 		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
@@ -642,20 +592,6 @@ func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer
 		}
 		shrink *= 2
 	}
-}
-
-// summarySizing sizes a summary request to writer's window (lowered by
-// what the provider's refusals taught, for the main model) with a bounded
-// output: at most summary_max_tokens and a quarter of the compaction point.
-func (r *Runner) summarySizing(writer string) compact.Sizing {
-	info, _ := r.opt.Config.ModelInfo(writer)
-	window := info.ContextWindow
-	if writer == r.model {
-		if c := r.ceiling.Load(); c > 0 {
-			window = min(window, c)
-		}
-	}
-	return compact.SizeRequest(window, info.MaxOutput, min(r.summaryMaxTokens(), max(r.fitPoint()/4, 256)))
 }
 
 // summaryCost is the usage and cost of a summary's requests.
@@ -750,7 +686,7 @@ func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total
 	r.ceiling.Store(c)
 	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "context_limit", message.ContextLimit{
 		Model: r.model, RefusedEstimate: refused, CalculatorTotal: total,
-		StatedLimit: limit, StatedPrompt: prompt, Ceiling: c, CompactAt: r.fitPoint(),
+		StatedLimit: limit, StatedPrompt: prompt, Ceiling: c, CompactAt: r.pricing().fitPoint(),
 	})
 }
 
@@ -799,6 +735,4 @@ func (r *Runner) prune(ctx context.Context) {
 }
 
 // pruneOptions returns the session's prune thresholds (PruneThresholds).
-func (r *Runner) pruneOptions() prune.Options {
-	return PruneThresholds(r.opt.Config.Compaction, r.calc().Snapshot())
-}
+func (r *Runner) pruneOptions() prune.Options { return r.pricing().pruneOptions() }

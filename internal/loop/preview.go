@@ -68,36 +68,41 @@ func (r *Runner) Preview() (CompactPreview, error) {
 	pins := append([]message.Pin(nil), r.pins...)
 	r.mu.Unlock()
 
-	s := r.Snapshot()
+	return previewOf(r.pricing(), history, pins, r.sess.ID), nil
+}
+
+// previewOf is what Compact would do now to history, priced by p; pure.
+func previewOf(pr pricing, history []message.Entry, pins []message.Pin, sessionID string) CompactPreview {
+	s := pr.snapshot()
 	fixed := s.Breakdown.System + s.Breakdown.Tools + s.Breakdown.Pins
 	estimate := func(h []message.Entry) int64 {
 		v := Visible(h)
-		return fixed + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+		return fixed + max(pr.calc.EstimateEntries(v), tokens.EstimateEntries(v, pr.est))
 	}
 	p := CompactPreview{Total: max(s.Total, estimate(history)), CompactAt: s.CompactAt,
-		Pins: len(pins), PinsTokens: s.Breakdown.Pins, Model: r.summaryModel()}
-	if r.opt.Config.Compaction.Prune {
-		res := prune.Pass(Visible(history), r.est, r.pruneOptions())
+		Pins: len(pins), PinsTokens: s.Breakdown.Pins, Model: pr.summaryModel()}
+	if pr.cfg.Compaction.Prune {
+		res := prune.Pass(Visible(history), pr.est, pr.pruneOptions())
 		if len(res.PartIDs) > 0 {
 			history = compact.MarkPruned(history, res.PartIDs, time.Now())
 			// Calibrated, as the prune subtracts it (Calculator.RemoveEstimate).
 			p.PruneParts, p.PruneTokens = res.Parts, int64(float64(res.TokensSaved)*cmp.Or(s.Calibration, 1))
 		}
 	}
-	plan := compact.MakePlan(history, r.est, r.planOptions())
-	p.Preview = compact.PreviewOf(plan, r.calc().Estimator())
-	if err := nothingToCompact(plan, compactRequest{}, r.calc().Estimator()); err != nil {
+	plan := compact.MakePlan(history, pr.est, pr.planOptions())
+	p.Preview = compact.PreviewOf(plan, pr.calc.Estimator())
+	if err := nothingToCompact(plan, compactRequest{}, pr.calc.Estimator()); err != nil {
 		p.Nothing, p.NothingReason = true, err.Error()
 	}
 	if p.Nothing {
 		p.AfterMin, p.After = p.Total-p.PruneTokens, p.Total-p.PruneTokens
-		return p, nil
+		return p
 	}
-	p.SummaryMaxTokens = r.summarySizing(p.Model).MaxTokens
+	p.SummaryMaxTokens = pr.summarySizing(p.Model).MaxTokens
 	body := compact.ComposeSummary("", plan.UserMessages)
-	p.AfterMin = estimate(withSummaryOf(history, r.sess.ID, &message.CompactionState{TailFrom: p.TailFrom}, body, p.Model))
+	p.AfterMin = estimate(withSummaryOf(history, sessionID, &message.CompactionState{TailFrom: p.TailFrom}, body, p.Model))
 	p.After = p.AfterMin + int64(float64(min(p.SummaryMaxTokens, p.SummariseTokens))*max(s.Calibration, 1))
-	return p, nil
+	return p
 }
 
 // Lines describe the preview for people, one fact a line.

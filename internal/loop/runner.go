@@ -364,50 +364,31 @@ func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Regis
 	return opt.Tools.With(own...)
 }
 
-// setModel picks the model's limits, estimator and compaction strategy.
+// setModel picks the model's limits, estimator and compaction strategy
+// (newModelPricing).
 func (r *Runner) setModel(model string) {
-	if model == "" {
-		model = r.opt.Config.Model
-	}
+	m := newModelPricing(r.opt.Config, model, r.opt.Estimator)
 	r.mu.Lock()
-	r.model = model
+	r.model = m.model
 	r.mu.Unlock()
-	r.info, _ = r.opt.Config.ModelInfo(model)
-	// chars/4, calibrated by the calculator against each call's real
-	// usage, measured within 0.2% of a real tokenizer over a long session
-	// (see internal/context/tokens); a BPE tokenizer costs 0.8 s and 22 MiB
-	// to load and 4 ms per 10 KB, on the start-up and streaming paths.
-	r.est = r.opt.Estimator
-	if r.est == nil {
-		r.est = tokens.Chars{}
-	}
-	c := r.opt.Config.Compaction
-	strategy := c.Strategy
-	if !c.Auto {
-		strategy = "manual"
-	}
-	s, err := compact.NewStrategy(strategy, c.Threshold)
-	if err != nil {
-		s, _ = compact.NewStrategy("overflow", c.Threshold)
-	}
-	r.strategy = inputCapped{s}
+	r.info, r.est, r.strategy = m.info, m.est, m.strategy
 }
 
-func (r *Runner) calcOptions() tokens.Options {
-	return tokens.Options{
-		Window:             r.info.ContextWindow,
-		MaxOutput:          r.info.MaxOutput,
-		InputLimit:         r.info.InputLimit,
-		ReserveCap:         32000,
-		ReasoningRoundtrip: r.info.ReasoningRoundtrip,
-		CompactAt:          strategyCompactAt(r.strategy),
-	}
+// modelPricing is what the session's model prices with.
+func (r *Runner) modelPricing() modelPricing {
+	return modelPricing{model: r.model, info: r.info, est: r.est, strategy: r.strategy}
 }
+
+// pricing is the session's pricing now (pricing.go).
+func (r *Runner) pricing() pricing {
+	return pricing{modelPricing: r.modelPricing(), cfg: r.opt.Config, ceiling: r.ceiling.Load(), calc: r.calc()}
+}
+
+func (r *Runner) calcOptions() tokens.Options { return r.modelPricing().calcOptions() }
 
 func (r *Runner) restoreCalculator() {
 	sys, tl := r.fixedTokens()
-	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, r.history)
-	calc.InitPins(pinsTokens(r.Pins(), r.est))
+	calc := r.modelPricing().restoreCalculator(sys, tl, r.history, r.Pins())
 	r.calcp.Store(calc)
 	calc.SetLogger(func(estimate, actual int64) {
 		_ = r.store.LogEvent(context.Background(), r.sess.ID, "estimate", map[string]int64{"estimate": estimate, "actual": actual})
@@ -416,16 +397,7 @@ func (r *Runner) restoreCalculator() {
 
 // fixedTokens estimates the system prompt and the tool schemas.
 func (r *Runner) fixedTokens() (system, tools int64) {
-	for _, s := range r.system {
-		system += int64(r.est.Count(s)) + tokens.TokensPerMessage
-	}
-	if r.toolsOff(r.model) {
-		return system, 0
-	}
-	for _, t := range r.offered().Tools() {
-		tools += int64(r.est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
-	}
-	return system, tools
+	return fixedTokensOf(r.system, r.offered(), r.toolsOff(r.model), r.est)
 }
 
 // secretValues are the values tools must neither pass to a command nor
@@ -464,9 +436,8 @@ func (r *Runner) Session() message.Session {
 // Its compaction point is lowered when the provider refused a request
 // (compact.LowerPoint).
 func (r *Runner) Snapshot() tokens.Snapshot {
-	s := r.calc().Snapshot()
-	s.CompactAt = compact.LowerPoint(s.CompactAt, r.ceiling.Load(), s.Window, s.OutputReserve)
-	return s
+	// Atomics only: the TUI reads it while the loop runs.
+	return pricing{ceiling: r.ceiling.Load(), calc: r.calc()}.snapshot()
 }
 
 // CompactAt is the total at which automatic compaction starts (0: never

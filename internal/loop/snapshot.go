@@ -12,43 +12,66 @@ import (
 	"github.com/ctxloop/agent/internal/tools"
 )
 
+// The read-only commands (`agent context`, `agent sessions`, `agent
+// compact --dry-run`) price a stored session with the functions a running
+// one uses (pricing.go), from its stored rows: no Runner, no lease, no
+// repair and no write. The system prompt is counted as the session's next
+// turn would send it (DetectEnvironment: this still runs git's status, as
+// TestGitStatusIsRefreshedEachTurn asks the count to match a running
+// session's in a changed tree).
+
 // ReadSnapshot computes a session's context snapshot without driving it
 // (no lease, no repair, no write): the calculation Open makes, for the
 // read-only commands. A running session's own Snapshot reports the same
 // figures.
 func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, *message.Session, error) {
-	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	s, err := readStored(ctx, st, cfg, reg, sessionID)
 	if err != nil {
 		return tokens.Snapshot{}, nil, err
 	}
-	sess := r.sess
-	return r.calc().Snapshot(), &sess, nil
+	return s.pr.calc.Snapshot(), &s.sess, nil
 }
 
 // ReadPreview is Preview for a session nobody needs to drive (`agent
 // compact --dry-run`): read only, no request.
 func ReadPreview(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (CompactPreview, error) {
-	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	s, err := readStored(ctx, st, cfg, reg, sessionID)
 	if err != nil {
 		return CompactPreview{}, err
 	}
-	return r.Preview()
+	return previewOf(s.pr, s.history, s.pins, s.sess.ID), nil
 }
 
 // ReadContext is ReadSnapshot with what undoing context management would
 // cost (the restore_tokens of `agent context`).
 func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, RestoreCost, *message.Session, error) {
-	r, err := readRunner(ctx, st, cfg, reg, sessionID)
+	s, err := readStored(ctx, st, cfg, reg, sessionID)
 	if err != nil {
 		return tokens.Snapshot{}, RestoreCost{}, nil, err
 	}
-	return r.calc().Snapshot(), r.restoreCost(), &r.sess, nil
+	return s.pr.calc.Snapshot(), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
 }
 
-// readRunner loads a session into a Runner that is never driven: its
-// history, pins and calculator, as Open restores them, without a lease,
-// a repair or a write.
-func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (*Runner, error) {
+// storedSession is a session as stored, with its pricing: what the
+// read-only commands compute from. It is never driven.
+type storedSession struct {
+	sess          message.Session
+	history       []message.Entry
+	pins          []message.Pin
+	pr            pricing
+	system, tools int64 // the fixed tokens (fixedTokensOf)
+}
+
+// requestEstimate is Runner.requestEstimate of a stored session.
+func (s *storedSession) requestEstimate(history []message.Entry) int64 {
+	var none requestCache
+	calibrated, plain := none.estimate(history, false, s.pr.calc, s.pr.est)
+	return s.system + s.tools + pinsTokens(s.pins, s.pr.est) + max(calibrated, plain)
+}
+
+// readStored loads a session's history and pins and prices them as Open
+// restores them, without a Runner, a lease, a repair or a write.
+func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (*storedSession, error) {
 	sess, err := st.GetSession(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", sessionID, err)
@@ -61,19 +84,12 @@ func readRunner(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
-	model := sess.Model
-	if model == "" {
-		model = cfg.Model
-	}
-	r := &Runner{opt: Options{Config: cfg, Tools: sessionTools(Options{Tools: reg}, st, sess.ID)}, sess: *sess, history: history, pins: pins}
-	r.tt.base = r.opt.Tools
-	r.setModel(model)
-	r.system = SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
-	sys, tl := r.fixedTokens()
-	calc := tokens.Restore(r.calcOptions(), r.est, sys, tl, history)
-	calc.InitPins(pinsTokens(pins, r.est))
-	r.calcp.Store(calc)
-	return r, nil
+	m := newModelPricing(cfg, sess.Model, nil)
+	system := SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
+	s := &storedSession{sess: *sess, history: history, pins: pins}
+	s.system, s.tools = fixedTokensOf(system, sessionTools(Options{Tools: reg}, st, sess.ID), m.info.NoTools, m.est)
+	s.pr = pricing{modelPricing: m, cfg: cfg, calc: m.restoreCalculator(s.system, s.tools, history, pins)}
+	return s, nil
 }
 
 // recountAfterInterrupt rebuilds the calculator from the history as stored

@@ -179,9 +179,16 @@ type RestoreCost struct {
 // restoreCost prices the undo and the full restore of r.history. The
 // caller owns r.history (holds busy, or the Runner is its own).
 func (r *Runner) restoreCost() RestoreCost {
-	c := RestoreCost{Full: r.requestEstimate(fullyRestored(r.history)), Fit: r.fitPoint()}
-	if plan := planUndo(r.history); !plan.empty() {
-		n := r.requestEstimate(plan.apply(r.history, time.Now()))
+	return restoreCostOf(r.history, r.requestEstimate, r.pricing().fitPoint())
+}
+
+// restoreCostOf prices the undo and the full restore of history; estimate
+// is the request a history makes (requestEstimate), fit the compaction
+// point (pricing.fitPoint). Pure.
+func restoreCostOf(history []message.Entry, estimate func([]message.Entry) int64, fit int64) RestoreCost {
+	c := RestoreCost{Full: estimate(fullyRestored(history)), Fit: fit}
+	if plan := planUndo(history); !plan.empty() {
+		n := estimate(plan.apply(history, time.Now()))
 		c.Undo, c.UndoKind = &n, "pruned"
 		if plan.entry >= 0 {
 			c.UndoKind = "compaction"
@@ -238,7 +245,7 @@ func (r *Runner) undoCompaction(ctx context.Context) (Undo, error) {
 	if plan.entry < 0 {
 		what = "the history with its pruned outputs restored"
 	}
-	if point := r.fitPoint(); point > 0 && u.TokensAfter > point {
+	if point := r.pricing().fitPoint(); point > 0 && u.TokensAfter > point {
 		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: r.calc().Snapshot().Window, Point: point}
 	}
 	kind := "compaction_undone"
