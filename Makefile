@@ -42,6 +42,7 @@ e2e:
 	$(GO) test -count=1 -run 'E2E' -v ./cmd/agent/...
 
 # A longer scripted session: writes sim-out/long-session.csv and .svg.
+# `make test` runs TestLongSession with 60 honest and 40 hostile turns.
 sim:
 	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^TestLongSession$$' -v -timeout 30m ./internal/loop
 
