@@ -48,10 +48,11 @@ fmt:
 e2e:
 	$(GO) test -count=1 -run 'E2E' -v ./cmd/agent/...
 
-# A longer scripted session: writes sim-out/long-session.csv and .svg.
-# `make test` runs TestLongSession with 60 honest and 40 hostile turns.
+# Longer scripted sessions: writes sim-out/long-session.csv and .svg.
+# `make test` runs TestLongSession with 60 honest and 40 hostile turns and
+# TestMiscountedTokens with 20; here each runs TURNS turns.
 sim:
-	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^TestLongSession$$' -v -timeout 30m ./internal/loop
+	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^(TestLongSession|TestMiscountedTokens)$$' -v -timeout 30m ./internal/loop
 
 # Kill -9 the real binary at 100 random moments and check recovery.
 crash:
