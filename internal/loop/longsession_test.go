@@ -207,8 +207,9 @@ type simRow struct {
 // By default it runs 60 honest and 40 hostile turns: both tiers run (the
 // honest session prunes 11 times and compacts 13, the first at turn 13 and
 // 9 in the second half, whose rate and totals the steady-state check
-// bounds). Until issue 28 the defaults were 300 and 100 turns, 408 s of the
-// package's ≈ 520 s under -race. The long variants run with
+// bounds). Until issue 28 the defaults were 300 and 100 turns: 408 s
+// under -race on a loaded machine, where the rest of the package took
+// ≈ 320 s. The long variants run with
 // AGENT_SIM_TURNS, both modes that many turns: `make sim` (TURNS=1000 by
 // default; `make sim TURNS=300` for the old honest length).
 func TestLongSession(t *testing.T) {

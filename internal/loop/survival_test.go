@@ -237,8 +237,8 @@ func TestCompactionRequestDoesNotFit(t *testing.T) {
 // the compaction point comes down.
 //
 // 20 turns (40 until issue 28; AGENT_SIM_TURNS sets it, `make sim` runs
-// it): the refusal comes at turn 6 and turn 2, and 7 and 20 compactions
-// follow it without another.
+// it): the refusal comes at turn 6 and turn 2, and the sessions reach 7
+// and 20 compactions without another.
 func TestMiscountedTokens(t *testing.T) {
 	const window = 16384
 	turns := 20
