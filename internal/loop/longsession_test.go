@@ -209,9 +209,9 @@ type simRow struct {
 // 9 in the second half, whose rate and totals the steady-state check
 // bounds). Until issue 28 the defaults were 300 and 100 turns: 408 s
 // under -race on a loaded machine, where the rest of the package took
-// ≈ 320 s. The long variants run with
-// AGENT_SIM_TURNS, both modes that many turns: `make sim` (TURNS=1000 by
-// default; `make sim TURNS=300` for the old honest length).
+// ≈ 320 s. The long variants run with AGENT_SIM_TURNS, both modes that
+// many turns: `make sim` (TURNS=1000 by default; `make sim TURNS=300` for
+// the old honest length).
 func TestLongSession(t *testing.T) {
 	turns, hostileTurns := 60, 40
 	if v, err := strconv.Atoi(os.Getenv("AGENT_SIM_TURNS")); err == nil && v > 0 {
