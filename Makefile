@@ -15,11 +15,18 @@ build:
 run:
 	$(GO) run ./cmd/agent $(ARGS)
 
+# -race turns on the compiler's pointer checks (checkptr) for every package.
+# RACE leaves them out for modernc.org's SQLite, machine-translated C whose
+# every pointer step they would check: internal/loop 116 → 73 s on a quiet
+# machine (cmd/agent 65 → 60 s, tui the same). Our own code keeps them, and
+# the race detector still covers everything.
+RACE      ?= -race -gcflags='modernc.org/...=-d=checkptr=0'
+
 # The whole suite with the race detector. The tmux end-to-end tests run when
 # tmux is installed (see e2e).
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	$(GO) test $(RACE) -count=1 -timeout 15m $(PKGS)
 
 test-short:
 	$(GO) test -count=1 -short $(PKGS)
@@ -27,9 +34,12 @@ test-short:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m $(PKGS)
 
+# gofmt, go vet, and the house's sizes (build/housecheck: methods and fields
+# per receiver, lines per file; issue 28).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) run ./build/housecheck
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -38,9 +48,11 @@ fmt:
 e2e:
 	$(GO) test -count=1 -run 'E2E' -v ./cmd/agent/...
 
-# A longer scripted session: writes sim-out/long-session.csv and .svg.
+# Longer scripted sessions: writes sim-out/long-session.csv and .svg.
+# `make test` runs TestLongSession with 60 honest and 40 hostile turns and
+# TestMiscountedTokens with 20; here each runs TURNS turns.
 sim:
-	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^TestLongSession$$' -v -timeout 30m ./internal/loop
+	AGENT_SIM_TURNS=$${TURNS:-1000} AGENT_SIM_OUT=$(CURDIR)/sim-out $(GO) test -count=1 -run '^(TestLongSession|TestMiscountedTokens)$$' -v -timeout 30m ./internal/loop
 
 # Kill -9 the real binary at 100 random moments and check recovery.
 crash:

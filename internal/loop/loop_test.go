@@ -65,6 +65,7 @@ func newHarnessWith(t testing.TB, opt harnessOpt, steps ...pt.Step) *harness {
 		t.Fatal(err)
 	}
 	h.cfg = cfg
+	seedDataDir(t, h.data) // fixture_test.go: an empty database, migrated once
 	h.store, err = storage.Open(context.Background(), h.data)
 	if err != nil {
 		t.Fatal(err)
