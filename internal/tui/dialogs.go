@@ -155,7 +155,7 @@ var permissionShortcuts = map[string]int{
 // permissionDialog asks whether a tool call may run.
 type permissionDialog struct {
 	ask permissionAsk
-	sel int // highlighted choice while focused
+	row choiceRow // the choices (choiceRow.sel is also the denial chosen)
 	// scroll is the first diff row shown.
 	scroll int
 	// reason is the denial's reason being typed (nil until the user
@@ -170,7 +170,8 @@ type permissionDialog struct {
 }
 
 func newPermissionDialog(a permissionAsk) *permissionDialog {
-	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff)}
+	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff),
+		row: choiceRow{n: permissionChoices, shortcuts: permissionShortcuts}}
 }
 
 func (d *permissionDialog) abandoned() bool {
@@ -183,13 +184,10 @@ func (d *permissionDialog) abandoned() bool {
 }
 
 func (d *permissionDialog) approving() bool {
-	return d.reason == nil && (d.sel == choiceAllowOnce || d.sel == choiceAllowSession)
+	return d.reason == nil && (d.row.sel == choiceAllowOnce || d.row.sel == choiceAllowSession)
 }
 
-func (d *permissionDialog) shortcut(key string) bool {
-	_, ok := permissionShortcuts[key]
-	return ok
-}
+func (d *permissionDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 func (d *permissionDialog) answer(a tools.Answer) (drawerResult, tea.Cmd) {
 	d.ask.reply <- a
@@ -210,7 +208,7 @@ func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 	ti.CharLimit = 500
 	ti.SetWidth(max(10, m.width-16))
 	cmd := ti.Focus()
-	d.reason, d.stop, d.sel = &ti, c == choiceDenyStop, c
+	d.reason, d.stop, d.row.sel = &ti, c == choiceDenyStop, c
 	m.dialogFocused = true
 	return drawerKeep, cmd
 }
@@ -235,14 +233,10 @@ func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if c, ok := permissionShortcuts[s]; ok {
+	if c := d.row.update(s); c != noChoice {
 		return d.choose(m, c)
 	}
 	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + permissionChoices - 1) % permissionChoices
-	case "right", "tab":
-		d.sel = (d.sel + 1) % permissionChoices
 	case "up":
 		d.scroll = max(0, d.scroll-1)
 	case "down":
@@ -251,8 +245,6 @@ func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
 		d.scroll = max(0, d.scroll-10)
 	case "pgdown":
 		d.scroll += 10
-	case "enter":
-		return d.choose(m, d.sel)
 	case "esc":
 		return drawerPass, nil
 	}
@@ -315,11 +307,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + req.Tool + " for this session"
 	}
 	labels := []string{"allow once · alt+a", session + " · alt+s", "deny… · alt+d", "deny and stop the turn · alt+x"}
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	tail := append([]string{""}, buttons(th, labels, sel, inner)...)
+	tail := append([]string{""}, d.row.view(th, labels, m.dialogFocused, inner)...)
 	if d.reason != nil {
 		what := "Deny"
 		if d.stop {
@@ -353,17 +341,19 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 // The choices of a doom-loop question, in button order.
 var doomReplies = []loop.DoomReply{loop.DoomContinue, loop.DoomStop, loop.DoomAlwaysAllow}
 
-var doomShortcuts = map[string]loop.DoomReply{
-	"alt+c": loop.DoomContinue, "alt+s": loop.DoomStop, "alt+a": loop.DoomAlwaysAllow,
-}
+// doomShortcuts are the modified keys of the choices (indexes of
+// doomReplies).
+var doomShortcuts = map[string]int{"alt+c": 0, "alt+s": 1, "alt+a": 2}
 
 // doomDialog asks whether to run a call repeated loop.DoomThreshold times.
 type doomDialog struct {
 	ask doomAsk
-	sel int
+	row choiceRow // indexes doomReplies
 }
 
-func newDoomDialog(a doomAsk) *doomDialog { return &doomDialog{ask: a} }
+func newDoomDialog(a doomAsk) *doomDialog {
+	return &doomDialog{ask: a, row: choiceRow{n: len(doomReplies), shortcuts: doomShortcuts}}
+}
 
 func (d *doomDialog) abandoned() bool {
 	select {
@@ -374,12 +364,9 @@ func (d *doomDialog) abandoned() bool {
 	}
 }
 
-func (d *doomDialog) approving() bool { return doomReplies[d.sel] != loop.DoomStop }
+func (d *doomDialog) approving() bool { return doomReplies[d.row.sel] != loop.DoomStop }
 
-func (d *doomDialog) shortcut(key string) bool {
-	_, ok := doomShortcuts[key]
-	return ok
-}
+func (d *doomDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 func (d *doomDialog) answer(r loop.DoomReply) (drawerResult, tea.Cmd) {
 	d.ask.reply <- r
@@ -392,17 +379,10 @@ func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if r, ok := doomShortcuts[s]; ok {
-		return d.answer(r)
+	if c := d.row.update(s); c != noChoice {
+		return d.answer(doomReplies[c])
 	}
-	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + len(doomReplies) - 1) % len(doomReplies)
-	case "right", "tab":
-		d.sel = (d.sel + 1) % len(doomReplies)
-	case "enter":
-		return d.answer(doomReplies[d.sel])
-	case "esc":
+	if s == "esc" {
 		return drawerPass, nil
 	}
 	return drawerKeep, nil
@@ -420,11 +400,7 @@ func (d *doomDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+th.dim.Render(l))
 	}
 	body = append(body, "")
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	body = append(body, buttons(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, sel, inner)...)
+	body = append(body, d.row.view(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, m.dialogFocused, inner)...)
 	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+c/s/a",
 		"←→ choose · enter confirms · esc back to the editor")
 	return m.dialogFrame("Doom loop?", clampBody(body, height, len(body)-1), footer, width)

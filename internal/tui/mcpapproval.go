@@ -92,7 +92,7 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 	if len(a.queue) == 0 || !m.mcpIdle() {
 		return nil
 	}
-	a.shown = &mcpDialog{ask: a.queue[0]}
+	a.shown = newMCPDialog(a.queue[0])
 	a.queue = a.queue[1:]
 	m.dialogs = append(m.dialogs, a.shown)
 	return nil
@@ -160,17 +160,19 @@ func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
 // mcpDialog asks whether a project's server may start.
 type mcpDialog struct {
 	ask mcpAsk
-	sel int
+	row choiceRow
+}
+
+// newMCPDialog asks ask, "approve and start" highlighted.
+func newMCPDialog(a mcpAsk) *mcpDialog {
+	return &mcpDialog{ask: a, row: choiceRow{n: mcpChoices, shortcuts: mcpShortcuts}}
 }
 
 func (d *mcpDialog) abandoned() bool { return false }
 
-func (d *mcpDialog) approving() bool { return d.sel == mcpApprove }
+func (d *mcpDialog) approving() bool { return d.row.sel == mcpApprove }
 
-func (d *mcpDialog) shortcut(key string) bool {
-	_, ok := mcpShortcuts[key]
-	return ok
-}
+func (d *mcpDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 // choose acts on an answer; the approvals are written off the Update loop.
 func (d *mcpDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
@@ -199,17 +201,10 @@ func (d *mcpDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if c, ok := mcpShortcuts[s]; ok {
+	if c := d.row.update(s); c != noChoice {
 		return d.choose(m, c)
 	}
-	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + mcpChoices - 1) % mcpChoices
-	case "right", "tab":
-		d.sel = (d.sel + 1) % mcpChoices
-	case "enter":
-		return d.choose(m, d.sel)
-	case "esc":
+	if s == "esc" {
 		return drawerPass, nil
 	}
 	return drawerKeep, nil
@@ -245,11 +240,7 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 	}
 	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
 	body = append(body, "")
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	body = append(body, buttons(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, sel, inner)...)
+	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.dialogFocused, inner)...)
 	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
 		"←→ choose · enter confirms · esc back to the editor")
 	return m.dialogFrame("MCP server", clampBody(body, height, len(body)-1), footer, width)

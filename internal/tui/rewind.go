@@ -138,7 +138,8 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	var other *snapshot.BusyError
 	switch {
 	case errors.As(msg.err, &outside) && msg.force != nil:
-		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why}
+		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why,
+			row: choiceRow{n: 2, shortcuts: outsideShortcuts}}
 		return bell
 	case errors.As(msg.err, &other):
 		return m.setFlash(fmt.Sprintf("not now: session %s is running a tool in this directory; /%s again when it ends", other.Session, msg.op), 5*time.Second)
@@ -224,7 +225,7 @@ type outsideDialog struct {
 	msg   rewoundMsg
 	files []snapshot.FileChange
 	why   map[string]string // a file's reason when it is not surely the agent's change
-	sel   int               // 0 restore anyway, 1 cancel
+	row   choiceRow         // outsideRestore, outsideCancel
 }
 
 // The choices of outsideDialog, in button order; cancel is the default.
@@ -233,20 +234,20 @@ const (
 	outsideCancel
 )
 
+// outsideShortcuts are the modified keys of the choices.
+var outsideShortcuts = map[string]int{"alt+r": outsideRestore, "alt+c": outsideCancel}
+
 func (d *outsideDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return drawerKeep, nil
 	}
-	choice := -1
-	switch k.String() {
-	case "left", "right", "tab", "shift+tab", "up", "down":
-		d.sel = 1 - d.sel
-	case "enter":
-		choice = d.sel
-	case "alt+r":
-		choice = outsideRestore
-	case "esc", "alt+c":
+	key := k.String()
+	if key == "up" || key == "down" {
+		key = "tab" // of two choices, every move flips the highlight
+	}
+	choice := d.row.update(key)
+	if key == "esc" {
 		choice = outsideCancel
 	}
 	switch choice {
@@ -284,7 +285,7 @@ func (d *outsideDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+fit(line, inner-2))
 	}
 	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
-	body = append(body, buttons(th, []string{"restore anyway · alt+r", "cancel · esc"}, d.sel, inner)...)
+	body = append(body, d.row.view(th, []string{"restore anyway · alt+r", "cancel · esc"}, true, inner)...)
 	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
 }
 
