@@ -96,7 +96,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "pin":
 		return m.pinCmd(arg)
 	case "pins":
-		m.drawer = &pinsDrawer{}
+		m.drawer = newPinsDrawer()
 	case "new":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
@@ -123,7 +123,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "undo", "redo", "rewind", "diff", "fork":
 		return m.checkpointCommand(name, arg)
 	case "queue":
-		m.drawer = &queueDrawer{}
+		m.drawer = newQueueDrawer()
 	case "expand":
 		if strings.EqualFold(arg, "all") {
 			m.toggleAll()

@@ -618,39 +618,23 @@ func (p *picker) view(m *Model, width, height int) []string {
 }
 
 // queueDrawer lists queued messages to edit, delete or reorder.
-type queueDrawer struct {
-	sel     int
-	editing *editor
-	editID  string
-}
+type queueDrawer struct{ list listEditor }
 
-func (q *queueDrawer) clamp(n int) {
-	q.sel = min(max(0, q.sel), max(0, n-1))
-}
+func newQueueDrawer() *queueDrawer { return &queueDrawer{list: listEditor{editHeight: 4}} }
 
 func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	r := m.runner
-	if q.editing != nil {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "esc":
-				q.editing = nil
-				return drawerKeep, nil
-			case "enter":
-				text, id := q.editing.expand(q.editing.value()), q.editID
-				q.editing = nil
-				if r == nil || strings.TrimSpace(text) == "" {
-					return drawerKeep, nil
-				}
-				return drawerKeep, func() tea.Msg {
-					if err := r.UpdateQueued(context.Background(), id, text); err != nil {
-						return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
-					}
-					return nil
-				}
-			}
+	if q.list.editing != nil {
+		saved, cmd := q.list.updateEditing(msg)
+		if saved == nil || r == nil {
+			return drawerKeep, cmd
 		}
-		return drawerKeep, q.editing.update(msg)
+		return drawerKeep, func() tea.Msg {
+			if err := r.UpdateQueued(context.Background(), saved.id, saved.text); err != nil {
+				return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
+			}
+			return nil
+		}
 	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
@@ -662,8 +646,8 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		}
 		return drawerPass, nil
 	}
-	q.clamp(len(m.queue))
-	cur := m.queue[q.sel]
+	q.list.clamp(len(m.queue))
+	cur := m.queue[q.list.sel]
 	op := func(what string, fn func(ctx context.Context) error) tea.Cmd {
 		if r == nil {
 			return nil
@@ -675,35 +659,29 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 			return nil
 		}
 	}
+	if q.list.move(k.String(), len(m.queue)) {
+		return drawerKeep, nil
+	}
 	switch k.String() {
 	case "esc", "ctrl+q":
 		return drawerClose, nil
-	case "up", "k":
-		q.sel = max(0, q.sel-1)
-	case "down", "j":
-		q.sel = min(len(m.queue)-1, q.sel+1)
 	case "enter", "e":
-		ed := newEditor(m.th)
-		ed.ta.MaxHeight = 4
-		ed.ta.Placeholder = ""
-		ed.setWidth(max(10, m.width-6))
-		ed.setValue(cur.Text)
-		q.editing, q.editID = ed, cur.ID
+		q.list.edit(m.th, m.width, cur.ID, cur.Text)
 	case "d", "delete", "backspace", "x":
 		return drawerKeep, op("delete the queued message", func(ctx context.Context) error { return r.RemoveQueued(ctx, cur.ID) })
 	case "tab", "s":
 		kind := flipped(cur)
 		return drawerKeep, op("flip the queued message (it may have been sent already)", func(ctx context.Context) error { return r.SetQueuedKind(ctx, cur.ID, kind) })
 	case "alt+up", "shift+up", "K":
-		if q.sel > 0 {
-			q.sel--
-			to := q.sel
+		if q.list.sel > 0 {
+			q.list.sel--
+			to := q.list.sel
 			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	case "alt+down", "shift+down", "J":
-		if q.sel < len(m.queue)-1 {
-			q.sel++
-			to := q.sel
+		if q.list.sel < len(m.queue)-1 {
+			q.list.sel++
+			to := q.list.sel
 			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	}
@@ -717,23 +695,16 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 	if len(m.queue) == 0 {
 		body = append(body, th.dim.Render("nothing queued: messages sent while the agent works wait here"))
 	}
+	rows := make([]string, len(m.queue))
 	for i, e := range m.queue {
-		line := fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
-		if i == q.sel {
-			line = th.selected.Render(pad(line, inner))
-		}
-		body = append(body, line)
-		if q.editing != nil && i == q.sel {
-			for _, l := range strings.Split(q.editing.view(), "\n") {
-				body = append(body, "   "+l)
-			}
-		}
+		rows[i] = fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
 	}
+	body = append(body, q.list.view(th, rows, inner)...)
 	footer := "↑↓ select · enter edit · tab steer⇄queue · d delete · shift+↑↓ move · esc"
-	if q.editing != nil {
+	if q.list.editing != nil {
 		footer = "enter save · esc cancel"
 	}
-	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.sel), footer, width)
+	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.list.sel), footer, width)
 }
 
 // sinceLabel is a short elapsed time for the status line.

@@ -105,7 +105,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventQueueChanged:
 		m.queue = ev.Queue
 		if q, ok := m.drawer.(*queueDrawer); ok {
-			q.clamp(len(m.queue))
+			q.list.clamp(len(m.queue))
 		}
 	case message.EventSessionUpdated:
 		if ev.Session != nil {

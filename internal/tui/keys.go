@@ -119,7 +119,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.moveFocus(1)
 		return nil
 	case "ctrl+q":
-		m.drawer = &queueDrawer{}
+		m.drawer = newQueueDrawer()
 		return nil
 	case "ctrl+v":
 		return m.pasteClipboardImage() // images.go
