@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -151,59 +150,6 @@ type msgInfo struct {
 	summary   bool // a compaction's summary: its text goes to the card
 }
 
-// runnerSlot holds the runner the chat has open, for Close, which runs
-// after the program has stopped. An open that starts after Close does
-// nothing; Close waits for one that started before.
-type runnerSlot struct {
-	mu       sync.Mutex
-	r        *loop.Runner
-	closed   bool
-	inflight sync.WaitGroup
-}
-
-// begin registers an open; false once the chat is closed.
-func (s *runnerSlot) begin() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.inflight.Add(1)
-	return true
-}
-
-func (s *runnerSlot) end() { s.inflight.Done() }
-
-// take removes r if it is the open runner, and reports whether it was.
-func (s *runnerSlot) take(r *loop.Runner) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.r != r {
-		return false
-	}
-	s.r = nil
-	return true
-}
-
-// swap stores r as the open runner and returns the previous one.
-func (s *runnerSlot) swap(r *loop.Runner) *loop.Runner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.r
-	s.r = r
-	return old
-}
-
-// close marks the chat closed, waits for opens under way and returns the
-// runner left open.
-func (s *runnerSlot) close() *loop.Runner {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.inflight.Wait()
-	return s.swap(nil)
-}
-
 // New returns the chat's model. Close it when the program has ended.
 func New(opt Options) *Model {
 	m := &Model{
@@ -270,60 +216,6 @@ func (m *Model) Init() tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
-
-// Messages of the chat's own commands, named for what happened.
-type (
-	openedMsg struct {
-		gen     int
-		runner  *loop.Runner
-		history []message.Entry
-		sess    message.Session
-		snap    tokens.Snapshot
-		err     error
-	}
-	sentMsg struct {
-		text   string
-		images []*message.FileState
-		queued bool
-		err    error
-	}
-	cancelledMsg struct {
-		queued []message.QueuedMessage
-		err    error
-	}
-	compactedMsg struct {
-		err error
-	}
-	pulledBackMsg struct {
-		text   string
-		images []*message.FileState
-		ok     bool
-		err    error
-	}
-	modelSetMsg struct {
-		name string
-		err  error
-	}
-	summaryLoadedMsg struct {
-		id, text string
-	}
-	opFailedMsg struct {
-		what string
-		err  error
-	}
-	renderedMsg struct {
-		jobs  []mdJob
-		lines [][]string
-	}
-	queueLoadedMsg struct {
-		gen   int
-		queue []message.QueuedMessage
-	}
-	tickMsg        struct{ gen int }
-	tailDueMsg     struct{ owner *textItem }
-	flashDoneMsg   struct{ id int }
-	dialogArmedMsg struct{ d drawer }
-)
 
 // Update handles a message. It never blocks: work is returned as commands.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
