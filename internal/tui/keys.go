@@ -63,7 +63,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.drawer = nil
 		}
 	}
-	if cmd, taken := m.mentionKey(s); taken {
+	if cmd, taken := m.mention.key(m.editor, mentionDir(m.sess.Dir, m.opt.Loop.Dir), s); taken {
 		return cmd
 	}
 	if comps := m.editor.completions(); len(comps) > 0 {
@@ -150,7 +150,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	cmd := m.editor.update(k)
 	m.editor.sel = 0
-	return tea.Batch(cmd, m.awaitMentionIndex())
+	return tea.Batch(cmd, m.mention.await(m.editor, mentionDir(m.sess.Dir, m.opt.Loop.Dir)))
 }
 
 // ctrlC clears the editor; a second press within quitWindow quits.

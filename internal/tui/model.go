@@ -54,8 +54,8 @@ type Model struct {
 	snap       tokens.Snapshot
 	near       *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue      []message.QueuedMessage
-	mention    *mentionState // the @ completion (mention.go)
-	custom     customState   // custom slash commands (custom.go)
+	mention    mentionState // the @ completion (mention.go)
+	custom     customState  // custom slash commands (custom.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
