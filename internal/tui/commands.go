@@ -162,7 +162,7 @@ func (m *Model) resetConversation() {
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil
-	m.dialogs = nil
+	m.questions.list = nil
 	m.sess = message.Session{Model: m.currentModel()}
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}

@@ -48,72 +48,6 @@ var bell = tea.Raw("\a")
 // focusKey reports whether key moves the focus to an open question.
 func focusKey(key string) bool { return key == "tab" || key == "shift+tab" }
 
-// dialogKey offers a key to the open question. It reports false when the
-// key is not the question's (it goes to the editor).
-func (m *Model) dialogKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	q, ok := m.dialogs[0].(question)
-	if !ok || !m.dialogArmed || m.dialogs[0] != m.dialogShown {
-		return nil, false // too soon: the key was meant for the editor
-	}
-	s := k.String()
-	if !m.dialogFocused {
-		if focusKey(s) {
-			m.dialogFocused = true
-			return m.after(dialogGrace, m.dialogGate.moved()), true // dialoggate.go
-		}
-		if !q.shortcut(s) {
-			return nil, false
-		}
-	} else if m.dialogGate.holds(q, s) {
-		return nil, true // Enter on a choice just moved onto
-	}
-	moves := m.dialogFocused && movesHighlight(s)
-	res, cmd := q.update(m, k)
-	if moves {
-		cmd = tea.Batch(cmd, m.after(dialogGrace, m.dialogGate.moved()))
-	}
-	switch res {
-	case drawerClose:
-		m.dialogs[0] = nil
-		m.dialogs = m.dialogs[1:]
-		m.dialogFocused = false
-	case drawerPass:
-		m.dialogFocused = false
-	}
-	return cmd, true
-}
-
-// dialogPaste gives a paste to the open question's reason field, if the
-// user is typing one.
-func (m *Model) dialogPaste(p tea.PasteMsg) (tea.Cmd, bool) {
-	d, ok := m.dialogs[0].(*permissionDialog)
-	if !ok || !m.dialogFocused || d.reason == nil {
-		return nil, false
-	}
-	_, cmd := d.update(m, tea.PasteMsg{Content: strings.Join(strings.Fields(p.Content), " ")})
-	return cmd, true
-}
-
-// dialogFooter shows a question's keys once it takes them.
-func (m *Model) dialogFooter(unfocused, focused string) string {
-	switch {
-	case !m.dialogArmed:
-		return "…"
-	case m.dialogFocused:
-		return focused
-	}
-	return unfocused
-}
-
-// dialogFrame frames a question: highlighted while it waits for focus.
-func (m *Model) dialogFrame(title string, body []string, footer string, width int) []string {
-	style := m.th.warnText
-	if m.dialogFocused {
-		style = m.th.accentText
-	}
-	return frameWith(style, title, body, footer, width)
-}
-
 // buttons lays out choices, wrapping them when the line is narrow; sel
 // is highlighted (-1 for none).
 func buttons(th *theme, labels []string, sel, width int) []string {
@@ -209,7 +143,7 @@ func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 	ti.SetWidth(max(10, m.width-16))
 	cmd := ti.Focus()
 	d.reason, d.stop, d.row.sel = &ti, c == choiceDenyStop, c
-	m.dialogFocused = true
+	m.questions.focused = true
 	return drawerKeep, cmd
 }
 
@@ -307,7 +241,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + req.Tool + " for this session"
 	}
 	labels := []string{"allow once · alt+a", session + " · alt+s", "deny… · alt+d", "deny and stop the turn · alt+x"}
-	tail := append([]string{""}, d.row.view(th, labels, m.dialogFocused, inner)...)
+	tail := append([]string{""}, d.row.view(th, labels, m.questions.focused, inner)...)
 	if d.reason != nil {
 		what := "Deny"
 		if d.stop {
@@ -330,12 +264,12 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		}
 	}
 	body = append(body, tail...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a allow · alt+d deny",
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a allow · alt+d deny",
 		"←→ choose · enter confirms · ↑↓ scroll · esc back to the editor")
 	if d.reason != nil {
 		footer = "enter denies · esc back"
 	}
-	return m.dialogFrame("Permission", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "Permission", clampBody(body, height, len(body)-1), footer, width)
 }
 
 // The choices of a doom-loop question, in button order.
@@ -400,8 +334,8 @@ func (d *doomDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+th.dim.Render(l))
 	}
 	body = append(body, "")
-	body = append(body, d.row.view(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, m.dialogFocused, inner)...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+c/s/a",
+	body = append(body, d.row.view(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, m.questions.focused, inner)...)
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+c/s/a",
 		"←→ choose · enter confirms · esc back to the editor")
-	return m.dialogFrame("Doom loop?", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "Doom loop?", clampBody(body, height, len(body)-1), footer, width)
 }

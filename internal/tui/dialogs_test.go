@@ -31,12 +31,12 @@ func TestTypingWhileAPermissionDialogOpensApprovesNothing(t *testing.T) {
 	h.waitScreen("Permission")
 	h.typeText("add s")
 	// Past the grace period too: letters are never answers.
-	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.dialogArmed })
+	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.armed })
 	h.typeText("ome tests")
 	if v := h.m.editor.value(); v != "add some tests" {
 		t.Errorf("editor holds %q, want every key typed", v)
 	}
-	if len(h.m.dialogs) != 1 {
+	if len(h.m.questions.list) != 1 {
 		t.Fatalf("the dialog was answered by typing")
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "SHOULD_NOT_EXIST")); err == nil {
@@ -98,7 +98,7 @@ func TestDenyAndStopEndsTheTurn(t *testing.T) {
 			t.Errorf("%s was run", f)
 		}
 	}
-	if len(h.m.dialogs) != 0 {
+	if len(h.m.questions.list) != 0 {
 		t.Error("a second question was asked after the stop")
 	}
 	// The next message carries on, with both results in the history.

@@ -33,13 +33,13 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 				v.reply <- tools.Answer{Reply: tools.Deny}
 				continue
 			}
-			m.dialogs = append(m.dialogs, newPermissionDialog(v))
+			m.questions.list = append(m.questions.list, newPermissionDialog(v))
 		case doomAsk:
 			if v.gen != m.gen {
 				v.reply <- loop.DoomStop
 				continue
 			}
-			m.dialogs = append(m.dialogs, newDoomDialog(v))
+			m.questions.list = append(m.questions.list, newDoomDialog(v))
 		}
 	}
 	if m.runner != nil {

@@ -19,8 +19,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return m.ctrlC()
 	}
-	if len(m.dialogs) > 0 {
-		if cmd, taken := m.dialogKey(k); taken {
+	if len(m.questions.list) > 0 {
+		if cmd, taken := m.questions.key(m, k); taken {
 			return cmd
 		}
 	}
@@ -168,8 +168,8 @@ func (m *Model) ctrlC() tea.Cmd {
 // and many terminals send CR (or CRLF) between the lines of a paste.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	msg.Content = normalizeNewlines(msg.Content)
-	if len(m.dialogs) > 0 {
-		if cmd, taken := m.dialogPaste(msg); taken {
+	if len(m.questions.list) > 0 {
+		if cmd, taken := m.questions.paste(m, msg); taken {
 			return cmd
 		}
 	}

@@ -72,18 +72,18 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 		return scanMCPApprovals(m.opt.MCP, m.opt.Approvals)
 	}
 	if a.shown != nil {
-		i := slices.Index(m.dialogs, drawer(a.shown))
+		i := slices.Index(m.questions.list, drawer(a.shown))
 		switch {
 		case i < 0:
 			// Dropped with the conversation (/new, another session):
 			// asked again when the chat is idle.
 			a.queue = append([]mcpAsk{a.shown.ask}, a.queue...)
 			a.shown = nil
-		case i == 0 && len(m.dialogs) > 1 && !m.dialogFocused:
+		case i == 0 && len(m.questions.list) > 1 && !m.questions.focused:
 			// The loop asked something meanwhile: its turn waits for the
 			// answer, this question does not.
-			copy(m.dialogs, m.dialogs[1:])
-			m.dialogs[len(m.dialogs)-1] = a.shown
+			copy(m.questions.list, m.questions.list[1:])
+			m.questions.list[len(m.questions.list)-1] = a.shown
 			return nil
 		default:
 			return nil
@@ -94,14 +94,14 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 	}
 	a.shown = newMCPDialog(a.queue[0])
 	a.queue = a.queue[1:]
-	m.dialogs = append(m.dialogs, a.shown)
+	m.questions.list = append(m.questions.list, a.shown)
 	return nil
 }
 
 // mcpIdle reports whether a question may open now: the first frame is
 // drawn and nothing else wants the user.
 func (m *Model) mcpIdle() bool {
-	return m.sized && !m.opening && !m.busy && !m.compacting && len(m.dialogs) == 0 && m.drawer == nil
+	return m.sized && !m.opening && !m.busy && !m.compacting && len(m.questions.list) == 0 && m.drawer == nil
 }
 
 // mcpScannedMsg are the servers waiting for approval.
@@ -240,8 +240,8 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 	}
 	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
 	body = append(body, "")
-	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.dialogFocused, inner)...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
+	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.questions.focused, inner)...)
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
 		"←→ choose · enter confirms · esc back to the editor")
-	return m.dialogFrame("MCP server", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "MCP server", clampBody(body, height, len(body)-1), footer, width)
 }

@@ -109,20 +109,9 @@ type Model struct {
 	printCmd     func(text string) tea.Cmd
 	clipboardCmd func(text string) tea.Cmd
 
-	editor  *editor
-	drawer  drawer
-	dialogs []drawer // questions from the loop, oldest first
-	// dialogShown is the question on screen; it takes keys once armed,
-	// dialogGrace after it appeared, so that a key meant for the editor
-	// cannot answer it.
-	dialogShown drawer
-	dialogArmed bool
-	// dialogFocused: the user gave the question the keyboard (Tab); until
-	// then typing goes to the editor.
-	dialogFocused bool
-	// dialogGate keeps Enter from confirming a choice the focus or the
-	// highlight just moved onto (dialoggate.go).
-	dialogGate enterGate
+	editor    *editor
+	drawer    drawer
+	questions questions // the loop's open questions (questions.go)
 	// mcpAsking: the project's MCP servers waiting for approval
 	// (mcpapproval.go).
 	mcpAsking mcpAsking
@@ -308,11 +297,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		cmds = append(cmds, m.handleTick(msg))
 	case dialogArmedMsg:
-		if msg.d == m.dialogShown {
-			m.dialogArmed = true
-		}
+		m.questions.arm(msg)
 	case enterSettledMsg:
-		m.dialogGate.settle(msg)
+		m.questions.gate.settle(msg)
 	case branchLoadedMsg:
 		m.branch, m.branchKnown = msg.branch, true
 		if m.welcome != nil && m.welcome.branch != msg.branch {
@@ -341,15 +328,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // markdown renders for visible blocks, the ticker.
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
-	m.dropAbandonedDialogs()
+	m.questions.dropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.refreshWelcome()
-	if len(m.dialogs) == 0 {
-		m.dialogShown, m.dialogFocused = nil, false
-	}
-	if len(m.dialogs) > 0 && m.dialogs[0] != m.dialogShown {
-		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
-		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
+	if armed, ok := m.questions.show(); ok {
+		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}
 	cmds = append(cmds, m.customPopupScan()) // custom.go
 	m.prefetchEnvironment()                  // prefetch.go
@@ -425,19 +408,4 @@ func (m *Model) handleTick(msg tickMsg) tea.Cmd {
 		m.retry.tick(time.Now())
 	}
 	return nil // afterUpdate starts the next tick if still needed
-}
-
-// dropAbandonedDialogs closes questions whose turn was cancelled.
-func (m *Model) dropAbandonedDialogs() {
-	kept := m.dialogs[:0]
-	for _, d := range m.dialogs {
-		if a, ok := d.(interface{ abandoned() bool }); ok && a.abandoned() {
-			continue
-		}
-		kept = append(kept, d)
-	}
-	for i := len(kept); i < len(m.dialogs); i++ {
-		m.dialogs[i] = nil
-	}
-	m.dialogs = kept
 }

@@ -140,8 +140,8 @@ func TestPermissionDialogAllowsForSession(t *testing.T) {
 	h.waitScreen("Permission")
 	// A key typed as the question appears goes to the editor.
 	h.key("s")
-	if len(h.m.dialogs) != 1 || h.m.editor.value() != "s" {
-		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", len(h.m.dialogs), h.m.editor.value())
+	if len(h.m.questions.list) != 1 || h.m.editor.value() != "s" {
+		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", len(h.m.questions.list), h.m.editor.value())
 	}
 	h.key("backspace")
 	h.waitScreen("tab answers here")
@@ -233,7 +233,7 @@ func TestEscWhileAskingClosesTheDialogWithTheTurn(t *testing.T) {
 	if _, err := h.m.runner.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && len(m.dialogs) == 0 })
+	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && len(m.questions.list) == 0 })
 }
 
 func TestContextOverlayShowsTheCalculatorsSnapshot(t *testing.T) {

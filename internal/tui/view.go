@@ -26,8 +26,8 @@ func (m *Model) layout() {
 	}
 	var lines []string
 	var d drawer
-	if len(m.dialogs) > 0 {
-		d = m.dialogs[0]
+	if len(m.questions.list) > 0 {
+		d = m.questions.list[0]
 	} else if m.drawer != nil {
 		d = m.drawer
 	}
