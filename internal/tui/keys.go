@@ -63,7 +63,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.drawer = nil
 		}
 	}
-	if cmd, taken := m.mention.key(m.editor, mentionDir(m.sess.Dir, m.opt.Loop.Dir), s); taken {
+	if cmd, taken := m.mention.key(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir), s); taken {
 		return cmd
 	}
 	if comps := m.editor.completions(); len(comps) > 0 {
@@ -122,7 +122,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.drawer = newQueueDrawer()
 		return nil
 	case "ctrl+v":
-		return m.pasteClipboardImage() // images.go
+		return pasteClipboardImage(imageStore(m.opt.Loop.Config)) // images.go
 	case "backspace":
 		if m.editor.value() == "" && len(m.images) > 0 {
 			m.images = m.images[:len(m.images)-1]
@@ -150,7 +150,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	cmd := m.editor.update(k)
 	m.editor.sel = 0
-	return tea.Batch(cmd, m.mention.await(m.editor, mentionDir(m.sess.Dir, m.opt.Loop.Dir)))
+	return tea.Batch(cmd, m.mention.await(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)))
 }
 
 // ctrlC clears the editor; a second press within quitWindow quits.
@@ -181,8 +181,8 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		}
 		m.drawer = nil
 	}
-	if path, ok := pastedImagePath(msg.Content, m.sessionDir()); ok { // images.go
-		return m.attachImageFile(path)
+	if path, ok := pastedImagePath(msg.Content, workDir(m.sess.Dir, m.opt.Loop.Dir)); ok { // images.go
+		return attachImageFile(imageStore(m.opt.Loop.Config), path)
 	}
 	return m.editor.update(msg)
 }

@@ -27,21 +27,13 @@ const mentionSuggestions = 8
 // the last lookup, kept while the query is unchanged. Its zero value is
 // ready: the index of the directory is made on first use. It reads the
 // editor it is given (value, dismissed, sel) and changes only its
-// selection, dismissal and value on a key; dir is mentionDir's.
+// selection, dismissal and value on a key; dir is workDir's
+// ("" for none: no popup).
 type mentionState struct {
 	index   *mention.Index
 	query   string
 	matches []string
 	ready   bool
-}
-
-// mentionDir is the directory whose files the popup offers: the
-// session's, else the chat's; "" for none (no popup).
-func mentionDir(sessDir, chatDir string) string {
-	if sessDir != "" {
-		return sessDir
-	}
-	return chatDir
 }
 
 // indexOf returns the index, making it for dir on first use.

@@ -250,3 +250,13 @@ func setupNotice(err error) *noticeItem {
 	}
 	return n
 }
+
+// workDir is the directory the session works in: the session's, else
+// the chat's ("" for none). The @ popup offers its files; a relative
+// pasted path is in it.
+func workDir(sessDir, chatDir string) string {
+	if sessDir != "" {
+		return sessDir
+	}
+	return chatDir
+}

@@ -35,11 +35,11 @@ func (m *Model) layout() {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = m.popupLines(comps, w, avail-1)
-	} else if paths := m.mention.completions(m.editor, mentionDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
+	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
 		lines = mentionPopupLines(m.th, m.editor.sel, paths, w)
 	}
 	if len(m.images) > 0 {
-		lines = append(lines, m.imageChipsLine(w)) // images.go
+		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
 	}
 	if m.flash != "" {
 		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
