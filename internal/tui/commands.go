@@ -136,7 +136,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
 		m.drawer = &helpDrawer{}
-		return m.customScan() // custom.go
+		return m.custom.scan(m.opt.Commands) // custom.go
 	case "quit":
 		return tea.Quit
 	}

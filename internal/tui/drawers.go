@@ -138,7 +138,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		}
 		body = append(body, th.key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
 	}
-	body = append(body, m.customHelpLines()...) // custom.go
+	body = append(body, m.custom.helpLines(th, m.opt.Commands)...) // custom.go
 	body, footer := d.window(body, height, "esc close")
 	return frameLines(th, "Help", body, footer, width)
 }

@@ -268,7 +268,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modelSetMsg:
 		m.handleModelSet(msg)
 	case customLoadedMsg:
-		m.handleCustomLoaded(msg)
+		m.custom.scanning = false
+		m.applyCustom(msg.set)
 	case customResolvedMsg:
 		cmds = append(cmds, m.handleCustomResolved(msg))
 	case queueLoadedMsg:
@@ -334,8 +335,8 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	if armed, ok := m.questions.show(); ok {
 		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}
-	cmds = append(cmds, m.customPopupScan()) // custom.go
-	m.prefetchEnvironment()                  // prefetch.go
+	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value())) // custom.go
+	m.prefetchEnvironment()                                                   // prefetch.go
 	m.sizeRender()
 	cmds = append(cmds, m.printSettled())
 	m.layout()

@@ -64,7 +64,7 @@ func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 		m.editor.reset()
 		return m.runCommand(cmd, arg)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(strings.Fields(text)[0][1:], "/.") {
-		if cmd, ok := m.submitCustom(shown, text, kind); ok { // custom.go
+		if cmd, ok := resolveCustom(m.opt.Commands, shown, text, kind); ok { // custom.go
 			return cmd
 		}
 		return m.unknownCommand(text)
