@@ -25,6 +25,10 @@ type chatView struct {
 	// for padding).
 	visible []string
 	rows    []int
+
+	// focus is the card the user moved to (focus.go); nil: the newest
+	// on screen.
+	focus item
 }
 
 func newChatView() *chatView { return &chatView{follow: true} }

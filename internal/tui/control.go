@@ -156,7 +156,7 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 		return m.setFlash("no session yet: send a message first, then /pin", 3*time.Second)
 	}
 	if strings.TrimSpace(text) == "" {
-		if it := m.copySource(); it != nil {
+		if it := m.chat.copySource(); it != nil {
 			text = strings.TrimSpace(copyText(it))
 		}
 		if r := []rune(text); len(r) > maxPinChars {

@@ -171,7 +171,7 @@ func (m *Model) inlineKey(s string) (tea.Cmd, bool) {
 	case "ctrl+f":
 		return m.setFlash("inline mode: search the scrollback with the terminal's own search (tmux: prefix [ then ?)", 4*time.Second), true
 	case "ctrl+o":
-		if i := m.focusedItem(); i >= m.chat.printed {
+		if i := m.chat.focusedItem(); i >= m.chat.printed {
 			m.chat.items[i].toggle()
 			return nil, true
 		}

@@ -113,10 +113,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "alt+y":
 		return m.copySelected(false)
 	case "alt+up":
-		m.moveFocus(-1)
+		m.chat.moveFocus(&m.rc, -1)
 		return nil
 	case "alt+down":
-		m.moveFocus(1)
+		m.chat.moveFocus(&m.rc, 1)
 		return nil
 	case "ctrl+q":
 		m.drawer = newQueueDrawer()

@@ -83,9 +83,6 @@ type Model struct {
 	parts     map[string]item
 	msgs      map[string]msgInfo // role and kind of the messages seen
 	expandAll bool
-	// focus is the card the user moved to (focus.go); nil: the newest
-	// on screen.
-	focus item
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.

@@ -216,7 +216,7 @@ func (m *Model) rebuildConversation() {
 	hist, idx := m.editor.history, m.editor.histIdx
 	m.loadHistory(m.runner.History())
 	m.editor.history, m.editor.histIdx = hist, idx
-	m.focus = nil
+	m.chat.focus = nil
 }
 
 // outsideDialog asks before a restore overwrites files changed outside

@@ -124,7 +124,7 @@ func (m *Model) View() tea.View {
 		}
 		rows = max(m.liveFloor, h)
 	}
-	focused := m.focusedItem()
+	focused := m.chat.focusedItem()
 	bar := m.th.accentText.Render("▎")
 	for i, l := range m.chat.visible {
 		if focused >= 0 && m.chat.rows[i] == focused && l != "" {
