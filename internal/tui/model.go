@@ -328,7 +328,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.questions.dropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
-	m.refreshWelcome()
+	m.welcome.refresh(m.opt.Loop.Config, m.currentModel(), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.show(); ok {
 		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}

@@ -85,9 +85,9 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	}
 	switch name {
 	case "undo":
-		return m.rewindCmd("undo", "", r.Undo, r.UndoForce)
+		return m.cp.rewind(m.gen, "undo", "", r.Undo, r.UndoForce)
 	case "redo":
-		return m.rewindCmd("redo", "", r.Redo, r.RedoForce)
+		return m.cp.rewind(m.gen, "redo", "", r.Redo, r.RedoForce)
 	case "rewind", "fork":
 		h := r.History()
 		turns := loop.Turns(h)
@@ -112,10 +112,10 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	return nil
 }
 
-// rewindCmd runs a rewind, an undo or a redo; force is its forced form.
-func (m *Model) rewindCmd(op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
-	gen := m.gen
-	m.cp.rewinding = true
+// rewind runs a rewind, an undo or a redo for the session of generation
+// gen; force is its forced form.
+func (cp *checkpointState) rewind(gen int, op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
+	cp.rewinding = true
 	return func() tea.Msg {
 		res, err := run(context.Background())
 		return rewoundMsg{gen: gen, op: op, mode: mode, res: res, err: err, force: force}
@@ -289,16 +289,15 @@ func (d *outsideDialog) view(m *Model, width, height int) []string {
 	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
 }
 
-// checkpointsOpened runs once a session is open: the notices waiting for
-// it, and the runner's notes (checkpoints are off and why; a restore
-// finished at start-up).
-func (m *Model) checkpointsOpened() {
-	m.cp.notesShown = 0
-	for _, n := range m.cp.openNotices {
-		m.chat.add(n)
+// opened runs once a session is open: the notices waiting for it go to
+// chat, and the runner's notes are to be shown afresh (showNotes:
+// checkpoints are off and why; a restore finished at start-up).
+func (cp *checkpointState) opened(chat *chatView) {
+	cp.notesShown = 0
+	for _, n := range cp.openNotices {
+		chat.add(n)
 	}
-	m.cp.openNotices = nil
-	m.showNotes()
+	cp.openNotices = nil
 }
 
 // showNotes shows the runner's notes not shown yet. An EventNote only
@@ -363,7 +362,7 @@ func (m *Model) addPatch(p *message.Part, final bool) {
 	it := &patchItem{state: *p.Patch}
 	m.parts[p.ID] = it
 	if !final && m.runner != nil {
-		if at := m.lastItemOf(p.MessageID); at >= 0 {
+		if at := lastItemOf(m.runner.History(), m.parts, m.chat.items, p.MessageID); at >= 0 {
 			m.chat.insert(at+1, it)
 			return
 		}
@@ -371,22 +370,21 @@ func (m *Model) addPatch(p *message.Part, final bool) {
 	m.chat.add(it)
 }
 
-// lastItemOf returns the position in the conversation of the last item
-// of a message, or -1.
-func (m *Model) lastItemOf(messageID string) int {
-	h := m.runner.History()
+// lastItemOf returns the position in the conversation items of the last
+// item of a message of history h, or -1; parts maps a part to its item.
+func lastItemOf(h []message.Entry, parts map[string]item, items []item, messageID string) int {
 	for i := len(h) - 1; i >= 0; i-- {
 		if h[i].Message.ID != messageID {
 			continue
 		}
 		mine := map[item]bool{}
 		for _, part := range h[i].Parts {
-			if it, ok := m.parts[part.ID]; ok {
+			if it, ok := parts[part.ID]; ok {
 				mine[it] = true
 			}
 		}
-		for j := len(m.chat.items) - 1; j >= 0; j-- {
-			if mine[m.chat.items[j]] {
+		for j := len(items) - 1; j >= 0; j-- {
+			if mine[items[j]] {
 				return j
 			}
 		}

@@ -119,7 +119,8 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.sess = msg.sess
 	m.snap = msg.snap
 	m.loadHistory(msg.history)
-	m.checkpointsOpened()
+	m.cp.opened(m.chat)
+	m.showNotes()
 	m.showPendingHooks()
 	var cmds []tea.Cmd
 	cmds = append(cmds, m.loadQueue())

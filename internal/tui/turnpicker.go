@@ -198,7 +198,7 @@ func (m *Model) rewindTo(t loop.Turn, mode string) tea.Cmd {
 			return r.Rewind(ctx, id, loop.RewindOptions{Mode: mode, Force: force})
 		}
 	}
-	return m.rewindCmd("rewind", mode, run(false), run(true))
+	return m.cp.rewind(m.gen, "rewind", mode, run(false), run(true))
 }
 
 // forkCmd copies the session up to message atID ("" for all of it).
