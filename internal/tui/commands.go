@@ -158,7 +158,7 @@ func (m *Model) refuseSwitch() tea.Cmd {
 func (m *Model) resetConversation() {
 	m.chat.reset()
 	m.welcome = nil
-	m.lastCompaction, m.compactRun = nil, nil
+	m.compaction = compactions{}
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil

@@ -63,7 +63,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			}
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
-					m.summaryArrived(msg, "")
+					m.compaction.summaryArrived(m.chat, m.parts, msg, "")
 					return m.loadSummary(msg.ID)
 				}
 			}
@@ -128,10 +128,10 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			m.chat.add(&noticeItem{kind: noticeMarker, text: text})
 		}
 	case message.EventCompacting:
-		m.compactRun = &compactRun{messages: ev.Summarising, since: time.Now()}
+		m.compaction.run = &compactRun{messages: ev.Summarising, since: time.Now()}
 	case message.EventCompacted:
 		if c := ev.Compaction; c != nil {
-			m.compactionDone(c)
+			m.compaction.done(m.chat, c)
 			if !c.Rejected {
 				m.near = nil
 			}
@@ -143,7 +143,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventHook:
 		m.hookRan(ev.Hook)
 	case message.EventError:
-		m.compactRun = nil
+		m.compaction.run = nil
 		text := termsafe.Strip(ev.Err)
 		m.chat.add(&noticeItem{kind: noticeError, text: text, hint: errorHint(text)})
 	}
@@ -224,7 +224,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		m.chat.add(it)
 	case message.PartCompaction:
 		if c := p.Compaction; c != nil {
-			m.compactionDone(c)
+			m.compaction.done(m.chat, c)
 		}
 	case message.PartPatch:
 		m.addPatch(p, final)
@@ -271,7 +271,7 @@ func (m *Model) setBusy(busy bool) {
 		return
 	}
 	m.busy = busy
-	m.compactRun = nil
+	m.compaction.run = nil
 	if busy {
 		m.busySince = time.Now()
 		m.cancelled = false

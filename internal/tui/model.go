@@ -68,15 +68,12 @@ type Model struct {
 	busySince   time.Time
 	compacting  bool
 	stopCompact context.CancelFunc
-	// compactRun is the compaction under way (EventCompacting), and
-	// lastCompaction the newest compaction card.
-	compactRun     *compactRun
-	lastCompaction *compactionItem
-	cancelled      bool     // the user interrupted this turn
-	bang           *bangRun // the !command that runs (bang.go)
-	streamStart    time.Time
-	streamChars    int
-	retry          *retryItem
+	compaction  compactions // the one under way, the newest card (compactcard.go)
+	cancelled   bool        // the user interrupted this turn
+	bang        *bangRun    // the !command that runs (bang.go)
+	streamStart time.Time
+	streamChars int
+	retry       *retryItem
 
 	// The conversation.
 	chat      *chatView

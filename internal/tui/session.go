@@ -168,7 +168,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		printed = m.chat.items[:m.chat.printed:m.chat.printed]
 	}
 	m.chat.reset()
-	m.lastCompaction = nil
+	m.compaction.last = nil
 	clear(m.parts)
 	clear(m.msgs)
 	if len(printed) > 0 {
@@ -207,7 +207,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 					text += p.Text
 				}
 			}
-			m.summaryArrived(&e.Message, text)
+			m.compaction.summaryArrived(m.chat, m.parts, &e.Message, text)
 			continue
 		}
 		for j := range e.Parts {

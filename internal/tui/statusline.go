@@ -64,8 +64,8 @@ func (m *Model) activity() string {
 	th := m.th
 	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
 	switch {
-	case m.compacting || m.compactRun != nil:
-		return spin + " " + th.warnText.Render(m.compactingLabel()) + th.dim.Render(" · esc stops")
+	case m.compacting || m.compaction.run != nil:
+		return spin + " " + th.warnText.Render(m.compaction.label(m.busySince)) + th.dim.Render(" · esc stops")
 	case m.busy:
 		s := spin + " " + sinceLabel(m.busySince)
 		if m.retry != nil && m.retry.left > 0 {
