@@ -80,7 +80,11 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		m.drawer = &contextDrawer{}
 		// In turn: RestoreCost holds the runner, and Preview would find it
 		// busy.
-		return tea.Sequence(m.contextPreviewCmd(), m.restoreCostCmd())
+		// Neither while a turn runs.
+		if r := m.runner; r != nil && !m.busy && !m.compacting {
+			return tea.Sequence(contextPreviewCmd(r, m.snap), restoreCostCmd(r))
+		}
+		return tea.Sequence(nil, nil)
 	case "compact":
 		if arg == "undo" {
 			return m.undoCompactCmd()

@@ -86,10 +86,11 @@ func (m *Model) compactPreviewCmd(focus string) tea.Cmd {
 }
 
 // contextPreviewCmd fills /context's explanation of the coming compaction
-// when the total is past tokens.NearFraction of the point.
-func (m *Model) contextPreviewCmd() tea.Cmd {
-	r, s := m.runner, m.snap
-	if r == nil || m.busy || m.compacting || !nearPoint(s) {
+// when the total of s is past tokens.NearFraction of the point; the
+// caller asks only while the runner r is idle (Preview would find it
+// busy).
+func contextPreviewCmd(r *loop.Runner, s tokens.Snapshot) tea.Cmd {
+	if !nearPoint(s) {
 		return nil
 	}
 	return func() tea.Msg {

@@ -64,7 +64,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
 					m.compaction.summaryArrived(m.chat, m.parts, msg, "")
-					return m.loadSummary(msg.ID)
+					return loadSummary(m.runner, msg.ID)
 				}
 			}
 			if msg.Role == message.RoleAssistant && msg.Error != "" && msg.Finished() {
@@ -213,7 +213,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		}
 		title := ""
 		if p.Tool.Title == "" && p.Tool.Input != "" {
-			title = m.toolTitle(p.Tool)
+			title = toolTitle(m.opt.Loop.Tools, workDir(m.sess.Dir, m.opt.Loop.Dir), p.Tool)
 		}
 		if it, ok := m.parts[p.ID].(*toolItem); ok {
 			it.set(*p.Tool, title)
@@ -240,14 +240,9 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 
 // toolTitle titles a call from its input while the tool has not given
 // its own title.
-func (m *Model) toolTitle(st *message.ToolState) string {
-	reg := m.opt.Loop.Tools
+func toolTitle(reg *tools.Registry, dir string, st *message.ToolState) string {
 	if reg == nil {
 		return ""
-	}
-	dir := m.sess.Dir
-	if dir == "" {
-		dir = m.opt.Loop.Dir
 	}
 	return reg.Title(&tools.Env{Dir: dir}, tools.Call{Name: st.Name, Input: []byte(st.Input)})
 }
@@ -295,8 +290,9 @@ func (m *Model) setBusy(busy bool) {
 	}
 }
 
-func (m *Model) loadSummary(id string) tea.Cmd {
-	r := m.runner
+// loadSummary reads the text of summary message id from r's history
+// off the Update loop (nil without a runner).
+func loadSummary(r *loop.Runner, id string) tea.Cmd {
 	if r == nil {
 		return nil
 	}

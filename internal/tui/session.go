@@ -123,14 +123,13 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.showNotes()
 	m.showPendingHooks()
 	var cmds []tea.Cmd
-	cmds = append(cmds, m.loadQueue())
+	cmds = append(cmds, loadQueue(m.runner, m.gen))
 	cmds = append(cmds, m.sendNext())
 	return tea.Batch(cmds...)
 }
 
 // loadQueue loads the persisted queue of the session just opened.
-func (m *Model) loadQueue() tea.Cmd {
-	r, gen := m.runner, m.gen
+func loadQueue(r *loop.Runner, gen int) tea.Cmd {
 	return func() tea.Msg {
 		q, err := r.Queue(context.Background())
 		if err != nil {
