@@ -41,21 +41,18 @@ type Model struct {
 	hooksPending []string
 	// fresh is a new conversation not created yet: the session is made by
 	// the first message, so a chat left without one leaves nothing behind.
-	fresh bool
-	// typing is set while the editor holds text; pendingEnv is the
-	// environment gathered for a new chat's first session (prefetch.go).
-	typing     bool
-	pendingEnv *loop.PendingEnvironment
-	openErr    error
-	slot       *runnerSlot
-	store      *storeFuture // the database, maybe still opening (startup.go)
-	fatal      error        // why the chat ended on its own (Run returns it)
-	sess       message.Session
-	snap       tokens.Snapshot
-	near       *message.CompactionForecast // the last forecast of compaction (nearLabel)
-	queue      []message.QueuedMessage
-	mention    mentionState // the @ completion (mention.go)
-	custom     customState  // custom slash commands (custom.go)
+	fresh    bool
+	prefetch envPrefetch // the next turn's environment, gathered as the user types (prefetch.go)
+	openErr  error
+	slot     *runnerSlot
+	store    *storeFuture // the database, maybe still opening (startup.go)
+	fatal    error        // why the chat ended on its own (Run returns it)
+	sess     message.Session
+	snap     tokens.Snapshot
+	near     *message.CompactionForecast // the last forecast of compaction (nearLabel)
+	queue    []message.QueuedMessage
+	mention  mentionState // the @ completion (mention.go)
+	custom   customState  // custom slash commands (custom.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
@@ -329,8 +326,8 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	if armed, ok := m.questions.show(); ok {
 		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}
-	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value())) // custom.go
-	m.prefetchEnvironment()                                                   // prefetch.go
+	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
+	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
 	m.sizeRender()
 	cmds = append(cmds, m.printSettled())
 	m.layout()

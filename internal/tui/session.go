@@ -33,7 +33,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
 	if sessionID == "" {
-		opts.Environment = m.takePendingEnvironment() // prefetch.go
+		opts.Environment = m.prefetch.take() // prefetch.go
 	}
 	slot, store := m.slot, m.store
 	return func() tea.Msg {
