@@ -187,22 +187,23 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return m.editor.update(msg)
 }
 
-func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+// wheel scrolls the conversation by wheelLines a notch.
+func (c *chatView) wheel(rc *renderCtx, msg tea.MouseWheelMsg) {
 	switch msg.Mouse().Button {
 	case tea.MouseWheelUp:
-		m.chat.scrollUp(&m.rc, wheelLines)
+		c.scrollUp(rc, wheelLines)
 	case tea.MouseWheelDown:
-		m.chat.scrollDown(&m.rc, wheelLines)
+		c.scrollDown(rc, wheelLines)
 	}
 }
 
-// handleClick expands or collapses the item clicked in the conversation.
-func (m *Model) handleClick(msg tea.MouseClickMsg) {
+// click expands or collapses the item clicked in the conversation.
+func (c *chatView) click(msg tea.MouseClickMsg) {
 	mouse := msg.Mouse()
-	if mouse.Button != tea.MouseLeft || mouse.Y >= m.chat.height {
+	if mouse.Button != tea.MouseLeft || mouse.Y >= c.height {
 		return
 	}
-	if it, ok := m.chat.itemAt(mouse.Y); ok {
+	if it, ok := c.itemAt(mouse.Y); ok {
 		it.toggle()
 	}
 }

@@ -222,9 +222,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		cmds = append(cmds, m.handlePaste(msg))
 	case tea.MouseWheelMsg:
-		m.handleWheel(msg)
+		m.chat.wheel(&m.rc, msg)
 	case tea.MouseClickMsg:
-		m.handleClick(msg)
+		m.chat.click(msg)
 	case inboxMsg:
 		cmds = append(cmds, m.handleInbox(msg), m.box.wait())
 	case tailLoadedMsg:

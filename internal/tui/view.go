@@ -32,7 +32,7 @@ func (m *Model) layout() {
 	if d != nil {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
-		lines = m.popupLines(comps, w, avail-1)
+		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
 	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
 		lines = mentionPopupLines(m.th, m.editor.sel, paths, w)
 	}
@@ -62,11 +62,11 @@ func (m *Model) sizeRender() int {
 	return w
 }
 
-// popupLines is the slash-command completion popup, at most rows lines:
-// the entries shown are a window that keeps the selected one in view.
-func (m *Model) popupLines(comps []command, width, rows int) []string {
-	th := m.th
-	sel := min(m.editor.sel, len(comps)-1)
+// popupLines is the slash-command completion popup, at most rows lines,
+// the editor's selection sel highlighted: the entries shown are a window
+// that keeps the selected one in view.
+func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
+	sel = min(sel, len(comps)-1)
 	var out []string
 	first, last := popupWindow(len(comps), sel, max(1, min(maxPopupEntries, rows-1)))
 	for i := first; i < last; i++ {
