@@ -180,12 +180,12 @@ func (m *Model) Close() {
 	if r := m.slot.close(); r != nil {
 		_ = r.Close()
 	}
-	m.closeStore()
+	m.store.closeOwned()
 }
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.openStore()}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot)}
 	if m.opt.SessionID != "" {
 		// The last screenful is read and drawn while the session opens
 		// (resume.go).

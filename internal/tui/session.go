@@ -195,7 +195,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if i < skip {
 			if remember {
-				m.rememberSent(e)
+				m.editor.rememberSent(e)
 			}
 			continue
 		}
@@ -221,23 +221,10 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 			m.chat.add(messageErrorItem(e.Message.Error))
 		}
 		if remember {
-			m.rememberSent(e)
+			m.editor.rememberSent(e)
 		}
 	}
 	m.chat.toBottom()
-}
-
-// rememberSent puts what the user wrote in a message into the editor's
-// history.
-func (m *Model) rememberSent(e *message.Entry) {
-	if e.Message.Role != message.RoleUser || e.Message.Synthetic {
-		return
-	}
-	for _, p := range e.Parts {
-		if p.Type == message.PartText {
-			m.editor.remember(p.Text)
-		}
-	}
 }
 
 func setupNotice(err error) *noticeItem {
