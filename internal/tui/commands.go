@@ -117,7 +117,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return d.load(m)
 	case "model":
 		if arg != "" {
-			return m.setModelCmd(arg)
+			return m.switchModel(arg, "")
 		}
 		d := newModelPicker(m)
 		m.drawer = d
@@ -171,8 +171,6 @@ func (m *Model) resetConversation() {
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}
 }
-
-func (m *Model) setModelCmd(name string) tea.Cmd { return m.switchModel(name, "") }
 
 // switchModel switches to the model name; why, when set, says why it was
 // chosen ("the only model … offers") in the one notice it leaves.

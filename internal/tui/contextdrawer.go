@@ -64,7 +64,7 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		row(th.barSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
 		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
 	)
-	body = append(body, m.mcpContextLines(pct)...)
+	body = append(body, mcpContextLines(th, m.opt.MCP, m.opt.Loop.Config, s.Window, pct)...)
 	reasoningHow := "not sent back to this model"
 	if s.Labels.Reasoning == tokens.LabelEstimated {
 		reasoningHow = tokens.LabelEstimated

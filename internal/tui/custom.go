@@ -159,7 +159,7 @@ func (m *Model) pickCustom(c command) tea.Cmd {
 		return nil
 	}
 	m.editor.setValue("/" + c.name)
-	return m.submit()
+	return m.submitAs(message.KindSteer)
 }
 
 // helpLines is /help's section on the custom commands (none without a

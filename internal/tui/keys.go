@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // wheelLines is how far one wheel notch scrolls.
@@ -100,7 +102,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		return m.interrupt()
 	case "enter":
-		return m.submit()
+		return m.submitAs(message.KindSteer) // Enter steers a running turn
 	case "tab":
 		if cmd, ok := m.queueForLater(); ok {
 			return cmd

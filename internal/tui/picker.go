@@ -74,7 +74,7 @@ func newModelPicker(m *Model) *picker {
 		if name == m.currentModel() {
 			return nil
 		}
-		return m.setModelCmd(name)
+		return m.switchModel(name, "")
 	}}
 }
 

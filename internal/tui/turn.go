@@ -40,12 +40,9 @@ func (m *Model) sendNext() tea.Cmd {
 	}
 }
 
-// submit handles Enter on the editor: while the agent is busy the message
-// steers the running turn.
-func (m *Model) submit() tea.Cmd { return m.submitAs(message.KindSteer) }
-
 // submitAs sends the editor's text; while the agent is busy it is queued
-// as kind (steer.go).
+// as kind (steer.go). Enter on the editor submits as message.KindSteer:
+// the message steers the running turn.
 func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 	shown := m.editor.value()
 	if strings.TrimSpace(shown) == "" {
