@@ -114,9 +114,7 @@ type Model struct {
 	cp checkpointState // /undo, /rewind, /diff, /fork (rewind.go)
 
 	quitArmed time.Time
-	ticking   bool
-	tickGen   int
-	frame     int
+	tick      ticker // the spinner's ticks (ticker.go)
 	closed    bool
 
 	// lastUsage is the newest step's usage (cacheLabel).
@@ -287,7 +285,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg.owner.doc.tailWake = false
 		msg.owner.ver++ // lay out again: the tail may render now
 	case tickMsg:
-		cmds = append(cmds, m.handleTick(msg))
+		if m.tick.tick(msg) && m.retry != nil {
+			m.retry.tick(time.Now())
+		}
+		// afterUpdate starts the next tick if still needed
 	case dialogArmedMsg:
 		m.questions.arm(msg)
 	case enterSettledMsg:
@@ -332,7 +333,8 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	cmds = append(cmds, m.printSettled())
 	m.layout()
 	cmds = append(cmds, m.scheduleRenders()...)
-	if cmd := m.ensureTicking(); cmd != nil {
+	// The ticker runs while something moves on screen.
+	if cmd := m.tick.start(m.busy || m.compacting || m.retry != nil || m.opening, m.after); cmd != nil {
 		cmds = append(cmds, cmd)
 	}
 	return cmds
@@ -376,28 +378,4 @@ func (m *Model) setFlash(s string, d time.Duration) tea.Cmd {
 	m.flash = s
 	id := m.flashID
 	return m.after(d, flashDoneMsg{id: id})
-}
-
-// ensureTicking runs the ticker while something moves on screen.
-func (m *Model) ensureTicking() tea.Cmd {
-	need := m.busy || m.compacting || m.retry != nil || m.opening
-	if !need || m.ticking {
-		return nil
-	}
-	m.ticking = true
-	m.tickGen++
-	gen := m.tickGen
-	return m.after(tickInterval, tickMsg{gen: gen})
-}
-
-func (m *Model) handleTick(msg tickMsg) tea.Cmd {
-	if msg.gen != m.tickGen {
-		return nil
-	}
-	m.ticking = false
-	m.frame++
-	if m.retry != nil {
-		m.retry.tick(time.Now())
-	}
-	return nil // afterUpdate starts the next tick if still needed
 }

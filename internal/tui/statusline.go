@@ -62,7 +62,7 @@ func (m *Model) statusLine() string {
 // activity is the spinner part of the status line.
 func (m *Model) activity() string {
 	th := m.th
-	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
+	spin := th.accentText.Render(spinnerFrames[m.tick.frame%len(spinnerFrames)])
 	switch {
 	case m.compacting || m.compaction.run != nil:
 		return spin + " " + th.warnText.Render(m.compaction.label(m.busySince)) + th.dim.Render(" · esc stops")
