@@ -42,6 +42,11 @@ func (c *chatView) reset() {
 
 func (c *chatView) add(it item) { c.items = append(c.items, it) }
 
+// notice adds a line from the chat itself to the conversation.
+func (c *chatView) notice(kind noticeKind, text, hint string) {
+	c.add(&noticeItem{kind: kind, text: text, hint: hint})
+}
+
 // remove takes an item out of the conversation.
 func (c *chatView) remove(it item) {
 	for i, x := range c.items {

@@ -186,9 +186,9 @@ func (m *Model) switchModel(name, why string) tea.Cmd {
 			text, hint = text+", "+why, "/model switches it."
 		}
 		if _, known := cfg.ModelInfo(name); !known {
-			m.notice(noticeWarn, text, strings.TrimSpace(unknownModelHint(name)+" "+hint))
+			m.chat.notice(noticeWarn, text, strings.TrimSpace(unknownModelHint(name)+" "+hint))
 		} else {
-			m.notice(noticeInfo, text, hint)
+			m.chat.notice(noticeInfo, text, hint)
 		}
 		return nil
 	}

@@ -133,14 +133,14 @@ type pinDoneMsg struct {
 
 func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
 	if msg.err != nil {
-		m.notice(noticeError, "pin: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "pin: "+msg.err.Error(), "")
 		return nil
 	}
 	if m.runner != nil {
 		m.snap = m.runner.Snapshot()
 	}
 	if msg.verb == "pinned" {
-		m.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
+		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
 			"sent word for word after every summary; /pins edits them")
 		return nil
 	}
@@ -282,14 +282,14 @@ type summaryEditedMsg struct {
 func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.notice(noticeError, "edit summary: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "edit summary: "+msg.err.Error(), "")
 	case msg.unchanged:
 		return m.setFlash("summary unchanged", 2*time.Second)
 	default:
 		if m.runner != nil {
 			m.snap = m.runner.Snapshot()
 		}
-		m.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
+		m.chat.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
 	}
 	return nil
 }

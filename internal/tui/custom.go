@@ -110,7 +110,7 @@ func (m *Model) applyCustom(set usercmd.Set) {
 	var notices []string
 	m.editor.custom, notices = m.custom.take(set, m.editor.custom)
 	for _, n := range notices {
-		m.notice(noticeWarn, n, "")
+		m.chat.notice(noticeWarn, n, "")
 	}
 }
 

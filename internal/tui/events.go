@@ -141,7 +141,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventNote:
 		m.showNotes()
 	case message.EventHook:
-		m.hookRan(ev.Hook)
+		m.hooks.ran(m.chat, m.opening, ev.Hook)
 	case message.EventError:
 		m.compaction.run = nil
 		text := termsafe.Strip(ev.Err)

@@ -144,15 +144,15 @@ func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
 	name := mcp.Printable(msg.ask.name)
 	switch {
 	case msg.choice == mcpNever && msg.err != nil:
-		m.notice(noticeError, "MCP server "+name+": record that you declined it: "+msg.err.Error(), "it stays off; the next start asks again")
+		m.chat.notice(noticeError, "MCP server "+name+": record that you declined it: "+msg.err.Error(), "it stays off; the next start asks again")
 	case msg.choice == mcpNever:
-		m.notice(noticeInfo, "MCP server "+name+" stays off in this project: no start asks again until its entry changes; `agent mcp approve "+name+"` starts it.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" stays off in this project: no start asks again until its entry changes; `agent mcp approve "+name+"` starts it.", "")
 	case msg.err != nil:
-		m.notice(noticeError, "MCP server "+name+": record the approval: "+msg.err.Error(), "it starts for this chat only; the next start asks again")
+		m.chat.notice(noticeError, "MCP server "+name+": record the approval: "+msg.err.Error(), "it starts for this chat only; the next start asks again")
 	case msg.started:
-		m.notice(noticeInfo, "MCP server "+name+" approved: it is starting, and its tools join from the next step.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" approved: it is starting, and its tools join from the next step.", "")
 	default:
-		m.notice(noticeInfo, "MCP server "+name+" approved: it starts with the next chat.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" approved: it starts with the next chat.", "")
 	}
 	return nil
 }
@@ -191,7 +191,7 @@ func (d *mcpDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 		}
 	}
 	name := mcp.Printable(ask.name)
-	m.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
+	m.chat.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
 	return drawerClose, nil
 }
 

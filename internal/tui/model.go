@@ -36,9 +36,7 @@ type Model struct {
 	gen     int // generation of the runner; events of older ones are dropped
 	runner  *loop.Runner
 	opening bool
-	// hooksPending are hook notes that came while the session opened
-	// (hooks.go).
-	hooksPending []string
+	hooks   hookNotes // hook notes that came while the session opened (hooks.go)
 	// fresh is a new conversation not created yet: the session is made by
 	// the first message, so a chat left without one leaves nothing behind.
 	fresh    bool
@@ -245,7 +243,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg.apply(m)
 	case pulledBackMsg:
 		if msg.err != nil {
-			m.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
+			m.chat.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
 		} else if msg.ok && m.editor.value() == "" {
 			m.editor.setValue(msg.text)
 		} else if msg.ok {
@@ -270,7 +268,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
-		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.what+": "+msg.err.Error(), "")
 	case rewoundMsg:
 		cmds = append(cmds, m.handleRewound(msg))
 	case diffLoadedMsg:
@@ -350,11 +348,6 @@ func (m *Model) setTheme(dark bool) {
 	if m.editor != nil {
 		m.editor.setTheme(m.th)
 	}
-}
-
-// notice adds a line from the chat itself to the conversation.
-func (m *Model) notice(kind noticeKind, text, hint string) {
-	m.chat.add(&noticeItem{kind: kind, text: text, hint: hint})
 }
 
 // after delivers msg after d, unless the chat closes first.

@@ -148,19 +148,19 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 		if strings.Contains(text, "nothing to") || strings.Contains(text, "is busy") {
 			return m.setFlash(text, 4*time.Second)
 		}
-		m.notice(noticeError, text, "")
+		m.chat.notice(noticeError, text, "")
 		m.chat.toBottom()
 		return nil
 	case msg.err != nil:
 		// Done in part (the files were restored, the record failed).
-		m.notice(noticeError, msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.err.Error(), "")
 	}
 	res := msg.res
 	if len(res.Messages) > 0 {
 		m.rebuildConversation()
 	}
 	text, hint := rewindSummary(msg.op, msg.mode, res)
-	m.notice(noticeInfo, text, hint)
+	m.chat.notice(noticeInfo, text, hint)
 	m.chat.toBottom()
 	if msg.op != "redo" && msg.mode != message.RewindCode && res.UserText != "" {
 		if cur := m.editor.value(); strings.TrimSpace(cur) == "" {
@@ -309,7 +309,7 @@ func (m *Model) showNotes() {
 	}
 	notes := m.runner.Notes()
 	for _, n := range notes[min(m.cp.notesShown, len(notes)):] {
-		m.notice(noteKind(n), termsafe.Strip(n), "")
+		m.chat.notice(noteKind(n), termsafe.Strip(n), "")
 	}
 	m.cp.notesShown = len(notes)
 }

@@ -25,7 +25,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	old := m.runner
 	m.runner = nil
 	m.opening = true
-	m.hooksPending = nil
+	m.hooks = hookNotes{}
 	m.fresh = false
 	m.openErr = nil
 	opts := m.opt.Loop
@@ -112,7 +112,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 		if strings.Contains(msg.err.Error(), "busy") || strings.Contains(msg.err.Error(), "lease") {
 			hint = "Another agent process drives this session. Close it, or start another session with /new."
 		}
-		m.notice(noticeError, "open session: "+msg.err.Error(), hint)
+		m.chat.notice(noticeError, "open session: "+msg.err.Error(), hint)
 		return nil
 	}
 	m.runner = msg.runner
@@ -121,7 +121,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.loadHistory(msg.history)
 	m.cp.opened(m.chat)
 	m.showNotes()
-	m.showPendingHooks()
+	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
 	cmds = append(cmds, loadQueue(m.runner, m.gen))
 	cmds = append(cmds, m.sendNext())

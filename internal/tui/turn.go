@@ -79,7 +79,7 @@ func (m *Model) unknownCommand(text string) tea.Cmd {
 // the text otherwise.
 func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 	if m.opt.Setup != nil {
-		m.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
+		m.chat.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
 		m.chat.toBottom()
 		return nil
 	}
@@ -89,7 +89,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 	}
 	images, err := m.takeImages() // images.go
 	if err != nil {
-		m.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
+		m.chat.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
 		m.chat.toBottom()
 		return nil
 	}
@@ -109,7 +109,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		return tea.Batch(m.openSession(""), m.sendKind(text, kind))
 	case m.runner == nil && !m.opening:
 		m.editor.setValue(text)
-		m.notice(noticeError, "no session is open", "Start one with /new.")
+		m.chat.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
 	}
 	return m.sendKind(text, kind)
@@ -128,7 +128,7 @@ func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 	} else {
 		m.editor.setValue(msg.text + "\n" + cur)
 	}
-	m.notice(noticeError, "not sent: "+msg.err.Error(), "Your message is back in the editor.")
+	m.chat.notice(noticeError, "not sent: "+msg.err.Error(), "Your message is back in the editor.")
 	return next
 }
 
@@ -155,7 +155,7 @@ func (m *Model) interrupt() tea.Cmd {
 
 func (m *Model) handleCancelled(msg cancelledMsg) {
 	if msg.err != nil {
-		m.notice(noticeError, "interrupt: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "interrupt: "+msg.err.Error(), "")
 		return
 	}
 	if len(msg.queued) == 0 {
@@ -172,7 +172,7 @@ func (m *Model) handleCancelled(msg cancelledMsg) {
 		texts = append(texts, cur)
 	}
 	m.editor.setValue(strings.Join(texts, "\n\n"))
-	m.notice(noticeInfo, fmt.Sprintf("%d queued message%s moved back to the editor", len(msg.queued), plural(len(msg.queued))), "")
+	m.chat.notice(noticeInfo, fmt.Sprintf("%d queued message%s moved back to the editor", len(msg.queued), plural(len(msg.queued))), "")
 }
 
 // compactCmd runs /compact.
@@ -203,17 +203,17 @@ func (m *Model) handleCompacted(msg compactedMsg) {
 	switch {
 	case msg.err == nil:
 	case errors.Is(msg.err, loop.ErrNothingToCompact):
-		m.notice(noticeInfo, termsafe.Strip(msg.err.Error()), "") // says why
+		m.chat.notice(noticeInfo, termsafe.Strip(msg.err.Error()), "") // says why
 	case errors.Is(msg.err, context.Canceled):
-		m.notice(noticeInfo, "compaction stopped", "")
+		m.chat.notice(noticeInfo, "compaction stopped", "")
 	default:
-		m.notice(noticeError, "compact: "+msg.err.Error(), errorHint(msg.err.Error()))
+		m.chat.notice(noticeError, "compact: "+msg.err.Error(), errorHint(msg.err.Error()))
 	}
 }
 
 func (m *Model) handleModelSet(msg modelSetMsg) {
 	if msg.err != nil {
-		m.notice(noticeError, msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.err.Error(), "")
 		return
 	}
 	if m.runner != nil {
@@ -221,10 +221,10 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		m.sess = m.runner.Session()
 		text := "model: " + msg.name
 		if !m.runner.ModelKnown() {
-			m.notice(noticeWarn, text, unknownModelHint(msg.name))
+			m.chat.notice(noticeWarn, text, unknownModelHint(msg.name))
 			return
 		}
-		m.notice(noticeInfo, text, "")
+		m.chat.notice(noticeInfo, text, "")
 	}
 }
 

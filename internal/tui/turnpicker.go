@@ -220,13 +220,13 @@ func (m *Model) handleForked(msg forkedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		m.notice(noticeError, "fork: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "fork: "+msg.err.Error(), "")
 		m.chat.toBottom()
 		return nil
 	}
 	text := fmt.Sprintf("forked session %s into %s", msg.from, msg.sess.ID)
 	if cmd := m.refuseSwitch(); cmd != nil {
-		m.notice(noticeInfo, text, "/sessions opens the fork.")
+		m.chat.notice(noticeInfo, text, "/sessions opens the fork.")
 		return cmd
 	}
 	m.resetConversation()
