@@ -167,7 +167,7 @@ func (m *Model) resetConversation() {
 	clear(m.msgs)
 	m.queue = nil
 	m.questions.list = nil
-	m.sess = message.Session{Model: m.currentModel()}
+	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}
 }

@@ -187,7 +187,7 @@ func (m *Model) Init() tea.Cmd {
 		// (resume.go).
 		cmds = append(cmds, m.openSession(m.opt.SessionID), m.loadTail(m.opt.SessionID))
 	}
-	if m.needsModel() {
+	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		cmds = append(cmds, m.askModel())
 	}
 	return tea.Batch(cmds...)
@@ -321,7 +321,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.questions.dropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
-	m.welcome.refresh(m.opt.Loop.Config, m.currentModel(), m.opt.Loop.Dir, m.opt.Version)
+	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.show(); ok {
 		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}

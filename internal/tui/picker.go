@@ -71,7 +71,7 @@ func newSessionPicker() *picker {
 
 func newModelPicker(m *Model) *picker {
 	return &picker{title: "Model", loading: true, free: true, choose: func(m *Model, name string) tea.Cmd {
-		if name == m.currentModel() {
+		if name == sessionModel(m.sess, m.opt.Loop.Config) {
 			return nil
 		}
 		return m.switchModel(name, "")
@@ -92,8 +92,8 @@ func (p *picker) load(m *Model) tea.Cmd {
 		}
 	}
 	cfg := m.opt.Loop.Config
-	current := m.currentModel()
-	if m.needsModel() {
+	current := sessionModel(m.sess, m.opt.Loop.Config)
+	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		current = "" // the default is not a choice the user made
 	}
 	prov := m.opt.Loop.Provider
@@ -198,7 +198,7 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 			if msg.served[n] {
 				detail = "served · " + detail
 			}
-			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.currentModel()})
+			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == sessionModel(m.sess, m.opt.Loop.Config)})
 		}
 		return drawerKeep, nil
 	case tea.PasteMsg:

@@ -85,14 +85,14 @@ func (m *Model) leaveSession() tea.Cmd {
 	}
 }
 
-// currentModel is the model of the session, or the one a new session
-// will use.
-func (m *Model) currentModel() string {
-	if m.sess.Model != "" {
-		return m.sess.Model
+// sessionModel is the model of session sess, or the one a new session
+// will use (cfg's).
+func sessionModel(sess message.Session, cfg *config.Config) string {
+	if sess.Model != "" {
+		return sess.Model
 	}
-	if c := m.opt.Loop.Config; c != nil {
-		return c.Model
+	if cfg != nil {
+		return cfg.Model
 	}
 	return ""
 }

@@ -32,7 +32,7 @@ func (m *Model) statusLine() string {
 		right = append(right, near)
 	}
 	if used := m.sess.Usage.Input + m.sess.Usage.Output; m.sess.CostUSD > 0 || used > 0 {
-		if c := costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD); m.sess.CostUSD > 0 || c != formatCost(0) {
+		if c := costLabel(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.sess.CostUSD); m.sess.CostUSD > 0 || c != formatCost(0) {
 			right = append(right, th.dim.Render(c))
 		}
 	}
@@ -46,7 +46,7 @@ func (m *Model) statusLine() string {
 		right = right[:len(right)-1]
 		r = strings.Join(right, sep)
 	}
-	model := m.currentModel()
+	model := sessionModel(m.sess, m.opt.Loop.Config)
 	left := th.statusModel.Render(termsafe.Strip(model))
 	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
 	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {

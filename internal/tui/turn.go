@@ -83,7 +83,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	}
-	if m.needsModel() {
+	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		// Not sent to a model the server may not have: the text stays.
 		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
 	}

@@ -131,7 +131,7 @@ func (m *Model) showWelcome() {
 		m.welcome = &welcomeItem{branch: m.branch}
 	}
 	m.chat.add(m.welcome)
-	m.welcome.refresh(m.opt.Loop.Config, m.currentModel(), m.opt.Loop.Dir, m.opt.Version)
+	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 }
 
 // dropWelcome removes the welcome screen: the conversation starts.
