@@ -130,7 +130,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		m.drawer = newQueueDrawer()
 	case "expand":
 		if strings.EqualFold(arg, "all") {
-			m.toggleAll()
+			m.rc.toggleAll()
 		} else {
 			return m.toggleFocused()
 		}

@@ -59,10 +59,9 @@ func (m *Model) toggleFocused() tea.Cmd {
 }
 
 // toggleAll expands or collapses every card.
-func (m *Model) toggleAll() {
-	m.expandAll = !m.expandAll
-	m.rc.expandAll = m.expandAll
-	m.rc.gen++
+func (rc *renderCtx) toggleAll() {
+	rc.expandAll = !rc.expandAll
+	rc.gen++
 }
 
 // moveFocus moves the focus to the previous (dir < 0) or next card or

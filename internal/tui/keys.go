@@ -110,7 +110,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		return m.toggleFocused()
 	case "alt+o":
-		m.toggleAll()
+		m.rc.toggleAll()
 		return nil
 	case "alt+y":
 		return m.copySelected(false)

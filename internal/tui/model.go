@@ -71,10 +71,9 @@ type Model struct {
 	retry       *retryItem
 
 	// The conversation.
-	chat      *chatView
-	parts     map[string]item
-	msgs      map[string]msgInfo // role and kind of the messages seen
-	expandAll bool
+	chat  *chatView
+	parts map[string]item
+	msgs  map[string]msgInfo // role and kind of the messages seen
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
@@ -278,7 +277,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case controlMsg:
 		cmds = append(cmds, msg.apply(m))
 	case renderedMsg:
-		m.handleRendered(msg)
+		msg.apply()
 	case tailDueMsg:
 		msg.owner.doc.tailWake = false
 		msg.owner.ver++ // lay out again: the tail may render now
@@ -327,10 +326,10 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	}
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
-	m.sizeRender()
+	m.rc.size(m.width, &m.renderWidth)
 	cmds = append(cmds, m.printSettled())
 	m.layout()
-	cmds = append(cmds, m.scheduleRenders()...)
+	cmds = append(cmds, m.rc.schedule(&m.renderWidth, m.after)...)
 	// The ticker runs while something moves on screen.
 	if cmd := m.tick.start(m.busy || m.compacting || m.retry != nil || m.opening, m.after); cmd != nil {
 		cmds = append(cmds, cmd)

@@ -14,7 +14,7 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // layout sizes the parts of the screen and lays the conversation out.
 func (m *Model) layout() {
-	w := m.sizeRender()
+	w := m.rc.size(m.width, &m.renderWidth)
 	if m.editor.ta.Width() != w-2 {
 		m.editor.setWidth(w)
 	}
@@ -52,13 +52,13 @@ func (m *Model) layout() {
 	m.chat.layout(&m.rc)
 }
 
-// sizeRender sets the width items render at from the window's, and
-// returns the window's width.
-func (m *Model) sizeRender() int {
-	w := max(20, m.width)
-	m.rc.width = w - 2
-	m.renderWidth.Store(int64(w - 4)) // text items indent by two
-	m.rc.expandAll = m.expandAll
+// size sets the width items render at (here, and markdown's in rw)
+// from the window's width, and returns the width the screen is laid out
+// at.
+func (rc *renderCtx) size(width int, rw *renderWidth) int {
+	w := max(20, width)
+	rc.width = w - 2
+	rw.Store(int64(w - 4)) // text items indent by two
 	return w
 }
 
