@@ -31,6 +31,7 @@ import (
 	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -170,16 +171,21 @@ func imageChipsLine(th *theme, images []*message.FileState, width int) string {
 	return " " + th.accentText.Render(fit(strings.Join(chips, "  "), width-2))
 }
 
-// takeImages returns the waiting images for a message about to be sent,
-// or refuses (the images and the text stay) when they cannot go with it.
-func (m *Model) takeImages() ([]*message.FileState, error) {
-	if len(m.images) == 0 {
+// imageTray holds the images attached for the next message, as chips
+// above the editor. Its zero value holds none.
+type imageTray []*message.FileState
+
+// take returns the waiting images for a message about to be sent through
+// r (nil: a session not opened yet), or refuses (the images and the text
+// stay) when r's model cannot take them.
+func (t *imageTray) take(r *loop.Runner) ([]*message.FileState, error) {
+	if len(*t) == 0 {
 		return nil, nil
 	}
-	if m.runner != nil && !m.runner.Vision() {
-		return nil, fmt.Errorf("model %s does not take images: pick one with vision (/model), or set models.NAME.vision in your user config", m.runner.Model())
+	if r != nil && !r.Vision() {
+		return nil, fmt.Errorf("model %s does not take images: pick one with vision (/model), or set models.NAME.vision in your user config", r.Model())
 	}
-	images := m.images
-	m.images = nil
+	images := *t
+	*t = nil
 	return images, nil
 }

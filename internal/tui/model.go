@@ -56,7 +56,7 @@ type Model struct {
 	pending []outgoing
 	sending bool
 	// images wait for the next message (images.go).
-	images []*message.FileState
+	images imageTray
 
 	// The turn.
 	busy        bool

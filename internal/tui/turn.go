@@ -87,7 +87,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		// Not sent to a model the server may not have: the text stays.
 		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
 	}
-	images, err := m.takeImages() // images.go
+	images, err := m.images.take(m.runner) // images.go
 	if err != nil {
 		m.chat.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
 		m.chat.toBottom()
