@@ -125,7 +125,7 @@ func (c *compactionItem) lines(rc *renderCtx) []string {
 	return append([]string{c.head(rc)}, c.body.lines(rc)...)
 }
 
-// compactionCard returns the card a summary or a compaction belongs to:
+// card returns the card a summary or a compaction belongs to:
 // the last one, while it still waits for that half, or a new one.
 func (cs *compactions) card(chat *chatView, needState bool) *compactionItem {
 	if c := cs.last; c != nil && (needState && c.state == nil || !needState && c.text == "") {
