@@ -151,7 +151,7 @@ func handleBang(m *Model, msg tea.Msg) tea.Cmd {
 			m.bang = nil
 		}
 		if msg.err != nil {
-			m.notice(noticeError, msg.err.Error(), "")
+			m.chat.notice(noticeError, msg.err.Error(), "")
 		}
 	}
 	return nil

@@ -16,7 +16,7 @@ func (m *Model) budgetCmd(arg string) {
 		return
 	}
 	if arg == "" {
-		cost := strings.TrimPrefix(costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD), "cost ")
+		cost := strings.TrimPrefix(costLabel(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.sess.CostUSD), "cost ")
 		text := fmt.Sprintf("no budget; this session has cost %s", cost)
 		if b := m.runner.Budget(); b > 0 {
 			text = fmt.Sprintf("budget %s; this session has cost %s", formatCost(b), cost)
@@ -35,5 +35,5 @@ func (m *Model) budgetCmd(arg string) {
 		return
 	}
 	m.chat.add(&noticeItem{kind: noticeInfo, text: fmt.Sprintf("budget %s for this session (cost so far %s)", formatCost(usd),
-		strings.TrimPrefix(costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD), "cost "))})
+		strings.TrimPrefix(costLabel(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.sess.CostUSD), "cost "))})
 }

@@ -25,6 +25,10 @@ type chatView struct {
 	// for padding).
 	visible []string
 	rows    []int
+
+	// focus is the card the user moved to (focus.go); nil: the newest
+	// on screen.
+	focus item
 }
 
 func newChatView() *chatView { return &chatView{follow: true} }
@@ -37,6 +41,11 @@ func (c *chatView) reset() {
 }
 
 func (c *chatView) add(it item) { c.items = append(c.items, it) }
+
+// notice adds a line from the chat itself to the conversation.
+func (c *chatView) notice(kind noticeKind, text, hint string) {
+	c.add(&noticeItem{kind: kind, text: text, hint: hint})
+}
 
 // remove takes an item out of the conversation.
 func (c *chatView) remove(it item) {

@@ -80,7 +80,11 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		m.drawer = &contextDrawer{}
 		// In turn: RestoreCost holds the runner, and Preview would find it
 		// busy.
-		return tea.Sequence(m.contextPreviewCmd(), m.restoreCostCmd())
+		// Neither while a turn runs.
+		if r := m.runner; r != nil && !m.busy && !m.compacting {
+			return tea.Sequence(contextPreviewCmd(r, m.snap), restoreCostCmd(r))
+		}
+		return tea.Sequence(nil, nil)
 	case "compact":
 		if arg == "undo" {
 			return m.undoCompactCmd()
@@ -96,7 +100,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "pin":
 		return m.pinCmd(arg)
 	case "pins":
-		m.drawer = &pinsDrawer{}
+		m.drawer = newPinsDrawer()
 	case "new":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
@@ -113,7 +117,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return d.load(m)
 	case "model":
 		if arg != "" {
-			return m.setModelCmd(arg)
+			return m.switchModel(arg, "")
 		}
 		d := newModelPicker(m)
 		m.drawer = d
@@ -123,10 +127,10 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "undo", "redo", "rewind", "diff", "fork":
 		return m.checkpointCommand(name, arg)
 	case "queue":
-		m.drawer = &queueDrawer{}
+		m.drawer = newQueueDrawer()
 	case "expand":
 		if strings.EqualFold(arg, "all") {
-			m.toggleAll()
+			m.rc.toggleAll()
 		} else {
 			return m.toggleFocused()
 		}
@@ -136,7 +140,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
 		m.drawer = &helpDrawer{}
-		return m.customScan() // custom.go
+		return m.custom.scan(m.opt.Commands) // custom.go
 	case "quit":
 		return tea.Quit
 	}
@@ -158,17 +162,15 @@ func (m *Model) refuseSwitch() tea.Cmd {
 func (m *Model) resetConversation() {
 	m.chat.reset()
 	m.welcome = nil
-	m.lastCompaction, m.compactRun = nil, nil
+	m.compaction = compactions{}
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil
-	m.dialogs = nil
-	m.sess = message.Session{Model: m.currentModel()}
+	m.questions.list = nil
+	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}
 }
-
-func (m *Model) setModelCmd(name string) tea.Cmd { return m.switchModel(name, "") }
 
 // switchModel switches to the model name; why, when set, says why it was
 // chosen ("the only model … offers") in the one notice it leaves.
@@ -184,9 +186,9 @@ func (m *Model) switchModel(name, why string) tea.Cmd {
 			text, hint = text+", "+why, "/model switches it."
 		}
 		if _, known := cfg.ModelInfo(name); !known {
-			m.notice(noticeWarn, text, strings.TrimSpace(unknownModelHint(name)+" "+hint))
+			m.chat.notice(noticeWarn, text, strings.TrimSpace(unknownModelHint(name)+" "+hint))
 		} else {
-			m.notice(noticeInfo, text, hint)
+			m.chat.notice(noticeInfo, text, hint)
 		}
 		return nil
 	}

@@ -25,6 +25,15 @@ type compactRun struct {
 	since    time.Time
 }
 
+// compactions is the chat's track of compactions: the one under way
+// (EventCompacting: run), and the newest card (last), which the other
+// half of a compaction (its state, its summary) completes. Its zero value
+// has neither. It adds cards to the chat view it is given.
+type compactions struct {
+	run  *compactRun
+	last *compactionItem
+}
+
 // compactionItem is the one-line card of a compaction and its summary.
 type compactionItem struct {
 	state    *message.CompactionState // nil until EventCompacted
@@ -116,53 +125,55 @@ func (c *compactionItem) lines(rc *renderCtx) []string {
 	return append([]string{c.head(rc)}, c.body.lines(rc)...)
 }
 
-// compactionCard returns the card a summary or a compaction belongs to:
+// card returns the card a summary or a compaction belongs to:
 // the last one, while it still waits for that half, or a new one.
-func (m *Model) compactionCard(needState bool) *compactionItem {
-	if c := m.lastCompaction; c != nil && (needState && c.state == nil || !needState && c.text == "") {
+func (cs *compactions) card(chat *chatView, needState bool) *compactionItem {
+	if c := cs.last; c != nil && (needState && c.state == nil || !needState && c.text == "") {
 		return c
 	}
 	c := &compactionItem{}
-	m.lastCompaction = c
-	m.chat.add(c)
+	cs.last = c
+	chat.add(c)
 	return c
 }
 
-// compactionDone applies a compaction's state: a rejected one is a
-// warning; an accepted one completes its card.
-func (m *Model) compactionDone(c *message.CompactionState) {
-	m.compactRun = nil
+// done applies a compaction's state: a rejected one is a warning; an
+// accepted one completes its card.
+func (cs *compactions) done(chat *chatView, c *message.CompactionState) {
+	cs.run = nil
 	if c.Rejected {
 		why := "the summary would not shrink the context"
 		if c.Error != "" {
 			why = oneLine(termsafe.Strip(c.Error), 80)
 		}
-		m.chat.add(&noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction %s: %s (%s → %s tokens); pruning and truncation carry on",
+		chat.add(&noticeItem{kind: noticeWarn, text: fmt.Sprintf("compaction %s: %s (%s → %s tokens); pruning and truncation carry on",
 			cmp.Or(c.Outcome, "rejected"), why, formatTokens(c.TokensBefore), formatTokens(c.TokensAfter))})
 		return
 	}
-	card := m.compactionCard(true)
+	card := cs.card(chat, true)
 	st := *c
 	card.state = &st
 	card.ver++
 }
 
-// summaryArrived applies a summary message (and its text when known).
-func (m *Model) summaryArrived(msg *message.Message, text string) {
-	card := m.compactionCard(false)
+// summaryArrived applies a summary message (and its text when known);
+// parts maps the summary to its card.
+func (cs *compactions) summaryArrived(chat *chatView, parts map[string]item, msg *message.Message, text string) {
+	card := cs.card(chat, false)
 	card.model = msg.Model
-	m.parts["summary:"+msg.ID] = card
+	parts["summary:"+msg.ID] = card
 	if text != "" {
 		card.setSummary(text)
 	}
 	card.ver++
 }
 
-// compactingLabel is the status line's activity while a compaction runs.
-func (m *Model) compactingLabel() string {
+// label is the status line's activity while a compaction runs (since
+// busySince when no run is known).
+func (cs *compactions) label(busySince time.Time) string {
 	label := "compacting"
-	since := m.busySince
-	if r := m.compactRun; r != nil {
+	since := busySince
+	if r := cs.run; r != nil {
 		since = r.since
 		if r.messages > 0 {
 			label += fmt.Sprintf(" · summarising %d message%s", r.messages, plural(r.messages))

@@ -86,10 +86,11 @@ func (m *Model) compactPreviewCmd(focus string) tea.Cmd {
 }
 
 // contextPreviewCmd fills /context's explanation of the coming compaction
-// when the total is past tokens.NearFraction of the point.
-func (m *Model) contextPreviewCmd() tea.Cmd {
-	r, s := m.runner, m.snap
-	if r == nil || m.busy || m.compacting || !nearPoint(s) {
+// when the total of s is past tokens.NearFraction of the point; the
+// caller asks only while the runner r is idle (Preview would find it
+// busy).
+func contextPreviewCmd(r *loop.Runner, s tokens.Snapshot) tea.Cmd {
+	if !nearPoint(s) {
 		return nil
 	}
 	return func() tea.Msg {
@@ -132,14 +133,14 @@ type pinDoneMsg struct {
 
 func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
 	if msg.err != nil {
-		m.notice(noticeError, "pin: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "pin: "+msg.err.Error(), "")
 		return nil
 	}
 	if m.runner != nil {
 		m.snap = m.runner.Snapshot()
 	}
 	if msg.verb == "pinned" {
-		m.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
+		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
 			"sent word for word after every summary; /pins edits them")
 		return nil
 	}
@@ -156,7 +157,7 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 		return m.setFlash("no session yet: send a message first, then /pin", 3*time.Second)
 	}
 	if strings.TrimSpace(text) == "" {
-		if it := m.copySource(); it != nil {
+		if it := m.chat.copySource(); it != nil {
 			text = strings.TrimSpace(copyText(it))
 		}
 		if r := []rune(text); len(r) > maxPinChars {
@@ -173,11 +174,9 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 }
 
 // pinsDrawer is /pins: the session's pins, to edit or remove.
-type pinsDrawer struct {
-	sel     int
-	editing *editor
-	editID  string
-}
+type pinsDrawer struct{ list listEditor }
+
+func newPinsDrawer() *pinsDrawer { return &pinsDrawer{list: listEditor{editHeight: 6, raw: true}} }
 
 func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	r := m.runner
@@ -185,24 +184,14 @@ func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return infoKeys(msg), nil
 	}
 	pins := r.Pins()
-	if d.editing != nil {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "esc":
-				d.editing = nil
-				return drawerKeep, nil
-			case "enter":
-				text, id := d.editing.value(), d.editID
-				d.editing = nil
-				if strings.TrimSpace(text) == "" {
-					return drawerKeep, nil
-				}
-				return drawerKeep, func() tea.Msg {
-					return pinDoneMsg{verb: "edited", text: text, err: r.EditPin(context.Background(), id, text)}
-				}
-			}
+	if d.list.editing != nil {
+		saved, cmd := d.list.updateEditing(msg)
+		if saved == nil {
+			return drawerKeep, cmd
 		}
-		return drawerKeep, d.editing.update(msg)
+		return drawerKeep, func() tea.Msg {
+			return pinDoneMsg{verb: "edited", text: saved.text, err: r.EditPin(context.Background(), saved.id, saved.text)}
+		}
 	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
@@ -211,22 +200,16 @@ func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	if len(pins) == 0 {
 		return infoKeys(msg), nil
 	}
-	d.sel = min(max(0, d.sel), len(pins)-1)
-	cur := pins[d.sel]
+	d.list.clamp(len(pins))
+	cur := pins[d.list.sel]
+	if d.list.move(k.String(), len(pins)) {
+		return drawerKeep, nil
+	}
 	switch k.String() {
 	case "esc", "q":
 		return drawerClose, nil
-	case "up", "k":
-		d.sel = max(0, d.sel-1)
-	case "down", "j":
-		d.sel = min(len(pins)-1, d.sel+1)
 	case "enter", "e":
-		ed := newEditor(m.th)
-		ed.ta.MaxHeight = 6
-		ed.ta.Placeholder = ""
-		ed.setWidth(max(10, m.width-6))
-		ed.setValue(cur.Text)
-		d.editing, d.editID = ed, cur.ID
+		d.list.edit(m.th, m.width, cur.ID, cur.Text)
 	case "d", "delete", "backspace", "x":
 		return drawerKeep, func() tea.Msg {
 			return pinDoneMsg{verb: "removed", text: cur.Text, err: r.RemovePin(context.Background(), cur.ID)}
@@ -246,24 +229,17 @@ func (d *pinsDrawer) view(m *Model, width, height int) []string {
 	if len(pins) == 0 {
 		body = append(body, th.dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
 	}
+	rows := make([]string, len(pins))
 	for i, p := range pins {
-		line := fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(p.Text), inner-4))
-		if i == d.sel {
-			line = th.selected.Render(pad(line, inner))
-		}
-		body = append(body, line)
-		if d.editing != nil && i == d.sel {
-			for _, l := range strings.Split(d.editing.view(), "\n") {
-				body = append(body, "   "+l)
-			}
-		}
+		rows[i] = fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(p.Text), inner-4))
 	}
+	body = append(body, d.list.view(th, rows, inner)...)
 	footer := "↑↓ select · enter edit · d remove · esc"
-	if d.editing != nil {
+	if d.list.editing != nil {
 		footer = "enter save · shift+enter new line · esc cancel"
 	}
 	return frameLines(th, fmt.Sprintf("Pins (%d) · sent word for word after every summary", len(pins)),
-		clampBody(body, height, d.sel), footer, width)
+		clampBody(body, height, d.list.sel), footer, width)
 }
 
 // summaryCmd runs /summary edit.
@@ -306,14 +282,14 @@ type summaryEditedMsg struct {
 func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.notice(noticeError, "edit summary: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "edit summary: "+msg.err.Error(), "")
 	case msg.unchanged:
 		return m.setFlash("summary unchanged", 2*time.Second)
 	default:
 		if m.runner != nil {
 			m.snap = m.runner.Snapshot()
 		}
-		m.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
+		m.chat.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
 	}
 	return nil
 }

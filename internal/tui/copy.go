@@ -57,16 +57,16 @@ func copyText(it item) string {
 
 // copySource is the item Alt+Y copies: the card the user moved to, else
 // the newest reply.
-func (m *Model) copySource() item {
-	if m.focus != nil {
-		for _, it := range m.chat.items {
-			if it == m.focus {
+func (c *chatView) copySource() item {
+	if c.focus != nil {
+		for _, it := range c.items {
+			if it == c.focus {
 				return it
 			}
 		}
 	}
-	for i := len(m.chat.items) - 1; i >= 0; i-- {
-		if t, ok := m.chat.items[i].(*textItem); ok && strings.TrimSpace(t.doc.text()) != "" {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		if t, ok := c.items[i].(*textItem); ok && strings.TrimSpace(t.doc.text()) != "" {
 			return t
 		}
 	}
@@ -76,7 +76,7 @@ func (m *Model) copySource() item {
 // copySelected copies the selected message, or with code its last code
 // block, and says how many lines went.
 func (m *Model) copySelected(code bool) tea.Cmd {
-	it := m.copySource()
+	it := m.chat.copySource()
 	text := ""
 	if it != nil {
 		text = copyText(it)

@@ -58,61 +58,66 @@ type (
 	}
 )
 
-// customScan starts a scan of the catalog unless one is running.
-func (m *Model) customScan() tea.Cmd {
-	cat := m.opt.Commands
-	if cat == nil || m.custom.scanning {
+// scan starts a scan of cat unless one is running (or cat is nil).
+func (c *customState) scan(cat *usercmd.Catalog) tea.Cmd {
+	if cat == nil || c.scanning {
 		return nil
 	}
-	m.custom.scanning = true
+	c.scanning = true
 	return func() tea.Msg { return customLoadedMsg{set: cat.Load()} }
 }
 
-// customPopupScan starts a scan when the completion popup opens.
-func (m *Model) customPopupScan() tea.Cmd {
-	v := m.editor.value()
+// popupScan starts a scan of cat when the completion popup opens, as the
+// editor's value v shows.
+func (c *customState) popupScan(cat *usercmd.Catalog, v string) tea.Cmd {
 	open := strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n")
-	opening := open && !m.custom.popupOpen
-	m.custom.popupOpen = open
+	opening := open && !c.popupOpen
+	c.popupOpen = open
 	if !opening {
 		return nil
 	}
-	return m.customScan()
+	return c.scan(cat)
 }
 
-func (m *Model) handleCustomLoaded(msg customLoadedMsg) {
-	m.custom.scanning = false
-	m.applyCustom(msg.set)
+// take keeps a scan's result and returns the popup's entries for it into
+// entries[:0], and the notices not shown yet.
+func (c *customState) take(set usercmd.Set, entries []command) ([]command, []string) {
+	c.set, c.loaded = set, true
+	entries = entries[:0]
+	for _, cmd := range set.Commands {
+		help := cmd.Description
+		if help != "" {
+			help += " · "
+		}
+		entries = append(entries, command{name: cmd.Name, args: cmd.ArgumentHint, help: help + cmd.Source, custom: true})
+	}
+	if c.shown == nil {
+		c.shown = map[string]bool{}
+	}
+	var notices []string
+	for _, n := range set.Notices {
+		if !c.shown[n] {
+			c.shown[n] = true
+			notices = append(notices, n)
+		}
+	}
+	return entries, notices
 }
 
 // applyCustom takes a scan's result: the popup's entries, and the notices
 // not shown yet.
 func (m *Model) applyCustom(set usercmd.Set) {
-	m.custom.set, m.custom.loaded = set, true
-	m.editor.custom = m.editor.custom[:0]
-	for _, c := range set.Commands {
-		help := c.Description
-		if help != "" {
-			help += " · "
-		}
-		m.editor.custom = append(m.editor.custom, command{name: c.Name, args: c.ArgumentHint, help: help + c.Source, custom: true})
-	}
-	if m.custom.shown == nil {
-		m.custom.shown = map[string]bool{}
-	}
-	for _, n := range set.Notices {
-		if !m.custom.shown[n] {
-			m.custom.shown[n] = true
-			m.notice(noticeWarn, n, "")
-		}
+	var notices []string
+	m.editor.custom, notices = m.custom.take(set, m.editor.custom)
+	for _, n := range notices {
+		m.chat.notice(noticeWarn, n, "")
 	}
 }
 
-// submitCustom handles "/name args" that is no built-in command: the
-// catalog is read and the command expanded off the Update loop. ok is
-// false when there is no catalog or text is no invocation.
-func (m *Model) submitCustom(shown, text string, kind message.QueueKind) (tea.Cmd, bool) {
-	cat := m.opt.Commands
+// resolveCustom handles "/name args" that is no built-in command: cat is
+// read and the command expanded off the Update loop. ok is false when
+// there is no catalog or text is no invocation.
+func resolveCustom(cat *usercmd.Catalog, shown, text string, kind message.QueueKind) (tea.Cmd, bool) {
 	name, args, ok := usercmd.Invocation(text)
 	if cat == nil || !ok {
 		return nil, false
@@ -154,20 +159,20 @@ func (m *Model) pickCustom(c command) tea.Cmd {
 		return nil
 	}
 	m.editor.setValue("/" + c.name)
-	return m.submit()
+	return m.submitAs(message.KindSteer)
 }
 
-// customHelpLines is /help's section on the custom commands.
-func (m *Model) customHelpLines() []string {
-	th := m.th
-	if m.opt.Commands == nil {
+// helpLines is /help's section on the custom commands (none without a
+// catalog).
+func (cs *customState) helpLines(th *theme, cat *usercmd.Catalog) []string {
+	if cat == nil {
 		return nil
 	}
 	out := []string{"", th.key.Render("Custom commands") + th.dim.Render(" · .agent/commands/ (project) and ~/.config/agent/commands/ (user)")}
 	switch {
-	case !m.custom.loaded:
+	case !cs.loaded:
 		return append(out, th.dim.Render("loading…"))
-	case len(m.custom.set.Commands) == 0:
+	case len(cs.set.Commands) == 0:
 		return append(out, th.dim.Render("none yet: review.md there is /review, git/commit.md is /git:commit"))
 	}
 	row := func(c usercmd.Command) string {
@@ -190,9 +195,9 @@ func (m *Model) customHelpLines() []string {
 		}
 		return th.key.Render(name) + " " + desc + th.dim.Render("· "+from)
 	}
-	for _, c := range m.custom.set.Commands {
+	for _, c := range cs.set.Commands {
 		out = append(out, row(c))
-		for _, sh := range m.custom.set.Shadowed {
+		for _, sh := range cs.set.Shadowed {
 			if sh.Name == c.Name {
 				out = append(out, row(sh))
 			}

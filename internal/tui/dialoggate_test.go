@@ -22,27 +22,27 @@ func TestTabThenEnterWithinTheGraceApprovesNothing(t *testing.T) {
 	h.typeText("go")
 	h.key("enter")
 	h.waitScreen("Permission")
-	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.dialogArmed })
+	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.armed })
 	marker := filepath.Join(h.dir, "APPROVED")
 
 	h.key("tab")
 	h.key("enter")
-	if len(h.m.dialogs) != 1 {
+	if len(h.m.questions.list) != 1 {
 		t.Fatal("tab then enter answered the question")
 	}
 	// The highlight moved away and back: a move again.
-	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.dialogGate.moving })
+	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.gate.moving })
 	h.key("right")
 	h.key("left")
 	h.key("enter")
-	if len(h.m.dialogs) != 1 {
+	if len(h.m.questions.list) != 1 {
 		t.Fatal("an arrow then enter answered the question")
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran")
 	}
 	// Standing still on "allow once", Enter confirms it.
-	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.dialogGate.moving })
+	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.gate.moving })
 	h.key("enter")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
 	if _, err := os.Stat(marker); err != nil {
@@ -58,10 +58,10 @@ func TestTabThenEnterDoesNotApproveAnMCPServer(t *testing.T) {
 	servers := startProjectServers(t, st, map[string]config.MCPServer{"p": spec})
 	h := newHarness(t, nil, withServers(servers, st))
 	h.waitScreen("approve and start")
-	h.waitFor("the question to take its keys", func(m *Model) bool { return m.dialogArmed })
+	h.waitFor("the question to take its keys", func(m *Model) bool { return m.questions.armed })
 	h.key("tab")
 	h.key("enter")
-	if h.m.mcpAsking.shown == nil || len(h.m.dialogs) != 1 {
+	if h.m.mcpAsking.shown == nil || len(h.m.questions.list) != 1 {
 		t.Fatal("tab then enter answered the MCP question")
 	}
 	if mcp.ApprovedIn(st)("p", spec) {

@@ -48,72 +48,6 @@ var bell = tea.Raw("\a")
 // focusKey reports whether key moves the focus to an open question.
 func focusKey(key string) bool { return key == "tab" || key == "shift+tab" }
 
-// dialogKey offers a key to the open question. It reports false when the
-// key is not the question's (it goes to the editor).
-func (m *Model) dialogKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	q, ok := m.dialogs[0].(question)
-	if !ok || !m.dialogArmed || m.dialogs[0] != m.dialogShown {
-		return nil, false // too soon: the key was meant for the editor
-	}
-	s := k.String()
-	if !m.dialogFocused {
-		if focusKey(s) {
-			m.dialogFocused = true
-			return m.after(dialogGrace, m.dialogGate.moved()), true // dialoggate.go
-		}
-		if !q.shortcut(s) {
-			return nil, false
-		}
-	} else if m.dialogGate.holds(q, s) {
-		return nil, true // Enter on a choice just moved onto
-	}
-	moves := m.dialogFocused && movesHighlight(s)
-	res, cmd := q.update(m, k)
-	if moves {
-		cmd = tea.Batch(cmd, m.after(dialogGrace, m.dialogGate.moved()))
-	}
-	switch res {
-	case drawerClose:
-		m.dialogs[0] = nil
-		m.dialogs = m.dialogs[1:]
-		m.dialogFocused = false
-	case drawerPass:
-		m.dialogFocused = false
-	}
-	return cmd, true
-}
-
-// dialogPaste gives a paste to the open question's reason field, if the
-// user is typing one.
-func (m *Model) dialogPaste(p tea.PasteMsg) (tea.Cmd, bool) {
-	d, ok := m.dialogs[0].(*permissionDialog)
-	if !ok || !m.dialogFocused || d.reason == nil {
-		return nil, false
-	}
-	_, cmd := d.update(m, tea.PasteMsg{Content: strings.Join(strings.Fields(p.Content), " ")})
-	return cmd, true
-}
-
-// dialogFooter shows a question's keys once it takes them.
-func (m *Model) dialogFooter(unfocused, focused string) string {
-	switch {
-	case !m.dialogArmed:
-		return "…"
-	case m.dialogFocused:
-		return focused
-	}
-	return unfocused
-}
-
-// dialogFrame frames a question: highlighted while it waits for focus.
-func (m *Model) dialogFrame(title string, body []string, footer string, width int) []string {
-	style := m.th.warnText
-	if m.dialogFocused {
-		style = m.th.accentText
-	}
-	return frameWith(style, title, body, footer, width)
-}
-
 // buttons lays out choices, wrapping them when the line is narrow; sel
 // is highlighted (-1 for none).
 func buttons(th *theme, labels []string, sel, width int) []string {
@@ -155,7 +89,7 @@ var permissionShortcuts = map[string]int{
 // permissionDialog asks whether a tool call may run.
 type permissionDialog struct {
 	ask permissionAsk
-	sel int // highlighted choice while focused
+	row choiceRow // the choices (choiceRow.sel is also the denial chosen)
 	// scroll is the first diff row shown.
 	scroll int
 	// reason is the denial's reason being typed (nil until the user
@@ -170,7 +104,8 @@ type permissionDialog struct {
 }
 
 func newPermissionDialog(a permissionAsk) *permissionDialog {
-	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff)}
+	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff),
+		row: choiceRow{n: permissionChoices, shortcuts: permissionShortcuts}}
 }
 
 func (d *permissionDialog) abandoned() bool {
@@ -183,13 +118,10 @@ func (d *permissionDialog) abandoned() bool {
 }
 
 func (d *permissionDialog) approving() bool {
-	return d.reason == nil && (d.sel == choiceAllowOnce || d.sel == choiceAllowSession)
+	return d.reason == nil && (d.row.sel == choiceAllowOnce || d.row.sel == choiceAllowSession)
 }
 
-func (d *permissionDialog) shortcut(key string) bool {
-	_, ok := permissionShortcuts[key]
-	return ok
-}
+func (d *permissionDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 func (d *permissionDialog) answer(a tools.Answer) (drawerResult, tea.Cmd) {
 	d.ask.reply <- a
@@ -210,8 +142,8 @@ func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 	ti.CharLimit = 500
 	ti.SetWidth(max(10, m.width-16))
 	cmd := ti.Focus()
-	d.reason, d.stop, d.sel = &ti, c == choiceDenyStop, c
-	m.dialogFocused = true
+	d.reason, d.stop, d.row.sel = &ti, c == choiceDenyStop, c
+	m.questions.focused = true
 	return drawerKeep, cmd
 }
 
@@ -235,14 +167,10 @@ func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if c, ok := permissionShortcuts[s]; ok {
+	if c := d.row.update(s); c != noChoice {
 		return d.choose(m, c)
 	}
 	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + permissionChoices - 1) % permissionChoices
-	case "right", "tab":
-		d.sel = (d.sel + 1) % permissionChoices
 	case "up":
 		d.scroll = max(0, d.scroll-1)
 	case "down":
@@ -251,8 +179,6 @@ func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
 		d.scroll = max(0, d.scroll-10)
 	case "pgdown":
 		d.scroll += 10
-	case "enter":
-		return d.choose(m, d.sel)
 	case "esc":
 		return drawerPass, nil
 	}
@@ -315,11 +241,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + req.Tool + " for this session"
 	}
 	labels := []string{"allow once · alt+a", session + " · alt+s", "deny… · alt+d", "deny and stop the turn · alt+x"}
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	tail := append([]string{""}, buttons(th, labels, sel, inner)...)
+	tail := append([]string{""}, d.row.view(th, labels, m.questions.focused, inner)...)
 	if d.reason != nil {
 		what := "Deny"
 		if d.stop {
@@ -342,28 +264,30 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		}
 	}
 	body = append(body, tail...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a allow · alt+d deny",
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a allow · alt+d deny",
 		"←→ choose · enter confirms · ↑↓ scroll · esc back to the editor")
 	if d.reason != nil {
 		footer = "enter denies · esc back"
 	}
-	return m.dialogFrame("Permission", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "Permission", clampBody(body, height, len(body)-1), footer, width)
 }
 
 // The choices of a doom-loop question, in button order.
 var doomReplies = []loop.DoomReply{loop.DoomContinue, loop.DoomStop, loop.DoomAlwaysAllow}
 
-var doomShortcuts = map[string]loop.DoomReply{
-	"alt+c": loop.DoomContinue, "alt+s": loop.DoomStop, "alt+a": loop.DoomAlwaysAllow,
-}
+// doomShortcuts are the modified keys of the choices (indexes of
+// doomReplies).
+var doomShortcuts = map[string]int{"alt+c": 0, "alt+s": 1, "alt+a": 2}
 
 // doomDialog asks whether to run a call repeated loop.DoomThreshold times.
 type doomDialog struct {
 	ask doomAsk
-	sel int
+	row choiceRow // indexes doomReplies
 }
 
-func newDoomDialog(a doomAsk) *doomDialog { return &doomDialog{ask: a} }
+func newDoomDialog(a doomAsk) *doomDialog {
+	return &doomDialog{ask: a, row: choiceRow{n: len(doomReplies), shortcuts: doomShortcuts}}
+}
 
 func (d *doomDialog) abandoned() bool {
 	select {
@@ -374,12 +298,9 @@ func (d *doomDialog) abandoned() bool {
 	}
 }
 
-func (d *doomDialog) approving() bool { return doomReplies[d.sel] != loop.DoomStop }
+func (d *doomDialog) approving() bool { return doomReplies[d.row.sel] != loop.DoomStop }
 
-func (d *doomDialog) shortcut(key string) bool {
-	_, ok := doomShortcuts[key]
-	return ok
-}
+func (d *doomDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 func (d *doomDialog) answer(r loop.DoomReply) (drawerResult, tea.Cmd) {
 	d.ask.reply <- r
@@ -392,17 +313,10 @@ func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if r, ok := doomShortcuts[s]; ok {
-		return d.answer(r)
+	if c := d.row.update(s); c != noChoice {
+		return d.answer(doomReplies[c])
 	}
-	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + len(doomReplies) - 1) % len(doomReplies)
-	case "right", "tab":
-		d.sel = (d.sel + 1) % len(doomReplies)
-	case "enter":
-		return d.answer(doomReplies[d.sel])
-	case "esc":
+	if s == "esc" {
 		return drawerPass, nil
 	}
 	return drawerKeep, nil
@@ -420,12 +334,8 @@ func (d *doomDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+th.dim.Render(l))
 	}
 	body = append(body, "")
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	body = append(body, buttons(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, sel, inner)...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+c/s/a",
+	body = append(body, d.row.view(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, m.questions.focused, inner)...)
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+c/s/a",
 		"←→ choose · enter confirms · esc back to the editor")
-	return m.dialogFrame("Doom loop?", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "Doom loop?", clampBody(body, height, len(body)-1), footer, width)
 }

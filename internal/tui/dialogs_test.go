@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,12 +32,12 @@ func TestTypingWhileAPermissionDialogOpensApprovesNothing(t *testing.T) {
 	h.waitScreen("Permission")
 	h.typeText("add s")
 	// Past the grace period too: letters are never answers.
-	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.dialogArmed })
+	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.armed })
 	h.typeText("ome tests")
 	if v := h.m.editor.value(); v != "add some tests" {
 		t.Errorf("editor holds %q, want every key typed", v)
 	}
-	if len(h.m.dialogs) != 1 {
+	if len(h.m.questions.list) != 1 {
 		t.Fatalf("the dialog was answered by typing")
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "SHOULD_NOT_EXIST")); err == nil {
@@ -98,7 +99,7 @@ func TestDenyAndStopEndsTheTurn(t *testing.T) {
 			t.Errorf("%s was run", f)
 		}
 	}
-	if len(h.m.dialogs) != 0 {
+	if len(h.m.questions.list) != 0 {
 		t.Error("a second question was asked after the stop")
 	}
 	// The next message carries on, with both results in the history.
@@ -139,4 +140,129 @@ func TestEditDialogShowsTheDiffBeforeConsent(t *testing.T) {
 	if b, _ := os.ReadFile(file); !strings.Contains(string(b), "goodbye") {
 		t.Errorf("the approved edit was not applied: %q", b)
 	}
+}
+
+func TestPermissionDialogAllowsForSession(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c1", "bash", `{"command":"echo first-run"}`),
+		pt.ToolCall("c2", "bash", `{"command":"echo second-run"}`),
+		pt.Text("all done"),
+	})
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("Permission")
+	// A key typed as the question appears goes to the editor.
+	h.key("s")
+	if len(h.m.questions.list) != 1 || h.m.editor.value() != "s" {
+		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", len(h.m.questions.list), h.m.editor.value())
+	}
+	h.key("backspace")
+	h.waitScreen("tab answers here")
+	s := h.screen()
+	for _, want := range []string{"echo first-run", "allow once", "allow echo for this session", "deny"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("alt+s")
+	// The second call is granted by the session grant: no second dialog.
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 3 })
+	h.waitScreen("all done")
+	s = h.screen()
+	if strings.Contains(s, "Permission") || !strings.Contains(s, "first-run") || !strings.Contains(s, "second-run") {
+		t.Errorf("after approval:\n%s", s)
+	}
+	if strings.Count(s, "✓ bash") != 2 {
+		t.Errorf("want two completed bash cards:\n%s", s)
+	}
+}
+
+// TestPermissionDialogListsSimpleCommands: a command hidden in a case arm
+// or loop body is shown (issue 11.5), and the session button names the
+// commands, not the keywords.
+func TestPermissionDialogListsSimpleCommands(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c1", "bash", `{"command":"case x in x) touch hidden-file;; esac"}`),
+		pt.Text("all done"),
+	})
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("tab answers here")
+	s := h.screen()
+	for _, want := range []string{"which runs:", "• touch hidden-file", "allow touch for this session"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("alt+d")
+	h.key("enter")
+	h.waitScreen("all done")
+}
+
+func TestPermissionDialogDenies(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"touch denied-file"}`), pt.Text("ok, not run")})
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("tab answers here")
+	// Tab gives the dialog focus; → → highlights deny; enter opens the
+	// reason, which may stay empty.
+	h.key("tab")
+	h.key("right")
+	h.key("right")
+	h.key("enter")
+	h.waitScreen("enter denies")
+	h.key("enter")
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
+	if !strings.Contains(h.screen(), "✗ bash") {
+		t.Errorf("denied call not shown as an error:\n%s", h.screen())
+	}
+	msgs := h.srv.Requests()[1].Chat.Messages
+	if !strings.Contains(msgs[len(msgs)-1].Content, "declined") {
+		t.Errorf("model not told of the denial: %q", msgs[len(msgs)-1].Content)
+	}
+}
+
+func TestDoomDialogContinues(t *testing.T) {
+	call := pt.ToolCall("c", "ls", `{"path":"."}`)
+	h := newHarness(t, []pt.Step{call, call, call, pt.Text("stopped looping")})
+	h.typeText("list")
+	h.key("enter")
+	h.waitScreen("alt+c/s/a")
+	if !strings.Contains(h.screen(), "continue") || !strings.Contains(h.screen(), "always allow") {
+		t.Errorf("doom dialog:\n%s", h.screen())
+	}
+	h.key("alt+c")
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 4 })
+	h.waitScreen("stopped looping")
+}
+
+func TestEscWhileAskingClosesTheDialogWithTheTurn(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"echo x"}`)})
+	h.typeText("run")
+	h.key("enter")
+	h.waitScreen("Permission")
+	// Cancel the turn by the runner to check a question left open is
+	// dropped.
+	if _, err := h.m.runner.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && len(m.questions.list) == 0 })
+}
+
+// TestPermissionDialogSaysWhoAsks: a call from a subagent's session says
+// in the dialog that the subagent asks, not the session's own model.
+func TestPermissionDialogSaysWhoAsks(t *testing.T) {
+	h := newHarness(t, []pt.Step{
+		pt.ToolCall("c1", "bash", `{"command":"touch sub-file"}`),
+		pt.Text("all done"),
+	}, func(o *Options) { o.Loop.AskFrom = "the subagent “fix the tests”" })
+	h.typeText("run it")
+	h.key("enter")
+	h.waitScreen("tab answers here")
+	if s := h.screen(); !strings.Contains(s, "asked by the subagent “fix the tests”") {
+		t.Errorf("dialog does not say who asks:\n%s", s)
+	}
+	h.key("alt+d")
+	h.key("enter")
+	h.waitScreen("all done")
 }

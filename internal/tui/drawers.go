@@ -1,16 +1,15 @@
 package tui
 
 // Drawers open between the conversation and the editor: the /context
-// overlay, help, the session and model pickers, the queue panel, and the
-// loop's questions (permission, doom loop: dialogs.go). Each is a small
-// model; the root model gives it keys while it is open.
+// overlay (contextdrawer.go), help, the session and model pickers
+// (picker.go), the queue panel, and the loop's questions (permission,
+// doom loop: dialogs.go). Each is a small model; the root model gives it
+// keys while it is open.
 
 import (
 	"context"
 	"fmt"
-	"github.com/ctxloop/agent/internal/config"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -18,9 +17,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ctxloop/agent/internal/context/tokens"
-	"github.com/ctxloop/agent/internal/loop"
-	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -95,192 +91,6 @@ func infoKeys(msg tea.Msg) drawerResult {
 	return drawerPass
 }
 
-// contextDrawer is the /context overlay: the calculator's snapshot, and
-// near the compaction point what the compaction will do (preview, filled
-// in by contextPreviewCmd), and what a restore would need (restore,
-// filled in by restoreCostCmd).
-type contextDrawer struct {
-	preview []string
-	restore *loop.RestoreCost
-}
-
-func (d *contextDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	return infoKeys(msg), nil
-}
-
-func (d *contextDrawer) view(m *Model, width, height int) []string {
-	th := m.th
-	s := m.snap
-	inner := max(10, width-4)
-	if m.runner == nil {
-		text := "no session is open"
-		if m.fresh || m.opening {
-			text = "Nothing sent yet: the session starts with your first message."
-		}
-		return frameLines(th, "Context", []string{th.dim.Render(text)}, "esc close", width)
-	}
-	approx := ""
-	if s.Basis == tokens.BasisEstimated {
-		approx = "~"
-	}
-	pct := func(n int64) string {
-		if s.Window == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(s.Window))
-	}
-	var body []string
-	body = append(body, th.bold.Render(fmt.Sprintf("Total %s%s of %s tokens (%s)", approx, commas(s.Total), commas(s.Window), pct(s.Total)))+
-		th.dim.Render(" · basis "+string(s.Basis)))
-	body = append(body, contextBar(th, s, inner)...)
-	row := func(style func(...string) string, label string, n int64, how ...string) string {
-		r := style("■") + " " + fmt.Sprintf("%-15s %11s  %6s", label, commas(n), pct(n))
-		if len(how) > 0 && how[0] != "" {
-			r += "  " + th.dim.Render(how[0])
-		}
-		return r
-	}
-	body = append(body,
-		row(th.barSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
-		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
-	)
-	body = append(body, m.mcpContextLines(pct)...)
-	reasoningHow := "not sent back to this model"
-	if s.Labels.Reasoning == tokens.LabelEstimated {
-		reasoningHow = tokens.LabelEstimated
-	}
-	body = append(body,
-		row(th.barMessages.Render, "messages", s.Breakdown.Messages, s.Labels.Messages),
-		"  "+fmt.Sprintf("%-15s %11s  %6s", "of it reasoning", commas(s.Breakdown.Reasoning), pct(s.Breakdown.Reasoning))+"  "+th.dim.Render(reasoningHow),
-	)
-	if s.Breakdown.Pins > 0 {
-		body = append(body, row(th.barMessages.Render, "pins", s.Breakdown.Pins, s.Labels.Pins))
-	}
-	body = append(body,
-		row(th.barFree.Render, "free", s.Free),
-		row(th.barReserve.Render, "output reserve", s.OutputReserve),
-	)
-	if s.CompactAt > 0 {
-		left := s.CompactAt - s.Total
-		line := fmt.Sprintf("Compaction at %s tokens (%s)", commas(s.CompactAt), pct(s.CompactAt))
-		if left > 0 {
-			line += fmt.Sprintf(", %s to go", commas(left))
-		} else {
-			line += ": due before the next call"
-		}
-		body = append(body, line)
-		if len(d.preview) > 0 {
-			body = append(body, th.warnText.Render("Near the point — what the compaction will do (/compact --preview):"))
-			for _, l := range d.preview {
-				body = append(body, "  "+l)
-			}
-		}
-	} else {
-		body = append(body, "Automatic compaction is off (/compact runs it; a request the provider refuses for size still compacts, as an emergency)")
-	}
-	if d.restore != nil {
-		body = append(body, restoreLines(*d.restore)...)
-	}
-	if s.Basis == tokens.BasisActual {
-		body = append(body, fmt.Sprintf("Computed: last input %s + last output %s + new since %s", commas(s.LastInput), commas(s.LastOutput), commas(s.NewEstimate)))
-	} else {
-		body = append(body, fmt.Sprintf("Computed: system %s + tools %s + estimate of the history %s", commas(s.Breakdown.System), commas(s.Breakdown.Tools), commas(s.NewEstimate)))
-	}
-	if s.EstimateError != nil {
-		body = append(body, fmt.Sprintf("Last estimate error: %+.1f%%", 100**s.EstimateError))
-	} else {
-		body = append(body, th.dim.Render("Last estimate error: none yet (no call with usage)"))
-	}
-	if message.CacheFiguresOf(m.lastUsage, m.sess.Usage) != nil {
-		body = append(body, fmt.Sprintf("Prompt cache: last step %d%% of its input read from the cache, session %d%%",
-			m.lastUsage.CachedPercent(), m.sess.Usage.CachedPercent()))
-	} else {
-		body = append(body, th.dim.Render("Prompt cache: nothing read or written yet"))
-	}
-	for _, w := range s.Warnings {
-		body = append(body, th.warnText.Render("! "+w))
-	}
-	var wrapped []string
-	for _, l := range body {
-		if ansi.StringWidth(l) > inner {
-			wrapped = append(wrapped, strings.Split(ansi.Wrap(l, inner, " "), "\n")...)
-			continue
-		}
-		wrapped = append(wrapped, l)
-	}
-	return frameLines(th, "Context", clampBody(wrapped, height, 0), "esc close", width)
-}
-
-// contextBar draws the window as a bar of system, tools, messages, free
-// and reserve, with the compaction point marked under it.
-func contextBar(th *theme, s tokens.Snapshot, width int) []string {
-	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Free+s.OutputReserve)
-	if total <= 0 || width < 10 {
-		return nil
-	}
-	segs := []struct {
-		n     int64
-		ch    string
-		style func(...string) string
-	}{
-		{s.Breakdown.System, "█", th.barSystem.Render},
-		{s.Breakdown.Tools, "█", th.barTools.Render},
-		{s.Breakdown.Messages, "█", th.barMessages.Render},
-		{s.Breakdown.Pins, "▓", th.barMessages.Render},
-		{s.Free, "░", th.barFree.Render},
-		{s.OutputReserve, "▒", th.barReserve.Render},
-	}
-	var b strings.Builder
-	used := 0
-	var acc int64
-	for i, sg := range segs {
-		acc += sg.n
-		end := int(float64(acc) / float64(total) * float64(width))
-		if i == len(segs)-1 {
-			end = width
-		}
-		if sg.n > 0 && end == used && used < width {
-			end = used + 1 // every non-empty part gets a cell
-		}
-		if end > used {
-			b.WriteString(sg.style(strings.Repeat(sg.ch, end-used)))
-			used = end
-		}
-	}
-	out := []string{b.String()}
-	if s.CompactAt > 0 && s.CompactAt < total {
-		col := int(float64(s.CompactAt) / float64(total) * float64(width))
-		col = min(max(col, 0), width-1)
-		label := "▲ compaction"
-		if col+len([]rune(label)) > width {
-			label = "compaction ▲"
-			col = max(0, col-len([]rune(label))+1)
-		}
-		out = append(out, strings.Repeat(" ", col)+th.warnText.Render(label))
-	}
-	return out
-}
-
-// commas writes n with thousands separators.
-func commas(n int64) string {
-	s := fmt.Sprintf("%d", n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // helpDrawer lists keys and commands; it scrolls (help.go).
 type helpDrawer struct{ scroller }
 
@@ -328,329 +138,29 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		}
 		body = append(body, th.key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
 	}
-	body = append(body, m.customHelpLines()...) // custom.go
+	body = append(body, m.custom.helpLines(th, m.opt.Commands)...) // custom.go
 	body, footer := d.window(body, height, "esc close")
 	return frameLines(th, "Help", body, footer, width)
 }
 
-// pickerEntry is one choice of a picker.
-type pickerEntry struct {
-	value, label, detail string
-	current              bool
-	// snippet, under the entry, is where a session search matched.
-	snippet string
-}
-
-// picker is a filterable list: /sessions and /model.
-type picker struct {
-	title   string
-	entries []pickerEntry
-	filter  string
-	sel     int
-	loading bool
-	err     error
-	// free accepts the typed filter as a value when nothing matches.
-	free bool
-	// note is shown above the entries (the server's models could not be
-	// listed); firstRun marks the picker of a session without a model.
-	note     string
-	firstRun bool
-	choose   func(m *Model, value string) tea.Cmd
-	// search, for /sessions, searches the sessions' history for the
-	// filter (sessionsearch.go).
-	search *sessionSearch
-}
-
-type sessionsLoadedMsg struct {
-	list []message.Session
-	err  error
-}
-
-type modelsLoadedMsg struct {
-	names  []string
-	served map[string]bool // the names the server lists
-	note   string
-}
-
-func newSessionPicker() *picker {
-	return &picker{title: "Sessions", loading: true, search: &sessionSearch{}, choose: func(m *Model, id string) tea.Cmd {
-		if id == m.sess.ID {
-			return nil
-		}
-		if cmd := m.refuseSwitch(); cmd != nil {
-			return cmd
-		}
-		m.resetConversation()
-		return m.openSession(id)
-	}}
-}
-
-func newModelPicker(m *Model) *picker {
-	return &picker{title: "Model", loading: true, free: true, choose: func(m *Model, name string) tea.Cmd {
-		if name == m.currentModel() {
-			return nil
-		}
-		return m.setModelCmd(name)
-	}}
-}
-
-// load fills the picker in the background.
-func (p *picker) load(m *Model) tea.Cmd {
-	st := m.opt.Loop.Store
-	dir := m.opt.Loop.Dir
-	if p.title == "Sessions" {
-		return func() tea.Msg {
-			if st == nil {
-				return sessionsLoadedMsg{}
-			}
-			list, err := st.ListSessions(context.Background(), dir)
-			return sessionsLoadedMsg{list: list, err: err}
-		}
-	}
-	cfg := m.opt.Loop.Config
-	current := m.currentModel()
-	if m.needsModel() {
-		current = "" // the default is not a choice the user made
-	}
-	prov := m.opt.Loop.Provider
-	return func() tea.Msg {
-		seen := map[string]bool{}
-		var names []string
-		add := func(n string) {
-			if n != "" && !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
-		served, err := listServed(prov)
-		msg := modelsLoadedMsg{served: map[string]bool{}}
-		if err != nil {
-			msg.note = fmt.Sprintf("the server's models could not be listed (%v): showing the catalog", err)
-		}
-		for _, n := range served {
-			msg.served[n] = true
-			add(n)
-		}
-		add(current)
-		if cfg != nil {
-			add(cfg.Model)
-			var configured []string
-			for n := range cfg.Models {
-				configured = append(configured, n)
-			}
-			sort.Strings(configured)
-			for _, n := range configured {
-				add(n)
-			}
-			add(cfg.SmallModel)
-		}
-		if st != nil {
-			if list, err := st.ListSessions(context.Background(), ""); err == nil {
-				for _, s := range list {
-					add(s.Model)
-				}
-			}
-		}
-		for _, n := range config.CatalogModels() {
-			add(n)
-		}
-		msg.names = names
-		return msg
-	}
-}
-
-func (p *picker) visible() []pickerEntry {
-	if p.filter == "" {
-		return p.entries
-	}
-	f := strings.ToLower(p.filter)
-	var out []pickerEntry
-	for _, e := range p.entries {
-		if strings.Contains(strings.ToLower(e.label+" "+e.value), f) {
-			out = append(out, e)
-		}
-	}
-	if p.searching() {
-		return p.searchVisible(out)
-	}
-	return out
-}
-
-func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	switch msg := msg.(type) {
-	case sessionsLoadedMsg:
-		p.loading, p.err = false, msg.err
-		p.entries = nil
-		for _, s := range msg.list {
-			p.entries = append(p.entries, sessionEntry(m.opt.Loop.Config, s, m.sess.ID))
-		}
-		return drawerKeep, nil
-	case sessionSearchDueMsg, sessionSearchMsg:
-		return drawerKeep, p.searchUpdate(m, msg)
-	case modelsLoadedMsg:
-		p.loading = false
-		p.entries = nil
-		p.note = msg.note
-		if p.firstRun {
-			var served []string
-			for _, n := range msg.names {
-				if msg.served[n] {
-					served = append(served, n)
-				}
-			}
-			if cmd, ok := m.chooseSole(served); ok {
-				return drawerClose, cmd
-			}
-		}
-		for _, n := range msg.names {
-			detail := ""
-			if cfg := m.opt.Loop.Config; cfg != nil {
-				if info, known := cfg.ModelInfo(n); known {
-					detail = fmt.Sprintf("%s window", formatTokens(info.ContextWindow))
-				} else {
-					detail = "unknown limits"
-				}
-			}
-			if msg.served[n] {
-				detail = "served · " + detail
-			}
-			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == m.currentModel()})
-		}
-		return drawerKeep, nil
-	case tea.PasteMsg:
-		p.filter += strings.ReplaceAll(msg.Content, "\n", " ")
-		p.sel = 0
-		return drawerKeep, p.filterChanged()
-	case tea.KeyPressMsg:
-		vis := p.visible()
-		switch msg.String() {
-		case "esc":
-			return drawerClose, nil
-		case "up", "ctrl+p":
-			p.sel = max(0, p.sel-1)
-		case "down", "ctrl+n":
-			p.sel = min(max(0, len(vis)-1), p.sel+1)
-		case "enter":
-			if len(vis) > 0 {
-				return drawerClose, p.choose(m, vis[min(p.sel, len(vis)-1)].value)
-			}
-			if p.free && strings.TrimSpace(p.filter) != "" {
-				return drawerClose, p.choose(m, strings.TrimSpace(p.filter))
-			}
-		case "backspace":
-			if p.filter != "" {
-				r := []rune(p.filter)
-				p.filter = string(r[:len(r)-1])
-				p.sel = 0
-				return drawerKeep, p.filterChanged()
-			}
-		default:
-			if msg.Text != "" {
-				p.filter += msg.Text
-				p.sel = 0
-				return drawerKeep, p.filterChanged()
-			}
-		}
-	}
-	return drawerKeep, nil
-}
-
-func (p *picker) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	body := []string{th.accentText.Render("filter › ") + p.filter}
-	if p.note != "" {
-		body = append(body, th.dim.Render(fit(p.note, inner)))
-	}
-	vis := p.visible()
-	switch {
-	case p.loading:
-		body = append(body, th.dim.Render("loading…"))
-	case p.err != nil:
-		body = append(body, th.errorText.Render(p.err.Error()))
-	case p.search != nil && p.search.err != nil && p.filter != "":
-		body = append(body, th.errorText.Render("search: "+p.search.err.Error()))
-	case len(vis) == 0 && p.search != nil && p.filter != "" && p.search.query != p.filter:
-		body = append(body, th.dim.Render("searching…"))
-	case len(vis) == 0 && p.search != nil && p.filter != "":
-		body = append(body, th.dim.Render("no session mentions "+p.filter))
-	case len(vis) == 0 && p.free && p.filter != "":
-		body = append(body, th.dim.Render("enter switches to "+p.filter))
-	case len(vis) == 0:
-		body = append(body, th.dim.Render("nothing here yet"))
-	}
-	var rows []string
-	selRow := 0
-	for i, e := range vis {
-		mark := "  "
-		if e.current {
-			mark = "• "
-		}
-		label := mark + e.label
-		detail := e.detail
-		room := inner - ansi.StringWidth(detail) - 2
-		if room < 12 {
-			detail, room = "", inner
-		}
-		line := pad(fit(label, room), room)
-		if detail != "" {
-			line += "  " + th.dim.Render(detail)
-		}
-		if i == p.sel {
-			line = th.selected.Render(pad(ansi.Strip(line), inner))
-			selRow = len(rows)
-		}
-		rows = append(rows, line)
-		if e.snippet != "" {
-			rows = append(rows, th.dim.Render(fit("    "+e.snippet, inner)))
-			if i == p.sel {
-				selRow++
-			}
-		}
-	}
-	rows = clampBody(rows, height-len(body), selRow)
-	body = append(body, rows...)
-	footer := "↑↓ choose · enter open · esc close"
-	if p.free {
-		footer = "↑↓ choose · enter switch · type a name · esc"
-	}
-	return frameLines(th, p.title, body, footer, width)
-}
-
 // queueDrawer lists queued messages to edit, delete or reorder.
-type queueDrawer struct {
-	sel     int
-	editing *editor
-	editID  string
-}
+type queueDrawer struct{ list listEditor }
 
-func (q *queueDrawer) clamp(n int) {
-	q.sel = min(max(0, q.sel), max(0, n-1))
-}
+func newQueueDrawer() *queueDrawer { return &queueDrawer{list: listEditor{editHeight: 4}} }
 
 func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	r := m.runner
-	if q.editing != nil {
-		if k, ok := msg.(tea.KeyPressMsg); ok {
-			switch k.String() {
-			case "esc":
-				q.editing = nil
-				return drawerKeep, nil
-			case "enter":
-				text, id := q.editing.expand(q.editing.value()), q.editID
-				q.editing = nil
-				if r == nil || strings.TrimSpace(text) == "" {
-					return drawerKeep, nil
-				}
-				return drawerKeep, func() tea.Msg {
-					if err := r.UpdateQueued(context.Background(), id, text); err != nil {
-						return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
-					}
-					return nil
-				}
-			}
+	if q.list.editing != nil {
+		saved, cmd := q.list.updateEditing(msg)
+		if saved == nil || r == nil {
+			return drawerKeep, cmd
 		}
-		return drawerKeep, q.editing.update(msg)
+		return drawerKeep, func() tea.Msg {
+			if err := r.UpdateQueued(context.Background(), saved.id, saved.text); err != nil {
+				return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
+			}
+			return nil
+		}
 	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
@@ -662,8 +172,8 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		}
 		return drawerPass, nil
 	}
-	q.clamp(len(m.queue))
-	cur := m.queue[q.sel]
+	q.list.clamp(len(m.queue))
+	cur := m.queue[q.list.sel]
 	op := func(what string, fn func(ctx context.Context) error) tea.Cmd {
 		if r == nil {
 			return nil
@@ -675,35 +185,29 @@ func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 			return nil
 		}
 	}
+	if q.list.move(k.String(), len(m.queue)) {
+		return drawerKeep, nil
+	}
 	switch k.String() {
 	case "esc", "ctrl+q":
 		return drawerClose, nil
-	case "up", "k":
-		q.sel = max(0, q.sel-1)
-	case "down", "j":
-		q.sel = min(len(m.queue)-1, q.sel+1)
 	case "enter", "e":
-		ed := newEditor(m.th)
-		ed.ta.MaxHeight = 4
-		ed.ta.Placeholder = ""
-		ed.setWidth(max(10, m.width-6))
-		ed.setValue(cur.Text)
-		q.editing, q.editID = ed, cur.ID
+		q.list.edit(m.th, m.width, cur.ID, cur.Text)
 	case "d", "delete", "backspace", "x":
 		return drawerKeep, op("delete the queued message", func(ctx context.Context) error { return r.RemoveQueued(ctx, cur.ID) })
 	case "tab", "s":
 		kind := flipped(cur)
 		return drawerKeep, op("flip the queued message (it may have been sent already)", func(ctx context.Context) error { return r.SetQueuedKind(ctx, cur.ID, kind) })
 	case "alt+up", "shift+up", "K":
-		if q.sel > 0 {
-			q.sel--
-			to := q.sel
+		if q.list.sel > 0 {
+			q.list.sel--
+			to := q.list.sel
 			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	case "alt+down", "shift+down", "J":
-		if q.sel < len(m.queue)-1 {
-			q.sel++
-			to := q.sel
+		if q.list.sel < len(m.queue)-1 {
+			q.list.sel++
+			to := q.list.sel
 			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
 		}
 	}
@@ -717,23 +221,16 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 	if len(m.queue) == 0 {
 		body = append(body, th.dim.Render("nothing queued: messages sent while the agent works wait here"))
 	}
+	rows := make([]string, len(m.queue))
 	for i, e := range m.queue {
-		line := fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
-		if i == q.sel {
-			line = th.selected.Render(pad(line, inner))
-		}
-		body = append(body, line)
-		if q.editing != nil && i == q.sel {
-			for _, l := range strings.Split(q.editing.view(), "\n") {
-				body = append(body, "   "+l)
-			}
-		}
+		rows[i] = fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
 	}
+	body = append(body, q.list.view(th, rows, inner)...)
 	footer := "↑↓ select · enter edit · tab steer⇄queue · d delete · shift+↑↓ move · esc"
-	if q.editing != nil {
+	if q.list.editing != nil {
 		footer = "enter save · esc cancel"
 	}
-	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.sel), footer, width)
+	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.list.sel), footer, width)
 }
 
 // sinceLabel is a short elapsed time for the status line.

@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // editorMaxHeight is the most rows the editor grows to; longer text
@@ -230,4 +231,17 @@ func (e *editor) completions() []command {
 		}
 	}
 	return out
+}
+
+// rememberSent puts what the user wrote in a message into the editor's
+// history.
+func (ed *editor) rememberSent(e *message.Entry) {
+	if e.Message.Role != message.RoleUser || e.Message.Synthetic {
+		return
+	}
+	for _, p := range e.Parts {
+		if p.Type == message.PartText {
+			ed.remember(p.Text)
+		}
+	}
 }

@@ -33,13 +33,13 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 				v.reply <- tools.Answer{Reply: tools.Deny}
 				continue
 			}
-			m.dialogs = append(m.dialogs, newPermissionDialog(v))
+			m.questions.list = append(m.questions.list, newPermissionDialog(v))
 		case doomAsk:
 			if v.gen != m.gen {
 				v.reply <- loop.DoomStop
 				continue
 			}
-			m.dialogs = append(m.dialogs, newDoomDialog(v))
+			m.questions.list = append(m.questions.list, newDoomDialog(v))
 		}
 	}
 	if m.runner != nil {
@@ -63,8 +63,8 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			}
 			if msg.Summary {
 				if _, ok := m.parts["summary:"+msg.ID]; !ok {
-					m.summaryArrived(msg, "")
-					return m.loadSummary(msg.ID)
+					m.compaction.summaryArrived(m.chat, m.parts, msg, "")
+					return loadSummary(m.runner, msg.ID)
 				}
 			}
 			if msg.Role == message.RoleAssistant && msg.Error != "" && msg.Finished() {
@@ -105,7 +105,7 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventQueueChanged:
 		m.queue = ev.Queue
 		if q, ok := m.drawer.(*queueDrawer); ok {
-			q.clamp(len(m.queue))
+			q.list.clamp(len(m.queue))
 		}
 	case message.EventSessionUpdated:
 		if ev.Session != nil {
@@ -128,10 +128,10 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 			m.chat.add(&noticeItem{kind: noticeMarker, text: text})
 		}
 	case message.EventCompacting:
-		m.compactRun = &compactRun{messages: ev.Summarising, since: time.Now()}
+		m.compaction.run = &compactRun{messages: ev.Summarising, since: time.Now()}
 	case message.EventCompacted:
 		if c := ev.Compaction; c != nil {
-			m.compactionDone(c)
+			m.compaction.done(m.chat, c)
 			if !c.Rejected {
 				m.near = nil
 			}
@@ -141,9 +141,9 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 	case message.EventNote:
 		m.showNotes()
 	case message.EventHook:
-		m.hookRan(ev.Hook)
+		m.hooks.ran(m.chat, m.opening, ev.Hook)
 	case message.EventError:
-		m.compactRun = nil
+		m.compaction.run = nil
 		text := termsafe.Strip(ev.Err)
 		m.chat.add(&noticeItem{kind: noticeError, text: text, hint: errorHint(text)})
 	}
@@ -213,7 +213,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		}
 		title := ""
 		if p.Tool.Title == "" && p.Tool.Input != "" {
-			title = m.toolTitle(p.Tool)
+			title = toolTitle(m.opt.Loop.Tools, workDir(m.sess.Dir, m.opt.Loop.Dir), p.Tool)
 		}
 		if it, ok := m.parts[p.ID].(*toolItem); ok {
 			it.set(*p.Tool, title)
@@ -224,7 +224,7 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		m.chat.add(it)
 	case message.PartCompaction:
 		if c := p.Compaction; c != nil {
-			m.compactionDone(c)
+			m.compaction.done(m.chat, c)
 		}
 	case message.PartPatch:
 		m.addPatch(p, final)
@@ -240,14 +240,9 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 
 // toolTitle titles a call from its input while the tool has not given
 // its own title.
-func (m *Model) toolTitle(st *message.ToolState) string {
-	reg := m.opt.Loop.Tools
+func toolTitle(reg *tools.Registry, dir string, st *message.ToolState) string {
 	if reg == nil {
 		return ""
-	}
-	dir := m.sess.Dir
-	if dir == "" {
-		dir = m.opt.Loop.Dir
 	}
 	return reg.Title(&tools.Env{Dir: dir}, tools.Call{Name: st.Name, Input: []byte(st.Input)})
 }
@@ -271,7 +266,7 @@ func (m *Model) setBusy(busy bool) {
 		return
 	}
 	m.busy = busy
-	m.compactRun = nil
+	m.compaction.run = nil
 	if busy {
 		m.busySince = time.Now()
 		m.cancelled = false
@@ -295,8 +290,9 @@ func (m *Model) setBusy(busy bool) {
 	}
 }
 
-func (m *Model) loadSummary(id string) tea.Cmd {
-	r := m.runner
+// loadSummary reads the text of summary message id from r's history
+// off the Update loop (nil without a runner).
+func loadSummary(r *loop.Runner, id string) tea.Cmd {
 	if r == nil {
 		return nil
 	}

@@ -26,19 +26,19 @@ func expandable(it item) bool {
 }
 
 // focusedItem returns the focused card, or -1 when there is none.
-func (m *Model) focusedItem() int {
-	items := m.chat.items
-	if m.focus != nil {
+func (c *chatView) focusedItem() int {
+	items := c.items
+	if c.focus != nil {
 		for i, it := range items {
-			if it == m.focus {
+			if it == c.focus {
 				return i
 			}
 		}
-		m.focus = nil // gone (a new session)
+		c.focus = nil // gone (a new session)
 	}
 	// The newest expandable card on screen.
-	for r := len(m.chat.rows) - 1; r >= 0; r-- {
-		if i := m.chat.rows[r]; i >= 0 && i < len(items) && expandable(items[i]) {
+	for r := len(c.rows) - 1; r >= 0; r-- {
+		if i := c.rows[r]; i >= 0 && i < len(items) && expandable(items[i]) {
 			return i
 		}
 	}
@@ -52,31 +52,30 @@ func (m *Model) toggleFocused() tea.Cmd {
 		cmd, _ := m.inlineKey("ctrl+o")
 		return cmd
 	}
-	if i := m.focusedItem(); i >= 0 {
+	if i := m.chat.focusedItem(); i >= 0 {
 		m.chat.items[i].toggle()
 	}
 	return nil
 }
 
 // toggleAll expands or collapses every card.
-func (m *Model) toggleAll() {
-	m.expandAll = !m.expandAll
-	m.rc.expandAll = m.expandAll
-	m.rc.gen++
+func (rc *renderCtx) toggleAll() {
+	rc.expandAll = !rc.expandAll
+	rc.gen++
 }
 
 // moveFocus moves the focus to the previous (dir < 0) or next card or
 // message (selectable), and scrolls it into view.
-func (m *Model) moveFocus(dir int) {
-	items := m.chat.items
-	i := m.focusedItem()
+func (c *chatView) moveFocus(rc *renderCtx, dir int) {
+	items := c.items
+	i := c.focusedItem()
 	if i < 0 {
 		i = len(items)
 	}
-	for j := i + dir; j >= m.chat.printed && j < len(items); j += dir {
+	for j := i + dir; j >= c.printed && j < len(items); j += dir {
 		if selectable(items[j]) {
-			m.focus = items[j]
-			m.chat.reveal(&m.rc, j)
+			c.focus = items[j]
+			c.reveal(rc, j)
 			return
 		}
 	}

@@ -16,25 +16,30 @@ import (
 // `agent run --format json`'s hook events.
 const hookNoteMax = 400
 
-func (m *Model) hookRan(h *message.HookRun) {
+// hookNotes holds the notes of hooks that ran while the session opened,
+// for show to add once the conversation is rebuilt. Its zero value holds
+// none.
+type hookNotes struct{ pending []string }
+
+// ran notes a hook run in chat, or keeps the note while opening.
+func (hn *hookNotes) ran(chat *chatView, opening bool, h *message.HookRun) {
 	text := hookNoteText(h)
 	if text == "" {
 		return
 	}
-	if m.opening {
-		m.hooksPending = append(m.hooksPending, text)
+	if opening {
+		hn.pending = append(hn.pending, text)
 		return
 	}
-	m.chat.add(&noticeItem{kind: noticeInfo, text: text})
+	chat.add(&noticeItem{kind: noticeInfo, text: text})
 }
 
-// showPendingHooks shows the notes of hooks that ran while the session
-// opened.
-func (m *Model) showPendingHooks() {
-	for _, text := range m.hooksPending {
-		m.chat.add(&noticeItem{kind: noticeInfo, text: text})
+// show adds the notes of hooks that ran while the session opened to chat.
+func (hn *hookNotes) show(chat *chatView) {
+	for _, text := range hn.pending {
+		chat.add(&noticeItem{kind: noticeInfo, text: text})
 	}
-	m.hooksPending = nil
+	hn.pending = nil
 }
 
 // hookNoteText is the note of a hook run: "" when the hook said nothing

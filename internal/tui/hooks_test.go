@@ -36,7 +36,7 @@ func TestHookNotesWaitForTheOpen(t *testing.T) {
 	}
 	m.opening = false
 	m.loadHistory(nil) // what handleOpened does: the view is rebuilt
-	m.showPendingHooks()
+	m.hooks.show(m.chat)
 	if notes := hookNotices(m); len(notes) != 1 || notes[0] != "SessionStart hook cat TODO: open issues: 3" {
 		t.Errorf("notes = %q", notes)
 	}

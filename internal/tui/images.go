@@ -29,7 +29,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/attachments"
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -104,31 +106,31 @@ var (
 	errNoClipboardImage = errors.New("the clipboard holds no image")
 )
 
-// imageStore is the data dir's attachment store.
-func (m *Model) imageStore() attachments.Store {
+// imageStore is the attachment store of cfg's data dir (nil: the
+// default's).
+func imageStore(cfg *config.Config) attachments.Store {
 	dataDir := ""
-	if m.opt.Loop.Config != nil {
-		dataDir = m.opt.Loop.Config.DataDir
+	if cfg != nil {
+		dataDir = cfg.DataDir
 	}
 	return attachments.ForDataDir(dataDir)
 }
 
-// attachImageFile stores the image at path for the next message.
-func (m *Model) attachImageFile(path string) tea.Cmd {
-	st := m.imageStore()
+// attachImageFile stores the image at path in st for the next message.
+func attachImageFile(st attachments.Store, path string) tea.Cmd {
 	return func() tea.Msg {
 		f, err := st.AddFile(path)
 		return imageAttachedMsg{f: f, err: err}
 	}
 }
 
-// pasteClipboardImage handles Ctrl+V: the clipboard's image, if any.
-func (m *Model) pasteClipboardImage() tea.Cmd {
+// pasteClipboardImage handles Ctrl+V: the clipboard's image, if any,
+// stored in st.
+func pasteClipboardImage(st attachments.Store) tea.Cmd {
 	argv, ok := clipboardCommand(runtime.GOOS, os.Getenv, exec.LookPath)
 	if !ok {
 		return func() tea.Msg { return imageAttachedMsg{err: errNoClipboardTool} }
 	}
-	st := m.imageStore()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -161,32 +163,29 @@ func imageChip(f *message.FileState) string {
 }
 
 // imageChipsLine draws the images waiting for the next message.
-func (m *Model) imageChipsLine(width int) string {
-	chips := make([]string, len(m.images))
-	for i, f := range m.images {
+func imageChipsLine(th *theme, images []*message.FileState, width int) string {
+	chips := make([]string, len(images))
+	for i, f := range images {
 		chips[i] = imageChip(f)
 	}
-	return " " + m.th.accentText.Render(fit(strings.Join(chips, "  "), width-2))
+	return " " + th.accentText.Render(fit(strings.Join(chips, "  "), width-2))
 }
 
-// takeImages returns the waiting images for a message about to be sent,
-// or refuses (the images and the text stay) when they cannot go with it.
-func (m *Model) takeImages() ([]*message.FileState, error) {
-	if len(m.images) == 0 {
+// imageTray holds the images attached for the next message, as chips
+// above the editor. Its zero value holds none.
+type imageTray []*message.FileState
+
+// take returns the waiting images for a message about to be sent through
+// r (nil: a session not opened yet), or refuses (the images and the text
+// stay) when r's model cannot take them.
+func (t *imageTray) take(r *loop.Runner) ([]*message.FileState, error) {
+	if len(*t) == 0 {
 		return nil, nil
 	}
-	if m.runner != nil && !m.runner.Vision() {
-		return nil, fmt.Errorf("model %s does not take images: pick one with vision (/model), or set models.NAME.vision in your user config", m.runner.Model())
+	if r != nil && !r.Vision() {
+		return nil, fmt.Errorf("model %s does not take images: pick one with vision (/model), or set models.NAME.vision in your user config", r.Model())
 	}
-	images := m.images
-	m.images = nil
+	images := *t
+	*t = nil
 	return images, nil
-}
-
-// sessionDir is the directory a relative pasted path is in.
-func (m *Model) sessionDir() string {
-	if m.sess.Dir != "" {
-		return m.sess.Dir
-	}
-	return m.opt.Loop.Dir
 }

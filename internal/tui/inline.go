@@ -61,31 +61,39 @@ type (
 	printStartedMsg struct{}
 )
 
+// settledState is what settled needs of the chat: whether a turn runs,
+// whether the welcome screen's branch is known, and the card of the
+// !command that runs (nil for none).
+type settledState struct {
+	busy, branchKnown bool
+	running           item
+}
+
 // settled reports whether an item can no longer change, so that inline
-// mode can print it into the scrollback.
-func (m *Model) settled(it item) bool {
+// mode can print it into the scrollback; rc is the layout's.
+func settled(it item, rc *renderCtx, st settledState) bool {
 	switch it := it.(type) {
 	case *userItem, *noticeItem:
 		return true
 	case *welcomeItem:
-		return m.branchKnown
+		return st.branchKnown
 	case *textItem:
-		return !it.streaming() && it.doc.rendered(m.rc.width-2, m.rc.th.dark)
+		return !it.streaming() && it.doc.rendered(rc.width-2, rc.th.dark)
 	case *reasoningItem:
 		return !it.streaming
 	case *toolItem:
 		// A call the turn left unfinished settles when the turn ends; a
 		// running !command's card never does (it is replaced).
-		if m.bang != nil && it == m.bang.item {
+		if st.running != nil && it == st.running {
 			return false
 		}
-		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError || !m.busy
+		return it.state.Status == message.ToolCompleted || it.state.Status == message.ToolError || !st.busy
 	case *retryItem:
 		return it.done
 	case *compactionItem:
 		return it.state != nil
 	}
-	return !m.busy
+	return !st.busy
 }
 
 // printSettled prints the settled items at the head of the live region,
@@ -95,8 +103,12 @@ func (m *Model) printSettled() tea.Cmd {
 	if !m.inline || m.printing || !m.sized {
 		return nil
 	}
+	st := settledState{busy: m.busy, branchKnown: m.branchKnown}
+	if m.bang != nil {
+		st.running = m.bang.item
+	}
 	var lines []string
-	for c.printed < len(c.items) && m.settled(c.items[c.printed]) {
+	for c.printed < len(c.items) && settled(c.items[c.printed], &m.rc, st) {
 		for _, l := range c.items[c.printed].lines(&m.rc) {
 			lines = append(lines, " "+l)
 		}
@@ -114,22 +126,22 @@ func (m *Model) printSettled() tea.Cmd {
 			t.lines(&m.rc)
 		}
 	}
-	return m.print(lines)
-}
-
-// print sends lines to the scrollback in pieces that fit above any frame
-// inline mode draws, followed by the acknowledgement that allows the next
-// print.
-func (m *Model) print(lines []string) tea.Cmd {
 	if len(lines) == 0 {
 		return nil
 	}
 	m.printing = true
-	piece := printPiece(m.height)
+	return printLines(m.printCmd, m.height, lines)
+}
+
+// printLines sends lines to the scrollback (with printCmd) in pieces that
+// fit above any frame inline mode draws in a terminal of height rows,
+// followed by the acknowledgement that allows the next print.
+func printLines(printCmd func(string) tea.Cmd, height int, lines []string) tea.Cmd {
+	piece := printPiece(height)
 	cmds := make([]tea.Cmd, 0, len(lines)/piece+3)
 	for first := true; len(lines) > 0; first = false {
 		n := min(piece, len(lines))
-		cmds = append(cmds, m.printCmd(strings.Join(lines[:n], "\n")))
+		cmds = append(cmds, printCmd(strings.Join(lines[:n], "\n")))
 		if first {
 			cmds = append(cmds, func() tea.Msg { return printStartedMsg{} })
 		}
@@ -171,32 +183,41 @@ func (m *Model) inlineKey(s string) (tea.Cmd, bool) {
 	case "ctrl+f":
 		return m.setFlash("inline mode: search the scrollback with the terminal's own search (tmux: prefix [ then ?)", 4*time.Second), true
 	case "ctrl+o":
-		if i := m.focusedItem(); i >= m.chat.printed {
+		if i := m.chat.focusedItem(); i >= m.chat.printed {
 			m.chat.items[i].toggle()
 			return nil, true
 		}
-		return m.printExpanded(), true
+		// A card in the scrollback cannot change: ctrl+o prints the
+		// newest one again below, expanded.
+		ls, ok := m.chat.expandedPrinted(&m.rc)
+		if !ok {
+			return m.setFlash("no card to expand", 2*time.Second), true
+		}
+		m.printAhead = append(m.printAhead, ls...)
+		return nil, true
 	}
 	return nil, false
 }
 
-// printExpanded prints the newest printed card again, expanded: a card
-// in the scrollback cannot change, so ctrl+o shows its full form below.
-func (m *Model) printExpanded() tea.Cmd {
-	for i := m.chat.printed - 1; i >= 0; i-- {
-		it := m.chat.items[i]
+// expandedPrinted returns the lines of the newest printed card,
+// expanded and indented as a print, or false when no printed card
+// expands.
+func (c *chatView) expandedPrinted(rc *renderCtx) ([]string, bool) {
+	for i := c.printed - 1; i >= 0; i-- {
+		it := c.items[i]
 		if !expandable(it) {
 			continue
 		}
 		it.toggle()
-		ls := it.lines(&m.rc)
+		ls := it.lines(rc)
 		it.toggle()
+		out := make([]string, 0, len(ls))
 		for _, l := range ls {
-			m.printAhead = append(m.printAhead, " "+l)
+			out = append(out, " "+l)
 		}
-		return nil
+		return out, true
 	}
-	return m.setFlash("no card to expand", 2*time.Second)
+	return nil, false
 }
 
 // boundResume keeps the last resumeInlineMessages messages of a resumed

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/message"
 )
 
 // wheelLines is how far one wheel notch scrolls.
@@ -19,8 +21,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return m.ctrlC()
 	}
-	if len(m.dialogs) > 0 {
-		if cmd, taken := m.dialogKey(k); taken {
+	if len(m.questions.list) > 0 {
+		if cmd, taken := m.questions.key(m, k); taken {
 			return cmd
 		}
 	}
@@ -63,7 +65,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.drawer = nil
 		}
 	}
-	if cmd, taken := m.mentionKey(s); taken {
+	if cmd, taken := m.mention.key(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir), s); taken {
 		return cmd
 	}
 	if comps := m.editor.completions(); len(comps) > 0 {
@@ -100,7 +102,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		return m.interrupt()
 	case "enter":
-		return m.submit()
+		return m.submitAs(message.KindSteer) // Enter steers a running turn
 	case "tab":
 		if cmd, ok := m.queueForLater(); ok {
 			return cmd
@@ -108,21 +110,21 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		return m.toggleFocused()
 	case "alt+o":
-		m.toggleAll()
+		m.rc.toggleAll()
 		return nil
 	case "alt+y":
 		return m.copySelected(false)
 	case "alt+up":
-		m.moveFocus(-1)
+		m.chat.moveFocus(&m.rc, -1)
 		return nil
 	case "alt+down":
-		m.moveFocus(1)
+		m.chat.moveFocus(&m.rc, 1)
 		return nil
 	case "ctrl+q":
-		m.drawer = &queueDrawer{}
+		m.drawer = newQueueDrawer()
 		return nil
 	case "ctrl+v":
-		return m.pasteClipboardImage() // images.go
+		return pasteClipboardImage(imageStore(m.opt.Loop.Config)) // images.go
 	case "backspace":
 		if m.editor.value() == "" && len(m.images) > 0 {
 			m.images = m.images[:len(m.images)-1]
@@ -150,7 +152,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	cmd := m.editor.update(k)
 	m.editor.sel = 0
-	return tea.Batch(cmd, m.awaitMentionIndex())
+	return tea.Batch(cmd, m.mention.await(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)))
 }
 
 // ctrlC clears the editor; a second press within quitWindow quits.
@@ -168,8 +170,8 @@ func (m *Model) ctrlC() tea.Cmd {
 // and many terminals send CR (or CRLF) between the lines of a paste.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	msg.Content = normalizeNewlines(msg.Content)
-	if len(m.dialogs) > 0 {
-		if cmd, taken := m.dialogPaste(msg); taken {
+	if len(m.questions.list) > 0 {
+		if cmd, taken := m.questions.paste(m, msg); taken {
 			return cmd
 		}
 	}
@@ -181,28 +183,29 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		}
 		m.drawer = nil
 	}
-	if path, ok := pastedImagePath(msg.Content, m.sessionDir()); ok { // images.go
-		return m.attachImageFile(path)
+	if path, ok := pastedImagePath(msg.Content, workDir(m.sess.Dir, m.opt.Loop.Dir)); ok { // images.go
+		return attachImageFile(imageStore(m.opt.Loop.Config), path)
 	}
 	return m.editor.update(msg)
 }
 
-func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+// wheel scrolls the conversation by wheelLines a notch.
+func (c *chatView) wheel(rc *renderCtx, msg tea.MouseWheelMsg) {
 	switch msg.Mouse().Button {
 	case tea.MouseWheelUp:
-		m.chat.scrollUp(&m.rc, wheelLines)
+		c.scrollUp(rc, wheelLines)
 	case tea.MouseWheelDown:
-		m.chat.scrollDown(&m.rc, wheelLines)
+		c.scrollDown(rc, wheelLines)
 	}
 }
 
-// handleClick expands or collapses the item clicked in the conversation.
-func (m *Model) handleClick(msg tea.MouseClickMsg) {
+// click expands or collapses the item clicked in the conversation.
+func (c *chatView) click(msg tea.MouseClickMsg) {
 	mouse := msg.Mouse()
-	if mouse.Button != tea.MouseLeft || mouse.Y >= m.chat.height {
+	if mouse.Button != tea.MouseLeft || mouse.Y >= c.height {
 		return
 	}
-	if it, ok := m.chat.itemAt(mouse.Y); ok {
+	if it, ok := c.itemAt(mouse.Y); ok {
 		it.toggle()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/toolsearch"
 )
@@ -15,13 +17,15 @@ import (
 // schema alone is over toolsearch.ToolLimit is never sent, and is named
 // under its server instead), then a line naming the servers that offer
 // nothing and why.
-func (m *Model) mcpContextLines(pct func(int64) string) []string {
+// The servers are servers, cfg the chat's configuration, window the
+// context window.
+func mcpContextLines(th *theme, servers *mcp.Servers, cfg *config.Config, window int64, pct func(int64) string) []string {
 	var lines, idle []string
 	var limit int64 // of one tool: a tool over it is never sent
-	if cfg := m.opt.Loop.Config; cfg != nil {
-		limit = toolsearch.ToolLimit(m.snap.Window, cfg.ToolSearchThreshold)
+	if cfg != nil {
+		limit = toolsearch.ToolLimit(window, cfg.ToolSearchThreshold)
 	}
-	for _, st := range m.opt.MCP.Status() {
+	for _, st := range servers.Status() {
 		if len(st.Tools) == 0 {
 			idle = append(idle, st.Name+" "+string(st.State))
 			continue
@@ -32,13 +36,13 @@ func (m *Model) mcpContextLines(pct func(int64) string) []string {
 		}
 		large, sent := st.Over(limit)
 		lines = append(lines, "  "+fmt.Sprintf("%-15s %11s  %6s", label, commas(sent), pct(sent))+
-			m.th.dim.Render(fmt.Sprintf("  %d tools", len(st.Tools))))
+			th.dim.Render(fmt.Sprintf("  %d tools", len(st.Tools))))
 		if len(large) > 0 {
-			lines = append(lines, m.th.dim.Render(fmt.Sprintf("    too large, never sent (over %s tokens each): %s", commas(limit), termsafe.Strip(strings.Join(large, ", ")))))
+			lines = append(lines, th.dim.Render(fmt.Sprintf("    too large, never sent (over %s tokens each): %s", commas(limit), termsafe.Strip(strings.Join(large, ", ")))))
 		}
 	}
 	if len(idle) > 0 {
-		lines = append(lines, m.th.dim.Render("  mcp: "+strings.Join(idle, ", ")+" (agent mcp list says more)"))
+		lines = append(lines, th.dim.Render("  mcp: "+strings.Join(idle, ", ")+" (agent mcp list says more)"))
 	}
 	return lines
 }

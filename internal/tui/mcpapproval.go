@@ -72,18 +72,18 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 		return scanMCPApprovals(m.opt.MCP, m.opt.Approvals)
 	}
 	if a.shown != nil {
-		i := slices.Index(m.dialogs, drawer(a.shown))
+		i := slices.Index(m.questions.list, drawer(a.shown))
 		switch {
 		case i < 0:
 			// Dropped with the conversation (/new, another session):
 			// asked again when the chat is idle.
 			a.queue = append([]mcpAsk{a.shown.ask}, a.queue...)
 			a.shown = nil
-		case i == 0 && len(m.dialogs) > 1 && !m.dialogFocused:
+		case i == 0 && len(m.questions.list) > 1 && !m.questions.focused:
 			// The loop asked something meanwhile: its turn waits for the
 			// answer, this question does not.
-			copy(m.dialogs, m.dialogs[1:])
-			m.dialogs[len(m.dialogs)-1] = a.shown
+			copy(m.questions.list, m.questions.list[1:])
+			m.questions.list[len(m.questions.list)-1] = a.shown
 			return nil
 		default:
 			return nil
@@ -92,16 +92,16 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 	if len(a.queue) == 0 || !m.mcpIdle() {
 		return nil
 	}
-	a.shown = &mcpDialog{ask: a.queue[0]}
+	a.shown = newMCPDialog(a.queue[0])
 	a.queue = a.queue[1:]
-	m.dialogs = append(m.dialogs, a.shown)
+	m.questions.list = append(m.questions.list, a.shown)
 	return nil
 }
 
 // mcpIdle reports whether a question may open now: the first frame is
 // drawn and nothing else wants the user.
 func (m *Model) mcpIdle() bool {
-	return m.sized && !m.opening && !m.busy && !m.compacting && len(m.dialogs) == 0 && m.drawer == nil
+	return m.sized && !m.opening && !m.busy && !m.compacting && len(m.questions.list) == 0 && m.drawer == nil
 }
 
 // mcpScannedMsg are the servers waiting for approval.
@@ -144,15 +144,15 @@ func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
 	name := mcp.Printable(msg.ask.name)
 	switch {
 	case msg.choice == mcpNever && msg.err != nil:
-		m.notice(noticeError, "MCP server "+name+": record that you declined it: "+msg.err.Error(), "it stays off; the next start asks again")
+		m.chat.notice(noticeError, "MCP server "+name+": record that you declined it: "+msg.err.Error(), "it stays off; the next start asks again")
 	case msg.choice == mcpNever:
-		m.notice(noticeInfo, "MCP server "+name+" stays off in this project: no start asks again until its entry changes; `agent mcp approve "+name+"` starts it.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" stays off in this project: no start asks again until its entry changes; `agent mcp approve "+name+"` starts it.", "")
 	case msg.err != nil:
-		m.notice(noticeError, "MCP server "+name+": record the approval: "+msg.err.Error(), "it starts for this chat only; the next start asks again")
+		m.chat.notice(noticeError, "MCP server "+name+": record the approval: "+msg.err.Error(), "it starts for this chat only; the next start asks again")
 	case msg.started:
-		m.notice(noticeInfo, "MCP server "+name+" approved: it is starting, and its tools join from the next step.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" approved: it is starting, and its tools join from the next step.", "")
 	default:
-		m.notice(noticeInfo, "MCP server "+name+" approved: it starts with the next chat.", "")
+		m.chat.notice(noticeInfo, "MCP server "+name+" approved: it starts with the next chat.", "")
 	}
 	return nil
 }
@@ -160,17 +160,19 @@ func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
 // mcpDialog asks whether a project's server may start.
 type mcpDialog struct {
 	ask mcpAsk
-	sel int
+	row choiceRow
+}
+
+// newMCPDialog asks ask, "approve and start" highlighted.
+func newMCPDialog(a mcpAsk) *mcpDialog {
+	return &mcpDialog{ask: a, row: choiceRow{n: mcpChoices, shortcuts: mcpShortcuts}}
 }
 
 func (d *mcpDialog) abandoned() bool { return false }
 
-func (d *mcpDialog) approving() bool { return d.sel == mcpApprove }
+func (d *mcpDialog) approving() bool { return d.row.sel == mcpApprove }
 
-func (d *mcpDialog) shortcut(key string) bool {
-	_, ok := mcpShortcuts[key]
-	return ok
-}
+func (d *mcpDialog) shortcut(key string) bool { return d.row.shortcut(key) }
 
 // choose acts on an answer; the approvals are written off the Update loop.
 func (d *mcpDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
@@ -189,7 +191,7 @@ func (d *mcpDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 		}
 	}
 	name := mcp.Printable(ask.name)
-	m.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
+	m.chat.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
 	return drawerClose, nil
 }
 
@@ -199,17 +201,10 @@ func (d *mcpDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return drawerKeep, nil
 	}
 	s := k.String()
-	if c, ok := mcpShortcuts[s]; ok {
+	if c := d.row.update(s); c != noChoice {
 		return d.choose(m, c)
 	}
-	switch s {
-	case "left", "shift+tab":
-		d.sel = (d.sel + mcpChoices - 1) % mcpChoices
-	case "right", "tab":
-		d.sel = (d.sel + 1) % mcpChoices
-	case "enter":
-		return d.choose(m, d.sel)
-	case "esc":
+	if s == "esc" {
 		return drawerPass, nil
 	}
 	return drawerKeep, nil
@@ -245,12 +240,8 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 	}
 	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
 	body = append(body, "")
-	sel := -1
-	if m.dialogFocused {
-		sel = d.sel
-	}
-	body = append(body, buttons(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, sel, inner)...)
-	footer := m.dialogFooter("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
+	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.questions.focused, inner)...)
+	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
 		"←→ choose · enter confirms · esc back to the editor")
-	return m.dialogFrame("MCP server", clampBody(body, height, len(body)-1), footer, width)
+	return m.questions.frame(m.th, "MCP server", clampBody(body, height, len(body)-1), footer, width)
 }

@@ -24,7 +24,11 @@ import (
 const mentionSuggestions = 8
 
 // mentionState is the editor's @ completion: the directory's index and
-// the last lookup, kept while the query is unchanged.
+// the last lookup, kept while the query is unchanged. Its zero value is
+// ready: the index of the directory is made on first use. It reads the
+// editor it is given (value, dismissed, sel) and changes only its
+// selection, dismissal and value on a key; dir is workDir's
+// ("" for none: no popup).
 type mentionState struct {
 	index   *mention.Index
 	query   string
@@ -32,70 +36,65 @@ type mentionState struct {
 	ready   bool
 }
 
-// mentions returns the model's completion state, making the index of the
-// session's directory on first use.
-func (m *Model) mentions() *mentionState {
-	if m.mention == nil {
-		dir := m.sess.Dir
-		if dir == "" {
-			dir = m.opt.Loop.Dir
-		}
-		m.mention = &mentionState{index: mention.NewIndex(dir)}
+// indexOf returns the index, making it for dir on first use.
+func (st *mentionState) indexOf(dir string) *mention.Index {
+	if st.index == nil {
+		st.index = mention.NewIndex(dir)
 	}
-	return m.mention
+	return st.index
 }
 
-// mentionCompletions returns the paths to offer for the mention being
-// typed at the end of the editor, if any.
-func (m *Model) mentionCompletions() []string {
-	v := m.editor.value()
+// completions returns the paths to offer for the mention being typed at
+// the end of ed, if any.
+func (st *mentionState) completions(ed *editor, dir string) []string {
+	v := ed.value()
 	q, ok := mention.Partial(v)
-	if !ok || v == m.editor.dismissed || m.opt.Loop.Dir == "" && m.sess.Dir == "" {
+	if !ok || v == ed.dismissed || dir == "" {
 		return nil
 	}
-	st := m.mentions()
+	index := st.indexOf(dir)
 	if st.matches == nil || q != st.query || !st.ready {
-		st.matches, st.ready = st.index.Match(q, mentionSuggestions)
+		st.matches, st.ready = index.Match(q, mentionSuggestions)
 		st.query = q
 	}
 	return st.matches
 }
 
-// mentionKey handles the popup's keys; taken is false when the key is
-// not for it.
-func (m *Model) mentionKey(s string) (cmd tea.Cmd, taken bool) {
-	comps := m.mentionCompletions()
+// key handles the popup's keys; taken is false when the key is not for
+// it.
+func (st *mentionState) key(ed *editor, dir, s string) (cmd tea.Cmd, taken bool) {
+	comps := st.completions(ed, dir)
 	if len(comps) == 0 {
 		return nil, false
 	}
-	sel := min(m.editor.sel, len(comps)-1)
+	sel := min(ed.sel, len(comps)-1)
 	switch s {
 	case "up", "ctrl+p":
-		m.editor.sel = (sel + len(comps) - 1) % len(comps)
+		ed.sel = (sel + len(comps) - 1) % len(comps)
 	case "down", "ctrl+n":
-		m.editor.sel = (sel + 1) % len(comps)
+		ed.sel = (sel + 1) % len(comps)
 	case "tab", "enter":
-		v := m.editor.value()
+		v := ed.value()
 		q, _ := mention.Partial(v)
 		path := comps[sel]
 		completed := strings.TrimSuffix(v, q) + path
 		if !strings.HasSuffix(path, "/") {
 			completed += " "
 		}
-		m.editor.setValue(completed)
-		m.editor.sel = 0
+		ed.setValue(completed)
+		ed.sel = 0
 	case "esc":
-		m.editor.dismissed = m.editor.value()
+		ed.dismissed = ed.value()
 	default:
 		return nil, false
 	}
 	return nil, true
 }
 
-// mentionPopupLines draws the @ completion popup.
-func (m *Model) mentionPopupLines(comps []string, width int) []string {
-	th := m.th
-	sel := min(m.editor.sel, len(comps)-1)
+// mentionPopupLines draws the @ completion popup, the editor's selection
+// sel highlighted.
+func mentionPopupLines(th *theme, sel int, comps []string, width int) []string {
+	sel = min(sel, len(comps)-1)
 	var out []string
 	for i, p := range comps {
 		line := pad(fit(" @"+termsafe.Strip(p), width-2), width-2)
@@ -148,17 +147,17 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 // mentionIndexedMsg: the index finished a walk the popup was waiting for.
 type mentionIndexedMsg struct{}
 
-// awaitMentionIndex returns a command that waits for the index's first
-// walk while a mention is typed, so the popup appears when it is done.
-func (m *Model) awaitMentionIndex() tea.Cmd {
-	if _, ok := mention.Partial(m.editor.value()); !ok || m.opt.Loop.Dir == "" && m.sess.Dir == "" {
+// await returns a command that waits for the index's first walk while a
+// mention is typed in ed, so the popup appears when it is done.
+func (st *mentionState) await(ed *editor, dir string) tea.Cmd {
+	if _, ok := mention.Partial(ed.value()); !ok || dir == "" {
 		return nil
 	}
-	st := m.mentions()
-	if _, ready := st.index.Paths(); ready {
+	index := st.indexOf(dir)
+	if _, ready := index.Paths(); ready {
 		return nil
 	}
-	done := st.index.Refresh()
+	done := index.Refresh()
 	return func() tea.Msg {
 		<-done
 		return mentionIndexedMsg{}

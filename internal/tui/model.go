@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -37,56 +36,44 @@ type Model struct {
 	gen     int // generation of the runner; events of older ones are dropped
 	runner  *loop.Runner
 	opening bool
-	// hooksPending are hook notes that came while the session opened
-	// (hooks.go).
-	hooksPending []string
+	hooks   hookNotes // hook notes that came while the session opened (hooks.go)
 	// fresh is a new conversation not created yet: the session is made by
 	// the first message, so a chat left without one leaves nothing behind.
-	fresh bool
-	// typing is set while the editor holds text; pendingEnv is the
-	// environment gathered for a new chat's first session (prefetch.go).
-	typing     bool
-	pendingEnv *loop.PendingEnvironment
-	openErr    error
-	slot       *runnerSlot
-	store      *storeFuture // the database, maybe still opening (startup.go)
-	fatal      error        // why the chat ended on its own (Run returns it)
-	sess       message.Session
-	snap       tokens.Snapshot
-	near       *message.CompactionForecast // the last forecast of compaction (nearLabel)
-	queue      []message.QueuedMessage
-	mention    *mentionState // the @ completion (mention.go)
-	custom     customState   // custom slash commands (custom.go)
+	fresh    bool
+	prefetch envPrefetch // the next turn's environment, gathered as the user types (prefetch.go)
+	openErr  error
+	slot     *runnerSlot
+	store    *storeFuture // the database, maybe still opening (startup.go)
+	fatal    error        // why the chat ended on its own (Run returns it)
+	sess     message.Session
+	snap     tokens.Snapshot
+	near     *message.CompactionForecast // the last forecast of compaction (nearLabel)
+	queue    []message.QueuedMessage
+	mention  mentionState // the @ completion (mention.go)
+	custom   customState  // custom slash commands (custom.go)
 	// pending are texts waiting to be sent: before the session is open,
 	// or behind a send in flight (sends go one at a time, in order).
 	pending []outgoing
 	sending bool
 	// images wait for the next message (images.go).
-	images []*message.FileState
+	images imageTray
 
 	// The turn.
 	busy        bool
 	busySince   time.Time
 	compacting  bool
 	stopCompact context.CancelFunc
-	// compactRun is the compaction under way (EventCompacting), and
-	// lastCompaction the newest compaction card.
-	compactRun     *compactRun
-	lastCompaction *compactionItem
-	cancelled      bool     // the user interrupted this turn
-	bang           *bangRun // the !command that runs (bang.go)
-	streamStart    time.Time
-	streamChars    int
-	retry          *retryItem
+	compaction  compactions // the one under way, the newest card (compactcard.go)
+	cancelled   bool        // the user interrupted this turn
+	bang        *bangRun    // the !command that runs (bang.go)
+	streamStart time.Time
+	streamChars int
+	retry       *retryItem
 
 	// The conversation.
-	chat      *chatView
-	parts     map[string]item
-	msgs      map[string]msgInfo // role and kind of the messages seen
-	expandAll bool
-	// focus is the card the user moved to (focus.go); nil: the newest
-	// on screen.
-	focus item
+	chat  *chatView
+	parts map[string]item
+	msgs  map[string]msgInfo // role and kind of the messages seen
 
 	// welcome is the welcome screen while a fresh chat shows it; branch
 	// is the directory's git branch once known.
@@ -110,20 +97,9 @@ type Model struct {
 	printCmd     func(text string) tea.Cmd
 	clipboardCmd func(text string) tea.Cmd
 
-	editor  *editor
-	drawer  drawer
-	dialogs []drawer // questions from the loop, oldest first
-	// dialogShown is the question on screen; it takes keys once armed,
-	// dialogGrace after it appeared, so that a key meant for the editor
-	// cannot answer it.
-	dialogShown drawer
-	dialogArmed bool
-	// dialogFocused: the user gave the question the keyboard (Tab); until
-	// then typing goes to the editor.
-	dialogFocused bool
-	// dialogGate keeps Enter from confirming a choice the focus or the
-	// highlight just moved onto (dialoggate.go).
-	dialogGate enterGate
+	editor    *editor
+	drawer    drawer
+	questions questions // the loop's open questions (questions.go)
 	// mcpAsking: the project's MCP servers waiting for approval
 	// (mcpapproval.go).
 	mcpAsking mcpAsking
@@ -135,9 +111,7 @@ type Model struct {
 	cp checkpointState // /undo, /rewind, /diff, /fork (rewind.go)
 
 	quitArmed time.Time
-	ticking   bool
-	tickGen   int
-	frame     int
+	tick      ticker // the spinner's ticks (ticker.go)
 	closed    bool
 
 	// lastUsage is the newest step's usage (cacheLabel).
@@ -149,59 +123,6 @@ type msgInfo struct {
 	role      message.Role
 	synthetic bool
 	summary   bool // a compaction's summary: its text goes to the card
-}
-
-// runnerSlot holds the runner the chat has open, for Close, which runs
-// after the program has stopped. An open that starts after Close does
-// nothing; Close waits for one that started before.
-type runnerSlot struct {
-	mu       sync.Mutex
-	r        *loop.Runner
-	closed   bool
-	inflight sync.WaitGroup
-}
-
-// begin registers an open; false once the chat is closed.
-func (s *runnerSlot) begin() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.inflight.Add(1)
-	return true
-}
-
-func (s *runnerSlot) end() { s.inflight.Done() }
-
-// take removes r if it is the open runner, and reports whether it was.
-func (s *runnerSlot) take(r *loop.Runner) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.r != r {
-		return false
-	}
-	s.r = nil
-	return true
-}
-
-// swap stores r as the open runner and returns the previous one.
-func (s *runnerSlot) swap(r *loop.Runner) *loop.Runner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.r
-	s.r = r
-	return old
-}
-
-// close marks the chat closed, waits for opens under way and returns the
-// runner left open.
-func (s *runnerSlot) close() *loop.Runner {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.inflight.Wait()
-	return s.swap(nil)
 }
 
 // New returns the chat's model. Close it when the program has ended.
@@ -254,76 +175,22 @@ func (m *Model) Close() {
 	if r := m.slot.close(); r != nil {
 		_ = r.Close()
 	}
-	m.closeStore()
+	m.store.closeOwned()
 }
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.openStore()}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot)}
 	if m.opt.SessionID != "" {
 		// The last screenful is read and drawn while the session opens
 		// (resume.go).
 		cmds = append(cmds, m.openSession(m.opt.SessionID), m.loadTail(m.opt.SessionID))
 	}
-	if m.needsModel() {
+	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		cmds = append(cmds, m.askModel())
 	}
 	return tea.Batch(cmds...)
 }
-
-// Messages of the chat's own commands, named for what happened.
-type (
-	openedMsg struct {
-		gen     int
-		runner  *loop.Runner
-		history []message.Entry
-		sess    message.Session
-		snap    tokens.Snapshot
-		err     error
-	}
-	sentMsg struct {
-		text   string
-		images []*message.FileState
-		queued bool
-		err    error
-	}
-	cancelledMsg struct {
-		queued []message.QueuedMessage
-		err    error
-	}
-	compactedMsg struct {
-		err error
-	}
-	pulledBackMsg struct {
-		text   string
-		images []*message.FileState
-		ok     bool
-		err    error
-	}
-	modelSetMsg struct {
-		name string
-		err  error
-	}
-	summaryLoadedMsg struct {
-		id, text string
-	}
-	opFailedMsg struct {
-		what string
-		err  error
-	}
-	renderedMsg struct {
-		jobs  []mdJob
-		lines [][]string
-	}
-	queueLoadedMsg struct {
-		gen   int
-		queue []message.QueuedMessage
-	}
-	tickMsg        struct{ gen int }
-	tailDueMsg     struct{ owner *textItem }
-	flashDoneMsg   struct{ id int }
-	dialogArmedMsg struct{ d drawer }
-)
 
 // Update handles a message. It never blocks: work is returned as commands.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -350,9 +217,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		cmds = append(cmds, m.handlePaste(msg))
 	case tea.MouseWheelMsg:
-		m.handleWheel(msg)
+		m.chat.wheel(&m.rc, msg)
 	case tea.MouseClickMsg:
-		m.handleClick(msg)
+		m.chat.click(msg)
 	case inboxMsg:
 		cmds = append(cmds, m.handleInbox(msg), m.box.wait())
 	case tailLoadedMsg:
@@ -375,7 +242,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		msg.apply(m)
 	case pulledBackMsg:
 		if msg.err != nil {
-			m.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
+			m.chat.notice(noticeError, "pull back the queued message: "+msg.err.Error(), "")
 		} else if msg.ok && m.editor.value() == "" {
 			m.editor.setValue(msg.text)
 		} else if msg.ok {
@@ -387,7 +254,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case modelSetMsg:
 		m.handleModelSet(msg)
 	case customLoadedMsg:
-		m.handleCustomLoaded(msg)
+		m.custom.scanning = false
+		m.applyCustom(msg.set)
 	case customResolvedMsg:
 		cmds = append(cmds, m.handleCustomResolved(msg))
 	case queueLoadedMsg:
@@ -399,7 +267,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
-		m.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.what+": "+msg.err.Error(), "")
 	case rewoundMsg:
 		cmds = append(cmds, m.handleRewound(msg))
 	case diffLoadedMsg:
@@ -409,18 +277,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case controlMsg:
 		cmds = append(cmds, msg.apply(m))
 	case renderedMsg:
-		m.handleRendered(msg)
+		msg.apply()
 	case tailDueMsg:
 		msg.owner.doc.tailWake = false
 		msg.owner.ver++ // lay out again: the tail may render now
 	case tickMsg:
-		cmds = append(cmds, m.handleTick(msg))
-	case dialogArmedMsg:
-		if msg.d == m.dialogShown {
-			m.dialogArmed = true
+		if m.tick.tick(msg) && m.retry != nil {
+			m.retry.tick(time.Now())
 		}
+		// afterUpdate starts the next tick if still needed
+	case dialogArmedMsg:
+		m.questions.arm(msg)
 	case enterSettledMsg:
-		m.dialogGate.settle(msg)
+		m.questions.gate.settle(msg)
 	case branchLoadedMsg:
 		m.branch, m.branchKnown = msg.branch, true
 		if m.welcome != nil && m.welcome.branch != msg.branch {
@@ -449,23 +318,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // markdown renders for visible blocks, the ticker.
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
-	m.dropAbandonedDialogs()
+	m.questions.dropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
-	m.refreshWelcome()
-	if len(m.dialogs) == 0 {
-		m.dialogShown, m.dialogFocused = nil, false
+	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
+	if armed, ok := m.questions.show(); ok {
+		cmds = append(cmds, m.after(dialogGrace, armed), bell)
 	}
-	if len(m.dialogs) > 0 && m.dialogs[0] != m.dialogShown {
-		m.dialogShown, m.dialogArmed, m.dialogFocused = m.dialogs[0], false, false
-		cmds = append(cmds, m.after(dialogGrace, dialogArmedMsg{d: m.dialogShown}), bell)
-	}
-	cmds = append(cmds, m.customPopupScan()) // custom.go
-	m.prefetchEnvironment()                  // prefetch.go
-	m.sizeRender()
+	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
+	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
+	m.rc.size(m.width, &m.renderWidth)
 	cmds = append(cmds, m.printSettled())
 	m.layout()
-	cmds = append(cmds, m.scheduleRenders()...)
-	if cmd := m.ensureTicking(); cmd != nil {
+	cmds = append(cmds, m.rc.schedule(&m.renderWidth, m.after)...)
+	// The ticker runs while something moves on screen.
+	if cmd := m.tick.start(m.busy || m.compacting || m.retry != nil || m.opening, m.after); cmd != nil {
 		cmds = append(cmds, cmd)
 	}
 	return cmds
@@ -481,11 +347,6 @@ func (m *Model) setTheme(dark bool) {
 	if m.editor != nil {
 		m.editor.setTheme(m.th)
 	}
-}
-
-// notice adds a line from the chat itself to the conversation.
-func (m *Model) notice(kind noticeKind, text, hint string) {
-	m.chat.add(&noticeItem{kind: kind, text: text, hint: hint})
 }
 
 // after delivers msg after d, unless the chat closes first.
@@ -509,43 +370,4 @@ func (m *Model) setFlash(s string, d time.Duration) tea.Cmd {
 	m.flash = s
 	id := m.flashID
 	return m.after(d, flashDoneMsg{id: id})
-}
-
-// ensureTicking runs the ticker while something moves on screen.
-func (m *Model) ensureTicking() tea.Cmd {
-	need := m.busy || m.compacting || m.retry != nil || m.opening
-	if !need || m.ticking {
-		return nil
-	}
-	m.ticking = true
-	m.tickGen++
-	gen := m.tickGen
-	return m.after(tickInterval, tickMsg{gen: gen})
-}
-
-func (m *Model) handleTick(msg tickMsg) tea.Cmd {
-	if msg.gen != m.tickGen {
-		return nil
-	}
-	m.ticking = false
-	m.frame++
-	if m.retry != nil {
-		m.retry.tick(time.Now())
-	}
-	return nil // afterUpdate starts the next tick if still needed
-}
-
-// dropAbandonedDialogs closes questions whose turn was cancelled.
-func (m *Model) dropAbandonedDialogs() {
-	kept := m.dialogs[:0]
-	for _, d := range m.dialogs {
-		if a, ok := d.(interface{ abandoned() bool }); ok && a.abandoned() {
-			continue
-		}
-		kept = append(kept, d)
-	}
-	for i := len(kept); i < len(m.dialogs); i++ {
-		m.dialogs[i] = nil
-	}
-	m.dialogs = kept
 }

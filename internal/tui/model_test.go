@@ -40,72 +40,6 @@ func TestStreamedReplyIsRenderedAsMarkdown(t *testing.T) {
 	})
 }
 
-func TestTypingWhileBusyQueuesAndShowsBadge(t *testing.T) {
-	release := make(chan struct{})
-	h := newHarness(t, []pt.Step{
-		pt.Reply(pt.TextChunk("working on it"), pt.Block(release), pt.FinishChunk("stop"), pt.AutoUsageChunk()),
-		pt.Text("done with both"),
-	})
-	h.typeText("first")
-	h.key("enter")
-	h.waitFor("the reply to stream", func(m *Model) bool { return m.busy && strings.Contains(screenOf(m), "working on it") })
-	if !strings.Contains(h.screen(), "esc interrupts") {
-		t.Errorf("no interrupt hint while busy:\n%s", h.screen())
-	}
-	h.typeText("second")
-	h.key("enter")
-	h.waitScreen("1 steering")
-	close(release)
-	h.waitFor("both turns", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
-	h.waitScreen("done with both")
-	if strings.Contains(h.screen(), "queued") {
-		t.Errorf("badge still shown after injection:\n%s", h.screen())
-	}
-	last := h.srv.Requests()[1].Chat.Messages
-	if got := last[len(last)-1]; got.Role != "user" || got.Content != "second" {
-		t.Errorf("second request ends with %s %q, want the queued message", got.Role, got.Content)
-	}
-}
-
-func TestEscCancelsAndHandsQueueBack(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("partial answer"), pt.Block(release))})
-	h.typeText("go")
-	h.key("enter")
-	h.waitScreen("partial answer")
-	h.typeText("later please")
-	h.key("enter")
-	h.waitFor("the queue", func(m *Model) bool { return len(m.queue) == 1 })
-	h.typeText("draft")
-	h.key("esc")
-	h.waitFor("the cancel", func(m *Model) bool { return idle(m) && m.editor.value() != "draft" })
-	if got := h.m.editor.value(); got != "later please\n\ndraft" {
-		t.Errorf("editor = %q, want the queued message then the draft", got)
-	}
-	h.waitScreen("interrupted")
-	if !strings.Contains(h.screen(), "partial answer") {
-		t.Errorf("streamed text lost on cancel:\n%s", h.screen())
-	}
-	if q, _ := h.m.runner.Queue(context.Background()); len(q) != 0 {
-		t.Errorf("queue not emptied: %v", q)
-	}
-}
-
-func TestUpOnEmptyEditorPullsBackQueued(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("busy"), pt.Block(release))})
-	h.typeText("start")
-	h.key("enter")
-	h.waitFor("busy", func(m *Model) bool { return m.busy })
-	h.typeText("oops, wrong")
-	h.key("enter")
-	h.waitFor("the queue", func(m *Model) bool { return len(m.queue) == 1 })
-	h.key("up")
-	h.waitFor("the pull back", func(m *Model) bool { return m.editor.value() == "oops, wrong" && len(m.queue) == 0 })
-}
-
 func TestHistoryWalksSentMessages(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.Text("one"), pt.Text("two")})
 	for _, s := range []string{"alpha", "beta"} {
@@ -127,113 +61,6 @@ func TestHistoryWalksSentMessages(t *testing.T) {
 	if v := h.m.editor.value(); v != "draft" {
 		t.Fatalf("back down to the draft: %q", v)
 	}
-}
-
-func TestPermissionDialogAllowsForSession(t *testing.T) {
-	h := newHarness(t, []pt.Step{
-		pt.ToolCall("c1", "bash", `{"command":"echo first-run"}`),
-		pt.ToolCall("c2", "bash", `{"command":"echo second-run"}`),
-		pt.Text("all done"),
-	})
-	h.typeText("run it")
-	h.key("enter")
-	h.waitScreen("Permission")
-	// A key typed as the question appears goes to the editor.
-	h.key("s")
-	if len(h.m.dialogs) != 1 || h.m.editor.value() != "s" {
-		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", len(h.m.dialogs), h.m.editor.value())
-	}
-	h.key("backspace")
-	h.waitScreen("tab answers here")
-	s := h.screen()
-	for _, want := range []string{"echo first-run", "allow once", "allow echo for this session", "deny"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("dialog lacks %q:\n%s", want, s)
-		}
-	}
-	h.key("alt+s")
-	// The second call is granted by the session grant: no second dialog.
-	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 3 })
-	h.waitScreen("all done")
-	s = h.screen()
-	if strings.Contains(s, "Permission") || !strings.Contains(s, "first-run") || !strings.Contains(s, "second-run") {
-		t.Errorf("after approval:\n%s", s)
-	}
-	if strings.Count(s, "✓ bash") != 2 {
-		t.Errorf("want two completed bash cards:\n%s", s)
-	}
-}
-
-// TestPermissionDialogListsSimpleCommands: a command hidden in a case arm
-// or loop body is shown (issue 11.5), and the session button names the
-// commands, not the keywords.
-func TestPermissionDialogListsSimpleCommands(t *testing.T) {
-	h := newHarness(t, []pt.Step{
-		pt.ToolCall("c1", "bash", `{"command":"case x in x) touch hidden-file;; esac"}`),
-		pt.Text("all done"),
-	})
-	h.typeText("run it")
-	h.key("enter")
-	h.waitScreen("tab answers here")
-	s := h.screen()
-	for _, want := range []string{"which runs:", "• touch hidden-file", "allow touch for this session"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("dialog lacks %q:\n%s", want, s)
-		}
-	}
-	h.key("alt+d")
-	h.key("enter")
-	h.waitScreen("all done")
-}
-
-func TestPermissionDialogDenies(t *testing.T) {
-	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"touch denied-file"}`), pt.Text("ok, not run")})
-	h.typeText("run it")
-	h.key("enter")
-	h.waitScreen("tab answers here")
-	// Tab gives the dialog focus; → → highlights deny; enter opens the
-	// reason, which may stay empty.
-	h.key("tab")
-	h.key("right")
-	h.key("right")
-	h.key("enter")
-	h.waitScreen("enter denies")
-	h.key("enter")
-	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
-	if !strings.Contains(h.screen(), "✗ bash") {
-		t.Errorf("denied call not shown as an error:\n%s", h.screen())
-	}
-	msgs := h.srv.Requests()[1].Chat.Messages
-	if !strings.Contains(msgs[len(msgs)-1].Content, "declined") {
-		t.Errorf("model not told of the denial: %q", msgs[len(msgs)-1].Content)
-	}
-}
-
-func TestDoomDialogContinues(t *testing.T) {
-	call := pt.ToolCall("c", "ls", `{"path":"."}`)
-	h := newHarness(t, []pt.Step{call, call, call, pt.Text("stopped looping")})
-	h.typeText("list")
-	h.key("enter")
-	h.waitScreen("alt+c/s/a")
-	if !strings.Contains(h.screen(), "continue") || !strings.Contains(h.screen(), "always allow") {
-		t.Errorf("doom dialog:\n%s", h.screen())
-	}
-	h.key("alt+c")
-	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 4 })
-	h.waitScreen("stopped looping")
-}
-
-func TestEscWhileAskingClosesTheDialogWithTheTurn(t *testing.T) {
-	h := newHarness(t, []pt.Step{pt.ToolCall("c1", "bash", `{"command":"echo x"}`)})
-	h.typeText("run")
-	h.key("enter")
-	h.waitScreen("Permission")
-	// Cancel the turn by the runner to check a question left open is
-	// dropped.
-	if _, err := h.m.runner.Cancel(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && len(m.dialogs) == 0 })
 }
 
 func TestContextOverlayShowsTheCalculatorsSnapshot(t *testing.T) {
@@ -524,44 +351,6 @@ func TestScrollingStopsFollowingAndComesBack(t *testing.T) {
 	}
 }
 
-func TestQueuePanelEditsDeletesAndReorders(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	h := newHarness(t, []pt.Step{pt.Reply(pt.TextChunk("busy"), pt.Block(release))})
-	h.typeText("start")
-	h.key("enter")
-	h.waitFor("busy", func(m *Model) bool { return m.busy })
-	for _, s := range []string{"aaa", "bbb", "ccc"} {
-		h.typeText(s)
-		h.key("enter")
-	}
-	h.waitFor("three queued", func(m *Model) bool { return len(m.queue) == 3 })
-	h.key("ctrl+q")
-	h.waitScreen("Queue (3)")
-	texts := func() string {
-		var out []string
-		for _, q := range h.m.queue {
-			out = append(out, q.Text)
-		}
-		return strings.Join(out, ",")
-	}
-	// Move the first down, delete the new first, edit the last.
-	h.send(tea.KeyPressMsg{Code: tea.KeyDown, Mod: tea.ModShift})
-	h.waitFor("the move", func(m *Model) bool { return texts() == "bbb,aaa,ccc" })
-	h.key("up")
-	h.key("d")
-	h.waitFor("the delete", func(m *Model) bool { return texts() == "aaa,ccc" })
-	h.key("down")
-	h.key("enter")
-	h.typeText("!")
-	h.key("enter")
-	h.waitFor("the edit", func(m *Model) bool { return texts() == "aaa,ccc!" })
-	h.key("esc")
-	if h.m.drawer != nil {
-		t.Errorf("esc did not close the panel")
-	}
-}
-
 func TestRetryCountdownAndErrorsSayWhatToDo(t *testing.T) {
 	h := newHarness(t, []pt.Step{
 		pt.HTTPError(503, map[string]string{"Retry-After": "7"}, `{"error":{"message":"overloaded","type":"server_error"}}`),
@@ -671,22 +460,4 @@ func TestNewConversationIsCreatedByTheFirstMessage(t *testing.T) {
 	h.key("enter")
 	h.waitFor("the resume", func(m *Model) bool { return m.runner != nil && m.sess.ID == first })
 	h.waitScreen("first reply")
-}
-
-// TestPermissionDialogSaysWhoAsks: a call from a subagent's session says
-// in the dialog that the subagent asks, not the session's own model.
-func TestPermissionDialogSaysWhoAsks(t *testing.T) {
-	h := newHarness(t, []pt.Step{
-		pt.ToolCall("c1", "bash", `{"command":"touch sub-file"}`),
-		pt.Text("all done"),
-	}, func(o *Options) { o.Loop.AskFrom = "the subagent “fix the tests”" })
-	h.typeText("run it")
-	h.key("enter")
-	h.waitScreen("tab answers here")
-	if s := h.screen(); !strings.Contains(s, "asked by the subagent “fix the tests”") {
-		t.Errorf("dialog does not say who asks:\n%s", s)
-	}
-	h.key("alt+d")
-	h.key("enter")
-	h.waitScreen("all done")
 }

@@ -14,35 +14,43 @@ import (
 	"github.com/ctxloop/agent/internal/provider"
 )
 
-// prefetchEnvironment starts the gathering once per message, on the
-// editor's first character. It returns at once.
-func (m *Model) prefetchEnvironment() {
-	if m.editor.empty() {
-		m.typing = false
+// envPrefetch starts the gathering once per message. Its zero value has
+// gathered nothing.
+type envPrefetch struct {
+	typing  bool                     // the editor holds text
+	pending *loop.PendingEnvironment // gathered for a new chat's first session
+}
+
+// start starts the gathering on the editor's first character (empty: the
+// editor is empty again): through the session's runner r, or for a fresh
+// chat in dir, with prov preconnecting. It returns at once.
+func (p *envPrefetch) start(empty bool, r *loop.Runner, fresh bool, dir string, prov provider.Provider) {
+	if empty {
+		p.typing = false
 		return
 	}
-	if m.typing {
+	if p.typing {
 		return
 	}
-	m.typing = true
+	p.typing = true
 	switch {
-	case m.runner != nil:
-		m.runner.PrefetchEnvironment()
-	case m.fresh:
+	case r != nil:
+		r.PrefetchEnvironment()
+	case fresh:
 		// The session's runner does both once it exists; until then the
 		// chat starts them for it.
-		if m.pendingEnv == nil && m.opt.Loop.Dir != "" {
-			m.pendingEnv = loop.GatherEnvironment(context.Background(), m.opt.Loop.Dir)
+		if p.pending == nil && dir != "" {
+			p.pending = loop.GatherEnvironment(context.Background(), dir)
 		}
-		if pc, ok := m.opt.Loop.Provider.(provider.Preconnector); ok {
+		if pc, ok := prov.(provider.Preconnector); ok {
 			pc.Preconnect() // the connection opens while the message is typed
 		}
 	}
 }
 
-// takePendingEnvironment is the environment gathered for a new session.
-func (m *Model) takePendingEnvironment() *loop.PendingEnvironment {
-	p := m.pendingEnv
-	m.pendingEnv = nil
-	return p
+// take is the environment gathered for a new session (nil for none).
+func (p *envPrefetch) take() *loop.PendingEnvironment {
+	env := p.pending
+	p.pending = nil
+	return env
 }

@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// handleRendered stores markdown renders.
-func (m *Model) handleRendered(msg renderedMsg) {
+// apply stores markdown renders.
+func (msg renderedMsg) apply() {
 	for i, j := range msg.jobs {
 		if j.tail {
 			j.owner.doc.tailBusy = false
@@ -35,17 +35,17 @@ func (m *Model) handleRendered(msg renderedMsg) {
 // skip blocks of an older width (a resize in between).
 type renderWidth struct{ atomic.Int64 }
 
-// scheduleRenders starts markdown renders the last layout found missing.
-// Finished blocks go in one batch; a streaming tail waits for its
-// interval.
-func (m *Model) scheduleRenders() []tea.Cmd {
-	if len(m.rc.missing) == 0 {
+// schedule starts markdown renders the last layout found missing, at
+// the width in rw. Finished blocks go in one batch; a streaming tail
+// waits for its interval (delivered by after).
+func (rc *renderCtx) schedule(rw *renderWidth, after func(time.Duration, tea.Msg) tea.Cmd) []tea.Cmd {
+	if len(rc.missing) == 0 {
 		return nil
 	}
 	var jobs []mdJob
 	var cmds []tea.Cmd
 	now := time.Now()
-	for _, j := range m.rc.missing {
+	for _, j := range rc.missing {
 		if j.tail {
 			// One render or wake-up at a time, tailRenderInterval apart.
 			doc := j.owner.doc
@@ -54,7 +54,7 @@ func (m *Model) scheduleRenders() []tea.Cmd {
 			}
 			if wait := tailRenderInterval - now.Sub(doc.lastTail); wait > 0 {
 				doc.tailWake = true
-				cmds = append(cmds, m.after(wait, tailDueMsg{owner: j.owner}))
+				cmds = append(cmds, after(wait, tailDueMsg{owner: j.owner}))
 				continue
 			}
 			doc.lastTail, doc.tailBusy = now, true
@@ -67,9 +67,9 @@ func (m *Model) scheduleRenders() []tea.Cmd {
 		j.blk.pending = j.key
 		jobs = append(jobs, j)
 	}
-	m.rc.missing = m.rc.missing[:0]
+	rc.missing = rc.missing[:0]
 	if len(jobs) > 0 {
-		width := &m.renderWidth
+		width := rw
 		cmds = append(cmds, func() tea.Msg {
 			out := make([][]string, len(jobs))
 			for i, j := range jobs {

@@ -15,13 +15,10 @@ import (
 // restoreCostMsg is the price of a restore, for the /context overlay.
 type restoreCostMsg struct{ cost loop.RestoreCost }
 
-// restoreCostCmd prices the restore off the Update loop; nothing while a
-// turn runs (the history is the loop's then).
-func (m *Model) restoreCostCmd() tea.Cmd {
-	r := m.runner
-	if r == nil || m.busy || m.compacting {
-		return nil
-	}
+// restoreCostCmd prices the restore off the Update loop. Not while a
+// turn runs (the history is the loop's then): the caller asks only when
+// the runner is idle.
+func restoreCostCmd(r *loop.Runner) tea.Cmd {
 	return func() tea.Msg {
 		c, ok := r.RestoreCost()
 		if !ok {

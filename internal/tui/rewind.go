@@ -85,9 +85,9 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	}
 	switch name {
 	case "undo":
-		return m.rewindCmd("undo", "", r.Undo, r.UndoForce)
+		return m.cp.rewind(m.gen, "undo", "", r.Undo, r.UndoForce)
 	case "redo":
-		return m.rewindCmd("redo", "", r.Redo, r.RedoForce)
+		return m.cp.rewind(m.gen, "redo", "", r.Redo, r.RedoForce)
 	case "rewind", "fork":
 		h := r.History()
 		turns := loop.Turns(h)
@@ -112,10 +112,10 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	return nil
 }
 
-// rewindCmd runs a rewind, an undo or a redo; force is its forced form.
-func (m *Model) rewindCmd(op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
-	gen := m.gen
-	m.cp.rewinding = true
+// rewind runs a rewind, an undo or a redo for the session of generation
+// gen; force is its forced form.
+func (cp *checkpointState) rewind(gen int, op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
+	cp.rewinding = true
 	return func() tea.Msg {
 		res, err := run(context.Background())
 		return rewoundMsg{gen: gen, op: op, mode: mode, res: res, err: err, force: force}
@@ -138,7 +138,8 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	var other *snapshot.BusyError
 	switch {
 	case errors.As(msg.err, &outside) && msg.force != nil:
-		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why}
+		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why,
+			row: choiceRow{n: 2, shortcuts: outsideShortcuts}}
 		return bell
 	case errors.As(msg.err, &other):
 		return m.setFlash(fmt.Sprintf("not now: session %s is running a tool in this directory; /%s again when it ends", other.Session, msg.op), 5*time.Second)
@@ -147,19 +148,19 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 		if strings.Contains(text, "nothing to") || strings.Contains(text, "is busy") {
 			return m.setFlash(text, 4*time.Second)
 		}
-		m.notice(noticeError, text, "")
+		m.chat.notice(noticeError, text, "")
 		m.chat.toBottom()
 		return nil
 	case msg.err != nil:
 		// Done in part (the files were restored, the record failed).
-		m.notice(noticeError, msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.err.Error(), "")
 	}
 	res := msg.res
 	if len(res.Messages) > 0 {
 		m.rebuildConversation()
 	}
 	text, hint := rewindSummary(msg.op, msg.mode, res)
-	m.notice(noticeInfo, text, hint)
+	m.chat.notice(noticeInfo, text, hint)
 	m.chat.toBottom()
 	if msg.op != "redo" && msg.mode != message.RewindCode && res.UserText != "" {
 		if cur := m.editor.value(); strings.TrimSpace(cur) == "" {
@@ -215,7 +216,7 @@ func (m *Model) rebuildConversation() {
 	hist, idx := m.editor.history, m.editor.histIdx
 	m.loadHistory(m.runner.History())
 	m.editor.history, m.editor.histIdx = hist, idx
-	m.focus = nil
+	m.chat.focus = nil
 }
 
 // outsideDialog asks before a restore overwrites files changed outside
@@ -224,7 +225,7 @@ type outsideDialog struct {
 	msg   rewoundMsg
 	files []snapshot.FileChange
 	why   map[string]string // a file's reason when it is not surely the agent's change
-	sel   int               // 0 restore anyway, 1 cancel
+	row   choiceRow         // outsideRestore, outsideCancel
 }
 
 // The choices of outsideDialog, in button order; cancel is the default.
@@ -233,20 +234,20 @@ const (
 	outsideCancel
 )
 
+// outsideShortcuts are the modified keys of the choices.
+var outsideShortcuts = map[string]int{"alt+r": outsideRestore, "alt+c": outsideCancel}
+
 func (d *outsideDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return drawerKeep, nil
 	}
-	choice := -1
-	switch k.String() {
-	case "left", "right", "tab", "shift+tab", "up", "down":
-		d.sel = 1 - d.sel
-	case "enter":
-		choice = d.sel
-	case "alt+r":
-		choice = outsideRestore
-	case "esc", "alt+c":
+	key := k.String()
+	if key == "up" || key == "down" {
+		key = "tab" // of two choices, every move flips the highlight
+	}
+	choice := d.row.update(key)
+	if key == "esc" {
 		choice = outsideCancel
 	}
 	switch choice {
@@ -284,20 +285,19 @@ func (d *outsideDialog) view(m *Model, width, height int) []string {
 		body = append(body, "  "+fit(line, inner-2))
 	}
 	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
-	body = append(body, buttons(th, []string{"restore anyway · alt+r", "cancel · esc"}, d.sel, inner)...)
+	body = append(body, d.row.view(th, []string{"restore anyway · alt+r", "cancel · esc"}, true, inner)...)
 	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
 }
 
-// checkpointsOpened runs once a session is open: the notices waiting for
-// it, and the runner's notes (checkpoints are off and why; a restore
-// finished at start-up).
-func (m *Model) checkpointsOpened() {
-	m.cp.notesShown = 0
-	for _, n := range m.cp.openNotices {
-		m.chat.add(n)
+// opened runs once a session is open: the notices waiting for it go to
+// chat, and the runner's notes are to be shown afresh (showNotes:
+// checkpoints are off and why; a restore finished at start-up).
+func (cp *checkpointState) opened(chat *chatView) {
+	cp.notesShown = 0
+	for _, n := range cp.openNotices {
+		chat.add(n)
 	}
-	m.cp.openNotices = nil
-	m.showNotes()
+	cp.openNotices = nil
 }
 
 // showNotes shows the runner's notes not shown yet. An EventNote only
@@ -309,7 +309,7 @@ func (m *Model) showNotes() {
 	}
 	notes := m.runner.Notes()
 	for _, n := range notes[min(m.cp.notesShown, len(notes)):] {
-		m.notice(noteKind(n), termsafe.Strip(n), "")
+		m.chat.notice(noteKind(n), termsafe.Strip(n), "")
 	}
 	m.cp.notesShown = len(notes)
 }
@@ -362,7 +362,7 @@ func (m *Model) addPatch(p *message.Part, final bool) {
 	it := &patchItem{state: *p.Patch}
 	m.parts[p.ID] = it
 	if !final && m.runner != nil {
-		if at := m.lastItemOf(p.MessageID); at >= 0 {
+		if at := lastItemOf(m.runner.History(), m.parts, m.chat.items, p.MessageID); at >= 0 {
 			m.chat.insert(at+1, it)
 			return
 		}
@@ -370,22 +370,21 @@ func (m *Model) addPatch(p *message.Part, final bool) {
 	m.chat.add(it)
 }
 
-// lastItemOf returns the position in the conversation of the last item
-// of a message, or -1.
-func (m *Model) lastItemOf(messageID string) int {
-	h := m.runner.History()
+// lastItemOf returns the position in the conversation items of the last
+// item of a message of history h, or -1; parts maps a part to its item.
+func lastItemOf(h []message.Entry, parts map[string]item, items []item, messageID string) int {
 	for i := len(h) - 1; i >= 0; i-- {
 		if h[i].Message.ID != messageID {
 			continue
 		}
 		mine := map[item]bool{}
 		for _, part := range h[i].Parts {
-			if it, ok := m.parts[part.ID]; ok {
+			if it, ok := parts[part.ID]; ok {
 				mine[it] = true
 			}
 		}
-		for j := len(m.chat.items) - 1; j >= 0; j-- {
-			if mine[m.chat.items[j]] {
+		for j := len(items) - 1; j >= 0; j-- {
+			if mine[items[j]] {
 				return j
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/provider"
 )
 
@@ -29,10 +30,9 @@ func listServed(p provider.Provider) ([]string, error) {
 }
 
 // needsModel reports whether the next message would start a session with
-// no model chosen.
-func (m *Model) needsModel() bool {
-	cfg := m.opt.Loop.Config
-	return m.runner == nil && m.fresh && cfg != nil && cfg.NeedsModelChoice()
+// no model chosen: no runner r, a fresh chat, and cfg wants a choice.
+func needsModel(r *loop.Runner, fresh bool, cfg *config.Config) bool {
+	return r == nil && fresh && cfg != nil && cfg.NeedsModelChoice()
 }
 
 // askModel opens the model picker to choose the new session's model.
@@ -46,7 +46,7 @@ func (m *Model) askModel() tea.Cmd {
 
 // chooseSole picks the server's only model for a session that has none.
 func (m *Model) chooseSole(served []string) (tea.Cmd, bool) {
-	if !m.needsModel() {
+	if !needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		return nil, false
 	}
 	name, ok := config.SoleServedModel(served)

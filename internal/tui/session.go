@@ -25,7 +25,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	old := m.runner
 	m.runner = nil
 	m.opening = true
-	m.hooksPending = nil
+	m.hooks = hookNotes{}
 	m.fresh = false
 	m.openErr = nil
 	opts := m.opt.Loop
@@ -33,7 +33,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
 	if sessionID == "" {
-		opts.Environment = m.takePendingEnvironment() // prefetch.go
+		opts.Environment = m.prefetch.take() // prefetch.go
 	}
 	slot, store := m.slot, m.store
 	return func() tea.Msg {
@@ -85,14 +85,14 @@ func (m *Model) leaveSession() tea.Cmd {
 	}
 }
 
-// currentModel is the model of the session, or the one a new session
-// will use.
-func (m *Model) currentModel() string {
-	if m.sess.Model != "" {
-		return m.sess.Model
+// sessionModel is the model of session sess, or the one a new session
+// will use (cfg's).
+func sessionModel(sess message.Session, cfg *config.Config) string {
+	if sess.Model != "" {
+		return sess.Model
 	}
-	if c := m.opt.Loop.Config; c != nil {
-		return c.Model
+	if cfg != nil {
+		return cfg.Model
 	}
 	return ""
 }
@@ -112,24 +112,24 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 		if strings.Contains(msg.err.Error(), "busy") || strings.Contains(msg.err.Error(), "lease") {
 			hint = "Another agent process drives this session. Close it, or start another session with /new."
 		}
-		m.notice(noticeError, "open session: "+msg.err.Error(), hint)
+		m.chat.notice(noticeError, "open session: "+msg.err.Error(), hint)
 		return nil
 	}
 	m.runner = msg.runner
 	m.sess = msg.sess
 	m.snap = msg.snap
 	m.loadHistory(msg.history)
-	m.checkpointsOpened()
-	m.showPendingHooks()
+	m.cp.opened(m.chat)
+	m.showNotes()
+	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
-	cmds = append(cmds, m.loadQueue())
+	cmds = append(cmds, loadQueue(m.runner, m.gen))
 	cmds = append(cmds, m.sendNext())
 	return tea.Batch(cmds...)
 }
 
 // loadQueue loads the persisted queue of the session just opened.
-func (m *Model) loadQueue() tea.Cmd {
-	r, gen := m.runner, m.gen
+func loadQueue(r *loop.Runner, gen int) tea.Cmd {
 	return func() tea.Msg {
 		q, err := r.Queue(context.Background())
 		if err != nil {
@@ -167,7 +167,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		printed = m.chat.items[:m.chat.printed:m.chat.printed]
 	}
 	m.chat.reset()
-	m.lastCompaction = nil
+	m.compaction.last = nil
 	clear(m.parts)
 	clear(m.msgs)
 	if len(printed) > 0 {
@@ -195,7 +195,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if i < skip {
 			if remember {
-				m.rememberSent(e)
+				m.editor.rememberSent(e)
 			}
 			continue
 		}
@@ -206,7 +206,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 					text += p.Text
 				}
 			}
-			m.summaryArrived(&e.Message, text)
+			m.compaction.summaryArrived(m.chat, m.parts, &e.Message, text)
 			continue
 		}
 		for j := range e.Parts {
@@ -221,23 +221,10 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 			m.chat.add(messageErrorItem(e.Message.Error))
 		}
 		if remember {
-			m.rememberSent(e)
+			m.editor.rememberSent(e)
 		}
 	}
 	m.chat.toBottom()
-}
-
-// rememberSent puts what the user wrote in a message into the editor's
-// history.
-func (m *Model) rememberSent(e *message.Entry) {
-	if e.Message.Role != message.RoleUser || e.Message.Synthetic {
-		return
-	}
-	for _, p := range e.Parts {
-		if p.Type == message.PartText {
-			m.editor.remember(p.Text)
-		}
-	}
 }
 
 func setupNotice(err error) *noticeItem {
@@ -249,4 +236,14 @@ func setupNotice(err error) *noticeItem {
 			"Both can also go in ~/.config/agent/config.json (\"base_url\"); the key only in the environment."
 	}
 	return n
+}
+
+// workDir is the directory the session works in: the session's, else
+// the chat's ("" for none). The @ popup offers its files; a relative
+// pasted path is in it.
+func workDir(sessDir, chatDir string) string {
+	if sessDir != "" {
+		return sessDir
+	}
+	return chatDir
 }

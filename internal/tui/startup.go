@@ -81,10 +81,10 @@ type storeOpenedMsg struct {
 	err error
 }
 
-// openStore opens the database with Options.OpenStore, unless it is open
-// already. The chat's close waits for it, and closes what it opened.
-func (m *Model) openStore() tea.Cmd {
-	f, open, slot := m.store, m.opt.OpenStore, m.slot
+// open opens the database with open (Options.OpenStore), unless it is
+// open already. The chat's close waits for it (through slot), and closes
+// what it opened (closeOwned).
+func (f *storeFuture) open(open func(context.Context) (*storage.Store, error), slot *runnerSlot) tea.Cmd {
 	if f.ready() {
 		return nil
 	}
@@ -114,9 +114,9 @@ func (m *Model) handleStoreOpened(msg storeOpenedMsg) tea.Cmd {
 	return nil
 }
 
-// closeStore closes the store the chat opened itself.
-func (m *Model) closeStore() {
-	if f := m.store; f.ready() && f.owned {
+// closeOwned closes the store if the chat opened it itself.
+func (f *storeFuture) closeOwned() {
+	if f.ready() && f.owned {
 		_ = f.st.Close()
 	}
 }

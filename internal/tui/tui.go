@@ -14,6 +14,20 @@
 // The loop calls its observer and askers on its own goroutine; they push
 // into an unbounded ordered inbox that one command at a time drains, so
 // the loop never waits for the screen.
+//
+// The root Model routes messages and keeps the session's state; the parts
+// of the screen are small types it holds, each with its own file: the
+// conversation (chatView: chat.go, focus.go), the render context
+// (renderCtx: items.go, render.go), the editor (editor.go) and its @
+// completion (mentionState: mention.go), the loop's open questions
+// (questions: questions.go) answered with a choiceRow (choicerow.go), the
+// drawers (drawers.go; the queue and pins drawers edit in place with a
+// listEditor: listeditor.go), the compactions (compactions:
+// compactcard.go), checkpoints (checkpointState: rewind.go), custom
+// commands (customState: custom.go), waiting images (imageTray:
+// images.go), hook notes (hookNotes: hooks.go), the environment prefetch
+// (envPrefetch: prefetch.go), the ticker (ticker.go) and the status line
+// (statusline.go).
 package tui
 
 import (

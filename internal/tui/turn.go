@@ -40,12 +40,9 @@ func (m *Model) sendNext() tea.Cmd {
 	}
 }
 
-// submit handles Enter on the editor: while the agent is busy the message
-// steers the running turn.
-func (m *Model) submit() tea.Cmd { return m.submitAs(message.KindSteer) }
-
 // submitAs sends the editor's text; while the agent is busy it is queued
-// as kind (steer.go).
+// as kind (steer.go). Enter on the editor submits as message.KindSteer:
+// the message steers the running turn.
 func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 	shown := m.editor.value()
 	if strings.TrimSpace(shown) == "" {
@@ -64,7 +61,7 @@ func (m *Model) submitAs(kind message.QueueKind) tea.Cmd {
 		m.editor.reset()
 		return m.runCommand(cmd, arg)
 	} else if strings.HasPrefix(text, "/") && !strings.ContainsAny(strings.Fields(text)[0][1:], "/.") {
-		if cmd, ok := m.submitCustom(shown, text, kind); ok { // custom.go
+		if cmd, ok := resolveCustom(m.opt.Commands, shown, text, kind); ok { // custom.go
 			return cmd
 		}
 		return m.unknownCommand(text)
@@ -82,17 +79,17 @@ func (m *Model) unknownCommand(text string) tea.Cmd {
 // the text otherwise.
 func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 	if m.opt.Setup != nil {
-		m.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
+		m.chat.notice(noticeError, "not sent: "+m.opt.Setup.Error(), "Set the key or a base URL and restart; your text stays in the editor.")
 		m.chat.toBottom()
 		return nil
 	}
-	if m.needsModel() {
+	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 		// Not sent to a model the server may not have: the text stays.
 		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
 	}
-	images, err := m.takeImages() // images.go
+	images, err := m.images.take(m.runner) // images.go
 	if err != nil {
-		m.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
+		m.chat.notice(noticeError, "not sent: "+err.Error(), "Your message and images stay.")
 		m.chat.toBottom()
 		return nil
 	}
@@ -112,7 +109,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		return tea.Batch(m.openSession(""), m.sendKind(text, kind))
 	case m.runner == nil && !m.opening:
 		m.editor.setValue(text)
-		m.notice(noticeError, "no session is open", "Start one with /new.")
+		m.chat.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
 	}
 	return m.sendKind(text, kind)
@@ -131,7 +128,7 @@ func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 	} else {
 		m.editor.setValue(msg.text + "\n" + cur)
 	}
-	m.notice(noticeError, "not sent: "+msg.err.Error(), "Your message is back in the editor.")
+	m.chat.notice(noticeError, "not sent: "+msg.err.Error(), "Your message is back in the editor.")
 	return next
 }
 
@@ -158,7 +155,7 @@ func (m *Model) interrupt() tea.Cmd {
 
 func (m *Model) handleCancelled(msg cancelledMsg) {
 	if msg.err != nil {
-		m.notice(noticeError, "interrupt: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "interrupt: "+msg.err.Error(), "")
 		return
 	}
 	if len(msg.queued) == 0 {
@@ -175,7 +172,7 @@ func (m *Model) handleCancelled(msg cancelledMsg) {
 		texts = append(texts, cur)
 	}
 	m.editor.setValue(strings.Join(texts, "\n\n"))
-	m.notice(noticeInfo, fmt.Sprintf("%d queued message%s moved back to the editor", len(msg.queued), plural(len(msg.queued))), "")
+	m.chat.notice(noticeInfo, fmt.Sprintf("%d queued message%s moved back to the editor", len(msg.queued), plural(len(msg.queued))), "")
 }
 
 // compactCmd runs /compact.
@@ -206,17 +203,17 @@ func (m *Model) handleCompacted(msg compactedMsg) {
 	switch {
 	case msg.err == nil:
 	case errors.Is(msg.err, loop.ErrNothingToCompact):
-		m.notice(noticeInfo, termsafe.Strip(msg.err.Error()), "") // says why
+		m.chat.notice(noticeInfo, termsafe.Strip(msg.err.Error()), "") // says why
 	case errors.Is(msg.err, context.Canceled):
-		m.notice(noticeInfo, "compaction stopped", "")
+		m.chat.notice(noticeInfo, "compaction stopped", "")
 	default:
-		m.notice(noticeError, "compact: "+msg.err.Error(), errorHint(msg.err.Error()))
+		m.chat.notice(noticeError, "compact: "+msg.err.Error(), errorHint(msg.err.Error()))
 	}
 }
 
 func (m *Model) handleModelSet(msg modelSetMsg) {
 	if msg.err != nil {
-		m.notice(noticeError, msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.err.Error(), "")
 		return
 	}
 	if m.runner != nil {
@@ -224,10 +221,10 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		m.sess = m.runner.Session()
 		text := "model: " + msg.name
 		if !m.runner.ModelKnown() {
-			m.notice(noticeWarn, text, unknownModelHint(msg.name))
+			m.chat.notice(noticeWarn, text, unknownModelHint(msg.name))
 			return
 		}
-		m.notice(noticeInfo, text, "")
+		m.chat.notice(noticeInfo, text, "")
 	}
 }
 

@@ -135,10 +135,10 @@ func (tp *turnPicker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	v := vis[min(tp.list.sel, len(vis)-1)].value
 	if tp.op == "fork" {
 		if v == forkAll {
-			return drawerClose, m.forkCmd("")
+			return drawerClose, forkCmd(m.runner, m.gen, m.sess.ID, "")
 		}
 		i, _ := strconv.Atoi(v)
-		return drawerClose, m.forkCmd(tp.ends[i])
+		return drawerClose, forkCmd(m.runner, m.gen, m.sess.ID, tp.ends[i])
 	}
 	tp.chosen, _ = strconv.Atoi(v)
 	tp.mode = 0
@@ -198,12 +198,13 @@ func (m *Model) rewindTo(t loop.Turn, mode string) tea.Cmd {
 			return r.Rewind(ctx, id, loop.RewindOptions{Mode: mode, Force: force})
 		}
 	}
-	return m.rewindCmd("rewind", mode, run(false), run(true))
+	return m.cp.rewind(m.gen, "rewind", mode, run(false), run(true))
 }
 
-// forkCmd copies the session up to message atID ("" for all of it).
-func (m *Model) forkCmd(atID string) tea.Cmd {
-	r, gen, from := m.runner, m.gen, m.sess.ID
+// forkCmd copies session from up to message atID ("" for all of it)
+// through its runner r (nothing without one); gen is the chat's
+// generation.
+func forkCmd(r *loop.Runner, gen int, from, atID string) tea.Cmd {
 	if r == nil {
 		return nil
 	}
@@ -219,13 +220,13 @@ func (m *Model) handleForked(msg forkedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		m.notice(noticeError, "fork: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "fork: "+msg.err.Error(), "")
 		m.chat.toBottom()
 		return nil
 	}
 	text := fmt.Sprintf("forked session %s into %s", msg.from, msg.sess.ID)
 	if cmd := m.refuseSwitch(); cmd != nil {
-		m.notice(noticeInfo, text, "/sessions opens the fork.")
+		m.chat.notice(noticeInfo, text, "/sessions opens the fork.")
 		return cmd
 	}
 	m.resetConversation()

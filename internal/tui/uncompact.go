@@ -40,13 +40,13 @@ func (m *Model) handleCompactionUndone(msg compactionUndoneMsg) {
 	var tooLarge *loop.UndoTooLargeError
 	switch {
 	case errors.Is(msg.err, loop.ErrNothingToUndo):
-		m.notice(noticeInfo, "nothing to undo: no compaction in force, no cleared output", "")
+		m.chat.notice(noticeInfo, "nothing to undo: no compaction in force, no cleared output", "")
 		return
 	case errors.As(msg.err, &tooLarge):
-		m.notice(noticeWarn, "compact undo: "+msg.err.Error(), "")
+		m.chat.notice(noticeWarn, "compact undo: "+msg.err.Error(), "")
 		return
 	case msg.err != nil:
-		m.notice(noticeError, "compact undo: "+msg.err.Error(), "")
+		m.chat.notice(noticeError, "compact undo: "+msg.err.Error(), "")
 		return
 	}
 	if m.runner != nil {
@@ -54,8 +54,8 @@ func (m *Model) handleCompactionUndone(msg compactionUndoneMsg) {
 	}
 	u := msg.undo
 	if u.Kind == "compaction" {
-		m.notice(noticeInfo, fmt.Sprintf("compaction undone: the history before it is sent again (~%s → ~%s tokens)", commas(u.TokensBefore), commas(u.TokensAfter)), "")
+		m.chat.notice(noticeInfo, fmt.Sprintf("compaction undone: the history before it is sent again (~%s → ~%s tokens)", commas(u.TokensBefore), commas(u.TokensAfter)), "")
 		return
 	}
-	m.notice(noticeInfo, fmt.Sprintf("%d cleared tool outputs restored (~%s → ~%s tokens)", u.Parts, commas(u.TokensBefore), commas(u.TokensAfter)), "")
+	m.chat.notice(noticeInfo, fmt.Sprintf("%d cleared tool outputs restored (~%s → ~%s tokens)", u.Parts, commas(u.TokensBefore), commas(u.TokensAfter)), "")
 }

@@ -21,7 +21,7 @@ func TestStatusLineMarksSuspectUsage(t *testing.T) {
 	if !s.UsageSuspect || s.Total >= 90000 {
 		t.Fatalf("snapshot: suspect %v total %d", s.UsageSuspect, s.Total)
 	}
-	label := h.m.contextLabel()
+	label := contextLabel(h.m.th, h.m.snap)
 	if !strings.Contains(label, "~") || !strings.Contains(label, "provider said 90K?") {
 		t.Errorf("status line context %q: want our estimate and the provider's figure marked", label)
 	}

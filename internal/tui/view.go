@@ -3,12 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
 
@@ -16,7 +14,7 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // layout sizes the parts of the screen and lays the conversation out.
 func (m *Model) layout() {
-	w := m.sizeRender()
+	w := m.rc.size(m.width, &m.renderWidth)
 	if m.editor.ta.Width() != w-2 {
 		m.editor.setWidth(w)
 	}
@@ -26,20 +24,20 @@ func (m *Model) layout() {
 	}
 	var lines []string
 	var d drawer
-	if len(m.dialogs) > 0 {
-		d = m.dialogs[0]
+	if len(m.questions.list) > 0 {
+		d = m.questions.list[0]
 	} else if m.drawer != nil {
 		d = m.drawer
 	}
 	if d != nil {
 		lines = d.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
-		lines = m.popupLines(comps, w, avail-1)
-	} else if paths := m.mentionCompletions(); len(paths) > 0 {
-		lines = m.mentionPopupLines(paths, w)
+		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
+	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
+		lines = mentionPopupLines(m.th, m.editor.sel, paths, w)
 	}
 	if len(m.images) > 0 {
-		lines = append(lines, m.imageChipsLine(w)) // images.go
+		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
 	}
 	if m.flash != "" {
 		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
@@ -54,21 +52,21 @@ func (m *Model) layout() {
 	m.chat.layout(&m.rc)
 }
 
-// sizeRender sets the width items render at from the window's, and
-// returns the window's width.
-func (m *Model) sizeRender() int {
-	w := max(20, m.width)
-	m.rc.width = w - 2
-	m.renderWidth.Store(int64(w - 4)) // text items indent by two
-	m.rc.expandAll = m.expandAll
+// size sets the width items render at (here, and markdown's in rw)
+// from the window's width, and returns the width the screen is laid out
+// at.
+func (rc *renderCtx) size(width int, rw *renderWidth) int {
+	w := max(20, width)
+	rc.width = w - 2
+	rw.Store(int64(w - 4)) // text items indent by two
 	return w
 }
 
-// popupLines is the slash-command completion popup, at most rows lines:
-// the entries shown are a window that keeps the selected one in view.
-func (m *Model) popupLines(comps []command, width, rows int) []string {
-	th := m.th
-	sel := min(m.editor.sel, len(comps)-1)
+// popupLines is the slash-command completion popup, at most rows lines,
+// the editor's selection sel highlighted: the entries shown are a window
+// that keeps the selected one in view.
+func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
+	sel = min(sel, len(comps)-1)
 	var out []string
 	first, last := popupWindow(len(comps), sel, max(1, min(maxPopupEntries, rows-1)))
 	for i := first; i < last; i++ {
@@ -126,7 +124,7 @@ func (m *Model) View() tea.View {
 		}
 		rows = max(m.liveFloor, h)
 	}
-	focused := m.focusedItem()
+	focused := m.chat.focusedItem()
 	bar := m.th.accentText.Render("▎")
 	for i, l := range m.chat.visible {
 		if focused >= 0 && m.chat.rows[i] == focused && l != "" {
@@ -183,132 +181,4 @@ func (m *Model) ruleLine() string {
 		return fit(left+right, w)
 	}
 	return th.rule.Render("──") + left + th.rule.Render(strings.Repeat("─", fill)) + right
-}
-
-// statusLine is the last line: model and title on the left; context
-// used, cost and activity on the right.
-func (m *Model) statusLine() string {
-	th := m.th
-	w := max(20, m.width)
-	var right []string
-	if act := m.activity(); act != "" {
-		right = append(right, act)
-	}
-	if ctx := m.contextLabel(); ctx != "" {
-		right = append(right, ctx)
-	}
-	if near := m.nearLabel(); near != "" {
-		right = append(right, near)
-	}
-	if used := m.sess.Usage.Input + m.sess.Usage.Output; m.sess.CostUSD > 0 || used > 0 {
-		if c := costLabel(m.opt.Loop.Config, m.currentModel(), m.sess.CostUSD); m.sess.CostUSD > 0 || c != formatCost(0) {
-			right = append(right, th.dim.Render(c))
-		}
-	}
-	if c := cacheLabel(m.lastUsage, m.sess.Usage); c != "" {
-		right = append(right, th.dim.Render(c))
-	}
-	sep := th.dim.Render(" · ")
-	r := strings.Join(right, sep)
-	// Drop the least important parts until it fits beside the model.
-	for len(right) > 1 && ansi.StringWidth(r) > w-12 {
-		right = right[:len(right)-1]
-		r = strings.Join(right, sep)
-	}
-	model := m.currentModel()
-	left := th.statusModel.Render(termsafe.Strip(model))
-	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
-	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
-		left += th.dim.Render(" · ") + th.statusBar.Render(oneLine(title, room-3))
-	}
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 1
-	if gap < 1 {
-		return fit(" "+left+" "+r, w)
-	}
-	return " " + left + strings.Repeat(" ", gap) + r
-}
-
-// activity is the spinner part of the status line.
-func (m *Model) activity() string {
-	th := m.th
-	spin := th.accentText.Render(spinnerFrames[m.frame%len(spinnerFrames)])
-	switch {
-	case m.compacting || m.compactRun != nil:
-		return spin + " " + th.warnText.Render(m.compactingLabel()) + th.dim.Render(" · esc stops")
-	case m.busy:
-		s := spin + " " + sinceLabel(m.busySince)
-		if m.retry != nil && m.retry.left > 0 {
-			s += th.warnText.Render(fmt.Sprintf(" · retry in %ds", m.retry.left))
-		} else if rate := m.tokensPerSecond(); rate >= 1 {
-			s += fmt.Sprintf(" · %.0f tok/s", rate)
-		}
-		return s + th.dim.Render(" · esc interrupts")
-	case m.opening && m.runner == nil && m.openErr == nil:
-		return spin + th.dim.Render(" opening")
-	}
-	return ""
-}
-
-// tokensPerSecond estimates the streaming rate of the current step (four
-// characters a token).
-func (m *Model) tokensPerSecond() float64 {
-	if m.streamStart.IsZero() {
-		return 0
-	}
-	d := time.Since(m.streamStart)
-	if d < 500*time.Millisecond {
-		return 0
-	}
-	return float64(m.streamChars) / 4 / d.Seconds()
-}
-
-// nearLabel says when compaction is expected ("compaction in ~3 turns"),
-// from the loop's last forecast, while the total stays past
-// tokens.NearFraction of the compaction point.
-func (m *Model) nearLabel() string {
-	f, s := m.near, m.snap
-	if f == nil || s.CompactAt <= 0 || float64(s.Total) < tokens.NearFraction*float64(s.CompactAt) {
-		return ""
-	}
-	text := "compaction soon"
-	switch {
-	case f.NextStep:
-		text = "compaction at the next step"
-	case f.TurnsLeft == 1:
-		text = "compaction in ~1 turn"
-	case f.TurnsLeft > 1:
-		text = fmt.Sprintf("compaction in ~%d turns", f.TurnsLeft)
-	}
-	return m.th.warnText.Render(text)
-}
-
-// contextLabel shows the calculator's total against the window, coloured
-// as it nears the compaction point.
-func (m *Model) contextLabel() string {
-	th := m.th
-	s := m.snap
-	if s.Window == 0 {
-		return ""
-	}
-	approx := ""
-	if s.Basis == tokens.BasisEstimated {
-		approx = "~"
-	}
-	label := fmt.Sprintf("%s%s/%s %d%%", approx, formatTokens(s.Total), formatTokens(s.Window), s.Total*100/s.Window)
-	if s.UsageSuspect {
-		// The provider's report was not believed (tokens.SuspectReport):
-		// show it beside our count, marked.
-		label += fmt.Sprintf(" (provider said %s?)", formatTokens(s.ReportedInput))
-	}
-	limit := s.CompactAt
-	if limit <= 0 {
-		limit = s.Window - s.OutputReserve
-	}
-	switch {
-	case limit > 0 && s.Total >= limit:
-		return th.errorText.Render(label)
-	case limit > 0 && s.Total*100 >= limit*85:
-		return th.warnText.Render(label)
-	}
-	return th.statusBar.Render(label)
 }

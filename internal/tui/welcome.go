@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/gitcmd"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -103,25 +104,23 @@ func loadBranch(dir string) tea.Cmd {
 	}
 }
 
-// refreshWelcome brings the welcome screen up to date with the model a
-// new session will use.
-func (m *Model) refreshWelcome() {
-	w := m.welcome
+// refresh brings the welcome screen up to date with the model a new
+// session will use (as cfg knows it), the directory and the version; a
+// nil screen is left alone.
+func (w *welcomeItem) refresh(cfg *config.Config, model, dir, version string) {
 	if w == nil {
 		return
 	}
-	model := m.currentModel()
 	var window int64
 	server := ""
-	if cfg := m.opt.Loop.Config; cfg != nil {
+	if cfg != nil {
 		if info, known := cfg.ModelInfo(model); known {
 			window = info.ContextWindow
 		}
 		server = cfg.BaseURL
 	}
-	dir := m.opt.Loop.Dir
-	if w.model != model || w.window != window || w.server != server || w.dir != dir || w.version != m.opt.Version {
-		w.model, w.window, w.server, w.dir, w.version = model, window, server, dir, m.opt.Version
+	if w.model != model || w.window != window || w.server != server || w.dir != dir || w.version != version {
+		w.model, w.window, w.server, w.dir, w.version = model, window, server, dir, version
 		w.ver++
 	}
 }
@@ -132,7 +131,7 @@ func (m *Model) showWelcome() {
 		m.welcome = &welcomeItem{branch: m.branch}
 	}
 	m.chat.add(m.welcome)
-	m.refreshWelcome()
+	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 }
 
 // dropWelcome removes the welcome screen: the conversation starts.

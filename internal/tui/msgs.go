@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// Messages of the chat's own commands, named for what happened.
+type (
+	openedMsg struct {
+		gen     int
+		runner  *loop.Runner
+		history []message.Entry
+		sess    message.Session
+		snap    tokens.Snapshot
+		err     error
+	}
+	sentMsg struct {
+		text   string
+		images []*message.FileState
+		queued bool
+		err    error
+	}
+	cancelledMsg struct {
+		queued []message.QueuedMessage
+		err    error
+	}
+	compactedMsg struct {
+		err error
+	}
+	pulledBackMsg struct {
+		text   string
+		images []*message.FileState
+		ok     bool
+		err    error
+	}
+	modelSetMsg struct {
+		name string
+		err  error
+	}
+	summaryLoadedMsg struct {
+		id, text string
+	}
+	opFailedMsg struct {
+		what string
+		err  error
+	}
+	renderedMsg struct {
+		jobs  []mdJob
+		lines [][]string
+	}
+	queueLoadedMsg struct {
+		gen   int
+		queue []message.QueuedMessage
+	}
+	tickMsg        struct{ gen int }
+	tailDueMsg     struct{ owner *textItem }
+	flashDoneMsg   struct{ id int }
+	dialogArmedMsg struct{ d drawer }
+)
