@@ -71,6 +71,7 @@ var exceptions = []exception{
 	{"internal/loop.Runner", methods, 183, splitting},
 	{"internal/loop.Runner", fields, 44, splitting},
 	{runnerFile, lines, 921, splitting},
+	{"internal/tui.Model", methods, 79, "the chat's orchestrator: issue 28's target for it is under 80 methods"},
 	{"internal/tui.Model", fields, 62, splitting},
 	{"cmd/agent.eventWriter", fields, 17, splitting + " (the headless event writer becomes its own component)"},
 	{"internal/tui/markdown/gfm/block.go", lines, 789, "the CommonMark block parser, in the spec's order; issue 28 tests it against the spec and fixes bugs in it (741 lines, 789 with the fixes), it does not split it"},
