@@ -139,7 +139,7 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	switch {
 	case errors.As(msg.err, &outside) && msg.force != nil:
 		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why,
-			row: choiceRow{n: 2, shortcuts: outsideShortcuts}}
+			row: choiceRow{n: 2, shortcuts: outsideShortcuts, sel: outsideCancel}}
 		return bell
 	case errors.As(msg.err, &other):
 		return m.setFlash(fmt.Sprintf("not now: session %s is running a tool in this directory; /%s again when it ends", other.Session, msg.op), 5*time.Second)

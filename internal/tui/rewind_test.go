@@ -274,6 +274,16 @@ func TestUndoAsksBeforeOverwritingAnOutsideChange(t *testing.T) {
 		t.Errorf("cancel took the turn back: %q", u)
 	}
 
+	// Enter right away takes the default, which is cancel: an unread
+	// dialog never overwrites the user's edit.
+	h.command("/undo")
+	h.waitScreen("files changed outside the agent")
+	h.key("enter")
+	h.waitScreen("undo cancelled: no file was touched")
+	if got := readOr(t, a); got != "mine\n" {
+		t.Errorf("Enter on the dialog restored a.txt: %q", got)
+	}
+
 	h.command("/undo")
 	h.waitScreen("files changed outside the agent")
 	h.key("r") // typing does not answer it
