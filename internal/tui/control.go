@@ -176,7 +176,7 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 // pinsDrawer is /pins: the session's pins, to edit or remove.
 type pinsDrawer struct{ list listEditor }
 
-func newPinsDrawer() *pinsDrawer { return &pinsDrawer{list: listEditor{editHeight: 6, raw: true}} }
+func newPinsDrawer() *pinsDrawer { return &pinsDrawer{list: listEditor{editHeight: 6}} }
 
 func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	r := m.runner

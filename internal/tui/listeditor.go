@@ -18,9 +18,6 @@ type listEditor struct {
 	editID  string  // the item being edited
 	// editHeight is the editor's most lines.
 	editHeight int
-	// raw saves the editor's value as it stands, without expanding its
-	// paste placeholders (the pins drawer's way, kept as it was).
-	raw bool
 }
 
 // listSaved is an edit the user saved: the item's id and its new text
@@ -37,10 +34,8 @@ func (l *listEditor) updateEditing(msg tea.Msg) (*listSaved, tea.Cmd) {
 			l.editing = nil
 			return nil, nil
 		case "enter":
-			text := l.editing.value()
-			if !l.raw {
-				text = l.editing.expand(text)
-			}
+			// A long text shows as a paste placeholder: it is saved whole.
+			text := l.editing.expand(l.editing.value())
 			saved := &listSaved{id: l.editID, text: text}
 			l.editing = nil
 			if strings.TrimSpace(text) == "" {

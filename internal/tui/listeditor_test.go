@@ -26,18 +26,18 @@ func TestListEditorMovesAndClamps(t *testing.T) {
 	}
 }
 
-func TestListEditorSavesExpandedUnlessRaw(t *testing.T) {
+func TestListEditorSavesExpanded(t *testing.T) {
 	big := strings.Repeat("line\n", collapseLines+1)
 	enter := tea.KeyPressMsg{Code: tea.KeyEnter}
-	for _, raw := range []bool{false, true} {
-		l := listEditor{editHeight: 4, raw: raw}
+	{
+		l := listEditor{editHeight: 4}
 		l.edit(newTheme(true), 80, "id1", big)
 		saved, _ := l.updateEditing(enter)
 		if saved == nil || saved.id != "id1" || l.editing != nil {
-			t.Fatalf("raw=%v: saved %+v, editing %v", raw, saved, l.editing != nil)
+			t.Fatalf("saved %+v, editing %v", saved, l.editing != nil)
 		}
-		if expanded := saved.text == big; expanded == raw {
-			t.Errorf("raw=%v: saved %q", raw, saved.text)
+		if saved.text != big {
+			t.Errorf("saved %q, want the text expanded", saved.text)
 		}
 	}
 	l := listEditor{editHeight: 4}
@@ -48,5 +48,18 @@ func TestListEditorSavesExpandedUnlessRaw(t *testing.T) {
 	l.edit(newTheme(true), 80, "id1", "keep")
 	if saved, _ := l.updateEditing(tea.KeyPressMsg{Code: tea.KeyEscape}); saved != nil || l.editing != nil {
 		t.Errorf("esc: saved %+v, editing %v", saved, l.editing != nil)
+	}
+}
+
+// TestPinsDrawerSavesALongPinWhole: a pin long enough for the editor to
+// show it as a paste placeholder is saved as its text, never as the
+// placeholder ("[paste #1 · …]" stored in place of the pin).
+func TestPinsDrawerSavesALongPinWhole(t *testing.T) {
+	big := strings.Repeat("a fact\n", collapseLines+1)
+	d := newPinsDrawer()
+	d.list.edit(newTheme(true), 80, "p1", big)
+	saved, _ := d.list.updateEditing(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if saved == nil || saved.text != big {
+		t.Fatalf("saved %+v, want the pin's whole text", saved)
 	}
 }
