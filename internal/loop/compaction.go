@@ -439,7 +439,7 @@ func withSummaryOf(history []message.Entry, sessionID string, state *message.Com
 func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState, err error) error {
 	state.Rejected = true
 	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-	if _, serr := r.saveMarker(context.WithoutCancel(ctx), &marker, state); serr != nil {
+	if _, serr := r.compactor().saveMarker(context.WithoutCancel(ctx), &marker, state); serr != nil {
 		return serr
 	}
 	kind := "compaction_rejected"
@@ -456,7 +456,7 @@ func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState,
 // requests that wrote it), and resets the calculator to the new history.
 func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model string, spent summaryCost, kind string) error {
 	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-	mp, err := r.saveMarker(ctx, &marker, state)
+	mp, err := r.compactor().saveMarker(ctx, &marker, state)
 	if err != nil {
 		return err
 	}
@@ -488,49 +488,9 @@ func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionS
 	return nil
 }
 
-// saveMarker stores the user-side record of a compaction and appends it to
-// the history.
-func (r *Runner) saveMarker(ctx context.Context, m *message.Message, state *message.CompactionState) (message.Part, error) {
-	if err := r.store.CreateMessage(ctx, m); err != nil {
-		return message.Part{}, fmt.Errorf("save compaction: %w", err)
-	}
-	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartCompaction, Compaction: state}
-	if err := r.store.UpsertPart(ctx, &p); err != nil {
-		return message.Part{}, fmt.Errorf("save compaction: %w", err)
-	}
-	r.mu.Lock()
-	r.history = append(r.history, message.Entry{Message: *m, Parts: []message.Part{p}})
-	r.mu.Unlock()
-	return p, nil
-}
-
-// markCompacted marks tool parts compacted (their outputs are sent as
-// message.ClearedOutput from now on), in the database and in the history.
+// markCompacted marks tool parts compacted (compactor.markCompacted).
 func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	now := time.Now()
-	if err := r.store.MarkCompacted(ctx, ids, now); err != nil {
-		return fmt.Errorf("clear tool outputs: %w", err)
-	}
-	marked := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		marked[id] = true
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range r.history {
-		for j := range r.history[i].Parts {
-			p := &r.history[i].Parts[j]
-			if marked[p.ID] && p.Tool != nil {
-				st := *p.Tool
-				st.CompactedAt = now
-				p.Tool = &st
-			}
-		}
-	}
-	return nil
+	return r.compactor().markCompacted(ctx, ids)
 }
 
 // summarise asks writer for a summary of what the plan summarises and
