@@ -106,6 +106,61 @@ func (c *compactor) markCompacted(ctx context.Context, ids []string) error {
 	return nil
 }
 
+// notApplied records an attempt that changed nothing: a marker in the
+// history (the transcript shows it), the event log and an event. It
+// returns err, which wraps errNotApplied.
+func (c *compactor) notApplied(ctx context.Context, state *message.CompactionState, err error) error {
+	state.Rejected = true
+	marker := message.Message{SessionID: c.session(), Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
+	if _, serr := c.saveMarker(context.WithoutCancel(ctx), &marker, state); serr != nil {
+		return serr
+	}
+	kind := "compaction_rejected"
+	if state.Outcome == message.CompactionFailed {
+		kind = "compaction_failed"
+	}
+	_ = c.store.LogEvent(context.WithoutCancel(ctx), c.session(), kind, state)
+	c.emit(message.Event{Type: message.EventCompacted, SessionID: c.session(), Compaction: state})
+	return fmt.Errorf("%w: %w", errNotApplied, err)
+}
+
+// applyCompaction stores a compaction: the marker with its state, the
+// summary message (its parent the marker, with the usage and cost of the
+// requests that wrote it), and resets the calculator to the new history
+// (roundtrip: the model is sent its reasoning back, setReasoningRow).
+func (c *compactor) apply(ctx context.Context, state *message.CompactionState, body, model string, spent summaryCost, kind string, roundtrip bool) error {
+	marker := message.Message{SessionID: c.session(), Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
+	mp, err := c.saveMarker(ctx, &marker, state)
+	if err != nil {
+		return err
+	}
+	summary := message.Message{SessionID: c.session(), Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now(),
+		ParentID: marker.ID, Usage: spent.usage, CostUSD: spent.costUSD}
+	if err := c.store.CreateMessage(ctx, &summary); err != nil {
+		return fmt.Errorf("save summary: %w", err)
+	}
+	sp := message.Part{SessionID: c.session(), MessageID: summary.ID, Type: message.PartText, Text: body}
+	if err := c.store.UpsertPart(ctx, &sp); err != nil {
+		return fmt.Errorf("save summary: %w", err)
+	}
+	state.SummaryID = summary.ID
+	if err := c.store.UpsertPart(ctx, &mp); err != nil {
+		return fmt.Errorf("save compaction: %w", err)
+	}
+	c.history.update(func(h []message.Entry) []message.Entry {
+		h[len(h)-1].Parts = []message.Part{mp}
+		return append(h, message.Entry{Message: summary, Parts: []message.Part{sp}})
+	})
+
+	c.reestimate()
+	setReasoningRow(c.calc(), c.history.entries(), roundtrip)
+	_ = c.store.LogEvent(ctx, c.session(), kind, state)
+	c.emit(message.Event{Type: message.EventMessageUpdated, SessionID: c.session(), Message: &summary})
+	c.emit(message.Event{Type: message.EventPartUpdated, SessionID: c.session(), Part: &sp})
+	c.emit(message.Event{Type: message.EventCompacted, SessionID: c.session(), Compaction: state})
+	return nil
+}
+
 // undo restores the history as it was before the newest compaction, or,
 // with none in force, the pruned outputs (uncompact.go says which and
 // when). The caller holds busy.

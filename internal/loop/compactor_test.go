@@ -228,3 +228,45 @@ func TestCompactorEditsTheSummary(t *testing.T) {
 		t.Fatal("the stored summary does not carry the edit")
 	}
 }
+
+// An applied compaction appends its marker and summary, linked, and
+// announces it; an attempt not applied leaves a rejected marker only.
+func TestCompactorAppliesAndRecordsARejection(t *testing.T) {
+	ctx := context.Background()
+	rig := newCompactorRig(t, 100_000)
+	rig.addToolCall(t, "output")
+	n := len(rig.hist.h)
+
+	rejected := &message.CompactionState{Reason: "auto", Outcome: "rejected"}
+	if err := rig.c.notApplied(ctx, rejected, errors.New("too long")); !errors.Is(err, errNotApplied) {
+		t.Fatalf("notApplied: %v, want errNotApplied", err)
+	}
+	if len(rig.hist.h) != n+1 || !rig.hist.h[n].Parts[0].Compaction.Rejected {
+		t.Fatal("notApplied did not append a rejected marker")
+	}
+
+	state := &message.CompactionState{Reason: "auto", Outcome: "applied"}
+	if err := rig.c.apply(ctx, state, "the summary", "small", summaryCost{costUSD: 0.5}, "compaction", false); err != nil {
+		t.Fatal(err)
+	}
+	h := rig.hist.h
+	if len(h) != n+3 || !h[n+2].Message.Summary || h[n+2].Message.ParentID != h[n+1].Message.ID {
+		t.Fatalf("apply: %d entries, want marker and summary appended", len(h))
+	}
+	if h[n+1].Parts[0].Compaction.SummaryID != h[n+2].Message.ID {
+		t.Fatal("the marker does not name its summary")
+	}
+	if s, m := summaryEntries(h); s != n+2 || m != n+1 {
+		t.Fatalf("summaryEntries = %d, %d, want %d, %d", s, m, n+2, n+1)
+	}
+	if got := len(rig.events); got != 4 { // rejected; message, part, compacted
+		t.Fatalf("%d events, want 4", got)
+	}
+	stored, err := rig.st.LoadHistory(ctx, rig.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != len(h) || stored[len(stored)-1].Message.CostUSD != 0.5 {
+		t.Fatal("the stored history does not match the compactor's")
+	}
+}
