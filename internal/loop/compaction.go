@@ -304,7 +304,7 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 			state.Outcome = message.CompactionRejected
 		}
 		state.TokensAfter = before
-		return r.notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
+		return r.compactor().notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
 	}
 	body := compact.ComposeSummary(text, plan.UserMessages)
 	// What the summary replaces is the total less what stays: the system
@@ -320,10 +320,14 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 	}
 	if verr != nil {
 		state.Outcome, state.Error = message.CompactionRejected, verr.Error()
-		return r.notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
+		return r.compactor().notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
 	}
 	state.Outcome = message.CompactionSummary
-	return r.applyCompaction(ctx, state, body, writer, spent, "compaction")
+	if err := r.compactor().apply(ctx, state, body, writer, spent, "compaction", r.info.ReasoningRoundtrip); err != nil {
+		return err
+	}
+	r.failedCompactionAt = 0
+	return nil
 }
 
 // fallbackAttempt compacts without a model: tool outputs outside the tail
@@ -351,16 +355,20 @@ func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error 
 		DroppedTurns: f.DroppedTurns, Note: f.Note, Emergency: req.refused > 0}
 	if err := r.markCompacted(ctx, f.Prune); err != nil {
 		state.Outcome, state.Error = message.CompactionFailed, err.Error()
-		return r.notApplied(ctx, state, err)
+		return r.compactor().notApplied(ctx, state, err)
 	}
 	after := r.requestEstimate(r.withSummary(state, f.Body, ""))
 	state.TokensAfter = after
 	if err := compact.Validate(f.Body, before, after); err != nil {
 		state.Outcome, state.Error = message.CompactionRejected, err.Error()
-		return r.notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
+		return r.compactor().notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
 	}
 	state.Outcome = message.CompactionFallback
-	return r.applyCompaction(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback")
+	if err := r.compactor().apply(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback", r.info.ReasoningRoundtrip); err != nil {
+		return err
+	}
+	r.failedCompactionAt = 0
+	return nil
 }
 
 // makePlan is the compaction's plan: the user's split for "summarise up
@@ -433,104 +441,9 @@ func withSummaryOf(history []message.Entry, sessionID string, state *message.Com
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
 }
 
-// notApplied records an attempt that changed nothing: a marker in the
-// history (the transcript shows it), the event log and an event. It
-// returns err, which wraps errNotApplied.
-func (r *Runner) notApplied(ctx context.Context, state *message.CompactionState, err error) error {
-	state.Rejected = true
-	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-	if _, serr := r.saveMarker(context.WithoutCancel(ctx), &marker, state); serr != nil {
-		return serr
-	}
-	kind := "compaction_rejected"
-	if state.Outcome == message.CompactionFailed {
-		kind = "compaction_failed"
-	}
-	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, kind, state)
-	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
-	return fmt.Errorf("%w: %w", errNotApplied, err)
-}
-
-// applyCompaction stores a compaction: the marker with its state, the
-// summary message (its parent the marker, with the usage and cost of the
-// requests that wrote it), and resets the calculator to the new history.
-func (r *Runner) applyCompaction(ctx context.Context, state *message.CompactionState, body, model string, spent summaryCost, kind string) error {
-	marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-	mp, err := r.saveMarker(ctx, &marker, state)
-	if err != nil {
-		return err
-	}
-	summary := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Summary: true, Model: model, FinishedAt: time.Now(),
-		ParentID: marker.ID, Usage: spent.usage, CostUSD: spent.costUSD}
-	if err := r.store.CreateMessage(ctx, &summary); err != nil {
-		return fmt.Errorf("save summary: %w", err)
-	}
-	sp := message.Part{SessionID: r.sess.ID, MessageID: summary.ID, Type: message.PartText, Text: body}
-	if err := r.store.UpsertPart(ctx, &sp); err != nil {
-		return fmt.Errorf("save summary: %w", err)
-	}
-	state.SummaryID = summary.ID
-	if err := r.store.UpsertPart(ctx, &mp); err != nil {
-		return fmt.Errorf("save compaction: %w", err)
-	}
-	r.mu.Lock()
-	r.history[len(r.history)-1].Parts = []message.Part{mp}
-	r.history = append(r.history, message.Entry{Message: summary, Parts: []message.Part{sp}})
-	r.mu.Unlock()
-
-	r.failedCompactionAt = 0
-	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
-	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
-	_ = r.store.LogEvent(ctx, r.sess.ID, kind, state)
-	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &summary})
-	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.sess.ID, Part: &sp})
-	r.emit(message.Event{Type: message.EventCompacted, SessionID: r.sess.ID, Compaction: state})
-	return nil
-}
-
-// saveMarker stores the user-side record of a compaction and appends it to
-// the history.
-func (r *Runner) saveMarker(ctx context.Context, m *message.Message, state *message.CompactionState) (message.Part, error) {
-	if err := r.store.CreateMessage(ctx, m); err != nil {
-		return message.Part{}, fmt.Errorf("save compaction: %w", err)
-	}
-	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartCompaction, Compaction: state}
-	if err := r.store.UpsertPart(ctx, &p); err != nil {
-		return message.Part{}, fmt.Errorf("save compaction: %w", err)
-	}
-	r.mu.Lock()
-	r.history = append(r.history, message.Entry{Message: *m, Parts: []message.Part{p}})
-	r.mu.Unlock()
-	return p, nil
-}
-
-// markCompacted marks tool parts compacted (their outputs are sent as
-// message.ClearedOutput from now on), in the database and in the history.
+// markCompacted marks tool parts compacted (compactor.markCompacted).
 func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	now := time.Now()
-	if err := r.store.MarkCompacted(ctx, ids, now); err != nil {
-		return fmt.Errorf("clear tool outputs: %w", err)
-	}
-	marked := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		marked[id] = true
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range r.history {
-		for j := range r.history[i].Parts {
-			p := &r.history[i].Parts[j]
-			if marked[p.ID] && p.Tool != nil {
-				st := *p.Tool
-				st.CompactedAt = now
-				p.Tool = &st
-			}
-		}
-	}
-	return nil
+	return r.compactor().markCompacted(ctx, ids)
 }
 
 // summarise asks writer for a summary of what the plan summarises and

@@ -1,36 +1,3 @@
-// Package loop drives a session: one loop goroutine per session takes a user
-// message, streams a step (one model call), runs the tools it asked for, and
-// goes on step by step until the model stops calling tools, the user cancels,
-// or the step limit is reached.
-//
-// At the start of each turn the dynamic system message (directory, date,
-// git status, AGENTS.md) is gathered again, unless it was gathered ahead
-// of the turn — beside Open and the first message (Options.Environment) or
-// while the user typed (PrefetchEnvironment) — less than 20 s before; the
-// stable one never changes.
-// Between steps, in this order, the loop injects queued user messages
-// (coalesced into one), builds the request and repairs any tool call
-// without its one result (what each history entry is sent as is kept from
-// step to step: reqcache.go), decides compaction with the token
-// calculator (its total, or our own count of the request when the
-// provider's usage says less, against a compaction point a provider's
-// refusal may have lowered; an automatic compaction prunes first and
-// summarises only if the request still does not fit, prunedenough.go;
-// after a compaction the request is built again), streams the next step and persists its usage, runs the tools, and after
-// the turn prunes old tool outputs. A step's tools that can change files
-// run between two snapshots of the directory, and the step's patch is
-// stored with it (checkpoint.go). A context-length error compacts and
-// streams again. Compaction attempts are bounded (compact.Breaker: at most
-// three until a request goes through, the last one model-free), and the
-// synthetic continue follows a compaction only in the middle of a task.
-// The user's hooks fire at fixed points of this order: at Open, before a
-// user message is stored, around each tool call and each compaction, and
-// when a turn ends (hooks.go).
-// Everything is persisted as it happens, so a cancel or a crash loses
-// nothing; Open repairs what a crash left.
-//
-// A Runner owns its session's lease in the database: one process drives a
-// session at a time.
 package loop
 
 import (

@@ -225,62 +225,11 @@ func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) {
 	r.busy = true
 	r.idle = make(chan struct{})
 	r.mu.Unlock()
-	u, err := r.undoCompaction(ctx)
+	u, err := r.compactor().undo(ctx)
 	res := TurnResult{FinishReason: "undone"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
 	}
 	r.setIdle(res)
 	return u, err
-}
-
-func (r *Runner) undoCompaction(ctx context.Context) (Undo, error) {
-	plan := planUndo(r.history)
-	if plan.empty() {
-		return Undo{}, ErrNothingToUndo
-	}
-	restored := plan.apply(r.history, time.Now())
-	u := Undo{TokensBefore: r.requestEstimate(r.history), TokensAfter: r.requestEstimate(restored)}
-	what := "the history before the compaction"
-	if plan.entry < 0 {
-		what = "the history with its pruned outputs restored"
-	}
-	if point := r.pricing().fitPoint(); point > 0 && u.TokensAfter > point {
-		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: r.calc().Snapshot().Window, Point: point}
-	}
-	kind := "compaction_undone"
-	if plan.entry >= 0 {
-		p := restored[plan.entry].Parts[plan.part]
-		if err := r.store.UpsertPart(ctx, &p); err != nil {
-			return Undo{}, fmt.Errorf("undo compaction: %w", err)
-		}
-		restored[plan.entry].Parts[plan.part] = p
-		u.Kind, u.SummaryID = "compaction", p.Compaction.SummaryID
-	} else {
-		if err := r.store.RestoreCompacted(ctx, plan.pruned); err != nil {
-			return Undo{}, fmt.Errorf("undo pruning: %w", err)
-		}
-		u.Kind, u.Parts = "pruned", len(plan.pruned)
-		kind = "prune_undone"
-	}
-	r.mu.Lock()
-	r.history = restored
-	r.mu.Unlock()
-	if plan.entry < 0 {
-		// A marker records the restore in the history, as a compaction
-		// records itself: a reopened session's calculator (tokens.Restore)
-		// then knows the last call's usage no longer describes the
-		// history, as the running one does.
-		marker := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, FinishedAt: time.Now()}
-		state := &message.CompactionState{Reason: "undo", Outcome: "restored", TokensBefore: u.TokensBefore, TokensAfter: u.TokensAfter,
-			Note: fmt.Sprintf("%d cleared tool outputs restored", u.Parts)}
-		if _, err := r.saveMarker(ctx, &marker, state); err != nil {
-			return Undo{}, fmt.Errorf("undo pruning: %w", err)
-		}
-	}
-	// The history sent changed: the total is an estimate until the next
-	// call, exactly as tokens.Restore computes it from the stored rows.
-	r.calc().Reset(r.calc().EstimateEntries(Visible(r.history)))
-	_ = r.store.LogEvent(ctx, r.sess.ID, kind, u)
-	return u, nil
 }
