@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,8 +143,18 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	if len(opt.Paths) > 0 && len(scope) == 0 {
 		return res, nil // every path named is outside: restore nothing, not everything
 	}
+	take := s.take
+	if target.Partial != nil { // a paths-only snapshot (budget.go): its paths only
+		scope = partialScope(scope, len(opt.Paths) > 0, target.Partial)
+		if len(scope) == 0 {
+			return res, nil
+		}
+		take = func(ctx context.Context, session, label string) (Snapshot, error) {
+			return s.takePaths(ctx, session, label, scope)
+		}
+	}
 
-	before, err := s.take(ctx, session, "before restoring "+string(to))
+	before, err := take(ctx, session, "before restoring "+string(to))
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +194,7 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		}
 	}
 	res.NotRestored = append(res.NotRestored, s.ignored(ctx, scope, ops)...)
-	after, err := s.take(ctx, session, "after restoring "+string(to))
+	after, err := take(ctx, session, "after restoring "+string(to))
 	if err != nil {
 		return res, err
 	}
@@ -672,4 +683,20 @@ func (b *blobReader) close() {
 	b.in.Close()
 	b.wait()
 	b.cancel()
+}
+
+// partialScope is the scope of a restore to a paths-only snapshot that
+// covers partial: the paths asked for (named) that it covers, or all it
+// covers.
+func partialScope(scope []string, named bool, partial []string) []string {
+	if !named {
+		return slices.Clone(partial)
+	}
+	var out []string
+	for _, p := range partial {
+		if inScope(p, scope) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

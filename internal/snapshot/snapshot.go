@@ -175,6 +175,10 @@ type Snapshot struct {
 	// Modes is the blob of the files whose permission bits differ from
 	// git's 0644 and 0755 (modes.go); "" when none do.
 	Modes string
+	// Partial is nil for a snapshot of the whole tree; for a paths-only
+	// snapshot (budget.go) the paths it covers, the only ones a restore
+	// to it touches.
+	Partial []string
 }
 
 // Store is one project's snapshot store. Its methods may be called from
@@ -194,6 +198,7 @@ type Store struct {
 	last      *lastTake // the newest snapshot this Store took (reuse.go)
 	modesText string    // the modes text this Store stored last, and its blob
 	modesBlob string
+	partial   map[string][]string // per session: the paths its paths-only snapshots covered (budget.go)
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -639,6 +644,12 @@ func commitMessage(snap Snapshot) string {
 	if snap.Modes != "" {
 		b.WriteString("modes: " + snap.Modes + "\n")
 	}
+	if snap.Partial != nil {
+		b.WriteString("partial: " + strconv.Itoa(len(snap.Partial)) + "\n")
+		for _, p := range snap.Partial {
+			b.WriteString("partial-path: " + strconv.Quote(p) + "\n")
+		}
+	}
 	for i, sk := range snap.Skipped {
 		if i == maxSkipsRecorded {
 			fmt.Fprintf(&b, "skipped-more: %d\n", len(snap.Skipped)-i)
@@ -682,6 +693,14 @@ func parseCommit(id ID, body string) Snapshot {
 			snap.Session = strings.TrimPrefix(line, "session: ")
 		case strings.HasPrefix(line, "modes: "):
 			snap.Modes = strings.TrimPrefix(line, "modes: ")
+		case strings.HasPrefix(line, "partial: "):
+			if snap.Partial == nil {
+				snap.Partial = []string{}
+			}
+		case strings.HasPrefix(line, "partial-path: "):
+			if p, err := strconv.Unquote(strings.TrimPrefix(line, "partial-path: ")); err == nil {
+				snap.Partial = append(snap.Partial, p)
+			}
 		case strings.HasPrefix(line, "skipped: "):
 			rest := strings.TrimPrefix(line, "skipped: ")
 			n, rest, _ := strings.Cut(rest, " ")
