@@ -11,7 +11,10 @@ package snapshot
 // lists every path the session's paths-only snapshots covered so far). A
 // restore to a paths-only snapshot touches those paths only (never a file
 // it does not name), and its own before/after snapshots are paths-only
-// too, so it costs no walk of the tree either.
+// too, so it costs no walk of the tree either. A session's paths-only
+// snapshots are chained (each commit's parent is the one before): a
+// restore across several steps takes a path that only a later step named
+// from the first snapshot that covered it (pathsOnly.plan).
 
 import (
 	"context"
@@ -57,7 +60,7 @@ func (b Budget) Notice(files int) string {
 // FileCount is how many files the tree is known to have without walking
 // it: the entries of the store's index, or of the repository's own index
 // before the first snapshot; 0 when neither is there.
-func (s *Store) FileCount() int {
+func FileCount(s *Store) int {
 	for _, p := range []string{s.git.IndexFile, filepath.Join(s.workTree, ".git", "index")} {
 		if n, ok := indexEntries(p); ok {
 			return n
@@ -122,10 +125,16 @@ func KnownPaths(workTree string, paths, commands []string) []string {
 	return out
 }
 
-// TakePaths snapshots paths only (KnownPaths' answer), on top of what the
-// store's index holds; the snapshot's Partial lists every path the
-// session's paths-only snapshots have covered.
-func (s *Store) TakePaths(ctx context.Context, session, label string, paths []string) (Snapshot, error) {
+// pathsOnly is the store's paths-only side: its snapshots, a restore's
+// plan, and what a comparison may look at (a type of its own, so that
+// Store's method set stays as it is).
+type pathsOnly struct{ s *Store }
+
+// TakePaths snapshots paths only (KnownPaths' answer) in st, on top of
+// what the store's index holds; the snapshot's Partial lists every path
+// the session's paths-only snapshots have covered.
+func TakePaths(ctx context.Context, st *Store, session, label string, paths []string) (Snapshot, error) {
+	s := st
 	if err := checkSession(session); err != nil {
 		return Snapshot{}, err
 	}
@@ -141,7 +150,7 @@ func (s *Store) TakePaths(ctx context.Context, session, label string, paths []st
 	all := mergePaths(s.partial[session], paths)
 	s.partial[session] = all
 	s.lastMu.Unlock()
-	return s.takePaths(ctx, session, label, all)
+	return pathsOnly{s}.take(ctx, session, label, all)
 }
 
 // mergePaths is the sorted union of a and b.
@@ -151,8 +160,9 @@ func mergePaths(a, b []string) []string {
 	return slices.Compact(out)
 }
 
-// takePaths is TakePaths with the lock held and the paths merged.
-func (s *Store) takePaths(ctx context.Context, session, label string, paths []string) (snap Snapshot, err error) {
+// take is TakePaths with the lock held and the paths merged.
+func (ps pathsOnly) take(ctx context.Context, session, label string, paths []string) (snap Snapshot, err error) {
+	s := ps.s
 	snap = Snapshot{Session: session, Label: label, Time: time.Now(), Partial: slices.Clone(paths)}
 	if len(paths) == 0 {
 		snap.Partial = []string{}
@@ -223,7 +233,14 @@ func (s *Store) takePaths(ctx context.Context, session, label string, paths []st
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
 	snap.Tree = strings.TrimSpace(string(tree))
-	commit, err := s.git.Output(ctx, []byte(commitMessage(snap)), "commit-tree", snap.Tree)
+	s.lastMu.Lock()
+	snap.Parent = s.partialHead[session]
+	s.lastMu.Unlock()
+	args := []string{"commit-tree", snap.Tree}
+	if snap.Parent != "" {
+		args = append(args, "-p", string(snap.Parent))
+	}
+	commit, err := s.git.Output(ctx, []byte(commitMessage(snap)), args...)
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
@@ -233,6 +250,68 @@ func (s *Store) takePaths(ctx context.Context, session, label string, paths []st
 	}
 	s.lastMu.Lock()
 	s.last = nil // a full snapshot never reuses a paths-only one (reuse.go)
+	if s.partialHead == nil {
+		s.partialHead = map[string]ID{}
+	}
+	s.partialHead[session] = snap.ID
 	s.lastMu.Unlock()
 	return snap, nil
 }
+
+// partialPlan is the plan of a restore to the paths-only snapshot target:
+// own, the paths target covers (of those asked for, when named), and
+// later, the paths only newer paths-only snapshots cover (those of expect,
+// the tree the caller last saw, or asked for), each with the snapshot that
+// first covered it after target: its state before the step that first
+// named it, which no tool changed since target. A path asked for that no
+// snapshot covers is lost: not in the snapshot.
+func (ps pathsOnly) plan(ctx context.Context, target Snapshot, expect ID, asked []string, named bool) (own []string, later map[ID][]string, lost []Skip, err error) {
+	s := ps.s
+	covered := map[string]bool{}
+	for _, p := range target.Partial {
+		if !named || inScope(p, asked) {
+			own = append(own, p)
+		}
+		covered[p] = true
+	}
+	want := map[string]bool{}
+	if named {
+		for _, p := range asked {
+			if !covered[p] {
+				want[p] = true
+			}
+		}
+	}
+	from := map[string]ID{}
+	id := expect
+	for n := 0; id != "" && id != target.ID && n < maxPartialChain; n++ {
+		snap, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if snap.Partial == nil {
+			break
+		}
+		for _, p := range snap.Partial {
+			if !covered[p] && (!named || inScope(p, asked)) {
+				from[p] = snap.ID // the oldest one wins: the walk goes back
+				delete(want, p)
+			}
+		}
+		id = snap.Parent
+	}
+	if len(from) > 0 {
+		later = map[ID][]string{}
+		for p, id := range from {
+			later[id] = append(later[id], p)
+		}
+	}
+	for p := range want {
+		lost = append(lost, Skip{Path: p, Reason: ReasonNotInSnap})
+	}
+	sort.Slice(lost, func(i, j int) bool { return lost[i].Path < lost[j].Path })
+	return own, later, lost, nil
+}
+
+// maxPartialChain bounds the paths-only snapshots a restore walks back.
+const maxPartialChain = 10_000

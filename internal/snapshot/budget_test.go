@@ -54,7 +54,7 @@ func TestPathsOnlySnapshotUndoesTheNamedFilesOnly(t *testing.T) {
 	sh(t, work, "echo one > a.txt; echo keep > other.txt; mkdir d; echo x > d/y.txt")
 	s := openStore(t, work)
 	ctx := context.Background()
-	before, err := s.TakePaths(ctx, "s1", "before", []string{"a.txt", "new.txt"})
+	before, err := TakePaths(ctx, s, "s1", "before", []string{"a.txt", "new.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPathsOnlySnapshotUndoesTheNamedFilesOnly(t *testing.T) {
 		t.Fatalf("Partial = %q", before.Partial)
 	}
 	sh(t, work, "echo two > a.txt; echo made > new.txt; echo hand > other.txt; echo hand > late.txt")
-	after, err := s.TakePaths(ctx, "s1", "after", []string{"a.txt", "new.txt"})
+	after, err := TakePaths(ctx, s, "s1", "after", []string{"a.txt", "new.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}

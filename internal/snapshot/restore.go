@@ -143,14 +143,24 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	if len(opt.Paths) > 0 && len(scope) == 0 {
 		return res, nil // every path named is outside: restore nothing, not everything
 	}
-	take := s.take
+	take, own := s.take, scope
+	var later map[ID][]string
 	if target.Partial != nil { // a paths-only snapshot (budget.go): its paths only
-		scope = partialScope(scope, len(opt.Paths) > 0, target.Partial)
+		var lost []Skip
+		own, later, lost, err = pathsOnly{s}.plan(ctx, target, opt.Expect, scope, len(opt.Paths) > 0)
+		if err != nil {
+			return nil, err
+		}
+		res.NotRestored = append(res.NotRestored, lost...)
+		scope = slices.Clone(own)
+		for _, ps := range later {
+			scope = mergePaths(scope, ps)
+		}
 		if len(scope) == 0 {
 			return res, nil
 		}
 		take = func(ctx context.Context, session, label string) (Snapshot, error) {
-			return s.takePaths(ctx, session, label, scope)
+			return pathsOnly{s}.take(ctx, session, label, scope)
 		}
 	}
 
@@ -170,9 +180,16 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		return nil, err
 	}
 	res.Outside = mergeChanges(res.Outside, agent)
-	changes, err := s.changes(ctx, before.ID, to, scope)
+	changes, err := s.changes(ctx, before.ID, to, own)
 	if err != nil {
 		return nil, err
+	}
+	for from, paths := range later { // paths-only: named after the target (budget.go)
+		more, err := s.changes(ctx, before.ID, from, paths)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, more...)
 	}
 	if refuse := unsureChanges(filterScope(res.Outside, scope), changes, opt.Unsure); len(refuse.Files) > 0 && !opt.Force {
 		refuse.Expect = opt.Expect
@@ -683,20 +700,4 @@ func (b *blobReader) close() {
 	b.in.Close()
 	b.wait()
 	b.cancel()
-}
-
-// partialScope is the scope of a restore to a paths-only snapshot that
-// covers partial: the paths asked for (named) that it covers, or all it
-// covers.
-func partialScope(scope []string, named bool, partial []string) []string {
-	if !named {
-		return slices.Clone(partial)
-	}
-	var out []string
-	for _, p := range partial {
-		if inScope(p, scope) {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -179,6 +179,8 @@ type Snapshot struct {
 	// snapshot (budget.go) the paths it covers, the only ones a restore
 	// to it touches.
 	Partial []string
+	// Parent is the session's previous paths-only snapshot (budget.go).
+	Parent ID
 }
 
 // Store is one project's snapshot store. Its methods may be called from
@@ -194,11 +196,12 @@ type Store struct {
 
 	recovered *RestoreResult
 
-	lastMu    sync.Mutex
-	last      *lastTake // the newest snapshot this Store took (reuse.go)
-	modesText string    // the modes text this Store stored last, and its blob
-	modesBlob string
-	partial   map[string][]string // per session: the paths its paths-only snapshots covered (budget.go)
+	lastMu      sync.Mutex
+	last        *lastTake // the newest snapshot this Store took (reuse.go)
+	modesText   string    // the modes text this Store stored last, and its blob
+	modesBlob   string
+	partial     map[string][]string // per session: the paths its paths-only snapshots covered (budget.go)
+	partialHead map[string]ID       // per session: its newest paths-only snapshot
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -675,6 +678,9 @@ func parseCommit(id ID, body string) Snapshot {
 	for _, line := range strings.Split(header, "\n") {
 		if v, ok := strings.CutPrefix(line, "tree "); ok {
 			snap.Tree = v
+		}
+		if v, ok := strings.CutPrefix(line, "parent "); ok {
+			snap.Parent = ID(v)
 		}
 		if v, ok := strings.CutPrefix(line, "committer "); ok {
 			f := strings.Fields(v)
