@@ -184,7 +184,7 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 		return
 	}
 	sctx := context.WithoutCancel(ctx) // the tree must be recorded even when cancelled
-	known := stepPaths(e, calls, st.WorkTree())
+	known := stepPaths(e, calls, st.WorkTree(), st.Exists)
 	before, ok := r.joinAfter(sctx)
 	if !ok || r.cp.partial { // paths-only: the last "after" did not cover this step's paths
 		var err error

@@ -57,7 +57,7 @@ func (c *checkpoints) take(ctx context.Context, st *snapshot.Store, session, lab
 // stepPaths are the paths a step's tool calls name before they run: the
 // path of write and edit, and the paths bash commands name
 // (snapshot.KnownPaths), relative to the work tree.
-func stepPaths(e *message.Entry, calls []int, workTree string) []string {
+func stepPaths(e *message.Entry, calls []int, workTree string, exists func(string) bool) []string {
 	var paths, commands []string
 	for _, ix := range calls {
 		tool := e.Parts[ix].Tool
@@ -78,5 +78,5 @@ func stepPaths(e *message.Entry, calls []int, workTree string) []string {
 			commands = append(commands, in.Command)
 		}
 	}
-	return snapshot.KnownPaths(workTree, paths, commands)
+	return snapshot.KnownPaths(workTree, paths, commands, exists)
 }

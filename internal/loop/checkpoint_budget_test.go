@@ -34,7 +34,7 @@ func TestOverBudgetTreeIsCheckpointedByKnownPaths(t *testing.T) {
 					pt.Call{ID: "w", Name: "write", Args: `{"path":"new.txt","content":"brand new\n"}`}),
 				pt.ToolCalls(
 					pt.Call{ID: "e", Name: "edit", Args: `{"path":"a.txt","old_string":"beta","new_string":"BETA"}`},
-					pt.Call{ID: "b", Name: "bash", Args: `{"command":"echo changed > b.txt"}`},
+					pt.Call{ID: "b", Name: "bash", Args: `{"command":"echo changed > b.txt && rm -rf d"}`},
 				),
 				pt.Text("Done."))
 			for p, body := range map[string]string{"a.txt": "alpha\nbeta\n", "b.txt": "one\n", "other.txt": "mine\n", "d/e.txt": "e\n"} {
@@ -65,8 +65,8 @@ func TestOverBudgetTreeIsCheckpointedByKnownPaths(t *testing.T) {
 					files[f.Path] = true
 				}
 			}
-			if fmt.Sprint(files) != "map[a.txt:true b.txt:true new.txt:true]" {
-				t.Errorf("patch files %v, want a.txt, b.txt and new.txt", files)
+			if fmt.Sprint(files) != "map[a.txt:true b.txt:true d/e.txt:true new.txt:true]" {
+				t.Errorf("patch files %v, want a.txt, b.txt, d/e.txt (in the directory the command removed) and new.txt", files)
 			}
 			os.WriteFile(filepath.Join(h.dir, "other.txt"), []byte("edited by hand\n"), 0o644)
 			if _, err := h.r.Undo(context.Background()); err != nil {
@@ -82,7 +82,7 @@ func TestOverBudgetTreeIsCheckpointedByKnownPaths(t *testing.T) {
 			}
 			after := treeState(t, h.dir)
 			for p, want := range map[string]string{"a.txt": "BETA", "b.txt": "changed", "new.txt": "brand new", "other.txt": "edited by hand"} {
-				if !strings.Contains(after[p], want) {
+				if !strings.Contains(after[p], want) || after["d/e.txt"] != "" {
 					t.Errorf("after redo %s = %s, want %q", p, after[p], want)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -86,8 +87,10 @@ func indexEntries(p string) (int, bool) {
 // KnownPaths are the work-tree-relative paths a step's tools are known to
 // touch: paths (write/edit's, relative or absolute) and the words of the
 // shell commands that name a path inside the tree (Named's reading of a
-// command). Globs and paths outside the tree are left out.
-func KnownPaths(workTree string, paths, commands []string) []string {
+// command): a word with a slash or a dot, or one that exists (a directory
+// `rm -rf build` names; nil exists: none). Globs and paths outside the
+// tree are left out.
+func KnownPaths(workTree string, paths, commands []string, exists func(rel string) bool) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -117,6 +120,8 @@ func KnownPaths(workTree string, paths, commands []string) []string {
 				continue
 			}
 			if strings.Contains(w, "/") || strings.Contains(w, ".") {
+				add(w)
+			} else if exists != nil && !filepath.IsAbs(w) && filepath.IsLocal(w) && exists(w) {
 				add(w)
 			}
 		}
@@ -265,20 +270,18 @@ func (ps pathsOnly) take(ctx context.Context, session, label string, paths []str
 // first covered it after target: its state before the step that first
 // named it, which no tool changed since target. A path asked for that no
 // snapshot covers is lost: not in the snapshot.
-func (ps pathsOnly) plan(ctx context.Context, target Snapshot, expect ID, asked []string, named bool) (own []string, later map[ID][]string, lost []Skip, err error) {
+func (ps pathsOnly) plan(ctx context.Context, target Snapshot, expect ID, asked []string, named bool) (own []string, byFrom map[ID][]string, lost []Skip, err error) {
 	s := ps.s
-	covered := map[string]bool{}
 	for _, p := range target.Partial {
-		if !named || inScope(p, asked) {
+		if !named || overlaps(p, asked) {
 			own = append(own, p)
 		}
-		covered[p] = true
 	}
-	want := map[string]bool{}
+	var want []string // asked for, not covered by target: covered later?
 	if named {
 		for _, p := range asked {
-			if !covered[p] {
-				want[p] = true
+			if !inScope(p, target.Partial) {
+				want = append(want, p)
 			}
 		}
 	}
@@ -293,24 +296,36 @@ func (ps pathsOnly) plan(ctx context.Context, target Snapshot, expect ID, asked 
 			break
 		}
 		for _, p := range snap.Partial {
-			if !covered[p] && (!named || inScope(p, asked)) {
+			if !slices.Contains(target.Partial, p) && (!named || overlaps(p, asked)) {
 				from[p] = snap.ID // the oldest one wins: the walk goes back
-				delete(want, p)
 			}
 		}
 		id = snap.Parent
 	}
-	if len(from) > 0 {
-		later = map[ID][]string{}
-		for p, id := range from {
-			later[id] = append(later[id], p)
+	later := slices.Collect(maps.Keys(from))
+	for _, p := range want {
+		if !inScope(p, later) {
+			lost = append(lost, Skip{Path: p, Reason: ReasonNotInSnap})
 		}
 	}
-	for p := range want {
-		lost = append(lost, Skip{Path: p, Reason: ReasonNotInSnap})
+	if len(from) > 0 {
+		byFrom = map[ID][]string{}
+		for p, id := range from {
+			byFrom[id] = append(byFrom[id], p)
+		}
 	}
-	sort.Slice(lost, func(i, j int) bool { return lost[i].Path < lost[j].Path })
-	return own, later, lost, nil
+	return own, byFrom, lost, nil
+}
+
+// overlaps reports whether p and one of scope are the same path or one
+// is under the other (a directory a command named, a file in it).
+func overlaps(p string, scope []string) bool {
+	for _, s := range scope {
+		if p == s || strings.HasPrefix(p, s+"/") || strings.HasPrefix(s, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxPartialChain bounds the paths-only snapshots a restore walks back.

@@ -38,8 +38,9 @@ func TestBudgetExceeded(t *testing.T) {
 func TestKnownPaths(t *testing.T) {
 	work := "/w"
 	got := KnownPaths(work, []string{"/w/a.txt", "sub/b.go", "/elsewhere/x", "../up"},
-		[]string{"rm -f big.bin && sed -i -e 1d src/c.go *.log --flag ../out.txt .git/config"})
-	want := []string{"a.txt", "big.bin", "src/c.go", "sub/b.go"}
+		[]string{"rm -f big.bin && sed -i -e 1d src/c.go *.log --flag ../out.txt .git/config; rm -rf build"},
+		func(rel string) bool { return rel == "build" })
+	want := []string{"a.txt", "big.bin", "build", "src/c.go", "sub/b.go"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("KnownPaths = %q, want %q", got, want)
 	}

@@ -10,7 +10,6 @@ package snapshot
 
 import (
 	"context"
-	"slices"
 	"sort"
 )
 
@@ -75,7 +74,7 @@ func (ps pathsOnly) covered(ctx context.Context, paths []string, ids ...ID) ([]s
 		}
 		var kept []string
 		for _, p := range paths {
-			if slices.Contains(snap.Partial, p) {
+			if inScope(p, snap.Partial) {
 				kept = append(kept, p)
 			}
 		}
