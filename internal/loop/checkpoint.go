@@ -21,6 +21,10 @@ package loop
 // A new turn takes a fresh "before", since the user may have edited files
 // in between.
 //
+// Budget. A tree over checkpoints' budget is checkpointed by the paths
+// the step's tools name, each step with its own "before"
+// (checkpoint_budget.go).
+//
 // Faults. Without git, or when the store cannot be opened, checkpoints are
 // off: Open says so once (a note) and everything else works. A snapshot
 // that fails is reported as a note and the step goes on: checkpoints never

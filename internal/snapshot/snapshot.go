@@ -43,6 +43,11 @@
 // tools were, when they ran (ToolWindows: every session's tool windows in
 // this directory) and when each file changed.
 //
+// Budget. A tree over a Budget (files, or the time of its first
+// snapshot) is checkpointed by tool-known paths only: TakePaths records
+// the paths a step names, and a restore to such a snapshot touches only
+// the paths it covers (budget.go).
+//
 // Without git the package is off: Open returns an error wrapping
 // ErrUnavailable, saying why, for the caller to show once.
 //
