@@ -32,6 +32,10 @@ const (
 	DefaultSnapshotCapBytes     = 1 << 30 // one project's checkpoint store
 	// DefaultSnapshotIgnoredMaxBytes: a larger ignored file is listed, not kept.
 	DefaultSnapshotIgnoredMaxBytes = 1 << 20
+	// DefaultSnapshotMaxFiles and DefaultSnapshotFirst: the budget of a
+	// whole-tree checkpoint (Snapshots.MaxFiles, FirstSnapshot).
+	DefaultSnapshotMaxFiles = 200_000
+	DefaultSnapshotFirst    = 5 * time.Second
 
 	DefaultToolSearchThreshold = 0.10 // tool_search_threshold: a tenth of the window
 )
@@ -50,14 +54,22 @@ type Snapshots struct {
 	MaxFileBytes    int64 `json:"max_file_bytes"`
 	IgnoredMaxBytes int64 `json:"ignored_max_bytes"`
 	CapBytes        int64 `json:"cap_bytes"`
+	// MaxFiles and FirstSnapshot are the budget of a whole-tree
+	// checkpoint: a tree with more files, or whose first checkpoint takes
+	// longer, is checkpointed by the paths its tools name only (0: no
+	// bound).
+	MaxFiles      int           `json:"max_files"`
+	FirstSnapshot time.Duration `json:"-"` // from first_snapshot_seconds
 }
 
 // snapshotsFile is the "checkpoints" (or "snapshots") object of a file.
 type snapshotsFile struct {
-	Enabled         *bool  `json:"enabled"`
-	MaxFileBytes    *int64 `json:"max_file_bytes"`
-	IgnoredMaxBytes *int64 `json:"ignored_max_bytes"`
-	CapBytes        *int64 `json:"cap_bytes"`
+	Enabled         *bool    `json:"enabled"`
+	MaxFileBytes    *int64   `json:"max_file_bytes"`
+	IgnoredMaxBytes *int64   `json:"ignored_max_bytes"`
+	CapBytes        *int64   `json:"cap_bytes"`
+	MaxFiles        *int     `json:"max_files"`
+	FirstSnapshotS  *float64 `json:"first_snapshot_seconds"`
 }
 
 // Compaction configures tiers 2 and 3 of context management.

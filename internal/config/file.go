@@ -167,6 +167,10 @@ func (c *Config) apply(f *file, trusted bool) {
 			setNum(&c.Snapshots.MaxFileBytes, sn.MaxFileBytes)
 			setNum(&c.Snapshots.IgnoredMaxBytes, sn.IgnoredMaxBytes)
 			setNum(&c.Snapshots.CapBytes, sn.CapBytes)
+			setNum(&c.Snapshots.MaxFiles, sn.MaxFiles)
+			if v := sn.FirstSnapshotS; v != nil && *v >= 0 {
+				c.Snapshots.FirstSnapshot = time.Duration(*v * float64(time.Second))
+			}
 		}
 	}
 	if f.UI != nil {

@@ -55,7 +55,7 @@ func defaults(dir string) *Config {
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
 		StreamIdleTimeout:   DefaultStreamIdleTimeout,
-		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, IgnoredMaxBytes: DefaultSnapshotIgnoredMaxBytes, CapBytes: DefaultSnapshotCapBytes},
+		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, IgnoredMaxBytes: DefaultSnapshotIgnoredMaxBytes, CapBytes: DefaultSnapshotCapBytes, MaxFiles: DefaultSnapshotMaxFiles, FirstSnapshot: DefaultSnapshotFirst},
 		UI:                  UI{Mode: UIFullscreen},
 		ToolSearchThreshold: DefaultToolSearchThreshold,
 		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps, MaxParallel: DefaultTaskMaxParallel},

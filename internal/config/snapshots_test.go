@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSnapshotsConfig: checkpoints are on by default with a 2 MB file
@@ -14,7 +15,7 @@ func TestSnapshotsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Snapshots{Enabled: true, MaxFileBytes: 2 << 20, IgnoredMaxBytes: 1 << 20, CapBytes: 1 << 30}); d.Snapshots != want {
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 2 << 20, IgnoredMaxBytes: 1 << 20, CapBytes: 1 << 30, MaxFiles: 200_000, FirstSnapshot: 5 * time.Second}); d.Snapshots != want {
 		t.Errorf("defaults = %+v, want %+v", d.Snapshots, want)
 	}
 
@@ -28,7 +29,7 @@ func TestSnapshotsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Snapshots{Enabled: true, MaxFileBytes: 1000, IgnoredMaxBytes: 1 << 20, CapBytes: 5000}); c.Snapshots != want {
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 1000, IgnoredMaxBytes: 1 << 20, CapBytes: 5000, MaxFiles: DefaultSnapshotMaxFiles, FirstSnapshot: DefaultSnapshotFirst}); c.Snapshots != want {
 		t.Errorf("snapshots = %+v, want the user's %+v", c.Snapshots, want)
 	}
 	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "snapshots is ignored in a project file") {
@@ -61,7 +62,7 @@ func TestCheckpointsConfigNamesTheContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Snapshots{Enabled: true, MaxFileBytes: 3000, IgnoredMaxBytes: 4096, CapBytes: 5000}); c.Snapshots != want {
+	if want := (Snapshots{Enabled: true, MaxFileBytes: 3000, IgnoredMaxBytes: 4096, CapBytes: 5000, MaxFiles: DefaultSnapshotMaxFiles, FirstSnapshot: DefaultSnapshotFirst}); c.Snapshots != want {
 		t.Errorf("checkpoints = %+v, want %+v", c.Snapshots, want)
 	}
 	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "checkpoints is ignored in a project file") {
@@ -76,5 +77,23 @@ func TestCheckpointsConfigNamesTheContract(t *testing.T) {
 	}
 	if o.Snapshots.Enabled {
 		t.Errorf("checkpoints.enabled false did not switch them off: %+v", o.Snapshots)
+	}
+}
+
+// TestCheckpointsBudgetConfig: checkpoints.max_files and
+// first_snapshot_seconds set the budget of a whole-tree checkpoint, from
+// the user file only (0 switches a bound off).
+func TestCheckpointsBudgetConfig(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{
+		"checkpoints": {"max_files": 10, "first_snapshot_seconds": 0.5}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{"checkpoints": {"max_files": 1, "first_snapshot_seconds": 0}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Snapshots.MaxFiles != 10 || c.Snapshots.FirstSnapshot != 500*time.Millisecond {
+		t.Errorf("budget = %d files, %s; want the user's 10 files, 500ms", c.Snapshots.MaxFiles, c.Snapshots.FirstSnapshot)
 	}
 }

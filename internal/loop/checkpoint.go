@@ -21,6 +21,10 @@ package loop
 // A new turn takes a fresh "before", since the user may have edited files
 // in between.
 //
+// Budget. A tree over checkpoints' budget is checkpointed by the paths
+// the step's tools name, each step with its own "before"
+// (checkpoint_budget.go).
+//
 // Faults. Without git, or when the store cannot be opened, checkpoints are
 // off: Open says so once (a note) and everything else works. A snapshot
 // that fails is reported as a note and the step goes on: checkpoints never
@@ -55,6 +59,11 @@ type checkpoints struct {
 	// Owned by the loop goroutine (whoever holds busy):
 	last    snapshot.Snapshot // the turn's newest joined "after": the next "before"
 	pending *pendingAfter
+	// The budget of a whole-tree snapshot and what the session's first
+	// one decided (checkpoint_budget.go): whole within it, or partial
+	// (paths-only snapshots from then on).
+	budget         snapshot.Budget
+	whole, partial bool
 }
 
 // pendingAfter is an "after" snapshot being taken in the background.
@@ -80,6 +89,7 @@ func (r *Runner) openCheckpoints(ctx context.Context, dir string) {
 		return
 	}
 	r.cp.dir = dir
+	r.cp.budget = snapshot.Budget{MaxFiles: c.Snapshots.MaxFiles, FirstTime: c.Snapshots.FirstSnapshot}
 	if _, err := exec.LookPath("git"); err != nil || snapshot.Interrupted(c.DataDir, dir) {
 		r.checkpointStore(ctx)
 	}
@@ -178,10 +188,15 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 		return
 	}
 	sctx := context.WithoutCancel(ctx) // the tree must be recorded even when cancelled
+	known := stepPaths(e, calls, st.WorkTree(), st.Exists)
 	before, ok := r.joinAfter(sctx)
-	if !ok {
+	if !ok || r.cp.partial { // paths-only: the last "after" did not cover this step's paths
 		var err error
-		before, err = st.Take(sctx, r.sess.ID, "before step "+e.Message.ID)
+		var notice string
+		before, notice, err = r.cp.takeBefore(sctx, st, r.sess.ID, "before step "+e.Message.ID, known)
+		if notice != "" {
+			r.note(notice)
+		}
 		if err != nil {
 			r.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))
 			run()
@@ -202,9 +217,10 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	}, st.WorkTree(), r.sess.ID, start, stop)
 	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}
 	r.cp.pending = p
+	partial := r.cp.partial
 	go func() {
 		defer close(p.done)
-		p.after, p.err = st.Take(sctx, r.sess.ID, "after step "+p.messageID)
+		p.after, p.err = r.cp.take(sctx, st, r.sess.ID, "after step "+p.messageID, known, partial)
 		if p.err == nil && p.after.Tree != p.before.Tree {
 			p.patch, p.err = st.Diff(sctx, p.before.ID, p.after.ID)
 		}

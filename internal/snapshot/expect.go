@@ -38,7 +38,14 @@ func (s *Store) checkExpectations(ctx context.Context, exps []Expectation, now I
 		if against == e.At {
 			continue
 		}
-		files, err := s.changes(ctx, e.At, against, e.Paths)
+		paths, err := pathsOnly{s}.covered(ctx, e.Paths, e.At, against)
+		if err != nil {
+			return nil, err
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		files, err := s.changes(ctx, e.At, against, paths)
 		if err != nil {
 			return nil, err
 		}
@@ -51,4 +58,27 @@ func (s *Store) checkExpectations(ctx context.Context, exps []Expectation, now I
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// covered are the paths both snapshots hold: a paths-only snapshot
+// (budget.go) says nothing of a path it does not cover, so no comparison
+// of it can show someone else's change.
+func (ps pathsOnly) covered(ctx context.Context, paths []string, ids ...ID) ([]string, error) {
+	for _, id := range ids {
+		snap, err := ps.s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if snap.Partial == nil {
+			continue
+		}
+		var kept []string
+		for _, p := range paths {
+			if inScope(p, snap.Partial) {
+				kept = append(kept, p)
+			}
+		}
+		paths = kept
+	}
+	return paths, nil
 }

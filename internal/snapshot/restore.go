@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,8 +143,28 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	if len(opt.Paths) > 0 && len(scope) == 0 {
 		return res, nil // every path named is outside: restore nothing, not everything
 	}
+	take, own := s.take, scope
+	var later map[ID][]string
+	if target.Partial != nil { // a paths-only snapshot (budget.go): its paths only
+		var lost []Skip
+		own, later, lost, err = pathsOnly{s}.plan(ctx, target, opt.Expect, scope, len(opt.Paths) > 0)
+		if err != nil {
+			return nil, err
+		}
+		res.NotRestored = append(res.NotRestored, lost...)
+		scope = slices.Clone(own)
+		for _, ps := range later {
+			scope = mergePaths(scope, ps)
+		}
+		if len(scope) == 0 {
+			return res, nil
+		}
+		take = func(ctx context.Context, session, label string) (Snapshot, error) {
+			return pathsOnly{s}.take(ctx, session, label, scope)
+		}
+	}
 
-	before, err := s.take(ctx, session, "before restoring "+string(to))
+	before, err := take(ctx, session, "before restoring "+string(to))
 	if err != nil {
 		return nil, err
 	}
@@ -159,9 +180,16 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		return nil, err
 	}
 	res.Outside = mergeChanges(res.Outside, agent)
-	changes, err := s.changes(ctx, before.ID, to, scope)
+	changes, err := s.changes(ctx, before.ID, to, own)
 	if err != nil {
 		return nil, err
+	}
+	for from, paths := range later { // paths-only: named after the target (budget.go)
+		more, err := s.changes(ctx, before.ID, from, paths)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, more...)
 	}
 	if refuse := unsureChanges(filterScope(res.Outside, scope), changes, opt.Unsure); len(refuse.Files) > 0 && !opt.Force {
 		refuse.Expect = opt.Expect
@@ -183,7 +211,7 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 		}
 	}
 	res.NotRestored = append(res.NotRestored, s.ignored(ctx, scope, ops)...)
-	after, err := s.take(ctx, session, "after restoring "+string(to))
+	after, err := take(ctx, session, "after restoring "+string(to))
 	if err != nil {
 		return res, err
 	}

@@ -43,6 +43,11 @@
 // tools were, when they ran (ToolWindows: every session's tool windows in
 // this directory) and when each file changed.
 //
+// Budget. A tree over a Budget (files, or the time of its first
+// snapshot) is checkpointed by tool-known paths only: TakePaths records
+// the paths a step names, and a restore to such a snapshot touches only
+// the paths it covers (budget.go).
+//
 // Without git the package is off: Open returns an error wrapping
 // ErrUnavailable, saying why, for the caller to show once.
 //
@@ -175,6 +180,12 @@ type Snapshot struct {
 	// Modes is the blob of the files whose permission bits differ from
 	// git's 0644 and 0755 (modes.go); "" when none do.
 	Modes string
+	// Partial is nil for a snapshot of the whole tree; for a paths-only
+	// snapshot (budget.go) the paths it covers, the only ones a restore
+	// to it touches.
+	Partial []string
+	// Parent is the session's previous paths-only snapshot (budget.go).
+	Parent ID
 }
 
 // Store is one project's snapshot store. Its methods may be called from
@@ -190,10 +201,12 @@ type Store struct {
 
 	recovered *RestoreResult
 
-	lastMu    sync.Mutex
-	last      *lastTake // the newest snapshot this Store took (reuse.go)
-	modesText string    // the modes text this Store stored last, and its blob
-	modesBlob string
+	lastMu      sync.Mutex
+	last        *lastTake // the newest snapshot this Store took (reuse.go)
+	modesText   string    // the modes text this Store stored last, and its blob
+	modesBlob   string
+	partial     map[string][]string // per session: the paths its paths-only snapshots covered (budget.go)
+	partialHead map[string]ID       // per session: its newest paths-only snapshot
 }
 
 // Open opens (creating it if needed) the store for workDir under
@@ -639,6 +652,12 @@ func commitMessage(snap Snapshot) string {
 	if snap.Modes != "" {
 		b.WriteString("modes: " + snap.Modes + "\n")
 	}
+	if snap.Partial != nil {
+		b.WriteString("partial: " + strconv.Itoa(len(snap.Partial)) + "\n")
+		for _, p := range snap.Partial {
+			b.WriteString("partial-path: " + strconv.Quote(p) + "\n")
+		}
+	}
 	for i, sk := range snap.Skipped {
 		if i == maxSkipsRecorded {
 			fmt.Fprintf(&b, "skipped-more: %d\n", len(snap.Skipped)-i)
@@ -665,6 +684,9 @@ func parseCommit(id ID, body string) Snapshot {
 		if v, ok := strings.CutPrefix(line, "tree "); ok {
 			snap.Tree = v
 		}
+		if v, ok := strings.CutPrefix(line, "parent "); ok {
+			snap.Parent = ID(v)
+		}
 		if v, ok := strings.CutPrefix(line, "committer "); ok {
 			f := strings.Fields(v)
 			if len(f) >= 2 {
@@ -682,6 +704,14 @@ func parseCommit(id ID, body string) Snapshot {
 			snap.Session = strings.TrimPrefix(line, "session: ")
 		case strings.HasPrefix(line, "modes: "):
 			snap.Modes = strings.TrimPrefix(line, "modes: ")
+		case strings.HasPrefix(line, "partial: "):
+			if snap.Partial == nil {
+				snap.Partial = []string{}
+			}
+		case strings.HasPrefix(line, "partial-path: "):
+			if p, err := strconv.Unquote(strings.TrimPrefix(line, "partial-path: ")); err == nil {
+				snap.Partial = append(snap.Partial, p)
+			}
 		case strings.HasPrefix(line, "skipped: "):
 			rest := strings.TrimPrefix(line, "skipped: ")
 			n, rest, _ := strings.Cut(rest, " ")
