@@ -92,9 +92,9 @@ func (r *reporter) report(done, total int) {
 	r.fn(done, total)
 }
 
-// updateIndexChunked is updateIndex in chunks of progressChunk paths with
+// updateIndexChunked is s.updateIndex in chunks of progressChunk paths with
 // a report after each (one call without a reporter or with few paths).
-func (s *Store) updateIndexChunked(ctx context.Context, paths []string, skipped *[]Skip, rep *reporter) error {
+func updateIndexChunked(ctx context.Context, s *Store, paths []string, skipped *[]Skip, rep *reporter) error {
 	if rep == nil || len(paths) <= progressChunk {
 		return s.updateIndex(ctx, paths, skipped)
 	}
@@ -110,4 +110,13 @@ func (s *Store) updateIndexChunked(ctx context.Context, paths []string, skipped 
 		rep.report(done, len(paths))
 	}
 	return nil
+}
+
+// TuneProgress sets the chunk, first delay and least interval of progress
+// reports, for tests of callers that cannot wait for a slow tree; restore
+// puts the defaults back.
+func TuneProgress(chunk int, delay, every time.Duration) (restore func()) {
+	c, d, e := progressChunk, progressDelay, progressEvery
+	progressChunk, progressDelay, progressEvery = chunk, delay, every
+	return func() { progressChunk, progressDelay, progressEvery = c, d, e }
 }
