@@ -33,7 +33,12 @@ type checkpointProgress struct {
 	mu      sync.Mutex
 	last    message.CheckpointProgress
 	shown   bool
+	told    bool // a report was marked Announce
 }
+
+// announceAfter is how long a checkpoint runs before a report is marked
+// Announce.
+const announceAfter = time.Second
 
 // withCheckpointProgress returns ctx carrying a progress relay to emit.
 func withCheckpointProgress(ctx context.Context, emit func(message.Event), session string) (context.Context, *checkpointProgress) {
@@ -49,6 +54,9 @@ func (p *checkpointProgress) report(done, total int) {
 	p.shown = true
 	p.last = message.CheckpointProgress{Done: done, Total: total, Elapsed: time.Since(p.start), Skip: p.Skip}
 	ev := p.last
+	if !p.told && ev.Elapsed >= announceAfter {
+		p.told, ev.Announce = true, true
+	}
 	p.mu.Unlock()
 	p.emit(message.Event{Type: message.EventCheckpointProgress, SessionID: p.session, Checkpoint: &ev})
 }
@@ -61,6 +69,6 @@ func (p *checkpointProgress) finish() {
 	if !shown {
 		return
 	}
-	ev.Finished, ev.Elapsed = true, time.Since(p.start)
+	ev.Finished, ev.Announce, ev.Elapsed = true, false, time.Since(p.start)
 	p.emit(message.Event{Type: message.EventCheckpointProgress, SessionID: p.session, Checkpoint: &ev})
 }

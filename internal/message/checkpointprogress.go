@@ -13,11 +13,14 @@ import (
 // hashed, after Elapsed. Skip (never nil in an event; safe to call more
 // than once, and after the checkpoint ended) skips it: the step goes on
 // and cannot be undone. Finished marks the last event of a checkpoint.
+// Announce marks its first report after it has run a second: where only
+// one line is shown (the headless run), it is this one.
 type CheckpointProgress struct {
 	Done     int           `json:"done"`
 	Total    int           `json:"total"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 	Finished bool          `json:"finished,omitempty"`
+	Announce bool          `json:"announce,omitempty"`
 	Skip     func()        `json:"-"`
 }
 
