@@ -189,6 +189,18 @@ func (w *eventWriter) observe(ev message.Event) {
 		fmt.Fprintln(w.errOut, "agent:", termsafe.Strip(ev.Note))
 	case message.EventHook:
 		w.hookEvent(ev.Hook)
+	case message.EventCheckpointProgress:
+		w.checkpointProgress(ev.Checkpoint)
+	}
+}
+
+// checkpointProgress writes, in text mode, one line on stderr for a
+// checkpoint that has run over a second ("agent: taking a checkpoint…
+// 3,200/13,018 files"); nothing else, and nothing in JSON mode.
+func (w *eventWriter) checkpointProgress(c *message.CheckpointProgress) {
+	if !w.json && c != nil && c.Announce {
+		w.breakLine()
+		fmt.Fprintln(w.errOut, "agent:", c.Text())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
@@ -203,5 +204,34 @@ func TestEventWriterQueueAndHooks(t *testing.T) {
 	w.observe(message.Event{Type: message.EventHook, Hook: &message.HookRun{Event: "PreToolUse", Command: "guard", Blocked: true, Output: "not here"}})
 	if out.Len() != 0 || errOut.String() != "· PreToolUse hook guard blocked: not here\n" {
 		t.Errorf("stdout = %q, stderr = %q", out.String(), errOut.String())
+	}
+}
+
+// TestEventWriterCheckpointProgress: a checkpoint's progress is one line
+// on stderr in text mode, the report the loop marks Announce (its first
+// after a second); again for the next checkpoint; never in JSON mode or
+// on stdout.
+func TestEventWriterCheckpointProgress(t *testing.T) {
+	progress := func(w *eventWriter, done int, elapsed time.Duration, finished bool) {
+		announce := done == 3200 || done == 700 // the loop marks the first report after a second
+		w.observe(message.Event{Type: message.EventCheckpointProgress, Checkpoint: &message.CheckpointProgress{Done: done, Total: 13018, Elapsed: elapsed, Finished: finished, Announce: announce, Skip: func() {}}})
+	}
+	var out, errOut bytes.Buffer
+	w := newEventWriter(&out, &errOut, "text")
+	progress(w, 500, 400*time.Millisecond, false)
+	progress(w, 3200, 1100*time.Millisecond, false)
+	progress(w, 6400, 1500*time.Millisecond, false)
+	progress(w, 13018, 2*time.Second, true)
+	progress(w, 700, 1200*time.Millisecond, false)
+	want := "agent: taking a checkpoint… 3,200/13,018 files\nagent: taking a checkpoint… 700/13,018 files\n"
+	if errOut.String() != want || out.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q; want stderr %q", errOut.String(), out.String(), want)
+	}
+	out.Reset()
+	errOut.Reset()
+	w = newEventWriter(&out, &errOut, "json")
+	progress(w, 3200, 2*time.Second, false)
+	if out.Len() != 0 || errOut.Len() != 0 {
+		t.Errorf("JSON mode wrote %q / %q", out.String(), errOut.String())
 	}
 }

@@ -193,9 +193,16 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	if !ok || r.cp.partial { // paths-only: the last "after" did not cover this step's paths
 		var err error
 		var notice string
-		before, notice, err = r.cp.takeBefore(sctx, st, r.sess.ID, "before step "+e.Message.ID, known)
+		pctx, progress := withCheckpointProgress(sctx, r.emit, r.sess.ID)
+		before, notice, err = r.cp.takeBefore(pctx, st, r.sess.ID, "before step "+e.Message.ID, known)
+		progress.finish()
 		if notice != "" {
 			r.note(notice)
+		}
+		if errors.Is(err, snapshot.ErrSkipped) {
+			r.note(skippedNote)
+			run()
+			return
 		}
 		if err != nil {
 			r.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))

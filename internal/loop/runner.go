@@ -608,7 +608,7 @@ func (r *Runner) emitQueue(ctx context.Context) {
 // broker from the store itself; the loop's own events are published here.
 func (r *Runner) emit(ev message.Event) {
 	switch ev.Type {
-	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError, message.EventCompactionNear, message.EventNote:
+	case message.EventStatus, message.EventRetrying, message.EventPruned, message.EventCompacted, message.EventError, message.EventCompactionNear, message.EventNote, message.EventCheckpointProgress:
 		r.store.Publish(ev)
 	}
 	if r.opt.Observer != nil {

@@ -41,6 +41,12 @@ const (
 	// user message (Delivery says which, and in which message); the
 	// EventQueueChanged that follows no longer lists them.
 	EventQueueDelivered EventType = "queue_delivered"
+	// EventCheckpointProgress tells how far a slow checkpoint before a
+	// step's tools has got (Checkpoint: files done of total, and Skip to
+	// skip it); a last one with Finished set ends it. The loop sends it
+	// only for a checkpoint that has run for a while (internal/snapshot's
+	// progress.go).
+	EventCheckpointProgress EventType = "checkpoint_progress"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -75,6 +81,8 @@ type Event struct {
 	Hook *HookRun `json:"hook,omitempty"`
 	// Delivery describes an EventQueueDelivered.
 	Delivery *QueueDelivery `json:"delivery,omitempty"`
+	// Checkpoint is the progress of an EventCheckpointProgress.
+	Checkpoint *CheckpointProgress `json:"checkpoint,omitempty"`
 }
 
 // QueueDelivery is a delivery of queued messages: their ids in the order

@@ -490,7 +490,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 	}
-	if err := s.updateIndex(ctx, update, &snap.Skipped); err != nil {
+	if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
 		return snap, err
 	}
 	if len(remove) > 0 {
