@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 type editTool struct{}
@@ -85,7 +87,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	case info.IsDir():
 		return errorResult(title, "%s is a directory; give a file path", shown), nil
 	case !info.Mode().IsRegular():
-		return errorResult(title, "cannot edit %s: it is %s, not a regular file", shown, fileKind(info.Mode())), nil
+		return errorResult(title, "cannot edit %s: it is %s, not a regular file", shown, safefile.Kind(info.Mode())), nil
 	}
 	if msg := staleMessage(env, abs, shown, info, "edit"); msg != "" {
 		return errorResult(title, "%s", msg), nil

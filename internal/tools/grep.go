@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // Grep matches lines: a match never spans lines, ^ and $ match at line
@@ -100,7 +102,7 @@ func (t grepTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	case err != nil:
 		return errorResult(title, "cannot search %s: %v", displayPath(env.Dir, root), err), nil
 	case !info.IsDir() && !info.Mode().IsRegular():
-		return errorResult(title, "%s is not a regular file (it is %s); grep searches regular files and directories", displayPath(env.Dir, root), fileKind(info.Mode())), nil
+		return errorResult(title, "%s is not a regular file (it is %s); grep searches regular files and directories", displayPath(env.Dir, root), safefile.Kind(info.Mode())), nil
 	}
 
 	lim := env.limits()

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/safefile"
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
 
@@ -196,7 +197,7 @@ func readLsDir(d *lsNode, parentIgn *gitignore.Stack) ([]*lsNode, *gitignore.Sta
 			}
 		}
 		if t := e.Type(); !n.isDir && !t.IsRegular() && t&fs.ModeSymlink == 0 {
-			n.note = fileKind(t) + ", not a regular file" // listed, never opened
+			n.note = safefile.Kind(t) + ", not a regular file" // listed, never opened
 		}
 		if n.isDir {
 			if why, skip := skippedDirs[n.name]; skip {

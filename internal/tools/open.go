@@ -23,6 +23,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // errNotRegular is wrapped by the errors for FIFOs, devices, sockets and
@@ -30,28 +32,7 @@ import (
 var errNotRegular = errors.New("not a regular file")
 
 func notRegular(info fs.FileInfo) error {
-	return fmt.Errorf("%w (%s)", errNotRegular, fileKind(info.Mode()))
-}
-
-// fileKind names a file's type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "an irregular file"
+	return fmt.Errorf("%w (%s)", errNotRegular, safefile.Kind(info.Mode()))
 }
 
 // openRegular opens path (following symlinks) for reading, refusing

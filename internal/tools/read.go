@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 type readTool struct{}
@@ -86,7 +87,7 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	case info != nil && info.IsDir():
 		return errorResult(title, "%s is a directory, not a file: use ls to list it (or glob/grep to search it)", shown), nil
 	case errors.Is(err, errNotRegular):
-		return errorResult(title, "%s is not a regular file (it is %s); read shows regular text files only", shown, fileKind(info.Mode())), nil
+		return errorResult(title, "%s is not a regular file (it is %s); read shows regular text files only", shown, safefile.Kind(info.Mode())), nil
 	case err != nil:
 		return errorResult(title, "cannot read %s: %v", shown, err), nil
 	}

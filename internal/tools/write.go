@@ -15,6 +15,7 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 type writeTool struct{}
@@ -82,7 +83,7 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	case info.IsDir():
 		return errorResult(title, "%s is a directory; give a file path", shown), nil
 	case !info.Mode().IsRegular():
-		return errorResult(title, "cannot write %s: it is %s, not a regular file", shown, fileKind(info.Mode())), nil
+		return errorResult(title, "cannot write %s: it is %s, not a regular file", shown, safefile.Kind(info.Mode())), nil
 	default:
 		if msg := staleMessage(env, abs, shown, info, "overwrite"); msg != "" {
 			return errorResult(title, "%s", msg), nil
