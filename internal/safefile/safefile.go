@@ -80,12 +80,28 @@ func Read(ctx context.Context, path, home string, maxBytes int64) ([]byte, error
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
+	f, info, err := Open(path, home)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info.Size() > maxBytes {
+		return nil, &Error{Path: path, Err: tooLarge(maxBytes)}
+	}
+	return readLimited(ctx, f, path, maxBytes)
+}
+
+// Open opens the regular file at path for reading by Read's rules (links
+// resolved and kept inside home, regular files only, never blocking on a
+// FIFO or a device), for a caller that reads only part of it. info is the
+// opened file's; the caller closes f.
+func Open(path, home string) (f *os.File, info fs.FileInfo, err error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return nil, &Error{Path: path, Err: unwrapPath(err)}
+		return nil, nil, &Error{Path: path, Err: unwrapPath(err)}
 	}
 	if real, err = filepath.Abs(real); err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, nil, &Error{Path: path, Err: err}
 	}
 	if home != "" {
 		root, err := filepath.EvalSymlinks(home)
@@ -93,44 +109,41 @@ func Read(ctx context.Context, path, home string, maxBytes int64) ([]byte, error
 			root = filepath.Clean(home)
 		}
 		if root, err = filepath.Abs(root); err != nil || !Within(root, real) {
-			return nil, &Error{Path: path, Err: fmt.Errorf("%w %s", ErrOutside, root)}
+			return nil, nil, &Error{Path: path, Err: fmt.Errorf("%w %s", ErrOutside, root)}
 		}
 	}
 	if pseudo(real) {
-		return nil, &Error{Path: path, Err: fmt.Errorf("%w (a kernel pseudo-file, %s)", ErrNotRegular, real)}
+		return nil, nil, &Error{Path: path, Err: fmt.Errorf("%w (a kernel pseudo-file, %s)", ErrNotRegular, real)}
 	}
 	if info, err := os.Stat(real); err != nil {
-		return nil, &Error{Path: path, Err: unwrapPath(err)}
+		return nil, nil, &Error{Path: path, Err: unwrapPath(err)}
 	} else if !info.Mode().IsRegular() {
-		return nil, &Error{Path: path, Err: notRegular(info.Mode())}
+		return nil, nil, &Error{Path: path, Err: notRegular(info.Mode())}
 	}
 	// O_NOFOLLOW: real has no link left in it; one swapped in since is
 	// refused (ELOOP) rather than followed.
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err = os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			err = fmt.Errorf("%w: it changed while being opened", ErrNotRegular)
 		}
-		return nil, &Error{Path: path, Err: unwrapPath(err)}
+		return nil, nil, &Error{Path: path, Err: unwrapPath(err)}
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &Error{Path: path, Err: err}
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &Error{Path: path, Err: notRegular(info.Mode())}
+	info, err = f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = notRegular(info.Mode())
 	}
 	// A directory above real swapped for a link since it was resolved
 	// would let the open land elsewhere: what was opened must be what is
 	// at real, and real must still be free of links.
-	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
-		return nil, &Error{Path: path, Err: fmt.Errorf("%w: it changed while being opened", ErrOutside)}
+	if r, rerr := filepath.EvalSymlinks(real); err == nil && (rerr != nil || r != real) {
+		err = fmt.Errorf("%w: it changed while being opened", ErrOutside)
 	}
-	if info.Size() > maxBytes {
-		return nil, &Error{Path: path, Err: tooLarge(maxBytes)}
+	if err != nil {
+		f.Close()
+		return nil, nil, &Error{Path: path, Err: err}
 	}
-	return readLimited(ctx, f, path, maxBytes)
+	return f, info, nil
 }
 
 // readLimited reads f to its end in chunks, checking ctx between them, and

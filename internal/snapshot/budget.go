@@ -28,6 +28,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // Budget defaults: a tree with more files, or whose first snapshot takes
@@ -63,16 +65,17 @@ func (b Budget) Notice(files int) string {
 // before the first snapshot; 0 when neither is there.
 func FileCount(s *Store) int {
 	for _, p := range []string{s.git.IndexFile, filepath.Join(s.workTree, ".git", "index")} {
-		if n, ok := indexEntries(p); ok {
+		if n, ok := indexEntries(p, filepath.Dir(p)); ok {
 			return n
 		}
 	}
 	return 0
 }
 
-// indexEntries reads the entry count of a git index's header.
-func indexEntries(p string) (int, bool) {
-	f, err := os.Open(p)
+// indexEntries reads the entry count of a git index's header, opened by
+// the tools' rules (the repository's index may be a FIFO or a link out).
+func indexEntries(p, home string) (int, bool) {
+	f, _, err := safefile.Open(p, home)
 	if err != nil {
 		return 0, false
 	}

@@ -47,6 +47,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // userRepo is the user's repository around a work tree, as found on disk.
@@ -70,14 +72,14 @@ func findUserRepo(work string) (userRepo, bool) {
 				return userRepo{}, false
 			}
 			common := gitDir
-			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if b, err := readRepoFile(filepath.Join(gitDir, "commondir"), gitDir); err == nil {
 				c := strings.TrimSpace(string(b))
 				if !filepath.IsAbs(c) {
 					c = filepath.Join(gitDir, c)
 				}
 				common = c
 			}
-			if cfg, err := os.ReadFile(filepath.Join(common, "config")); err == nil &&
+			if cfg, err := readRepoFile(filepath.Join(common, "config"), common); err == nil &&
 				bytes.Contains(bytes.ToLower(cfg), []byte("objectformat")) {
 				return userRepo{}, false // SHA-256 (or a format we do not read)
 			}
@@ -113,7 +115,7 @@ func resolveGitDir(dotGit string, fi os.FileInfo) (string, bool) {
 	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
 		return "", false
 	}
-	b, err := os.ReadFile(dotGit)
+	b, err := readRepoFile(dotGit, filepath.Dir(dotGit))
 	if err != nil {
 		return "", false
 	}
@@ -371,7 +373,7 @@ func mightConvert(repo userRepo, entries []indexEntry) bool {
 		files = append(files, filepath.Join(home, ".gitconfig"))
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readRepoFile(f, filepath.Dir(f))
 		if err != nil {
 			continue
 		}
@@ -413,7 +415,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	if err != nil || !ifi.Mode().IsRegular() {
 		return false
 	}
-	data, err := os.ReadFile(repo.index)
+	data, err := readRepoFile(repo.index, repo.gitDir)
 	if err != nil {
 		return false
 	}
@@ -564,4 +566,16 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *c
 		return nil, errSeed
 	}
 	return kept, nil
+}
+
+// maxRepoFileBytes bounds a file of the user's repository read for the
+// seed (its index above all: about 100 bytes a file).
+const maxRepoFileBytes = 256 << 20
+
+// readRepoFile reads a file of the user's repository (or configuration)
+// by the tools' rules: a link out of home, a FIFO, a device or a file over
+// maxRepoFileBytes is an error, never a wait or an endless read. A refused
+// file means no seed: the snapshot reads the tree as without one.
+func readRepoFile(path, home string) ([]byte, error) {
+	return safefile.Read(context.Background(), path, home, maxRepoFileBytes)
 }
