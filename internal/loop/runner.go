@@ -200,7 +200,7 @@ type Runner struct {
 	ceiling atomic.Int64
 	title   titleTask // the background small_model title request
 	near    nearState // the forecast of compaction
-	cp      checkpoints
+	cp      *checkpointer
 	notes   []string
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
@@ -310,7 +310,28 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.setModel(r.sess.Model)
 	r.refreshTools()
-	r.openCheckpoints(ctx, dir)
+	r.cp = newCheckpointer(ctx, checkpointDeps{db: st, session: sess.ID, dir: dir, config: opt.Config,
+		emit: r.emit, note: r.note, registry: r.registry, history: r.History,
+		editHistory: func(edit func([]message.Entry) []message.Entry) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.history = edit(r.history)
+		},
+		claim: func() bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			was := r.busy
+			r.busy = true
+			return !was
+		},
+		release: r.endBusy,
+		reloaded: func(h []message.Entry) {
+			r.mu.Lock()
+			r.history = h
+			r.mu.Unlock()
+			r.doom.reset()
+			r.restoreCalculator()
+		}})
 	r.traceStartup("session", time.Time{})
 	r.openPrompt(ctx, dir)
 	r.sessionStartHooks(ctx, sessionID != "")
@@ -723,7 +744,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.turnWithStopHooks(ctx)
-		r.settleCheckpoint(ctx)
+		r.cp.settle(ctx)
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
 		}
