@@ -181,6 +181,35 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 	return msg
 }
 
+// runnerCheckpointDeps wires a Runner's checkpointer (Open): the one place
+// that knows which of the Runner's fields the checkpointer's function
+// values read and write. The checkpointer keeps the functions, not r.
+func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
+	return checkpointDeps{db: r.store, session: r.sess.ID, dir: dir, config: r.opt.Config,
+		emit: r.emit, note: r.note, registry: r.registry, history: r.History,
+		editHistory: func(edit func([]message.Entry) []message.Entry) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.history = edit(r.history)
+		},
+		claim: func() bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			was := r.busy
+			r.busy = true
+			return !was
+		},
+		release: r.endBusy,
+		reloaded: func(h []message.Entry) {
+			r.mu.Lock()
+			r.history = h
+			r.mu.Unlock()
+			r.doom.reset()
+			r.restoreCalculator()
+		},
+	}
+}
+
 // CheckpointsOff returns why checkpoints are off, or "" when they are on
 // (or switched off in the config).
 func (r *Runner) CheckpointsOff() string { return r.cp.whyOff() }

@@ -310,28 +310,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.setModel(r.sess.Model)
 	r.refreshTools()
-	r.cp = newCheckpointer(ctx, checkpointDeps{db: st, session: sess.ID, dir: dir, config: opt.Config,
-		emit: r.emit, note: r.note, registry: r.registry, history: r.History,
-		editHistory: func(edit func([]message.Entry) []message.Entry) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.history = edit(r.history)
-		},
-		claim: func() bool {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			was := r.busy
-			r.busy = true
-			return !was
-		},
-		release: r.endBusy,
-		reloaded: func(h []message.Entry) {
-			r.mu.Lock()
-			r.history = h
-			r.mu.Unlock()
-			r.doom.reset()
-			r.restoreCalculator()
-		}})
+	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
 	r.traceStartup("session", time.Time{})
 	r.openPrompt(ctx, dir)
 	r.sessionStartHooks(ctx, sessionID != "")
