@@ -243,8 +243,8 @@ func planRedo(history []message.Entry, rewinds []message.Rewind) (message.Rewind
 	return message.Rewind{}, errors.New("redo: nothing to redo")
 }
 
-// errBusy is a rewind's or a redo's refusal while the loop runs.
-func errBusy(op string) error {
+// busyRewindError is a rewind's or a redo's refusal while the loop runs.
+func busyRewindError(op string) error {
 	return fmt.Errorf("%s: the agent is busy; wait for the turn to end or cancel it", op)
 }
 
@@ -286,7 +286,7 @@ func (c *checkpointer) rewind(ctx context.Context, toID string, opt RewindOption
 		return nil, fmt.Errorf("rewind: unknown mode %q (both, code or conversation)", mode)
 	}
 	if !c.claim() {
-		return nil, errBusy("rewind")
+		return nil, busyRewindError("rewind")
 	}
 	defer c.release()
 	rewinds, err := c.db.ListRewinds(ctx, c.session)
@@ -350,7 +350,7 @@ func (r *Runner) RedoForce(ctx context.Context) (*RewindResult, error) { return 
 
 func (c *checkpointer) redo(ctx context.Context, force bool) (*RewindResult, error) {
 	if !c.claim() {
-		return nil, errBusy("redo")
+		return nil, busyRewindError("redo")
 	}
 	defer c.release()
 	rewinds, err := c.db.ListRewinds(ctx, c.session)
