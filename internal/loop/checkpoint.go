@@ -29,6 +29,13 @@ package loop
 // off: Open says so once (a note) and everything else works. A snapshot
 // that fails is reported as a note and the step goes on: checkpoints never
 // fail a turn.
+//
+// The checkpointer owns this, and the rewinds that read it (rewind.go). It
+// is given what it works on explicitly (checkpointDeps: the store, the
+// session's id and directory, the config, and function values for the
+// events, the notes, the tools offered and the session's history), so it
+// runs and is tested without a Runner. The Runner holds one and delegates
+// its exported rewind API to it.
 
 import (
 	"context"
@@ -38,21 +45,51 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // maxPatchSkips bounds the skipped paths a patch part lists.
 const maxPatchSkips = 50
 
-// checkpoints is a Runner's snapshot state.
-type checkpoints struct {
-	// The store opens on first use (openStore): a one-step answer that
-	// changes no file never pays for it. dir is set when checkpoints are
-	// on; mu guards store and off, which the TUI's Diff may read while
-	// the loop takes a snapshot.
+// checkpointDeps is what a checkpointer is given; every field is required.
+type checkpointDeps struct {
+	db      *storage.Store
+	session string // the session's id
+	// dir is the session's directory; newCheckpointer clears it when
+	// checkpoints are off.
+	dir    string
+	config *config.Config // Snapshots and DataDir
+	emit   func(message.Event)
+	// note reports something that is not an error of the turn (Runner.note).
+	note func(msg string)
+	// registry returns the tools offered now (they change: /model, MCP).
+	registry func() *tools.Registry
+	// history returns a copy of the session's history; editHistory
+	// replaces it with what edit returns, under the lock its readers take.
+	history     func() []message.Entry
+	editHistory func(edit func([]message.Entry) []message.Entry)
+	// claim marks the loop busy for a rewind or a redo, reporting false
+	// (and changing nothing) when it already was; release ends that busy
+	// period (Runner.endBusy).
+	claim   func() bool
+	release func()
+	// reloaded installs the history read again after a rewind or a redo
+	// (and recounts what depends on it).
+	reloaded func([]message.Entry)
+}
+
+// checkpointer is a session's checkpoints and rewinds; see the top of this
+// file and of rewind.go.
+type checkpointer struct {
+	checkpointDeps
+	// The store opens on first use (snapshots): a one-step answer that
+	// changes no file never pays for it. mu guards store and off, which
+	// the TUI's Diff may read while the loop takes a snapshot.
 	mu    sync.Mutex
-	dir   string
 	store *snapshot.Store // nil when off or not opened yet
 	off   string          // why they are off ("" when on, or switched off by the config)
 
@@ -78,58 +115,61 @@ type pendingAfter struct {
 	err       error
 }
 
-// openCheckpoints prepares checkpoints for the session's directory. The
-// store itself opens on first use (Runner.checkpointStore), so start-up
-// pays nothing for it — except when git is missing (say so now, once) or a
-// restore a crash interrupted is waiting (finish it now, and say what it
-// restored): both are a stat, not a git process.
-func (r *Runner) openCheckpoints(ctx context.Context, dir string) {
-	c := r.opt.Config
-	if !c.Snapshots.Enabled || c.DataDir == "" || dir == "" {
-		return
+// newCheckpointer prepares checkpoints for the session's directory. The
+// store itself opens on first use (snapshots), so start-up pays nothing
+// for it — except when git is missing (say so now, once) or a restore a
+// crash interrupted is waiting (finish it now, and say what it restored):
+// both are a stat, not a git process. Checkpoints are off when the config
+// switches them off or there is no data directory or no directory.
+func newCheckpointer(ctx context.Context, d checkpointDeps) *checkpointer {
+	c := &checkpointer{checkpointDeps: d}
+	cfg := d.config
+	if !cfg.Snapshots.Enabled || cfg.DataDir == "" || d.dir == "" {
+		c.dir = "" // off: snapshots never opens a store
+		return c
 	}
-	r.cp.dir = dir
-	r.cp.budget = snapshot.Budget{MaxFiles: c.Snapshots.MaxFiles, FirstTime: c.Snapshots.FirstSnapshot}
-	if _, err := exec.LookPath("git"); err != nil || snapshot.Interrupted(c.DataDir, dir) {
-		r.checkpointStore(ctx)
+	c.budget = snapshot.Budget{MaxFiles: cfg.Snapshots.MaxFiles, FirstTime: cfg.Snapshots.FirstSnapshot}
+	if _, err := exec.LookPath("git"); err != nil || snapshot.Interrupted(cfg.DataDir, d.dir) {
+		c.snapshots(ctx)
 	}
+	return c
 }
 
-// checkpointStore returns the directory's snapshot store, opening it on
-// first use; nil when checkpoints are off (r.cp.off says why, noted once).
-func (r *Runner) checkpointStore(ctx context.Context) *snapshot.Store {
-	r.cp.mu.Lock()
-	if r.cp.store != nil || r.cp.off != "" || r.cp.dir == "" {
-		defer r.cp.mu.Unlock()
-		return r.cp.store
+// snapshots returns the directory's snapshot store, opening it on first
+// use; nil when checkpoints are off (whyOff says why, noted once).
+func (c *checkpointer) snapshots(ctx context.Context) *snapshot.Store {
+	c.mu.Lock()
+	if c.store != nil || c.off != "" || c.dir == "" {
+		defer c.mu.Unlock()
+		return c.store
 	}
-	c := r.opt.Config
-	st, err := snapshot.Open(context.WithoutCancel(ctx), c.DataDir, r.cp.dir, snapshot.Options{MaxFileBytes: c.Snapshots.MaxFileBytes, IgnoredMaxBytes: c.Snapshots.IgnoredMaxBytes})
+	cfg := c.config
+	st, err := snapshot.Open(context.WithoutCancel(ctx), cfg.DataDir, c.dir, snapshot.Options{MaxFileBytes: cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: cfg.Snapshots.IgnoredMaxBytes})
 	var note string
 	if err != nil {
 		note = err.Error()
 		if !errors.Is(err, snapshot.ErrUnavailable) {
 			note = "checkpoints are off: " + note
 		}
-		r.cp.off, st = note, nil
+		c.off, st = note, nil
 	} else {
-		r.cp.store = st
+		c.store = st
 		if rec := st.Recovered(); rec != nil {
 			note = recoveryNote(rec)
 		}
 	}
-	r.cp.mu.Unlock()
+	c.mu.Unlock()
 	if note != "" {
-		r.note(note) // outside cp.mu: an observer may ask for the notes
+		c.note(note) // outside c.mu: an observer may ask for the notes
 	}
 	return st
 }
 
-// checkpointsOff says why checkpoints are off, "" when they are on.
-func (r *Runner) checkpointsOff() string {
-	r.cp.mu.Lock()
-	defer r.cp.mu.Unlock()
-	return r.cp.off
+// whyOff says why checkpoints are off, "" when they are on.
+func (c *checkpointer) whyOff() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.off
 }
 
 // recoveryNote says what Open's recovery of an interrupted restore did.
@@ -141,76 +181,86 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 	return msg
 }
 
-// note reports something that is not an error of the turn (about
-// checkpoints, a skipped instruction file): kept for Notes and sent to
-// the observer.
-func (r *Runner) note(msg string) {
-	r.mu.Lock()
-	r.notes = append(r.notes, msg)
-	r.mu.Unlock()
-	r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: msg})
-}
-
-// Notes returns what the runner noted since Open: about checkpoints (they
-// are off and why, a restore recovered at Open, a snapshot that failed)
-// and the instruction files skipped (instructions.go).
-func (r *Runner) Notes() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.notes...)
+// runnerCheckpointDeps wires a Runner's checkpointer (Open): the one place
+// that knows which of the Runner's fields the checkpointer's function
+// values read and write. The checkpointer keeps the functions, not r.
+func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
+	return checkpointDeps{db: r.store, session: r.sess.ID, dir: dir, config: r.opt.Config,
+		emit: r.emit, note: r.note, registry: r.registry, history: r.History,
+		editHistory: func(edit func([]message.Entry) []message.Entry) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.history = edit(r.history)
+		},
+		claim: func() bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			was := r.busy
+			r.busy = true
+			return !was
+		},
+		release: r.endBusy,
+		reloaded: func(h []message.Entry) {
+			r.mu.Lock()
+			r.history = h
+			r.mu.Unlock()
+			r.doom.reset()
+			r.restoreCalculator()
+		},
+	}
 }
 
 // CheckpointsOff returns why checkpoints are off, or "" when they are on
 // (or switched off in the config).
-func (r *Runner) CheckpointsOff() string { return r.checkpointsOff() }
+func (r *Runner) CheckpointsOff() string { return r.cp.whyOff() }
 
 // mutates reports whether any of the calls can change files.
-func (r *Runner) mutates(e *message.Entry, calls []int) bool {
+func (c *checkpointer) mutates(e *message.Entry, calls []int) bool {
 	for _, ix := range calls {
-		if t, ok := r.registry().Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
+		if t, ok := c.registry().Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
 			return true
 		}
 	}
 	return false
 }
 
-// checkpointTools runs a step's tools (run) between a "before" and an
-// "after" snapshot when any of them can change files: the one entry point
-// of checkpoints in a step.
-func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []int, run func()) {
-	if !r.mutates(e, calls) {
+// aroundTools runs a step's tools (run) between a "before" and an "after"
+// snapshot when any of them can change files: the one entry point of
+// checkpoints in a step.
+func (c *checkpointer) aroundTools(ctx context.Context, e *message.Entry, calls []int, run func()) {
+	if !c.mutates(e, calls) {
 		run()
 		return
 	}
-	st := r.checkpointStore(ctx)
+	st := c.snapshots(ctx)
 	if st == nil {
 		run()
 		return
 	}
 	sctx := context.WithoutCancel(ctx) // the tree must be recorded even when cancelled
 	known := stepPaths(e, calls, st.WorkTree(), st.Exists)
-	before, ok := r.joinAfter(sctx)
-	if !ok || r.cp.partial { // paths-only: the last "after" did not cover this step's paths
+	before, ok := c.joinAfter(sctx)
+	if !ok || c.partial { // paths-only: the last "after" did not cover this step's paths
 		var err error
 		var notice string
-		pctx, progress := withCheckpointProgress(sctx, r.emit, r.sess.ID)
-		before, notice, err = r.cp.takeBefore(pctx, st, r.sess.ID, "before step "+e.Message.ID, known)
+		pctx, progress := withCheckpointProgress(sctx, c.emit, c.session)
+		before, notice, err = c.takeBefore(pctx, st, c.session, "before step "+e.Message.ID, known)
 		progress.finish()
 		if notice != "" {
-			r.note(notice)
+			c.note(notice)
 		}
 		if errors.Is(err, snapshot.ErrSkipped) {
-			r.note(skippedNote)
+			c.note(skippedNote)
 			run()
 			return
 		}
 		if err != nil {
-			r.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))
+			c.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))
 			run()
 			return
 		}
 	}
-	end, err := st.BeginTool(sctx, r.sess.ID)
+	end, err := st.BeginTool(sctx, c.session)
 	if err != nil {
 		end = func() {}
 	}
@@ -219,15 +269,15 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	stop := time.Now()
 	end()
 	tools := stepTools(e, calls, func(name string) bool {
-		t, ok := r.registry().Get(name)
+		t, ok := c.registry().Get(name)
 		return ok && t.ReadOnly()
-	}, st.WorkTree(), r.sess.ID, start, stop)
+	}, st.WorkTree(), c.session, start, stop)
 	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}
-	r.cp.pending = p
-	partial := r.cp.partial
+	c.pending = p
+	partial := c.partial
 	go func() {
 		defer close(p.done)
-		p.after, p.err = r.cp.take(sctx, st, r.sess.ID, "after step "+p.messageID, known, partial)
+		p.after, p.err = c.take(sctx, st, c.session, "after step "+p.messageID, known, partial)
 		if p.err == nil && p.after.Tree != p.before.Tree {
 			p.patch, p.err = st.Diff(sctx, p.before.ID, p.after.ID)
 		}
@@ -242,33 +292,33 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 
 // joinAfter waits for the pending "after" snapshot, stores its patch part,
 // and returns it as the next "before" (ok false when there is none).
-func (r *Runner) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
-	p := r.cp.pending
+func (c *checkpointer) joinAfter(ctx context.Context) (snapshot.Snapshot, bool) {
+	p := c.pending
 	if p == nil {
-		return r.cp.last, r.cp.last.ID != ""
+		return c.last, c.last.ID != ""
 	}
-	r.cp.pending = nil
+	c.pending = nil
 	<-p.done
 	if p.err != nil {
-		r.note(fmt.Sprintf("checkpoint after the step failed (this step cannot be undone): %v", p.err))
-		r.cp.last = snapshot.Snapshot{}
+		c.note(fmt.Sprintf("checkpoint after the step failed (this step cannot be undone): %v", p.err))
+		c.last = snapshot.Snapshot{}
 		return snapshot.Snapshot{}, false
 	}
-	r.cp.last = p.after
+	c.last = p.after
 	if ps := patchState(p.before, p.after, p.claims, p.lost); ps != nil {
-		r.addPatchPart(ctx, p.messageID, ps)
+		c.addPatchPart(ctx, p.messageID, ps)
 	}
 	return p.after, true
 }
 
-// settleCheckpoint ends a turn's checkpoints: the last "after" is joined
-// and its patch stored, and the next turn starts with a fresh "before".
-func (r *Runner) settleCheckpoint(ctx context.Context) {
-	if r.cp.pending == nil && r.cp.last.ID == "" {
+// settle ends a turn's checkpoints: the last "after" is joined and its
+// patch stored, and the next turn starts with a fresh "before".
+func (c *checkpointer) settle(ctx context.Context) {
+	if c.pending == nil && c.last.ID == "" {
 		return // no snapshot was taken this turn
 	}
-	r.joinAfter(context.WithoutCancel(ctx))
-	r.cp.last = snapshot.Snapshot{}
+	c.joinAfter(context.WithoutCancel(ctx))
+	c.last = snapshot.Snapshot{}
 }
 
 // patchState is the patch part of a step (claims: its changes, each with
@@ -300,19 +350,20 @@ func patchState(before, after snapshot.Snapshot, claims []snapshot.Attributed, l
 }
 
 // addPatchPart stores a patch part with the step's message and announces it.
-func (r *Runner) addPatchPart(ctx context.Context, messageID string, ps *message.PatchState) {
-	p := message.Part{SessionID: r.sess.ID, MessageID: messageID, Type: message.PartPatch, Patch: ps}
-	if err := r.store.UpsertPart(ctx, &p); err != nil {
-		r.note(fmt.Sprintf("save the step's patch: %v", err))
+func (c *checkpointer) addPatchPart(ctx context.Context, messageID string, ps *message.PatchState) {
+	p := message.Part{SessionID: c.session, MessageID: messageID, Type: message.PartPatch, Patch: ps}
+	if err := c.db.UpsertPart(ctx, &p); err != nil {
+		c.note(fmt.Sprintf("save the step's patch: %v", err))
 		return
 	}
-	r.mu.Lock()
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if r.history[i].Message.ID == messageID {
-			r.history[i].Parts = append(r.history[i].Parts, p)
-			break
+	c.editHistory(func(h []message.Entry) []message.Entry {
+		for i := len(h) - 1; i >= 0; i-- {
+			if h[i].Message.ID == messageID {
+				h[i].Parts = append(h[i].Parts, p)
+				break
+			}
 		}
-	}
-	r.mu.Unlock()
-	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+		return h
+	})
+	c.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
 }

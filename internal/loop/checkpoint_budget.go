@@ -23,7 +23,7 @@ import (
 
 // takeBefore takes a step's "before" snapshot within the budget. notice is
 // the one-line note of the moment the session goes paths-only ("" else).
-func (c *checkpoints) takeBefore(ctx context.Context, st *snapshot.Store, session, label string, known []string) (snap snapshot.Snapshot, notice string, err error) {
+func (c *checkpointer) takeBefore(ctx context.Context, st *snapshot.Store, session, label string, known []string) (snap snapshot.Snapshot, notice string, err error) {
 	if !c.partial && !c.whole {
 		if n := snapshot.FileCount(st); c.budget.Exceeded(n, 0) {
 			c.partial, notice = true, c.budget.Notice(n)
@@ -47,7 +47,7 @@ func (c *checkpoints) takeBefore(ctx context.Context, st *snapshot.Store, sessio
 }
 
 // take is a whole-tree snapshot, or with partial a paths-only one.
-func (c *checkpoints) take(ctx context.Context, st *snapshot.Store, session, label string, known []string, partial bool) (snapshot.Snapshot, error) {
+func (c *checkpointer) take(ctx context.Context, st *snapshot.Store, session, label string, known []string, partial bool) (snapshot.Snapshot, error) {
 	if partial {
 		return snapshot.TakePaths(ctx, st, session, label, known)
 	}

@@ -37,7 +37,7 @@
 // The turn order, and the file each part of it is in (Runner is the
 // orchestrator; the collaborators named have their own types):
 //
-//	Open, repair after a crash          runner.go (Open), recover.go, lost.go
+//	Open, repair after a crash          runner.go (Open), recover.go
 //	user message in: Send, queue, steer runner.go (Send), steer.go, usermessage.go,
 //	                                    coalesce.go, mention.go, images.go, shell.go
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
@@ -48,8 +48,14 @@
 //	streaming, retries, usage, budget   stepopen.go, retry.go, usage.go, usagesanity.go,
 //	                                    budget.go, limits.go, child.go
 //	tool runs, doom-loop guard          toolrun.go, doom.go
-//	checkpoints and rewind              checkpoint.go, rewind.go, snapshot.go,
-//	                                    attribution.go, agentstate.go
+//	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
+//	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;
+//	  diff, fork                        Runner keeps the exported delegates),
+//	                                    rewind.go, checkpoint_budget.go,
+//	                                    checkpoint_progress.go, attribution.go,
+//	                                    agentstate.go, lost.go, snapshot.go
+//	notes (checkpoints off, skipped     notes.go (Runner.note, Notes)
+//	  instruction files)
 //	hook points                         hooks.go
 //	deciding compaction, pricing        compaction.go, prunedenough.go, pricing.go,
 //	                                    forecastseed.go, reasoningrow.go

@@ -18,7 +18,8 @@ package loop
 // the tree as the rewind found it. Nothing is rewound while a turn runs.
 //
 // The planning (Turns, planRewind, planRedo) is pure and reads only the
-// history and the rewinds; the Runner does the restore and the marking.
+// history and the rewinds; the checkpointer (checkpoint.go) does the
+// restore and the marking, and the Runner's methods here delegate to it.
 
 import (
 	"context"
@@ -242,38 +243,27 @@ func planRedo(history []message.Entry, rewinds []message.Rewind) (message.Rewind
 	return message.Rewind{}, errors.New("redo: nothing to redo")
 }
 
-// claim marks the runner busy for a rewind: no turn starts meanwhile, and
-// none may be running.
-func (r *Runner) claim(op string) (release func(), err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.busy {
-		return nil, fmt.Errorf("%s: the agent is busy; wait for the turn to end or cancel it", op)
-	}
-	r.busy = true
-	return r.endBusy, nil
+// busyRewindError is a rewind's or a redo's refusal while the loop runs.
+func busyRewindError(op string) error {
+	return fmt.Errorf("%s: the agent is busy; wait for the turn to end or cancel it", op)
 }
 
 // Undo takes back the last turn, files and conversation: the files its
 // steps changed are restored (refused with an *snapshot.OutsideChangesError
 // when someone else changed them since), its messages marked rewound.
 // RewindResult.UserText is the turn's message, for the editor.
-func (r *Runner) Undo(ctx context.Context) (*RewindResult, error) {
-	turns := Turns(r.History())
-	if len(turns) == 0 {
-		return nil, errors.New("undo: nothing to undo")
-	}
-	return r.Rewind(ctx, turns[len(turns)-1].MessageID, RewindOptions{})
-}
+func (r *Runner) Undo(ctx context.Context) (*RewindResult, error) { return r.cp.undo(ctx, false) }
 
 // UndoForce is Undo despite changes made outside the agent (the user
 // confirmed).
-func (r *Runner) UndoForce(ctx context.Context) (*RewindResult, error) {
-	turns := Turns(r.History())
+func (r *Runner) UndoForce(ctx context.Context) (*RewindResult, error) { return r.cp.undo(ctx, true) }
+
+func (c *checkpointer) undo(ctx context.Context, force bool) (*RewindResult, error) {
+	turns := Turns(c.history())
 	if len(turns) == 0 {
 		return nil, errors.New("undo: nothing to undo")
 	}
-	return r.Rewind(ctx, turns[len(turns)-1].MessageID, RewindOptions{Force: true})
+	return c.rewind(ctx, turns[len(turns)-1].MessageID, RewindOptions{Force: force})
 }
 
 // Rewind takes the session back to before message toID: its files, its
@@ -282,6 +272,10 @@ func (r *Runner) UndoForce(ctx context.Context) (*RewindResult, error) {
 // listing them, touching nothing, unless opt.Force; another session running
 // a tool in the directory makes it refuse with a *snapshot.BusyError.
 func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*RewindResult, error) {
+	return r.cp.rewind(ctx, toID, opt)
+}
+
+func (c *checkpointer) rewind(ctx context.Context, toID string, opt RewindOptions) (*RewindResult, error) {
 	mode := opt.Mode
 	if mode == "" {
 		mode = message.RewindBoth
@@ -291,29 +285,29 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 	default:
 		return nil, fmt.Errorf("rewind: unknown mode %q (both, code or conversation)", mode)
 	}
-	release, err := r.claim("rewind")
-	if err != nil {
-		return nil, err
+	if !c.claim() {
+		return nil, busyRewindError("rewind")
 	}
-	defer release()
-	rewinds, err := r.store.ListRewinds(ctx, r.sess.ID)
+	defer c.release()
+	rewinds, err := c.db.ListRewinds(ctx, c.session)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
-	plan, err := planRewind(r.History(), rewinds, toID)
+	history := c.history()
+	plan, err := planRewind(history, rewinds, toID)
 	if err != nil {
 		return nil, fmt.Errorf("rewind: %w", err)
 	}
 	res := &RewindResult{UserText: plan.userText}
 	if mode != message.RewindConversation {
-		res.Lost = LostOf(patchStatesFrom(r.History(), plan.from))
+		res.Lost = LostOf(patchStatesFrom(history, plan.from))
 	}
-	rw := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRewind, Mode: mode, MessageID: plan.from}
+	rw := message.Rewind{SessionID: c.session, Kind: message.RewindKindRewind, Mode: mode, MessageID: plan.from}
 	if mode != message.RewindConversation {
-		store := r.checkpointStore(ctx)
+		store := c.snapshots(ctx)
 		switch {
-		case store == nil && r.checkpointsOff() != "":
-			res.FilesNote = r.checkpointsOff()
+		case store == nil && c.whyOff() != "":
+			res.FilesNote = c.whyOff()
 		case store == nil:
 			res.FilesNote = "checkpoints are switched off (checkpoints.enabled)"
 		case plan.target == "":
@@ -323,10 +317,10 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 			return nil, fmt.Errorf("rewind: files not restored: %s", res.FilesNote)
 		}
 		if res.FilesNote == "" {
-			rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(plan.target), snapshot.RestoreOptions{
+			rr, err := store.Restore(ctx, c.session, snapshot.ID(plan.target), snapshot.RestoreOptions{
 				Paths: plan.paths, Expect: snapshot.ID(plan.expect), Force: opt.Force,
-				Agent:  agentExpectations(r.History(), rewinds, plan.from, plan.target, plan.paths),
-				Unsure: unsurePaths(r.History(), plan.from, ""),
+				Agent:  agentExpectations(history, rewinds, plan.from, plan.target, plan.paths),
+				Unsure: unsurePaths(history, plan.from, ""),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("rewind: %w", err)
@@ -335,12 +329,12 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 			rw.Target, rw.Before, rw.After = plan.target, string(rr.Before), string(rr.After)
 		}
 	}
-	marked, err := r.store.AddRewind(ctx, &rw)
+	marked, err := c.db.AddRewind(ctx, &rw)
 	if err != nil {
 		return res, fmt.Errorf("rewind: %w", err)
 	}
 	res.Record, res.Messages = rw, marked
-	if err := r.reload(ctx, marked); err != nil {
+	if err := c.reload(ctx, marked); err != nil {
 		return res, fmt.Errorf("rewind: %w", err)
 	}
 	return res, nil
@@ -349,39 +343,34 @@ func (r *Runner) Rewind(ctx context.Context, toID string, opt RewindOptions) (*R
 // Redo reapplies the last rewind (its files, as it found them, and its
 // messages), refusing like Rewind when the files changed since. It fails
 // when there is nothing to redo or the conversation went on after it.
-func (r *Runner) Redo(ctx context.Context) (*RewindResult, error) {
-	return r.redo(ctx, false)
-}
+func (r *Runner) Redo(ctx context.Context) (*RewindResult, error) { return r.cp.redo(ctx, false) }
 
 // RedoForce is Redo despite changes made outside the agent.
-func (r *Runner) RedoForce(ctx context.Context) (*RewindResult, error) {
-	return r.redo(ctx, true)
-}
+func (r *Runner) RedoForce(ctx context.Context) (*RewindResult, error) { return r.cp.redo(ctx, true) }
 
-func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
-	release, err := r.claim("redo")
-	if err != nil {
-		return nil, err
+func (c *checkpointer) redo(ctx context.Context, force bool) (*RewindResult, error) {
+	if !c.claim() {
+		return nil, busyRewindError("redo")
 	}
-	defer release()
-	rewinds, err := r.store.ListRewinds(ctx, r.sess.ID)
+	defer c.release()
+	rewinds, err := c.db.ListRewinds(ctx, c.session)
 	if err != nil {
 		return nil, fmt.Errorf("redo: %w", err)
 	}
-	history := r.History()
+	history := c.history()
 	rw, err := planRedo(history, rewinds)
 	if err != nil {
 		return nil, err
 	}
 	res := &RewindResult{}
-	redo := message.Rewind{SessionID: r.sess.ID, Kind: message.RewindKindRedo, Mode: rw.Mode, MessageID: rw.MessageID, Redoes: rw.ID}
+	redo := message.Rewind{SessionID: c.session, Kind: message.RewindKindRedo, Mode: rw.Mode, MessageID: rw.MessageID, Redoes: rw.ID}
 	if rw.Before != "" {
-		store := r.checkpointStore(ctx)
+		store := c.snapshots(ctx)
 		if store == nil {
-			return nil, fmt.Errorf("redo: files not restored: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
+			return nil, fmt.Errorf("redo: files not restored: %s", orElse(c.whyOff(), "checkpoints are switched off (checkpoints.enabled)"))
 		}
 		_, paths := patchesFrom(history, rw.MessageID, rw.ID)
-		rr, err := store.Restore(ctx, r.sess.ID, snapshot.ID(rw.Before), snapshot.RestoreOptions{
+		rr, err := store.Restore(ctx, c.session, snapshot.ID(rw.Before), snapshot.RestoreOptions{
 			Paths: paths, Expect: snapshot.ID(lastTree(history, rewinds)), Force: force,
 			Agent: agentExpectations(history, rewinds, rw.MessageID, "", paths),
 		})
@@ -396,28 +385,25 @@ func (r *Runner) redo(ctx context.Context, force bool) (*RewindResult, error) {
 			res.Messages = append(res.Messages, e.Message.ID)
 		}
 	}
-	if err := r.store.AddRedo(ctx, &redo); err != nil {
+	if err := c.db.AddRedo(ctx, &redo); err != nil {
 		return res, fmt.Errorf("redo: %w", err)
 	}
 	res.Record = redo
-	if err := r.reload(ctx, res.Messages); err != nil {
+	if err := c.reload(ctx, res.Messages); err != nil {
 		return res, fmt.Errorf("redo: %w", err)
 	}
 	return res, nil
 }
 
-// reload reads the history again after a rewind or redo, recounts the
-// calculator from it, and announces the messages whose mark changed.
-func (r *Runner) reload(ctx context.Context, changed []string) error {
-	history, err := r.store.LoadHistory(ctx, r.sess.ID)
+// reload reads the history again after a rewind or redo, hands it to the
+// session (reloaded: the calculator is recounted from it), and announces
+// the messages whose mark changed.
+func (c *checkpointer) reload(ctx context.Context, changed []string) error {
+	history, err := c.db.LoadHistory(ctx, c.session)
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.history = history
-	r.mu.Unlock()
-	r.doom.reset()
-	r.restoreCalculator()
+	c.reloaded(history)
 	want := map[string]bool{}
 	for _, id := range changed {
 		want[id] = true
@@ -425,7 +411,7 @@ func (r *Runner) reload(ctx context.Context, changed []string) error {
 	for _, e := range history {
 		if want[e.Message.ID] {
 			m := e.Message
-			r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
+			c.emit(message.Event{Type: message.EventMessageUpdated, SessionID: c.session, Message: &m})
 		}
 	}
 	return nil
@@ -443,12 +429,14 @@ type TurnDiff struct {
 
 // Diff returns the patch of turn n (1 the first; 0 the last) of the
 // conversation as it stands.
-func (r *Runner) Diff(ctx context.Context, n int) (*TurnDiff, error) {
-	store := r.checkpointStore(ctx)
+func (r *Runner) Diff(ctx context.Context, n int) (*TurnDiff, error) { return r.cp.diff(ctx, n) }
+
+func (c *checkpointer) diff(ctx context.Context, n int) (*TurnDiff, error) {
+	store := c.snapshots(ctx)
 	if store == nil {
-		return nil, fmt.Errorf("diff: %s", orElse(r.checkpointsOff(), "checkpoints are switched off (checkpoints.enabled)"))
+		return nil, fmt.Errorf("diff: %s", orElse(c.whyOff(), "checkpoints are switched off (checkpoints.enabled)"))
 	}
-	return DiffTurn(ctx, store, r.History(), n)
+	return DiffTurn(ctx, store, c.history(), n)
 }
 
 // DiffTurn returns the patch of turn n (1 the first; 0 the last) of
@@ -500,7 +488,11 @@ func DiffTurn(ctx context.Context, st *snapshot.Store, history []message.Entry, 
 // Fork copies the session up to and including message atID ("" for all
 // of it) into a new session, and returns it. See ForkSession.
 func (r *Runner) Fork(ctx context.Context, atID string) (*message.Session, error) {
-	return ForkSession(ctx, r.store, r.checkpointStore(ctx), r.sess.ID, atID)
+	return r.cp.fork(ctx, atID)
+}
+
+func (c *checkpointer) fork(ctx context.Context, atID string) (*message.Session, error) {
+	return ForkSession(ctx, c.db, c.snapshots(ctx), c.session, atID)
 }
 
 // ForkSession copies session id up to and including message atID ("" for

@@ -200,7 +200,7 @@ type Runner struct {
 	ceiling atomic.Int64
 	title   titleTask // the background small_model title request
 	near    nearState // the forecast of compaction
-	cp      checkpoints
+	cp      *checkpointer
 	notes   []string
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
@@ -310,7 +310,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.setModel(r.sess.Model)
 	r.refreshTools()
-	r.openCheckpoints(ctx, dir)
+	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
 	r.traceStartup("session", time.Time{})
 	r.openPrompt(ctx, dir)
 	r.sessionStartHooks(ctx, sessionID != "")
@@ -723,7 +723,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.turnWithStopHooks(ctx)
-		r.settleCheckpoint(ctx)
+		r.cp.settle(ctx)
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
 		}

@@ -488,7 +488,7 @@ func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish strin
 		out.finish = FinishEmpty
 	}
 	if len(calls) > 0 {
-		r.checkpointTools(ctx, e, calls, func() {
+		r.cp.aroundTools(ctx, e, calls, func() {
 			out.stop, out.stopErr = r.runTools(ctx, e, calls)
 		})
 	}
