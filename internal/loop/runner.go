@@ -198,7 +198,7 @@ type Runner struct {
 	// takes, learnt from its context-length errors; 0 when none was
 	// refused. It lowers the compaction point for the rest of the session.
 	ceiling atomic.Int64
-	titles  *titler // the background small_model title request
+	titles  *titler   // the background small_model title request
 	near    nearState // the forecast of compaction
 	cp      checkpoints
 	notes   []string
