@@ -205,10 +205,8 @@ type Runner struct {
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
 	trace   startupTrace
-	// hooks fires the user's hooks (hooks.go); inbox resolves mentions
-	// and delivers the queue (steer.go).
-	hooks *hookPoints
-	inbox *inbox
+	hooks   *hookPoints // the user's hooks (hooks.go)
+	inbox   *inbox      // @mentions and the queue's delivery (steer.go)
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
@@ -265,7 +263,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if opt.Ledger == nil {
 		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
 	}
-	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}}
+	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}, trace: startupTrace{report: opt.StartupTrace}}
 	r.tt.base = opt.Tools
 	r.idle = make(chan struct{})
 	close(r.idle)
@@ -296,13 +294,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
 		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
-	sessID := func() string { return r.sess.ID }
-	r.trace.report = opt.StartupTrace
-	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: sessID, emit: r.emit, note: r.note,
-		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) },
-		history:      r.History, turn: r.turn, maxSteps: opt.MaxSteps})
-	r.inbox = &inbox{inboxDeps{store: st, session: sessID, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks,
-		added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.registry}}
+	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: func() string { return r.sess.ID }, emit: r.emit, note: r.note,
+		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
+	r.inbox = &inbox{inboxDeps{store: st, session: r.hooks.d.session, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.registry}}
 	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.reserve, estimate: r.messagesEstimate, complete: r.completeOnce,
 		cost: r.costOf, addUsage: r.addSessionUsage, title: func() string { return r.Session().Title }, setTitle: r.setTitle}}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
