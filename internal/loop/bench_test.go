@@ -48,7 +48,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	b.ReportAllocs()
 	b.Run("queue", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := h.r.injectQueue(ctx, false); err != nil {
+			if _, err := h.r.inbox.inject(ctx, false); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -140,10 +140,10 @@ var errNotApplied = errors.New("compaction attempt not applied")
 // returns ErrNothingToCompact when there is nothing to summarise, and an
 // error wrapping compact.ErrAttemptsSpent when the attempts are spent.
 func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
-	if err := r.preCompactHooks(ctx, req); err != nil {
+	if err := r.hooks.preCompact(ctx, req); err != nil {
 		return err
 	}
-	defer func() { r.postCompactHooks(ctx, req, err) }()
+	defer func() { r.hooks.postCompact(ctx, req, err) }()
 	req.summaryRetry = &summaryBudget{}
 	// giveUp is compact.GiveUp for req: the limit the request had to get
 	// under is the size the provider refused, else the compaction point.

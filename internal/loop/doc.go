@@ -38,8 +38,9 @@
 // orchestrator; the collaborators named have their own types):
 //
 //	Open, repair after a crash          runner.go (Open), recover.go
-//	user message in: Send, queue, steer runner.go (Send), steer.go, usermessage.go,
-//	                                    coalesce.go, mention.go, images.go, shell.go
+//	user message in: Send, queue, steer runner.go (Send), steer.go (type inbox: queue
+//	                                    delivery, mentions), usermessage.go, coalesce.go,
+//	                                    mention.go, images.go, shell.go
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
 //	system prompt, instructions, pins   prompt.go, instructions.go, pins.go
 //	a step's request and its cache      step.go, stepopen.go, stepfit.go, convert.go,
@@ -56,7 +57,8 @@
 //	                                    agentstate.go, lost.go, snapshot.go
 //	notes (checkpoints off, skipped     notes.go (Runner.note, Notes)
 //	  instruction files)
-//	hook points                         hooks.go
+//	hook points                         hooks.go (type hookPoints: SessionStart context,
+//	                                    a hook's stop, Stop hook continuations)
 //	deciding compaction, pricing        compaction.go, prunedenough.go, pricing.go,
 //	                                    forecastseed.go, reasoningrow.go
 //	                                    (pure: fixedTokensOf, restoreCostOf, previewOf)
@@ -65,7 +67,8 @@
 //	summary requests and their retries  compaction.go (summarise), summaryretry.go
 //	undo, summary edit, preview (API)   uncompact.go, summaryedit.go, summaryfile.go,
 //	                                    preview.go
-//	the session's title                 title.go, unreachable.go (small_model down)
-//	startup timings                     startuptrace.go
+//	the session's title                 title.go (type titler), unreachable.go
+//	                                    (small_model down)
+//	startup timings                     startuptrace.go (type startupTrace)
 //	after the turn: prune, idle         compaction.go (prune), runner.go (setIdle)
 package loop

@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/message"
@@ -50,55 +51,97 @@ var ErrCompactionBlocked = errors.New("blocked by a PreCompact hook")
 // maxStopContinuations bounds how often Stop hooks may keep one turn going.
 const maxStopContinuations = 3
 
-// fireHook fires ev for this session and reports each run.
-func (r *Runner) fireHook(ctx context.Context, ev hooks.Event) hooks.Outcome {
-	ev.SessionID, ev.Dir = r.sess.ID, r.toolEnv.Dir
-	out := r.opt.Hooks.Fire(ctx, ev)
+// hookPoints fires the user's hooks at the points listed at the top of this
+// file and keeps what they leave behind: the SessionStart context, a
+// "continue": false from a tool hook, and the steps of a turn a Stop hook
+// continues. It is given what it needs in a hookDeps and holds no
+// *Runner. Its fields are not guarded by a lock: system is set at Open
+// (before any other goroutine runs) and only read after it; stepsBefore
+// belongs to the loop goroutine; stop is an atomic, since tool calls may
+// run beside each other.
+type hookPoints struct {
+	d hookDeps
+	// system is the SessionStart hooks' context, a system message.
+	system string
+	// stop is set when a tool hook answered "continue": false.
+	stop atomic.Bool
+	// stepsBefore counts the steps of a turn a Stop hook continues.
+	stepsBefore int
+}
+
+// hookDeps is what hookPoints works with. Every func is required unless
+// said otherwise.
+type hookDeps struct {
+	hooks *hooks.Runner // nil: no hooks, every point returns at once
+	perms *tools.Permissions
+	dir   string // the session's directory, told to every hook
+	// session is the session's id.
+	session func() string
+	emit    func(message.Event)
+	// note reports a note (Runner's notes).
+	note func(string)
+	// addSynthetic stores a synthetic user message (a hook's context or a
+	// Stop hook's feedback) and appends it to the history.
+	addSynthetic func(ctx context.Context, text string) error
+	// history is a copy of the session's history.
+	history func() []message.Entry
+	// turn runs one turn of steps (Runner.turn); maxSteps bounds a turn.
+	turn     func(context.Context) TurnResult
+	maxSteps int
+}
+
+// newHookPoints returns the hook points of a session.
+func newHookPoints(d hookDeps) *hookPoints { return &hookPoints{d: d} }
+
+// fire fires ev for this session and reports each run.
+func (h *hookPoints) fire(ctx context.Context, ev hooks.Event) hooks.Outcome {
+	ev.SessionID, ev.Dir = h.d.session(), h.d.dir
+	out := h.d.hooks.Fire(ctx, ev)
 	for _, run := range out.Runs {
-		r.emit(message.Event{Type: message.EventHook, SessionID: ev.SessionID, Hook: &message.HookRun{
+		h.d.emit(message.Event{Type: message.EventHook, SessionID: ev.SessionID, Hook: &message.HookRun{
 			Event: run.Event, Command: run.Command, Source: run.Source, Output: run.Output, Blocked: run.Blocked,
 			ExitCode: run.ExitCode, TimedOut: run.TimedOut, Error: run.Error, Tool: ev.Tool, DurationMS: run.Duration.Milliseconds(),
 		}})
 	}
 	if out.Stop && out.StopReason != "" {
-		r.note(fmt.Sprintf("%s hook: %s", ev.Name, out.StopReason))
+		h.d.note(fmt.Sprintf("%s hook: %s", ev.Name, out.StopReason))
 	}
 	return out
 }
 
-// sessionStartHooks fires SessionStart at Open; its context joins the
-// system prompt.
-func (r *Runner) sessionStartHooks(ctx context.Context, resumed bool) {
-	if !r.opt.Hooks.Has(hooks.SessionStart) {
-		return
+// sessionStart fires SessionStart at Open for model and returns system
+// with the hooks' context joined (withContext).
+func (h *hookPoints) sessionStart(ctx context.Context, resumed bool, model string, system []string) []string {
+	if !h.d.hooks.Has(hooks.SessionStart) {
+		return system
 	}
 	source := hooks.SourceStartup
 	if resumed {
 		source = hooks.SourceResume
 	}
-	out := r.fireHook(ctx, hooks.Event{Name: hooks.SessionStart, Source: source, Model: r.model})
-	if out.Context != "" {
-		r.hookSystem = "Context from the user's SessionStart hooks:\n" + out.Context
-		r.system = r.withHookContext(r.system)
-	}
-}
-
-// withHookContext adds the SessionStart hooks' context to system messages.
-func (r *Runner) withHookContext(system []string) []string {
-	if r.hookSystem == "" {
+	out := h.fire(ctx, hooks.Event{Name: hooks.SessionStart, Source: source, Model: model})
+	if out.Context == "" {
 		return system
 	}
-	return append(system[:len(system):len(system)], r.hookSystem)
+	h.system = "Context from the user's SessionStart hooks:\n" + out.Context
+	return h.withContext(system)
 }
 
-// promptHooks fires UserPromptSubmit for a message the user wrote. It
-// returns the context to add after it, or an error wrapping
-// ErrPromptBlocked.
-func (r *Runner) promptHooks(ctx context.Context, text string) (string, error) {
-	if !r.opt.Hooks.Has(hooks.UserPromptSubmit) {
+// withContext adds the SessionStart hooks' context to system messages.
+func (h *hookPoints) withContext(system []string) []string {
+	if h.system == "" {
+		return system
+	}
+	return append(system[:len(system):len(system)], h.system)
+}
+
+// prompt fires UserPromptSubmit for a message the user wrote. It returns
+// the context to add after it, or an error wrapping ErrPromptBlocked.
+func (h *hookPoints) prompt(ctx context.Context, text string) (string, error) {
+	if !h.d.hooks.Has(hooks.UserPromptSubmit) {
 		return "", nil
 	}
-	out := r.fireHook(ctx, hooks.Event{Name: hooks.UserPromptSubmit, Prompt: text})
+	out := h.fire(ctx, hooks.Event{Name: hooks.UserPromptSubmit, Prompt: text})
 	switch {
 	case out.Blocked:
 		return "", fmt.Errorf("send: %w: %s", ErrPromptBlocked, out.Reason)
@@ -114,59 +157,43 @@ func (r *Runner) promptHooks(ctx context.Context, text string) (string, error) {
 
 // addPromptContext stores a UserPromptSubmit hook's context after the
 // message, as a synthetic user message.
-func (r *Runner) addPromptContext(ctx context.Context, extra string) error {
+func (h *hookPoints) addPromptContext(ctx context.Context, extra string) error {
 	if extra == "" {
 		return nil
 	}
-	return r.addUserMessage(ctx, "Context from the user's UserPromptSubmit hooks:\n"+extra, true)
-}
-
-// queuedPromptHooks fires UserPromptSubmit for queued messages about to
-// be delivered as text. When a hook blocks them they leave the queue, the
-// user is told why, and blocked is true.
-func (r *Runner) queuedPromptHooks(ctx context.Context, ids []string, text string) (extra string, blocked bool) {
-	extra, err := r.promptHooks(ctx, text)
-	if err == nil {
-		return extra, false
-	}
-	for _, id := range ids {
-		_ = r.store.RemoveQueued(ctx, id)
-	}
-	r.emitQueue(ctx)
-	r.emitError(err.Error())
-	return "", true
+	return h.d.addSynthetic(ctx, "Context from the user's UserPromptSubmit hooks:\n"+extra)
 }
 
 // checkCall decides whether a tool call may run: PreToolUse hooks, then
-// the permission check.
-func (r *Runner) checkCall(ctx context.Context, call tools.Call) (ok bool, denial string, err error) {
-	if r.opt.Hooks.Has(hooks.PreToolUse) {
-		out := r.fireHook(ctx, hooks.Event{Name: hooks.PreToolUse, Tool: call.Name, ToolInput: call.Input, ToolUseID: call.ID})
+// the permission check of reg (which knows the gated, MCP, tools) in env.
+func (h *hookPoints) checkCall(ctx context.Context, call tools.Call, reg *tools.Registry, env *tools.Env) (ok bool, denial string, err error) {
+	if h.d.hooks.Has(hooks.PreToolUse) {
+		out := h.fire(ctx, hooks.Event{Name: hooks.PreToolUse, Tool: call.Name, ToolInput: call.Input, ToolUseID: call.ID})
 		if out.Stop {
-			r.hookStop.Store(true)
+			h.stop.Store(true)
 		}
 		switch {
 		case ctx.Err() != nil:
 			return false, "", ctx.Err()
 		case out.Blocked:
 			return false, fmt.Sprintf("Blocked by a PreToolUse hook; nothing was run. The hook says:\n%s", out.Reason), nil
-		case out.Permission == hooks.Allow && (r.opt.Perms == nil || r.opt.Perms.Mode(call.Name) != tools.ModeDeny):
+		case out.Permission == hooks.Allow && (h.d.perms == nil || h.d.perms.Mode(call.Name) != tools.ModeDeny):
 			return true, "", nil
 		}
 	}
-	return r.registry().Check(ctx, r.toolEnv, r.opt.Perms, call) // knows the gated (MCP) tools
+	return reg.Check(ctx, env, h.d.perms, call)
 }
 
-// postToolHooks fires PostToolUse for a call's result and returns the
-// result the model reads: a block's reason and any context appended.
-func (r *Runner) postToolHooks(ctx context.Context, call tools.Call, res tools.Result) tools.Result {
-	if !r.opt.Hooks.Has(hooks.PostToolUse) {
+// postTool fires PostToolUse for a call's result and returns the result
+// the model reads: a block's reason and any context appended.
+func (h *hookPoints) postTool(ctx context.Context, call tools.Call, res tools.Result) tools.Result {
+	if !h.d.hooks.Has(hooks.PostToolUse) {
 		return res
 	}
-	out := r.fireHook(ctx, hooks.Event{Name: hooks.PostToolUse, Tool: call.Name, ToolInput: call.Input, ToolUseID: call.ID,
+	out := h.fire(ctx, hooks.Event{Name: hooks.PostToolUse, Tool: call.Name, ToolInput: call.Input, ToolUseID: call.ID,
 		ToolOutput: res.Output, ToolIsError: res.IsError})
 	if out.Stop {
-		r.hookStop.Store(true)
+		h.stop.Store(true)
 	}
 	var add []string
 	if out.Blocked {
@@ -183,9 +210,9 @@ func (r *Runner) postToolHooks(ctx context.Context, call tools.Call, res tools.R
 
 // takeStopTurn reports, once, whether the user (a denial) or a hook
 // ("continue": false) ended the turn.
-func (r *Runner) takeStopTurn() bool {
-	byHook := r.hookStop.Swap(false)
-	return r.opt.Perms.TakeStopTurn() || byHook
+func (h *hookPoints) takeStopTurn() bool {
+	byHook := h.stop.Swap(false)
+	return h.d.perms.TakeStopTurn() || byHook
 }
 
 func compactTrigger(req compactRequest) string {
@@ -195,13 +222,13 @@ func compactTrigger(req compactRequest) string {
 	return hooks.TriggerManual
 }
 
-// preCompactHooks fires PreCompact; it returns an error wrapping
+// preCompact fires PreCompact; it returns an error wrapping
 // ErrCompactionBlocked when a hook blocks the compaction.
-func (r *Runner) preCompactHooks(ctx context.Context, req compactRequest) error {
-	if !r.opt.Hooks.Has(hooks.PreCompact) {
+func (h *hookPoints) preCompact(ctx context.Context, req compactRequest) error {
+	if !h.d.hooks.Has(hooks.PreCompact) {
 		return nil
 	}
-	out := r.fireHook(ctx, hooks.Event{Name: hooks.PreCompact, Trigger: compactTrigger(req), CustomInstructions: req.focus})
+	out := h.fire(ctx, hooks.Event{Name: hooks.PreCompact, Trigger: compactTrigger(req), CustomInstructions: req.focus})
 	if !out.Blocked && !out.Stop {
 		return nil
 	}
@@ -210,38 +237,35 @@ func (r *Runner) preCompactHooks(ctx context.Context, req compactRequest) error 
 		reason = out.StopReason
 	}
 	if req.refused > 0 {
-		r.note(fmt.Sprintf("a PreCompact hook asked not to compact (%s), but the provider refused the request as too long: compacting anyway", reason))
+		h.d.note(fmt.Sprintf("a PreCompact hook asked not to compact (%s), but the provider refused the request as too long: compacting anyway", reason))
 		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrCompactionBlocked, reason)
 }
 
-// postCompactHooks fires PostCompact after a compaction that succeeded.
-func (r *Runner) postCompactHooks(ctx context.Context, req compactRequest, err error) {
-	if err != nil || !r.opt.Hooks.Has(hooks.PostCompact) {
+// postCompact fires PostCompact after a compaction that succeeded.
+func (h *hookPoints) postCompact(ctx context.Context, req compactRequest, err error) {
+	if err != nil || !h.d.hooks.Has(hooks.PostCompact) {
 		return
 	}
-	r.fireHook(ctx, hooks.Event{Name: hooks.PostCompact, Trigger: compactTrigger(req), Summary: r.latestSummary()})
+	h.fire(ctx, hooks.Event{Name: hooks.PostCompact, Trigger: compactTrigger(req), Summary: latestSummary(h.d.history())})
 }
 
-// latestSummary is the text of the newest summary in the history.
-func (r *Runner) latestSummary() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.Message.Summary {
+// latestSummary is the text of the newest summary in history.
+func latestSummary(history []message.Entry) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		if e := history[i]; e.Message.Summary {
 			return entryText(e)
 		}
 	}
 	return ""
 }
 
-// lastAssistantText is the text of the newest assistant message.
-func (r *Runner) lastAssistantText() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.Message.Role == message.RoleAssistant && !e.Message.Summary {
+// lastAssistantText is the text of the newest assistant message of
+// history.
+func lastAssistantText(history []message.Entry) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		if e := history[i]; e.Message.Role == message.RoleAssistant && !e.Message.Summary {
 			return entryText(e)
 		}
 	}
@@ -258,32 +282,32 @@ func entryText(e message.Entry) string {
 	return b.String()
 }
 
-// turnWithStopHooks runs a turn, and goes on with it while Stop hooks
-// block its end (see the file comment).
-func (r *Runner) turnWithStopHooks(ctx context.Context) TurnResult {
-	res := r.turn(ctx)
-	if !r.opt.Hooks.Has(hooks.Stop) {
+// turnWithStop runs a turn, and goes on with it while Stop hooks block
+// its end (see the file comment).
+func (h *hookPoints) turnWithStop(ctx context.Context) TurnResult {
+	res := h.d.turn(ctx)
+	if !h.d.hooks.Has(hooks.Stop) {
 		return res
 	}
-	defer func() { r.stepsBefore = 0 }()
+	defer func() { h.stepsBefore = 0 }()
 	for n := 0; endedOnItsOwn(res); n++ {
-		out := r.fireHook(ctx, hooks.Event{Name: hooks.Stop, StopHookActive: n > 0, LastAssistantMessage: r.lastAssistantText()})
+		out := h.fire(ctx, hooks.Event{Name: hooks.Stop, StopHookActive: n > 0, LastAssistantMessage: lastAssistantText(h.d.history())})
 		switch {
 		case ctx.Err() != nil:
 			return TurnResult{FinishReason: FinishCancelled, Steps: res.Steps}
 		case out.Stop || !out.Blocked:
 			return res
 		case n >= maxStopContinuations:
-			r.note(fmt.Sprintf("Stop hooks kept the turn going %d times; it ends here (the last said: %s)", n, out.Reason))
+			h.d.note(fmt.Sprintf("Stop hooks kept the turn going %d times; it ends here (the last said: %s)", n, out.Reason))
 			return res
-		case res.Steps >= r.opt.MaxSteps:
+		case res.Steps >= h.d.maxSteps:
 			return res
 		}
-		if err := r.addUserMessage(ctx, "Stop hook feedback:\n"+out.Reason, true); err != nil {
+		if err := h.d.addSynthetic(ctx, "Stop hook feedback:\n"+out.Reason); err != nil {
 			return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
 		}
-		r.stepsBefore = res.Steps
-		next := r.turn(ctx)
+		h.stepsBefore = res.Steps
+		next := h.d.turn(ctx)
 		next.Steps += res.Steps
 		res = next
 	}

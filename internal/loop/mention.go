@@ -8,7 +8,7 @@ package loop
 // asks), so the same limits, truncation notice and refusals (binary,
 // missing, too large) apply. A mention that cannot be attached becomes a
 // part that says why: the message is sent all the same, and the model and
-// the transcript both see the reason.
+// the transcript both see the reason. The inbox (steer.go) resolves them.
 
 import (
 	"context"
@@ -21,32 +21,32 @@ import (
 	"github.com/ctxloop/agent/internal/tools"
 )
 
-// userParts returns the parts of a user message: its text, then one file
+// parts returns the parts of a user message: its text, then one file
 // part per @mention.
-func (r *Runner) userParts(ctx context.Context, text string) []*message.Part {
+func (in *inbox) parts(ctx context.Context, text string) []*message.Part {
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
-	dir := r.toolEnv.Dir
+	dir := in.d.env.Dir
 	exists := func(p string) bool {
 		_, err := os.Lstat(filepath.Join(dir, p))
 		return err == nil
 	}
 	for _, m := range mention.Parse(text, exists) {
-		parts = append(parts, &message.Part{Type: message.PartFile, File: r.attach(ctx, m)})
+		parts = append(parts, &message.Part{Type: message.PartFile, File: in.attach(ctx, m)})
 	}
 	return parts
 }
 
 // attach resolves one mention through the read tool (a file) or ls (a
 // directory, "@dir/").
-func (r *Runner) attach(ctx context.Context, m mention.Mention) *message.FileState {
+func (in *inbox) attach(ctx context.Context, m mention.Mention) *message.FileState {
 	f := &message.FileState{Kind: message.AttachFile, Path: m.Path}
 	name := "read"
-	if fi, err := os.Stat(filepath.Join(r.toolEnv.Dir, m.Path)); m.Dir() || (err == nil && fi.IsDir()) {
+	if fi, err := os.Stat(filepath.Join(in.d.env.Dir, m.Path)); m.Dir() || (err == nil && fi.IsDir()) {
 		f.Kind, name = message.AttachDir, "ls"
 	}
 	input, _ := json.Marshal(map[string]string{"path": m.Path})
 	call := tools.Call{ID: "mention", Name: name, Input: input}
-	res, err := r.registry().RunChecked(ctx, r.toolEnv, r.opt.Perms, call)
+	res, err := in.d.registry().RunChecked(ctx, in.d.env, in.d.perms, call)
 	switch {
 	case err != nil:
 		f.Error = err.Error()

@@ -191,7 +191,7 @@ func (r *Runner) refreshPrompt(ctx context.Context) {
 		// Gathered beside Open and the first message (Options.Environment)
 		// or while the user typed (PrefetchEnvironment).
 		env := p.Wait()
-		r.traceStartup("prompt env", p.began)
+		r.trace.phase("prompt env", p.began)
 		r.skipped.report(env.Skipped, r.note)
 		if time.Since(p.began) < prefetchFreshFor {
 			r.setSystem(r.systemPrompt(env), p.began)
@@ -232,16 +232,16 @@ func (r *Runner) openPrompt(ctx context.Context, dir string) {
 	r.skipped.report(env.Skipped, r.note)
 	r.system = r.systemPrompt(env)
 	r.promptAt, r.promptFromOpen = time.Now(), true
-	r.traceStartup("prompt env", began)
+	r.trace.phase("prompt env", began)
 }
 
 // systemPrompt makes the session's system messages (Options.SystemPrompt).
 // The SessionStart hooks' context follows them (hooks.go).
 func (r *Runner) systemPrompt(env Environment) []string {
 	if r.opt.SystemPrompt != nil {
-		return r.withHookContext(r.opt.SystemPrompt(env))
+		return r.hooks.withContext(r.opt.SystemPrompt(env))
 	}
-	return r.withHookContext(SystemPrompt(env))
+	return r.hooks.withContext(SystemPrompt(env))
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

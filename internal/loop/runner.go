@@ -198,24 +198,19 @@ type Runner struct {
 	// takes, learnt from its context-length errors; 0 when none was
 	// refused. It lowers the compaction point for the rest of the session.
 	ceiling atomic.Int64
-	title   titleTask // the background small_model title request
+	titles  *titler   // the background small_model title request
 	near    nearState // the forecast of compaction
 	cp      *checkpointer
 	notes   []string
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
 	trace   startupTrace
+	hooks   *hookPoints // the user's hooks (hooks.go)
+	inbox   *inbox      // @mentions and the queue's delivery (steer.go)
 
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
 	sessWrite sync.Mutex
-
-	// hookSystem is the SessionStart hooks' context, a system message
-	// (hooks.go); hookStop is set when a hook ended the turn; stepsBefore
-	// counts the steps of a turn a Stop hook continues.
-	hookSystem  string
-	hookStop    atomic.Bool
-	stepsBefore int
 }
 
 // failedCompactionCovers reports whether an automatic compaction failed
@@ -268,7 +263,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if opt.Ledger == nil {
 		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
 	}
-	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}}
+	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}, trace: startupTrace{report: opt.StartupTrace}}
 	r.tt.base = opt.Tools
 	r.idle = make(chan struct{})
 	close(r.idle)
@@ -299,6 +294,11 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	}
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
 		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
+	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: func() string { return r.sess.ID }, emit: r.emit, note: r.note,
+		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
+	r.inbox = &inbox{inboxDeps{store: st, session: r.hooks.d.session, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.registry}}
+	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.reserve, estimate: r.messagesEstimate, complete: r.completeOnce,
+		cost: r.costOf, addUsage: r.addSessionUsage, title: func() string { return r.Session().Title }, setTitle: r.setTitle}}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.
@@ -311,9 +311,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.setModel(r.sess.Model)
 	r.refreshTools()
 	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
-	r.traceStartup("session", time.Time{})
+	r.trace.phase("session", time.Time{})
 	r.openPrompt(ctx, dir)
-	r.sessionStartHooks(ctx, sessionID != "")
+	r.system = r.hooks.sessionStart(ctx, sessionID != "", r.model, r.system)
 	r.restoreCalculator()
 	if sessionID != "" {
 		r.restoreCeiling(ctx)
@@ -448,7 +448,7 @@ func (r *Runner) start() {
 // summary edit) no turn would pick it up, so one starts now with it.
 func (r *Runner) setIdle(res TurnResult) {
 	r.mu.Lock()
-	if r.queueWaiting() {
+	if r.inbox.waiting(context.Background()) {
 		idle := r.idle
 		r.last = res
 		r.mu.Unlock()
@@ -530,7 +530,7 @@ func (r *Runner) Close() error {
 		cancel()
 	}
 	r.Wait(context.Background())
-	r.stopTitle()
+	r.titles.stop()
 	r.stopWarming()
 	r.sessWrite.Lock()
 	defer r.sessWrite.Unlock()
@@ -624,7 +624,7 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	extra := ""
 	if !synthetic {
 		var err error
-		if extra, err = r.promptHooks(ctx, text); err != nil {
+		if extra, err = r.hooks.prompt(ctx, text); err != nil {
 			return err
 		}
 	}
@@ -632,7 +632,7 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	m.FinishedAt = time.Now()
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
 	if !synthetic {
-		parts = r.userParts(ctx, text) // @mentions resolved now (mention.go)
+		parts = r.inbox.parts(ctx, text) // @mentions resolved now (mention.go)
 	}
 	parts = append(parts, imageParts(images)...)
 	first := firstText(parts)
@@ -647,9 +647,9 @@ func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool
 	r.userMessageAdded(ctx, m, stored, synthetic)
 	if title != "" {
 		r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
-		r.requestTitle(first, title)
+		r.titles.request(first, title)
 	}
-	return r.addPromptContext(ctx, extra)
+	return r.hooks.addPromptContext(ctx, extra)
 }
 
 // userMessageAdded does what follows a stored user message: events, the
@@ -677,7 +677,7 @@ func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts 
 		if untitled {
 			title := TitleFrom(text)
 			r.setTitle(ctx, title)
-			r.requestTitle(text, title)
+			r.titles.request(text, title)
 		}
 	}
 }
@@ -722,7 +722,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	var res TurnResult
 	for {
 		r.refreshPrompt(ctx)
-		res = r.turnWithStopHooks(ctx)
+		res = r.hooks.turnWithStop(ctx)
 		r.cp.settle(ctx)
 		if res.FinishReason == FinishCancelled {
 			r.recountAfterInterrupt()
@@ -733,7 +733,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		if r.opt.Config.Compaction.Prune {
 			r.prune(ctx)
 		}
-		injected, err := r.injectQueue(ctx, true)
+		injected, err := r.inbox.inject(ctx, true)
 		if err != nil {
 			return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
 		}
@@ -750,7 +750,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 	r.breaker = compact.Breaker{}
 	for {
 		if steps > 0 {
-			if _, err := r.injectQueue(ctx, false); err != nil {
+			if _, err := r.inbox.inject(ctx, false); err != nil {
 				return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
 			}
 		}
@@ -797,7 +797,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: out.stop, Steps: steps, Err: out.stopErr}
 		case out.finish != "tool_calls":
 			return TurnResult{FinishReason: out.finish, Steps: steps}
-		case r.stepsBefore+steps >= r.opt.MaxSteps:
+		case r.hooks.stepsBefore+steps >= r.opt.MaxSteps:
 			return TurnResult{FinishReason: FinishMaxSteps, Steps: steps}
 		}
 	}

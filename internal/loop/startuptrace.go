@@ -13,22 +13,32 @@ import (
 // "first byte" (its first event back). Each is reported at most once per
 // Runner; with Options.StartupTrace nil nothing is.
 
-// startupTrace remembers which once-only phases were reported.
+// startupTrace reports the phases to report, a func (Options.StartupTrace;
+// nil reports nothing), and remembers which once-only phases were
+// reported. It needs no lock: report is set at Open, and the once-only
+// phases are flipped atomically.
 type startupTrace struct {
+	report              func(phase string, began time.Time)
 	requested, answered atomic.Bool
 }
 
-// traceStartup reports phase to the trace; a zero began means it began
-// where the previous main-path phase ended.
-func (r *Runner) traceStartup(phase string, began time.Time) {
-	if r.opt.StartupTrace != nil {
-		r.opt.StartupTrace(phase, began)
+// phase reports phase to the trace; a zero began means it began where the
+// previous main-path phase ended.
+func (t *startupTrace) phase(phase string, began time.Time) {
+	if t.report != nil {
+		t.report(phase, began)
 	}
 }
 
-// traceOnce reports phase the first time done is flipped.
-func (r *Runner) traceOnce(done *atomic.Bool, phase string) {
-	if r.opt.StartupTrace != nil && done.CompareAndSwap(false, true) {
-		r.opt.StartupTrace(phase, time.Time{})
+// firstRequest reports "first request", once.
+func (t *startupTrace) firstRequest() { t.once(&t.requested, "first request") }
+
+// firstByte reports "first byte", once.
+func (t *startupTrace) firstByte() { t.once(&t.answered, "first byte") }
+
+// once reports phase the first time done is flipped.
+func (t *startupTrace) once(done *atomic.Bool, phase string) {
+	if t.report != nil && done.CompareAndSwap(false, true) {
+		t.report(phase, time.Time{})
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // SendKind gives the session a user message, with images attached (each
@@ -94,7 +95,7 @@ func (r *Runner) Steer(ctx context.Context, text string) (bool, error) {
 func (r *Runner) settle(ctx context.Context, res TurnResult) bool {
 	r.mu.Lock()
 	if resumable(res) {
-		if q, err := r.store.ListQueueLatest(ctx, r.sess.ID); err == nil && len(pickDelivery(q, true)) > 0 {
+		if r.inbox.waiting(ctx) {
 			r.mu.Unlock()
 			return false
 		}
@@ -144,15 +145,54 @@ func pickDelivery(queue []message.QueuedMessage, endOfTurn bool) []message.Queue
 	return nil
 }
 
+// inbox brings user messages into the session: it resolves a message's
+// @mentions (mention.go) and delivers queued messages (inject), through a
+// UserPromptSubmit hook first. It is given what it needs in an inboxDeps
+// and holds no *Runner, and no state, so no lock: the rows of the queue
+// are the store's, and inject is called by whoever holds the loop's busy
+// flag.
+type inbox struct {
+	d inboxDeps
+}
+
+// queueStore is what an inbox reads and writes of the queue; a
+// *storage.Store is one.
+type queueStore interface {
+	ListQueueLatest(ctx context.Context, sessionID string) ([]message.QueuedMessage, error)
+	DeliverQueued(ctx context.Context, ids []string, m *message.Message, parts []*message.Part) error
+	RemoveQueued(ctx context.Context, id string) error
+}
+
+// inboxDeps is what an inbox works with; every field is required.
+type inboxDeps struct {
+	store queueStore
+	// session is the session's id, model the model it uses now.
+	session func() string
+	model   func() string
+	emit    func(message.Event)
+	// emitQueue announces the queue as it is now.
+	emitQueue func(context.Context)
+	hooks     *hookPoints
+	// added does what follows a stored user message (events, history,
+	// calculator; Runner.userMessageAdded).
+	added func(ctx context.Context, m message.Message, parts []message.Part, synthetic bool)
+	// The mentions are resolved by registry's read and ls tools in env,
+	// under perms.
+	env      *tools.Env
+	perms    *tools.Permissions
+	registry func() *tools.Registry
+}
+
 // deliveryAttempts bounds the retries of a delivery that raced a change
 // of the queue (an edit, a flip, a removal).
 const deliveryAttempts = 3
 
-// injectQueue delivers what pickDelivery chooses as one user message
+// inject delivers what pickDelivery chooses as one user message
 // (Coalesce). It reports whether it delivered anything.
-func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) {
+func (in *inbox) inject(ctx context.Context, endOfTurn bool) (bool, error) {
+	session := in.d.session()
 	for attempt := 1; ; attempt++ {
-		queue, err := r.store.ListQueueLatest(ctx, r.sess.ID)
+		queue, err := in.d.store.ListQueueLatest(ctx, session)
 		if err != nil {
 			return false, fmt.Errorf("take queue: %w", err)
 		}
@@ -162,7 +202,7 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 		}
 		// Rows another process queued (`agent steer`) are announced here,
 		// before their delivery: nothing here saw them queued.
-		r.emit(message.Event{Type: message.EventQueueChanged, SessionID: r.sess.ID, Queue: queue})
+		in.d.emit(message.Event{Type: message.EventQueueChanged, SessionID: session, Queue: queue})
 		ids := make([]string, len(picked))
 		texts := make([]string, len(picked))
 		var images []*message.FileState
@@ -170,29 +210,52 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 			ids[i], texts[i] = q.ID, q.Text
 			images = append(images, q.Images...)
 		}
-		extra, blocked := r.queuedPromptHooks(ctx, ids, Coalesce(texts))
+		extra, blocked := in.promptHooks(ctx, ids, Coalesce(texts))
 		if blocked {
 			return false, nil
 		}
-		m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Model: r.Model(), FinishedAt: time.Now()}
-		parts := append(r.userParts(ctx, Coalesce(texts)), imageParts(images)...) // @mentions resolved at send time
-		err = r.store.DeliverQueued(ctx, ids, &m, parts)
+		m := message.Message{SessionID: session, Role: message.RoleUser, Model: in.d.model(), FinishedAt: time.Now()}
+		parts := append(in.parts(ctx, Coalesce(texts)), imageParts(images)...) // @mentions resolved at send time
+		err = in.d.store.DeliverQueued(ctx, ids, &m, parts)
 		if errors.Is(err, storage.ErrQueueChanged) && attempt < deliveryAttempts {
 			continue
 		}
 		if err != nil {
 			return false, fmt.Errorf("deliver queued messages: %w", err)
 		}
-		r.emit(message.Event{Type: message.EventQueueDelivered, SessionID: r.sess.ID,
+		in.d.emit(message.Event{Type: message.EventQueueDelivered, SessionID: session,
 			Delivery: &message.QueueDelivery{IDs: ids, MessageID: m.ID, Steered: !endOfTurn}})
-		r.emitQueue(ctx)
+		in.d.emitQueue(ctx)
 		stored := make([]message.Part, len(parts))
 		for i, p := range parts {
 			stored[i] = *p
 		}
-		r.userMessageAdded(ctx, m, stored, false)
-		return true, r.addPromptContext(ctx, extra)
+		in.d.added(ctx, m, stored, false)
+		return true, in.d.hooks.addPromptContext(ctx, extra)
 	}
+}
+
+// promptHooks fires UserPromptSubmit for queued messages about to be
+// delivered as text. When a hook blocks them they leave the queue, the
+// user is told why, and blocked is true.
+func (in *inbox) promptHooks(ctx context.Context, ids []string, text string) (extra string, blocked bool) {
+	extra, err := in.d.hooks.prompt(ctx, text)
+	if err == nil {
+		return extra, false
+	}
+	for _, id := range ids {
+		_ = in.d.store.RemoveQueued(ctx, id)
+	}
+	in.d.emitQueue(ctx)
+	in.d.emit(message.Event{Type: message.EventError, SessionID: in.d.session(), Err: err.Error()})
+	return "", true
+}
+
+// waiting reports whether the queue holds a message to deliver now that
+// no turn runs.
+func (in *inbox) waiting(ctx context.Context) bool {
+	q, err := in.d.store.ListQueueLatest(ctx, in.d.session())
+	return err == nil && len(pickDelivery(q, true)) > 0
 }
 
 // endBusy ends a busy period that kept no TurnResult (a rewind, a
@@ -200,7 +263,7 @@ func (r *Runner) injectQueue(ctx context.Context, endOfTurn bool) (bool, error) 
 // meanwhile starts its turn.
 func (r *Runner) endBusy() {
 	r.mu.Lock()
-	if r.queueWaiting() {
+	if r.inbox.waiting(context.Background()) {
 		r.mu.Unlock()
 		r.resumeQueued()
 		return
@@ -209,18 +272,11 @@ func (r *Runner) endBusy() {
 	r.mu.Unlock()
 }
 
-// queueWaiting reports, with r.mu held, whether the queue holds a message
-// to deliver now that no turn runs.
-func (r *Runner) queueWaiting() bool {
-	q, err := r.store.ListQueueLatest(context.Background(), r.sess.ID)
-	return err == nil && len(pickDelivery(q, true)) > 0
-}
-
 // resumeQueued starts a turn with the queued messages; the runner is still
 // busy. If nothing could be delivered after all, it goes idle.
 func (r *Runner) resumeQueued() {
 	ctx := context.Background()
-	injected, err := r.injectQueue(ctx, true)
+	injected, err := r.inbox.inject(ctx, true)
 	if err != nil || !injected {
 		r.mu.Lock()
 		r.idleLocked(TurnResult{FinishReason: FinishError, Err: err})

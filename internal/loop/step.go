@@ -282,7 +282,7 @@ func (s *streamState) consume(st provider.Stream) error {
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
-		s.r.traceOnce(&s.r.trace.answered, "first byte")
+		s.r.trace.firstByte()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}

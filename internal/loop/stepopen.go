@@ -54,6 +54,6 @@ func (o *stepOpening) wait() (message.Message, error) {
 
 // send starts the provider's stream of req (the request on the wire).
 func (r *Runner) send(ctx context.Context, req provider.Request) (provider.Stream, error) {
-	r.traceOnce(&r.trace.requested, "first request")
+	r.trace.firstRequest()
 	return r.opt.Provider.Stream(ctx, req)
 }

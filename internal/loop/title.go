@@ -4,7 +4,7 @@ package loop
 // (TitleFrom). When small_model is set, that model is also asked for a
 // short title in the background: the answer replaces the provisional title
 // when it arrives, unless the title changed meanwhile. The request never
-// blocks a turn, has no tools, is made at most once per Runner, is
+// blocks a turn, has no tools, is made at most once per Runner (titler), is
 // cancelled by Close, and its failures are ignored (a title is cosmetic).
 // Its usage and cost are added to the session like any other call.
 
@@ -18,6 +18,9 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/budget"
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -38,7 +41,17 @@ const titlePrompt = `You name conversations between a developer and a coding ass
 	`Reply with a title for the conversation that starts with the developer's message below: ` +
 	`at most 6 words, in the message's language, no quotes, no final punctuation. Reply with the title only.`
 
-// titleTask is the background title request of a Runner.
+// titler makes a session's background title request. It is given what it
+// needs in a titleDeps and holds no *Runner. mu guards task: the request
+// starts from the loop (a user message) and is stopped by Close or
+// waited for (TitleDone) from other goroutines.
+type titler struct {
+	d    titleDeps
+	mu   sync.Mutex
+	task titleTask
+}
+
+// titleTask is the state of the background title request.
 type titleTask struct {
 	started bool
 	closed  bool
@@ -46,39 +59,58 @@ type titleTask struct {
 	done    chan struct{}
 }
 
-// requestTitle starts the background title request for a session whose
+// titleDeps is what a titler works with; every field is required.
+type titleDeps struct {
+	cfg *config.Config // small_model, and where its unreachable marks live
+	// reserve holds the budget for a request (Runner.reserve), estimate
+	// counts a tool-less request's input.
+	reserve  func(model string, inputTokens, maxTokens int64) (*budget.Reservation, error)
+	estimate func(provider.Request) int64
+	// complete makes one tool-less request and returns its text and
+	// usage (Runner.completeOnce).
+	complete func(context.Context, provider.Request) (string, *message.Usage, error)
+	// cost prices usage at a model's price; addUsage adds a call's usage
+	// and cost to the session.
+	cost     func(model string, u message.Usage) float64
+	addUsage func(ctx context.Context, u message.Usage, costUSD float64)
+	// title is the session's title now; setTitle stores a new one.
+	title    func() string
+	setTitle func(ctx context.Context, title string)
+}
+
+// request starts the background title request for a session whose
 // provisional title is provisional, made from the first user message
 // first. It does nothing without small_model, while small_model is
 // remembered unreachable (unreachable.go), or once a request was made or
-// the Runner closed.
-func (r *Runner) requestTitle(first, provisional string) {
-	model := r.opt.Config.SmallModel
-	if model == "" || smallModelMarks(r.opt.Config).Unreachable(model, time.Now()) {
+// the titler stopped.
+func (t *titler) request(first, provisional string) {
+	model := t.d.cfg.SmallModel
+	if model == "" || smallModelMarks(t.d.cfg).Unreachable(model, time.Now()) {
 		return
 	}
-	r.mu.Lock()
-	if r.title.started || r.title.closed {
-		r.mu.Unlock()
+	t.mu.Lock()
+	if t.task.started || t.task.closed {
+		t.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), titleTimeout)
 	done := make(chan struct{})
-	r.title = titleTask{started: true, cancel: cancel, done: done}
-	r.mu.Unlock()
+	t.task = titleTask{started: true, cancel: cancel, done: done}
+	t.mu.Unlock()
 	go func() {
 		defer close(done)
 		defer cancel()
-		title := r.askTitle(ctx, model, first)
+		title := t.ask(ctx, model, first)
 		if title == "" || ctx.Err() != nil {
 			return
 		}
-		r.replaceTitle(ctx, provisional, title)
+		t.replace(ctx, provisional, title)
 	}()
 }
 
-// askTitle makes the title request and returns the cleaned title, or "" on
+// ask makes the title request and returns the cleaned title, or "" on
 // any failure. The call's usage is added to the session.
-func (r *Runner) askTitle(ctx context.Context, model, first string) string {
+func (t *titler) ask(ctx context.Context, model, first string) string {
 	if utf8.RuneCountInString(first) > titleInputRunes {
 		first = string([]rune(first)[:titleInputRunes]) + "…"
 	}
@@ -90,16 +122,16 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		},
 		MaxTokens: titleMaxTokens,
 	}
-	held, err := r.reserve(model, r.messagesEstimate(req), titleMaxTokens)
+	held, err := t.d.reserve(model, t.d.estimate(req), titleMaxTokens)
 	if err != nil {
 		return "" // the provisional title stays
 	}
-	text, usage, err := r.completeOnce(ctx, req)
-	smallModelMarks(r.opt.Config).Observe(model, err, time.Now())
+	text, usage, err := t.d.complete(ctx, req)
+	smallModelMarks(t.d.cfg).Observe(model, err, time.Now())
 	cost := 0.0
 	if usage != nil {
-		cost = r.costOf(model, *usage)
-		r.addSessionUsage(ctx, *usage, cost)
+		cost = t.d.cost(model, *usage)
+		t.d.addUsage(ctx, *usage, cost)
 	}
 	held.Settle(cost)
 	if err != nil {
@@ -108,28 +140,38 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 	return CleanTitle(text)
 }
 
-// replaceTitle sets the session's title to title if it is still old.
-func (r *Runner) replaceTitle(ctx context.Context, old, title string) {
-	r.mu.Lock()
-	current := r.sess.Title
-	r.mu.Unlock()
-	if current != old || title == old {
+// replace sets the session's title to title if it is still old.
+func (t *titler) replace(ctx context.Context, old, title string) {
+	if current := t.d.title(); current != old || title == old {
 		return
 	}
-	r.setTitle(ctx, title)
+	t.d.setTitle(ctx, title)
 }
 
-// stopTitle cancels the title request and waits for it to end. No request
+// stop cancels the title request and waits for it to end. No request
 // starts afterwards.
-func (r *Runner) stopTitle() {
-	r.mu.Lock()
-	t := r.title
-	r.title.closed = true
-	r.mu.Unlock()
-	if t.started {
-		t.cancel()
-		<-t.done
+func (t *titler) stop() {
+	t.mu.Lock()
+	task := t.task
+	t.task.closed = true
+	t.mu.Unlock()
+	if task.started {
+		task.cancel()
+		<-task.done
 	}
+}
+
+// done returns a channel closed when no title request is running (see
+// Runner.TitleDone).
+func (t *titler) done() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.task.started {
+		return t.task.done
+	}
+	done := make(chan struct{})
+	close(done)
+	return done
 }
 
 // TitleDone returns a channel closed when no title request is running:
@@ -137,16 +179,7 @@ func (r *Runner) stopTitle() {
 // the background request has ended (with or without a new title). A
 // headless run waits on it briefly so that its session keeps the model's
 // title.
-func (r *Runner) TitleDone() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.title.started {
-		return r.title.done
-	}
-	done := make(chan struct{})
-	close(done)
-	return done
-}
+func (r *Runner) TitleDone() <-chan struct{} { return r.titles.done() }
 
 // thinkBlock matches reasoning some servers leave in the answer text.
 var thinkBlock = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<think>.*?</think>`) })

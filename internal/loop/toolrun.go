@@ -63,7 +63,7 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 				}(cix)
 			}
 			wg.Wait()
-			if stop == "" && r.takeStopTurn() {
+			if stop == "" && r.hooks.takeStopTurn() {
 				stop = FinishStopped
 			}
 			if stop != "" {
@@ -81,7 +81,7 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 		}
 		r.runOne(ctx, e, ix, nil)
 		i++
-		if r.takeStopTurn() {
+		if r.hooks.takeStopTurn() {
 			// The user denied this call and stopped the turn.
 			for _, rest := range calls[i:] {
 				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the user stopped the turn."})
@@ -147,7 +147,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	unlock()
 	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
 
-	ok, denial, err := r.checkCall(ctx, call)
+	ok, denial, err := r.hooks.checkCall(ctx, call, r.registry(), r.toolEnv)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() != nil {
 			return // interrupted below
@@ -202,7 +202,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		}
 		return // otherwise the caller marks the call interrupted
 	}
-	res = r.postToolHooks(ctx, call, res)
+	res = r.hooks.postTool(ctx, call, res)
 	lock()
 	r.finishTool(ctx, e, ix, res)
 	unlock()
