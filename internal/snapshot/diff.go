@@ -54,6 +54,12 @@ type FileChange struct {
 	// absent or a symlink). ModeOnly is set when nothing but them changed.
 	OldPerm, NewPerm uint32 `json:",omitempty"`
 	ModeOnly         bool   `json:",omitempty"`
+	// OldBlob is the object holding the old content (zeros when added).
+	OldBlob string `json:",omitempty"`
+	// Pruned: a content of this change was borrowed from the user's
+	// repository, whose git gc has removed it (gone.go); the diff text
+	// says so (ContentPruned) instead of showing it.
+	Pruned bool `json:",omitempty"`
 }
 
 // DefaultPatchMaxBytes bounds Patch.Text.
@@ -80,6 +86,20 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 	if len(files) == 0 {
 		return p, nil
 	}
+	text, truncated, err := s.patchText(ctx, from, to, paths)
+	if err != nil && strings.Contains(err.Error(), "unable to read") {
+		return s.prunedDiff(ctx, p) // gone.go
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.Text, p.Truncated = text, truncated
+	return p, nil
+}
+
+// patchText is the unified diff from one snapshot to another (of paths,
+// when any), cut at DefaultPatchMaxBytes (truncated).
+func (s *Store) patchText(ctx context.Context, from, to ID, paths []string) (text string, truncated bool, err error) {
 	args := append([]string{"diff-tree", "-p", "--no-color", "--no-textconv", "--no-ext-diff", "--no-renames", "--full-index", string(from), string(to), "--"}, paths...)
 	var b strings.Builder
 	errFull := errors.New("full")
@@ -93,13 +113,13 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 		}
 		return nil
 	}, args...)
-	p.Text = b.String()
 	if errors.Is(err, errFull) {
-		p.Text, p.Truncated = cutAtLine(p.Text, DefaultPatchMaxBytes), true
-	} else if err != nil {
-		return nil, fmt.Errorf("diff snapshots %s..%s: %w", from, to, err)
+		return cutAtLine(b.String(), DefaultPatchMaxBytes), true, nil
 	}
-	return p, nil
+	if err != nil {
+		return "", false, fmt.Errorf("diff snapshots %s..%s: %w", from, to, err)
+	}
+	return b.String(), false, nil
 }
 
 // cutAtLine cuts text to at most maxBytes, at the end of a line.
@@ -171,7 +191,7 @@ func parseRawNumstat(out string) ([]FileChange, error) {
 			index[path] = len(files)
 			files = append(files, FileChange{
 				Path: path, Status: Status(meta[4][0]),
-				OldMode: meta[0], NewMode: meta[1], NewBlob: meta[3],
+				OldMode: meta[0], NewMode: meta[1], OldBlob: meta[2], NewBlob: meta[3],
 			})
 			continue
 		}
