@@ -50,7 +50,8 @@ func retryWhole(d OverBudget, files int, now time.Time) bool {
 	return files > 0 && d.Files > 0 && files < d.Files/2
 }
 
-func (s *Store) budgetMemory() string { return filepath.Join(s.git.GitDir, budgetMemoryFile) }
+// budgetMemory is the decision's file of s.
+func budgetMemory(s *Store) string { return filepath.Join(s.git.GitDir, budgetMemoryFile) }
 
 // RememberOverBudget records that the tree of files files ran over b's
 // first-snapshot time at now.
@@ -59,11 +60,11 @@ func RememberOverBudget(s *Store, files int, b Budget, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	tmp := s.budgetMemory() + ".tmp"
+	tmp := budgetMemory(s) + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("remember the checkpoint budget: %w", err)
 	}
-	if err := os.Rename(tmp, s.budgetMemory()); err != nil {
+	if err := os.Rename(tmp, budgetMemory(s)); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("remember the checkpoint budget: %w", err)
 	}
@@ -73,7 +74,7 @@ func RememberOverBudget(s *Store, files int, b Budget, now time.Time) error {
 // RecallOverBudget returns the decision that the tree (now files files,
 // 0: not known) is over budget, with ok true while it holds at now.
 func RecallOverBudget(s *Store, files int, now time.Time) (d OverBudget, ok bool) {
-	data, err := safefile.Read(context.Background(), s.budgetMemory(), s.git.GitDir, 4<<10)
+	data, err := safefile.Read(context.Background(), budgetMemory(s), s.git.GitDir, 4<<10)
 	if err != nil || json.Unmarshal(data, &d) != nil || d.At.IsZero() {
 		return OverBudget{}, false
 	}
@@ -81,7 +82,7 @@ func RecallOverBudget(s *Store, files int, now time.Time) (d OverBudget, ok bool
 }
 
 // ForgetOverBudget drops the decision (a whole snapshot succeeded).
-func ForgetOverBudget(s *Store) { os.Remove(s.budgetMemory()) }
+func ForgetOverBudget(s *Store) { os.Remove(budgetMemory(s)) }
 
 // Notice is the one-line notice of a session that skips the whole-tree
 // attempt because of d.

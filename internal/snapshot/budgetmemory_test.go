@@ -53,7 +53,7 @@ func TestOverBudgetDecisionIsRemembered(t *testing.T) {
 	if _, ok := RecallOverBudget(first, 13018, now); ok {
 		t.Error("a forgotten decision still holds")
 	}
-	if err := os.WriteFile(next.budgetMemory(), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(budgetMemory(next), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := RecallOverBudget(next, 13018, now); ok {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/gitcmd"
 )
 
 // Status is how a file changed between two snapshots.
@@ -86,9 +88,9 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 	if len(files) == 0 {
 		return p, nil
 	}
-	text, truncated, err := s.patchText(ctx, from, to, paths)
+	text, truncated, err := patchText(ctx, s.git, from, to, paths)
 	if err != nil && strings.Contains(err.Error(), "unable to read") {
-		return s.prunedDiff(ctx, p) // gone.go
+		return pruned{s}.diff(ctx, p) // gone.go
 	}
 	if err != nil {
 		return nil, err
@@ -99,11 +101,11 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 
 // patchText is the unified diff from one snapshot to another (of paths,
 // when any), cut at DefaultPatchMaxBytes (truncated).
-func (s *Store) patchText(ctx context.Context, from, to ID, paths []string) (text string, truncated bool, err error) {
+func patchText(ctx context.Context, git gitcmd.Private, from, to ID, paths []string) (text string, truncated bool, err error) {
 	args := append([]string{"diff-tree", "-p", "--no-color", "--no-textconv", "--no-ext-diff", "--no-renames", "--full-index", string(from), string(to), "--"}, paths...)
 	var b strings.Builder
 	errFull := errors.New("full")
-	err = s.git.Stream(ctx, func(r io.Reader) error {
+	err = git.Stream(ctx, func(r io.Reader) error {
 		n, err := io.Copy(&b, io.LimitReader(r, DefaultPatchMaxBytes+1))
 		if err != nil {
 			return err

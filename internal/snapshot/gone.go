@@ -17,6 +17,10 @@ import (
 	"strings"
 )
 
+// pruned is the store's view of borrowed objects that are gone (a type
+// of its own, so that Store's method set stays as it is).
+type pruned struct{ s *Store }
+
 // ContentPruned is what a diff says of a file whose content is gone.
 const ContentPruned = "content no longer available (the repository's object was pruned)"
 
@@ -39,7 +43,8 @@ func (e *PrunedError) Error() string {
 // missingObjects returns the objects of oids (zero ids and duplicates
 // ignored) that neither the store nor the repository it borrows from
 // holds.
-func (s *Store) missingObjects(ctx context.Context, oids []string) (map[string]bool, error) {
+func (pr pruned) missingObjects(ctx context.Context, oids []string) (map[string]bool, error) {
+	s := pr.s
 	seen := map[string]bool{}
 	var in strings.Builder
 	for _, o := range oids {
@@ -84,14 +89,14 @@ func blobsOf(f FileChange, old bool) string {
 // gitlinkMode is a nested repository's entry.
 const gitlinkMode = "160000"
 
-// markPruned marks the files whose old or new content is gone, and
+// mark marks the files whose old or new content is gone, and
 // reports whether any is.
-func (s *Store) markPruned(ctx context.Context, files []FileChange) (bool, error) {
+func (pr pruned) mark(ctx context.Context, files []FileChange) (bool, error) {
 	var oids []string
 	for _, f := range files {
 		oids = append(oids, blobsOf(f, true), blobsOf(f, false))
 	}
-	missing, err := s.missingObjects(ctx, oids)
+	missing, err := pr.missingObjects(ctx, oids)
 	if err != nil || len(missing) == 0 {
 		return false, err
 	}
@@ -112,16 +117,16 @@ func prunedText(files []FileChange) string {
 	return b.String()
 }
 
-// checkPruned splits a restore's ops into those it can apply and the
+// check splits a restore's ops into those it can apply and the
 // paths whose content to write is gone.
-func (s *Store) checkPruned(ctx context.Context, ops []FileChange) (ok []FileChange, gone []string, err error) {
+func (pr pruned) check(ctx context.Context, ops []FileChange) (ok []FileChange, gone []string, err error) {
 	var oids []string
 	for _, op := range ops {
 		if !op.ModeOnly {
 			oids = append(oids, blobsOf(op, false))
 		}
 	}
-	missing, err := s.missingObjects(ctx, oids)
+	missing, err := pr.missingObjects(ctx, oids)
 	if err != nil || len(missing) == 0 {
 		return ops, nil, err
 	}
@@ -135,11 +140,11 @@ func (s *Store) checkPruned(ctx context.Context, ops []FileChange) (ok []FileCha
 	return ok, gone, nil
 }
 
-// prunedDiff completes p, whose diff text failed on a borrowed object
+// diff completes p, whose diff text failed on a borrowed object
 // that is gone: its files are marked, the text shows the others and names
 // these.
-func (s *Store) prunedDiff(ctx context.Context, p *Patch) (*Patch, error) {
-	if _, err := s.markPruned(ctx, p.Files); err != nil {
+func (pr pruned) diff(ctx context.Context, p *Patch) (*Patch, error) {
+	if _, err := pr.mark(ctx, p.Files); err != nil {
 		return nil, err
 	}
 	var readable []string
@@ -149,7 +154,7 @@ func (s *Store) prunedDiff(ctx context.Context, p *Patch) (*Patch, error) {
 		}
 	}
 	if len(readable) > 0 {
-		text, truncated, err := s.patchText(ctx, p.From, p.To, readable)
+		text, truncated, err := patchText(ctx, pr.s.git, p.From, p.To, readable)
 		if err != nil {
 			return nil, err
 		}

@@ -200,7 +200,7 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	res.NotRestored = append(res.NotRestored, kept...)
 	res.NotRestored = append(res.NotRestored, notInSnapshot(target.Skipped, scope, kept)...)
 
-	ops, gone, err := s.checkPruned(ctx, ops) // gone.go: all or nothing
+	ops, gone, err := pruned{s}.check(ctx, ops) // gone.go: all or nothing
 	if err != nil {
 		return nil, err
 	}
