@@ -163,14 +163,3 @@ func (p Private) wrap(args []string, err error, stderr string) error {
 	}
 	return fmt.Errorf("git %s (store %s): %w", strings.Join(args, " "), p.GitDir, err)
 }
-
-// UserExcludesFile returns the user's global core.excludesFile, expanded,
-// or "" when none is set. It runs in dir through the read-only entry point,
-// which executes nothing the configuration names.
-func UserExcludesFile(ctx context.Context, dir string) string {
-	out, err := run(ctx, dir, environ(os.Environ()), "config", "--global", "--type=path", "--get", "core.excludesFile")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}

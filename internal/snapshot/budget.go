@@ -14,7 +14,9 @@ package snapshot
 // too, so it costs no walk of the tree either. A session's paths-only
 // snapshots are chained (each commit's parent is the one before): a
 // restore across several steps takes a path that only a later step named
-// from the first snapshot that covered it (pathsOnly.plan).
+// from the first snapshot that covered it (pathsOnly.plan). A tree found
+// over FirstTime is remembered in the store's directory, so the next
+// session does not pay the slow attempt again (budgetmemory.go).
 
 import (
 	"context"

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/gitcmd"
 )
 
 // Status is how a file changed between two snapshots.
@@ -54,6 +56,12 @@ type FileChange struct {
 	// absent or a symlink). ModeOnly is set when nothing but them changed.
 	OldPerm, NewPerm uint32 `json:",omitempty"`
 	ModeOnly         bool   `json:",omitempty"`
+	// OldBlob is the object holding the old content (zeros when added).
+	OldBlob string `json:",omitempty"`
+	// Pruned: a content of this change was borrowed from the user's
+	// repository, whose git gc has removed it (gone.go); the diff text
+	// says so (ContentPruned) instead of showing it.
+	Pruned bool `json:",omitempty"`
 }
 
 // DefaultPatchMaxBytes bounds Patch.Text.
@@ -80,10 +88,24 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 	if len(files) == 0 {
 		return p, nil
 	}
+	text, truncated, err := patchText(ctx, s.git, from, to, paths)
+	if err != nil && strings.Contains(err.Error(), "unable to read") {
+		return pruned{s}.diff(ctx, p) // gone.go
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.Text, p.Truncated = text, truncated
+	return p, nil
+}
+
+// patchText is the unified diff from one snapshot to another (of paths,
+// when any), cut at DefaultPatchMaxBytes (truncated).
+func patchText(ctx context.Context, git gitcmd.Private, from, to ID, paths []string) (text string, truncated bool, err error) {
 	args := append([]string{"diff-tree", "-p", "--no-color", "--no-textconv", "--no-ext-diff", "--no-renames", "--full-index", string(from), string(to), "--"}, paths...)
 	var b strings.Builder
 	errFull := errors.New("full")
-	err = s.git.Stream(ctx, func(r io.Reader) error {
+	err = git.Stream(ctx, func(r io.Reader) error {
 		n, err := io.Copy(&b, io.LimitReader(r, DefaultPatchMaxBytes+1))
 		if err != nil {
 			return err
@@ -93,13 +115,13 @@ func (s *Store) Diff(ctx context.Context, from, to ID, paths ...string) (*Patch,
 		}
 		return nil
 	}, args...)
-	p.Text = b.String()
 	if errors.Is(err, errFull) {
-		p.Text, p.Truncated = cutAtLine(p.Text, DefaultPatchMaxBytes), true
-	} else if err != nil {
-		return nil, fmt.Errorf("diff snapshots %s..%s: %w", from, to, err)
+		return cutAtLine(b.String(), DefaultPatchMaxBytes), true, nil
 	}
-	return p, nil
+	if err != nil {
+		return "", false, fmt.Errorf("diff snapshots %s..%s: %w", from, to, err)
+	}
+	return b.String(), false, nil
 }
 
 // cutAtLine cuts text to at most maxBytes, at the end of a line.
@@ -171,7 +193,7 @@ func parseRawNumstat(out string) ([]FileChange, error) {
 			index[path] = len(files)
 			files = append(files, FileChange{
 				Path: path, Status: Status(meta[4][0]),
-				OldMode: meta[0], NewMode: meta[1], NewBlob: meta[3],
+				OldMode: meta[0], NewMode: meta[1], OldBlob: meta[2], NewBlob: meta[3],
 			})
 			continue
 		}

@@ -200,6 +200,16 @@ func (s *Store) Restore(ctx context.Context, session string, to ID, opt RestoreO
 	res.NotRestored = append(res.NotRestored, kept...)
 	res.NotRestored = append(res.NotRestored, notInSnapshot(target.Skipped, scope, kept)...)
 
+	ops, gone, err := pruned{s}.check(ctx, ops) // gone.go: all or nothing
+	if err != nil {
+		return nil, err
+	}
+	if len(gone) > 0 && !opt.Force {
+		return res, &PrunedError{Paths: gone}
+	}
+	for _, p := range gone {
+		res.NotRestored = append(res.NotRestored, Skip{Path: p, Reason: ReasonGone})
+	}
 	if len(ops) > 0 {
 		if err := s.writeJournal(journalEntry{Session: session, To: to, Before: before.ID, Ops: ops}); err != nil {
 			return nil, err

@@ -30,9 +30,10 @@ package snapshot
 //   - Borrowed objects. The store refers to blobs in the user's object
 //     database; a `git gc --prune` there can delete a blob that neither
 //     the user's refs nor index reach any more (git keeps unreachable
-//     objects two weeks by default). A restore then names each file it
-//     cannot bring back (ReasonGone) and restores the rest; the list of a
-//     step's files still comes (diff.go), its line counts not.
+//     objects two weeks by default). A restore then refuses before it
+//     touches anything, naming each file it cannot bring back (forced:
+//     ReasonGone, and the rest restored); a diff still comes, the file
+//     marked Pruned and its text "content no longer available" (gone.go).
 
 import (
 	"bufio"

@@ -249,7 +249,8 @@ func TestExcludedByMatchesGit(t *testing.T) {
 
 // TestRestoreSaysWhatTheRepositoryNoLongerHolds: a seeded store borrows
 // the repository's blobs; when the user's git gc removed one, a restore
-// names the file it cannot bring back and restores the rest.
+// refuses (gone_test.go); forced, it names the file it cannot bring back
+// and restores the rest.
 func TestRestoreSaysWhatTheRepositoryNoLongerHolds(t *testing.T) {
 	needGit(t)
 	ctx := context.Background()
@@ -283,7 +284,7 @@ func TestRestoreSaysWhatTheRepositoryNoLongerHolds(t *testing.T) {
 	if err := os.Remove(filepath.Join(repo, ".git", "objects", h[:2], h[2:])); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Restore(ctx, "ses1", before.ID, RestoreOptions{Expect: after.ID})
+	res, err := s.Restore(ctx, "ses1", before.ID, RestoreOptions{Expect: after.ID, Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ package tools
 //
 // Which files: the table codePaths, the directory the repository's
 // core.hooksPath names (read from the git configuration files by
-// gitcmd.HooksPath, never by running git), and Env.CodeFiles (what the
+// gitcmd.CachedHooksPath, never by running git; read again when a file it
+// depends on changes), and Env.CodeFiles (what the
 // configured hooks run). A path matches as the model wrote it (made
 // absolute and clean: ".." removed) and as it really leads (every symlink
 // followed, dangling ones included), in any letter case (a
@@ -109,7 +110,7 @@ func codeFile(env *Env, lexical, resolved string) (reason string, gitDir bool) {
 			return hookFileReason, false
 		}
 	}
-	if hooks, ok := gitcmd.HooksPath(env.Dir, os.Environ()); ok && hooks != "" {
+	if hooks, ok := gitcmd.CachedHooksPath(env.Dir, os.Environ()); ok && hooks != "" {
 		if inHooksDir(env, hooks, lexical) || resolved != "" && inHooksDir(env, resolvePath(hooks), resolved) {
 			return fmt.Sprintf("is in this repository's git hooks directory (core.hooksPath = %s): git runs these hooks on commit, checkout, merge and push", hooks), false
 		}

@@ -218,3 +218,27 @@ func BenchmarkCheckAllowedWrite(b *testing.B) {
 		}
 	}
 }
+
+// TestHooksPathChangeIsSeenAtTheNextWrite: the hooks directory is cached
+// between writes (gitcmd.CachedHooksPath), and a `git config
+// core.hooksPath` between two writes moves it at once.
+func TestHooksPathChangeIsSeenAtTheNextWrite(t *testing.T) {
+	env := newEnv(t)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	initRepo(t, env.Dir, "\thooksPath = one\n")
+	assertAsksAsCode(t, env, writeCall("one/pre-commit"), "core.hooksPath")
+	allowed := NewPermissions(map[string]Mode{"write": ModeAllow}, nil, false)
+	if ok, denial, _ := allowed.Check(context.Background(), env, writeCall("two/pre-commit")); !ok {
+		t.Fatalf("two/pre-commit asked before the config named it: %s", denial)
+	}
+	cmd := exec.Command("git", "config", "core.hooksPath", "two")
+	cmd.Dir, cmd.Env = env.Dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v\n%s", err, out)
+	}
+	assertAsksAsCode(t, env, writeCall("two/pre-commit"), "core.hooksPath")
+	if ok, denial, _ := allowed.Check(context.Background(), env, writeCall("one/pre-commit")); !ok {
+		t.Fatalf("one/pre-commit still asks after the config moved the hooks: %s", denial)
+	}
+}

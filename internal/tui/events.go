@@ -138,6 +138,10 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		}
 	case message.EventCompactionNear:
 		m.near = ev.Forecast
+	case message.EventCheckpointProgress:
+		if ev.Checkpoint != nil {
+			m.cp.progress.update(*ev.Checkpoint)
+		}
 	case message.EventNote:
 		m.showNotes()
 	case message.EventHook:
@@ -274,6 +278,7 @@ func (m *Model) setBusy(busy bool) {
 		return
 	}
 	m.finishRetry()
+	m.cp.progress.end()
 	// Close whatever a cancel left streaming.
 	for _, it := range m.parts {
 		switch it := it.(type) {

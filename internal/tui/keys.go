@@ -26,6 +26,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return cmd
 		}
 	}
+	if m.cp.progress.key(s) { // checkpointline.go
+		return nil
+	}
 	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
 		return nil
 	}

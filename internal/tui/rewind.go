@@ -43,6 +43,8 @@ type checkpointState struct {
 	// openNotices are shown once the session being opened is (a fork's
 	// notice, which the open's rebuild of the view would drop).
 	openNotices []*noticeItem
+	// progress is the checkpoint under way (checkpointline.go).
+	progress checkpointLine
 }
 
 // Messages of the checkpoint commands, named for what happened.

@@ -66,6 +66,8 @@ func (m *Model) activity() string {
 	switch {
 	case m.compacting || m.compaction.run != nil:
 		return spin + " " + th.warnText.Render(m.compaction.label(m.busySince)) + th.dim.Render(" · esc stops")
+	case m.busy && m.cp.progress.p != nil:
+		return spin + " " + m.cp.progress.view(th) // checkpointline.go
 	case m.busy:
 		s := spin + " " + sinceLabel(m.busySince)
 		if m.retry != nil && m.retry.left > 0 {
