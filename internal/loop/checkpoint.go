@@ -250,9 +250,11 @@ func (c *checkpointer) aroundTools(ctx context.Context, e *message.Entry, calls 
 			c.note(notice)
 		}
 		if errors.Is(err, snapshot.ErrSkipped) {
+			// The user skipped the whole-tree checkpoint: this step and
+			// the session's later ones keep the paths their tools name.
+			c.partial = true
 			c.note(skippedNote)
-			run()
-			return
+			before, err = c.take(sctx, st, c.session, "before step "+e.Message.ID, known, true)
 		}
 		if err != nil {
 			c.note(fmt.Sprintf("checkpoint before the step failed (this step cannot be undone): %v", err))

@@ -10,12 +10,16 @@ package loop
 // of the session (snapshot.TakePaths with stepPaths' answer), and the
 // session gets one note saying so (snapshot.Budget.Notice). Every step then
 // takes its own "before" (the previous "after" did not cover this step's
-// paths); undo of such a step restores those paths only.
+// paths); undo of such a step restores those paths only. A tree found over
+// the time budget stays so for later sessions in the directory
+// (snapshot.RememberOverBudget: a week, or until the tree halves), which
+// go paths-only from their first step with a notice saying when and why.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
@@ -25,8 +29,11 @@ import (
 // the one-line note of the moment the session goes paths-only ("" else).
 func (c *checkpointer) takeBefore(ctx context.Context, st *snapshot.Store, session, label string, known []string) (snap snapshot.Snapshot, notice string, err error) {
 	if !c.partial && !c.whole {
-		if n := snapshot.FileCount(st); c.budget.Exceeded(n, 0) {
+		n := snapshot.FileCount(st)
+		if c.budget.Exceeded(n, 0) {
 			c.partial, notice = true, c.budget.Notice(n)
+		} else if d, ok := snapshot.RecallOverBudget(st, n, time.Now()); ok {
+			c.partial, notice = true, d.Notice() // an earlier session found it too slow
 		} else {
 			tctx, cancel := ctx, context.CancelFunc(func() {})
 			if c.budget.FirstTime > 0 {
@@ -36,9 +43,12 @@ func (c *checkpointer) takeBefore(ctx context.Context, st *snapshot.Store, sessi
 			timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded)
 			cancel()
 			if err == nil || !timedOut {
-				c.whole = err == nil
+				if c.whole = err == nil; c.whole {
+					snapshot.ForgetOverBudget(st)
+				}
 				return snap, "", err
 			}
+			_ = snapshot.RememberOverBudget(st, n, c.budget, time.Now()) // best effort: a next session only pays the attempt again
 			c.partial, notice = true, c.budget.Notice(0)
 		}
 	}

@@ -89,3 +89,53 @@ func TestOverBudgetTreeIsCheckpointedByKnownPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestOverBudgetDecisionOutlivesTheSession: a tree whose first whole
+// checkpoint ran over first_snapshot_seconds is not tried whole again by
+// the next session in the directory (even with a generous budget): its
+// first step goes paths-only at once, with a notice saying when and why.
+func TestOverBudgetDecisionOutlivesTheSession(t *testing.T) {
+	needGit(t)
+	var opts Options
+	h := newHarnessWith(t, func(o *Options, c *config.Config) {
+		c.Snapshots.FirstSnapshot = time.Nanosecond
+		opts = *o
+	},
+		pt.ToolCalls(pt.Call{ID: "w", Name: "write", Args: `{"path":"new.txt","content":"one\n"}`}),
+		pt.Text("Done."),
+		pt.ToolCalls(pt.Call{ID: "w2", Name: "write", Args: `{"path":"two.txt","content":"two\n"}`}),
+		pt.Text("Done."))
+	for i := range 20 {
+		os.WriteFile(filepath.Join(h.dir, fmt.Sprintf("f%02d.txt", i)), []byte("x\n"), 0o644)
+	}
+	if res := h.turn("first"); res.Err != nil {
+		t.Fatalf("turn: %+v", res)
+	}
+	h.cfg.Snapshots.FirstSnapshot = time.Hour
+	r2, err := Open(context.Background(), opts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if _, err := r2.Send(context.Background(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res := r2.Wait(ctx); res.Err != nil {
+		t.Fatalf("second session's turn: %+v", res)
+	}
+	var notice string
+	for _, n := range r2.Notes() {
+		if strings.Contains(n, "to checkpoint whole on") {
+			notice = n
+		}
+	}
+	if notice == "" || strings.Contains(notice, "\n") {
+		t.Fatalf("second session's notes %q: want the remembered decision's one-line notice", r2.Notes())
+	}
+	turns := Turns(r2.History())
+	if len(turns) != 1 || len(turns[0].Patches) != 1 || len(turns[0].Patches[0].Files) != 1 || turns[0].Patches[0].Files[0].Path != "two.txt" {
+		t.Errorf("second session's patch = %+v, want two.txt only (paths-only)", turns)
+	}
+}

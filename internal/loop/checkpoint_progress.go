@@ -8,8 +8,9 @@ package loop
 // many files to hash and has run for a while, and each report becomes an
 // EventCheckpointProgress whose Skip closes the skip channel only this
 // snapshot watches. A checkpoint that reported ends with a Finished event.
-// A skipped checkpoint fails with snapshot.ErrSkipped: the step runs
-// without one, and a note says it cannot be undone (skippedNote).
+// A skipped checkpoint fails with snapshot.ErrSkipped: the step, and the
+// session's later ones, are checkpointed by the paths their tools name
+// (snapshot.TakePaths), and a note says so (skippedNote).
 
 import (
 	"context"
@@ -21,7 +22,7 @@ import (
 )
 
 // skippedNote is the note of a step whose checkpoint the user skipped.
-const skippedNote = "checkpoint skipped: this step's changes cannot be undone"
+const skippedNote = "checkpoint skipped: this session now keeps only the files its tools name (write, edit, paths a shell command names); other changes cannot be undone"
 
 // checkpointProgress relays one snapshot's progress to the observer.
 type checkpointProgress struct {

@@ -15,8 +15,9 @@ import (
 
 // TestSkippedCheckpointStepGoesOn: a slow "before" checkpoint reports its
 // progress as events with counts; the user skips it at the first one; the
-// step's write still happens, a note says the step cannot be undone, the
-// step has no patch part, and a Finished event ends the progress.
+// step's write still happens, checkpointed by the path its tool names (the
+// step's patch holds new.txt, so undo can take it back), a note says the
+// session keeps only such paths, and a Finished event ends the progress.
 func TestSkippedCheckpointStepGoesOn(t *testing.T) {
 	needGit(t)
 	t.Cleanup(snapshot.TuneProgress(5, 0, 0))
@@ -58,7 +59,8 @@ func TestSkippedCheckpointStepGoesOn(t *testing.T) {
 	if !found {
 		t.Errorf("notes %q, want %q", h.r.Notes(), skippedNote)
 	}
-	if turns := Turns(h.r.History()); len(turns) != 1 || len(turns[0].Patches) != 0 {
-		t.Errorf("the skipped step has a patch: %+v", turns)
+	turns := Turns(h.r.History())
+	if len(turns) != 1 || len(turns[0].Patches) != 1 || !strings.Contains(fmt.Sprint(turns[0].Patches[0].Files), "new.txt") {
+		t.Fatalf("the skipped step's patch does not hold new.txt: %+v", turns)
 	}
 }

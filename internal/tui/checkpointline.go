@@ -23,7 +23,7 @@ const skipCheckpointKey = "ctrl+s"
 
 // skippedCheckpointText is the line once the user skipped: what the loop
 // does with a skipped checkpoint (loop.skippedNote).
-const skippedCheckpointText = "skipping the checkpoint: this step's changes cannot be undone"
+const skippedCheckpointText = "skipping the checkpoint: keeping only the files the tools name"
 
 // checkpointLine is the checkpoint under way, if any (zero: none).
 type checkpointLine struct {

@@ -114,7 +114,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		{"ctrl+f", "search the conversation (/find)"},
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
-		{"ctrl+s", "while a checkpoint is being taken: skip it (the step runs, and cannot be undone)"},
+		{"ctrl+s", "while a checkpoint is being taken: skip it (the session then keeps only the files its tools name)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
 		{"ctrl+v", "attach the clipboard's image (pasting an image file's path attaches it too; backspace on an empty editor removes one)"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
