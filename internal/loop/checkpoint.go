@@ -167,7 +167,7 @@ func (r *Runner) CheckpointsOff() string { return r.checkpointsOff() }
 // mutates reports whether any of the calls can change files.
 func (r *Runner) mutates(e *message.Entry, calls []int) bool {
 	for _, ix := range calls {
-		if t, ok := r.registry().Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
+		if t, ok := r.stepper.registry().Get(e.Parts[ix].Tool.Name); ok && !t.ReadOnly() {
 			return true
 		}
 	}
@@ -219,7 +219,7 @@ func (r *Runner) checkpointTools(ctx context.Context, e *message.Entry, calls []
 	stop := time.Now()
 	end()
 	tools := stepTools(e, calls, func(name string) bool {
-		t, ok := r.registry().Get(name)
+		t, ok := r.stepper.registry().Get(name)
 		return ok && t.ReadOnly()
 	}, st.WorkTree(), r.sess.ID, start, stop)
 	p := &pendingAfter{done: make(chan struct{}), messageID: e.Message.ID, before: before}

@@ -154,7 +154,7 @@ func (r *Runner) checkCall(ctx context.Context, call tools.Call) (ok bool, denia
 			return true, "", nil
 		}
 	}
-	return r.registry().Check(ctx, r.toolEnv, r.opt.Perms, call) // knows the gated (MCP) tools
+	return r.stepper.registry().Check(ctx, r.toolEnv, r.opt.Perms, call) // knows the gated (MCP) tools
 }
 
 // postToolHooks fires PostToolUse for a call's result and returns the

@@ -46,7 +46,7 @@ func (r *Runner) attach(ctx context.Context, m mention.Mention) *message.FileSta
 	}
 	input, _ := json.Marshal(map[string]string{"path": m.Path})
 	call := tools.Call{ID: "mention", Name: name, Input: input}
-	res, err := r.registry().RunChecked(ctx, r.toolEnv, r.opt.Perms, call)
+	res, err := r.stepper.registry().RunChecked(ctx, r.toolEnv, r.opt.Perms, call)
 	switch {
 	case err != nil:
 		f.Error = err.Error()

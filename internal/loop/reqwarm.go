@@ -42,16 +42,16 @@ type requestWarmer struct {
 func (r *Runner) warmRequestCache() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.warm.active || r.busy || len(r.history) < warmFrom {
+	if r.stepper.warm.active || r.busy || len(r.history) < warmFrom {
 		return
 	}
-	r.warm.active = true
-	r.warm.running.Add(1)
+	r.stepper.warm.active = true
+	r.stepper.warm.running.Add(1)
 	go func() {
-		defer r.warm.running.Done()
+		defer r.stepper.warm.running.Done()
 		defer func() {
 			r.mu.Lock()
-			r.warm.active = false
+			r.stepper.warm.active = false
 			r.mu.Unlock()
 		}()
 		hist, build, opt, est, ok := r.historyToWarm()
@@ -59,7 +59,7 @@ func (r *Runner) warmRequestCache() {
 			return
 		}
 		if len(hist) > 0 {
-			r.reqc.warm(hist, opt, est, r.Busy)
+			r.stepper.reqc.warm(hist, opt, est, r.Busy)
 		}
 		if build {
 			r.prebuildRequest()
@@ -76,7 +76,7 @@ func (r *Runner) warmRequestCache() {
 // are not kept (the conversation would count the whole history).
 func (r *Runner) prebuildRequest() {
 	r.sessWrite.Lock()
-	opt, est := r.convertOptions(), r.est
+	opt, est := r.stepper.convertOptions(), r.est
 	r.mu.Lock()
 	if r.busy || !cachedCounts(est) {
 		r.mu.Unlock()
@@ -90,11 +90,11 @@ func (r *Runner) prebuildRequest() {
 	system := slices.Clone(r.system)
 	r.mu.Unlock()
 	r.sessWrite.Unlock()
-	r.reqc.conversation(system, hist, opt, r.calc(), est)
+	r.stepper.reqc.conversation(system, hist, opt, r.calc(), est)
 }
 
 // stopWarming waits for the warming to end (Close).
-func (r *Runner) stopWarming() { r.warm.running.Wait() }
+func (r *Runner) stopWarming() { r.stepper.warm.running.Wait() }
 
 // historyToWarm copies the visible entries of the history that the
 // request cache does not hold as they are, with the options the next
@@ -105,13 +105,13 @@ func (r *Runner) stopWarming() { r.warm.running.Wait() }
 func (r *Runner) historyToWarm() (hist []message.Entry, build bool, opt ConvertOptions, est tokens.Estimator, ok bool) {
 	r.sessWrite.Lock() // SetModel changes the model (r.info, r.est) under it
 	defer r.sessWrite.Unlock()
-	opt, est = r.convertOptions(), r.est
+	opt, est = r.stepper.convertOptions(), r.est
 	r.mu.Lock() // the history is changed under it, or while busy
 	defer r.mu.Unlock()
 	if r.busy || len(r.history) < warmFrom {
 		return nil, false, opt, est, false
 	}
-	todo, from := r.reqc.toWarm(r.history, opt, est)
+	todo, from := r.stepper.reqc.toWarm(r.history, opt, est)
 	for _, e := range todo {
 		hist = append(hist, copyEntry(e))
 	}

@@ -416,7 +416,7 @@ func (r *Runner) reload(ctx context.Context, changed []string) error {
 	r.mu.Lock()
 	r.history = history
 	r.mu.Unlock()
-	r.doom.reset()
+	r.stepper.doom.reset()
 	r.restoreCalculator()
 	want := map[string]bool{}
 	for _, id := range changed {

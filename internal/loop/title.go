@@ -90,7 +90,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 		},
 		MaxTokens: titleMaxTokens,
 	}
-	held, err := r.reserve(model, r.messagesEstimate(req), titleMaxTokens)
+	held, err := r.stepper.reserve(model, messagesEstimate(req), titleMaxTokens)
 	if err != nil {
 		return "" // the provisional title stays
 	}
@@ -98,7 +98,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 	smallModelMarks(r.opt.Config).Observe(model, err, time.Now())
 	cost := 0.0
 	if usage != nil {
-		cost = r.costOf(model, *usage)
+		cost = r.stepper.costOf(model, *usage)
 		r.addSessionUsage(ctx, *usage, cost)
 	}
 	held.Settle(cost)

@@ -1,0 +1,58 @@
+package loop
+
+import (
+	"context"
+
+	"github.com/ctxloop/agent/internal/context/compact"
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// stepDepsOf is what Open gives the session's stepper: r's values, and
+// funcs over the state r and its other collaborators own. It is the one
+// place the stepper meets the Runner; the stepper keeps no *Runner.
+func stepDepsOf(r *Runner) stepDeps {
+	return stepDeps{
+		opt: r.opt, store: r.store, sessionID: r.sess.ID, toolEnv: r.toolEnv,
+
+		history: func() []message.Entry { return r.history },
+		system:  func() []string { return r.system },
+		appendEntry: func(e message.Entry) {
+			r.mu.Lock()
+			r.history = append(r.history, e)
+			r.mu.Unlock()
+		},
+		replaceEntry: func(e message.Entry) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			for i := len(r.history) - 1; i >= 0; i-- {
+				if r.history[i].Message.ID == e.Message.ID {
+					r.history[i] = e
+					return
+				}
+			}
+		},
+		modelPricing:    r.modelPricing,
+		calc:            r.calc,
+		fixedTokens:     r.fixedTokens,
+		pinsNow:         r.pinsNow,
+		emit:            r.emit,
+		addSessionUsage: r.addSessionUsage,
+
+		decisionSnapshot: r.decisionSnapshot,
+		withFixed:        r.withFixed,
+		compactAfterRefusal: func(ctx context.Context, steps int, err error, estimate int64) error {
+			refused := r.requestEstimate(r.history)
+			r.learnFromRefusal(ctx, err, refused, estimate)
+			return r.compact(ctx, compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused})
+		},
+		requestThrough: func() { r.breaker = r.breaker.Through() },
+
+		checkpointTools: r.checkpointTools,
+		checkCall:       r.checkCall,
+		postToolHooks:   r.postToolHooks,
+		takeStopTurn:    r.takeStopTurn,
+		recordProcess:   r.recordProcess,
+		firstRequest:    func() { r.traceOnce(&r.trace.requested, "first request") },
+		firstByte:       func() { r.traceOnce(&r.trace.answered, "first byte") },
+	}
+}
