@@ -89,7 +89,7 @@ func BenchmarkRequest10k(b *testing.B) {
 		// The first request after a resume, the cache warmed while the
 		// message was typed.
 		h.r.stepper.reqc = requestCache{}
-		hist, _, opt, est, _ := h.r.historyToWarm()
+		hist, _, opt, est, _ := h.r.stepper.historyToWarm()
 		for b.Loop() {
 			b.StopTimer()
 			h.r.stepper.reqc = requestCache{}
@@ -131,7 +131,7 @@ func encodeOrFail(b *testing.B, v any) []byte {
 func BenchmarkRequestWarm10k(b *testing.B) {
 	h := newHarness(b)
 	h.r.history = longHistory(b, h, 2000)
-	hist, _, opt, est, ok := h.r.historyToWarm()
+	hist, _, opt, est, ok := h.r.stepper.historyToWarm()
 	if !ok {
 		b.Fatal("nothing to warm")
 	}

@@ -509,7 +509,7 @@ func (r *Runner) Close() error {
 	}
 	r.Wait(context.Background())
 	r.stopTitle()
-	r.stopWarming()
+	r.stepper.stopWarming()
 	r.sessWrite.Lock()
 	defer r.sessWrite.Unlock()
 	if r.lease == nil { // the session's row was never written

@@ -87,6 +87,15 @@ type stepDeps struct {
 	recordProcess func(ctx context.Context, e *message.Entry, ix int, g tools.ProcessGroup)
 	// firstRequest and firstByte mark the start-up trace's phases.
 	firstRequest, firstByte func()
+
+	// For warming the request cache while the user types (reqwarm.go,
+	// any goroutine): withSession runs fn with the session's lock held
+	// (busy: a turn runs; history and system the session's), modelSteady
+	// runs fn while the model cannot change (taken before the session's
+	// lock), busy reports whether a turn runs.
+	withSession func(fn func(busy bool, history []message.Entry, system []string))
+	modelSteady func(fn func())
+	busy        func() bool
 }
 
 // stepper runs the steps of a session (see the file comment).

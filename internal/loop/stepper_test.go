@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -123,6 +124,13 @@ func newStepperFake(t *testing.T, srv *pt.Server, opt func(*Options)) (*stepper,
 		recordProcess:   func(context.Context, *message.Entry, int, tools.ProcessGroup) {},
 		firstRequest:    func() {},
 		firstByte:       func() {},
+		withSession: func(fn func(bool, []message.Entry, []string)) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			fn(false, f.history, []string{"You are a test."})
+		},
+		modelSteady: func(fn func()) { fn() },
+		busy:        func() bool { return false },
 	})
 	return sp, f
 }
@@ -265,5 +273,31 @@ func TestStepperUnpricedBudgetSaidOncePerCap(t *testing.T) {
 	held.Settle(0)
 	if n := len(f.eventsOf(message.EventNote)); n != 2 || sp.opt.Ledger.Cap() != 2 {
 		t.Errorf("%d notes, cap %v: want the new cap said again", n, sp.opt.Ledger.Cap())
+	}
+}
+
+// A long idle session's history is converted and priced in the
+// background (warmRequestCache) before the next request needs it.
+func TestStepperWarmsTheRequestCache(t *testing.T) {
+	sp, f := newStepperFake(t, nil, nil)
+	for i := 0; i < warmFrom+10; i++ {
+		role := message.RoleUser
+		if i%2 == 1 {
+			role = message.RoleAssistant
+		}
+		f.history = append(f.history, message.Entry{Message: message.Message{ID: fmt.Sprintf("m%04d", i), Role: role},
+			Parts: []message.Part{{Type: message.PartText, Text: fmt.Sprintf("entry %d", i)}}})
+	}
+	sp.warmRequestCache()
+	sp.stopWarming()
+	sp.reqc.mu.Lock()
+	defer sp.reqc.mu.Unlock()
+	for _, e := range f.history {
+		if ce := sp.reqc.entries[e.Message.ID]; ce == nil || ce.conv == nil {
+			t.Fatalf("entry %s not warmed", e.Message.ID)
+		}
+	}
+	if sp.warm.active {
+		t.Error("the warming is over but still marked active")
 	}
 }

@@ -54,5 +54,17 @@ func stepDepsOf(r *Runner) stepDeps {
 		recordProcess:   r.recordProcess,
 		firstRequest:    func() { r.traceOnce(&r.trace.requested, "first request") },
 		firstByte:       func() { r.traceOnce(&r.trace.answered, "first byte") },
+
+		withSession: func(fn func(busy bool, history []message.Entry, system []string)) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			fn(r.busy, r.history, r.system)
+		},
+		modelSteady: func(fn func()) {
+			r.sessWrite.Lock() // SetModel changes the model under it
+			defer r.sessWrite.Unlock()
+			fn()
+		},
+		busy: r.Busy,
 	}
 }
