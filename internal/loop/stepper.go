@@ -19,8 +19,8 @@ package loop
 // calls of a step run concurrently, serialised on the step's entry by
 // runTools); the tool table, the request cache and the ceiling are read by
 // other goroutines as well and guard themselves. mu guards toolless and
-// budgetUnpriced, which SetBudget and the status line touch while a step
-// runs.
+// budgetUnpriced, which SetBudget, SetModel and the Runner's pricing
+// (fixedTokens) reach from outside the loop goroutine.
 
 import (
 	"context"
