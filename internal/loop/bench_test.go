@@ -56,7 +56,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	b.Run("decide+convert", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			h.r.strategy.ShouldCompact(h.r.calc().Snapshot())
-			h.r.buildRequest(context.Background())
+			h.r.stepper.buildRequest(context.Background())
 		}
 	})
 	// Encoding is the provider's work, reported for scale: the messages
@@ -64,7 +64,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	// encoded (go-openai's message type re-encodes through a custom
 	// marshaller), before the body is written from the pieces.
 	b.Run("encode", func(b *testing.B) {
-		req := h.r.buildRequest(context.Background())
+		req := h.r.stepper.buildRequest(context.Background())
 		for i := 0; i < b.N; i++ {
 			for j, m := range req.Messages {
 				if req.Encoded[j] != nil {
@@ -79,7 +79,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	// What encoding cost before the request cache: every message, every
 	// step.
 	b.Run("encode-all", func(b *testing.B) {
-		req := h.r.buildRequest(context.Background())
+		req := h.r.stepper.buildRequest(context.Background())
 		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(req.Messages); err != nil {
 				b.Fatal(err)

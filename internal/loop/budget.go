@@ -60,12 +60,7 @@ func usd(v float64) string {
 
 // SetBudget changes the session's spending cap (USD; 0 removes it), as a
 // user raising it after a stop does. A subagent shares its parent's cap.
-func (r *Runner) SetBudget(usd float64) {
-	r.opt.Ledger.SetCap(usd)
-	r.mu.Lock()
-	r.budgetUnpriced = false
-	r.mu.Unlock()
-}
+func (r *Runner) SetBudget(usd float64) { r.stepper.setBudget(usd) }
 
 // Budget is the session's spending cap in USD, 0 when none.
 func (r *Runner) Budget() float64 { return r.opt.Ledger.Cap() }
@@ -79,23 +74,23 @@ func (r *Runner) Budget() float64 { return r.opt.Ledger.Cap() }
 // catalog: what the provider may write then. A model without a price
 // cannot be held to the cap: that is said once, and the request goes out
 // (agent run refuses --max-cost for it before it starts).
-func (r *Runner) reserve(model string, inputTokens, maxTokens int64) (*budget.Reservation, error) {
-	held, _, err := r.reserveOutput(model, inputTokens, maxTokens, maxTokens)
+func (sp *stepper) reserve(model string, inputTokens, maxTokens int64) (*budget.Reservation, error) {
+	held, _, err := sp.reserveOutput(model, inputTokens, maxTokens, maxTokens)
 	return held, err
 }
 
-func (r *Runner) reserveOutput(model string, inputTokens, maxTokens, minTokens int64) (*budget.Reservation, int64, error) {
-	info, _ := r.opt.Config.ModelInfo(model)
-	capUSD := r.opt.Ledger.Cap()
+func (sp *stepper) reserveOutput(model string, inputTokens, maxTokens, minTokens int64) (*budget.Reservation, int64, error) {
+	info, _ := sp.opt.Config.ModelInfo(model)
+	capUSD := sp.opt.Ledger.Cap()
 	unpriced := capUSD > 0 && !info.Price.Known()
-	r.mu.Lock()
-	tell := unpriced && !r.budgetUnpriced
+	sp.mu.Lock()
+	tell := unpriced && !sp.budgetUnpriced
 	if tell {
-		r.budgetUnpriced = true
+		sp.budgetUnpriced = true
 	}
-	r.mu.Unlock()
+	sp.mu.Unlock()
 	if tell {
-		r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: fmt.Sprintf(
+		sp.emit(message.Event{Type: message.EventNote, SessionID: sp.sessionID, Note: fmt.Sprintf(
 			"the budget of %s cannot be enforced: model %s has no price; set models.%s.price in your config",
 			usd(capUSD), model, model)})
 	}
@@ -107,7 +102,7 @@ func (r *Runner) reserveOutput(model string, inputTokens, maxTokens, minTokens i
 	}
 	in := float64(inputTokens) * info.Price.Input / 1e6
 	perToken := info.Price.Output / 1e6
-	res, n, err := r.opt.Ledger.ReserveUpTo(in, perToken, minTokens, maxTokens)
+	res, n, err := sp.opt.Ledger.ReserveUpTo(in, perToken, minTokens, maxTokens)
 	var refused *budget.RefusedError
 	if errors.As(err, &refused) {
 		return nil, 0, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: float64(minTokens) * perToken}
@@ -117,7 +112,7 @@ func (r *Runner) reserveOutput(model string, inputTokens, maxTokens, minTokens i
 
 // messagesEstimate counts the input of a tool-less request at four bytes
 // a token (not r.est: the title request runs beside SetModel).
-func (r *Runner) messagesEstimate(req provider.Request) int64 {
+func messagesEstimate(req provider.Request) int64 {
 	var n int64
 	for _, m := range req.Messages {
 		n += int64(tokens.Chars{}.Count(m.Content)) + tokens.TokensPerMessage

@@ -186,7 +186,7 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 // values read and write. The checkpointer keeps the functions, not r.
 func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
 	return checkpointDeps{db: r.store, session: r.sess.ID, dir: dir, config: r.opt.Config,
-		emit: r.emit, note: r.note, registry: r.registry, history: r.History,
+		emit: r.emit, note: r.note, registry: r.stepper.registry, history: r.History,
 		editHistory: func(edit func([]message.Entry) []message.Entry) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -204,7 +204,7 @@ func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
 			r.mu.Lock()
 			r.history = h
 			r.mu.Unlock()
-			r.doom.reset()
+			r.stepper.doom.reset()
 			r.restoreCalculator()
 		},
 	}

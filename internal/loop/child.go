@@ -53,14 +53,12 @@ func ParentOf(ctx context.Context) (Parent, bool) {
 }
 
 // withParent returns ctx carrying the session, for a tool call.
-func (r *Runner) withParent(ctx context.Context) context.Context {
-	r.mu.Lock()
-	p := Parent{ID: r.sess.ID, Model: r.model, Dir: r.toolEnv.Dir, Options: r.opt,
-		BudgetUSD: r.opt.Ledger.Cap(), SpentUSD: r.opt.Ledger.Spent()}
-	p.Options.CodeFiles = r.toolEnv.CodeFiles // its hooks' files too
-	r.mu.Unlock()
+func (sp *stepper) withParent(ctx context.Context) context.Context {
+	p := Parent{ID: sp.sessionID, Model: sp.modelPricing().model, Dir: sp.toolEnv.Dir, Options: sp.opt,
+		BudgetUSD: sp.opt.Ledger.Cap(), SpentUSD: sp.opt.Ledger.Spent()}
+	p.Options.CodeFiles = sp.toolEnv.CodeFiles // its hooks' files too
 	if p.Model == "" {
-		p.Model = r.opt.Config.Model
+		p.Model = sp.opt.Config.Model
 	}
 	return context.WithValue(ctx, parentKey{}, p)
 }
@@ -88,8 +86,8 @@ func childUsage(md map[string]any) (u message.Usage, costUSD float64, ok bool) {
 
 // addChildUsage adds a child session's spending, carried by a tool
 // result, to the session's totals.
-func (r *Runner) addChildUsage(ctx context.Context, res tools.Result) {
+func (sp *stepper) addChildUsage(ctx context.Context, res tools.Result) {
 	if u, cost, ok := childUsage(res.Metadata); ok {
-		r.addSessionUsage(ctx, u, cost)
+		sp.addSessionUsage(ctx, u, cost)
 	}
 }

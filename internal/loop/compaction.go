@@ -233,14 +233,14 @@ func (r *Runner) requestEstimate(history []message.Entry) int64 {
 	// What is priced is kept for the session's own history (the same
 	// array), not for the histories a compaction or an undo would make.
 	own := len(history) == len(r.history) && (len(history) == 0 || &history[0] == &r.history[0])
-	return r.withFixed(r.reqc.estimate(history, own, r.calc(), r.est))
+	return r.withFixed(r.stepper.reqc.estimate(history, own, r.calc(), r.est))
 }
 
 // calibratedRequestEstimate is our own count of the session's request
 // priced by the calibrated estimator only (requestEstimate takes the
 // plain estimate when it says more).
 func (r *Runner) calibratedRequestEstimate() int64 {
-	calibrated, _ := r.reqc.estimate(r.history, true, r.calc(), r.est)
+	calibrated, _ := r.stepper.reqc.estimate(r.history, true, r.calc(), r.est)
 	return r.withFixed(calibrated, 0)
 }
 
@@ -516,7 +516,7 @@ type summaryCost struct {
 // summaryRequest makes one summary request, counting its usage in the
 // session and in spent.
 func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget, spent *summaryCost) (string, error) {
-	held, err := r.reserve(req.Model, r.messagesEstimate(req), int64(req.MaxTokens))
+	held, err := r.stepper.reserve(req.Model, messagesEstimate(req), int64(req.MaxTokens))
 	if err != nil {
 		return "", err
 	}
@@ -524,7 +524,7 @@ func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budge
 	cost := 0.0
 	if usage != nil {
 		// Billed at the writer's price, and shown live.
-		cost = r.costOf(req.Model, *usage)
+		cost = r.stepper.costOf(req.Model, *usage)
 		r.addSessionUsage(ctx, *usage, cost)
 		spent.usage, spent.costUSD = spent.usage.Add(*usage), spent.costUSD+cost
 	}
@@ -548,11 +548,11 @@ func (r *Runner) complete(ctx context.Context, req provider.Request, budget *sum
 		if ctx.Err() != nil {
 			return "", usage, err
 		}
-		delay, gaveUp := budget.next(SummaryRetryPolicy, attempt, err, r.rnd)
+		delay, gaveUp := budget.next(SummaryRetryPolicy, attempt, err, r.stepper.rnd)
 		if gaveUp != nil {
 			return "", usage, gaveUp
 		}
-		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
+		if err := r.stepper.waitRetry(ctx, attempt, delay, err); err != nil {
 			return "", usage, err
 		}
 		budget.spent += delay
@@ -593,10 +593,10 @@ func (r *Runner) completeOnce(ctx context.Context, req provider.Request) (string
 func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total int64) {
 	limit, prompt := provider.ContextLimit(err)
 	c := compact.Ceiling(refused, limit, prompt, r.calc().Snapshot().Window)
-	if old := r.ceiling.Load(); old > 0 && (c == 0 || old < c) {
+	if old := r.stepper.ceiling.Load(); old > 0 && (c == 0 || old < c) {
 		c = old
 	}
-	r.ceiling.Store(c)
+	r.stepper.ceiling.Store(c)
 	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "context_limit", message.ContextLimit{
 		Model: r.model, RefusedEstimate: refused, CalculatorTotal: total,
 		StatedLimit: limit, StatedPrompt: prompt, Ceiling: c, CompactAt: r.pricing().fitPoint(),
@@ -606,7 +606,7 @@ func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total
 // restoreCeiling reads back what earlier refusals taught about the
 // session's model.
 func (r *Runner) restoreCeiling(ctx context.Context) {
-	r.ceiling.Store(0)
+	r.stepper.ceiling.Store(0)
 	log, err := r.store.ListEventLogKind(ctx, r.sess.ID, "context_limit")
 	if err != nil {
 		return
@@ -621,7 +621,7 @@ func (r *Runner) restoreCeiling(ctx context.Context) {
 			c = cl.Ceiling
 		}
 	}
-	r.ceiling.Store(c)
+	r.stepper.ceiling.Store(c)
 }
 
 // prune marks old tool outputs compacted when that frees enough.

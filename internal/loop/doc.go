@@ -43,12 +43,14 @@
 //	                                    mention.go, images.go, shell.go
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
 //	system prompt, instructions, pins   prompt.go, instructions.go, pins.go
-//	a step's request and its cache      step.go, stepopen.go, stepfit.go, convert.go,
-//	                                    reqcache.go, reqwarm.go, cachemarks.go
-//	tools offered, tool-less models     tooltable.go, toolless.go
-//	streaming, retries, usage, budget   stepopen.go, retry.go, usage.go, usagesanity.go,
-//	                                    budget.go, limits.go, child.go
-//	tool runs, doom-loop guard          toolrun.go, doom.go
+//	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
+//	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
+//	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
+//	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
+//	                                    usagesanity.go, budget.go, child.go
+//	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
+//	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
+//	the forecast of compaction          limits.go (announceNear)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
 //	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;
 //	  diff, fork                        Runner keeps the exported delegates),

@@ -34,17 +34,17 @@ func (r *Runner) SendImages(ctx context.Context, text string, images []*message.
 	return err
 }
 
-// checkImages refuses, with r.mu held, images the session cannot take: one
-// not from the attachment store, or any for a model without vision
-// (ErrNoVision).
-func (r *Runner) checkImages(images []*message.FileState) error {
+// checkImages refuses images a session on model (vision: whether it takes
+// images) cannot take: one not from the attachment store, or any for a
+// model without vision (ErrNoVision).
+func checkImages(images []*message.FileState, model string, vision bool) error {
 	for _, f := range images {
 		if f == nil || f.Kind != message.AttachImage || f.Store == "" {
 			return errors.New("an image not from the attachment store")
 		}
 	}
-	if len(images) > 0 && !r.info.Vision {
-		return fmt.Errorf("model %s %w", r.model, ErrNoVision)
+	if len(images) > 0 && !vision {
+		return fmt.Errorf("model %s %w", model, ErrNoVision)
 	}
 	return nil
 }
@@ -60,10 +60,11 @@ func imageParts(images []*message.FileState) []*message.Part {
 }
 
 // convertOptions are the converter's options for the session's model.
-func (r *Runner) convertOptions() ConvertOptions {
-	opt := ConvertOptions{ReasoningRoundtrip: r.info.ReasoningRoundtrip}
-	if r.info.Vision {
-		opt.ImageURL = attachments.ForDataDir(r.opt.Config.DataDir).DataURL
+func (sp *stepper) convertOptions() ConvertOptions {
+	info := sp.modelPricing().info
+	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip}
+	if info.Vision {
+		opt.ImageURL = attachments.ForDataDir(sp.opt.Config.DataDir).DataURL
 	}
 	return opt
 }

@@ -125,7 +125,7 @@ func TestPruneThresholds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &config.Config{Model: "m", Models: map[string]config.ModelInfo{"m": tt.model},
 				Compaction: config.Compaction{Strategy: "overflow", Threshold: 0.8, PruneProtect: tt.protect, PruneMinimum: tt.minimum}}
-			r := &Runner{opt: Options{Config: cfg}}
+			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}}
 			r.setModel("m")
 			r.calcp.Store(tokens.NewCalculator(r.calcOptions(), r.est))
 			got := r.pruneOptions()

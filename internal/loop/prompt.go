@@ -160,7 +160,7 @@ const prefetchFreshFor = 20 * time.Second
 // cache of a long session (reqwarm.go), and has the provider open its
 // connection ahead of the request (provider.Preconnector). It returns at once.
 func (r *Runner) PrefetchEnvironment() {
-	defer r.warmRequestCache()
+	defer r.stepper.warmRequestCache()
 	if pc, ok := r.opt.Provider.(provider.Preconnector); ok {
 		pc.Preconnect()
 	}

@@ -28,7 +28,7 @@ func (r *Runner) recordProcess(ctx context.Context, e *message.Entry, ix int, g 
 	meta[processKey] = g
 	st.Metadata = meta
 	p.Tool = &st
-	r.savePart(ctx, e, ix, p)
+	r.stepper.savePart(ctx, e, ix, p)
 }
 
 // stopOrphanedTools stops the process groups that the session's unfinished

@@ -73,7 +73,7 @@ func BenchmarkRequest10k(b *testing.B) {
 	}))
 	b.Cleanup(srv.Close)
 	p := provider.NewOpenAI(provider.Config{BaseURL: srv.URL + "/v1", APIKey: "sk-bench"})
-	h.r.buildRequest(ctx) // the cache filled, as by the session's first step
+	h.r.stepper.buildRequest(ctx) // the cache filled, as by the session's first step
 	b.ReportAllocs()
 	b.Run("estimate", func(b *testing.B) {
 		for b.Loop() {
@@ -82,24 +82,24 @@ func BenchmarkRequest10k(b *testing.B) {
 	})
 	b.Run("build", func(b *testing.B) {
 		for b.Loop() {
-			h.r.buildRequest(ctx)
+			h.r.stepper.buildRequest(ctx)
 		}
 	})
 	b.Run("build-first", func(b *testing.B) {
 		// The first request after a resume, the cache warmed while the
 		// message was typed.
-		h.r.reqc = requestCache{}
-		hist, _, opt, est, _ := h.r.historyToWarm()
+		h.r.stepper.reqc = requestCache{}
+		hist, _, opt, est, _ := h.r.stepper.historyToWarm()
 		for b.Loop() {
 			b.StopTimer()
-			h.r.reqc = requestCache{}
-			h.r.reqc.warm(hist, opt, est, func() bool { return false })
+			h.r.stepper.reqc = requestCache{}
+			h.r.stepper.reqc.warm(hist, opt, est, func() bool { return false })
 			b.StartTimer()
-			h.r.buildRequest(ctx)
+			h.r.stepper.buildRequest(ctx)
 		}
 	})
 	b.Run("send", func(b *testing.B) {
-		req := h.r.buildRequest(ctx)
+		req := h.r.stepper.buildRequest(ctx)
 		b.SetBytes(int64(len(encodeOrFail(b, req.Messages))))
 		for b.Loop() {
 			st, err := p.Stream(ctx, req)
@@ -111,7 +111,7 @@ func BenchmarkRequest10k(b *testing.B) {
 	})
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
-			conv, _ := RepairPairs(ToModelMessages(h.r.history, h.r.convertOptions()))
+			conv, _ := RepairPairs(ToModelMessages(h.r.history, h.r.stepper.convertOptions()))
 			encodeOrFail(b, conv)
 		}
 	})
@@ -131,7 +131,7 @@ func encodeOrFail(b *testing.B, v any) []byte {
 func BenchmarkRequestWarm10k(b *testing.B) {
 	h := newHarness(b)
 	h.r.history = longHistory(b, h, 2000)
-	hist, _, opt, est, ok := h.r.historyToWarm()
+	hist, _, opt, est, ok := h.r.stepper.historyToWarm()
 	if !ok {
 		b.Fatal("nothing to warm")
 	}

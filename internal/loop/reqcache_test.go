@@ -28,7 +28,7 @@ func uncachedRequest(r *Runner) provider.Request {
 	for _, s := range r.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	conv, _ := RepairPairs(ToModelMessages(r.history, r.convertOptions()))
+	conv, _ := RepairPairs(ToModelMessages(r.history, r.stepper.convertOptions()))
 	if pins, _ := r.pinsNow(); pins != "" {
 		at := pinsAt(conv, tokens.VisibleHistory(r.history).Summary != nil)
 		conv = slices.Insert(conv, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
@@ -36,8 +36,8 @@ func uncachedRequest(r *Runner) provider.Request {
 	msgs = append(msgs, conv...)
 	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
 		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
-	if !r.toolsOff(r.model) {
-		req.Tools = r.offered().OpenAITools()
+	if !r.stepper.toolsOff(r.model) {
+		req.Tools = r.stepper.offered().OpenAITools()
 	}
 	return req
 }
@@ -505,10 +505,10 @@ func TestRequestCacheWarmsWhileTyping(t *testing.T) {
 			h.r.Close()
 			continue
 		}
-		h.r.warm.running.Wait()
-		h.r.reqc.mu.Lock()
+		h.r.stepper.warm.running.Wait()
+		h.r.stepper.reqc.mu.Lock()
 		kept := warmedConversions(t, h.r, false)
-		h.r.reqc.mu.Unlock()
+		h.r.stepper.reqc.mu.Unlock()
 		if res := h.turn("and now?"); res.Err != nil {
 			t.Fatal(res.Err)
 		}
@@ -541,7 +541,7 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 		}
 	}
 	h.r.PrefetchEnvironment()
-	h.r.warm.running.Wait()
+	h.r.stepper.warm.running.Wait()
 	if res := h.turn("and now?"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -560,16 +560,16 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.r.PrefetchEnvironment() // the next message's first key
-	h.r.warm.running.Wait()
-	h.r.reqc.mu.Lock()
+	h.r.stepper.warm.running.Wait()
+	h.r.stepper.reqc.mu.Lock()
 	// The request was made ahead (prebuildRequest): the step's request
 	// sends the history from the same array, nothing copied.
-	prebuilt := h.r.reqc.built
+	prebuilt := h.r.stepper.reqc.built
 	if len(prebuilt.at) != len(Visible(h.r.history)) {
 		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.history)))
 	}
 	kept := warmedConversions(t, h.r, true)
-	h.r.reqc.mu.Unlock()
+	h.r.stepper.reqc.mu.Unlock()
 	if res := h.turn("and then?"); res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -587,12 +587,12 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 // warmedConversions checks that every visible entry of r's history is in
 // its request cache, converted and priced (and, with asIs, keyed as the
 // entry is now), and returns the conversions by message id. The caller
-// holds r.reqc.mu.
+// holds r.stepper.reqc.mu.
 func warmedConversions(t *testing.T, r *Runner, asIs bool) map[string]*convertedEntry {
 	t.Helper()
 	kept := map[string]*convertedEntry{}
 	for _, e := range Visible(r.history) {
-		ce := r.reqc.entries[e.Message.ID]
+		ce := r.stepper.reqc.entries[e.Message.ID]
 		if ce == nil || ce.conv == nil || ce.cost == nil || asIs && !ce.key.matches(&e) {
 			t.Fatalf("entry %s not warmed as it is", e.Message.ID)
 		}
@@ -605,10 +605,10 @@ func warmedConversions(t *testing.T, r *Runner, asIs bool) map[string]*converted
 // conversions warmedConversions saw.
 func assertNotConvertedAgain(t *testing.T, r *Runner, kept map[string]*convertedEntry, what string) {
 	t.Helper()
-	r.reqc.mu.Lock()
-	defer r.reqc.mu.Unlock()
+	r.stepper.reqc.mu.Lock()
+	defer r.stepper.reqc.mu.Unlock()
 	for id, conv := range kept {
-		if r.reqc.entries[id].conv != conv {
+		if r.stepper.reqc.entries[id].conv != conv {
 			t.Errorf("%s converted again by %s", id, what)
 		}
 	}

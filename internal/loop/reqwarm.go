@@ -32,39 +32,38 @@ const warmBatch = 256
 
 // requestWarmer runs one warming at a time.
 type requestWarmer struct {
-	active  bool // guarded by Runner.mu
+	active  bool // guarded by the session's lock (stepDeps.withSession)
 	running sync.WaitGroup
 }
 
 // warmRequestCache starts warming the request cache in the background
 // unless a warming runs, the loop is busy or the history is short. It
 // returns at once.
-func (r *Runner) warmRequestCache() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.warm.active || r.busy || len(r.history) < warmFrom {
-		return
-	}
-	r.warm.active = true
-	r.warm.running.Add(1)
-	go func() {
-		defer r.warm.running.Done()
-		defer func() {
-			r.mu.Lock()
-			r.warm.active = false
-			r.mu.Unlock()
-		}()
-		hist, build, opt, est, ok := r.historyToWarm()
-		if !ok {
+func (sp *stepper) warmRequestCache() {
+	sp.withSession(func(busy bool, history []message.Entry, _ []string) {
+		if sp.warm.active || busy || len(history) < warmFrom {
 			return
 		}
-		if len(hist) > 0 {
-			r.reqc.warm(hist, opt, est, r.Busy)
-		}
-		if build {
-			r.prebuildRequest()
-		}
-	}()
+		sp.warm.active = true
+		sp.warm.running.Add(1)
+		go sp.warmInBackground()
+	})
+}
+
+// warmInBackground is the warming warmRequestCache started.
+func (sp *stepper) warmInBackground() {
+	defer sp.warm.running.Done()
+	defer sp.withSession(func(bool, []message.Entry, []string) { sp.warm.active = false })
+	hist, build, opt, est, ok := sp.historyToWarm()
+	if !ok {
+		return
+	}
+	if len(hist) > 0 {
+		sp.reqc.warm(hist, opt, est, sp.busy)
+	}
+	if build {
+		sp.prebuildRequest()
+	}
 }
 
 // prebuildRequest makes the next request's conversation from a copy of
@@ -74,27 +73,32 @@ func (r *Runner) warmRequestCache() {
 // a request after a resume or a prune would do between Enter and the
 // wire. It does nothing when a turn runs, or when the estimator's counts
 // are not kept (the conversation would count the whole history).
-func (r *Runner) prebuildRequest() {
-	r.sessWrite.Lock()
-	opt, est := r.convertOptions(), r.est
-	r.mu.Lock()
-	if r.busy || !cachedCounts(est) {
-		r.mu.Unlock()
-		r.sessWrite.Unlock()
+func (sp *stepper) prebuildRequest() {
+	var opt ConvertOptions
+	var est tokens.Estimator
+	var hist []message.Entry
+	var system []string
+	sp.modelSteady(func() {
+		opt, est = sp.convertOptions(), sp.modelPricing().est
+		sp.withSession(func(busy bool, history []message.Entry, sys []string) {
+			if busy || !cachedCounts(est) {
+				return
+			}
+			hist = make([]message.Entry, len(history))
+			for i, e := range history {
+				hist[i] = copyEntry(e)
+			}
+			system = slices.Clone(sys)
+		})
+	})
+	if hist == nil {
 		return
 	}
-	hist := make([]message.Entry, len(r.history))
-	for i, e := range r.history {
-		hist[i] = copyEntry(e)
-	}
-	system := slices.Clone(r.system)
-	r.mu.Unlock()
-	r.sessWrite.Unlock()
-	r.reqc.conversation(system, hist, opt, r.calc(), est)
+	sp.reqc.conversation(system, hist, opt, sp.calc(), est)
 }
 
 // stopWarming waits for the warming to end (Close).
-func (r *Runner) stopWarming() { r.warm.running.Wait() }
+func (sp *stepper) stopWarming() { sp.warm.running.Wait() }
 
 // historyToWarm copies the visible entries of the history that the
 // request cache does not hold as they are, with the options the next
@@ -102,20 +106,21 @@ func (r *Runner) stopWarming() { r.warm.running.Wait() }
 // is busy or the history is short. build says whether the next request
 // would find more than warmFrom entries changed from the first that is
 // to its end: worth making it ahead (prebuildRequest).
-func (r *Runner) historyToWarm() (hist []message.Entry, build bool, opt ConvertOptions, est tokens.Estimator, ok bool) {
-	r.sessWrite.Lock() // SetModel changes the model (r.info, r.est) under it
-	defer r.sessWrite.Unlock()
-	opt, est = r.convertOptions(), r.est
-	r.mu.Lock() // the history is changed under it, or while busy
-	defer r.mu.Unlock()
-	if r.busy || len(r.history) < warmFrom {
-		return nil, false, opt, est, false
-	}
-	todo, from := r.reqc.toWarm(r.history, opt, est)
-	for _, e := range todo {
-		hist = append(hist, copyEntry(e))
-	}
-	return hist, from > warmFrom, opt, est, true
+func (sp *stepper) historyToWarm() (hist []message.Entry, build bool, opt ConvertOptions, est tokens.Estimator, ok bool) {
+	sp.modelSteady(func() { // SetModel changes the model (its info, its estimator)
+		opt, est = sp.convertOptions(), sp.modelPricing().est
+		sp.withSession(func(busy bool, history []message.Entry, _ []string) { // the history is changed under it, or while busy
+			if busy || len(history) < warmFrom {
+				return
+			}
+			todo, from := sp.reqc.toWarm(history, opt, est)
+			for _, e := range todo {
+				hist = append(hist, copyEntry(e))
+			}
+			build, ok = from > warmFrom, true
+		})
+	})
+	return hist, build, opt, est, ok
 }
 
 // copyEntry is e with its own parts, tool and file states: what the loop

@@ -62,20 +62,20 @@ func (p RetryPolicy) AttemptsFor(err error) int {
 
 // retryDelay decides whether a failed call (attempt, counting from 1) is
 // tried again, and after how long.
-func (r *Runner) retryDelay(attempt int, err error) (time.Duration, bool) {
+func (sp *stepper) retryDelay(attempt int, err error) (time.Duration, bool) {
 	perr := provider.Classify(err)
-	if !perr.Retryable() || attempt >= r.opt.Retry.AttemptsFor(err) {
+	if !perr.Retryable() || attempt >= sp.opt.Retry.AttemptsFor(err) {
 		return 0, false
 	}
-	return r.opt.Retry.Delay(attempt, perr.RetryAfter, r.rnd), true
+	return sp.opt.Retry.Delay(attempt, perr.RetryAfter, sp.rnd), true
 }
 
 // waitRetry announces a retry and waits for it; a cancel ends the wait.
-func (r *Runner) waitRetry(ctx context.Context, attempt int, delay time.Duration, err error) error {
-	r.emit(message.Event{Type: message.EventRetrying, SessionID: r.sess.ID, Retry: &message.RetryInfo{
+func (sp *stepper) waitRetry(ctx context.Context, attempt int, delay time.Duration, err error) error {
+	sp.emit(message.Event{Type: message.EventRetrying, SessionID: sp.sessionID, Retry: &message.RetryInfo{
 		Attempt: attempt + 1, Delay: delay, Reason: provider.Classify(err).Error(),
 	}})
-	return r.opt.Sleep(ctx, delay)
+	return sp.opt.Sleep(ctx, delay)
 }
 
 // sleepCtx waits for d or until ctx is done, whichever comes first.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -156,13 +155,8 @@ type Runner struct {
 	calcp    atomic.Pointer[tokens.Calculator]
 	strategy compact.Strategy
 	toolEnv  *tools.Env
-	rnd      *rand.Rand
-	tt       toolTable // the tools of the current step
-	// reqc keeps what each history entry is sent as (reqcache.go); warm
-	// fills it while the user types a resumed session's first message
-	// (reqwarm.go).
-	reqc requestCache
-	warm requestWarmer
+	// stepper runs the steps: their requests, tools and usage (stepper.go).
+	stepper *stepper
 
 	mu      sync.Mutex
 	sess    message.Session
@@ -178,26 +172,11 @@ type Runner struct {
 	promptFromOpen bool
 	// pendingEnv is Options.Environment until the first turn takes it.
 	pendingEnv *PendingEnvironment
-	// budgetUnpriced is set once the user was told the cap cannot be
-	// enforced for an unpriced model.
-	budgetUnpriced bool
-	// toolless holds the models whose server refused tools this session
-	// (toolless.go).
-	toolless map[string]bool
-	doom     doomGuard
-	allowed  map[string]bool // doom loops the user said to always allow
 	// failedCompactionAt is the total at which the last automatic
 	// compaction failed or was rejected; 0 when none did.
 	failedCompactionAt int64
 	// breaker bounds the compaction attempts until a request goes through.
 	breaker compact.Breaker
-	// usageNote logs the session's first suspect usage report
-	// (usagesanity.go).
-	usageNote usageNote
-	// ceiling is the largest request (by requestEstimate) the provider
-	// takes, learnt from its context-length errors; 0 when none was
-	// refused. It lowers the compaction point for the rest of the session.
-	ceiling atomic.Int64
 	titles  *titler   // the background small_model title request
 	near    nearState // the forecast of compaction
 	cp      *checkpointer
@@ -263,11 +242,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	if opt.Ledger == nil {
 		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
 	}
-	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, allowed: map[string]bool{}, trace: startupTrace{report: opt.StartupTrace}}
-	r.tt.base = opt.Tools
+	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, trace: startupTrace{report: opt.StartupTrace}}
 	r.idle = make(chan struct{})
 	close(r.idle)
-	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
 	// A session made just now has nothing to repair, load or restore:
 	// the first message's request does not wait for those reads.
 	if sessionID != "" {
@@ -296,9 +273,10 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: func() string { return r.sess.ID }, emit: r.emit, note: r.note,
 		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
-	r.inbox = &inbox{inboxDeps{store: st, session: r.hooks.d.session, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.registry}}
-	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.reserve, estimate: r.messagesEstimate, complete: r.completeOnce,
-		cost: r.costOf, addUsage: r.addSessionUsage, title: func() string { return r.Session().Title }, setTitle: r.setTitle}}
+	r.stepper = newStepper(stepDepsOf(r))
+	r.inbox = &inbox{inboxDeps{store: st, session: r.hooks.d.session, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
+	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: r.completeOnce,
+		cost: r.stepper.costOf, addUsage: r.addSessionUsage, title: func() string { return r.Session().Title }, setTitle: r.setTitle}}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
 		// model from a config file only applies to new sessions.
@@ -309,7 +287,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	r.setModel(r.sess.Model)
-	r.refreshTools()
+	r.stepper.refreshTools()
 	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
 	r.trace.phase("session", time.Time{})
 	r.openPrompt(ctx, dir)
@@ -348,7 +326,7 @@ func (r *Runner) modelPricing() modelPricing {
 
 // pricing is the session's pricing now (pricing.go).
 func (r *Runner) pricing() pricing {
-	return pricing{modelPricing: r.modelPricing(), cfg: r.opt.Config, ceiling: r.ceiling.Load(), calc: r.calc()}
+	return pricing{modelPricing: r.modelPricing(), cfg: r.opt.Config, ceiling: r.stepper.ceiling.Load(), calc: r.calc()}
 }
 
 func (r *Runner) calcOptions() tokens.Options { return r.modelPricing().calcOptions() }
@@ -364,7 +342,7 @@ func (r *Runner) restoreCalculator() {
 
 // fixedTokens estimates the system prompt and the tool schemas.
 func (r *Runner) fixedTokens() (system, tools int64) {
-	return fixedTokensOf(r.system, r.offered(), r.toolsOff(r.model), r.est)
+	return fixedTokensOf(r.system, r.stepper.offered(), r.stepper.toolsOff(r.model), r.est)
 }
 
 // secretValues are the values tools must neither pass to a command nor
@@ -404,7 +382,7 @@ func (r *Runner) Session() message.Session {
 // (compact.LowerPoint).
 func (r *Runner) Snapshot() tokens.Snapshot {
 	// Atomics only: the TUI reads it while the loop runs.
-	return pricing{ceiling: r.ceiling.Load(), calc: r.calc()}.snapshot()
+	return pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calc()}.snapshot()
 }
 
 // CompactAt is the total at which automatic compaction starts (0: never
@@ -531,7 +509,7 @@ func (r *Runner) Close() error {
 	}
 	r.Wait(context.Background())
 	r.titles.stop()
-	r.stopWarming()
+	r.stepper.stopWarming()
 	r.sessWrite.Lock()
 	defer r.sessWrite.Unlock()
 	if r.lease == nil { // the session's row was never written
@@ -670,7 +648,7 @@ func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts 
 	r.calc().AddText(tokens.UserContent(parts))
 	r.calc().AddTokens(tokens.TokensPerMessage + tokens.ImagesCost(parts))
 	if !synthetic {
-		r.doom.reset()
+		r.stepper.doom.reset()
 		r.mu.Lock()
 		untitled := r.sess.Title == ""
 		r.mu.Unlock()
@@ -740,7 +718,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		if !injected {
 			return res
 		}
-		r.doom.reset()
+		r.stepper.doom.reset()
 	}
 }
 
@@ -757,7 +735,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		if ctx.Err() != nil {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
-		conv := r.prepare() // the step's request, and its size for the decision
+		conv := r.stepper.prepare() // the step's request, and its size for the decision
 		snap := r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain))
 		r.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
@@ -779,7 +757,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 				}
 			}
 		}
-		out, err := r.step(ctx, steps, conv)
+		out, err := r.stepper.step(ctx, steps, conv)
 		if errors.Is(err, ErrBudget) {
 			r.emitError(err.Error())
 			return TurnResult{FinishReason: FinishBudget, Err: err, Steps: steps}
@@ -866,7 +844,7 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 		return fmt.Errorf("set model: %w", err)
 	}
 	r.setModel(model)
-	r.refreshTools() // the tools offered follow the new window
+	r.stepper.refreshTools() // the tools offered follow the new window
 	r.restoreCalculator()
 	r.restoreCeiling(ctx)
 	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})

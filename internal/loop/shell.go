@@ -44,7 +44,7 @@ func (r *Runner) RunShell(ctx context.Context, command string, progress func(las
 	input, _ := json.Marshal(map[string]string{"command": command})
 	release := func() {}
 	started := func(g tools.ProcessGroup) { release = r.opt.Children.Record(g, "!"+command) }
-	res := r.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input, Progress: progress, Started: started})
+	res := r.stepper.registry().Run(ctx, r.toolEnv, tools.Call{ID: "user-command", Name: "bash", Input: input, Progress: progress, Started: started})
 	release() // bash has ended, and its group was stopped
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
 	// A stopped command's output is kept: the writes outlive ctx.

@@ -27,36 +27,37 @@ type stepOutcome struct {
 // buildRequest converts the history into the next chat request, checked
 // and repaired so that every tool call has its one result right after it
 // (RepairPairs; a repair is logged).
-func (r *Runner) buildRequest(ctx context.Context) provider.Request {
-	return r.finishRequest(ctx, r.prepare())
+func (sp *stepper) buildRequest(ctx context.Context) provider.Request {
+	return sp.finishRequest(ctx, sp.prepare())
 }
 
 // prepare walks the history for the next step's request: its
 // conversation, and what that is priced at. What the history's entries
 // are sent as is kept between requests (requestCache): the messages come
 // with their JSON, so the provider encodes only what is new.
-func (r *Runner) prepare() *conversation {
-	return r.reqc.conversation(r.system, r.history, r.convertOptions(), r.calc(), r.est)
+func (sp *stepper) prepare() *conversation {
+	return sp.reqc.conversation(sp.system(), sp.history(), sp.convertOptions(), sp.calc(), sp.modelPricing().est)
 }
 
 // finishRequest makes the request of a prepared conversation: the pins
 // (as they are now), the model's limits and tools. It logs the repairs.
-func (r *Runner) finishRequest(ctx context.Context, c *conversation) provider.Request {
+func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.Request {
 	if c.repairs > 0 {
-		_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "request_repaired", map[string]int{"repairs": c.repairs})
+		_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, "request_repaired", map[string]int{"repairs": c.repairs})
 	}
 	msgs, enc := c.msgs, c.enc
-	if pins, _ := r.pinsNow(); pins != "" {
+	if pins, _ := sp.pinsNow(); pins != "" {
 		at := c.systems + pinsAt(msgs[c.systems:], c.summarised)
 		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
 		enc = slices.Insert(enc, at, nil)
 	}
 	// The output cap is the model's limit (catalog, config, or the assumed
 	// default the startup warning names), so a runaway answer ends there.
-	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
-		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, c.systems), Encoded: enc}
-	if !r.toolsOff(r.model) {
-		req.Tools = r.offered().OpenAITools()
+	m := sp.modelPricing()
+	req := provider.Request{Model: m.model, Messages: msgs, MaxTokens: int(m.info.MaxOutput),
+		CacheBreakpoints: cacheBreakpoints(m.info.Cache, msgs, c.systems), Encoded: enc}
+	if !sp.toolsOff(m.model) {
+		req.Tools = sp.offered().OpenAITools()
 	}
 	return req
 }
@@ -70,43 +71,41 @@ func (r *Runner) finishRequest(ctx context.Context, c *conversation) provider.Re
 // conv is the step's conversation if the turn prepared it for its
 // compaction decision (nil: prepared here); an attempt after the first
 // prepares its own.
-func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepOutcome, error) {
-	r.refreshTools() // an MCP server that connected since joins now
+func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (stepOutcome, error) {
+	sp.refreshTools() // an MCP server that connected since joins now
 	for attempt := 1; ; attempt++ {
-		if conv == nil || !conv.current(r.history) {
-			conv = r.prepare()
+		if conv == nil || !conv.current(sp.history()) {
+			conv = sp.prepare()
 		}
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less.
-		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain)).Total, r.info.MaxOutput,
-			min(r.info.MaxOutput, minBudgetOutputTokens))
+		m := sp.modelPricing()
+		held, maxTokens, err := sp.reserveOutput(m.model, sp.decisionSnapshot(sp.withFixed(conv.calibrated, conv.plain)).Total, m.info.MaxOutput,
+			min(m.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
 		}
-		estimate := r.calc().Snapshot().Total
-		entry, finish, err := r.stream(ctx, estimate, conv, maxTokens)
+		estimate := sp.calc().Snapshot().Total
+		entry, finish, err := sp.stream(ctx, estimate, conv, maxTokens)
 		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
 		if err == nil {
-			r.breaker = r.breaker.Through()
-			return r.afterStream(ctx, entry, finish)
+			sp.requestThrough()
+			return sp.afterStream(ctx, entry, finish)
 		}
 		if ctx.Err() != nil {
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
-		if perr.Class == provider.ClassToolsUnsupported && r.turnToolsOff(r.model, err) {
+		if perr.Class == provider.ClassToolsUnsupported && sp.turnToolsOff(m.model, err) {
 			// The same step again, as a chat.
-			r.supersede(ctx, entry)
+			sp.supersede(ctx, entry)
 			attempt = 0
 			continue
 		}
 		if perr.Class == provider.ClassContextOverflow {
-			r.supersede(ctx, entry)
-			refused := r.requestEstimate(r.history)
-			r.learnFromRefusal(ctx, err, refused, estimate)
-			req := compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused}
-			if cerr := r.compact(ctx, req); cerr != nil {
+			sp.supersede(ctx, entry)
+			if cerr := sp.compactAfterRefusal(ctx, steps, err, estimate); cerr != nil {
 				if ctx.Err() != nil {
 					return stepOutcome{}, ctx.Err()
 				}
@@ -122,15 +121,15 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 			attempt = 0
 			continue
 		}
-		delay, retry := r.retryDelay(attempt, err)
+		delay, retry := sp.retryDelay(attempt, err)
 		if !retry {
 			if attempt > 1 {
 				return stepOutcome{}, fmt.Errorf("%w (after %d attempts)", err, attempt)
 			}
 			return stepOutcome{}, err
 		}
-		r.supersede(ctx, entry)
-		if err := r.waitRetry(ctx, attempt, delay, err); err != nil {
+		sp.supersede(ctx, entry)
+		if err := sp.waitRetry(ctx, attempt, delay, err); err != nil {
 			return stepOutcome{}, err
 		}
 	}
@@ -145,30 +144,18 @@ func entryCost(e *message.Entry) float64 {
 }
 
 // supersede marks a failed attempt's message so it is never sent again.
-func (r *Runner) supersede(ctx context.Context, e *message.Entry) {
+func (sp *stepper) supersede(ctx context.Context, e *message.Entry) {
 	if e == nil {
 		return
 	}
 	e.Message.Error = ErrSuperseded
-	_ = r.store.UpdateMessage(ctx, &e.Message)
-	r.replaceEntry(*e)
-}
-
-// replaceEntry updates the in-memory copy of an entry.
-func (r *Runner) replaceEntry(e message.Entry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if r.history[i].Message.ID == e.Message.ID {
-			r.history[i] = e
-			return
-		}
-	}
+	_ = sp.store.UpdateMessage(ctx, &e.Message)
+	sp.replaceEntry(*e)
 }
 
 // streamState is the stream processor's state for one attempt.
 type streamState struct {
-	r      *Runner
+	sp     *stepper
 	ctx    context.Context
 	entry  *message.Entry
 	text   *storage.TextStream
@@ -184,21 +171,22 @@ type streamState struct {
 // On error the parts written so far stay, open text is finished, and the
 // message records the error. maxTokens, when above 0, lowers the
 // request's output cap (a spending cap that pays for less).
-func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
+func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
 	// Our own count of the request, priced with the session's calibration
 	// (learnt from plausible reports only), which the provider's report of
 	// it is checked against (tokens.SuspectReport).
-	own := r.withFixed(conv.calibrated, 0)
-	req := r.finishRequest(ctx, conv)
+	own := sp.withFixed(conv.calibrated, 0)
+	req := sp.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)
 	}
-	m := message.Message{SessionID: r.sess.ID, Role: message.RoleAssistant, Model: r.model}
-	if n := len(r.history); n > 0 {
-		m.ParentID = r.history[n-1].Message.ID
+	mp := sp.modelPricing()
+	m := message.Message{SessionID: sp.sessionID, Role: message.RoleAssistant, Model: mp.model}
+	if h := sp.history(); len(h) > 0 {
+		m.ParentID = h[len(h)-1].Message.ID
 	}
-	opening := r.openStep(ctx, m) // written while the request goes out (stepopen.go)
-	st, err := r.send(ctx, req)
+	opening := sp.openStep(ctx, m) // written while the request goes out (stepopen.go)
+	st, err := sp.send(ctx, req)
 	m, werr := opening.wait()
 	if werr != nil {
 		if err == nil {
@@ -207,10 +195,8 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 		return nil, "", fmt.Errorf("save assistant message: %w", werr)
 	}
 	e := &message.Entry{Message: m}
-	r.mu.Lock()
-	r.history = append(r.history, *e)
-	r.mu.Unlock()
-	s := &streamState{r: r, ctx: ctx, entry: e, calls: map[int]int{}}
+	sp.appendEntry(*e)
+	s := &streamState{sp: sp, ctx: ctx, entry: e, calls: map[int]int{}}
 	s.opened(opening.start, opening.partErr)
 
 	if err == nil {
@@ -222,17 +208,17 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 		if ctx.Err() != nil {
 			e.Message.Error = "interrupted by the user"
 		}
-		r.interruptTools(context.WithoutCancel(ctx), e)
+		sp.interruptTools(context.WithoutCancel(ctx), e)
 		if u := provider.Classify(err).Usage; u != nil {
 			// A stream stopped mid-answer was billed for what it sent.
-			e.Message.Usage, e.Message.CostUSD = *u, r.cost(*u)
-			r.addSessionUsage(ctx, *u, e.Message.CostUSD)
+			e.Message.Usage, e.Message.CostUSD = *u, sp.cost(*u)
+			sp.addSessionUsage(ctx, *u, e.Message.CostUSD)
 		}
 		e.Message.FinishedAt = time.Now()
-		_ = r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
-		r.replaceEntry(*e)
+		_ = sp.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message)
+		sp.replaceEntry(*e)
 		m := e.Message
-		r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
+		sp.emit(message.Event{Type: message.EventMessageUpdated, SessionID: sp.sessionID, Message: &m})
 		return e, "", err
 	}
 
@@ -241,39 +227,39 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	if s.usage != nil {
 		usage = *s.usage
 		check := own
-		if r.opt.TrustUsage || r.info.TrustUsage {
+		if sp.opt.TrustUsage || mp.info.TrustUsage {
 			check = 0
 		}
-		suspect = r.calc().ObserveRequest(usage, estimate, check)
+		suspect = sp.calc().ObserveRequest(usage, estimate, check)
 		if suspect {
-			r.usageNote.note(ctx, r.store, r.sess.ID, usage.Input, own)
+			sp.usageNote.note(ctx, sp.store, sp.sessionID, usage.Input, own)
 		}
 	} else {
-		r.calc().ObserveNoUsage()
+		sp.calc().ObserveNoUsage()
 	}
 	if s.usage == nil || suspect {
 		// The call's output is estimated like any new text.
 		for _, p := range e.Parts {
-			r.calc().AddText(p.Text)
+			sp.calc().AddText(p.Text)
 			if p.Tool != nil {
-				r.calc().AddText(p.Tool.Input)
+				sp.calc().AddText(p.Tool.Input)
 			}
 		}
 	}
-	cost := r.cost(usage)
+	cost := sp.cost(usage)
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
-		Calibration: r.calc().Snapshot().Calibration, RequestEstimate: own, UsageSuspect: suspect,
+		Calibration: sp.calc().Snapshot().Calibration, RequestEstimate: own, UsageSuspect: suspect,
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost
 	e.Message.FinishReason = s.finish
-	if err := r.store.UpdateMessage(ctx, &e.Message); err != nil {
+	if err := sp.store.UpdateMessage(ctx, &e.Message); err != nil {
 		return e, "", fmt.Errorf("save assistant message: %w", err)
 	}
-	r.addSessionUsage(ctx, usage, cost)
-	r.replaceEntry(*e)
-	setReasoningRow(r.calc(), r.history, r.info.ReasoningRoundtrip)
+	sp.addSessionUsage(ctx, usage, cost)
+	sp.replaceEntry(*e)
+	setReasoningRow(sp.calc(), sp.history(), mp.info.ReasoningRoundtrip)
 	return e, s.finish, nil
 }
 
@@ -282,7 +268,7 @@ func (s *streamState) consume(st provider.Stream) error {
 	defer st.Close()
 	for {
 		ev, err := st.Recv()
-		s.r.trace.firstByte()
+		s.sp.firstByte()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -312,18 +298,18 @@ func (s *streamState) consume(st provider.Stream) error {
 }
 
 func (s *streamState) addPart(p message.Part) int {
-	p.SessionID = s.r.sess.ID
+	p.SessionID = s.sp.sessionID
 	p.MessageID = s.entry.Message.ID
-	return s.opened(p, s.r.store.UpsertPart(context.WithoutCancel(s.ctx), &p))
+	return s.opened(p, s.sp.store.UpsertPart(context.WithoutCancel(s.ctx), &p))
 }
 
 // opened adds a part written (or not: err) to the entry and announces it.
 func (s *streamState) opened(p message.Part, err error) int {
 	if err != nil {
-		s.r.emitError(fmt.Sprintf("save part: %v", err))
+		s.sp.emitError(fmt.Sprintf("save part: %v", err))
 	}
 	s.entry.Parts = append(s.entry.Parts, p)
-	s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+	s.sp.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
 	return len(s.entry.Parts) - 1
 }
 
@@ -335,20 +321,20 @@ func (s *streamState) appendText(kind message.PartType, delta string) {
 		s.closeText()
 	}
 	if s.text == nil {
-		p := message.Part{SessionID: s.r.sess.ID, MessageID: s.entry.Message.ID, Type: kind}
-		ts, err := s.r.store.NewTextStream(context.WithoutCancel(s.ctx), &p)
+		p := message.Part{SessionID: s.sp.sessionID, MessageID: s.entry.Message.ID, Type: kind}
+		ts, err := s.sp.store.NewTextStream(context.WithoutCancel(s.ctx), &p)
 		if err != nil {
-			s.r.emitError(fmt.Sprintf("save text: %v", err))
+			s.sp.emitError(fmt.Sprintf("save text: %v", err))
 			return
 		}
 		s.text, s.kind = ts, kind
 		s.entry.Parts = append(s.entry.Parts, p)
 		s.textIx = len(s.entry.Parts) - 1
-		s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+		s.sp.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
 	}
 	s.text.Append(delta)
 	p := s.entry.Parts[s.textIx]
-	s.r.emit(message.Event{Type: message.EventPartDelta, SessionID: p.SessionID, Part: &p, Delta: delta})
+	s.sp.emit(message.Event{Type: message.EventPartDelta, SessionID: p.SessionID, Part: &p, Delta: delta})
 }
 
 // closeText finishes the open text stream: its final text is written once.
@@ -358,11 +344,11 @@ func (s *streamState) closeText() {
 	}
 	p, err := s.text.Finish(context.WithoutCancel(s.ctx))
 	if err != nil {
-		s.r.emitError(fmt.Sprintf("save text: %v", err))
+		s.sp.emitError(fmt.Sprintf("save text: %v", err))
 	}
 	s.entry.Parts[s.textIx] = p
 	s.text = nil
-	s.r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+	s.sp.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
 }
 
 func (s *streamState) startCall(tc *provider.ToolCall) {
@@ -394,7 +380,7 @@ func (s *streamState) endCall(tc *provider.ToolCall) {
 	}
 	st.Input = tc.Arguments
 	p.Tool = &st
-	s.r.savePart(s.ctx, s.entry, ix, p)
+	s.sp.savePart(s.ctx, s.entry, ix, p)
 }
 
 // uniqueCallID returns id, or when an earlier tool part of the step already
@@ -422,17 +408,17 @@ func uniqueCallID(parts []message.Part, self int, id string) string {
 }
 
 // savePart persists a changed part of an entry and announces it.
-func (r *Runner) savePart(ctx context.Context, e *message.Entry, ix int, p message.Part) {
-	if err := r.store.UpsertPart(context.WithoutCancel(ctx), &p); err != nil {
-		r.emitError(fmt.Sprintf("save part: %v", err))
+func (sp *stepper) savePart(ctx context.Context, e *message.Entry, ix int, p message.Part) {
+	if err := sp.store.UpsertPart(context.WithoutCancel(ctx), &p); err != nil {
+		sp.emitError(fmt.Sprintf("save part: %v", err))
 	}
 	e.Parts[ix] = p
-	r.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
+	sp.emit(message.Event{Type: message.EventPartUpdated, SessionID: p.SessionID, Part: &p})
 }
 
 // interruptTools turns pending and running tool parts into interrupted
 // errors.
-func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
+func (sp *stepper) interruptTools(ctx context.Context, e *message.Entry) {
 	for i, p := range e.Parts {
 		if p.Type != message.PartTool || p.Tool == nil {
 			continue
@@ -443,13 +429,13 @@ func (r *Runner) interruptTools(ctx context.Context, e *message.Entry) {
 			st.Output = message.InterruptedOutput
 			st.EndedAt = time.Now()
 			p.Tool = &st
-			r.savePart(ctx, e, i, p)
+			sp.savePart(ctx, e, i, p)
 		}
 	}
 }
 
 // cost prices a call's usage from the model's price per million tokens.
-func (r *Runner) cost(u message.Usage) float64 { return costAt(r.info.Price, u) }
+func (sp *stepper) cost(u message.Usage) float64 { return costAt(sp.modelPricing().info.Price, u) }
 
 // costAt is the cost in USD of usage u at prices p (USD per million
 // tokens): the provider's reported cost when it sent one, else the input
@@ -471,7 +457,7 @@ func costAt(p config.Price, u message.Usage) float64 {
 }
 
 // afterStream runs the step's tools and closes its message.
-func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish string) (stepOutcome, error) {
+func (sp *stepper) afterStream(ctx context.Context, e *message.Entry, finish string) (stepOutcome, error) {
 	out := stepOutcome{finish: finish}
 	var calls []int
 	for i, p := range e.Parts {
@@ -488,21 +474,21 @@ func (r *Runner) afterStream(ctx context.Context, e *message.Entry, finish strin
 		out.finish = FinishEmpty
 	}
 	if len(calls) > 0 {
-		r.cp.aroundTools(ctx, e, calls, func() {
-			out.stop, out.stopErr = r.runTools(ctx, e, calls)
+		sp.checkpointTools(ctx, e, calls, func() {
+			out.stop, out.stopErr = sp.runTools(ctx, e, calls)
 		})
 	}
 	if out.stop == "" && len(calls) == 0 && !hasText(e) {
 		out.stop = FinishEmpty
-		r.emitError("the model returned neither text nor tool calls; the turn ended")
+		sp.emitError("the model returned neither text nor tool calls; the turn ended")
 	}
 	e.Message.FinishedAt = time.Now()
-	if err := r.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message); err != nil {
+	if err := sp.store.UpdateMessage(context.WithoutCancel(ctx), &e.Message); err != nil {
 		return out, fmt.Errorf("save assistant message: %w", err)
 	}
-	r.replaceEntry(*e)
+	sp.replaceEntry(*e)
 	m := e.Message
-	r.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.sess.ID, Message: &m})
+	sp.emit(message.Event{Type: message.EventMessageUpdated, SessionID: sp.sessionID, Message: &m})
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}

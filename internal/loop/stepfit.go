@@ -24,13 +24,13 @@ const stepFitShare = 0.8
 // (compaction then makes room and keeps the step in its verbatim tail).
 // Older results are cut first (truncate.FitStep), each to its head with a
 // notice saying where the whole output is saved; nothing is lost.
-func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
-	snap := r.calc().Snapshot()
+func (sp *stepper) fitStep(ctx context.Context, e *message.Entry, calls []int) {
+	snap := sp.calc().Snapshot()
 	usable := snap.Usable()
 	if usable == 0 {
 		return
 	}
-	est := r.calc().Estimator()
+	est := sp.calc().Estimator()
 	sizes := make([]int64, len(calls))
 	var step int64
 	for i, ix := range calls {
@@ -64,7 +64,7 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 			if whole == "" {
 				whole = full
 			}
-			if saved, err := (truncate.Saver{Dir: r.opt.OutputDir}).SaveString(st.CallID, whole); err == nil {
+			if saved, err := (truncate.Saver{Dir: sp.opt.OutputDir}).SaveString(st.CallID, whole); err == nil {
 				path = saved
 			}
 		}
@@ -81,8 +81,8 @@ func (r *Runner) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 		}
 		st.Metadata["step_fit"] = map[string]int64{"tokens_before": sizes[i], "tokens_after": limits[i]}
 		p.Tool = &st
-		r.savePart(ctx, e, ix, p)
-		r.calc().AddTokens(int64(est.Count(st.Output)) - sizes[i])
+		sp.savePart(ctx, e, ix, p)
+		sp.calc().AddTokens(int64(est.Count(st.Output)) - sizes[i])
 	}
 }
 

@@ -29,18 +29,18 @@ type stepOpening struct {
 
 // openStep starts writing m and its step-start part. It returns at once;
 // wait says when they are written.
-func (r *Runner) openStep(ctx context.Context, m message.Message) *stepOpening {
+func (sp *stepper) openStep(ctx context.Context, m message.Message) *stepOpening {
 	o := &stepOpening{m: m, done: make(chan struct{})}
 	// A cancel that comes while the request goes out ends the stream,
 	// not these writes: the message is there to record the interruption.
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(o.done)
-		if o.err = r.store.CreateMessage(ctx, &o.m); o.err != nil {
+		if o.err = sp.store.CreateMessage(ctx, &o.m); o.err != nil {
 			return
 		}
 		o.start = message.Part{SessionID: o.m.SessionID, MessageID: o.m.ID, Type: message.PartStepStart}
-		o.partErr = r.store.UpsertPart(ctx, &o.start)
+		o.partErr = sp.store.UpsertPart(ctx, &o.start)
 	}()
 	return o
 }
@@ -53,7 +53,7 @@ func (o *stepOpening) wait() (message.Message, error) {
 }
 
 // send starts the provider's stream of req (the request on the wire).
-func (r *Runner) send(ctx context.Context, req provider.Request) (provider.Stream, error) {
-	r.trace.firstRequest()
-	return r.opt.Provider.Stream(ctx, req)
+func (sp *stepper) send(ctx context.Context, req provider.Request) (provider.Stream, error) {
+	sp.firstRequest()
+	return sp.opt.Provider.Stream(ctx, req)
 }

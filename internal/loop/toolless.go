@@ -14,34 +14,34 @@ import (
 )
 
 // toolsOff reports whether model is sent no tools.
-func (r *Runner) toolsOff(model string) bool {
-	if info, _ := r.opt.Config.ModelInfo(model); info.NoTools {
+func (sp *stepper) toolsOff(model string) bool {
+	if info, _ := sp.opt.Config.ModelInfo(model); info.NoTools {
 		return true
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.toolless[model]
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.toolless[model]
 }
 
 // turnToolsOff records that model refused tools (err says so) and tells
 // the user. It reports false when the request had none to drop.
-func (r *Runner) turnToolsOff(model string, err error) bool {
-	r.mu.Lock()
-	if r.toolless[model] {
-		r.mu.Unlock()
+func (sp *stepper) turnToolsOff(model string, err error) bool {
+	sp.mu.Lock()
+	if sp.toolless[model] {
+		sp.mu.Unlock()
 		return false
 	}
-	if r.toolless == nil {
-		r.toolless = map[string]bool{}
+	if sp.toolless == nil {
+		sp.toolless = map[string]bool{}
 	}
-	r.toolless[model] = true
-	r.mu.Unlock()
-	r.calc().SetFixed(r.fixedTokens()) // the tool schemas are no longer sent
+	sp.toolless[model] = true
+	sp.mu.Unlock()
+	sp.calc().SetFixed(sp.fixedTokens()) // the tool schemas are no longer sent
 	msg := "the server does not take tools for it"
 	if pe := provider.Classify(err); pe != nil && pe.Message != "" {
 		msg = fmt.Sprintf("the server said %q", pe.Message)
 	}
-	r.emit(message.Event{Type: message.EventNote, SessionID: r.sess.ID, Note: fmt.Sprintf(
+	sp.emit(message.Event{Type: message.EventNote, SessionID: sp.sessionID, Note: fmt.Sprintf(
 		"model %s cannot use tools (%s): chat only for the rest of this session; set models.%s.tools to false in your config to say so up front",
 		model, msg, model)})
 	return true

@@ -22,32 +22,32 @@ const progressInterval = 250 * time.Millisecond
 // finishes and sent to the model in call order. It returns a stop reason
 // when the turn must end (a refused doom loop, a denial that stopped the
 // turn).
-func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (stop string, stopErr error) {
-	ctx = tools.WithResultRoom(ctx, resultRoom(r.calc().Snapshot()))
+func (sp *stepper) runTools(ctx context.Context, e *message.Entry, calls []int) (stop string, stopErr error) {
+	ctx = tools.WithResultRoom(ctx, resultRoom(sp.calc().Snapshot()))
 	for i := 0; i < len(calls); {
 		if ctx.Err() != nil {
 			break
 		}
 		ix := calls[i]
 		p := e.Parts[ix]
-		if stop, stopErr = r.checkDoom(ctx, e, ix); stop != "" {
+		if stop, stopErr = sp.checkDoom(ctx, e, ix); stop != "" {
 			// The refused call and every call after it are not run.
 			for _, rest := range calls[i:] {
-				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: fmt.Sprintf(
+				sp.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: fmt.Sprintf(
 					"Not run: %s was called %d times in a row with the same input. Try a different approach.", p.Tool.Name, DoomThreshold)})
 			}
 			return stop, stopErr
 		}
-		if tool, ok := r.registry().Get(p.Tool.Name); ok && tool.ReadOnly() {
+		if tool, ok := sp.registry().Get(p.Tool.Name); ok && tool.ReadOnly() {
 			// Gather the run of read-only calls starting here.
 			j := i + 1
 			for j < len(calls) {
 				q := e.Parts[calls[j]]
-				t, ok := r.registry().Get(q.Tool.Name)
+				t, ok := sp.registry().Get(q.Tool.Name)
 				if !ok || !t.ReadOnly() {
 					break
 				}
-				if s, serr := r.checkDoom(ctx, e, calls[j]); s != "" {
+				if s, serr := sp.checkDoom(ctx, e, calls[j]); s != "" {
 					stop, stopErr = s, serr
 					break
 				}
@@ -59,11 +59,11 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 				wg.Add(1)
 				go func(cix int) {
 					defer wg.Done()
-					r.runOne(ctx, e, cix, &mu)
+					sp.runOne(ctx, e, cix, &mu)
 				}(cix)
 			}
 			wg.Wait()
-			if stop == "" && r.hooks.takeStopTurn() {
+			if stop == "" && sp.takeStopTurn() {
 				stop = FinishStopped
 			}
 			if stop != "" {
@@ -72,58 +72,58 @@ func (r *Runner) runTools(ctx context.Context, e *message.Entry, calls []int) (s
 					why = "Not run: the user stopped the turn."
 				}
 				for _, rest := range calls[j:] {
-					r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: why})
+					sp.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: why})
 				}
 				return stop, stopErr
 			}
 			i = j
 			continue
 		}
-		r.runOne(ctx, e, ix, nil)
+		sp.runOne(ctx, e, ix, nil)
 		i++
-		if r.hooks.takeStopTurn() {
+		if sp.takeStopTurn() {
 			// The user denied this call and stopped the turn.
 			for _, rest := range calls[i:] {
-				r.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the user stopped the turn."})
+				sp.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: the user stopped the turn."})
 			}
 			return FinishStopped, nil
 		}
 	}
 	if ctx.Err() != nil {
-		r.interruptTools(context.WithoutCancel(ctx), e)
+		sp.interruptTools(context.WithoutCancel(ctx), e)
 		return "", nil
 	}
-	r.fitStep(ctx, e, calls)
+	sp.fitStep(ctx, e, calls)
 	return "", nil
 }
 
 // checkDoom applies the doom-loop guard to the call at e.Parts[ix]. It asks
 // the user when it can, and otherwise stops the turn.
-func (r *Runner) checkDoom(ctx context.Context, e *message.Entry, ix int) (string, error) {
+func (sp *stepper) checkDoom(ctx context.Context, e *message.Entry, ix int) (string, error) {
 	t := e.Parts[ix].Tool
-	if !r.doom.observe(t.Name, t.Input) {
+	if !sp.doom.observe(t.Name, t.Input) {
 		return "", nil
 	}
 	key := t.Name + "\x00" + canonicalJSON(t.Input)
-	if r.allowed[key] {
+	if sp.allowed[key] {
 		return "", nil
 	}
 	err := fmt.Errorf("doom loop: %s was called %d times in a row with the same input", t.Name, DoomThreshold)
-	if r.opt.Doom == nil {
-		r.emitError(err.Error())
+	if sp.opt.Doom == nil {
+		sp.emitError(err.Error())
 		return FinishDoomLoop, err
 	}
-	reply, askErr := r.opt.Doom.AskDoomLoop(ctx, t.Name, t.Input)
+	reply, askErr := sp.opt.Doom.AskDoomLoop(ctx, t.Name, t.Input)
 	if askErr != nil {
 		return FinishDoomLoop, err
 	}
 	switch reply {
 	case DoomContinue:
-		r.doom.reset()
+		sp.doom.reset()
 		return "", nil
 	case DoomAlwaysAllow:
-		r.allowed[key] = true
-		r.doom.reset()
+		sp.allowed[key] = true
+		sp.doom.reset()
 		return "", nil
 	}
 	return FinishDoomLoop, nil
@@ -131,7 +131,7 @@ func (r *Runner) checkDoom(ctx context.Context, e *message.Entry, ix int) (strin
 
 // runOne checks permission for one call, runs it and saves its result. mu,
 // when not nil, serialises access to the entry between concurrent calls.
-func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.Mutex) {
+func (sp *stepper) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.Mutex) {
 	lock := func() {
 		if mu != nil {
 			mu.Lock()
@@ -147,7 +147,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	unlock()
 	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
 
-	ok, denial, err := r.hooks.checkCall(ctx, call, r.registry(), r.toolEnv)
+	ok, denial, err := sp.checkCall(ctx, call)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() != nil {
 			return // interrupted below
@@ -156,7 +156,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 			denial = fmt.Sprintf("permission check failed: %v", err)
 		}
 		lock()
-		r.finishTool(ctx, e, ix, tools.Result{IsError: true, Output: denial})
+		sp.finishTool(ctx, e, ix, tools.Result{IsError: true, Output: denial})
 		unlock()
 		return
 	}
@@ -167,7 +167,7 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 	st.Status = message.ToolRunning
 	st.StartedAt = time.Now()
 	p.Tool = &st
-	r.savePart(ctx, e, ix, p)
+	sp.savePart(ctx, e, ix, p)
 	unlock()
 
 	var lastProgress time.Time
@@ -184,27 +184,27 @@ func (r *Runner) runOne(ctx context.Context, e *message.Entry, ix int, mu *sync.
 		e.Parts[ix] = q
 		unlock()
 		// Progress is shown, not stored: it is superseded by the result.
-		r.emit(message.Event{Type: message.EventPartUpdated, SessionID: q.SessionID, Part: &q})
+		sp.emit(message.Event{Type: message.EventPartUpdated, SessionID: q.SessionID, Part: &q})
 	}
 	call.Started = func(g tools.ProcessGroup) {
 		lock()
-		r.recordProcess(ctx, e, ix, g)
+		sp.recordProcess(ctx, e, ix, g)
 		unlock()
 	}
-	res := r.registry().Run(r.withParent(ctx), r.toolEnv, call)
+	res := sp.registry().Run(sp.withParent(ctx), sp.toolEnv, call)
 	if ctx.Err() != nil {
 		if keptWhenInterrupted(res) {
 			// The output shown so far stays the call's result.
 			res.IsError = true
 			lock()
-			r.finishTool(context.WithoutCancel(ctx), e, ix, res)
+			sp.finishTool(context.WithoutCancel(ctx), e, ix, res)
 			unlock()
 		}
 		return // otherwise the caller marks the call interrupted
 	}
-	res = r.hooks.postTool(ctx, call, res)
+	res = sp.postToolHooks(ctx, call, res)
 	lock()
-	r.finishTool(ctx, e, ix, res)
+	sp.finishTool(ctx, e, ix, res)
 	unlock()
 }
 
@@ -218,7 +218,7 @@ func keptWhenInterrupted(res tools.Result) bool {
 }
 
 // finishTool records a tool's result and counts it for the calculator.
-func (r *Runner) finishTool(ctx context.Context, e *message.Entry, ix int, res tools.Result) {
+func (sp *stepper) finishTool(ctx context.Context, e *message.Entry, ix int, res tools.Result) {
 	p := e.Parts[ix]
 	st := *p.Tool
 	st.Status = message.ToolCompleted
@@ -237,8 +237,8 @@ func (r *Runner) finishTool(ctx context.Context, e *message.Entry, ix int, res t
 	}
 	st.EndedAt = time.Now()
 	p.Tool = &st
-	r.savePart(ctx, e, ix, p)
-	r.addChildUsage(ctx, res)
-	r.calc().AddText(tokens.ToolResult(&st))
-	r.calc().AddTokens(tokens.TokensPerMessage)
+	sp.savePart(ctx, e, ix, p)
+	sp.addChildUsage(ctx, res)
+	sp.calc().AddText(tokens.ToolResult(&st))
+	sp.calc().AddTokens(tokens.TokensPerMessage)
 }

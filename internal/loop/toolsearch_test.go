@@ -256,7 +256,7 @@ func BenchmarkRefreshTools(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if h.r.refreshTools() {
+				if h.r.stepper.refreshTools() {
 					b.Fatal("the tools changed")
 				}
 			}

@@ -34,55 +34,56 @@ type toolTable struct {
 }
 
 // registry returns the tools the session runs now.
-func (r *Runner) registry() *tools.Registry {
-	r.tt.mu.Lock()
-	defer r.tt.mu.Unlock()
-	if r.tt.reg == nil {
-		return r.tt.base
+func (sp *stepper) registry() *tools.Registry {
+	sp.tt.mu.Lock()
+	defer sp.tt.mu.Unlock()
+	if sp.tt.reg == nil {
+		return sp.tt.base
 	}
-	return r.tt.reg
+	return sp.tt.reg
 }
 
 // offered returns the tools the model is offered now: the registry's, but
 // only those of the extra tools the catalog chose.
-func (r *Runner) offered() *tools.Registry {
-	r.tt.mu.Lock()
-	defer r.tt.mu.Unlock()
-	if r.tt.off == nil {
-		return r.tt.base
+func (sp *stepper) offered() *tools.Registry {
+	sp.tt.mu.Lock()
+	defer sp.tt.mu.Unlock()
+	if sp.tt.off == nil {
+		return sp.tt.base
 	}
-	return r.tt.off
+	return sp.tt.off
 }
 
 // refreshTools picks up the tools Options.Extra has now and decides which
 // of them are offered. It reports whether either set changed, and then
 // updates the calculator's fixed tokens.
-func (r *Runner) refreshTools() bool {
-	if r.opt.Extra == nil {
+func (sp *stepper) refreshTools() bool {
+	if sp.opt.Extra == nil {
 		return false
 	}
-	r.tt.mu.Lock()
-	if r.tt.cat == nil {
-		r.tt.cat = toolsearch.New(r.opt.Extra, toolsearch.Options{})
-		r.tt.cat.Restore(r.history) // the tools a resumed session had found
+	sp.tt.mu.Lock()
+	if sp.tt.cat == nil {
+		sp.tt.cat = toolsearch.New(sp.opt.Extra, toolsearch.Options{})
+		sp.tt.cat.Restore(sp.history()) // the tools a resumed session had found
 	}
-	cat := r.tt.cat
-	r.tt.mu.Unlock()
-	st := cat.Step(toolsearch.Budget(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold),
-		toolsearch.ToolLimit(r.info.ContextWindow, r.opt.Config.ToolSearchThreshold))
-	r.tt.mu.Lock()
+	cat := sp.tt.cat
+	sp.tt.mu.Unlock()
+	window := sp.modelPricing().info.ContextWindow
+	st := cat.Step(toolsearch.Budget(window, sp.opt.Config.ToolSearchThreshold),
+		toolsearch.ToolLimit(window, sp.opt.Config.ToolSearchThreshold))
+	sp.tt.mu.Lock()
 	changed := false
-	if r.tt.reg == nil || !sameTools(st.Run, r.tt.run) {
-		r.tt.run, r.tt.reg = st.Run, r.tt.base.With(st.Run...)
+	if sp.tt.reg == nil || !sameTools(st.Run, sp.tt.run) {
+		sp.tt.run, sp.tt.reg = st.Run, sp.tt.base.With(st.Run...)
 		changed = true
 	}
-	if r.tt.off == nil || !sameTools(st.Offer, r.tt.offer) {
-		r.tt.offer, r.tt.off = st.Offer, r.tt.base.With(st.Offer...)
+	if sp.tt.off == nil || !sameTools(st.Offer, sp.tt.offer) {
+		sp.tt.offer, sp.tt.off = st.Offer, sp.tt.base.With(st.Offer...)
 		changed = true
 	}
-	r.tt.mu.Unlock()
-	if c := r.calc(); changed && c != nil {
-		c.SetFixed(r.fixedTokens())
+	sp.tt.mu.Unlock()
+	if c := sp.calc(); changed && c != nil {
+		c.SetFixed(sp.fixedTokens())
 	}
 	return changed
 }

@@ -27,7 +27,7 @@ func (r *Runner) addSessionUsage(ctx context.Context, u message.Usage, costUSD f
 }
 
 // costOf prices usage at model's price.
-func (r *Runner) costOf(model string, u message.Usage) float64 {
-	info, _ := r.opt.Config.ModelInfo(model)
+func (sp *stepper) costOf(model string, u message.Usage) float64 {
+	info, _ := sp.opt.Config.ModelInfo(model)
 	return costAt(info.Price, u)
 }
