@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
@@ -51,15 +52,16 @@ func newCompactorRig(t *testing.T, window int64) *compactorRig {
 		t.Fatal(err)
 	}
 	calc := tokens.NewCalculator(tokens.Options{Window: window, MaxOutput: window / 8}, tokens.Chars{})
-	rig.c = &compactor{
-		store:    st,
-		history:  rig.hist,
-		session:  func() string { return rig.sess.ID },
-		price:    func() pricing { return pricing{calc: calc} },
-		calc:     func() *tokens.Calculator { return calc },
-		estimate: sentChars,
-		emit:     func(ev message.Event) { rig.events = append(rig.events, ev) },
-	}
+	rig.c = newCompactor(compactorDeps{
+		store:   st,
+		history: rig.hist,
+		session: func() string { return rig.sess.ID },
+		price:   func() pricing { return pricing{calc: calc} },
+		calc:    func() *tokens.Calculator { return calc },
+		sent:    func(h []message.Entry, _ bool) (int64, int64) { return sentChars(h), 0 },
+		fixed:   func() compact.Fixed { return compact.Fixed{} },
+		emit:    func(ev message.Event) { rig.events = append(rig.events, ev) },
+	}, nil)
 	return rig
 }
 

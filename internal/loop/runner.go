@@ -186,11 +186,9 @@ type Runner struct {
 	toolless map[string]bool
 	doom     doomGuard
 	allowed  map[string]bool // doom loops the user said to always allow
-	// failedCompactionAt is the total at which the last automatic
-	// compaction failed or was rejected; 0 when none did.
-	failedCompactionAt int64
-	// breaker bounds the compaction attempts until a request goes through.
-	breaker compact.Breaker
+	// comp manages the context: deciding compaction, summarising,
+	// pruning, undo and summary edit (compactor.go).
+	comp *compactor
 	// usageNote logs the session's first suspect usage report
 	// (usagesanity.go).
 	usageNote usageNote
@@ -199,7 +197,6 @@ type Runner struct {
 	// refused. It lowers the compaction point for the rest of the session.
 	ceiling atomic.Int64
 	title   titleTask // the background small_model title request
-	near    nearState // the forecast of compaction
 	cp      checkpoints
 	notes   []string
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
@@ -216,13 +213,6 @@ type Runner struct {
 	hookSystem  string
 	hookStop    atomic.Bool
 	stepsBefore int
-}
-
-// failedCompactionCovers reports whether an automatic compaction failed
-// recently enough that trying again now would fail too: the context has not
-// grown by a twentieth of the window since.
-func (r *Runner) failedCompactionCovers(s tokens.Snapshot) bool {
-	return r.failedCompactionAt > 0 && s.Total < r.failedCompactionAt+s.Window/20
 }
 
 // Open opens a session to drive it: sessionID "" creates a new one. It takes
@@ -273,6 +263,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.idle = make(chan struct{})
 	close(r.idle)
 	r.rnd = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x5eed))
+	r.comp = runnerCompactor(r)
 	// A session made just now has nothing to repair, load or restore:
 	// the first message's request does not wait for those reads.
 	if sessionID != "" {
@@ -316,7 +307,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.sessionStartHooks(ctx, sessionID != "")
 	r.restoreCalculator()
 	if sessionID != "" {
-		r.restoreCeiling(ctx)
+		r.comp.restoreCeiling(ctx, &r.ceiling)
 	}
 	return r, nil
 }
@@ -731,7 +722,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 			return res
 		}
 		if r.opt.Config.Compaction.Prune {
-			r.prune(ctx)
+			r.comp.prune(ctx)
 		}
 		injected, err := r.injectQueue(ctx, true)
 		if err != nil {
@@ -747,7 +738,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 // turn runs steps until the model stops calling tools.
 func (r *Runner) turn(ctx context.Context) TurnResult {
 	steps := 0
-	r.breaker = compact.Breaker{}
+	r.comp.newTurn()
 	for {
 		if steps > 0 {
 			if _, err := r.injectQueue(ctx, false); err != nil {
@@ -758,11 +749,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		conv := r.prepare() // the step's request, and its size for the decision
-		snap := r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain))
-		r.announceNear(snap, steps == 0)
-		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
+		snap := r.decisionSnapshot(r.comp.withFixed(conv.calibrated, conv.plain))
+		r.comp.announceNear(snap, steps == 0)
+		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.comp.failedCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
-			err := r.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
+			err := r.comp.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:
 			case ctx.Err() != nil:
@@ -773,7 +764,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			default:
 				// Not again until the context has grown: a compaction that
 				// could not shrink it now would not shrink it next step.
-				r.failedCompactionAt = snap.Total
+				r.comp.failedAt = snap.Total
 				if !errors.Is(err, ErrNothingToCompact) {
 					r.emitError(fmt.Sprintf("automatic compaction failed: %v", err))
 				}
@@ -868,7 +859,7 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 	r.setModel(model)
 	r.refreshTools() // the tools offered follow the new window
 	r.restoreCalculator()
-	r.restoreCeiling(ctx)
+	r.comp.restoreCeiling(ctx, &r.ceiling)
 	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})
 	return nil
 }

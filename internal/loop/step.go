@@ -78,7 +78,7 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		}
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less.
-		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain)).Total, r.info.MaxOutput,
+		held, maxTokens, err := r.reserveOutput(r.model, r.decisionSnapshot(r.comp.withFixed(conv.calibrated, conv.plain)).Total, r.info.MaxOutput,
 			min(r.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
@@ -88,7 +88,7 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
 		if err == nil {
-			r.breaker = r.breaker.Through()
+			r.comp.wentThrough()
 			return r.afterStream(ctx, entry, finish)
 		}
 		if ctx.Err() != nil {
@@ -103,10 +103,10 @@ func (r *Runner) step(ctx context.Context, steps int, conv *conversation) (stepO
 		}
 		if perr.Class == provider.ClassContextOverflow {
 			r.supersede(ctx, entry)
-			refused := r.requestEstimate(r.history)
-			r.learnFromRefusal(ctx, err, refused, estimate)
+			refused := r.comp.requestEstimate(r.history)
+			r.comp.learnFromRefusal(ctx, &r.ceiling, err, refused, estimate)
 			req := compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused}
-			if cerr := r.compact(ctx, req); cerr != nil {
+			if cerr := r.comp.compact(ctx, req); cerr != nil {
 				if ctx.Err() != nil {
 					return stepOutcome{}, ctx.Err()
 				}
@@ -188,7 +188,7 @@ func (r *Runner) stream(ctx context.Context, estimate int64, conv *conversation,
 	// Our own count of the request, priced with the session's calibration
 	// (learnt from plausible reports only), which the provider's report of
 	// it is checked against (tokens.SuspectReport).
-	own := r.withFixed(conv.calibrated, 0)
+	own := r.comp.withFixed(conv.calibrated, 0)
 	req := r.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)

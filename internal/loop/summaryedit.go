@@ -52,5 +52,5 @@ func (r *Runner) EditSummary(ctx context.Context, text string) error {
 	r.mu.Unlock()
 	defer r.setIdle(last)
 
-	return r.compactor().editSummary(ctx, text)
+	return r.comp.editSummary(ctx, text)
 }

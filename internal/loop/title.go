@@ -94,7 +94,7 @@ func (r *Runner) askTitle(ctx context.Context, model, first string) string {
 	if err != nil {
 		return "" // the provisional title stays
 	}
-	text, usage, err := r.completeOnce(ctx, req)
+	text, usage, err := completeOnce(ctx, r.opt.Provider, req)
 	smallModelMarks(r.opt.Config).Observe(model, err, time.Now())
 	cost := 0.0
 	if usage != nil {

@@ -176,10 +176,10 @@ type RestoreCost struct {
 	Fit      int64  `json:"-"`
 }
 
-// restoreCost prices the undo and the full restore of r.history. The
-// caller owns r.history (holds busy, or the Runner is its own).
-func (r *Runner) restoreCost() RestoreCost {
-	return restoreCostOf(r.history, r.requestEstimate, r.pricing().fitPoint())
+// restoreCost prices the undo and the full restore of history, the
+// session's (the caller holds busy).
+func (c *compactor) restoreCost(history []message.Entry) RestoreCost {
+	return restoreCostOf(history, c.requestEstimate, c.price().fitPoint())
 }
 
 // restoreCostOf prices the undo and the full restore of history; estimate
@@ -208,7 +208,7 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 	r.busy = true
 	r.mu.Unlock()
 	defer r.endBusy()
-	return r.restoreCost(), true
+	return r.comp.restoreCost(r.history), true
 }
 
 // UndoCompaction restores the history as it was before the newest
@@ -225,7 +225,7 @@ func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) {
 	r.busy = true
 	r.idle = make(chan struct{})
 	r.mu.Unlock()
-	u, err := r.compactor().undo(ctx)
+	u, err := r.comp.undo(ctx)
 	res := TurnResult{FinishReason: "undone"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
