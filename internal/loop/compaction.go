@@ -47,7 +47,7 @@ const maxSummaryShrinks = 2
 // compact`), with optional focus instructions. It fails if a turn is
 // running.
 func (r *Runner) Compact(ctx context.Context, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
 }
 
 // CompactUpTo summarises everything sent before the message keepFrom and
@@ -55,7 +55,7 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 // chat's picker), with optional focus instructions. It fails if a turn is
 // running, or if the message is not after the newest summary.
 func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom})
 }
 
 // CompactAfter summarises everything sent after the message keepTo and
@@ -66,35 +66,30 @@ func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error 
 // It fails if a turn is running, if the message is not sent, or if nothing
 // is sent after it.
 func (r *Runner) CompactAfter(ctx context.Context, keepTo, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo})
 }
 
 // compactNow runs a compaction the user asked for while no turn runs: the
 // runner is busy meanwhile, a message sent then waits for it (setIdle).
 // A request that keeps a head or a tail by choice is planned first, so
 // that a message out of range fails before anything is sent.
-func (r *Runner) compactNow(ctx context.Context, req compactRequest) error {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return fmt.Errorf("compact: %w", ErrBusy)
+func (c *compactor) compactNow(ctx context.Context, req compactRequest) error {
+	release, _, err := c.claim()
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
 	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	r.comp.newTurn()
-	var err error
+	c.newTurn()
 	if req.keepFrom != "" || req.keepTo != "" {
-		_, err = r.comp.makePlan(req)
+		_, err = c.makePlan(req)
 	}
 	if err == nil {
-		err = r.comp.compact(ctx, req)
+		err = c.compact(ctx, req)
 	}
 	res := TurnResult{FinishReason: "compacted"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
 	}
-	r.setIdle(res)
+	release(res)
 	return err
 }
 

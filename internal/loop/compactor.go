@@ -74,6 +74,11 @@ type compactorDeps struct {
 	// continueTask adds the synthetic continue after an automatic
 	// compaction in the middle of a task.
 	continueTask func(ctx context.Context) error
+	// claim makes the loop busy for a compaction, an undo or a summary
+	// edit the user asked for, failing with ErrBusy while a turn runs; it
+	// returns the last turn's result and release, which ends the busy
+	// period with a result (a message sent meanwhile then starts its turn).
+	claim func() (release func(TurnResult), last TurnResult, err error)
 }
 
 // compactor manages a session's context; see the top of this file.
@@ -392,6 +397,16 @@ func runnerCompactor(r *Runner) *compactor {
 		preHooks:     r.preCompactHooks,
 		postHooks:    r.postCompactHooks,
 		continueTask: func(ctx context.Context) error { return r.addUserMessage(ctx, compact.ContinuePrompt, true) },
+		claim: func() (func(TurnResult), TurnResult, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.busy {
+				return nil, TurnResult{}, ErrBusy
+			}
+			r.busy = true
+			r.idle = make(chan struct{})
+			return r.setIdle, r.last, nil
+		},
 	}
 	return newCompactor(d, newSummariser(summaryCalls{
 		provider: r.opt.Provider,

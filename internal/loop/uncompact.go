@@ -216,20 +216,19 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 // compaction in force, the pruned outputs; see the top of this file. It
 // fails with ErrNothingToUndo, with an *UndoTooLargeError when the result
 // would not fit the current model, or if a turn is running.
-func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return Undo{}, errors.New("undo compaction: the agent is busy; wait for the turn to end or cancel it")
+func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) { return r.comp.undoNow(ctx) }
+
+// undoNow is undo while no turn runs: the runner is busy meanwhile (claim).
+func (c *compactor) undoNow(ctx context.Context) (Undo, error) {
+	release, _, err := c.claim()
+	if err != nil {
+		return Undo{}, fmt.Errorf("undo compaction: %w", err)
 	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	u, err := r.comp.undo(ctx)
+	u, err := c.undo(ctx)
 	res := TurnResult{FinishReason: "undone"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
 	}
-	r.setIdle(res)
+	release(res)
 	return u, err
 }
