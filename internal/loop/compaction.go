@@ -1,6 +1,7 @@
 package loop
 
-// Compaction, as the loop runs it. A compaction is a series of attempts,
+// Compaction, as the loop runs it (the compactor's methods; compactor.go
+// says what it is given). A compaction is a series of attempts,
 // bounded by compact.Breaker: a summary written by small_model (or the main
 // model), a second summary by the main model, and the model-free fallback
 // (compact.PlanFallback) as the last resort. An attempt is applied only if

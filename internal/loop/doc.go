@@ -51,15 +51,18 @@
 //	checkpoints and rewind              checkpoint.go, rewind.go, snapshot.go,
 //	                                    attribution.go, agentstate.go
 //	hook points                         hooks.go
-//	deciding compaction, pricing        compaction.go, prunedenough.go, pricing.go,
-//	                                    forecastseed.go, reasoningrow.go
+//	deciding compaction, its forecast,  compactor.go (type compactor, field comp: the
+//	  the failed point, the breaker     failed point, the breaker, the forecast's
+//	                                    state; its inputs in compactorDeps),
+//	                                    compaction.go, prunedenough.go, forecastseed.go
+//	pricing                             pricing.go, reasoningrow.go
 //	                                    (pure: fixedTokensOf, restoreCostOf, previewOf)
-//	compaction's writes: marker, prune, compactor.go (type compactor: explicit
-//	  apply, undo, summary edit         store, history and pricing inputs)
-//	summary requests and their retries  compaction.go (summarise), summaryretry.go
+//	compaction's writes: marker, prune, compactor.go, compaction.go (compactor)
+//	  apply, undo, summary edit
+//	summary requests and their retries  summariser.go (type summariser), summaryretry.go
 //	undo, summary edit, preview (API)   uncompact.go, summaryedit.go, summaryfile.go,
-//	                                    preview.go
+//	                                    preview.go (Runner's methods delegate to comp)
 //	the session's title                 title.go, unreachable.go (small_model down)
 //	startup timings                     startuptrace.go
-//	after the turn: prune, idle         compaction.go (prune), runner.go (setIdle)
+//	after the turn: prune, idle         compaction.go (compactor.prune), runner.go (setIdle)
 package loop

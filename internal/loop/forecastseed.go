@@ -1,7 +1,7 @@
 package loop
 
-// The turns a continued session had before this process. The forecast of
-// compaction (tokens.ForecastCompaction) averages the growth of the total
+// The forecast of compaction (the compactor's announceNear, below), and
+// the turns a continued session had before this process. The forecast (tokens.ForecastCompaction) averages the growth of the total
 // over the last turns; a process that continues a session (`agent run -c`,
 // a resumed chat) ran none of them, so without them it could only say
 // "compaction soon". The total at the start of each earlier turn is what
