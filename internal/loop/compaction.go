@@ -1,6 +1,7 @@
 package loop
 
-// Compaction, as the loop runs it. A compaction is a series of attempts,
+// Compaction, as the loop runs it (the compactor's methods; compactor.go
+// says what it is given). A compaction is a series of attempts,
 // bounded by compact.Breaker: a summary written by small_model (or the main
 // model), a second summary by the main model, and the model-free fallback
 // (compact.PlanFallback) as the last resort. An attempt is applied only if
@@ -15,11 +16,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
@@ -50,7 +48,7 @@ const maxSummaryShrinks = 2
 // compact`), with optional focus instructions. It fails if a turn is
 // running.
 func (r *Runner) Compact(ctx context.Context, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus})
 }
 
 // CompactUpTo summarises everything sent before the message keepFrom and
@@ -58,7 +56,7 @@ func (r *Runner) Compact(ctx context.Context, focus string) error {
 // chat's picker), with optional focus instructions. It fails if a turn is
 // running, or if the message is not after the newest summary.
 func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepFrom: keepFrom})
 }
 
 // CompactAfter summarises everything sent after the message keepTo and
@@ -69,35 +67,30 @@ func (r *Runner) CompactUpTo(ctx context.Context, keepFrom, focus string) error 
 // It fails if a turn is running, if the message is not sent, or if nothing
 // is sent after it.
 func (r *Runner) CompactAfter(ctx context.Context, keepTo, focus string) error {
-	return r.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo})
+	return r.comp.compactNow(ctx, compactRequest{reason: compact.ReasonManual, focus: focus, keepTo: keepTo})
 }
 
 // compactNow runs a compaction the user asked for while no turn runs: the
 // runner is busy meanwhile, a message sent then waits for it (setIdle).
 // A request that keeps a head or a tail by choice is planned first, so
 // that a message out of range fails before anything is sent.
-func (r *Runner) compactNow(ctx context.Context, req compactRequest) error {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return fmt.Errorf("compact: %w", ErrBusy)
+func (c *compactor) compactNow(ctx context.Context, req compactRequest) error {
+	release, _, err := c.claim()
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
 	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	r.breaker = compact.Breaker{}
-	var err error
+	c.newTurn()
 	if req.keepFrom != "" || req.keepTo != "" {
-		_, err = r.makePlan(req)
+		_, err = c.makePlan(req)
 	}
 	if err == nil {
-		err = r.compact(ctx, req)
+		err = c.compact(ctx, req)
 	}
 	res := TurnResult{FinishReason: "compacted"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
 	}
-	r.setIdle(res)
+	release(res)
 	return err
 }
 
@@ -139,42 +132,40 @@ var errNotApplied = errors.New("compaction attempt not applied")
 // (and below a refused request), or the breaker's attempts are spent. It
 // returns ErrNothingToCompact when there is nothing to summarise, and an
 // error wrapping compact.ErrAttemptsSpent when the attempts are spent.
-func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
-	if err := r.hooks.preCompact(ctx, req); err != nil {
+func (c *compactor) compact(ctx context.Context, req compactRequest) (err error) {
+	if err := c.preHooks(ctx, req); err != nil {
 		return err
 	}
-	defer func() { r.hooks.postCompact(ctx, req, err) }()
+	defer func() { c.postHooks(ctx, req, err) }()
 	req.summaryRetry = &summaryBudget{}
 	// giveUp is compact.GiveUp for req: the limit the request had to get
 	// under is the size the provider refused, else the compaction point.
 	giveUp := func(cause error) error {
-		sys, tl := r.fixedTokens()
-		_, pins := r.pinsNow()
-		limit := r.pricing().fitPoint()
+		limit := c.price().fitPoint()
 		if req.refused > 0 && (limit <= 0 || req.refused < limit) {
 			limit = req.refused
 		}
-		return compact.GiveUp(r.breaker.Made, cause, compact.Fixed{System: sys, Tools: tl, Pins: pins}, limit)
+		return compact.GiveUp(c.breaker.Made, cause, c.fixed(), limit)
 	}
 	var cause error
 	applied := false
 	for {
-		kind := r.breaker.Next()
+		kind := c.breaker.Next()
 		if kind == compact.AttemptNone {
 			if cause == nil {
 				cause = errors.New("no attempt left")
 			}
 			return giveUp(cause)
 		}
-		r.breaker.Made++
+		c.breaker.Made++
 		var err error
 		if kind == compact.AttemptSummary {
-			err = r.summaryAttempt(ctx, req)
+			err = c.summaryAttempt(ctx, req)
 			if err != nil {
-				r.breaker.SummaryFailures++
+				c.breaker.SummaryFailures++
 			}
 		} else {
-			err = r.fallbackAttempt(ctx, req)
+			err = c.fallbackAttempt(ctx, req)
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -184,7 +175,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			// synthetic continue follows.
 			return nil
 		case errors.Is(err, ErrNothingToCompact):
-			r.breaker.Made--
+			c.breaker.Made--
 			switch {
 			case req.refused > 0:
 				// The provider refused the request and nothing is left to
@@ -194,7 +185,7 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 				}
 				return giveUp(err)
 			case applied:
-				return r.afterCompaction(ctx, req)
+				return c.afterCompaction(ctx, req)
 			}
 			return err
 		case err != nil:
@@ -202,24 +193,24 @@ func (r *Runner) compact(ctx context.Context, req compactRequest) (err error) {
 			continue
 		}
 		applied = true
-		after := r.requestEstimate(r.history)
-		target := r.pricing().fitPoint() * fitShare / 100
+		after := c.requestEstimate(c.history.entries())
+		target := c.price().fitPoint() * fitShare / 100
 		switch {
 		case req.refused > 0 && after >= req.refused:
 			cause = fmt.Errorf("the request is still %d tokens, not below the %d refused", after, req.refused)
 		case target > 0 && after > target && !req.userPlan():
 			cause = fmt.Errorf("the request is still %d tokens, over %d%% of the compaction point (%d)", after, fitShare, target)
 		default:
-			return r.afterCompaction(ctx, req)
+			return c.afterCompaction(ctx, req)
 		}
 	}
 }
 
 // afterCompaction resumes the work after an automatic compaction in the
 // middle of a task.
-func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error {
+func (c *compactor) afterCompaction(ctx context.Context, req compactRequest) error {
 	if req.auto && req.midTask {
-		return r.addUserMessage(ctx, compact.ContinuePrompt, true)
+		return c.continueTask(ctx)
 	}
 	return nil
 }
@@ -229,71 +220,75 @@ func (r *Runner) afterCompaction(ctx context.Context, req compactRequest) error 
 // calibrated estimator or the plain one, whichever says more. It does not
 // depend on a provider's reported usage, which may be wrong (a server that
 // under-reports would otherwise keep the session from ever compacting).
-func (r *Runner) requestEstimate(history []message.Entry) int64 {
+func (c *compactor) requestEstimate(history []message.Entry) int64 {
 	// What is priced is kept for the session's own history (the same
 	// array), not for the histories a compaction or an undo would make.
-	own := len(history) == len(r.history) && (len(history) == 0 || &history[0] == &r.history[0])
-	return r.withFixed(r.stepper.reqc.estimate(history, own, r.calc(), r.est))
+	live := c.history.entries()
+	own := len(history) == len(live) && (len(history) == 0 || &history[0] == &live[0])
+	return c.withFixed(c.sent(history, own))
 }
 
 // calibratedRequestEstimate is our own count of the session's request
 // priced by the calibrated estimator only (requestEstimate takes the
 // plain estimate when it says more).
-func (r *Runner) calibratedRequestEstimate() int64 {
-	calibrated, _ := r.stepper.reqc.estimate(r.history, true, r.calc(), r.est)
-	return r.withFixed(calibrated, 0)
+func (c *compactor) calibratedRequestEstimate() int64 {
+	calibrated, _ := c.sent(c.history.entries(), true)
+	return c.withFixed(calibrated, 0)
 }
 
 // withFixed is requestEstimate of a history whose messages the calibrated
 // and the plain estimator price so: the system prompt, the tool schemas
 // and the pins added to the larger.
-func (r *Runner) withFixed(calibrated, plain int64) int64 {
-	sys, tl := r.fixedTokens()
-	_, pins := r.pinsNow()
-	return sys + tl + pins + max(calibrated, plain)
+func (c *compactor) withFixed(calibrated, plain int64) int64 {
+	return c.fixed().Total() + max(calibrated, plain)
 }
 
 // summaryAttempt asks a model for a summary and applies it if it passes
 // the checks; a summary that fails them is logged as rejected, a request
 // that fails as failed.
-func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
-	if r.opt.Config.Compaction.Prune {
-		r.prune(ctx)
+func (c *compactor) summaryAttempt(ctx context.Context, req compactRequest) error {
+	pr := c.price()
+	if pr.cfg.Compaction.Prune {
+		c.prune(ctx)
 		// Decide again, as the turn decided, now that the cheaper measure
 		// ran: a summary that saves nothing is not worth a paid call and
-		// the verbatim history.
-		if prunedEnough(req, r.strategy, r.decisionSnapshot(r.requestEstimate(r.history))) {
+		// the verbatim history. The snapshot is the turn's decision's
+		// (Runner.decisionSnapshot), of the pruned history.
+		s := c.price().snapshot()
+		s.Total = max(s.Total, c.requestEstimate(c.history.entries()))
+		if prunedEnough(req, pr.strategy, s) {
 			return errPrunedEnough
 		}
 	}
-	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
-	plan, err := r.makePlan(req)
+	before := max(c.calc().Snapshot().Total, c.requestEstimate(c.history.entries()), req.refused)
+	plan, err := c.makePlan(req)
 	if err != nil {
 		return err
 	}
-	if err := nothingToCompact(plan, req, r.calc().Estimator()); err != nil {
+	if err := nothingToCompact(plan, req, c.calc().Estimator()); err != nil {
 		return err
 	}
 	// The first summary comes from small_model if there is one; after a
 	// failure the main model writes it.
-	writer := r.pricing().summaryModel()
-	if r.breaker.SummaryFailures > 0 {
-		writer = r.model
+	writer := pr.summaryModel()
+	if c.breaker.SummaryFailures > 0 {
+		writer = pr.model
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
-		TokensBefore: before, Attempt: r.breaker.Made, Model: writer, Emergency: req.refused > 0}
+		TokensBefore: before, Attempt: c.breaker.Made, Model: writer, Emergency: req.refused > 0}
 	if len(plan.Tail) > 0 {
 		state.TailFrom = plan.Tail[0].Message.ID
 	}
 	if len(plan.Head) > 0 {
 		state.HeadUpTo = plan.Head[len(plan.Head)-1].Message.ID
 	}
-	r.emit(message.Event{Type: message.EventCompacting, SessionID: r.sess.ID, Summarising: len(plan.Summarize), Compaction: state})
+	c.emit(message.Event{Type: message.EventCompacting, SessionID: c.session(), Summarising: len(plan.Summarize), Compaction: state})
 	var spent summaryCost
-	text, writer, err := r.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
+	text, writer, err := c.sum.summarise(ctx, plan, req.focus, writer, req.summaryRetry, &spent)
 	state.Model = writer
-	if writer != r.model && writer == r.opt.Config.SmallModel && ctx.Err() == nil {
-		smallModelMarks(r.opt.Config).Observe(writer, err, time.Now())
+	pr = c.price()
+	if writer != pr.model && writer == pr.cfg.SmallModel && ctx.Err() == nil {
+		smallModelMarks(pr.cfg).Observe(writer, err, time.Now())
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -304,78 +299,77 @@ func (r *Runner) summaryAttempt(ctx context.Context, req compactRequest) error {
 			state.Outcome = message.CompactionRejected
 		}
 		state.TokensAfter = before
-		return r.compactor().notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
+		return c.notApplied(ctx, state, fmt.Errorf("summarise: %w", err))
 	}
 	body := compact.ComposeSummary(text, plan.UserMessages)
 	// What the summary replaces is the total less what stays: the system
 	// prompt, the tool schemas and the tail.
-	sys, tl := r.fixedTokens()
-	_, pins := r.pinsNow()
-	replaced := before - sys - tl - pins - r.calc().EstimateEntries(plan.Tail)
-	after := r.requestEstimate(r.withSummary(state, body, writer))
+	replaced := before - c.fixed().Total() - c.calc().EstimateEntries(plan.Tail)
+	after := c.requestEstimate(c.withSummary(state, body, writer))
 	state.TokensAfter = after
-	verr := compact.CheckSummary(text, int64(r.est.Count(text)), replaced)
+	verr := compact.CheckSummary(text, int64(pr.est.Count(text)), replaced)
 	if verr == nil {
 		verr = compact.Validate(body, before, after)
 	}
 	if verr != nil {
 		state.Outcome, state.Error = message.CompactionRejected, verr.Error()
-		return r.compactor().notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
+		return c.notApplied(ctx, state, fmt.Errorf("compaction rejected: %w", verr))
 	}
 	state.Outcome = message.CompactionSummary
-	if err := r.compactor().apply(ctx, state, body, writer, spent, "compaction", r.info.ReasoningRoundtrip); err != nil {
+	if err := c.apply(ctx, state, body, writer, spent, "compaction", pr.info.ReasoningRoundtrip); err != nil {
 		return err
 	}
-	r.failedCompactionAt = 0
+	c.failedAt = 0
 	return nil
 }
 
 // fallbackAttempt compacts without a model: tool outputs outside the tail
 // are cleared and the oldest turns stop being sent until the history fits
 // half the compaction point (room for the turns to come).
-func (r *Runner) fallbackAttempt(ctx context.Context, req compactRequest) error {
-	before := max(r.calc().Snapshot().Total, r.requestEstimate(r.history), req.refused)
-	sys, tl := r.fixedTokens()
-	_, pins := r.pinsNow()
-	point := r.pricing().fitPoint()
-	budget := max(point/2-sys-tl-pins, point/8)
-	f, ok := compact.PlanFallback(r.history, r.est, r.pricing().planOptions(), budget)
+func (c *compactor) fallbackAttempt(ctx context.Context, req compactRequest) error {
+	history := c.history.entries()
+	before := max(c.calc().Snapshot().Total, c.requestEstimate(history), req.refused)
+	pr := c.price()
+	point := pr.fitPoint()
+	budget := max(point/2-c.fixed().Total(), point/8)
+	f, ok := compact.PlanFallback(history, pr.est, pr.planOptions(), budget)
 	if req.userPlan() {
 		// The user chose what stays verbatim: no model-free dropping.
 		return errors.New("summarising up to or after a message needs a summary, and none could be written")
 	}
-	if err := nothingToCompact(compact.MakePlan(r.history, r.est, r.pricing().planOptions()), req, r.calc().Estimator()); err != nil {
+	if err := nothingToCompact(compact.MakePlan(history, pr.est, pr.planOptions()), req, c.calc().Estimator()); err != nil {
 		return err
 	}
 	if !ok {
 		return ErrNothingToCompact
 	}
 	state := &message.CompactionState{Auto: req.auto, Reason: req.reason, Focus: req.focus,
-		TokensBefore: before, Attempt: r.breaker.Made, TailFrom: f.KeepFrom,
+		TokensBefore: before, Attempt: c.breaker.Made, TailFrom: f.KeepFrom,
 		DroppedTurns: f.DroppedTurns, Note: f.Note, Emergency: req.refused > 0}
-	if err := r.markCompacted(ctx, f.Prune); err != nil {
+	if err := c.markCompacted(ctx, f.Prune); err != nil {
 		state.Outcome, state.Error = message.CompactionFailed, err.Error()
-		return r.compactor().notApplied(ctx, state, err)
+		return c.notApplied(ctx, state, err)
 	}
-	after := r.requestEstimate(r.withSummary(state, f.Body, ""))
+	after := c.requestEstimate(c.withSummary(state, f.Body, ""))
 	state.TokensAfter = after
 	if err := compact.Validate(f.Body, before, after); err != nil {
 		state.Outcome, state.Error = message.CompactionRejected, err.Error()
-		return r.compactor().notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
+		return c.notApplied(ctx, state, fmt.Errorf("fallback compaction: %w", err))
 	}
 	state.Outcome = message.CompactionFallback
-	if err := r.compactor().apply(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback", r.info.ReasoningRoundtrip); err != nil {
+	if err := c.apply(ctx, state, f.Body, "", summaryCost{}, "compaction_fallback", pr.info.ReasoningRoundtrip); err != nil {
 		return err
 	}
-	r.failedCompactionAt = 0
+	c.failedAt = 0
 	return nil
 }
 
 // makePlan is the compaction's plan: the user's split for "summarise up
 // to here" or "summarise after here", else MakePlan's.
-func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
+func (c *compactor) makePlan(req compactRequest) (compact.Plan, error) {
+	history, pr := c.history.entries(), c.price()
 	if req.keepTo != "" {
-		p, err := compact.PlanAfter(r.history, r.est, r.pricing().planOptions(), req.keepTo)
+		p, err := compact.PlanAfter(history, pr.est, pr.planOptions(), req.keepTo)
 		if err != nil {
 			return compact.Plan{}, fmt.Errorf("summarise after message %s: %w", req.keepTo, err)
 		}
@@ -385,13 +379,13 @@ func (r *Runner) makePlan(req compactRequest) (compact.Plan, error) {
 		return p, nil
 	}
 	if req.keepFrom != "" {
-		p, err := compact.PlanUpTo(r.history, r.est, r.pricing().planOptions(), req.keepFrom)
+		p, err := compact.PlanUpTo(history, pr.est, pr.planOptions(), req.keepFrom)
 		if err != nil {
 			return compact.Plan{}, fmt.Errorf("summarise up to message %s: %w", req.keepFrom, err)
 		}
 		return p, nil
 	}
-	return compact.MakePlan(r.history, r.est, r.pricing().planOptions()), nil
+	return compact.MakePlan(history, pr.est, pr.planOptions()), nil
 }
 
 // nothingToCompact says why a plan leaves nothing worth compacting (nil
@@ -428,8 +422,8 @@ func nothingToCompact(plan compact.Plan, req compactRequest, est tokens.Estimato
 // withSummary returns the history as it will be once a compaction with
 // this state and summary body is stored, to measure it before writing
 // anything.
-func (r *Runner) withSummary(state *message.CompactionState, body, model string) []message.Entry {
-	return withSummaryOf(r.history, r.sess.ID, state, body, model)
+func (c *compactor) withSummary(state *message.CompactionState, body, model string) []message.Entry {
+	return withSummaryOf(c.history.entries(), c.session(), state, body, model)
 }
 
 // withSummaryOf is withSummary for any history.
@@ -441,211 +435,67 @@ func withSummaryOf(history []message.Entry, sessionID string, state *message.Com
 		message.Entry{Message: summary, Parts: []message.Part{{Type: message.PartText, Text: body}}})
 }
 
-// markCompacted marks tool parts compacted (compactor.markCompacted).
-func (r *Runner) markCompacted(ctx context.Context, ids []string) error {
-	return r.compactor().markCompacted(ctx, ids)
-}
-
-// summarise asks writer for a summary of what the plan summarises and
-// returns it with the model that wrote it. The request is sized to the
-// writer's window with a bounded output (compact.SizeRequest: at most
-// summary_max_tokens and a quarter of the compaction point; a summary far
-// over the cap is rejected); the range
-// goes as a plain-text transcript in chunks that each fit, oldest first,
-// each chunk's summary folded into the next request. When small_model would
-// need more than maxSummaryChunks requests the main model writes it. A
-// request the provider refuses for its size is halved and the range
-// summarised again, at most maxSummaryShrinks times.
-//
-// spent adds up the usage and cost of its requests (the summary message
-// stores them).
-func (r *Runner) summarise(ctx context.Context, plan compact.Plan, focus, writer string, retry *summaryBudget, spent *summaryCost) (string, string, error) {
-	est := r.pricing().summaryEstimator()
-	var earlier string
-	if plan.PreviousSummary != nil {
-		earlier = joinText(plan.PreviousSummary.Parts, message.PartText)
-	}
-	promptTokens := int64(est.Count(compact.RequestText("", "", focus, 1, 2)))
-	shrink := int64(1)
-	for try := 0; ; try++ {
-		size := r.pricing().summarySizing(writer)
-		size.Input /= shrink
-		first := compact.FitText(earlier, est, size.Input/2)
-		budget := size.ChunkBudget(int64(est.Count(first)), promptTokens)
-		chunks := compact.Chunks(compact.Transcript(plan.Summarize, est, budget/4), est, budget)
-		if len(chunks) > maxSummaryChunks && writer != r.model {
-			writer = r.model
-			continue
-		}
-		running := first
-		var err error
-		for i, chunk := range chunks {
-			var text string
-			text, err = r.summaryRequest(ctx, provider.Request{Model: writer, MaxTokens: int(size.MaxTokens),
-				Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
-					Content: compact.RequestText(running, chunk, focus, i+1, len(chunks))}}}, retry, spent)
-			if err != nil {
-				break
-			}
-			if strings.TrimSpace(text) == "" {
-				return "", writer, compact.ErrEmptySummary
-			}
-			if n := int64(est.Count(text)); n > size.MaxTokens*3/2 {
-				// The writer ignored the output cap: a summary this long
-				// would leave no room below the compaction point.
-				return "", writer, fmt.Errorf("%w: %d tokens, capped at %d", compact.ErrSummaryLong, n, size.MaxTokens)
-			}
-			running = text
-		}
-		if err == nil {
-			return running, writer, nil
-		}
-		if !provider.IsContextOverflow(err) || try >= maxSummaryShrinks {
-			return "", writer, err
-		}
-		shrink *= 2
-	}
-}
-
-// summaryCost is the usage and cost of a summary's requests.
-type summaryCost struct {
-	usage   message.Usage
-	costUSD float64
-}
-
-// summaryRequest makes one summary request, counting its usage in the
-// session and in spent.
-func (r *Runner) summaryRequest(ctx context.Context, req provider.Request, budget *summaryBudget, spent *summaryCost) (string, error) {
-	held, err := r.stepper.reserve(req.Model, messagesEstimate(req), int64(req.MaxTokens))
-	if err != nil {
-		return "", err
-	}
-	text, usage, err := r.complete(ctx, req, budget)
-	cost := 0.0
-	if usage != nil {
-		// Billed at the writer's price, and shown live.
-		cost = r.stepper.costOf(req.Model, *usage)
-		r.addSessionUsage(ctx, *usage, cost)
-		spent.usage, spent.costUSD = spent.usage.Add(*usage), spent.costUSD+cost
-	}
-	held.Settle(cost)
-	return text, err
-}
-
-// complete makes a tool-less summary call and returns its text, with the
-// retries budget allows (summaryretry.go).
-func (r *Runner) complete(ctx context.Context, req provider.Request, budget *summaryBudget) (string, *message.Usage, error) {
-	if err := budget.start(); err != nil {
-		return "", nil, err
-	}
-	for attempt := 1; ; attempt++ {
-		began := time.Now()
-		text, usage, err := r.completeOnce(ctx, req)
-		budget.spent += time.Since(began)
-		if err == nil {
-			return text, usage, nil
-		}
-		if ctx.Err() != nil {
-			return "", usage, err
-		}
-		delay, gaveUp := budget.next(SummaryRetryPolicy, attempt, err, r.stepper.rnd)
-		if gaveUp != nil {
-			return "", usage, gaveUp
-		}
-		if err := r.stepper.waitRetry(ctx, attempt, delay, err); err != nil {
-			return "", usage, err
-		}
-		budget.spent += delay
-	}
-}
-
-func (r *Runner) completeOnce(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
-	st, err := r.opt.Provider.Stream(ctx, req)
-	if err != nil {
-		return "", nil, err
-	}
-	defer st.Close()
-	var b strings.Builder
-	var usage *message.Usage
-	for {
-		ev, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return b.String(), usage, nil
-		}
-		if err != nil {
-			return "", usage, err
-		}
-		switch ev.Type {
-		case provider.EventTextDelta:
-			b.WriteString(ev.Text)
-		case provider.EventUsage:
-			u := *ev.Usage
-			usage = &u
-		}
-	}
-}
-
 // learnFromRefusal records what a context-length error teaches: the
-// ceiling on requests (in our estimate), which lowers the compaction point
-// for the rest of the session, and the disagreement between our count, the
-// calculator's total and what the provider said, in the event log
-// (`agent inspect` shows it).
-func (r *Runner) learnFromRefusal(ctx context.Context, err error, refused, total int64) {
+// ceiling on requests (in our estimate, kept in ceiling), which lowers the
+// compaction point for the rest of the session, and the disagreement
+// between our count, the calculator's total and what the provider said,
+// in the event log (`agent inspect` shows it).
+func (c *compactor) learnFromRefusal(ctx context.Context, ceiling *atomic.Int64, err error, refused, total int64) {
 	limit, prompt := provider.ContextLimit(err)
-	c := compact.Ceiling(refused, limit, prompt, r.calc().Snapshot().Window)
-	if old := r.stepper.ceiling.Load(); old > 0 && (c == 0 || old < c) {
-		c = old
+	n := compact.Ceiling(refused, limit, prompt, c.calc().Snapshot().Window)
+	if old := ceiling.Load(); old > 0 && (n == 0 || old < n) {
+		n = old
 	}
-	r.stepper.ceiling.Store(c)
-	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, "context_limit", message.ContextLimit{
-		Model: r.model, RefusedEstimate: refused, CalculatorTotal: total,
-		StatedLimit: limit, StatedPrompt: prompt, Ceiling: c, CompactAt: r.pricing().fitPoint(),
+	ceiling.Store(n)
+	pr := c.price() // with the ceiling just learnt
+	_ = c.store.LogEvent(context.WithoutCancel(ctx), c.session(), "context_limit", message.ContextLimit{
+		Model: pr.model, RefusedEstimate: refused, CalculatorTotal: total,
+		StatedLimit: limit, StatedPrompt: prompt, Ceiling: n, CompactAt: pr.fitPoint(),
 	})
 }
 
-// restoreCeiling reads back what earlier refusals taught about the
-// session's model.
-func (r *Runner) restoreCeiling(ctx context.Context) {
-	r.stepper.ceiling.Store(0)
-	log, err := r.store.ListEventLogKind(ctx, r.sess.ID, "context_limit")
+// restoreCeiling reads back into ceiling what earlier refusals taught
+// about the session's model.
+func (c *compactor) restoreCeiling(ctx context.Context, ceiling *atomic.Int64) {
+	ceiling.Store(0)
+	log, err := c.store.ListEventLogKind(ctx, c.session(), "context_limit")
 	if err != nil {
 		return
 	}
-	var c int64
+	model := c.price().model
+	var n int64
 	for _, l := range log {
 		var cl message.ContextLimit
-		if l.Kind != "context_limit" || json.Unmarshal(l.Data, &cl) != nil || cl.Model != r.model || cl.Ceiling <= 0 {
+		if l.Kind != "context_limit" || json.Unmarshal(l.Data, &cl) != nil || cl.Model != model || cl.Ceiling <= 0 {
 			continue
 		}
-		if c == 0 || cl.Ceiling < c {
-			c = cl.Ceiling
+		if n == 0 || cl.Ceiling < n {
+			n = cl.Ceiling
 		}
 	}
-	r.stepper.ceiling.Store(c)
+	ceiling.Store(n)
 }
 
 // prune marks old tool outputs compacted when that frees enough.
-func (r *Runner) prune(ctx context.Context) {
-	res := prune.Pass(Visible(r.history), r.est, r.pruneOptions())
+func (c *compactor) prune(ctx context.Context) {
+	pr := c.price()
+	res := prune.Pass(Visible(c.history.entries()), pr.est, pr.pruneOptions())
 	if len(res.PartIDs) == 0 {
 		return
 	}
-	own := r.calibratedRequestEstimate()
-	if err := r.markCompacted(ctx, res.PartIDs); err != nil {
-		r.emitError(fmt.Sprintf("prune: %v", err))
+	own := c.calibratedRequestEstimate()
+	if err := c.markCompacted(ctx, res.PartIDs); err != nil {
+		c.emit(message.Event{Type: message.EventError, SessionID: c.session(), Err: fmt.Sprintf("prune: %v", err)})
 		return
 	}
 	// The row starts from the calculator's total or our own calibrated
 	// count of the request, whichever is more, and takes off what the
 	// calculator takes off: a provider under-reporting usage cannot make
 	// it read "1303 → 0".
-	before := max(r.calc().Snapshot().Total, own)
-	removed := r.calc().RemoveEstimate(res.TokensSaved)
-	after := max(r.calc().Snapshot().Total, before-removed)
+	before := max(c.calc().Snapshot().Total, own)
+	removed := c.calc().RemoveEstimate(res.TokensSaved)
+	after := max(c.calc().Snapshot().Total, before-removed)
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: after}
-	_ = r.store.LogEvent(ctx, r.sess.ID, "prune", info)
-	r.emit(message.Event{Type: message.EventPruned, SessionID: r.sess.ID, Prune: info})
+	_ = c.store.LogEvent(ctx, c.session(), "prune", info)
+	c.emit(message.Event{Type: message.EventPruned, SessionID: c.session(), Prune: info})
 }
-
-// pruneOptions returns the session's prune thresholds (PruneThresholds).
-func (r *Runner) pruneOptions() prune.Options { return r.pricing().pruneOptions() }

@@ -1,32 +1,44 @@
 package loop
 
-// The compactor: the writes that rewrite a session's history for context
-// management — a compaction's marker, pruned outputs, the undo of a
-// compaction or of a prune, and an edit of the summary. It is given what it
-// works on explicitly (a compactionStore, the session's history through a
-// sessionHistory, and function values for the session id, the pricing, the
-// calculator and the event sink), so it runs and is tested without a
-// Runner. It keeps no state of its own and takes no lock: its caller holds
-// the loop's busy flag for as long as a call runs, and every write of the
-// history goes through sessionHistory.update, under the owner's lock.
+// The compactor: everything about context management as the loop runs it
+// — deciding compaction (the forecast, the failed point, the breaker of a
+// turn), pruning, summarising (compaction.go, with summariser.go for the
+// requests), and the writes that rewrite a session's history: a
+// compaction's marker, pruned outputs, the undo of a compaction or of a
+// prune, and an edit of the summary. It is given what it works on
+// explicitly (compactorDeps: a compactionStore, the session's history
+// through a sessionHistory, and function values for the session id, the
+// pricing, the calculator, the request's size, hooks and the event sink),
+// so it runs and is tested without a Runner.
+//
+// It takes no lock. Its state (failedAt, breaker, near) and every call are
+// owned by whoever holds the loop's busy flag — the loop goroutine during
+// a turn, the caller of Compact, UndoCompaction or EditSummary otherwise —
+// and every write of the history goes through sessionHistory.update,
+// under the lock the readers of a running loop take.
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/ctxloop/agent/internal/budget"
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/storage"
 )
 
-// compactionStore is what the compactor writes to the database; a
-// *storage.Store is one.
+// compactionStore is what the compactor writes to and reads from the
+// database; a *storage.Store is one.
 type compactionStore interface {
 	CreateMessage(ctx context.Context, m *message.Message) error
 	UpsertPart(ctx context.Context, p *message.Part) error
 	MarkCompacted(ctx context.Context, partIDs []string, at time.Time) error
 	RestoreCompacted(ctx context.Context, partIDs []string) error
 	LogEvent(ctx context.Context, sessionID, kind string, data any) error
+	ListEventLogKind(ctx context.Context, sessionID, kind string) ([]storage.LogEntry, error)
 }
 
 // sessionHistory is the compactor's access to the session's history.
@@ -38,9 +50,8 @@ type sessionHistory interface {
 	update(edit func([]message.Entry) []message.Entry)
 }
 
-// compactor rewrites a session's history for context management; see the
-// top of this file. Every field is required.
-type compactor struct {
+// compactorDeps is what a compactor is given. Every field is required.
+type compactorDeps struct {
 	store   compactionStore
 	history sessionHistory
 	// session is the session's id; price, how the current model prices a
@@ -49,9 +60,56 @@ type compactor struct {
 	session func() string
 	price   func() pricing
 	calc    func() *tokens.Calculator
-	// estimate is the request a history makes (Runner.requestEstimate).
-	estimate func([]message.Entry) int64
-	emit     func(message.Event)
+	// sent prices the messages of a history a request sends, by the
+	// calibrated and the plain estimator (own: history is the session's
+	// own, whose pricing is kept: requestCache.estimate); fixed is the
+	// rest of a request, the system prompt, the tool schemas and the pins.
+	sent  func(history []message.Entry, own bool) (calibrated, plain int64)
+	fixed func() compact.Fixed
+	emit  func(message.Event)
+	// preHooks and postHooks fire the user's PreCompact and PostCompact
+	// hooks around a compaction (hooks.go); preHooks' error blocks it.
+	preHooks  func(ctx context.Context, req compactRequest) error
+	postHooks func(ctx context.Context, req compactRequest, err error)
+	// continueTask adds the synthetic continue after an automatic
+	// compaction in the middle of a task.
+	continueTask func(ctx context.Context) error
+	// claim makes the loop busy for a compaction, an undo or a summary
+	// edit the user asked for, failing with ErrBusy while a turn runs; it
+	// returns the last turn's result and release, which ends the busy
+	// period with a result (a message sent meanwhile then starts its turn).
+	claim func() (release func(TurnResult), last TurnResult, err error)
+}
+
+// compactor manages a session's context; see the top of this file.
+type compactor struct {
+	compactorDeps
+	sum *summariser
+	// failedAt is the total at which the last automatic compaction failed
+	// or was rejected; 0 when none did.
+	failedAt int64
+	// breaker bounds the compaction attempts until a request goes through.
+	breaker compact.Breaker
+	near    nearState // the forecast of compaction
+}
+
+// newCompactor makes a compactor of d that asks sum for its summaries.
+func newCompactor(d compactorDeps, sum *summariser) *compactor {
+	return &compactor{compactorDeps: d, sum: sum}
+}
+
+// newTurn starts a turn: its compactions get the breaker's attempts anew.
+func (c *compactor) newTurn() { c.breaker = compact.Breaker{} }
+
+// wentThrough records a request the provider took: the breaker's
+// attempts are given back.
+func (c *compactor) wentThrough() { c.breaker = c.breaker.Through() }
+
+// failedCovers reports whether an automatic compaction failed recently
+// enough that trying again now would fail too: the context has not grown
+// by a twentieth of the window since.
+func (c *compactor) failedCovers(s tokens.Snapshot) bool {
+	return c.failedAt > 0 && s.Total < c.failedAt+s.Window/20
 }
 
 // reestimate resets the calculator to an estimate of the history sent: it
@@ -171,7 +229,7 @@ func (c *compactor) undo(ctx context.Context) (Undo, error) {
 		return Undo{}, ErrNothingToUndo
 	}
 	restored := plan.apply(history, time.Now())
-	u := Undo{TokensBefore: c.estimate(history), TokensAfter: c.estimate(restored)}
+	u := Undo{TokensBefore: c.requestEstimate(history), TokensAfter: c.requestEstimate(restored)}
 	what := "the history before the compaction"
 	if plan.entry < 0 {
 		what = "the history with its pruned outputs restored"
@@ -299,27 +357,72 @@ func summaryEntries(history []message.Entry) (summary, marker int) {
 	return summary, -1
 }
 
-// runnerHistory is a Runner's history as a sessionHistory: entries is
-// r.history (its reader holds busy), update writes it under r.mu.
-type runnerHistory struct{ r *Runner }
-
-func (h runnerHistory) entries() []message.Entry { return h.r.history }
-
-func (h runnerHistory) update(edit func([]message.Entry) []message.Entry) {
-	h.r.mu.Lock()
-	defer h.r.mu.Unlock()
-	h.r.history = edit(h.r.history)
+// funcHistory is a sessionHistory of two functions (a Runner's history:
+// get reads r.history, update writes it under r.mu).
+type funcHistory struct {
+	get func() []message.Entry
+	set func(edit func([]message.Entry) []message.Entry)
 }
 
-// compactor returns the Runner's compactor, over its store and history.
-func (r *Runner) compactor() *compactor {
-	return &compactor{
-		store:    r.store,
-		history:  runnerHistory{r},
-		session:  func() string { return r.sess.ID },
-		price:    r.pricing,
-		calc:     r.calc,
-		estimate: r.requestEstimate,
-		emit:     r.emit,
+func (h funcHistory) entries() []message.Entry { return h.get() }
+
+func (h funcHistory) update(edit func([]message.Entry) []message.Entry) { h.set(edit) }
+
+// runnerCompactor makes the compactor of a Runner: its store, its history,
+// and its pricing, prompt, pins, hooks and provider as function values.
+// Open calls it once; nothing here keeps r but the functions' closures.
+func runnerCompactor(r *Runner) *compactor {
+	d := compactorDeps{
+		store: r.store,
+		history: funcHistory{
+			get: func() []message.Entry { return r.history },
+			set: func(edit func([]message.Entry) []message.Entry) {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				r.history = edit(r.history)
+			},
+		},
+		session: func() string { return r.sess.ID },
+		price:   r.pricing,
+		calc:    r.calc,
+		sent: func(h []message.Entry, own bool) (int64, int64) {
+			return r.stepper.reqc.estimate(h, own, r.calc(), r.est)
+		},
+		fixed: func() compact.Fixed {
+			sys, tl := r.fixedTokens()
+			_, pins := r.pinsNow()
+			return compact.Fixed{System: sys, Tools: tl, Pins: pins}
+		},
+		emit: r.emit,
+		// The hook points and the stepper are made after the compactor:
+		// these funcs reach them when called, not now.
+		preHooks:     func(ctx context.Context, req compactRequest) error { return r.hooks.preCompact(ctx, req) },
+		postHooks:    func(ctx context.Context, req compactRequest, err error) { r.hooks.postCompact(ctx, req, err) },
+		continueTask: func(ctx context.Context) error { return r.addUserMessage(ctx, compact.ContinuePrompt, true) },
+		claim: func() (func(TurnResult), TurnResult, error) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.busy {
+				return nil, TurnResult{}, ErrBusy
+			}
+			r.busy = true
+			r.idle = make(chan struct{})
+			return r.setIdle, r.last, nil
+		},
 	}
+	return newCompactor(d, newSummariser(summaryCalls{
+		provider: r.opt.Provider,
+		price:    r.pricing,
+		reserve: func(req provider.Request) (*budget.Reservation, error) {
+			return r.stepper.reserve(req.Model, messagesEstimate(req), int64(req.MaxTokens))
+		},
+		bill: func(ctx context.Context, model string, u message.Usage) float64 {
+			cost := r.stepper.costOf(model, u) // billed at the writer's price, and shown live
+			r.addSessionUsage(ctx, u, cost)
+			return cost
+		},
+		wait: func(ctx context.Context, attempt int, delay time.Duration, err error) error {
+			return r.stepper.waitRetry(ctx, attempt, delay, err)
+		},
+	}))
 }

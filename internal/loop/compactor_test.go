@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
@@ -35,6 +38,12 @@ type compactorRig struct {
 	hist   *sliceHistory
 	sess   message.Session
 	events []message.Event
+	// ceiling is the learnt ceiling the rig's pricing reads; busy and
+	// released stand for the loop's busy flag and the results its busy
+	// periods ended with.
+	ceiling  atomic.Int64
+	busy     bool
+	released []TurnResult
 }
 
 func newCompactorRig(t *testing.T, window int64) *compactorRig {
@@ -51,15 +60,29 @@ func newCompactorRig(t *testing.T, window int64) *compactorRig {
 		t.Fatal(err)
 	}
 	calc := tokens.NewCalculator(tokens.Options{Window: window, MaxOutput: window / 8}, tokens.Chars{})
-	rig.c = &compactor{
-		store:    st,
-		history:  rig.hist,
-		session:  func() string { return rig.sess.ID },
-		price:    func() pricing { return pricing{calc: calc} },
-		calc:     func() *tokens.Calculator { return calc },
-		estimate: sentChars,
-		emit:     func(ev message.Event) { rig.events = append(rig.events, ev) },
-	}
+	cfg := &config.Config{Model: "m", Models: map[string]config.ModelInfo{"m": {ContextWindow: window, MaxOutput: window / 8}},
+		Compaction: config.Compaction{Auto: true, Strategy: "overflow", Threshold: 0.8}}
+	rig.c = newCompactor(compactorDeps{
+		store:   st,
+		history: rig.hist,
+		session: func() string { return rig.sess.ID },
+		price: func() pricing {
+			return pricing{modelPricing: newModelPricing(cfg, "m", tokens.Chars{}), cfg: cfg, ceiling: rig.ceiling.Load(), calc: calc}
+		},
+		calc:      func() *tokens.Calculator { return calc },
+		sent:      func(h []message.Entry, _ bool) (int64, int64) { return sentChars(h), 0 },
+		fixed:     func() compact.Fixed { return compact.Fixed{} },
+		emit:      func(ev message.Event) { rig.events = append(rig.events, ev) },
+		preHooks:  func(context.Context, compactRequest) error { return nil },
+		postHooks: func(context.Context, compactRequest, error) {},
+		claim: func() (func(TurnResult), TurnResult, error) {
+			if rig.busy {
+				return nil, TurnResult{}, ErrBusy
+			}
+			rig.busy = true
+			return func(res TurnResult) { rig.busy, rig.released = false, append(rig.released, res) }, TurnResult{}, nil
+		},
+	}, nil)
 	return rig
 }
 

@@ -50,7 +50,6 @@
 //	                                    usagesanity.go, budget.go, child.go
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
-//	the forecast of compaction          limits.go (announceNear)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
 //	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;
 //	  diff, fork                        Runner keeps the exported delegates),
@@ -61,16 +60,19 @@
 //	  instruction files)
 //	hook points                         hooks.go (type hookPoints: SessionStart context,
 //	                                    a hook's stop, Stop hook continuations)
-//	deciding compaction, pricing        compaction.go, prunedenough.go, pricing.go,
-//	                                    forecastseed.go, reasoningrow.go
+//	deciding compaction, its forecast,  compactor.go (type compactor, field comp: the
+//	  the failed point, the breaker     failed point, the breaker, the forecast's
+//	                                    state; its inputs in compactorDeps),
+//	                                    compaction.go, prunedenough.go, forecastseed.go
+//	pricing                             pricing.go, reasoningrow.go
 //	                                    (pure: fixedTokensOf, restoreCostOf, previewOf)
-//	compaction's writes: marker, prune, compactor.go (type compactor: explicit
-//	  apply, undo, summary edit         store, history and pricing inputs)
-//	summary requests and their retries  compaction.go (summarise), summaryretry.go
+//	compaction's writes: marker, prune, compactor.go, compaction.go (compactor)
+//	  apply, undo, summary edit
+//	summary requests and their retries  summariser.go (type summariser), summaryretry.go
 //	undo, summary edit, preview (API)   uncompact.go, summaryedit.go, summaryfile.go,
-//	                                    preview.go
+//	                                    preview.go (Runner's methods delegate to comp)
 //	the session's title                 title.go (type titler), unreachable.go
 //	                                    (small_model down)
 //	startup timings                     startuptrace.go (type startupTrace)
-//	after the turn: prune, idle         compaction.go (prune), runner.go (setIdle)
+//	after the turn: prune, idle         compaction.go (compactor.prune), runner.go (setIdle)
 package loop

@@ -1,7 +1,7 @@
 package loop
 
-// The turns a continued session had before this process. The forecast of
-// compaction (tokens.ForecastCompaction) averages the growth of the total
+// The forecast of compaction (the compactor's announceNear, below), and
+// the turns a continued session had before this process. The forecast (tokens.ForecastCompaction) averages the growth of the total
 // over the last turns; a process that continues a session (`agent run -c`,
 // a resumed chat) ran none of them, so without them it could only say
 // "compaction soon". The total at the start of each earlier turn is what
@@ -13,6 +13,7 @@ package loop
 import (
 	"slices"
 
+	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 )
 
@@ -70,4 +71,56 @@ func lastUserID(history []message.Entry) string {
 		}
 	}
 	return ""
+}
+
+// nearState is what the forecast of compaction remembers between steps
+// (owned by the loop goroutine, in the compactor).
+type nearState struct {
+	turnStarts []int64 // totals at the start of the last turns, oldest first
+	lastTotal  int64   // the total before the previous step
+	warned     bool    // past tokens.NearFraction of the point since it was last below
+	// first is the user message of this process's first turn, seeded
+	// whether the turns before it were put ahead of turnStarts
+	// (forecastseed.go).
+	first  string
+	seeded bool
+}
+
+// announceNear runs before every step (newTurn: the first of a turn). When
+// the total first passes tokens.NearFraction of the compaction point it
+// emits EventCompactionNear with a forecast (tokens.ForecastCompaction);
+// before every later step until the compaction it emits the forecast again
+// as an update (Forecast.Update), so a status line counts down instead of
+// showing the first estimate. A total already past the point is compacted now, which
+// the compaction's own event says.
+func (c *compactor) announceNear(s tokens.Snapshot, newTurn bool) {
+	n := &c.near
+	if newTurn {
+		if n.first == "" {
+			n.first = lastUserID(c.history.entries())
+		}
+		n.turnStarts = append(n.turnStarts, s.Total)
+		if k := len(n.turnStarts) - 8; k > 0 {
+			n.turnStarts = append(n.turnStarts[:0], n.turnStarts[k:]...)
+		}
+	}
+	lastStep := s.Total - n.lastTotal
+	if n.lastTotal == 0 {
+		lastStep = 0
+	}
+	n.lastTotal = s.Total
+	var warn bool
+	warn, n.warned = tokens.NearCompaction(n.warned, s.Total, s.CompactAt)
+	if !n.warned || s.Total > s.CompactAt {
+		return
+	}
+	n.seedTurnStarts(c.history.entries(), func(prefix []message.Entry) int64 {
+		f, pr := c.fixed(), c.price()
+		return tokens.Restore(pr.calcOptions(), pr.est, f.System, f.Tools, prefix).Snapshot().Total
+	})
+	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
+	c.emit(message.Event{Type: message.EventCompactionNear, SessionID: c.session(), Forecast: &message.CompactionForecast{
+		Total: s.Total, CompactAt: s.CompactAt, TurnsLeft: f.TurnsLeft, NextStep: f.NextStep, Text: f.String(),
+		Update: !warn,
+	}})
 }

@@ -5,7 +5,6 @@ import (
 	"github.com/ctxloop/agent/internal/context/compact"
 	"github.com/ctxloop/agent/internal/context/prune"
 	"github.com/ctxloop/agent/internal/context/tokens"
-	"github.com/ctxloop/agent/internal/message"
 )
 
 // inputCapped applies a model's input limit to a compaction strategy: the
@@ -42,56 +41,4 @@ func PruneThresholds(c config.Compaction, s tokens.Snapshot) prune.Options {
 		o.Minimum = c.PruneMinimum
 	}
 	return o
-}
-
-// nearState is what the forecast of compaction remembers between steps
-// (owned by the loop goroutine).
-type nearState struct {
-	turnStarts []int64 // totals at the start of the last turns, oldest first
-	lastTotal  int64   // the total before the previous step
-	warned     bool    // past tokens.NearFraction of the point since it was last below
-	// first is the user message of this process's first turn, seeded
-	// whether the turns before it were put ahead of turnStarts
-	// (forecastseed.go).
-	first  string
-	seeded bool
-}
-
-// announceNear runs before every step (newTurn: the first of a turn). When
-// the total first passes tokens.NearFraction of the compaction point it
-// emits EventCompactionNear with a forecast (tokens.ForecastCompaction);
-// before every later step until the compaction it emits the forecast again
-// as an update (Forecast.Update), so a status line counts down instead of
-// showing the first estimate. A total already past the point is compacted now, which
-// the compaction's own event says.
-func (r *Runner) announceNear(s tokens.Snapshot, newTurn bool) {
-	n := &r.near
-	if newTurn {
-		if n.first == "" {
-			n.first = lastUserID(r.history)
-		}
-		n.turnStarts = append(n.turnStarts, s.Total)
-		if k := len(n.turnStarts) - 8; k > 0 {
-			n.turnStarts = append(n.turnStarts[:0], n.turnStarts[k:]...)
-		}
-	}
-	lastStep := s.Total - n.lastTotal
-	if n.lastTotal == 0 {
-		lastStep = 0
-	}
-	n.lastTotal = s.Total
-	var warn bool
-	warn, n.warned = tokens.NearCompaction(n.warned, s.Total, s.CompactAt)
-	if !n.warned || s.Total > s.CompactAt {
-		return
-	}
-	n.seedTurnStarts(r.history, func(prefix []message.Entry) int64 {
-		sys, tl := r.fixedTokens()
-		return tokens.Restore(r.calcOptions(), r.est, sys, tl, prefix).Snapshot().Total
-	})
-	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
-	r.emit(message.Event{Type: message.EventCompactionNear, SessionID: r.sess.ID, Forecast: &message.CompactionForecast{
-		Total: s.Total, CompactAt: s.CompactAt, TurnsLeft: f.TurnsLeft, NextStep: f.NextStep, Text: f.String(),
-		Update: !warn,
-	}})
 }

@@ -128,7 +128,7 @@ func TestPruneThresholds(t *testing.T) {
 			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}}
 			r.setModel("m")
 			r.calcp.Store(tokens.NewCalculator(r.calcOptions(), r.est))
-			got := r.pruneOptions()
+			got := r.pricing().pruneOptions()
 			if got.Protect != tt.wantP || got.Minimum != tt.wantM {
 				t.Errorf("protect, minimum = %d, %d; want %d, %d", got.Protect, got.Minimum, tt.wantP, tt.wantM)
 			}

@@ -112,7 +112,7 @@ func TestRecallBringsBackAPrunedAndSummarisedOutput(t *testing.T) {
 	if s := h.r.Snapshot(); s.Total > s.Window-s.OutputReserve {
 		t.Errorf("request total %d over the usable window %d", s.Total, s.Window-s.OutputReserve)
 	}
-	if est := h.r.requestEstimate(h.r.history); est > h.r.Snapshot().Window {
+	if est := h.r.comp.requestEstimate(h.r.history); est > h.r.Snapshot().Window {
 		t.Errorf("request estimate %d over the window", est)
 	}
 }

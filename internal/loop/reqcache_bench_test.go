@@ -77,7 +77,7 @@ func BenchmarkRequest10k(b *testing.B) {
 	b.ReportAllocs()
 	b.Run("estimate", func(b *testing.B) {
 		for b.Loop() {
-			h.r.requestEstimate(h.r.history)
+			h.r.comp.requestEstimate(h.r.history)
 		}
 	})
 	b.Run("build", func(b *testing.B) {

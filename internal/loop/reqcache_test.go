@@ -96,7 +96,7 @@ func (c *bodyChecker) check(ctx context.Context, req provider.Request) {
 	if !reflect.DeepEqual(req.Messages, ref.Messages) {
 		c.t.Errorf("request %d: the cached messages differ from the uncached ones", c.checked)
 	}
-	if got, want := r.requestEstimate(r.history), uncachedEstimate(r, r.history); got != want {
+	if got, want := r.comp.requestEstimate(r.history), uncachedEstimate(r, r.history); got != want {
 		c.t.Errorf("request %d: estimate %d, uncached %d", c.checked, got, want)
 	}
 	for _, send := range []struct {
@@ -556,7 +556,7 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	if len(ids) < 120 {
 		t.Fatalf("%d outputs left to prune", len(ids))
 	}
-	if err := h.r.markCompacted(context.Background(), ids); err != nil {
+	if err := h.r.comp.markCompacted(context.Background(), ids); err != nil {
 		t.Fatal(err)
 	}
 	h.r.PrefetchEnvironment() // the next message's first key

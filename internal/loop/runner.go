@@ -172,14 +172,11 @@ type Runner struct {
 	promptFromOpen bool
 	// pendingEnv is Options.Environment until the first turn takes it.
 	pendingEnv *PendingEnvironment
-	// failedCompactionAt is the total at which the last automatic
-	// compaction failed or was rejected; 0 when none did.
-	failedCompactionAt int64
-	// breaker bounds the compaction attempts until a request goes through.
-	breaker compact.Breaker
-	titles  *titler   // the background small_model title request
-	near    nearState // the forecast of compaction
-	cp      *checkpointer
+	titles     *titler // the background small_model title request
+	cp         *checkpointer
+	// comp manages the context: deciding compaction, summarising,
+	// pruning, undo and summary edit (compactor.go).
+	comp    *compactor
 	notes   []string
 	skipped skippedNotes  // the instruction files named in notes (instructions.go)
 	pins    []message.Pin // guarded by mu
@@ -190,13 +187,6 @@ type Runner struct {
 	// sessWrite serialises copying r.sess and writing it, so that the
 	// stored row never goes back to an older title or model.
 	sessWrite sync.Mutex
-}
-
-// failedCompactionCovers reports whether an automatic compaction failed
-// recently enough that trying again now would fail too: the context has not
-// grown by a twentieth of the window since.
-func (r *Runner) failedCompactionCovers(s tokens.Snapshot) bool {
-	return r.failedCompactionAt > 0 && s.Total < r.failedCompactionAt+s.Window/20
 }
 
 // Open opens a session to drive it: sessionID "" creates a new one. It takes
@@ -245,6 +235,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r := &Runner{opt: opt, store: st, lease: lease, unsaved: unsaved, sess: *sess, trace: startupTrace{report: opt.StartupTrace}}
 	r.idle = make(chan struct{})
 	close(r.idle)
+	r.comp = runnerCompactor(r)
 	// A session made just now has nothing to repair, load or restore:
 	// the first message's request does not wait for those reads.
 	if sessionID != "" {
@@ -275,7 +266,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.hooks.d.session, model: r.Model, emit: r.emit, emitQueue: r.emitQueue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
-	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: r.completeOnce,
+	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+		return completeOnce(ctx, r.opt.Provider, req)
+	},
 		cost: r.stepper.costOf, addUsage: r.addSessionUsage, title: func() string { return r.Session().Title }, setTitle: r.setTitle}}
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
@@ -294,7 +287,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.system = r.hooks.sessionStart(ctx, sessionID != "", r.model, r.system)
 	r.restoreCalculator()
 	if sessionID != "" {
-		r.restoreCeiling(ctx)
+		r.comp.restoreCeiling(ctx, &r.stepper.ceiling)
 	}
 	return r, nil
 }
@@ -709,7 +702,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 			return res
 		}
 		if r.opt.Config.Compaction.Prune {
-			r.prune(ctx)
+			r.comp.prune(ctx)
 		}
 		injected, err := r.inbox.inject(ctx, true)
 		if err != nil {
@@ -725,7 +718,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 // turn runs steps until the model stops calling tools.
 func (r *Runner) turn(ctx context.Context) TurnResult {
 	steps := 0
-	r.breaker = compact.Breaker{}
+	r.comp.newTurn()
 	for {
 		if steps > 0 {
 			if _, err := r.inbox.inject(ctx, false); err != nil {
@@ -736,11 +729,11 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		conv := r.stepper.prepare() // the step's request, and its size for the decision
-		snap := r.decisionSnapshot(r.withFixed(conv.calibrated, conv.plain))
-		r.announceNear(snap, steps == 0)
-		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.failedCompactionCovers(snap) {
+		snap := r.decisionSnapshot(r.comp.withFixed(conv.calibrated, conv.plain))
+		r.comp.announceNear(snap, steps == 0)
+		if ok, reason := compact.Decide(r.strategy, snap); ok && !r.comp.failedCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
-			err := r.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
+			err := r.comp.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:
 			case ctx.Err() != nil:
@@ -751,7 +744,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			default:
 				// Not again until the context has grown: a compaction that
 				// could not shrink it now would not shrink it next step.
-				r.failedCompactionAt = snap.Total
+				r.comp.failedAt = snap.Total
 				if !errors.Is(err, ErrNothingToCompact) {
 					r.emitError(fmt.Sprintf("automatic compaction failed: %v", err))
 				}
@@ -846,7 +839,7 @@ func (r *Runner) SetModel(ctx context.Context, model string) error {
 	r.setModel(model)
 	r.stepper.refreshTools() // the tools offered follow the new window
 	r.restoreCalculator()
-	r.restoreCeiling(ctx)
+	r.comp.restoreCeiling(ctx, &r.stepper.ceiling)
 	r.emit(message.Event{Type: message.EventSessionUpdated, SessionID: s.ID, Session: &s})
 	return nil
 }

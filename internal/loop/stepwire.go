@@ -40,13 +40,13 @@ func stepDepsOf(r *Runner) stepDeps {
 		addSessionUsage: r.addSessionUsage,
 
 		decisionSnapshot: r.decisionSnapshot,
-		withFixed:        r.withFixed,
+		withFixed:        func(calibrated, plain int64) int64 { return r.comp.withFixed(calibrated, plain) },
 		compactAfterRefusal: func(ctx context.Context, steps int, err error, estimate int64) error {
-			refused := r.requestEstimate(r.history)
-			r.learnFromRefusal(ctx, err, refused, estimate)
-			return r.compact(ctx, compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused})
+			refused := r.comp.requestEstimate(r.history)
+			r.comp.learnFromRefusal(ctx, &r.stepper.ceiling, err, refused, estimate)
+			return r.comp.compact(ctx, compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused})
 		},
-		requestThrough: func() { r.breaker = r.breaker.Through() },
+		requestThrough: func() { r.comp.wentThrough() },
 
 		// r.cp is made after the stepper (newCheckpointer asks its registry).
 		checkpointTools: func(ctx context.Context, e *message.Entry, calls []int, run func()) {

@@ -38,19 +38,19 @@ func (r *Runner) Summary() (text, id string, err error) {
 // below SummaryEditMarker, is dropped). It fails while a turn runs, and on
 // an empty text.
 func (r *Runner) EditSummary(ctx context.Context, text string) error {
+	return r.comp.editSummaryNow(ctx, text)
+}
+
+// editSummaryNow is editSummary while no turn runs: the runner is busy
+// meanwhile (claim), and the last turn's result stays what Wait returns.
+func (c *compactor) editSummaryNow(ctx context.Context, text string) error {
 	if EditableSummary(SummaryFromEditFile(text)) == "" {
 		return errors.New("edit summary: the new summary is empty")
 	}
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return fmt.Errorf("edit summary: %w", ErrBusy)
+	release, last, err := c.claim()
+	if err != nil {
+		return fmt.Errorf("edit summary: %w", err)
 	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	last := r.last
-	r.mu.Unlock()
-	defer r.setIdle(last)
-
-	return r.compactor().editSummary(ctx, text)
+	defer release(last)
+	return c.editSummary(ctx, text)
 }

@@ -176,10 +176,10 @@ type RestoreCost struct {
 	Fit      int64  `json:"-"`
 }
 
-// restoreCost prices the undo and the full restore of r.history. The
-// caller owns r.history (holds busy, or the Runner is its own).
-func (r *Runner) restoreCost() RestoreCost {
-	return restoreCostOf(r.history, r.requestEstimate, r.pricing().fitPoint())
+// restoreCost prices the undo and the full restore of history, the
+// session's (the caller holds busy).
+func (c *compactor) restoreCost(history []message.Entry) RestoreCost {
+	return restoreCostOf(history, c.requestEstimate, c.price().fitPoint())
 }
 
 // restoreCostOf prices the undo and the full restore of history; estimate
@@ -208,7 +208,7 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 	r.busy = true
 	r.mu.Unlock()
 	defer r.endBusy()
-	return r.restoreCost(), true
+	return r.comp.restoreCost(r.history), true
 }
 
 // UndoCompaction restores the history as it was before the newest
@@ -216,20 +216,19 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 // compaction in force, the pruned outputs; see the top of this file. It
 // fails with ErrNothingToUndo, with an *UndoTooLargeError when the result
 // would not fit the current model, or if a turn is running.
-func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
-		return Undo{}, errors.New("undo compaction: the agent is busy; wait for the turn to end or cancel it")
+func (r *Runner) UndoCompaction(ctx context.Context) (Undo, error) { return r.comp.undoNow(ctx) }
+
+// undoNow is undo while no turn runs: the runner is busy meanwhile (claim).
+func (c *compactor) undoNow(ctx context.Context) (Undo, error) {
+	release, _, err := c.claim()
+	if err != nil {
+		return Undo{}, fmt.Errorf("undo compaction: %w", err)
 	}
-	r.busy = true
-	r.idle = make(chan struct{})
-	r.mu.Unlock()
-	u, err := r.compactor().undo(ctx)
+	u, err := c.undo(ctx)
 	res := TurnResult{FinishReason: "undone"}
 	if err != nil {
 		res = TurnResult{FinishReason: FinishError, Err: err}
 	}
-	r.setIdle(res)
+	release(res)
 	return u, err
 }
