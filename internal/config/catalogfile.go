@@ -17,6 +17,10 @@ import (
 	"sort"
 )
 
+// DefaultCatalogURL is where `agent models --refresh` fetches the
+// models.dev data unless AGENT_CATALOG_URL says otherwise.
+const DefaultCatalogURL = "https://models.dev/api.json"
+
 // CatalogFileName is the refreshed catalog's name in the data directory.
 const CatalogFileName = "catalog.json"
 
