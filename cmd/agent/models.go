@@ -100,7 +100,7 @@ func listModels(ctx context.Context, g *globalFlags, asJSON, refresh bool, out i
 	}
 	a.warn()
 	if refresh {
-		r, err := refreshCatalog(ctx, a.cfg.CatalogURL, a.cfg.DataDir)
+		r, err := refreshCatalog(ctx, config.CatalogURL(os.Getenv), a.cfg.DataDir)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,15 @@ import (
 // models.dev data unless AGENT_CATALOG_URL says otherwise.
 const DefaultCatalogURL = "https://models.dev/api.json"
 
+// CatalogURL is where `agent models --refresh` fetches the data:
+// AGENT_CATALOG_URL, else DefaultCatalogURL.
+func CatalogURL(getenv func(string) string) string {
+	if v := getenv("AGENT_CATALOG_URL"); v != "" {
+		return v
+	}
+	return DefaultCatalogURL
+}
+
 // CatalogFileName is the refreshed catalog's name in the data directory.
 const CatalogFileName = "catalog.json"
 

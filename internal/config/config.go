@@ -174,9 +174,6 @@ type Config struct {
 	// APIKey comes from the environment only, and is never written anywhere.
 	APIKey  string `json:"-"`
 	DataDir string
-	// CatalogURL is where `agent models --refresh` fetches the models.dev
-	// data (AGENT_CATALOG_URL, else DefaultCatalogURL).
-	CatalogURL string
 	// Dir is the working directory the configuration was resolved for.
 	Dir string
 	// UserFile and ProjectFile are the files read, empty when absent.

@@ -159,9 +159,9 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 	return project, nil
 }
 
-// applyEnv applies the environment: AGENT_MODEL, OPENAI_BASE_URL,
-// OPENAI_API_KEY (the only source of the key) and AGENT_CATALOG_URL;
-// AGENT_DATA_DIR was read first (resolveDataDir).
+// applyEnv applies the environment: AGENT_MODEL, OPENAI_BASE_URL and
+// OPENAI_API_KEY (the only source of the key); AGENT_DATA_DIR was read
+// first (resolveDataDir), AGENT_CATALOG_URL is read by CatalogURL.
 func (c *Config) applyEnv(getenv func(string) string) {
 	if v := getenv("AGENT_MODEL"); v != "" {
 		c.Model, c.ModelExplicit, c.ModelConfigured = v, true, true
@@ -170,10 +170,6 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		c.BaseURL = v
 	}
 	c.APIKey = getenv("OPENAI_API_KEY")
-	c.CatalogURL = DefaultCatalogURL
-	if v := getenv("AGENT_CATALOG_URL"); v != "" {
-		c.CatalogURL = v
-	}
 }
 
 // resolveDataDir is the data directory: --data-dir, else AGENT_DATA_DIR,
