@@ -186,6 +186,16 @@ func TestCatalogFileInForce(t *testing.T) {
 	if len(c.Warnings) != 0 {
 		t.Errorf("warnings %q", c.Warnings)
 	}
+	// The user's declared limits still win over the refreshed row.
+	home := t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"models": {"gpt-9": {"context_window": 123456}}}`)
+	u, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home, "AGENT_DATA_DIR": data}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := u.ModelInfo("gpt-9"); info.ContextWindow != 123456 || info.MaxOutput != 100000 || info.Price.Input != 1.5 {
+		t.Errorf("gpt-9 declared by the user over the file: %+v", info)
+	}
 
 	for _, corrupt := range []string{`{"format": 1, "models": [`, `{"format": 99, "models": []}`, `{"format": 1, "models": []}`, `{"format": 1, "models": [{"name": "x", "context_window": 0}]}`} {
 		if err := os.WriteFile(path, []byte(corrupt), 0o600); err != nil {
