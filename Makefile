@@ -5,7 +5,7 @@ BIN       ?= bin/agent
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test test-short bench lint e2e fmt clean sim crash fuzz
+.PHONY: all build run test test-short bench lint e2e fmt clean sim crash fuzz catalog
 
 all: lint test
 
@@ -40,6 +40,12 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) run ./build/housecheck
+
+# The embedded model catalog (internal/config/catalog_gen.go) from the
+# models.dev data: MODELS_DEV is a checkout of its repository (dated by its
+# last commit) or an api.json file (then DATE=YYYY-MM-DD).
+catalog:
+	$(GO) run ./build/catalog -from $(MODELS_DEV) $(if $(DATE),-date $(DATE)) -o internal/config/catalog_gen.go
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

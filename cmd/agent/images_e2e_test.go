@@ -26,7 +26,7 @@ func imagesEnv(t *testing.T, steps ...pt.Step) (*env, []byte) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(cfg, []byte(`{"models": {"house-vl": {"context_window": 64000, "vision": true},
-		"house-text": {"context_window": 64000}}}`), 0o644); err != nil {
+		"house-text": {"context_window": 64000, "vision": false}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -101,7 +101,7 @@ func TestE2ERunImageRefused(t *testing.T) {
 		why  string
 	}{
 		{[]string{"--model", "house-text", "--image", "x.png"}, "model house-text does not take images"},
-		{[]string{"--model", "o3", "--image", "x.png"}, "model o3 does not take images"},
+		{[]string{"--model", "deepseek-chat", "--image", "x.png"}, "model deepseek-chat does not take images"}, // a text-only catalog row
 		{[]string{"--model", "house-vl", "--image", "notes.png"}, "notes.png: not a PNG, JPEG, GIF or WebP image (it looks like text/plain)"},
 		{[]string{"--model", "house-vl", "--image", "big.png"}, "big.png: larger than 20 MB"},
 		{[]string{"--model", "house-vl", "--image", "missing.png"}, "missing.png: open"},

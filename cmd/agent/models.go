@@ -43,6 +43,12 @@ type modelRow struct {
 	ReasoningRoundtrip bool          `json:"reasoning_roundtrip"`
 	Cache              string        `json:"cache,omitempty"`
 	Tools              bool          `json:"tools"`
+	// Reasoning, Efforts and Interleaved are the catalog's: the model
+	// reasons, the effort levels it takes, the field its reasoning
+	// travels in between tool steps.
+	Reasoning   bool           `json:"reasoning,omitempty"`
+	Efforts     config.Efforts `json:"efforts,omitempty"`
+	Interleaved string         `json:"interleaved,omitempty"`
 	// Source and AsOf say where the catalog's figures come from ("config"
 	// for a model only the config knows).
 	Source string `json:"source,omitempty"`
@@ -53,7 +59,7 @@ type modelRow struct {
 }
 
 func newModelsCmd(g *globalFlags) *cobra.Command {
-	var asJSON bool
+	var asJSON, refresh bool
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the models of the configured server and the catalog",
@@ -64,23 +70,41 @@ tokens (input, output, cache read, cache write; a cache write of 0 costs
 the input price), vision, reasoning sent back, prompt-cache style, the
 source and date of the figures, and which of them the config overrides.
 When the server cannot be asked, the catalog is listed with a note on
-stderr.`,
+stderr.
+
+The catalog is the models.dev data built into the binary (its date is on
+the first line), or the copy --refresh saved in the data directory, which
+every later run uses, offline. --refresh fetches the current data from
+AGENT_CATALOG_URL (default https://models.dev/api.json; 64 MiB and 60 s at
+most), checks that it reads, and only then replaces the saved copy. A saved
+copy that cannot be read is set aside with a warning naming it: the
+embedded catalog is used.`,
 		Example: `  agent models
+  agent models --refresh
   agent models --base-url http://127.0.0.1:11434/v1
   agent models --json | jq -r '.[] | select(.served).id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return listModels(cmd.Context(), g, asJSON, os.Stdout)
+			return listModels(cmd.Context(), g, asJSON, refresh, os.Stdout)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&refresh, "refresh", false, "fetch the current models.dev data into the data directory first")
 	return cmd
 }
 
-func listModels(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) error {
+func listModels(ctx context.Context, g *globalFlags, asJSON, refresh bool, out io.Writer) error {
 	a, err := loadApp(g)
 	if err != nil {
 		return err
+	}
+	a.warn()
+	if refresh {
+		r, err := refreshCatalog(ctx, config.CatalogURL(os.Getenv), a.cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "agent: catalog refreshed: %d models from %s as of %s, saved to %s\n", r.models, r.url, r.asOf, r.path)
 	}
 	served, err := a.servedModels(ctx)
 	if err != nil {
@@ -88,10 +112,12 @@ func listModels(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer)
 	}
 	rows := modelRows(a.cfg, served)
 	if asJSON {
+		fmt.Fprintln(os.Stderr, "agent:", catalogLine(config.CurrentCatalog()))
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
+	fmt.Fprintln(out, catalogLine(config.CurrentCatalog()))
 	fmt.Fprint(out, formatModelRows(rows))
 	return nil
 }
@@ -129,6 +155,9 @@ func formatModelRows(rows []modelRow) string {
 		}
 		if !r.Tools {
 			notes = append(notes, "no tools")
+		}
+		if r.Efforts != 0 {
+			notes = append(notes, "effort "+r.Efforts.String())
 		}
 		if len(r.Overridden) > 0 {
 			notes = append(notes, "config sets "+strings.Join(r.Overridden, " "))
@@ -187,6 +216,7 @@ func modelRows(cfg *config.Config, served []string) []modelRow {
 		if known {
 			r.ContextWindow, r.MaxOutput, r.InputLimit = info.ContextWindow, info.MaxOutput, info.InputLimit
 			r.Vision, r.ReasoningRoundtrip, r.Cache = info.Vision, info.ReasoningRoundtrip, info.Cache
+			r.Reasoning, r.Efforts, r.Interleaved = info.Reasoning, info.Efforts, info.Interleaved
 			if info.Price != (config.Price{}) {
 				r.Price = &info.Price
 			}

@@ -147,7 +147,7 @@ func TestE2EModelsShowsCatalogFiguresAndOverrides(t *testing.T) {
 	if mini.ContextWindow != 400000 || mini.InputLimit != 272000 || mini.MaxOutput != 128000 ||
 		mini.Price == nil || *mini.Price != (config.Price{Input: 0.25, Output: 2.00, CacheRead: 0.025}) ||
 		!mini.Vision || mini.Cache != config.CacheAutomatic || !mini.Tools ||
-		!strings.Contains(mini.Source, "openai.com") || mini.AsOf == "" || len(mini.Overridden) != 0 {
+		mini.Source != "models.dev openai" || mini.AsOf == "" || len(mini.Overridden) != 0 {
 		t.Errorf("gpt-5-mini: %+v", mini)
 	}
 	if c := byID["claude-haiku-4.5"]; c.Cache != config.CacheExplicit || c.Price == nil || c.Price.CacheWrite != 1.25 {

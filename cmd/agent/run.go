@@ -206,7 +206,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		if err := a.chooseModel(ctx); err != nil {
 			return err
 		}
-		if info, _ := a.cfg.ModelInfo(a.cfg.Model); len(images) > 0 && !info.Vision {
+		if info, _ := a.cfg.ModelInfo(a.cfg.Model); len(images) > 0 && !info.SendsImages() {
 			return noVision(a.cfg.Model) // before a session is made
 		}
 	}

@@ -74,7 +74,7 @@ func steerSession(ctx context.Context, g *globalFlags, f *steerFlags, text strin
 	if err != nil {
 		return err
 	}
-	if info, _ := a.cfg.ModelInfo(sess.Model); len(images) > 0 && !info.Vision {
+	if info, _ := a.cfg.ModelInfo(sess.Model); len(images) > 0 && !info.SendsImages() {
 		return noVision(sess.Model)
 	}
 	var files []*message.FileState

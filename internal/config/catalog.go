@@ -1,8 +1,16 @@
 package config
 
+// The model catalog: what the agent knows of models no config describes.
+// Its rows come from the models.dev data set, generated into
+// catalog_gen.go by build/catalog (embedded, dated ModelsDevDate) or
+// fetched by `agent models --refresh` into the data directory, whose copy
+// Load puts in force (UseCatalogFile). Rows are sorted by name and looked
+// up by binary search: nothing is built at start-up.
+
 import (
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Price is a model's price in US dollars per million tokens. CacheRead
@@ -50,7 +58,31 @@ type ModelInfo struct {
 	// provider whose token counts honestly differ from the estimator's by
 	// more than twice.
 	TrustUsage bool `json:"trust_usage,omitempty"`
+	// VisionUnknown says nothing (catalog or config) tells whether the
+	// model takes images: they are sent, and the server's refusal is the
+	// answer. A catalog row or a config vision setting makes Vision
+	// authoritative.
+	VisionUnknown bool `json:"vision_unknown,omitempty"`
+	// Reasoning says the model reasons (models.dev reasoning).
+	Reasoning bool `json:"reasoning,omitempty"`
+	// Efforts are the reasoning-effort levels the model takes (models.dev
+	// reasoning_options of type "effort"); none for a model that takes no
+	// effort or whose levels are unknown.
+	Efforts Efforts `json:"efforts,omitempty"`
+	// Interleaved names the field in which the model's reasoning travels
+	// between tool steps (models.dev interleaved: "reasoning_content" or
+	// "reasoning_details"; InterleavedUnnamed when the data says only that
+	// it does); "" when the data says nothing.
+	Interleaved string `json:"interleaved,omitempty"`
 }
+
+// SendsImages reports whether images may be sent to the model: it takes
+// them, or nothing says it does not.
+func (m ModelInfo) SendsImages() bool { return m.Vision || m.VisionUnknown }
+
+// InterleavedUnnamed is ModelInfo.Interleaved for a model whose data says
+// its reasoning is interleaved without naming the field.
+const InterleavedUnnamed = "unnamed"
 
 // Cache styles of ModelInfo.Cache (config models.NAME.cache).
 const (
@@ -67,64 +99,29 @@ const (
 	UnknownMaxOutput     = 4096
 )
 
-// catalog holds widely used models. Figures are the providers' published
-// limits and list prices per million tokens, as of 2026. InputLimit is set
-// only where the provider publishes an input cap below the window. Vision
-// is set for the models whose providers accept image inputs through the
-// chat completions API (OpenAI's gpt-4o, gpt-4.1 and gpt-5 families,
-// Anthropic's Claude and Google's Gemini models).
-var catalog = map[string]ModelInfo{
-	// OpenAI model pages and platform.openai.com/docs/pricing. The gpt-5
-	// family's 400K window is 272K of input plus 128K of output.
-	"gpt-4.1":      {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50, 0}, Vision: true},
-	"gpt-4.1-mini": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.40, 1.60, 0.10, 0}, Vision: true},
-	"gpt-4.1-nano": {ContextWindow: 1047576, MaxOutput: 32768, Price: Price{0.10, 0.40, 0.025, 0}, Vision: true},
-	"gpt-4o":       {ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25, 0}, Vision: true},
-	"gpt-4o-mini":  {ContextWindow: 128000, MaxOutput: 16384, Price: Price{0.15, 0.60, 0.075, 0}, Vision: true},
-	"gpt-5":        {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125, 0}, Vision: true},
-	"gpt-5-mini":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.25, 2.00, 0.025, 0}, Vision: true},
-	"gpt-5-nano":   {ContextWindow: 400000, MaxOutput: 128000, InputLimit: 272000, Price: Price{0.05, 0.40, 0.005, 0}, Vision: true},
-	"o3":           {ContextWindow: 200000, MaxOutput: 100000, Price: Price{2.00, 8.00, 0.50, 0}},
-	"o4-mini":      {ContextWindow: 200000, MaxOutput: 100000, Price: Price{1.10, 4.40, 0.275, 0}},
-
-	// DeepSeek API docs (api-docs.deepseek.com, models & pricing, V3.2).
-	// deepseek-reasoner's reasoning_content must not be sent back.
-	"deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: Price{0.28, 0.42, 0.028, 0}},
-	"deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: Price{0.28, 0.42, 0.028, 0}},
-
-	// Anthropic models through OpenRouter (openrouter.ai/anthropic/…);
-	// cache writes (five-minute) at 1.25 times the input price
-	// (docs.anthropic.com, prompt caching pricing). Their prefix is cached
-	// only up to cache_control breakpoints, which OpenRouter takes on
-	// content parts, at most four a request (openrouter.ai/docs, prompt
-	// caching); every other provider here caches prefixes automatically.
-	"claude-sonnet-4":   {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
-	"claude-sonnet-4.5": {ContextWindow: 200000, MaxOutput: 64000, Price: Price{3.00, 15.00, 0.30, 3.75}, Vision: true, Cache: CacheExplicit},
-	"claude-haiku-4.5":  {ContextWindow: 200000, MaxOutput: 64000, Price: Price{1.00, 5.00, 0.10, 1.25}, Vision: true, Cache: CacheExplicit},
-
-	// Google AI for Developers, Gemini models and pricing (≤200K prompts).
-	"gemini-2.5-pro":   {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{1.25, 10.00, 0.31, 0}, Vision: true},
-	"gemini-2.5-flash": {ContextWindow: 1048576, MaxOutput: 65536, Price: Price{0.30, 2.50, 0.075, 0}, Vision: true},
-
-	// Groq model pages (console.groq.com/docs/models).
-	"llama-3.3-70b-versatile": {ContextWindow: 131072, MaxOutput: 32768, Price: Price{0.59, 0.79, 0, 0}},
-	"qwen3-32b":               {ContextWindow: 131072, MaxOutput: 40960, Price: Price{0.29, 0.59, 0, 0}},
-
-	// Moonshot, Z.ai and xAI platform docs.
-	"kimi-k2-0905": {ContextWindow: 262144, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15, 0}},
-	"kimi-k2":      {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.60, 2.50, 0.15, 0}},
-	"glm-4.6":      {ContextWindow: 200000, MaxOutput: 128000, Price: Price{0.60, 2.20, 0.11, 0}},
-	"grok-3-mini":  {ContextWindow: 131072, MaxOutput: 16384, Price: Price{0.30, 0.50, 0.075, 0}},
-	"grok-4":       {ContextWindow: 256000, MaxOutput: 16384, Price: Price{3.00, 15.00, 0.75, 0}},
+// familyRules fill what the data set does not say, by the model's name:
+// Anthropic's models (any name with "claude", whoever serves them) are
+// cached only up to cache_control breakpoints, which OpenRouter and
+// Anthropic's compatible endpoint take on content parts; every other
+// catalog model's provider caches prefixes by itself.
+func familyRules(name string, info *ModelInfo) {
+	switch {
+	case strings.Contains(strings.ToLower(name), "claude"):
+		info.Cache = CacheExplicit
+	case info.Cache == "":
+		info.Cache = CacheAutomatic
+	}
 }
 
-func init() {
-	for name, info := range catalog {
-		if info.Cache == "" {
-			info.Cache = CacheAutomatic
-			catalog[name] = info
-		}
+// unknownModel is what the agent assumes of a model the catalog does not
+// know, before any config: its vision unknown (images are sent), and the
+// family's cache style if the name says one ("" otherwise: no breakpoints).
+func unknownModel(name string) ModelInfo {
+	info := ModelInfo{VisionUnknown: true}
+	if strings.Contains(strings.ToLower(name), "claude") {
+		info.Cache = CacheExplicit
 	}
+	return info
 }
 
 // Source says where a catalog entry's figures come from and when they
@@ -134,81 +131,118 @@ type Source struct {
 	AsOf   string `json:"as_of"`
 }
 
-// catalogSources gives the source of each catalog entry, one per provider
-// family, as the comments on catalog record them.
-var catalogSources = []struct {
-	Source
-	models []string
-}{
-	{Source{"platform.openai.com/docs/pricing, model pages", "2026"},
-		[]string{"gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o", "gpt-4o-mini", "gpt-5", "gpt-5-mini", "gpt-5-nano", "o3", "o4-mini"}},
-	{Source{"api-docs.deepseek.com pricing (V3.2)", "2026"},
-		[]string{"deepseek-chat", "deepseek-reasoner"}},
-	{Source{"openrouter.ai/anthropic, docs.anthropic.com prompt caching", "2026"},
-		[]string{"claude-sonnet-4", "claude-sonnet-4.5", "claude-haiku-4.5"}},
-	{Source{"Google AI for Developers pricing (≤200K prompts)", "2026"},
-		[]string{"gemini-2.5-pro", "gemini-2.5-flash"}},
-	{Source{"console.groq.com/docs/models", "2026"},
-		[]string{"llama-3.3-70b-versatile", "qwen3-32b"}},
-	{Source{"Moonshot platform docs", "2026"}, []string{"kimi-k2-0905", "kimi-k2"}},
-	{Source{"Z.ai platform docs", "2026"}, []string{"glm-4.6"}},
-	{Source{"xAI platform docs", "2026"}, []string{"grok-3-mini", "grok-4"}},
+// catalogTable is a catalog in force: rows sorted by name, where they
+// come from, and their date.
+type catalogTable struct {
+	rows []CatalogRow
+	// origin is "embedded" or the cached file's path; url the data's.
+	origin, url, asOf string
 }
+
+// embeddedCatalog is the catalog built into the binary.
+var embeddedCatalog = catalogTable{rows: catalogRows[:], origin: "embedded", url: ModelsDevSource, asOf: ModelsDevDate}
+
+// activeCatalog is the catalog in force, the embedded one until Load puts
+// a cached file in force.
+var activeCatalog atomic.Pointer[catalogTable]
+
+func current() *catalogTable {
+	if t := activeCatalog.Load(); t != nil {
+		return t
+	}
+	return &embeddedCatalog
+}
+
+// CatalogInfo says which catalog is in force: Origin is "embedded" or the
+// cached file's path, URL where its data came from, AsOf the data's date.
+type CatalogInfo struct {
+	Origin string `json:"origin"`
+	URL    string `json:"url"`
+	AsOf   string `json:"as_of"`
+	Models int    `json:"models"`
+}
+
+// CurrentCatalog describes the catalog in force.
+func CurrentCatalog() CatalogInfo {
+	t := current()
+	return CatalogInfo{Origin: t.origin, URL: t.url, AsOf: t.asOf, Models: len(t.rows)}
+}
+
+func (t *catalogTable) row(name string) (CatalogRow, bool) {
+	i := sort.Search(len(t.rows), func(i int) bool { return t.rows[i].Name >= name })
+	if i < len(t.rows) && t.rows[i].Name == name {
+		return t.rows[i], true
+	}
+	return CatalogRow{}, false
+}
+
+// find is the catalog's row for a model: by exact name, without a
+// provider prefix ("openai/gpt-4.1"), by the longest catalog name the
+// model starts with followed by "-" ("gpt-4.1-2025-04-14" is gpt-4.1), and
+// failing those, for a Claude model, the same with a version's dots as
+// dashes (Anthropic's spelling).
+func (t *catalogTable) find(name string) (CatalogRow, bool) {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if r, ok := t.row(name); ok {
+		return r, true
+	}
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+		if r, ok := t.row(name); ok {
+			return r, true
+		}
+	}
+	for i := strings.LastIndexByte(name, '-'); i > 0; i = strings.LastIndexByte(name[:i], '-') {
+		if r, ok := t.row(name[:i]); ok {
+			return r, true
+		}
+	}
+	if dashed := dashVersion(name); dashed != name && strings.Contains(name, "claude") {
+		return t.find(dashed)
+	}
+	return CatalogRow{}, false
+}
+
+// dashVersion writes a version's dots as dashes ("claude-3.7-sonnet" is
+// Anthropic's "claude-3-7-sonnet"), the other spelling of the same model.
+func dashVersion(name string) string {
+	b := []byte(name)
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] == '.' && isDigit(b[i-1]) && isDigit(b[i+1]) {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // CatalogEntry returns the catalog's entry for a model (found as
 // lookupCatalog finds it) and the source of its figures; ok is false when
 // the catalog does not know the model.
 func CatalogEntry(name string) (info ModelInfo, src Source, ok bool) {
-	key, ok := catalogName(name)
+	t := current()
+	r, ok := t.find(name)
 	if !ok {
 		return ModelInfo{}, Source{}, false
 	}
-	for _, s := range catalogSources {
-		for _, m := range s.models {
-			if m == key {
-				src = s.Source
-			}
-		}
-	}
-	return catalog[key], src, true
+	return r.Info, Source{Source: "models.dev " + r.Provider, AsOf: t.asOf}, true
 }
 
-// lookupCatalog finds a model in the catalog: by exact name, without a
-// provider prefix ("openai/gpt-4.1"), or by the longest catalog name the
-// model starts with ("gpt-4.1-2025-04-14" is gpt-4.1).
+// lookupCatalog finds a model in the catalog in force (see
+// catalogTable.find).
 func lookupCatalog(name string) (ModelInfo, bool) {
-	key, ok := catalogName(name)
-	return catalog[key], ok
+	r, ok := current().find(name)
+	return r.Info, ok
 }
 
-// catalogName is the catalog's name for a model (see lookupCatalog).
-func catalogName(name string) (string, bool) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	if _, ok := catalog[name]; ok {
-		return name, true
-	}
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
-		if _, ok := catalog[name]; ok {
-			return name, true
-		}
-	}
-	best := ""
-	for known := range catalog {
-		if strings.HasPrefix(name, known+"-") && len(known) > len(best) {
-			best = known
-		}
-	}
-	return best, best != ""
-}
-
-// CatalogModels returns the names of the models the built-in catalog
+// CatalogModels returns the names of the models the catalog in force
 // knows, sorted.
 func CatalogModels() []string {
-	names := make([]string, 0, len(catalog))
-	for name := range catalog {
-		names = append(names, name)
+	rows := current().rows
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
 	}
-	sort.Strings(names)
 	return names
 }

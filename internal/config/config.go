@@ -279,7 +279,8 @@ func (t Task) validate() error {
 }
 
 // ModelInfo returns the limits and price of a model: the config's entry if
-// it has one, else the catalog's, else conservative defaults (known false).
+// it has one, else the catalog's, else conservative defaults with the
+// family rules and an unknown vision (known false).
 func (c *Config) ModelInfo(name string) (info ModelInfo, known bool) {
 	if info, ok := c.Models[name]; ok {
 		base, _ := lookupCatalog(name)
@@ -303,7 +304,9 @@ func (c *Config) ModelInfo(name string) (info ModelInfo, known bool) {
 	if info, ok := lookupCatalog(name); ok {
 		return info, true
 	}
-	return ModelInfo{ContextWindow: UnknownContextWindow, MaxOutput: UnknownMaxOutput}, false
+	info = unknownModel(name)
+	info.ContextWindow, info.MaxOutput = UnknownContextWindow, UnknownMaxOutput
+	return info, false
 }
 
 // UsesDefaultEndpoint reports whether requests go to OpenAI's API.

@@ -224,10 +224,10 @@ func TestProjectModelIsANoticeAndNeverAPrice(t *testing.T) {
 		window, output int64
 		price          Price
 	}{
-		{"grok-4", 100000, 16384, Price{3.00, 15.00, 0.75, 0}},               // limits from the project, price from the catalog
-		{"claude-sonnet-4.5", 200000, 64000, Price{3.00, 15.00, 0.30, 3.75}}, // untouched
-		{"house-model", 64000, 2000, Price{Input: 1, Output: 2}},             // the user's price stays
-		{"new-model", 50000, UnknownMaxOutput, Price{}},                      // unknown: no price to take from anyone
+		{"grok-4", 100000, 16384, Price{3.00, 15.00, 0.75, 0}},                // limits from the project, price from the catalog
+		{"claude-sonnet-4.5", 1000000, 64000, Price{3.00, 15.00, 0.30, 3.75}}, // untouched (OpenRouter's 1M window)
+		{"house-model", 64000, 2000, Price{Input: 1, Output: 2}},              // the user's price stays
+		{"new-model", 50000, UnknownMaxOutput, Price{}},                       // unknown: no price to take from anyone
 	}
 	for _, tt := range tests {
 		info, _ := c.ModelInfo(tt.name)

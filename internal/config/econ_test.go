@@ -66,7 +66,7 @@ func TestCatalogEntriesHaveSources(t *testing.T) {
 			t.Errorf("%s: known %v, source %+v", name, ok, src)
 		}
 	}
-	if info, src, ok := CatalogEntry("openai/gpt-4.1-2025-04-14"); !ok || info.ContextWindow != 1047576 || !strings.Contains(src.Source, "openai.com") {
+	if info, src, ok := CatalogEntry("openai/gpt-4.1-2025-04-14"); !ok || info.ContextWindow != 1047576 || src.Source != "models.dev openai" || src.AsOf != ModelsDevDate {
 		t.Errorf("openai/gpt-4.1-2025-04-14: %v %+v %+v", ok, info, src)
 	}
 	if _, _, ok := CatalogEntry("llama3.1"); ok {

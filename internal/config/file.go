@@ -202,7 +202,9 @@ func (c *Config) apply(f *file, trusted bool) {
 func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted bool) ModelInfo {
 	info, ok := models[name]
 	if !ok {
-		info, _ = lookupCatalog(name)
+		if info, ok = lookupCatalog(name); !ok {
+			info = unknownModel(name)
+		}
 	}
 	for _, f := range []struct {
 		dst *int64
@@ -227,6 +229,9 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 	if trusted {
 		setBool(&info.TrustUsage, e.TrustUsage)
 		setBool(&info.Vision, e.Vision)
+		if e.Vision != nil {
+			info.VisionUnknown = false
+		}
 	}
 	if p := e.Price; p != nil && trusted {
 		setNum(&info.Price.Input, p.Input)

@@ -17,6 +17,12 @@ import (
 // environment (os.Getenv in production, a map in tests).
 func Load(flags Flags, dir string, getenv func(string) string) (*Config, error) {
 	c := defaults(dir)
+	// The data directory first: the refreshed catalog in it is the one
+	// the files' model entries are merged over.
+	c.DataDir = resolveDataDir(flags, getenv)
+	if w := UseCatalogFile(filepath.Join(c.DataDir, CatalogFileName)); w != "" {
+		c.Warnings = append(c.Warnings, w)
+	}
 	if err := c.readUserFile(flags.ConfigFile, getenv); err != nil {
 		return nil, err
 	}
@@ -153,8 +159,9 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 	return project, nil
 }
 
-// applyEnv applies the environment: AGENT_MODEL, OPENAI_BASE_URL,
-// OPENAI_API_KEY (the only source of the key) and AGENT_DATA_DIR.
+// applyEnv applies the environment: AGENT_MODEL, OPENAI_BASE_URL and
+// OPENAI_API_KEY (the only source of the key); AGENT_DATA_DIR was read
+// first (resolveDataDir), AGENT_CATALOG_URL is read by CatalogURL.
 func (c *Config) applyEnv(getenv func(string) string) {
 	if v := getenv("AGENT_MODEL"); v != "" {
 		c.Model, c.ModelExplicit, c.ModelConfigured = v, true, true
@@ -163,13 +170,26 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		c.BaseURL = v
 	}
 	c.APIKey = getenv("OPENAI_API_KEY")
-	if v := getenv("AGENT_DATA_DIR"); v != "" {
-		c.DataDir = v
-	}
 }
 
-// applyFlags applies the command line's --model, --base-url and
-// --data-dir (--config was read with the user file).
+// resolveDataDir is the data directory: --data-dir, else AGENT_DATA_DIR,
+// else agent under the XDG data home; made absolute.
+func resolveDataDir(flags Flags, getenv func(string) string) string {
+	d := flags.DataDir
+	if d == "" {
+		d = getenv("AGENT_DATA_DIR")
+	}
+	if d == "" {
+		d = filepath.Join(dataHome(getenv), "agent")
+	}
+	if abs, err := filepath.Abs(d); err == nil {
+		d = abs
+	}
+	return d
+}
+
+// applyFlags applies the command line's --model and --base-url
+// (--config was read with the user file, --data-dir first).
 func (c *Config) applyFlags(flags Flags) {
 	if flags.Model != "" {
 		c.Model, c.ModelExplicit, c.ModelConfigured = flags.Model, true, true
@@ -177,23 +197,13 @@ func (c *Config) applyFlags(flags Flags) {
 	if flags.BaseURL != "" {
 		c.BaseURL = flags.BaseURL
 	}
-	if flags.DataDir != "" {
-		c.DataDir = flags.DataDir
-	}
 }
 
-// finish completes the merged configuration: the data directory's
-// default, made absolute, the base URL without its trailing slash; then it
+// finish completes the merged configuration: the base URL without its trailing slash; then it
 // validates it and adds the warnings that depend on the result (a
 // threshold its strategy ignores, the project's models that apply, a model
 // the catalog does not know).
 func (c *Config) finish(getenv func(string) string, project projectModels) error {
-	if c.DataDir == "" {
-		c.DataDir = filepath.Join(dataHome(getenv), "agent")
-	}
-	if abs, err := filepath.Abs(c.DataDir); err == nil {
-		c.DataDir = abs
-	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if err := c.validate(); err != nil {
 		return err

@@ -21,25 +21,26 @@ func TestVision(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name   string
-		vision bool
+		name          string
+		vision, sends bool
 	}{
-		{"gpt-4.1", true},
-		{"gpt-4o", true},
-		{"gpt-5-mini-2025-08-07", true},
-		{"openai/gpt-5", true},
-		{"claude-sonnet-4.5", true},
-		{"gemini-2.5-flash", true},
-		{"o3", false},
-		{"deepseek-chat", false}, // the project's vision is ignored
-		{"local-model", false},
-		{"unknown-model", false},
-		{"house-vl", true},
-		{"gpt-4o-mini", false}, // the user turned it off
+		{"gpt-4.1", true, true},
+		{"gpt-4o", true, true},
+		{"gpt-5-mini-2025-08-07", true, true},
+		{"openai/gpt-5", true, true},
+		{"claude-sonnet-4.5", true, true},
+		{"gemini-2.5-flash", true, true},
+		{"o3", true, true},
+		{"o4-mini", true, true},
+		{"deepseek-chat", false, false}, // the project's vision is ignored; the catalog says text
+		{"local-model", false, true},    // unknown: images are sent
+		{"unknown-model", false, true},
+		{"house-vl", true, true},
+		{"gpt-4o-mini", false, false}, // the user turned it off
 	} {
 		info, _ := c.ModelInfo(tt.name)
-		if info.Vision != tt.vision {
-			t.Errorf("%s: vision %v, want %v", tt.name, info.Vision, tt.vision)
+		if info.Vision != tt.vision || info.SendsImages() != tt.sends {
+			t.Errorf("%s: vision %v sends images %v, want %v %v", tt.name, info.Vision, info.SendsImages(), tt.vision, tt.sends)
 		}
 	}
 	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "models.deepseek-chat.vision is ignored in a project file") {
