@@ -27,16 +27,17 @@ func TestStepCostOfRecordedUsage(t *testing.T) {
 		},
 		{
 			// vercel-ai/deepseek__deepseek-tool-call.chunks.txt:
-			// deepseek-reasoner at $0.28 miss, $0.028 hit, $0.42 out.
+			// deepseek-reasoner at $0.14 miss, $0.0028 hit, $0.28 out
+			// (the catalog's models.dev data of 2026-07-02).
 			"deepseek hit/miss", "deepseek-reasoner",
 			`{"prompt_tokens":339,"completion_tokens":83,"total_tokens":422,"prompt_tokens_details":{"cached_tokens":320},"completion_tokens_details":{"reasoning_tokens":39},"prompt_cache_hit_tokens":320,"prompt_cache_miss_tokens":19}`,
-			(19*0.28 + 320*0.028 + 83*0.42) / 1e6,
+			(19*0.14 + 320*0.0028 + 83*0.28) / 1e6,
 		},
 		{
 			// DeepSeek's own fields only (no prompt_tokens_details).
 			"deepseek hit fields only", "deepseek-chat",
 			`{"prompt_tokens":1000,"completion_tokens":10,"total_tokens":1010,"prompt_cache_hit_tokens":900,"prompt_cache_miss_tokens":100}`,
-			(100*0.28 + 900*0.028 + 10*0.42) / 1e6,
+			(100*0.14 + 900*0.0028 + 10*0.28) / 1e6,
 		},
 		{
 			// OpenRouter's documented usage shape (openrouter.ai/docs,
@@ -71,7 +72,7 @@ func TestStepCostOfRecordedUsage(t *testing.T) {
 			// estimate stands.
 			"proxy cost object", "deepseek-chat",
 			`{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110,"cost":{"total":5}}`,
-			(100*0.28 + 10*0.42) / 1e6,
+			(100*0.14 + 10*0.28) / 1e6,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

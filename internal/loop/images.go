@@ -3,8 +3,9 @@ package loop
 // Images (issue 17). An image is checked and stored by the caller
 // (attachments.Store) and given to SendImages with the message's text; it
 // becomes a file part of kind image after the text and the @mentions. A
-// model without vision (config.ModelInfo.Vision) is refused before anything
-// is stored or sent. The request carries the newest images whole, as data
+// model without vision (config.ModelInfo.SendsImages: a catalog row or the
+// config saying it takes none; a model nothing describes is tried) is
+// refused before anything is stored or sent. The request carries the newest images whole, as data
 // URLs read from the store at each step (convert.go); a summary names them.
 
 import (
@@ -23,7 +24,7 @@ var ErrNoVision = errors.New("does not take images (no vision: true in the catal
 func (r *Runner) Vision() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.info.Vision
+	return r.info.SendsImages()
 }
 
 // SendImages gives the session a user message with images attached (each
@@ -63,7 +64,7 @@ func imageParts(images []*message.FileState) []*message.Part {
 func (sp *stepper) convertOptions() ConvertOptions {
 	info := sp.modelPricing().info
 	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip}
-	if info.Vision {
+	if info.SendsImages() {
 		opt.ImageURL = attachments.ForDataDir(sp.opt.Config.DataDir).DataURL
 	}
 	return opt

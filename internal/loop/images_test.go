@@ -8,6 +8,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -90,5 +91,20 @@ func TestImagesCounted(t *testing.T) {
 	}
 	if got := tokens.UserContent(imageEntry("01", "look", "a.png").Parts); got != "look" {
 		t.Errorf("user content %q, want the text alone", got)
+	}
+}
+
+// TestUnknownModelsVisionIsTried: a model no catalog row describes may
+// take images (config.ModelInfo.VisionUnknown): the session sends them
+// rather than refusing up front; a catalog row without vision refuses.
+func TestUnknownModelsVisionIsTried(t *testing.T) {
+	for model, want := range map[string]bool{"house-model-without-a-row": true, "deepseek-chat": false, "gpt-4.1": true} {
+		h := newHarnessWith(t, func(_ *Options, c *config.Config) { c.Model = model })
+		if got := h.r.Vision(); got != want {
+			t.Errorf("%s: Vision() = %v, want %v", model, got, want)
+		}
+		if got := h.r.stepper.convertOptions().ImageURL != nil; got != want {
+			t.Errorf("%s: images sent whole = %v, want %v", model, got, want)
+		}
 	}
 }

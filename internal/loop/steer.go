@@ -41,7 +41,7 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 		return false, fmt.Errorf("send: unknown kind %q", kind)
 	}
 	r.mu.Lock()
-	if err := checkImages(images, r.model, r.info.Vision); err != nil {
+	if err := checkImages(images, r.model, r.info.SendsImages()); err != nil {
 		r.mu.Unlock()
 		return false, fmt.Errorf("send: %w", err)
 	}
