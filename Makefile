@@ -75,6 +75,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown/gfm
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/diffview
 	$(GO) test -run '^$$' -fuzz '^FuzzMatchesGitCheckIgnore$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools/gitignore
+	$(GO) test -run '^$$' -fuzz '^FuzzRequestCache$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzSanitize$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
+	$(GO) test -run '^$$' -fuzz '^FuzzStrip$$' -fuzztime $${FUZZTIME:-1m} ./internal/termsafe
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown
 
 clean:
 	rm -rf bin

@@ -85,9 +85,11 @@ func parseLine(line string) (pattern, bool) {
 	}
 	if strings.HasSuffix(line, "/") {
 		p.dirOnly = true
-		line = strings.TrimRight(line, "/")
+		line = line[:len(line)-1]
 	}
-	if line == "" {
+	if line == "" || strings.HasSuffix(line, "/") || strings.Contains(line, "//") {
+		// git strips one trailing slash; a pattern still holding an
+		// empty component ("a//", "a//b") matches no path.
 		return pattern{}, false
 	}
 	if strings.Contains(line, "/") {
