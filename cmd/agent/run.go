@@ -37,6 +37,8 @@ type runFlags struct {
 	// waitMCP is --wait-mcp: the first step waits for the MCP servers
 	// still starting, so that it offers their tools.
 	waitMCP bool
+	// effort is --effort: the reasoning effort (effort.go).
+	effort string
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -63,8 +65,8 @@ Exit status: 0 on success (an explicit --max-steps reached included), 1 on
 failure (including a refused doom loop, the default limit of 200 steps and
 --max-cost or the config's budget reached: finish_reason "budget"),
 2 on bad usage (an --image refused, too large, not an image, or for a model
-without vision, and --max-cost for a model without a price, included: no
-request is made), 130 when interrupted.`,
+without vision, --max-cost for a model without a price, and an --effort the
+model does not take, included: no request is made), 130 when interrupted.`,
 		Example: `  agent run "summarise README.md"
   git diff | agent run --yes "review this diff"
   agent run --format json --max-steps 5 "list the TODOs" | jq -r 'select(.type=="done").text'
@@ -84,6 +86,7 @@ request is made), 130 when interrupted.`,
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
+	fl.StringVar(&f.effort, "effort", "", "reasoning effort: minimal, low, medium or high (or none, xhigh, max where the model takes them); over the config's models.NAME.effort; a level the model does not take exits 2")
 	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
@@ -118,6 +121,9 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	}
 	if f.session != "" && f.cont {
 		return usageError("--session and --continue are mutually exclusive")
+	}
+	if err := effortWord(f.effort); err != nil {
+		return err
 	}
 	if f.stdinSteer && len(args) == 0 {
 		return usageError("--stdin-steer reads standard input as steering: give the prompt as arguments")
@@ -218,6 +224,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}
+	opt.Effort = effortChoice(f.effort)
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err
@@ -225,6 +232,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	defer r.Close()
 	if err := unpricedCap(a.cfg, r.Model(), f.maxCost); err != nil {
 		return err // before any request
+	}
+	if err := effortTaken(f.effort, r.Model()); err != nil {
+		return err // before any request (opt.Effort is not read before one)
 	}
 	if r.Stored() {
 		out.setSession(r.Session().ID)

@@ -74,6 +74,9 @@ type ModelInfo struct {
 	// "reasoning_details"; InterleavedUnnamed when the data says only that
 	// it does); "" when the data says nothing.
 	Interleaved string `json:"interleaved,omitempty"`
+	// Effort is the reasoning effort chosen for the model (config
+	// models.NAME.effort, user file only; effort.go); "" sends none.
+	Effort string `json:"effort,omitempty"`
 }
 
 // SendsImages reports whether images may be sent to the model: it takes

@@ -246,6 +246,11 @@ func (c *Config) validate() error {
 			return fmt.Errorf("config: permissions.%s %q: want allow, ask or deny", tool, mode)
 		}
 	}
+	for _, name := range sortedKeys(c.Models) {
+		if e := c.Models[name].Effort; e != "" && !ValidEffortLevel(e) {
+			return fmt.Errorf("config: models.%s.effort %q: want %s", name, e, orList(EffortLevels()))
+		}
+	}
 	switch c.UI.Mode {
 	case UIFullscreen, UIInline:
 	default:

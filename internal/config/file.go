@@ -227,6 +227,9 @@ func mergeModel(models map[string]ModelInfo, name string, e modelEntry, trusted 
 		info.Cache = e.Cache
 	}
 	if trusted {
+		if e.Effort != "" {
+			info.Effort = e.Effort
+		}
 		setBool(&info.TrustUsage, e.TrustUsage)
 		setBool(&info.Vision, e.Vision)
 		if e.Vision != nil {

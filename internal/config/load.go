@@ -149,6 +149,9 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		if pf.Models[name].Vision != nil {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.vision is ignored in a project file; set it in your user config", path, name))
 		}
+		if pf.Models[name].Effort != "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.effort is ignored in a project file; set it in your user config", path, name))
+		}
 		if pf.Models[name].Price != nil {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: models.%s.price is ignored in a project file; prices come from your user config or the catalog", path, name))
 		}
@@ -208,6 +211,7 @@ func (c *Config) finish(getenv func(string) string, project projectModels) error
 	if err := c.validate(); err != nil {
 		return err
 	}
+	c.Warnings = append(c.Warnings, c.dropUntakenEfforts()...)
 	if c.thresholdSet && c.Compaction.Strategy != "threshold" {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("compaction.threshold is ignored with strategy %q: it applies to strategy \"threshold\" (set alone, it selects that strategy)", c.Compaction.Strategy))
 	}

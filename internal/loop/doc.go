@@ -48,6 +48,8 @@
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
 //	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
+//	the request's reasoning effort      effort.go (type Effort: the user's choice, the
+//	                                    config's, the catalog's rule; the stepper's)
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit

@@ -130,6 +130,8 @@ type Options struct {
 	// (RunShell), for the next start to stop what a killed agent left;
 	// nil records nothing. (A tool call's group is recorded with its part.)
 	Children *childproc.Registry
+	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
+	Effort *Effort
 }
 
 // TurnResult is how a turn ended.

@@ -55,7 +55,8 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 	// default the startup warning names), so a runaway answer ends there.
 	m := sp.modelPricing()
 	req := provider.Request{Model: m.model, Messages: msgs, MaxTokens: int(m.info.MaxOutput),
-		CacheBreakpoints: cacheBreakpoints(m.info.Cache, msgs, c.systems), Encoded: enc}
+		CacheBreakpoints: cacheBreakpoints(m.info.Cache, msgs, c.systems), Encoded: enc,
+		Effort: EffortSent(sp.opt.Effort, m.model, m.info)} // effort.go
 	if !sp.toolsOff(m.model) {
 		req.Tools = sp.offered().OpenAITools()
 	}

@@ -35,6 +35,7 @@ type openAIProvider struct {
 	idle    time.Duration // <= 0: no idle timeout
 	models  modelCache
 	pre     *preconnector // nil: this provider does not preconnect (preconnect.go)
+	effort  effortDialect // how the server takes Request.Effort (effort.go)
 }
 
 // NewOpenAI returns a Provider for any OpenAI-compatible chat-completions
@@ -54,7 +55,8 @@ func NewOpenAI(cfg Config) Provider {
 	if idle == 0 {
 		idle = DefaultStreamIdleTimeout
 	}
-	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders, idle: idle, pre: pre}
+	return &openAIProvider{baseURL: base, apiKey: cfg.APIKey, client: client, headers: cfg.ExtraHeaders, idle: idle, pre: pre,
+		effort: effortDialectOf(base)}
 }
 
 // Stream sends the request with stream:true and stream_options.include_usage.
@@ -80,6 +82,8 @@ func (p *openAIProvider) chatRequest(req Request, includeUsage bool) openai.Chat
 		Messages: req.Messages,
 		Tools:    req.Tools,
 		Stream:   true,
+		// The effort in OpenAI's dialect; the others' are added in send.
+		ReasoningEffort: p.effort.topLevel(req.Effort),
 	}
 	if includeUsage {
 		cr.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -123,6 +127,7 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}
+	payload = payload.withFields(p.effort.fields(req.Effort, req.MaxTokens))
 	reqCtx, idle := watchIdle(ctx, p.idle)
 	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", payload.reader())
 	if err != nil {

@@ -43,6 +43,11 @@ type Request struct {
 	MaxTokens int
 	// Temperature is not sent when nil; a pointer to 0 sends 0.
 	Temperature *float32
+	// Effort is the reasoning effort ("low", "high", …; "" sends none),
+	// sent in the dialect of the server's family (effort.go). It is a
+	// parameter, never message text: two requests whose Effort differs
+	// differ there only, and the change is a boundary the user made.
+	Effort string
 	// CacheBreakpoints are the indexes of the messages marked as the end
 	// of a cached prefix (cache_control, cache.go), for a model whose
 	// provider caches only where told; empty for the others.

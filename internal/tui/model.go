@@ -139,6 +139,9 @@ func New(opt Options) *Model {
 		printCmd:     func(text string) tea.Cmd { return tea.Println(text) },
 		clipboardCmd: tea.SetClipboard,
 	}
+	if m.opt.Loop.Effort == nil { // the chat's /effort sets it (effort.go)
+		m.opt.Loop.Effort = loop.NewEffort("")
+	}
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)

@@ -47,7 +47,7 @@ func (m *Model) statusLine() string {
 		r = strings.Join(right, sep)
 	}
 	model := sessionModel(m.sess, m.opt.Loop.Config)
-	left := th.statusModel.Render(termsafe.Strip(model))
+	left := th.statusModel.Render(termsafe.Strip(model)) + th.dim.Render(effortLabel(m.opt.Loop.Effort, m.opt.Loop.Config, model))
 	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
 	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
 		left += th.dim.Render(" · ") + th.statusBar.Render(oneLine(title, room-3))
