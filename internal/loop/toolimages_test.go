@@ -209,7 +209,7 @@ func TestToolImagesOldAndPruned(t *testing.T) {
 
 // TestToolImagesAfterCompaction: after a compaction, a tool image the
 // summary replaced is not sent, and one its compaction kept verbatim is
-// a placeholder; the summary request itself carries no image.
+// a placeholder.
 func TestToolImagesAfterCompaction(t *testing.T) {
 	url := func(f *message.FileState) (string, error) { return "data:" + f.MIME + ";base64," + f.Path, nil }
 	st := &message.ToolState{CallID: "c1", Name: "read", Status: message.ToolCompleted, Input: `{}`, Output: "an image",

@@ -9,6 +9,8 @@ package tools
 // through untouched (an image has no text to sanitise or cap).
 
 import (
+	"fmt"
+
 	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
@@ -33,6 +35,10 @@ func NewImage(name string, data []byte) (Image, string, error) {
 	info, err := attachments.Inspect(data)
 	if err != nil {
 		return Image{}, "", err
+	}
+	if info.Width == 0 && info.MIME != "image/webp" {
+		// A broken image would have every later request refused.
+		return Image{}, "", fmt.Errorf("its header says %s but it does not decode as one", info.MIME)
 	}
 	img := Image{Name: name, Data: data, Info: info}
 	return img, tokens.ImageDescription(img.state(), ""), nil

@@ -25,7 +25,7 @@ func readImage(env *Env, r *bufio.Reader, abs, shown, title string, info fs.File
 	}
 	img, desc, err := NewImage(filepath.Base(abs), data)
 	if err != nil {
-		return errorResult(title, "%s: %v", shown, err), nil
+		return errorResult(title, "%s is a binary file (%s) read cannot show: %v", shown, truncate.FormatBytes(info.Size()), err), nil
 	}
 	if env.Files != nil {
 		env.Files.Record(abs, info)
