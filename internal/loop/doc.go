@@ -49,6 +49,8 @@
 //	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
+//	images from tools: stored, sent,    toolimages.go (stepper: a model that
+//	  described; vision refused         refused images)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
 //	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;
