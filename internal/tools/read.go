@@ -39,7 +39,7 @@ func (readTool) Description() string {
 - path is relative to the session's directory (absolute paths work too).
 - Returns at most 2000 lines and 50 KB per call, lines cut at 2000 characters. When there is more, the output ends by saying which offset continues: call read again with offset (1-based first line) and limit (number of lines).
 - Read a file before editing or overwriting it: edit and write refuse files not read in this session, or changed on disk since.
-- An image (PNG, JPEG, GIF or WebP, up to 20 MB) is shown to you when the model takes images, described in text otherwise; other binary files and directories are refused (use ls for a directory).
+- An image file (PNG, JPEG, GIF or WebP, up to 20 MB) comes back as the image itself when you take images, as a description otherwise; other binary files are refused. Directories are refused (use ls).
 - The line-number prefix is not part of the file: never copy it into edit's old_string.`
 }
 
