@@ -29,7 +29,7 @@ func TestE2EReadImageTool(t *testing.T) {
 			msgs := reqs[1].Chat.Messages
 			last := msgs[len(msgs)-1]
 			if len(msgs) < 2 || msgs[len(msgs)-2].Role != openai.ChatMessageRoleTool || last.Role != openai.ChatMessageRoleUser {
-				t.Fatalf("the request does not end with the tool result and the images: %+v", msgs)
+				t.Fatalf("the request ends with %s %.200q, not the tool result and the images", last.Role, last.Content)
 			}
 			var urls, texts []string
 			for _, p := range last.MultiContent {
