@@ -89,17 +89,31 @@ func appendEntry(out []openai.ChatCompletionMessage, e *message.Entry, whole map
 		}
 		return append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
 	case m.Role == message.RoleAssistant:
-		return appendAssistant(out, *e, opt)
+		return appendAssistant(out, *e, whole, opt)
 	}
 	return out
 }
 
 // wholeImages returns the images sent whole: the newest WholeImages of the
-// entries' user messages.
+// entries' user messages and tool results (toolimages.go); a tool's
+// images stored before the summary (kept verbatim by its compaction) are
+// not.
 func wholeImages(entries []message.Entry) map[*message.FileState]bool {
 	whole := map[*message.FileState]bool{}
+	summaryID := ""
+	for i := range entries {
+		if entries[i].Message.Summary {
+			summaryID = entries[i].Message.ID
+		}
+	}
 	for i := len(entries) - 1; i >= 0 && len(whole) < WholeImages; i-- {
 		e := &entries[i]
+		if e.Message.Role == message.RoleAssistant && (summaryID == "" || e.Message.ID > summaryID) {
+			toolImagesNewestFirst(e, func(f *message.FileState) bool {
+				whole[f] = true
+				return len(whole) < WholeImages
+			})
+		}
 		if e.Message.Role != message.RoleUser || e.Message.Summary {
 			continue
 		}
@@ -141,7 +155,7 @@ func userImages(parts []message.Part, text string, whole map[*message.FileState]
 	return multi
 }
 
-func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt ConvertOptions) []openai.ChatCompletionMessage {
+func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, whole map[*message.FileState]bool, opt ConvertOptions) []openai.ChatCompletionMessage {
 	if e.Message.Error == ErrSuperseded {
 		return out
 	}
@@ -178,7 +192,11 @@ func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, opt Co
 		return out
 	}
 	out = append(out, msg)
-	return append(out, results...)
+	out = append(out, results...)
+	if images, ok := toolImagesMessage(e.Parts, whole, opt); ok {
+		out = append(out, images)
+	}
+	return out
 }
 
 func joinText(parts []message.Part, typ message.PartType) string {

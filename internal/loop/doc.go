@@ -51,6 +51,8 @@
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
 //	                                    config's, the catalog's rule; the stepper's)
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
+//	images from tools: stored, sent,    toolimages.go (stepper: a model that
+//	  described; vision refused         refused images)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
 //	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;

@@ -62,9 +62,10 @@ func imageParts(images []*message.FileState) []*message.Part {
 
 // convertOptions are the converter's options for the session's model.
 func (sp *stepper) convertOptions() ConvertOptions {
-	info := sp.modelPricing().info
+	m := sp.modelPricing()
+	info := m.info
 	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip}
-	if info.SendsImages() {
+	if info.SendsImages() && !sp.visionOff(m.model) {
 		opt.ImageURL = attachments.ForDataDir(sp.opt.Config.DataDir).DataURL
 	}
 	return opt

@@ -129,7 +129,10 @@ type partKey struct {
 	file *message.FileState // a copy; nil: File is nil
 }
 
-type toolKey struct{ callID, name, input, result string }
+type toolKey struct {
+	callID, name, input, result string
+	images                      int
+}
 
 func keyOf(e *message.Entry) entryKey {
 	k := entryKey{role: e.Message.Role, summary: e.Message.Summary, superseded: e.Message.Error == ErrSuperseded,
@@ -138,7 +141,7 @@ func keyOf(e *message.Entry) entryKey {
 		p := &e.Parts[i]
 		pk := partKey{typ: p.Type, text: p.Text}
 		if t := p.Tool; t != nil {
-			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t)}
+			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t), images: len(tokens.ToolImages(t))}
 		}
 		if p.File != nil {
 			f := *p.File
@@ -242,11 +245,12 @@ func (c *requestCache) lookup(e *message.Entry, keep bool) *cachedEntry {
 	return ce
 }
 
-// hasImage reports whether a user entry carries an image: how it is sent
-// depends on the images after it (WholeImages) and on its file.
+// hasImage reports whether an entry carries an image (a user's, or a
+// tool's): how it is sent depends on the images after it (WholeImages)
+// and on its file.
 func hasImage(e *message.Entry) bool {
 	for i := range e.Parts {
-		if tokens.IsImage(&e.Parts[i]) {
+		if tokens.IsImage(&e.Parts[i]) || len(tokens.ToolImages(e.Parts[i].Tool)) > 0 {
 			return true
 		}
 	}

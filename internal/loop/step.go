@@ -98,8 +98,9 @@ func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (ste
 			return stepOutcome{}, ctx.Err()
 		}
 		perr := provider.Classify(err)
-		if perr.Class == provider.ClassToolsUnsupported && sp.turnToolsOff(m.model, err) {
-			// The same step again, as a chat.
+		if perr.Class == provider.ClassToolsUnsupported && sp.turnToolsOff(m.model, err) ||
+			sp.turnVisionOff(m.model, m.info, err) {
+			// The same step again, as a chat or with images described.
 			sp.supersede(ctx, entry)
 			attempt = 0
 			continue

@@ -116,6 +116,9 @@ type stepper struct {
 	// toolless holds the models whose server refused tools this session
 	// (toolless.go); guarded by mu.
 	toolless map[string]bool
+	// visionless holds the models whose server refused images this
+	// session (toolimages.go); guarded by mu.
+	visionless map[string]bool
 	// budgetUnpriced is set once the user was told the cap cannot be
 	// enforced for an unpriced model; guarded by mu.
 	budgetUnpriced bool

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/tools"
@@ -231,6 +232,7 @@ func (sp *stepper) finishTool(ctx context.Context, e *message.Entry, ix int, res
 	st.Metadata = res.Metadata
 	st.Truncated = res.Truncated
 	st.FullOutputPath = res.FullOutputPath
+	st.Images = storeToolImages(attachments.ForDataDir(sp.opt.Config.DataDir), res.Images, sp.toolEnv.Secrets)
 	st.Progress = ""
 	if st.StartedAt.IsZero() {
 		st.StartedAt = time.Now()
@@ -240,5 +242,5 @@ func (sp *stepper) finishTool(ctx context.Context, e *message.Entry, ix int, res
 	sp.savePart(ctx, e, ix, p)
 	sp.addChildUsage(ctx, res)
 	sp.calc().AddText(tokens.ToolResult(&st))
-	sp.calc().AddTokens(tokens.TokensPerMessage)
+	sp.calc().AddTokens(tokens.TokensPerMessage + int64(len(st.Images))*tokens.ImageTokens)
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -124,8 +125,9 @@ func TestStdioServer(t *testing.T) {
 			t.Errorf("the server's %s = %q, want %q", name, res.Output, want)
 		}
 	}
-	if res := call(t, s, "t__image", nil); !strings.Contains(res.Output, "a picture:\n[image: image/png, 2.0 KB; not shown]") {
-		t.Errorf("image: %q", res.Output)
+	if res := call(t, s, "t__image", nil); !strings.Contains(res.Output, "a picture:\n[image: t__image-1.png, image/png, ") ||
+		len(res.Images) != 1 || !bytes.Equal(res.Images[0].Data, mcptest.PNG) {
+		t.Errorf("image: %q, %d images", res.Output, len(res.Images))
 	}
 	if res := call(t, s, "t__fail", nil); !res.IsError || res.Output != "it went wrong" {
 		t.Errorf("fail: %+v", res)

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tools"
@@ -68,23 +69,27 @@ func (t *tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	if err != nil {
 		return tools.Result{Output: fmt.Sprintf("%s failed: %v", t.name, err), Title: title, IsError: true, Metadata: meta}, nil
 	}
-	out := resultText(res)
+	out, images := resultContent(t.name, res)
 	if res.IsError && strings.TrimSpace(out) == "" {
 		out = "the tool reported an error without a message"
 	}
-	return tools.Result{Output: out, Title: title, IsError: res.IsError, Metadata: meta}, nil
+	return tools.Result{Output: out, Title: title, IsError: res.IsError, Metadata: meta, Images: images}, nil
 }
 
-// resultText is a call's result for the model: text joined, everything
-// else described.
-func resultText(res *sdk.CallToolResult) string {
+// resultContent is a call's result for the model: text joined, images
+// for the model (tools.NewImage checks each by its content, whatever
+// MIME type the server claims; at most tools.MaxResultImages) each
+// described in the text too, everything else described. name is the
+// tool's, which names its images (name-1.png).
+func resultContent(name string, res *sdk.CallToolResult) (string, []tools.Image) {
 	var parts []string
+	var images []tools.Image
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %s; not shown]", orUnknown(c.MIMEType), size(len(c.Data))))
+			parts = append(parts, imageContent(name, c, &images))
 		case *sdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %s; not shown]", orUnknown(c.MIMEType), size(len(c.Data))))
 		case *sdk.ResourceLink:
@@ -115,7 +120,36 @@ func resultText(res *sdk.CallToolResult) string {
 			parts = append(parts, string(b))
 		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), images
+}
+
+// imageContent adds the image of c to images when it is one the model
+// can be sent, and returns the line that describes it.
+func imageContent(name string, c *sdk.ImageContent, images *[]tools.Image) string {
+	notShown := func(why string) string {
+		return fmt.Sprintf("[image: %s, %s; not shown: %s]", orUnknown(c.MIMEType), size(len(c.Data)), why)
+	}
+	if len(*images) >= tools.MaxResultImages {
+		return notShown(fmt.Sprintf("more than %d images in one result", tools.MaxResultImages))
+	}
+	if name == "" {
+		name = "image"
+	}
+	img, desc, err := tools.NewImage(fmt.Sprintf("%s-%d%s", name, len(*images)+1, imageExt(c.Data)), c.Data)
+	if err != nil {
+		return notShown(err.Error())
+	}
+	*images = append(*images, img)
+	return desc
+}
+
+// imageExt is the extension an image's name gets, from its content.
+func imageExt(data []byte) string {
+	mime, err := attachments.Check(data)
+	if err != nil {
+		return ""
+	}
+	return "." + strings.TrimPrefix(mime, "image/")
 }
 
 func orUnknown(mime string) string {

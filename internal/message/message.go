@@ -196,6 +196,12 @@ type ToolState struct {
 	// CompactedAt is set by the prune pass: the output stays in the
 	// database, and the model is sent ClearedOutput instead.
 	CompactedAt time.Time `json:"compacted_at,omitzero"`
+	// Images are the images the tool returned (read of an image file, an
+	// MCP tool's image content), stored like attachments (Kind
+	// AttachImage, in the attachment store): sent to a model with vision
+	// after the step's tool results, described in text otherwise, and
+	// dropped from requests with the output when it is pruned.
+	Images []*FileState `json:"images,omitempty"`
 }
 
 // StepState is the state of a step-finish part: the step's own usage.

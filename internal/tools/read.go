@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/safefile"
 )
@@ -38,7 +39,7 @@ func (readTool) Description() string {
 - path is relative to the session's directory (absolute paths work too).
 - Returns at most 2000 lines and 50 KB per call, lines cut at 2000 characters. When there is more, the output ends by saying which offset continues: call read again with offset (1-based first line) and limit (number of lines).
 - Read a file before editing or overwriting it: edit and write refuse files not read in this session, or changed on disk since.
-- Directories are refused (use ls); binary files are refused.
+- An image file (PNG, JPEG, GIF or WebP, up to 20 MB) comes back as the image itself when you take images, as a description otherwise; other binary files are refused. Directories are refused (use ls).
 - The line-number prefix is not part of the file: never copy it into edit's old_string.`
 }
 
@@ -94,6 +95,9 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64*1024)
 	sniff, _ := br.Peek(binarySniffBytes)
+	if _, err := attachments.Check(sniff); err == nil && len(sniff) > 0 {
+		return readImage(env, br, abs, shown, title, info)
+	}
 	if isBinary(sniff) {
 		return errorResult(title, "%s is a binary file (%s, %s); read shows text files only", shown, describeContent(sniff), truncate.FormatBytes(info.Size())), nil
 	}

@@ -144,7 +144,8 @@ type Result struct {
 	Metadata       map[string]any // lines, exit_code, duration_ms, matches, diff (unified, for edit and write)...
 	IsError        bool
 	Truncated      bool
-	FullOutputPath string // the saved full output when Truncated (empty if it could not be saved)
+	FullOutputPath string  // the saved full output when Truncated (empty if it could not be saved)
+	Images         []Image // images for the model (images.go), each described in Output too
 }
 
 // MaxRawOutputBytes is the largest RawOutput kept in a Result.

@@ -117,7 +117,9 @@ func Pass(history []message.Entry, est tokens.Estimator, opt Options) Result {
 			if t.Status != message.ToolCompleted {
 				continue
 			}
-			n := int64(est.Count(t.Output))
+			// Its images go with it (tokens.ToolImages), as the
+			// calculator counts them.
+			n := int64(est.Count(t.Output)) + int64(len(tokens.ToolImages(t)))*tokens.ImageTokens
 			protected += n
 			if protected > opt.Protect && n > cleared {
 				ids = append(ids, p.ID)

@@ -332,6 +332,7 @@ func walkCost(e *message.Entry, count func(text string, reasoning bool)) (fixed 
 	if !sent {
 		return 0, false // an empty or failed assistant message is not sent
 	}
+	fixed += toolImagesCost(e.Parts, count) // toolimages.go
 	return fixed + TokensPerMessage, true
 }
 

@@ -2,8 +2,8 @@
 // the same tools over stdio, in a child process (the test binary started
 // again, see Serve and Stdio), or over streamable HTTP in process (HTTP).
 //
-// Its tools: echo{text}, big{kb} (kb KB of numbered lines), image (an
-// image and a line of text), fail (an isError result), pid (the serving
+// Its tools: echo{text}, big{kb} (kb KB of numbered lines), image (a 3×2
+// PNG and a line of text), fail (an isError result), pid (the serving
 // process's id: a restart changes it), pwd, getenv{name}, hang (never
 // answers until cancelled), dotted.name (a name to sanitise), and over
 // stdio only crash (writes to stderr and exits 3 mid-call). Setting
@@ -12,9 +12,13 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -59,6 +63,21 @@ type nameIn struct {
 
 type none struct{}
 
+// PNG is the image the image tool answers: a red 3×2 PNG.
+var PNG = func() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	for x := range 3 {
+		for y := range 2 {
+			img.Set(x, y, color.RGBA{R: 255, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}()
+
 func text(s string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
 }
@@ -82,7 +101,7 @@ func NewServer(stdio bool) *sdk.Server {
 		func(_ context.Context, _ *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{
 				&sdk.TextContent{Text: "a picture:"},
-				&sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, 2048)},
+				&sdk.ImageContent{MIMEType: "image/png", Data: PNG},
 			}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fail."},
