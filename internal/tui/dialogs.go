@@ -78,18 +78,30 @@ const (
 	choiceAllowSession
 	choiceDeny
 	choiceDenyStop
-	permissionChoices
 )
 
 // permissionShortcuts are the modified keys of the choices.
-var permissionShortcuts = map[string]int{
-	"alt+a": choiceAllowOnce, "alt+s": choiceAllowSession, "alt+d": choiceDeny, "alt+x": choiceDenyStop,
+var permissionShortcuts = map[int]string{
+	choiceAllowOnce: "alt+a", choiceAllowSession: "alt+s", choiceDeny: "alt+d", choiceDenyStop: "alt+x",
+}
+
+// permissionChoicesFor are the choices a request offers, in button order:
+// a write to a file that runs as code (tools.Request.RunsCode) is never
+// allowed for the session, so it has no such choice.
+func permissionChoicesFor(req tools.Request) []int {
+	if req.RunsCode {
+		return []int{choiceAllowOnce, choiceDeny, choiceDenyStop}
+	}
+	return []int{choiceAllowOnce, choiceAllowSession, choiceDeny, choiceDenyStop}
 }
 
 // permissionDialog asks whether a tool call may run.
 type permissionDialog struct {
 	ask permissionAsk
-	row choiceRow // the choices (choiceRow.sel is also the denial chosen)
+	// choices are the choices offered (permissionChoicesFor); row
+	// indexes them (row.sel is also the denial chosen).
+	choices []int
+	row     choiceRow
 	// scroll is the first diff row shown.
 	scroll int
 	// reason is the denial's reason being typed (nil until the user
@@ -104,9 +116,17 @@ type permissionDialog struct {
 }
 
 func newPermissionDialog(a permissionAsk) *permissionDialog {
-	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff),
-		row: choiceRow{n: permissionChoices, shortcuts: permissionShortcuts}}
+	choices := permissionChoicesFor(a.req)
+	keys := make(map[string]int, len(choices))
+	for i, c := range choices {
+		keys[permissionShortcuts[c]] = i
+	}
+	return &permissionDialog{ask: a, diff: diffview.Parse(a.req.Diff), choices: choices,
+		row: choiceRow{n: len(choices), shortcuts: keys}}
 }
+
+// chosen is the highlighted choice.
+func (d *permissionDialog) chosen() int { return d.choices[d.row.sel] }
 
 func (d *permissionDialog) abandoned() bool {
 	select {
@@ -118,7 +138,7 @@ func (d *permissionDialog) abandoned() bool {
 }
 
 func (d *permissionDialog) approving() bool {
-	return d.reason == nil && (d.row.sel == choiceAllowOnce || d.row.sel == choiceAllowSession)
+	return d.reason == nil && (d.chosen() == choiceAllowOnce || d.chosen() == choiceAllowSession)
 }
 
 func (d *permissionDialog) shortcut(key string) bool { return d.row.shortcut(key) }
@@ -128,8 +148,10 @@ func (d *permissionDialog) answer(a tools.Answer) (drawerResult, tea.Cmd) {
 	return drawerClose, nil
 }
 
-// choose acts on a choice: allowing answers; denying opens the reason.
-func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
+// choose acts on the choice at index i of the row: allowing answers;
+// denying opens the reason.
+func (d *permissionDialog) choose(m *Model, i int) (drawerResult, tea.Cmd) {
+	c := d.choices[i]
 	switch c {
 	case choiceAllowOnce:
 		return d.answer(tools.Answer{Reply: tools.AllowOnce})
@@ -142,7 +164,7 @@ func (d *permissionDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
 	ti.CharLimit = 500
 	ti.SetWidth(max(10, m.width-16))
 	cmd := ti.Focus()
-	d.reason, d.stop, d.row.sel = &ti, c == choiceDenyStop, c
+	d.reason, d.stop, d.row.sel = &ti, c == choiceDenyStop, i
 	m.questions.focused = true
 	return drawerKeep, cmd
 }
@@ -233,14 +255,19 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
 	case req.Tool == "bash":
 		session = "allow this command for this session"
-	case req.RunsCode:
-		session = "allow once (a file that runs as code is never allowed for the session)"
 	case req.Outside:
 		session = "allow " + req.Tool + " outside the directory for this session"
 	default:
 		session = "allow " + req.Tool + " for this session"
 	}
-	labels := []string{"allow once · alt+a", session + " · alt+s", "deny… · alt+d", "deny and stop the turn · alt+x"}
+	if req.RunsCode {
+		head = append(head, th.dim.Render(oneLine("a file that runs as code is never allowed for the session", inner)))
+	}
+	label := map[int]string{choiceAllowOnce: "allow once", choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn"}
+	labels := make([]string, len(d.choices))
+	for i, c := range d.choices {
+		labels[i] = label[c] + " · " + permissionShortcuts[c]
+	}
 	tail := append([]string{""}, d.row.view(th, labels, m.questions.focused, inner)...)
 	if d.reason != nil {
 		what := "Deny"
