@@ -37,7 +37,7 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		if m.fresh || m.opening {
 			text = "Nothing sent yet: the session starts with your first message."
 		}
-		return frameLines(th, "Context", []string{th.dim.Render(text)}, "esc close", width)
+		return frameLines(th, "Context", []string{th.Dim.Render(text)}, "esc close", width)
 	}
 	approx := ""
 	if s.Basis == tokens.BasisEstimated {
@@ -50,19 +50,19 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(s.Window))
 	}
 	var body []string
-	body = append(body, th.bold.Render(fmt.Sprintf("Total %s%s of %s tokens (%s)", approx, commas(s.Total), commas(s.Window), pct(s.Total)))+
-		th.dim.Render(" · basis "+string(s.Basis)))
+	body = append(body, th.Bold.Render(fmt.Sprintf("Total %s%s of %s tokens (%s)", approx, commas(s.Total), commas(s.Window), pct(s.Total)))+
+		th.Dim.Render(" · basis "+string(s.Basis)))
 	body = append(body, contextBar(th, s, inner)...)
 	row := func(style func(...string) string, label string, n int64, how ...string) string {
 		r := style("■") + " " + fmt.Sprintf("%-15s %11s  %6s", label, commas(n), pct(n))
 		if len(how) > 0 && how[0] != "" {
-			r += "  " + th.dim.Render(how[0])
+			r += "  " + th.Dim.Render(how[0])
 		}
 		return r
 	}
 	body = append(body,
-		row(th.barSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
-		row(th.barTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
+		row(th.BarSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
+		row(th.BarTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
 	)
 	body = append(body, mcpContextLines(th, m.opt.MCP, m.opt.Loop.Config, s.Window, pct)...)
 	reasoningHow := "not sent back to this model"
@@ -70,15 +70,15 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		reasoningHow = tokens.LabelEstimated
 	}
 	body = append(body,
-		row(th.barMessages.Render, "messages", s.Breakdown.Messages, s.Labels.Messages),
-		"  "+fmt.Sprintf("%-15s %11s  %6s", "of it reasoning", commas(s.Breakdown.Reasoning), pct(s.Breakdown.Reasoning))+"  "+th.dim.Render(reasoningHow),
+		row(th.BarMessages.Render, "messages", s.Breakdown.Messages, s.Labels.Messages),
+		"  "+fmt.Sprintf("%-15s %11s  %6s", "of it reasoning", commas(s.Breakdown.Reasoning), pct(s.Breakdown.Reasoning))+"  "+th.Dim.Render(reasoningHow),
 	)
 	if s.Breakdown.Pins > 0 {
-		body = append(body, row(th.barMessages.Render, "pins", s.Breakdown.Pins, s.Labels.Pins))
+		body = append(body, row(th.BarMessages.Render, "pins", s.Breakdown.Pins, s.Labels.Pins))
 	}
 	body = append(body,
-		row(th.barFree.Render, "free", s.Free),
-		row(th.barReserve.Render, "output reserve", s.OutputReserve),
+		row(th.BarFree.Render, "free", s.Free),
+		row(th.BarReserve.Render, "output reserve", s.OutputReserve),
 	)
 	if s.CompactAt > 0 {
 		left := s.CompactAt - s.Total
@@ -90,7 +90,7 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 		}
 		body = append(body, line)
 		if len(d.preview) > 0 {
-			body = append(body, th.warnText.Render("Near the point — what the compaction will do (/compact --preview):"))
+			body = append(body, th.WarnText.Render("Near the point — what the compaction will do (/compact --preview):"))
 			for _, l := range d.preview {
 				body = append(body, "  "+l)
 			}
@@ -109,16 +109,16 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 	if s.EstimateError != nil {
 		body = append(body, fmt.Sprintf("Last estimate error: %+.1f%%", 100**s.EstimateError))
 	} else {
-		body = append(body, th.dim.Render("Last estimate error: none yet (no call with usage)"))
+		body = append(body, th.Dim.Render("Last estimate error: none yet (no call with usage)"))
 	}
 	if message.CacheFiguresOf(m.lastUsage, m.sess.Usage) != nil {
 		body = append(body, fmt.Sprintf("Prompt cache: last step %d%% of its input read from the cache, session %d%%",
 			m.lastUsage.CachedPercent(), m.sess.Usage.CachedPercent()))
 	} else {
-		body = append(body, th.dim.Render("Prompt cache: nothing read or written yet"))
+		body = append(body, th.Dim.Render("Prompt cache: nothing read or written yet"))
 	}
 	for _, w := range s.Warnings {
-		body = append(body, th.warnText.Render("! "+w))
+		body = append(body, th.WarnText.Render("! "+w))
 	}
 	var wrapped []string
 	for _, l := range body {
@@ -143,12 +143,12 @@ func contextBar(th *theme, s tokens.Snapshot, width int) []string {
 		ch    string
 		style func(...string) string
 	}{
-		{s.Breakdown.System, "█", th.barSystem.Render},
-		{s.Breakdown.Tools, "█", th.barTools.Render},
-		{s.Breakdown.Messages, "█", th.barMessages.Render},
-		{s.Breakdown.Pins, "▓", th.barMessages.Render},
-		{s.Free, "░", th.barFree.Render},
-		{s.OutputReserve, "▒", th.barReserve.Render},
+		{s.Breakdown.System, "█", th.BarSystem.Render},
+		{s.Breakdown.Tools, "█", th.BarTools.Render},
+		{s.Breakdown.Messages, "█", th.BarMessages.Render},
+		{s.Breakdown.Pins, "▓", th.BarMessages.Render},
+		{s.Free, "░", th.BarFree.Render},
+		{s.OutputReserve, "▒", th.BarReserve.Render},
 	}
 	var b strings.Builder
 	used := 0
@@ -176,7 +176,7 @@ func contextBar(th *theme, s tokens.Snapshot, width int) []string {
 			label = "compaction ▲"
 			col = max(0, col-len([]rune(label))+1)
 		}
-		out = append(out, strings.Repeat(" ", col)+th.warnText.Render(label))
+		out = append(out, strings.Repeat(" ", col)+th.WarnText.Render(label))
 	}
 	return out
 }

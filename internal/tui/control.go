@@ -227,7 +227,7 @@ func (d *pinsDrawer) view(m *Model, width, height int) []string {
 	}
 	var body []string
 	if len(pins) == 0 {
-		body = append(body, th.dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
+		body = append(body, th.Dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
 	}
 	rows := make([]string, len(pins))
 	for i, p := range pins {

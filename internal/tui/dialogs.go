@@ -56,9 +56,9 @@ func buttons(th *theme, labels []string, sel, width int) []string {
 	for i, l := range labels {
 		b := " " + l + " "
 		if i == sel {
-			b = th.selected.Render(b)
+			b = th.Selected.Render(b)
 		} else {
-			b = th.accentText.Render(b)
+			b = th.AccentText.Render(b)
 		}
 		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(b)+1 > width {
 			out = append(out, line)
@@ -210,7 +210,7 @@ func (d *permissionDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd)
 // diffLines renders the diff for width, cached.
 func (d *permissionDialog) diffLines(th *theme, width int) []string {
 	if d.diffRows == nil || d.diffWidth != width || d.diffTheme != th {
-		d.diffRows = diffview.RenderLines(d.diff, width, diffview.Auto, th.diff)
+		d.diffRows = diffview.RenderLines(d.diff, width, diffview.Auto, th.Diff)
 		d.diffWidth, d.diffTheme = width, th
 	}
 	return d.diffRows
@@ -222,14 +222,14 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 	inner := max(10, width-4)
 	var head []string
 	if req.Command != "" {
-		head = append(head, "Allow "+th.bold.Render(req.Tool)+" to run:")
+		head = append(head, "Allow "+th.Bold.Render(req.Tool)+" to run:")
 		for _, l := range wrapText(termsafe.Strip(req.Command), inner-2) {
-			head = append(head, "  "+th.accentText.Render(l))
+			head = append(head, "  "+th.AccentText.Render(l))
 		}
 		// Every simple command, wherever the line hides it (a loop body,
 		// a case arm, a substitution).
 		if len(req.Commands) > 1 || len(req.Commands) == 1 && req.Commands[0] != strings.TrimSpace(req.Command) {
-			head = append(head, th.dim.Render("which runs:"))
+			head = append(head, th.Dim.Render("which runs:"))
 			for _, c := range req.Commands {
 				head = append(head, "  • "+oneLine(termsafe.Strip(c), inner-4))
 			}
@@ -239,15 +239,15 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		if title == "" {
 			title = req.Tool
 		}
-		head = append(head, "Allow "+th.bold.Render(oneLine(title, inner-8))+"?")
+		head = append(head, "Allow "+th.Bold.Render(oneLine(title, inner-8))+"?")
 	}
 	if req.Reason != "" {
 		for _, l := range wrapText("("+termsafe.Strip(req.Reason)+")", inner) {
-			head = append(head, th.dim.Render(l))
+			head = append(head, th.Dim.Render(l))
 		}
 	}
 	if req.From != "" {
-		head = append(head, th.dim.Render(oneLine("asked by "+termsafe.Strip(req.From), inner)))
+		head = append(head, th.Dim.Render(oneLine("asked by "+termsafe.Strip(req.From), inner)))
 	}
 	session := "allow for this session"
 	switch {
@@ -261,7 +261,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		session = "allow " + req.Tool + " for this session"
 	}
 	if req.RunsCode {
-		head = append(head, th.dim.Render(oneLine("a file that runs as code is never allowed for the session", inner)))
+		head = append(head, th.Dim.Render(oneLine("a file that runs as code is never allowed for the session", inner)))
 	}
 	label := map[int]string{choiceAllowOnce: "allow once", choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn"}
 	labels := make([]string, len(d.choices))
@@ -274,7 +274,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 		if d.stop {
 			what = "Deny and stop the turn"
 		}
-		tail = append(tail, th.warnText.Render(what+": a line for the model (enter sends, esc goes back)"), d.reason.View())
+		tail = append(tail, th.WarnText.Render(what+": a line for the model (enter sends, esc goes back)"), d.reason.View())
 	}
 
 	body := head
@@ -287,7 +287,7 @@ func (d *permissionDialog) view(m *Model, width, height int) []string {
 			room = max(1, room-1) // a line says what is hidden
 			d.scroll = min(d.scroll, len(rows)-room)
 			body = append(body, rows[d.scroll:d.scroll+room]...)
-			body = append(body, th.dim.Render(fmt.Sprintf("lines %d–%d of %d · tab, then ↑↓ pgup pgdn scroll the diff", d.scroll+1, d.scroll+room, len(rows))))
+			body = append(body, th.Dim.Render(fmt.Sprintf("lines %d–%d of %d · tab, then ↑↓ pgup pgdn scroll the diff", d.scroll+1, d.scroll+room, len(rows))))
 		}
 	}
 	body = append(body, tail...)
@@ -352,13 +352,13 @@ func (d *doomDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 func (d *doomDialog) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
-	body := []string{th.warnText.Render(fmt.Sprintf("%s was called %d times in a row with the same input:", termsafe.Strip(d.ask.tool), loop.DoomThreshold))}
+	body := []string{th.WarnText.Render(fmt.Sprintf("%s was called %d times in a row with the same input:", termsafe.Strip(d.ask.tool), loop.DoomThreshold))}
 	in := wrapText(termsafe.Strip(d.ask.input), inner-2)
 	if len(in) > 4 {
 		in = append(in[:4], "…")
 	}
 	for _, l := range in {
-		body = append(body, "  "+th.dim.Render(l))
+		body = append(body, "  "+th.Dim.Render(l))
 	}
 	body = append(body, "")
 	body = append(body, d.row.view(th, []string{"continue · alt+c", "stop the turn · alt+s", "always allow this call · alt+a"}, m.questions.focused, inner)...)

@@ -10,14 +10,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/termsafe"
+	uitheme "github.com/ctxloop/agent/internal/tui/theme"
 )
 
 // drawerResult tells the root model what to do after a drawer's update.
@@ -35,46 +34,17 @@ type drawer interface {
 	view(m *Model, width, height int) []string
 }
 
-// frameLines draws a titled box around lines.
+// frameLines, frameWith and clampBody are the theme package's frame
+// (theme/frame.go).
 func frameLines(th *theme, title string, body []string, footer string, width int) []string {
-	return frameWith(th.rule, title, body, footer, width)
+	return uitheme.Frame(th, title, body, footer, width)
 }
 
-// frameWith draws the box of frameLines in style.
 func frameWith(style lipgloss.Style, title string, body []string, footer string, width int) []string {
-	inner := max(1, width-4)
-	top := "╭─ " + title + " "
-	top += strings.Repeat("─", max(0, width-ansi.StringWidth(top)-1)) + "╮"
-	out := []string{style.Render(fit(top, width))}
-	side := style.Render("│")
-	for _, l := range body {
-		out = append(out, side+" "+pad(l, inner)+" "+side)
-	}
-	bottom := "╰"
-	if footer != "" {
-		bottom += "─ " + footer + " "
-	}
-	bottom += strings.Repeat("─", max(0, width-ansi.StringWidth(bottom)-1)) + "╯"
-	out = append(out, style.Render(fit(bottom, width)))
-	return out
+	return uitheme.FrameWith(style, title, body, footer, width)
 }
 
-// clampBody keeps at most height-2 body lines (the frame takes two),
-// around the selected line sel.
-func clampBody(body []string, height, sel int) []string {
-	n := height - 2
-	if n < 1 {
-		n = 1
-	}
-	if len(body) <= n {
-		return body
-	}
-	start := 0
-	if sel >= n {
-		start = sel - n + 1
-	}
-	return body[start : start+n]
-}
+func clampBody(body []string, height, sel int) []string { return uitheme.ClampBody(body, height, sel) }
 
 // infoKeys is how the informational drawers treat keys: esc, enter and q
 // close them, scrolling keys are the conversation's, and typing goes to
@@ -128,7 +98,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 	}
 	var body []string
 	for _, k := range keys {
-		body = append(body, th.key.Render(fmt.Sprintf("%-18s", k[0]))+" "+k[1])
+		body = append(body, th.Key.Render(fmt.Sprintf("%-18s", k[0]))+" "+k[1])
 	}
 	body = append(body, "")
 	for _, c := range commands {
@@ -136,7 +106,7 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 		if c.args != "" {
 			name += " " + c.args
 		}
-		body = append(body, th.key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
+		body = append(body, th.Key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
 	}
 	body = append(body, m.custom.helpLines(th, m.opt.Commands)...) // custom.go
 	body, footer := d.window(body, height, "esc close")
@@ -219,7 +189,7 @@ func (q *queueDrawer) view(m *Model, width, height int) []string {
 	inner := max(10, width-4)
 	var body []string
 	if len(m.queue) == 0 {
-		body = append(body, th.dim.Render("nothing queued: messages sent while the agent works wait here"))
+		body = append(body, th.Dim.Render("nothing queued: messages sent while the agent works wait here"))
 	}
 	rows := make([]string, len(m.queue))
 	for i, e := range m.queue {

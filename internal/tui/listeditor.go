@@ -82,7 +82,7 @@ func (l *listEditor) view(th *theme, rows []string, inner int) []string {
 	var body []string
 	for i, line := range rows {
 		if i == l.sel {
-			line = th.selected.Render(pad(line, inner))
+			line = th.Selected.Render(pad(line, inner))
 		}
 		body = append(body, line)
 		if l.editing != nil && i == l.sel {

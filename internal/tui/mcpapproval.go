@@ -228,9 +228,9 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 	} else {
 		add(plain, "", "It would run, as you, in this directory:")
 	}
-	add(th.accentText.Render, "  ", mcp.CommandLine(spec))
+	add(th.AccentText.Render, "  ", mcp.CommandLine(spec))
 	if mcp.RunsProjectFile(spec) {
-		add(th.dim.Render, "", "(a file of the project: the repository's own code runs)")
+		add(th.Dim.Render, "", "(a file of the project: the repository's own code runs)")
 	}
 	if sends := mcp.Sends(spec); len(sends) > 0 {
 		add(plain, "", "with, as written:")
@@ -238,7 +238,7 @@ func (d *mcpDialog) view(m *Model, width, height int) []string {
 			add(plain, "  ", l)
 		}
 	}
-	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
+	add(th.Dim.Render, "", "Its tools ask before they run, as other tools do.")
 	body = append(body, "")
 	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.questions.focused, inner)...)
 	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",

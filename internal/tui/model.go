@@ -338,7 +338,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 }
 
 func (m *Model) setTheme(dark bool) {
-	if m.th != nil && m.th.dark == dark {
+	if m.th != nil && m.th.Dark == dark {
 		return
 	}
 	m.th = newTheme(dark)

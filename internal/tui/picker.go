@@ -242,26 +242,26 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 func (p *picker) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
-	body := []string{th.accentText.Render("filter › ") + p.filter}
+	body := []string{th.AccentText.Render("filter › ") + p.filter}
 	if p.note != "" {
-		body = append(body, th.dim.Render(fit(p.note, inner)))
+		body = append(body, th.Dim.Render(fit(p.note, inner)))
 	}
 	vis := p.visible()
 	switch {
 	case p.loading:
-		body = append(body, th.dim.Render("loading…"))
+		body = append(body, th.Dim.Render("loading…"))
 	case p.err != nil:
-		body = append(body, th.errorText.Render(p.err.Error()))
+		body = append(body, th.ErrorText.Render(p.err.Error()))
 	case p.search != nil && p.search.err != nil && p.filter != "":
-		body = append(body, th.errorText.Render("search: "+p.search.err.Error()))
+		body = append(body, th.ErrorText.Render("search: "+p.search.err.Error()))
 	case len(vis) == 0 && p.search != nil && p.filter != "" && p.search.query != p.filter:
-		body = append(body, th.dim.Render("searching…"))
+		body = append(body, th.Dim.Render("searching…"))
 	case len(vis) == 0 && p.search != nil && p.filter != "":
-		body = append(body, th.dim.Render("no session mentions "+p.filter))
+		body = append(body, th.Dim.Render("no session mentions "+p.filter))
 	case len(vis) == 0 && p.free && p.filter != "":
-		body = append(body, th.dim.Render("enter switches to "+p.filter))
+		body = append(body, th.Dim.Render("enter switches to "+p.filter))
 	case len(vis) == 0:
-		body = append(body, th.dim.Render("nothing here yet"))
+		body = append(body, th.Dim.Render("nothing here yet"))
 	}
 	var rows []string
 	selRow := 0
@@ -278,15 +278,15 @@ func (p *picker) view(m *Model, width, height int) []string {
 		}
 		line := pad(fit(label, room), room)
 		if detail != "" {
-			line += "  " + th.dim.Render(detail)
+			line += "  " + th.Dim.Render(detail)
 		}
 		if i == p.sel {
-			line = th.selected.Render(pad(ansi.Strip(line), inner))
+			line = th.Selected.Render(pad(ansi.Strip(line), inner))
 			selRow = len(rows)
 		}
 		rows = append(rows, line)
 		if e.snippet != "" {
-			rows = append(rows, th.dim.Render(fit("    "+e.snippet, inner)))
+			rows = append(rows, th.Dim.Render(fit("    "+e.snippet, inner)))
 			if i == p.sel {
 				selRow++
 			}

@@ -127,9 +127,9 @@ func (qs *questions) footer(unfocused, focused string) string {
 
 // frame frames a question: highlighted while it waits for focus.
 func (qs *questions) frame(th *theme, title string, body []string, footer string, width int) []string {
-	style := th.warnText
+	style := th.WarnText
 	if qs.focused {
-		style = th.accentText
+		style = th.AccentText
 	}
 	return frameWith(style, title, body, footer, width)
 }

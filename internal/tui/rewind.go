@@ -272,10 +272,10 @@ const maxOutsideListed = 8
 func (d *outsideDialog) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
-	body := []string{th.warnText.Render(fit("These files changed outside the agent since it last left them, or not surely by it:", inner))}
+	body := []string{th.WarnText.Render(fit("These files changed outside the agent since it last left them, or not surely by it:", inner))}
 	for i, f := range d.files {
 		if i == maxOutsideListed {
-			body = append(body, th.dim.Render(fmt.Sprintf("  … and %d more", len(d.files)-i)))
+			body = append(body, th.Dim.Render(fmt.Sprintf("  … and %d more", len(d.files)-i)))
 			break
 		}
 		line := fmt.Sprintf("%-9s %s", f.Status.String(), termsafe.Strip(f.Path))
@@ -284,9 +284,9 @@ func (d *outsideDialog) view(m *Model, width, height int) []string {
 		}
 		body = append(body, "  "+fit(line, inner-2))
 	}
-	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
+	body = append(body, "", th.Dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
 	body = append(body, d.row.view(th, []string{"restore anyway · alt+r", "cancel · esc"}, true, inner)...)
-	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
+	return frameWith(th.WarnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
 }
 
 // opened runs once a session is open: the notices waiting for it go to

@@ -152,7 +152,7 @@ func (tp *turnPicker) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
 	t := tp.turns[tp.chosen]
-	body := []string{th.userBar.Render("▌") + " " + th.userText.Render(oneLine(termsafe.Strip(t.Text), inner-2))}
+	body := []string{th.UserBar.Render("▌") + " " + th.UserText.Render(oneLine(termsafe.Strip(t.Text), inner-2))}
 	var paths []string
 	seen := map[string]bool{}
 	for _, later := range tp.turns[tp.chosen:] {
@@ -166,15 +166,15 @@ func (tp *turnPicker) view(m *Model, width, height int) []string {
 		}
 	}
 	if len(paths) == 0 {
-		body = append(body, th.dim.Render("no file changed since this message"))
+		body = append(body, th.Dim.Render("no file changed since this message"))
 	} else {
-		body = append(body, th.dim.Render(fit(fmt.Sprintf("files changed since: %s", strings.Join(paths, ", ")), inner)))
+		body = append(body, th.Dim.Render(fit(fmt.Sprintf("files changed since: %s", strings.Join(paths, ", ")), inner)))
 	}
 	body = append(body, "")
 	for i, c := range rewindModes {
 		line := fmt.Sprintf("%d. %-22s %s", i+1, c.label, c.detail)
 		if i == tp.mode {
-			line = th.selected.Render(pad(fit(line, inner), inner))
+			line = th.Selected.Render(pad(fit(line, inner), inner))
 		} else {
 			line = fit(line, inner)
 		}

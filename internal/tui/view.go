@@ -40,7 +40,7 @@ func (m *Model) layout() {
 		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
 	}
 	if m.flash != "" {
-		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
+		lines = append(lines, " "+m.th.WarnText.Render(fit(m.flash, w-2)))
 	}
 	if len(lines) > avail-1 {
 		lines = lines[len(lines)-max(0, avail-1):]
@@ -78,9 +78,9 @@ func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
 		line := fmt.Sprintf(" %-18s %s", name, c.help)
 		line = pad(fit(line, width-2), width-2)
 		if i == sel {
-			line = th.selected.Render(line)
+			line = th.Selected.Render(line)
 		} else {
-			line = th.dim.Render(line)
+			line = th.Dim.Render(line)
 		}
 		out = append(out, " "+line)
 	}
@@ -88,7 +88,7 @@ func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
 	if more := len(comps) - (last - first); more > 0 {
 		hint = fmt.Sprintf("%d of %d · ", sel+1, len(comps)) + hint
 	}
-	out = append(out, " "+th.dim.Render(fit(hint, width-2)))
+	out = append(out, " "+th.Dim.Render(fit(hint, width-2)))
 	return out
 }
 
@@ -125,7 +125,7 @@ func (m *Model) View() tea.View {
 		rows = max(m.liveFloor, h)
 	}
 	focused := m.chat.focusedItem()
-	bar := m.th.accentText.Render("▎")
+	bar := m.th.AccentText.Render("▎")
 	for i, l := range m.chat.visible {
 		if focused >= 0 && m.chat.rows[i] == focused && l != "" {
 			b.WriteString(bar)
@@ -170,15 +170,15 @@ func (m *Model) ruleLine() string {
 	w := max(20, m.width)
 	left := ""
 	if !m.chat.follow {
-		left = th.accentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
+		left = th.AccentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
 	}
 	right := ""
 	if len(m.queue) > 0 {
-		right = th.badge.Render(" "+queueBadge(m.queue)+" ") + th.dim.Render(" ctrl+q ")
+		right = th.Badge.Render(" "+queueBadge(m.queue)+" ") + th.Dim.Render(" ctrl+q ")
 	}
 	fill := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if fill < 0 {
 		return fit(left+right, w)
 	}
-	return th.rule.Render("──") + left + th.rule.Render(strings.Repeat("─", fill)) + right
+	return th.Rule.Render("──") + left + th.Rule.Render(strings.Repeat("─", fill)) + right
 }
