@@ -166,7 +166,7 @@ func (m *Model) resetConversation() {
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil
-	m.questions.list = nil
+	m.questions.Clear()
 	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}

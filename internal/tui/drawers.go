@@ -16,16 +16,18 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 	uitheme "github.com/ctxloop/agent/internal/tui/theme"
 )
 
-// drawerResult tells the root model what to do after a drawer's update.
-type drawerResult int
+// drawerResult tells the root model what to do after a drawer's update:
+// the overlays' Result (overlay/overlay.go).
+type drawerResult = overlay.Result
 
 const (
-	drawerKeep  drawerResult = iota // the drawer handled it
-	drawerClose                     // close the drawer
-	drawerPass                      // not for the drawer: close it and let the editor have the key
+	drawerKeep  = overlay.Keep  // the drawer handled it
+	drawerClose = overlay.Close // close the drawer
+	drawerPass  = overlay.Pass  // not for the drawer: close it and let the editor have the key
 )
 
 type drawer interface {

@@ -54,8 +54,7 @@ type (
 		gen   int
 		queue []message.QueuedMessage
 	}
-	tickMsg        struct{ gen int }
-	tailDueMsg     struct{ owner *textItem }
-	flashDoneMsg   struct{ id int }
-	dialogArmedMsg struct{ d drawer }
+	tickMsg      struct{ gen int }
+	tailDueMsg   struct{ owner *textItem }
+	flashDoneMsg struct{ id int }
 )

@@ -23,14 +23,10 @@ func (m *Model) layout() {
 		avail -= liveSpareRows // the live region stays shorter than the terminal
 	}
 	var lines []string
-	var d drawer
-	if len(m.questions.list) > 0 {
-		d = m.questions.list[0]
+	if m.questions.Len() > 0 {
+		lines = m.questions.View(chatHost{m}, w, max(4, avail-3))
 	} else if m.drawer != nil {
-		d = m.drawer
-	}
-	if d != nil {
-		lines = d.view(m, w, max(4, avail-3))
+		lines = m.drawer.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
 	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {

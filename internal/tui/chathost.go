@@ -1,0 +1,23 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/tui/overlay"
+	uitheme "github.com/ctxloop/agent/internal/tui/theme"
+)
+
+// chatHost is what the overlays (internal/tui/overlay) see of the chat:
+// overlay.Host, read off the model. It holds the model so that a drawer
+// kept open sees the chat as it is now, but it reaches nothing else.
+type chatHost struct{ m *Model }
+
+var _ overlay.Host = chatHost{}
+
+func (h chatHost) Theme() *uitheme.Theme { return h.m.th }
+
+func (h chatHost) Width() int { return h.m.width }
+
+func (h chatHost) After(d time.Duration, msg tea.Msg) tea.Cmd { return h.m.after(d, msg) }

@@ -1,0 +1,54 @@
+// Package overlay holds the chat's drawers and dialogs: the panels that
+// open between the conversation and the editor, each a small update/view
+// type. Update never blocks and does no I/O (it returns a tea.Cmd), and
+// what an overlay does to the chat comes back as a Result or as a message
+// named for what happened (MCPChosenMsg, OpFailedMsg), which the chat
+// handles.
+//
+// An overlay sees the chat only through Host, a handful of read-only
+// members and a timer; everything else it needs is passed in when it is
+// made. The package never imports internal/tui (tui imports it) and draws
+// with internal/tui/theme.
+//
+// Where things live:
+//   - overlay.go: Result, Host, Drawer;
+//   - choicerow.go: the row of buttons a question answers with;
+//   - questions.go: the loop's open questions, oldest first, and the grace
+//     that keeps a question from taking keys meant for the editor;
+//   - gate.go: the Enter gate of a focused question;
+//   - permission.go, doom.go, mcp.go: the questions themselves.
+package overlay
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/tui/theme"
+)
+
+// Result tells the chat what to do after an overlay's Update.
+type Result int
+
+const (
+	Keep  Result = iota // the overlay handled it
+	Close               // close the overlay
+	Pass                // not the overlay's: close it and let the editor have the key
+)
+
+// Host is what an overlay reads of the chat.
+type Host interface {
+	// Theme is the styles of the current background.
+	Theme() *theme.Theme
+	// Width is the screen's width in cells.
+	Width() int
+	// After delivers msg after d, unless the chat closes first.
+	After(d time.Duration, msg tea.Msg) tea.Cmd
+}
+
+// Drawer is a panel the chat gives keys while it is open.
+type Drawer interface {
+	Update(h Host, msg tea.Msg) (Result, tea.Cmd)
+	// View renders at most height lines of width cells.
+	View(h Host, width, height int) []string
+}
