@@ -112,14 +112,14 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
 		}
-		d := newSessionPicker()
+		d := newSessionPicker(m)
 		m.drawer = d
 		return d.load(m)
 	case "model":
 		if arg != "" {
 			return m.switchModel(arg, "")
 		}
-		d := newModelPicker(m)
+		d := newModelPicker("Model")
 		m.drawer = d
 		return d.load(m)
 	case "budget":

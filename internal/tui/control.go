@@ -26,6 +26,7 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // controlMsg is the result of a command of this file, applied to the model
@@ -365,7 +366,7 @@ func (d *summaryEditDrawer) view(m *Model, width, height int) []string {
 
 // summariseLoadedMsg carries the user messages /summarise offers.
 type summariseLoadedMsg struct {
-	entries []pickerEntry
+	entries []overlay.PickerEntry
 	err     error
 }
 
@@ -376,11 +377,11 @@ func (msg summariseLoadedMsg) apply(m *Model) tea.Cmd {
 	if len(msg.entries) == 0 {
 		return m.setFlash("nothing to summarise yet: no message of yours since the last summary", 3*time.Second)
 	}
-	first := msg.entries[0].value
-	m.drawer = &picker{title: "Summarise · pick a message, then what to summarise around it",
-		entries: msg.entries, choose: func(m *Model, id string) tea.Cmd {
+	first := msg.entries[0].Value
+	m.drawer = pickerOn("Summarise · pick a message, then what to summarise around it", msg.entries,
+		func(m *Model, id string) tea.Cmd {
 			return func() tea.Msg { return summariseChosenMsg{id: id, first: id == first} }
-		}}
+		})
 	return nil
 }
 
@@ -398,15 +399,15 @@ const (
 )
 
 func (msg summariseChosenMsg) apply(m *Model) tea.Cmd {
-	var entries []pickerEntry
+	var entries []overlay.PickerEntry
 	if !msg.first {
-		entries = append(entries, pickerEntry{value: summariseBefore, label: "Summarise what came before it",
-			detail: "it and all after it stay verbatim"})
+		entries = append(entries, overlay.PickerEntry{Value: summariseBefore, Label: "Summarise what came before it",
+			Detail: "it and all after it stay verbatim"})
 	}
-	entries = append(entries, pickerEntry{value: summariseAfter, label: "Summarise what came after it",
-		detail: "all up to it stays verbatim"})
-	m.drawer = &picker{title: "Summarise · around the chosen message", entries: entries,
-		choose: func(m *Model, which string) tea.Cmd { return m.summariseAround(msg.id, which == summariseAfter) }}
+	entries = append(entries, overlay.PickerEntry{Value: summariseAfter, Label: "Summarise what came after it",
+		Detail: "all up to it stays verbatim"})
+	m.drawer = pickerOn("Summarise · around the chosen message", entries,
+		func(m *Model, which string) tea.Cmd { return m.summariseAround(msg.id, which == summariseAfter) })
 	return nil
 }
 
@@ -425,7 +426,7 @@ func (m *Model) openSummarise() tea.Cmd {
 		if err != nil {
 			return summariseLoadedMsg{err: err}
 		}
-		var entries []pickerEntry
+		var entries []overlay.PickerEntry
 		for _, e := range tokens.VisibleHistory(h).After {
 			if e.Message.Role != message.RoleUser || e.Message.Synthetic {
 				continue
@@ -439,8 +440,8 @@ func (m *Model) openSummarise() tea.Cmd {
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
-			entries = append(entries, pickerEntry{value: e.Message.ID, label: oneLine(termsafe.Strip(text), 70),
-				detail: e.Message.CreatedAt.Local().Format("15:04")})
+			entries = append(entries, overlay.PickerEntry{Value: e.Message.ID, Label: oneLine(termsafe.Strip(text), 70),
+				Detail: e.Message.CreatedAt.Local().Format("15:04")})
 		}
 		return summariseLoadedMsg{entries: entries}
 	}

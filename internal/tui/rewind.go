@@ -95,7 +95,7 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 		if len(turns) == 0 {
 			return m.setFlash("nothing to "+name+" yet: no message was sent in this session", 3*time.Second)
 		}
-		m.drawer = newTurnPicker(name, h, turns)
+		m.drawer = turnDrawer{overlay.NewTurnPicker(name, h, turns)}
 	case "diff":
 		n := 0
 		if arg != "" {
