@@ -125,27 +125,24 @@ func (d *linesDrawer) view(m *Model, width, height int) []string {
 	return frameLines(m.th, d.title, clampBody(body, height, 0), d.footer, width)
 }
 
-// pinDoneMsg is the result of /pin and of an edit or removal in /pins.
-type pinDoneMsg struct {
-	verb string // pinned, edited, unpinned
-	text string
-	err  error
-}
+// pinDoneMsg is the result of /pin and of an edit or removal in /pins
+// (overlay.PinDoneMsg).
+type pinDoneMsg overlay.PinDoneMsg
 
 func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
-	if msg.err != nil {
-		m.chat.notice(noticeError, "pin: "+msg.err.Error(), "")
+	if msg.Err != nil {
+		m.chat.notice(noticeError, "pin: "+msg.Err.Error(), "")
 		return nil
 	}
 	if m.runner != nil {
 		m.snap = m.runner.Snapshot()
 	}
-	if msg.verb == "pinned" {
-		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
+	if msg.Verb == "pinned" {
+		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.Text), 70),
 			"sent word for word after every summary; /pins edits them")
 		return nil
 	}
-	return m.setFlash("pin "+msg.verb, 2*time.Second)
+	return m.setFlash("pin "+msg.Verb, 2*time.Second)
 }
 
 // maxPinChars bounds a pin taken from a message or card.
@@ -170,77 +167,29 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		_, err := r.AddPin(context.Background(), text, "")
-		return pinDoneMsg{verb: "pinned", text: text, err: err}
+		return pinDoneMsg{Verb: "pinned", Text: text, Err: err}
 	}
 }
 
-// pinsDrawer is /pins: the session's pins, to edit or remove.
-type pinsDrawer struct{ list listEditor }
+// pinsDrawer puts overlay.PinsDrawer in the chat's drawer slot, given
+// the session's pins as they stand and the runner's edits of them.
+type pinsDrawer struct{ *overlay.PinsDrawer }
 
-func newPinsDrawer() *pinsDrawer { return &pinsDrawer{list: listEditor{editHeight: 6}} }
+func newPinsDrawer() pinsDrawer { return pinsDrawer{overlay.NewPinsDrawer()} }
 
-func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	r := m.runner
-	if r == nil {
-		return infoKeys(msg), nil
+func (d pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	if m.runner == nil {
+		return d.Update(chatHost{m}, nil, nil, msg)
 	}
-	pins := r.Pins()
-	if d.list.editing != nil {
-		saved, cmd := d.list.updateEditing(msg)
-		if saved == nil {
-			return drawerKeep, cmd
-		}
-		return drawerKeep, func() tea.Msg {
-			return pinDoneMsg{verb: "edited", text: saved.text, err: r.EditPin(context.Background(), saved.id, saved.text)}
-		}
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	if len(pins) == 0 {
-		return infoKeys(msg), nil
-	}
-	d.list.clamp(len(pins))
-	cur := pins[d.list.sel]
-	if d.list.move(k.String(), len(pins)) {
-		return drawerKeep, nil
-	}
-	switch k.String() {
-	case "esc", "q":
-		return drawerClose, nil
-	case "enter", "e":
-		d.list.edit(m.th, m.width, cur.ID, cur.Text)
-	case "d", "delete", "backspace", "x":
-		return drawerKeep, func() tea.Msg {
-			return pinDoneMsg{verb: "removed", text: cur.Text, err: r.RemovePin(context.Background(), cur.ID)}
-		}
-	}
-	return drawerKeep, nil
+	return d.Update(chatHost{m}, m.runner.Pins(), m.runner, msg)
 }
 
-func (d *pinsDrawer) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
+func (d pinsDrawer) view(m *Model, width, height int) []string {
 	var pins []message.Pin
 	if m.runner != nil {
 		pins = m.runner.Pins()
 	}
-	var body []string
-	if len(pins) == 0 {
-		body = append(body, th.Dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
-	}
-	rows := make([]string, len(pins))
-	for i, p := range pins {
-		rows[i] = fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(p.Text), inner-4))
-	}
-	body = append(body, d.list.view(th, rows, inner)...)
-	footer := "↑↓ select · enter edit · d remove · esc"
-	if d.list.editing != nil {
-		footer = "enter save · shift+enter new line · esc cancel"
-	}
-	return frameLines(th, fmt.Sprintf("Pins (%d) · sent word for word after every summary", len(pins)),
-		clampBody(body, height, d.list.sel), footer, width)
+	return d.View(chatHost{m}, pins, width, height)
 }
 
 // summaryCmd runs /summary edit.

@@ -7,7 +7,6 @@ package tui
 // keys while it is open.
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -15,7 +14,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tui/overlay"
 	uitheme "github.com/ctxloop/agent/internal/tui/theme"
 )
@@ -48,20 +46,8 @@ func frameWith(style lipgloss.Style, title string, body []string, footer string,
 
 func clampBody(body []string, height, sel int) []string { return uitheme.ClampBody(body, height, sel) }
 
-// infoKeys is how the informational drawers treat keys: esc, enter and q
-// close them, scrolling keys are the conversation's, and typing goes to
-// the editor.
-func infoKeys(msg tea.Msg) drawerResult {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep
-	}
-	switch k.String() {
-	case "esc", "enter", "q":
-		return drawerClose
-	}
-	return drawerPass
-}
+// infoKeys is how the informational drawers treat keys (overlay.InfoKeys).
+func infoKeys(msg tea.Msg) drawerResult { return overlay.InfoKeys(msg) }
 
 // helpDrawer lists keys and commands; it scrolls (help.go).
 type helpDrawer struct{ scroller }
@@ -115,94 +101,22 @@ func (d *helpDrawer) view(m *Model, width, height int) []string {
 	return frameLines(th, "Help", body, footer, width)
 }
 
-// queueDrawer lists queued messages to edit, delete or reorder.
-type queueDrawer struct{ list listEditor }
+// queueDrawer puts overlay.QueueDrawer in the chat's drawer slot, given
+// the queue as it stands and the runner's edits of it.
+type queueDrawer struct{ *overlay.QueueDrawer }
 
-func newQueueDrawer() *queueDrawer { return &queueDrawer{list: listEditor{editHeight: 4}} }
+func newQueueDrawer() queueDrawer { return queueDrawer{overlay.NewQueueDrawer()} }
 
-func (q *queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	r := m.runner
-	if q.list.editing != nil {
-		saved, cmd := q.list.updateEditing(msg)
-		if saved == nil || r == nil {
-			return drawerKeep, cmd
-		}
-		return drawerKeep, func() tea.Msg {
-			if err := r.UpdateQueued(context.Background(), saved.id, saved.text); err != nil {
-				return opFailedMsg{what: "edit the queued message (it may have been sent already)", err: err}
-			}
-			return nil
-		}
+func (q queueDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	var ops overlay.QueueOps
+	if m.runner != nil {
+		ops = m.runner
 	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	if len(m.queue) == 0 {
-		if k.String() == "esc" || k.String() == "ctrl+q" {
-			return drawerClose, nil
-		}
-		return drawerPass, nil
-	}
-	q.list.clamp(len(m.queue))
-	cur := m.queue[q.list.sel]
-	op := func(what string, fn func(ctx context.Context) error) tea.Cmd {
-		if r == nil {
-			return nil
-		}
-		return func() tea.Msg {
-			if err := fn(context.Background()); err != nil {
-				return opFailedMsg{what: what, err: err}
-			}
-			return nil
-		}
-	}
-	if q.list.move(k.String(), len(m.queue)) {
-		return drawerKeep, nil
-	}
-	switch k.String() {
-	case "esc", "ctrl+q":
-		return drawerClose, nil
-	case "enter", "e":
-		q.list.edit(m.th, m.width, cur.ID, cur.Text)
-	case "d", "delete", "backspace", "x":
-		return drawerKeep, op("delete the queued message", func(ctx context.Context) error { return r.RemoveQueued(ctx, cur.ID) })
-	case "tab", "s":
-		kind := flipped(cur)
-		return drawerKeep, op("flip the queued message (it may have been sent already)", func(ctx context.Context) error { return r.SetQueuedKind(ctx, cur.ID, kind) })
-	case "alt+up", "shift+up", "K":
-		if q.list.sel > 0 {
-			q.list.sel--
-			to := q.list.sel
-			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
-		}
-	case "alt+down", "shift+down", "J":
-		if q.list.sel < len(m.queue)-1 {
-			q.list.sel++
-			to := q.list.sel
-			return drawerKeep, op("move the queued message", func(ctx context.Context) error { return r.MoveQueued(ctx, cur.ID, to) })
-		}
-	}
-	return drawerKeep, nil
+	return q.Update(chatHost{m}, m.queue, ops, msg)
 }
 
-func (q *queueDrawer) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	var body []string
-	if len(m.queue) == 0 {
-		body = append(body, th.Dim.Render("nothing queued: messages sent while the agent works wait here"))
-	}
-	rows := make([]string, len(m.queue))
-	for i, e := range m.queue {
-		rows[i] = fmt.Sprintf("%d. %s %s", i+1, kindMark(e), oneLine(termsafe.Strip(e.Text), inner-10))
-	}
-	body = append(body, q.list.view(th, rows, inner)...)
-	footer := "↑↓ select · enter edit · tab steer⇄queue · d delete · shift+↑↓ move · esc"
-	if q.list.editing != nil {
-		footer = "enter save · esc cancel"
-	}
-	return frameLines(th, fmt.Sprintf("Queue (%d) · steer: at the next step · queue: after the turn", len(m.queue)), clampBody(body, height, q.list.sel), footer, width)
+func (q queueDrawer) view(m *Model, width, height int) []string {
+	return q.View(chatHost{m}, m.queue, width, height)
 }
 
 // sinceLabel is a short elapsed time for the status line.

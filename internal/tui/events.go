@@ -105,8 +105,8 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		}
 	case message.EventQueueChanged:
 		m.queue = ev.Queue
-		if q, ok := m.drawer.(*queueDrawer); ok {
-			q.list.clamp(len(m.queue))
+		if q, ok := m.drawer.(queueDrawer); ok {
+			q.Clamp(len(m.queue))
 		}
 	case message.EventSessionUpdated:
 		if ev.Session != nil {

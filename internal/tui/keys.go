@@ -173,7 +173,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	}
 	if m.drawer != nil {
 		switch m.drawer.(type) {
-		case *pickerDrawer, *queueDrawer, *findDrawer:
+		case *pickerDrawer, queueDrawer, *findDrawer:
 			_, cmd := m.drawer.update(m, msg)
 			return cmd
 		}

@@ -264,7 +264,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
-		m.chat.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.What+": "+msg.Err.Error(), "")
+	case overlay.PinDoneMsg:
+		cmds = append(cmds, pinDoneMsg(msg).apply(m))
 	case rewoundMsg:
 		cmds = append(cmds, m.handleRewound(msg))
 	case diffLoadedMsg:

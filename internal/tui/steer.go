@@ -62,19 +62,3 @@ func queueBadge(queue []message.QueuedMessage) string {
 	}
 	return strings.Join(parts, " · ")
 }
-
-// kindMark is the queue panel's marker of an item's kind.
-func kindMark(q message.QueuedMessage) string {
-	if q.Steers() {
-		return "steer"
-	}
-	return "queue"
-}
-
-// flipped is the other kind.
-func flipped(q message.QueuedMessage) message.QueueKind {
-	if q.Steers() {
-		return message.KindQueue
-	}
-	return message.KindSteer
-}

@@ -2,7 +2,7 @@
 // open between the conversation and the editor, each a small update/view
 // type. Update never blocks and does no I/O (it returns a tea.Cmd), and
 // what an overlay does to the chat comes back as a Result or as a message
-// named for what happened (MCPChosenMsg, OpFailedMsg), which the chat
+// named for what happened (MCPChosenMsg, PinDoneMsg, OpFailedMsg), which the chat
 // handles.
 //
 // An overlay sees the chat only through Host, a handful of read-only
@@ -16,7 +16,9 @@
 //   - questions.go: the loop's open questions, oldest first, and the grace
 //     that keeps a question from taking keys meant for the editor;
 //   - gate.go: the Enter gate of a focused question;
-//   - permission.go, doom.go, mcp.go: the questions themselves.
+//   - permission.go, doom.go, mcp.go, outside.go: the questions;
+//   - picker.go, search.go, turnpicker.go: the filterable pickers;
+//   - listeditor.go, queue.go, pins.go: the drawers that edit a list.
 package overlay
 
 import (
@@ -44,6 +46,9 @@ type Host interface {
 	Width() int
 	// After delivers msg after d, unless the chat closes first.
 	After(d time.Duration, msg tea.Msg) tea.Cmd
+	// TextArea is an editor of text, width cells wide and at most
+	// maxHeight lines high, that edits as the chat's editor does.
+	TextArea(text string, width, maxHeight int) TextArea
 }
 
 // Drawer is a panel the chat gives keys while it is open.
