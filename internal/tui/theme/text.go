@@ -4,6 +4,7 @@ package theme
 // cells, styled text keeps its escape sequences whole.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -86,4 +87,24 @@ func wrapASCII(out []string, line string, width int) []string {
 		line = strings.TrimLeft(line[cut+1:], " ")
 	}
 	return append(out, line)
+}
+
+// Commas writes n with thousands separators.
+func Commas(n int64) string {
+	s := fmt.Sprintf("%d", n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
