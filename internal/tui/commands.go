@@ -139,7 +139,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "copy":
 		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
-		m.drawer = &helpDrawer{}
+		m.drawer = newHelpDrawer()
 		return m.custom.scan(m.opt.Commands) // custom.go
 	case "quit":
 		return tea.Quit

@@ -66,8 +66,8 @@ func (msg previewMsg) apply(m *Model) tea.Cmd {
 	if msg.focus != "" {
 		lines = append([]string{"Focus: " + msg.focus}, lines...)
 	}
-	m.drawer = &linesDrawer{title: "Compaction preview · no request sent", lines: lines,
-		footer: "/compact runs it · esc close"}
+	m.drawer = hosted{&overlay.LinesDrawer{Title: "Compaction preview · no request sent", Lines: lines,
+		Footer: "/compact runs it · esc close"}}
 	return nil
 }
 
@@ -104,25 +104,6 @@ func contextPreviewCmd(r *loop.Runner, s tokens.Snapshot) tea.Cmd {
 // compaction point.
 func nearPoint(s tokens.Snapshot) bool {
 	return s.CompactAt > 0 && float64(s.Total) >= tokens.NearFraction*float64(s.CompactAt)
-}
-
-// linesDrawer shows lines of text in a panel.
-type linesDrawer struct {
-	title, footer string
-	lines         []string
-}
-
-func (d *linesDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	return infoKeys(msg), nil
-}
-
-func (d *linesDrawer) view(m *Model, width, height int) []string {
-	inner := max(10, width-4)
-	var body []string
-	for _, l := range d.lines {
-		body = append(body, wrapText(termsafe.Strip(l), inner)...)
-	}
-	return frameLines(m.th, d.title, clampBody(body, height, 0), d.footer, width)
 }
 
 // pinDoneMsg is the result of /pin and of an edit or removal in /pins

@@ -8,7 +8,6 @@ package tui
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -49,56 +48,35 @@ func clampBody(body []string, height, sel int) []string { return uitheme.ClampBo
 // infoKeys is how the informational drawers treat keys (overlay.InfoKeys).
 func infoKeys(msg tea.Msg) drawerResult { return overlay.InfoKeys(msg) }
 
-// helpDrawer lists keys and commands; it scrolls (help.go).
-type helpDrawer struct{ scroller }
+// hosted puts a self-contained overlay.Drawer in the chat's drawer slot.
+type hosted struct{ overlay.Drawer }
 
-func (d *helpDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	return infoKeys(msg), nil
+func (d hosted) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	return d.Update(chatHost{m}, msg)
 }
 
-func (d *helpDrawer) view(m *Model, width, height int) []string {
-	th := m.th
-	keys := [][2]string{
-		{"enter", "send (queued while the agent works)"},
-		{"shift+enter ctrl+j", "new line"},
-		{"↑ ↓", "history; ↑ on an empty editor pulls the last queued message back"},
-		{"esc", "interrupt the agent; close a panel"},
-		{"ctrl+c", "clear the editor; twice to quit"},
-		{"pgup pgdn wheel", "scroll the conversation"},
-		{"ctrl+o", "expand or collapse the focused card (marked ▎; or click one)"},
-		{"alt+↑ alt+↓", "move the focus to the previous or next card or message"},
-		{"alt+o", "expand or collapse every card (/expand all)"},
-		{"alt+y", "copy the focused message, else the newest reply, via OSC 52 (/copy code: its code block)"},
-		{"ctrl+f", "search the conversation (/find)"},
-		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
-		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
-		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
-		{"ctrl+v", "attach the clipboard's image (pasting an image file's path attaches it too; backspace on an empty editor removes one)"},
-		{"shift+drag", "select text (the mouse scrolls the conversation)"},
-	}
-	if m.inline {
-		keys = slices.DeleteFunc(keys, func(k [2]string) bool {
-			return k[0] == "pgup pgdn wheel" || k[0] == "shift+drag" || k[0] == "ctrl+f"
-		})
-		keys = append(keys,
-			[2]string{"inline mode", "finished messages are in the terminal's scrollback: scroll, search and select there"},
-			[2]string{"", "ctrl+o on a printed card prints it again, expanded"})
-	}
-	var body []string
-	for _, k := range keys {
-		body = append(body, th.Key.Render(fmt.Sprintf("%-18s", k[0]))+" "+k[1])
-	}
-	body = append(body, "")
+func (d hosted) view(m *Model, width, height int) []string { return d.View(chatHost{m}, width, height) }
+
+// helpDrawer puts overlay.HelpDrawer in the chat's drawer slot, with the
+// chat's commands (built in, then custom: custom.go).
+type helpDrawer struct{ *overlay.HelpDrawer }
+
+func newHelpDrawer() helpDrawer { return helpDrawer{&overlay.HelpDrawer{}} }
+
+func (d helpDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	return d.Update(chatHost{m}, msg)
+}
+
+func (d helpDrawer) view(m *Model, width, height int) []string {
+	var cmds [][2]string
 	for _, c := range commands {
 		name := "/" + c.name
 		if c.args != "" {
 			name += " " + c.args
 		}
-		body = append(body, th.Key.Render(fmt.Sprintf("%-18s", name))+" "+c.help)
+		cmds = append(cmds, [2]string{name, c.help})
 	}
-	body = append(body, m.custom.helpLines(th, m.opt.Commands)...) // custom.go
-	body, footer := d.window(body, height, "esc close")
-	return frameLines(th, "Help", body, footer, width)
+	return d.View(chatHost{m}, m.inline, cmds, m.custom.helpLines(m.th, m.opt.Commands), width, height)
 }
 
 // queueDrawer puts overlay.QueueDrawer in the chat's drawer slot, given

@@ -27,8 +27,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
 		return nil
 	}
-	if d, ok := m.drawer.(interface{ scrollKey(tea.Msg) bool }); ok && d.scrollKey(k) {
-		return nil // help.go
+	if d, ok := m.drawer.(helpDrawer); ok && d.ScrollKey(k) {
+		return nil // overlay/help.go
 	}
 	if m.inline {
 		switch s {
