@@ -39,4 +39,6 @@ func (a textArea) Update(msg tea.Msg) tea.Cmd { return a.ed.update(msg) }
 
 func (a textArea) View() string { return a.ed.view() }
 
+func (a textArea) SetWidth(width int) { a.ed.setWidth(width) }
+
 func (a textArea) Text() string { return a.ed.expand(a.ed.value()) }

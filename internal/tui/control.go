@@ -200,7 +200,7 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	ed.ta.Placeholder = ""
 	ed.setWidth(max(10, m.width-6))
 	ed.setValue(loop.EditableSummary(text))
-	m.drawer = &summaryEditDrawer{editing: ed}
+	m.drawer = &summaryEditDrawer{SummaryEditor: overlay.NewSummaryEditor(textArea{ed}), ed: ed}
 	return nil
 }
 
@@ -265,33 +265,29 @@ func saveSummary(r *loop.Runner, before, edited string) tea.Msg {
 	return summaryEditedMsg{err: err}
 }
 
-// summaryEditDrawer edits the summary in the TUI when $EDITOR is not set.
+// summaryEditDrawer puts overlay.SummaryEditor in the chat's drawer slot
+// and writes the summary saved (saveSummary); ed is the editor it edits in.
 type summaryEditDrawer struct {
-	editing *editor
+	*overlay.SummaryEditor
+	ed *editor
 }
 
 func (d *summaryEditDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "esc":
-			return drawerClose, nil
-		case "ctrl+s":
-			r := m.runner
-			if r == nil {
-				return drawerClose, nil
-			}
-			edited := d.editing.value()
-			before, _, _ := r.Summary()
-			return drawerClose, func() tea.Msg { return saveSummary(r, before, edited) }
-		}
+	res, cmd := d.Update(chatHost{m}, msg)
+	edited, ok := d.Saved()
+	if !ok {
+		return res, cmd
 	}
-	return drawerKeep, d.editing.update(msg)
+	r := m.runner
+	if r == nil {
+		return drawerClose, nil
+	}
+	before, _, _ := r.Summary()
+	return drawerClose, func() tea.Msg { return saveSummary(r, before, edited) }
 }
 
 func (d *summaryEditDrawer) view(m *Model, width, height int) []string {
-	d.editing.setWidth(max(10, width-6))
-	return frameLines(m.th, "Summary · your text replaces it; your own messages kept in it word for word and the pins stay",
-		strings.Split(d.editing.view(), "\n"), "ctrl+s save · esc cancel ($EDITOR, when set, is used instead)", width)
+	return d.View(chatHost{m}, width, height)
 }
 
 // summariseLoadedMsg carries the user messages /summarise offers.

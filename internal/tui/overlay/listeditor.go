@@ -13,6 +13,8 @@ import (
 type TextArea interface {
 	Update(msg tea.Msg) tea.Cmd
 	View() string
+	// SetWidth sets the width in cells.
+	SetWidth(width int)
 	// Text is the text as edited, whole: a long text the editor shows as
 	// a paste placeholder is expanded.
 	Text() string

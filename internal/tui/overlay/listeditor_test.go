@@ -23,6 +23,7 @@ type fakeArea struct{ text string }
 
 func (a *fakeArea) Update(tea.Msg) tea.Cmd { return nil }
 func (a *fakeArea) View() string           { return a.text }
+func (a *fakeArea) SetWidth(int)           {}
 func (a *fakeArea) Text() string           { return a.text }
 
 func TestListEditorMovesAndClamps(t *testing.T) {
