@@ -1,10 +1,15 @@
 package tui
 
 // Drawers open between the conversation and the editor: the /context
-// overlay (contextdrawer.go), help, the session and model pickers
-// (picker.go), the queue panel, and the loop's questions (permission,
-// doom loop: dialogs.go). Each is a small model; the root model gives it
-// keys while it is open.
+// overlay, help, the pickers, the queue and pins panels, the summary
+// editor, the outside-change question (and, above them, the loop's
+// questions: overlay.Questions). Each is a small update/view type of
+// internal/tui/overlay; the chat's drawer slot holds it through a short
+// adapter (here and beside the code that fills it: contextdrawer.go,
+// picker.go, turnpicker.go, control.go, rewind.go) that passes in what the
+// drawer shows and acts on what it chose. The search line (find.go) and
+// the /diff overlay (patchcard.go) stay in this package: the one moves
+// the conversation, the other shares the patch card's renderer.
 
 import (
 	"fmt"
