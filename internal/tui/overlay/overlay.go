@@ -1,14 +1,18 @@
 // Package overlay holds the chat's drawers and dialogs: the panels that
 // open between the conversation and the editor, each a small update/view
-// type. Update never blocks and does no I/O (it returns a tea.Cmd), and
-// what an overlay does to the chat comes back as a Result or as a message
-// named for what happened (MCPChosenMsg, PinDoneMsg, OpFailedMsg), which the chat
-// handles.
+// type. Update never blocks and does no I/O (it returns a tea.Cmd). What
+// an overlay does to the chat comes back as a Result (keep, close, pass
+// the key on), as a choice the chat reads once it closes (Picker.Chosen,
+// TurnPicker.Choice, OutsideDialog.Restore, SummaryEditor.Saved), or as a
+// message named for what happened (MCPChosenMsg, PinDoneMsg, OpFailedMsg).
 //
-// An overlay sees the chat only through Host, a handful of read-only
-// members and a timer; everything else it needs is passed in when it is
-// made. The package never imports internal/tui (tui imports it) and draws
-// with internal/tui/theme.
+// An overlay sees the chat only through Host: its theme, its width, a
+// timer and an editor made as the chat makes its own. Everything else is
+// passed in: when the overlay is made (a question's request, a picker's
+// entries) or with each Update and View (the queue as it stands, the pins,
+// the runner's edits of them as QueueOps and PinOps, ContextFacts). The
+// package never imports internal/tui (tui imports it) and draws with
+// internal/tui/theme.
 //
 // Where things live:
 //   - overlay.go: Result, Host, Drawer;
@@ -18,7 +22,9 @@
 //   - gate.go: the Enter gate of a focused question;
 //   - permission.go, doom.go, mcp.go, outside.go: the questions;
 //   - picker.go, search.go, turnpicker.go: the filterable pickers;
-//   - listeditor.go, queue.go, pins.go: the drawers that edit a list.
+//   - listeditor.go, queue.go, pins.go: the drawers that edit a list;
+//   - context.go, help.go (and LinesDrawer), summaryedit.go: the /context,
+//     /help, preview and /summary edit panels.
 package overlay
 
 import (
