@@ -84,12 +84,12 @@ func TestCostOfAnUnpricedModelIsUnknown(t *testing.T) {
 
 	cfg := h.m.opt.Loop.Config
 	e := sessionEntry(cfg, message.Session{ID: "s", Model: "gpt-4.1"}, "")
-	if !strings.HasSuffix(e.detail, "cost unknown") {
-		t.Errorf("picker entry of an unpriced session: %q", e.detail)
+	if !strings.HasSuffix(e.Detail, "cost unknown") {
+		t.Errorf("picker entry of an unpriced session: %q", e.Detail)
 	}
 	e = sessionEntry(cfg, message.Session{ID: "s", Model: "gpt-4o", CostUSD: 0.25}, "")
-	if !strings.HasSuffix(e.detail, "$0.250") {
-		t.Errorf("picker entry of a priced session: %q", e.detail)
+	if !strings.HasSuffix(e.Detail, "$0.250") {
+		t.Errorf("picker entry of a priced session: %q", e.Detail)
 	}
 	for _, c := range []struct {
 		model string

@@ -63,7 +63,7 @@ func (c *checkpointLine) view(th *theme) string {
 	case c.p == nil:
 		return ""
 	case c.skipped:
-		return th.warnText.Render(skippedCheckpointText)
+		return th.WarnText.Render(skippedCheckpointText)
 	}
-	return th.warnText.Render(c.p.Text()) + th.dim.Render(" · "+skipCheckpointKey+" skips · esc interrupts")
+	return th.WarnText.Render(c.p.Text()) + th.Dim.Render(" · "+skipCheckpointKey+" skips · esc interrupts")
 }

@@ -113,14 +113,14 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
 		}
-		d := newSessionPicker()
+		d := newSessionPicker(m)
 		m.drawer = d
 		return d.load(m)
 	case "model":
 		if arg != "" {
 			return m.switchModel(arg, "")
 		}
-		d := newModelPicker(m)
+		d := newModelPicker("Model")
 		m.drawer = d
 		return d.load(m)
 	case "effort":
@@ -142,7 +142,7 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "copy":
 		return m.copySelected(strings.EqualFold(arg, "code"))
 	case "help":
-		m.drawer = &helpDrawer{}
+		m.drawer = newHelpDrawer()
 		return m.custom.scan(m.opt.Commands) // custom.go
 	case "quit":
 		return tea.Quit
@@ -169,7 +169,7 @@ func (m *Model) resetConversation() {
 	clear(m.parts)
 	clear(m.msgs)
 	m.queue = nil
-	m.questions.list = nil
+	m.questions.Clear()
 	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
 	m.snap = tokens.Snapshot{}
 	m.lastUsage = message.Usage{}

@@ -111,7 +111,7 @@ func (c *compactionItem) head(rc *renderCtx) string {
 			hint = " · ctrl+o: hide"
 		}
 	}
-	return fit(th.infoText.Render("≡ ")+th.dim.Render(text)+th.faint.Render(hint), rc.width)
+	return fit(th.InfoText.Render("≡ ")+th.Dim.Render(text)+th.Faint.Render(hint), rc.width)
 }
 
 func (c *compactionItem) lines(rc *renderCtx) []string {

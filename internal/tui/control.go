@@ -26,6 +26,7 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // controlMsg is the result of a command of this file, applied to the model
@@ -65,8 +66,8 @@ func (msg previewMsg) apply(m *Model) tea.Cmd {
 	if msg.focus != "" {
 		lines = append([]string{"Focus: " + msg.focus}, lines...)
 	}
-	m.drawer = &linesDrawer{title: "Compaction preview · no request sent", lines: lines,
-		footer: "/compact runs it · esc close"}
+	m.drawer = hosted{&overlay.LinesDrawer{Title: "Compaction preview · no request sent", Lines: lines,
+		Footer: "/compact runs it · esc close"}}
 	return nil
 }
 
@@ -105,46 +106,24 @@ func nearPoint(s tokens.Snapshot) bool {
 	return s.CompactAt > 0 && float64(s.Total) >= tokens.NearFraction*float64(s.CompactAt)
 }
 
-// linesDrawer shows lines of text in a panel.
-type linesDrawer struct {
-	title, footer string
-	lines         []string
-}
-
-func (d *linesDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	return infoKeys(msg), nil
-}
-
-func (d *linesDrawer) view(m *Model, width, height int) []string {
-	inner := max(10, width-4)
-	var body []string
-	for _, l := range d.lines {
-		body = append(body, wrapText(termsafe.Strip(l), inner)...)
-	}
-	return frameLines(m.th, d.title, clampBody(body, height, 0), d.footer, width)
-}
-
-// pinDoneMsg is the result of /pin and of an edit or removal in /pins.
-type pinDoneMsg struct {
-	verb string // pinned, edited, unpinned
-	text string
-	err  error
-}
+// pinDoneMsg is the result of /pin and of an edit or removal in /pins
+// (overlay.PinDoneMsg).
+type pinDoneMsg overlay.PinDoneMsg
 
 func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
-	if msg.err != nil {
-		m.chat.notice(noticeError, "pin: "+msg.err.Error(), "")
+	if msg.Err != nil {
+		m.chat.notice(noticeError, "pin: "+msg.Err.Error(), "")
 		return nil
 	}
 	if m.runner != nil {
 		m.snap = m.runner.Snapshot()
 	}
-	if msg.verb == "pinned" {
-		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.text), 70),
+	if msg.Verb == "pinned" {
+		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.Text), 70),
 			"sent word for word after every summary; /pins edits them")
 		return nil
 	}
-	return m.setFlash("pin "+msg.verb, 2*time.Second)
+	return m.setFlash("pin "+msg.Verb, 2*time.Second)
 }
 
 // maxPinChars bounds a pin taken from a message or card.
@@ -169,77 +148,29 @@ func (m *Model) pinCmd(text string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		_, err := r.AddPin(context.Background(), text, "")
-		return pinDoneMsg{verb: "pinned", text: text, err: err}
+		return pinDoneMsg{Verb: "pinned", Text: text, Err: err}
 	}
 }
 
-// pinsDrawer is /pins: the session's pins, to edit or remove.
-type pinsDrawer struct{ list listEditor }
+// pinsDrawer puts overlay.PinsDrawer in the chat's drawer slot, given
+// the session's pins as they stand and the runner's edits of them.
+type pinsDrawer struct{ *overlay.PinsDrawer }
 
-func newPinsDrawer() *pinsDrawer { return &pinsDrawer{list: listEditor{editHeight: 6}} }
+func newPinsDrawer() pinsDrawer { return pinsDrawer{overlay.NewPinsDrawer()} }
 
-func (d *pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	r := m.runner
-	if r == nil {
-		return infoKeys(msg), nil
+func (d pinsDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	if m.runner == nil {
+		return d.Update(chatHost{m}, nil, nil, msg)
 	}
-	pins := r.Pins()
-	if d.list.editing != nil {
-		saved, cmd := d.list.updateEditing(msg)
-		if saved == nil {
-			return drawerKeep, cmd
-		}
-		return drawerKeep, func() tea.Msg {
-			return pinDoneMsg{verb: "edited", text: saved.text, err: r.EditPin(context.Background(), saved.id, saved.text)}
-		}
-	}
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	if len(pins) == 0 {
-		return infoKeys(msg), nil
-	}
-	d.list.clamp(len(pins))
-	cur := pins[d.list.sel]
-	if d.list.move(k.String(), len(pins)) {
-		return drawerKeep, nil
-	}
-	switch k.String() {
-	case "esc", "q":
-		return drawerClose, nil
-	case "enter", "e":
-		d.list.edit(m.th, m.width, cur.ID, cur.Text)
-	case "d", "delete", "backspace", "x":
-		return drawerKeep, func() tea.Msg {
-			return pinDoneMsg{verb: "removed", text: cur.Text, err: r.RemovePin(context.Background(), cur.ID)}
-		}
-	}
-	return drawerKeep, nil
+	return d.Update(chatHost{m}, m.runner.Pins(), m.runner, msg)
 }
 
-func (d *pinsDrawer) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
+func (d pinsDrawer) view(m *Model, width, height int) []string {
 	var pins []message.Pin
 	if m.runner != nil {
 		pins = m.runner.Pins()
 	}
-	var body []string
-	if len(pins) == 0 {
-		body = append(body, th.dim.Render("no pins: /pin TEXT (or /pin on a selected message) adds one"))
-	}
-	rows := make([]string, len(pins))
-	for i, p := range pins {
-		rows[i] = fmt.Sprintf("%d. %s", i+1, oneLine(termsafe.Strip(p.Text), inner-4))
-	}
-	body = append(body, d.list.view(th, rows, inner)...)
-	footer := "↑↓ select · enter edit · d remove · esc"
-	if d.list.editing != nil {
-		footer = "enter save · shift+enter new line · esc cancel"
-	}
-	return frameLines(th, fmt.Sprintf("Pins (%d) · sent word for word after every summary", len(pins)),
-		clampBody(body, height, d.list.sel), footer, width)
+	return d.View(chatHost{m}, pins, width, height)
 }
 
 // summaryCmd runs /summary edit.
@@ -269,7 +200,7 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	ed.ta.Placeholder = ""
 	ed.setWidth(max(10, m.width-6))
 	ed.setValue(loop.EditableSummary(text))
-	m.drawer = &summaryEditDrawer{editing: ed}
+	m.drawer = &summaryEditDrawer{SummaryEditor: overlay.NewSummaryEditor(textArea{ed}), ed: ed}
 	return nil
 }
 
@@ -334,38 +265,34 @@ func saveSummary(r *loop.Runner, before, edited string) tea.Msg {
 	return summaryEditedMsg{err: err}
 }
 
-// summaryEditDrawer edits the summary in the TUI when $EDITOR is not set.
+// summaryEditDrawer puts overlay.SummaryEditor in the chat's drawer slot
+// and writes the summary saved (saveSummary); ed is the editor it edits in.
 type summaryEditDrawer struct {
-	editing *editor
+	*overlay.SummaryEditor
+	ed *editor
 }
 
 func (d *summaryEditDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch k.String() {
-		case "esc":
-			return drawerClose, nil
-		case "ctrl+s":
-			r := m.runner
-			if r == nil {
-				return drawerClose, nil
-			}
-			edited := d.editing.value()
-			before, _, _ := r.Summary()
-			return drawerClose, func() tea.Msg { return saveSummary(r, before, edited) }
-		}
+	res, cmd := d.Update(chatHost{m}, msg)
+	edited, ok := d.Saved()
+	if !ok {
+		return res, cmd
 	}
-	return drawerKeep, d.editing.update(msg)
+	r := m.runner
+	if r == nil {
+		return drawerClose, nil
+	}
+	before, _, _ := r.Summary()
+	return drawerClose, func() tea.Msg { return saveSummary(r, before, edited) }
 }
 
 func (d *summaryEditDrawer) view(m *Model, width, height int) []string {
-	d.editing.setWidth(max(10, width-6))
-	return frameLines(m.th, "Summary · your text replaces it; your own messages kept in it word for word and the pins stay",
-		strings.Split(d.editing.view(), "\n"), "ctrl+s save · esc cancel ($EDITOR, when set, is used instead)", width)
+	return d.View(chatHost{m}, width, height)
 }
 
 // summariseLoadedMsg carries the user messages /summarise offers.
 type summariseLoadedMsg struct {
-	entries []pickerEntry
+	entries []overlay.PickerEntry
 	err     error
 }
 
@@ -376,11 +303,11 @@ func (msg summariseLoadedMsg) apply(m *Model) tea.Cmd {
 	if len(msg.entries) == 0 {
 		return m.setFlash("nothing to summarise yet: no message of yours since the last summary", 3*time.Second)
 	}
-	first := msg.entries[0].value
-	m.drawer = &picker{title: "Summarise · pick a message, then what to summarise around it",
-		entries: msg.entries, choose: func(m *Model, id string) tea.Cmd {
+	first := msg.entries[0].Value
+	m.drawer = pickerOn("Summarise · pick a message, then what to summarise around it", msg.entries,
+		func(m *Model, id string) tea.Cmd {
 			return func() tea.Msg { return summariseChosenMsg{id: id, first: id == first} }
-		}}
+		})
 	return nil
 }
 
@@ -398,15 +325,15 @@ const (
 )
 
 func (msg summariseChosenMsg) apply(m *Model) tea.Cmd {
-	var entries []pickerEntry
+	var entries []overlay.PickerEntry
 	if !msg.first {
-		entries = append(entries, pickerEntry{value: summariseBefore, label: "Summarise what came before it",
-			detail: "it and all after it stay verbatim"})
+		entries = append(entries, overlay.PickerEntry{Value: summariseBefore, Label: "Summarise what came before it",
+			Detail: "it and all after it stay verbatim"})
 	}
-	entries = append(entries, pickerEntry{value: summariseAfter, label: "Summarise what came after it",
-		detail: "all up to it stays verbatim"})
-	m.drawer = &picker{title: "Summarise · around the chosen message", entries: entries,
-		choose: func(m *Model, which string) tea.Cmd { return m.summariseAround(msg.id, which == summariseAfter) }}
+	entries = append(entries, overlay.PickerEntry{Value: summariseAfter, Label: "Summarise what came after it",
+		Detail: "all up to it stays verbatim"})
+	m.drawer = pickerOn("Summarise · around the chosen message", entries,
+		func(m *Model, which string) tea.Cmd { return m.summariseAround(msg.id, which == summariseAfter) })
 	return nil
 }
 
@@ -425,7 +352,7 @@ func (m *Model) openSummarise() tea.Cmd {
 		if err != nil {
 			return summariseLoadedMsg{err: err}
 		}
-		var entries []pickerEntry
+		var entries []overlay.PickerEntry
 		for _, e := range tokens.VisibleHistory(h).After {
 			if e.Message.Role != message.RoleUser || e.Message.Synthetic {
 				continue
@@ -439,8 +366,8 @@ func (m *Model) openSummarise() tea.Cmd {
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
-			entries = append(entries, pickerEntry{value: e.Message.ID, label: oneLine(termsafe.Strip(text), 70),
-				detail: e.Message.CreatedAt.Local().Format("15:04")})
+			entries = append(entries, overlay.PickerEntry{Value: e.Message.ID, Label: oneLine(termsafe.Strip(text), 70),
+				Detail: e.Message.CreatedAt.Local().Format("15:04")})
 		}
 		return summariseLoadedMsg{entries: entries}
 	}

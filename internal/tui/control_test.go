@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,10 +67,10 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 	if !ok {
 		t.Fatalf("drawer = %T", h.m.drawer)
 	}
-	if v := d.editing.value(); strings.Contains(v, compact.UserMessagesHeading) || strings.Contains(v, "<user_message>") {
+	if v := d.ed.value(); strings.Contains(v, compact.UserMessagesHeading) || strings.Contains(v, "<user_message>") {
 		t.Errorf("the verbatim user messages are editable text:\n%s", v)
 	}
-	d.editing.setValue("## Goal\nedited by hand")
+	d.ed.setValue("## Goal\nedited by hand")
 	h.key("ctrl+s")
 	h.waitScreen("summary edited")
 	h.typeText("four")
@@ -139,5 +140,51 @@ func TestSummariseAfterChoice(t *testing.T) {
 	}
 	if got, want := strings.Join(sent, " | "), "one | first answer | two | summary | four"; got != want {
 		t.Errorf("sent = %q, want %q", got, want)
+	}
+}
+
+// TestSummaryEditKeepsALongSummaryWhole: a summary long enough for the
+// editor to show it as a paste placeholder is saved as its text, never
+// as the placeholder ("[paste #1 · …]" stored in place of the summary):
+// saved untouched it is unchanged, and an edit keeps the rest of it.
+func TestSummaryEditKeepsALongSummaryWhole(t *testing.T) {
+	t.Setenv("EDITOR", "")
+	var long strings.Builder
+	long.WriteString("## Goal\n")
+	for i := range collapseLines + 50 {
+		fmt.Fprintf(&long, "f%d\n", i)
+	}
+	last := fmt.Sprintf("f%d\n", collapseLines+49)
+	h := newHarness(t, []pt.Step{
+		pt.Text("first answer " + strings.Repeat("word ", 3000)),
+		pt.Text("second answer " + strings.Repeat("more ", 3000)),
+		pt.Text("third answer"),
+		pt.Text(long.String()),
+	})
+	for i, s := range []string{"one", "two", "three"} {
+		h.typeText(s)
+		h.key("enter")
+		h.waitFor("idle", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == i+1 })
+	}
+	h.typeText("/compact")
+	h.key("enter")
+	h.waitFor("the compaction to end", func(m *Model) bool { return strings.Contains(screenOf(m), "context compacted") && !m.compacting })
+	h.typeText("/summary edit")
+	h.key("enter")
+	h.waitScreen("ctrl+s save")
+	h.key("ctrl+s")
+	h.waitFor("the save", func(m *Model) bool {
+		s := screenOf(m)
+		return strings.Contains(s, "summary unchanged") || strings.Contains(s, "summary edited")
+	})
+	text, _, err := h.m.runner.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, last) || strings.Contains(text, "[paste #") {
+		t.Fatalf("the summary saved untouched lost its text:\n%.300s", text)
+	}
+	if !strings.Contains(h.screen(), "summary unchanged") {
+		t.Errorf("a summary saved untouched was not unchanged:\n%s", h.screen())
 	}
 }

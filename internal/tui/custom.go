@@ -168,12 +168,12 @@ func (cs *customState) helpLines(th *theme, cat *usercmd.Catalog) []string {
 	if cat == nil {
 		return nil
 	}
-	out := []string{"", th.key.Render("Custom commands") + th.dim.Render(" · .agent/commands/ (project) and ~/.config/agent/commands/ (user)")}
+	out := []string{"", th.Key.Render("Custom commands") + th.Dim.Render(" · .agent/commands/ (project) and ~/.config/agent/commands/ (user)")}
 	switch {
 	case !cs.loaded:
-		return append(out, th.dim.Render("loading…"))
+		return append(out, th.Dim.Render("loading…"))
 	case len(cs.set.Commands) == 0:
-		return append(out, th.dim.Render("none yet: review.md there is /review, git/commit.md is /git:commit"))
+		return append(out, th.Dim.Render("none yet: review.md there is /review, git/commit.md is /git:commit"))
 	}
 	row := func(c usercmd.Command) string {
 		name := "/" + c.Name
@@ -187,13 +187,13 @@ func (cs *customState) helpLines(th *theme, cat *usercmd.Catalog) []string {
 		}
 		if c.ShadowedBy != "" {
 			// Not usable: the user's command of the same name wins.
-			return th.dim.Render(name + " " + desc + "· " + c.Source + ", shadowed by yours")
+			return th.Dim.Render(name + " " + desc + "· " + c.Source + ", shadowed by yours")
 		}
 		from := c.Source
 		if c.Overrides != "" {
 			from += ", overrides " + c.OverridesSource
 		}
-		return th.key.Render(name) + " " + desc + th.dim.Render("· "+from)
+		return th.Key.Render(name) + " " + desc + th.Dim.Render("· "+from)
 	}
 	for _, c := range cs.set.Commands {
 		out = append(out, row(c))

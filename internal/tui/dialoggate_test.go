@@ -14,7 +14,7 @@ import (
 // TestTabThenEnterWithinTheGraceApprovesNothing: Tab gives the question
 // the keyboard with "allow once" highlighted, so a Tab meant for the
 // editor (it queues a message) followed by Enter approved the call
-// (hardening 2, item 9d). Enter within dialogGrace of the focus or the
+// (hardening 2, item 9d). Enter within overlay.Grace of the focus or the
 // highlight moving (Tab, Shift+Tab, ←→) confirms nothing; once the
 // highlight has stood still that long, Enter confirms it.
 func TestTabThenEnterWithinTheGraceApprovesNothing(t *testing.T) {
@@ -22,27 +22,27 @@ func TestTabThenEnterWithinTheGraceApprovesNothing(t *testing.T) {
 	h.typeText("go")
 	h.key("enter")
 	h.waitScreen("Permission")
-	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.armed })
+	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.Armed() })
 	marker := filepath.Join(h.dir, "APPROVED")
 
 	h.key("tab")
 	h.key("enter")
-	if len(h.m.questions.list) != 1 {
+	if h.m.questions.Len() != 1 {
 		t.Fatal("tab then enter answered the question")
 	}
 	// The highlight moved away and back: a move again.
-	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.gate.moving })
+	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.Moving() })
 	h.key("right")
 	h.key("left")
 	h.key("enter")
-	if len(h.m.questions.list) != 1 {
+	if h.m.questions.Len() != 1 {
 		t.Fatal("an arrow then enter answered the question")
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran")
 	}
 	// Standing still on "allow once", Enter confirms it.
-	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.gate.moving })
+	h.waitFor("the highlight to settle", func(m *Model) bool { return !m.questions.Moving() })
 	h.key("enter")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
 	if _, err := os.Stat(marker); err != nil {
@@ -58,10 +58,10 @@ func TestTabThenEnterDoesNotApproveAnMCPServer(t *testing.T) {
 	servers := startProjectServers(t, st, map[string]config.MCPServer{"p": spec})
 	h := newHarness(t, nil, withServers(servers, st))
 	h.waitScreen("approve and start")
-	h.waitFor("the question to take its keys", func(m *Model) bool { return m.questions.armed })
+	h.waitFor("the question to take its keys", func(m *Model) bool { return m.questions.Armed() })
 	h.key("tab")
 	h.key("enter")
-	if h.m.mcpAsking.shown == nil || len(h.m.questions.list) != 1 {
+	if h.m.mcpAsking.shown == nil || h.m.questions.Len() != 1 {
 		t.Fatal("tab then enter answered the MCP question")
 	}
 	if mcp.ApprovedIn(st)("p", spec) {

@@ -32,12 +32,12 @@ func TestTypingWhileAPermissionDialogOpensApprovesNothing(t *testing.T) {
 	h.waitScreen("Permission")
 	h.typeText("add s")
 	// Past the grace period too: letters are never answers.
-	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.armed })
+	h.waitFor("the dialog to take its keys", func(m *Model) bool { return m.questions.Armed() })
 	h.typeText("ome tests")
 	if v := h.m.editor.value(); v != "add some tests" {
 		t.Errorf("editor holds %q, want every key typed", v)
 	}
-	if len(h.m.questions.list) != 1 {
+	if h.m.questions.Len() != 1 {
 		t.Fatalf("the dialog was answered by typing")
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "SHOULD_NOT_EXIST")); err == nil {
@@ -99,7 +99,7 @@ func TestDenyAndStopEndsTheTurn(t *testing.T) {
 			t.Errorf("%s was run", f)
 		}
 	}
-	if len(h.m.questions.list) != 0 {
+	if h.m.questions.Len() != 0 {
 		t.Error("a second question was asked after the stop")
 	}
 	// The next message carries on, with both results in the history.
@@ -153,8 +153,8 @@ func TestPermissionDialogAllowsForSession(t *testing.T) {
 	h.waitScreen("Permission")
 	// A key typed as the question appears goes to the editor.
 	h.key("s")
-	if len(h.m.questions.list) != 1 || h.m.editor.value() != "s" {
-		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", len(h.m.questions.list), h.m.editor.value())
+	if h.m.questions.Len() != 1 || h.m.editor.value() != "s" {
+		t.Fatalf("a key typed as the dialog appeared: %d dialogs, editor %q", h.m.questions.Len(), h.m.editor.value())
 	}
 	h.key("backspace")
 	h.waitScreen("tab answers here")
@@ -246,7 +246,7 @@ func TestEscWhileAskingClosesTheDialogWithTheTurn(t *testing.T) {
 	if _, err := h.m.runner.Cancel(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && len(m.questions.list) == 0 })
+	h.waitFor("the dialog to go", func(m *Model) bool { return idle(m) && m.questions.Len() == 0 })
 }
 
 // TestPermissionDialogSaysWhoAsks: a call from a subagent's session says

@@ -79,13 +79,13 @@ func newEditor(th *theme) *editor {
 }
 
 func (e *editor) setTheme(th *theme) {
-	s := textarea.DefaultStyles(th.dark)
+	s := textarea.DefaultStyles(th.Dark)
 	s.Focused.CursorLine = lipgloss.NewStyle()
-	s.Focused.Prompt = lipgloss.NewStyle().Foreground(th.accent).Bold(true)
-	s.Focused.Placeholder = th.dim
-	s.Blurred.Prompt = th.dim
+	s.Focused.Prompt = lipgloss.NewStyle().Foreground(th.Accent).Bold(true)
+	s.Focused.Placeholder = th.Dim
+	s.Blurred.Prompt = th.Dim
 	s.Cursor.Blink = false
-	s.Cursor.Color = th.accent
+	s.Cursor.Color = th.Accent
 	e.ta.SetStyles(s)
 }
 

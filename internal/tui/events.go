@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // handleInbox applies what the loop pushed, in order.
@@ -33,13 +34,13 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 				v.reply <- tools.Answer{Reply: tools.Deny}
 				continue
 			}
-			m.questions.list = append(m.questions.list, newPermissionDialog(v))
+			m.questions.Add(overlay.NewPermissionDialog(overlay.PermissionAsk{Req: v.req, Reply: v.reply, Done: v.done}))
 		case doomAsk:
 			if v.gen != m.gen {
 				v.reply <- loop.DoomStop
 				continue
 			}
-			m.questions.list = append(m.questions.list, newDoomDialog(v))
+			m.questions.Add(overlay.NewDoomDialog(overlay.DoomAsk{Tool: v.tool, Input: v.input, Reply: v.reply, Done: v.done}))
 		}
 	}
 	if m.runner != nil {
@@ -104,8 +105,8 @@ func (m *Model) applyEvent(ev message.Event) tea.Cmd {
 		}
 	case message.EventQueueChanged:
 		m.queue = ev.Queue
-		if q, ok := m.drawer.(*queueDrawer); ok {
-			q.list.clamp(len(m.queue))
+		if q, ok := m.drawer.(queueDrawer); ok {
+			q.Clamp(len(m.queue))
 		}
 	case message.EventSessionUpdated:
 		if ev.Session != nil {

@@ -101,12 +101,12 @@ func (d *findDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 func (d *findDrawer) view(m *Model, width, height int) []string {
 	th := m.th
 	inner := max(10, width-4)
-	status := th.dim.Render("type to search the conversation")
+	status := th.Dim.Render("type to search the conversation")
 	switch {
 	case d.query != "" && len(d.hits) == 0:
-		status = th.warnText.Render("no match")
+		status = th.WarnText.Render("no match")
 	case len(d.hits) > 0:
-		status = th.accentText.Render(fmt.Sprintf("match %d of %d", d.cur+1, len(d.hits))) + th.dim.Render(": ") + fit(d.line, max(10, inner-20))
+		status = th.AccentText.Render(fmt.Sprintf("match %d of %d", d.cur+1, len(d.hits))) + th.Dim.Render(": ") + fit(d.line, max(10, inner-20))
 	}
 	return frameLines(th, "Find", []string{d.input.View(), status}, "↑/enter older · ↓ newer · esc close", width)
 }

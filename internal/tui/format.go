@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/ctxloop/agent/internal/message"
+	uitheme "github.com/ctxloop/agent/internal/tui/theme"
 )
 
 // formatTokens abbreviates a token count: 950, 12.3K, 128K, 1.05M.
@@ -67,85 +66,6 @@ func formatCost(usd float64) string {
 	}
 }
 
-// fit cuts a styled line to width cells.
-func fit(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	return ansi.Truncate(s, width, "…")
-}
-
-// pad fills a styled line with spaces up to width cells (cutting it if
-// longer).
-func pad(s string, width int) string {
-	w := ansi.StringWidth(s)
-	if w > width {
-		return ansi.Truncate(s, width, "…")
-	}
-	return s + strings.Repeat(" ", width-w)
-}
-
-// wrapText wraps plain text (no escape sequences) to width, keeping blank
-// lines and expanding tabs.
-func wrapText(s string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	s = strings.ReplaceAll(s, "\t", "    ")
-	var out []string
-	for _, line := range strings.Split(s, "\n") {
-		if isASCII(line) {
-			out = wrapASCII(out, line, width)
-			continue
-		}
-		if ansi.StringWidth(line) <= width {
-			out = append(out, line)
-			continue
-		}
-		out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
-	}
-	return out
-}
-
-// oneLine flattens text to its first line, cut to width cells.
-func oneLine(s string, width int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	s = strings.ReplaceAll(s, "\t", " ")
-	return fit(s, width)
-}
-
-// isASCII reports whether s is printable ASCII, whose width is its length.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// wrapASCII wraps a line of printable ASCII at spaces (words longer than
-// width are cut), appending the rows to out: the fast path of wrapText.
-func wrapASCII(out []string, line string, width int) []string {
-	for len(line) > width {
-		cut := strings.LastIndexByte(line[:width+1], ' ')
-		if cut <= 0 {
-			out = append(out, line[:width])
-			line = line[width:]
-			continue
-		}
-		out = append(out, strings.TrimRight(line[:cut], " "))
-		line = strings.TrimLeft(line[cut+1:], " ")
-	}
-	return append(out, line)
-}
-
 // cacheLabel is the status line's prompt-cache figure: the share of the
 // last step's input read from the provider's cache, and of the session's
 // when it differs ("cache 82% (61% session)"); "" before any step read or
@@ -160,3 +80,11 @@ func cacheLabel(last, session message.Usage) string {
 	}
 	return l
 }
+
+// The text helpers live in the theme package (theme/text.go), shared with
+// the overlays; these short names keep the chat's render code readable.
+
+func fit(s string, width int) string        { return uitheme.Fit(s, width) }
+func pad(s string, width int) string        { return uitheme.Pad(s, width) }
+func wrapText(s string, width int) []string { return uitheme.Wrap(s, width) }
+func oneLine(s string, width int) string    { return uitheme.OneLine(s, width) }

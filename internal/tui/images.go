@@ -168,7 +168,7 @@ func imageChipsLine(th *theme, images []*message.FileState, width int) string {
 	for i, f := range images {
 		chips[i] = imageChip(f)
 	}
-	return " " + th.accentText.Render(fit(strings.Join(chips, "  "), width-2))
+	return " " + th.AccentText.Render(fit(strings.Join(chips, "  "), width-2))
 }
 
 // imageTray holds the images attached for the next message, as chips

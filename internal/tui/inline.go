@@ -78,7 +78,7 @@ func settled(it item, rc *renderCtx, st settledState) bool {
 	case *welcomeItem:
 		return st.branchKnown
 	case *textItem:
-		return !it.streaming() && it.doc.rendered(rc.width-2, rc.th.dark)
+		return !it.streaming() && it.doc.rendered(rc.width-2, rc.th.Dark)
 	case *reasoningItem:
 		return !it.streaming
 	case *toolItem:

@@ -104,17 +104,17 @@ func (u *userItem) lines(rc *renderCtx) []string {
 	}
 	th := rc.th
 	if u.synthetic {
-		return u.cache.put(rc, u.ver, []string{th.faint.Render(fit("↻ "+oneLine(u.text, rc.width), rc.width)), ""})
+		return u.cache.put(rc, u.ver, []string{th.Faint.Render(fit("↻ "+oneLine(u.text, rc.width), rc.width)), ""})
 	}
 	body := wrapText(u.text, rc.width-2)
 	if !u.expanded && !rc.expandAll && len(body) > collapsedUserLines+2 {
 		more := len(body) - collapsedUserLines
-		body = append(body[:collapsedUserLines:collapsedUserLines], th.dim.Render(fmt.Sprintf("… %d more lines (click or ctrl+o to expand)", more)))
+		body = append(body[:collapsedUserLines:collapsedUserLines], th.Dim.Render(fmt.Sprintf("… %d more lines (click or ctrl+o to expand)", more)))
 	}
 	out := make([]string, 0, len(body)+1)
-	bar := th.userBar.Render("▌")
+	bar := th.UserBar.Render("▌")
 	for _, l := range body {
-		out = append(out, bar+" "+th.userText.Render(l))
+		out = append(out, bar+" "+th.UserText.Render(l))
 	}
 	return u.cache.put(rc, u.ver, append(out, ""))
 }
@@ -148,10 +148,10 @@ func (t *textItem) streaming() bool { return !t.doc.final }
 func (t *textItem) lines(rc *renderCtx) []string {
 	ls, ok := t.cache.get(rc, t.ver)
 	if !ok {
-		body, missing := t.doc.lines(rc.width-2, rc.th.dark)
+		body, missing := t.doc.lines(rc.width-2, rc.th.Dark)
 		ls = t.cache.put(rc, t.ver, append(indent(body, "  "), ""))
 		for _, blk := range missing {
-			rc.missing = append(rc.missing, mdJob{owner: t, blk: blk, key: mdKey{rc.width - 2, rc.th.dark, blk.src}, tail: blk == &t.doc.tail})
+			rc.missing = append(rc.missing, mdJob{owner: t, blk: blk, key: mdKey{rc.width - 2, rc.th.Dark, blk.src}, tail: blk == &t.doc.tail})
 		}
 	}
 	return ls
@@ -184,19 +184,19 @@ func (r *reasoningItem) lines(rc *renderCtx) []string {
 	if r.streaming {
 		label = "∴ thinking…"
 	}
-	head := th.faint.Render(fmt.Sprintf("%s (%d words)", label, words))
+	head := th.Faint.Render(fmt.Sprintf("%s (%d words)", label, words))
 	var out []string
 	if r.expanded || rc.expandAll {
 		hint := " · click to collapse"
 		if rc.expandAll && !r.expanded {
 			hint = " · ctrl+o to collapse"
 		}
-		out = append(out, head+th.dim.Render(hint))
+		out = append(out, head+th.Dim.Render(hint))
 		for _, l := range wrapText(text, rc.width-4) {
-			out = append(out, "  "+th.faint.Render("│ "+l))
+			out = append(out, "  "+th.Faint.Render("│ "+l))
 		}
 	} else {
-		out = append(out, head+th.dim.Render(" · click or ctrl+o to expand"))
+		out = append(out, head+th.Dim.Render(" · click or ctrl+o to expand"))
 		if r.streaming {
 			// Only the end is shown: wrap only the end.
 			end := text
@@ -214,7 +214,7 @@ func (r *reasoningItem) lines(rc *renderCtx) []string {
 				body = body[len(body)-2:]
 			}
 			for _, l := range body {
-				out = append(out, "  "+th.faint.Render("│ "+l))
+				out = append(out, "  "+th.Faint.Render("│ "+l))
 			}
 		}
 	}
@@ -255,14 +255,14 @@ func (n *noticeItem) lines(rc *renderCtx) []string {
 		w := rc.width - 2
 		side := max(2, (w-len([]rune(label)))/2)
 		line := strings.Repeat("─", side) + label + strings.Repeat("─", side)
-		out = append(out, th.dim.Render(fit(line, rc.width)))
+		out = append(out, th.Dim.Render(fit(line, rc.width)))
 	default:
-		style, icon := th.dim, "· "
+		style, icon := th.Dim, "· "
 		switch n.kind {
 		case noticeWarn:
-			style, icon = th.warnText, "! "
+			style, icon = th.WarnText, "! "
 		case noticeError:
-			style, icon = th.errorText, "✗ "
+			style, icon = th.ErrorText, "✗ "
 		}
 		for i, l := range wrapText(n.text, rc.width-2) {
 			if i == 0 {
@@ -274,7 +274,7 @@ func (n *noticeItem) lines(rc *renderCtx) []string {
 	}
 	if n.hint != "" {
 		for _, l := range wrapText(n.hint, rc.width-2) {
-			out = append(out, th.dim.Render("  "+l))
+			out = append(out, th.Dim.Render("  "+l))
 		}
 	}
 	return n.cache.put(rc, n.ver, append(out, ""))
@@ -325,11 +325,11 @@ func (r *retryItem) lines(rc *renderCtx) []string {
 	var s string
 	switch {
 	case r.done:
-		s = th.dim.Render(fmt.Sprintf("↻ retried (attempt %d): %s", r.info.Attempt, reason))
+		s = th.Dim.Render(fmt.Sprintf("↻ retried (attempt %d): %s", r.info.Attempt, reason))
 	case r.left > 0:
-		s = th.warnText.Render(fmt.Sprintf("↻ retrying in %ds (attempt %d): %s", r.left, r.info.Attempt, reason))
+		s = th.WarnText.Render(fmt.Sprintf("↻ retrying in %ds (attempt %d): %s", r.left, r.info.Attempt, reason))
 	default:
-		s = th.warnText.Render(fmt.Sprintf("↻ retrying now (attempt %d): %s", r.info.Attempt, reason))
+		s = th.WarnText.Render(fmt.Sprintf("↻ retrying now (attempt %d): %s", r.info.Attempt, reason))
 	}
 	return r.cache.put(rc, r.ver, []string{fit(s, rc.width), ""})
 }

@@ -14,17 +14,15 @@ import (
 const wheelLines = 3
 
 // handleKey routes a key: Ctrl+C always; then an open question from the
-// loop, for its own keys only (dialogs.go); scrolling; an open drawer; the command popup; the chat's own keys;
+// loop, for its own keys only (overlay/questions.go); scrolling; an open drawer; the command popup; the chat's own keys;
 // and last the editor.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
 		return m.ctrlC()
 	}
-	if len(m.questions.list) > 0 {
-		if cmd, taken := m.questions.key(m, k); taken {
-			return cmd
-		}
+	if cmd, taken := m.questions.Key(chatHost{m}, k); taken {
+		return cmd
 	}
 	if m.cp.progress.key(s) { // checkpointline.go
 		return nil
@@ -32,8 +30,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if d, ok := m.drawer.(*diffDrawer); ok && d.scrollKey(s) {
 		return nil
 	}
-	if d, ok := m.drawer.(interface{ scrollKey(tea.Msg) bool }); ok && d.scrollKey(k) {
-		return nil // help.go
+	if d, ok := m.drawer.(helpDrawer); ok && d.ScrollKey(k) {
+		return nil // overlay/help.go
 	}
 	if m.inline {
 		switch s {
@@ -173,14 +171,12 @@ func (m *Model) ctrlC() tea.Cmd {
 // and many terminals send CR (or CRLF) between the lines of a paste.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	msg.Content = normalizeNewlines(msg.Content)
-	if len(m.questions.list) > 0 {
-		if cmd, taken := m.questions.paste(m, msg); taken {
-			return cmd
-		}
+	if cmd, taken := m.questions.Paste(chatHost{m}, msg); taken {
+		return cmd
 	}
 	if m.drawer != nil {
 		switch m.drawer.(type) {
-		case *picker, *queueDrawer, *findDrawer:
+		case *pickerDrawer, queueDrawer, *findDrawer:
 			_, cmd := m.drawer.update(m, msg)
 			return cmd
 		}

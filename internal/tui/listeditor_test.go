@@ -1,65 +1,58 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
-func TestListEditorMovesAndClamps(t *testing.T) {
-	var l listEditor
-	for _, k := range []string{"down", "j", "down", "down"} {
-		if !l.move(k, 3) {
-			t.Fatalf("move(%q) not taken", k)
-		}
+// TestListEditorSavesExpanded: the editor the chat gives the list
+// drawers (chatHost.TextArea) shows a long text as a paste placeholder
+// and hands back the text whole.
+func TestListEditorSavesExpanded(t *testing.T) {
+	big := strings.Repeat("line\n", collapseLines+1)
+	a := chatHost{&Model{th: newTheme(true), width: 80}}.TextArea(big, 74, 4)
+	if !strings.Contains(a.View(), "[paste #1") {
+		t.Errorf("a long text not shown as a placeholder: %q", a.View())
 	}
-	if l.sel != 2 {
-		t.Fatalf("sel %d after four downs in three items; want 2", l.sel)
-	}
-	if l.move("x", 3) {
-		t.Error("x taken as a move")
-	}
-	l.clamp(1)
-	if l.sel != 0 {
-		t.Errorf("sel %d clamped to one item; want 0", l.sel)
+	if a.Text() != big {
+		t.Errorf("Text %q, want the text expanded", a.Text())
 	}
 }
 
-func TestListEditorSavesExpanded(t *testing.T) {
-	big := strings.Repeat("line\n", collapseLines+1)
-	enter := tea.KeyPressMsg{Code: tea.KeyEnter}
-	{
-		l := listEditor{editHeight: 4}
-		l.edit(newTheme(true), 80, "id1", big)
-		saved, _ := l.updateEditing(enter)
-		if saved == nil || saved.id != "id1" || l.editing != nil {
-			t.Fatalf("saved %+v, editing %v", saved, l.editing != nil)
-		}
-		if saved.text != big {
-			t.Errorf("saved %q, want the text expanded", saved.text)
-		}
-	}
-	l := listEditor{editHeight: 4}
-	l.edit(newTheme(true), 80, "id1", "  ")
-	if saved, _ := l.updateEditing(enter); saved != nil {
-		t.Errorf("a blank text saved: %+v", saved)
-	}
-	l.edit(newTheme(true), 80, "id1", "keep")
-	if saved, _ := l.updateEditing(tea.KeyPressMsg{Code: tea.KeyEscape}); saved != nil || l.editing != nil {
-		t.Errorf("esc: saved %+v, editing %v", saved, l.editing != nil)
-	}
+// pinEdits records the pin edits of the pins drawer.
+type pinEdits struct{ edited map[string]string }
+
+func (p *pinEdits) EditPin(_ context.Context, id, text string) error {
+	p.edited[id] = text
+	return nil
 }
+func (p *pinEdits) RemovePin(context.Context, string) error { return nil }
 
 // TestPinsDrawerSavesALongPinWhole: a pin long enough for the editor to
 // show it as a paste placeholder is saved as its text, never as the
 // placeholder ("[paste #1 · …]" stored in place of the pin).
 func TestPinsDrawerSavesALongPinWhole(t *testing.T) {
 	big := strings.Repeat("a fact\n", collapseLines+1)
-	d := newPinsDrawer()
-	d.list.edit(newTheme(true), 80, "p1", big)
-	saved, _ := d.list.updateEditing(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if saved == nil || saved.text != big {
-		t.Fatalf("saved %+v, want the pin's whole text", saved)
+	h := chatHost{&Model{th: newTheme(true), width: 80}}
+	pins := []message.Pin{{ID: "p1", Text: big}}
+	ops := &pinEdits{edited: map[string]string{}}
+	d := overlay.NewPinsDrawer()
+	enter := tea.KeyPressMsg{Code: tea.KeyEnter}
+	d.Update(h, pins, ops, enter) // opens the editor
+	_, cmd := d.Update(h, pins, ops, enter)
+	if cmd == nil {
+		t.Fatal("enter in the editor saved nothing")
+	}
+	if msg, ok := cmd().(overlay.PinDoneMsg); !ok || msg.Verb != "edited" || msg.Err != nil {
+		t.Fatalf("saving: %+v", msg)
+	}
+	if ops.edited["p1"] != big {
+		t.Fatalf("saved %q, want the pin's whole text", ops.edited["p1"])
 	}
 }

@@ -36,13 +36,13 @@ func mcpContextLines(th *theme, servers *mcp.Servers, cfg *config.Config, window
 		}
 		large, sent := st.Over(limit)
 		lines = append(lines, "  "+fmt.Sprintf("%-15s %11s  %6s", label, commas(sent), pct(sent))+
-			th.dim.Render(fmt.Sprintf("  %d tools", len(st.Tools))))
+			th.Dim.Render(fmt.Sprintf("  %d tools", len(st.Tools))))
 		if len(large) > 0 {
-			lines = append(lines, th.dim.Render(fmt.Sprintf("    too large, never sent (over %s tokens each): %s", commas(limit), termsafe.Strip(strings.Join(large, ", ")))))
+			lines = append(lines, th.Dim.Render(fmt.Sprintf("    too large, never sent (over %s tokens each): %s", commas(limit), termsafe.Strip(strings.Join(large, ", ")))))
 		}
 	}
 	if len(idle) > 0 {
-		lines = append(lines, th.dim.Render("  mcp: "+strings.Join(idle, ", ")+" (agent mcp list says more)"))
+		lines = append(lines, th.Dim.Render("  mcp: "+strings.Join(idle, ", ")+" (agent mcp list says more)"))
 	}
 	return lines
 }

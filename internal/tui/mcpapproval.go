@@ -3,7 +3,8 @@ package tui
 // A project's MCP servers ask before they start. A server a project file
 // (.agent/config.json) declares waits ("needs approval") until the user
 // approves that very entry. The chat asks about each such server once per
-// start, one dialog at a time, with the question machinery of dialogs.go
+// start, one dialog at a time, with the question machinery of overlay/questions.go; the dialog is
+// overlay.MCPDialog
 // (typing keeps going to the editor; alt+key or Tab then Enter answers):
 //   - when: after the first frame, once the chat is idle (no session
 //     opening, no turn, no other question or drawer open). Which servers
@@ -26,39 +27,20 @@ package tui
 // approve` (the hooks runner is fixed when the chat starts).
 
 import (
-	"slices"
-	"strings"
-
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/approval"
-	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/mcp"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // mcpAsking is where the chat stands with the servers waiting for approval.
 type mcpAsking struct {
-	scanned bool       // the scan for waiting servers was started
-	known   bool       // and its result has arrived
-	queue   []mcpAsk   // servers found waiting, not asked yet
-	shown   *mcpDialog // the question asked, until it is answered
+	scanned bool               // the scan for waiting servers was started
+	known   bool               // and its result has arrived
+	queue   []overlay.MCPAsk   // servers found waiting, not asked yet
+	shown   *overlay.MCPDialog // the question asked, until it is answered
 }
-
-// mcpAsk is a server to ask about: its name and its entry.
-type mcpAsk struct {
-	name string
-	spec config.MCPServer
-}
-
-// The answers of the MCP question, in button order.
-const (
-	mcpApprove = iota
-	mcpNotNow
-	mcpNever
-	mcpChoices
-)
-
-var mcpShortcuts = map[string]int{"alt+a": mcpApprove, "alt+n": mcpNotNow, "alt+x": mcpNever}
 
 // askMCPApprovals is afterUpdate's step: it starts the scan once, then
 // puts the next waiting server's question up when the chat is idle.
@@ -72,18 +54,19 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 		return scanMCPApprovals(m.opt.MCP, m.opt.Approvals)
 	}
 	if a.shown != nil {
-		i := slices.Index(m.questions.list, drawer(a.shown))
+		i := m.questions.Index(a.shown)
 		switch {
+		case i < 0 && a.shown.Answered():
+			a.shown = nil // chosen: mcpAsking.chosen acts on it
 		case i < 0:
 			// Dropped with the conversation (/new, another session):
 			// asked again when the chat is idle.
-			a.queue = append([]mcpAsk{a.shown.ask}, a.queue...)
+			a.queue = append([]overlay.MCPAsk{a.shown.Ask()}, a.queue...)
 			a.shown = nil
-		case i == 0 && len(m.questions.list) > 1 && !m.questions.focused:
+		case i == 0 && m.questions.Len() > 1 && !m.questions.Focused():
 			// The loop asked something meanwhile: its turn waits for the
 			// answer, this question does not.
-			copy(m.questions.list, m.questions.list[1:])
-			m.questions.list[len(m.questions.list)-1] = a.shown
+			m.questions.Defer()
 			return nil
 		default:
 			return nil
@@ -92,20 +75,20 @@ func (m *Model) askMCPApprovals() tea.Cmd {
 	if len(a.queue) == 0 || !m.mcpIdle() {
 		return nil
 	}
-	a.shown = newMCPDialog(a.queue[0])
+	a.shown = overlay.NewMCPDialog(a.queue[0])
 	a.queue = a.queue[1:]
-	m.questions.list = append(m.questions.list, a.shown)
+	m.questions.Add(a.shown)
 	return nil
 }
 
 // mcpIdle reports whether a question may open now: the first frame is
 // drawn and nothing else wants the user.
 func (m *Model) mcpIdle() bool {
-	return m.sized && !m.opening && !m.busy && !m.compacting && len(m.questions.list) == 0 && m.drawer == nil
+	return m.sized && !m.opening && !m.busy && !m.compacting && m.questions.Len() == 0 && m.drawer == nil
 }
 
 // mcpScannedMsg are the servers waiting for approval.
-type mcpScannedMsg struct{ asks []mcpAsk }
+type mcpScannedMsg struct{ asks []overlay.MCPAsk }
 
 func (msg mcpScannedMsg) apply(m *Model) tea.Cmd {
 	m.mcpAsking.queue = append(m.mcpAsking.queue, msg.asks...)
@@ -117,7 +100,7 @@ func (msg mcpScannedMsg) apply(m *Model) tea.Cmd {
 // has not declined.
 func scanMCPApprovals(servers *mcp.Servers, st *approval.Store) tea.Cmd {
 	return func() tea.Msg {
-		var asks []mcpAsk
+		var asks []overlay.MCPAsk
 		for _, s := range servers.Status() {
 			if s.State != mcp.StateNeedsApproval {
 				continue
@@ -126,7 +109,7 @@ func scanMCPApprovals(servers *mcp.Servers, st *approval.Store) tea.Cmd {
 			if !ok || mcp.Declined(st, s.Name, spec) {
 				continue
 			}
-			asks = append(asks, mcpAsk{name: s.Name, spec: spec})
+			asks = append(asks, overlay.MCPAsk{Name: s.Name, Spec: spec})
 		}
 		return mcpScannedMsg{asks: asks}
 	}
@@ -134,18 +117,18 @@ func scanMCPApprovals(servers *mcp.Servers, st *approval.Store) tea.Cmd {
 
 // mcpAnsweredMsg is what came of an answer that wrote the approvals.
 type mcpAnsweredMsg struct {
-	ask     mcpAsk
-	choice  int
+	ask     overlay.MCPAsk
+	choice  overlay.MCPChoice
 	err     error
 	started bool // approve: Allow started the server
 }
 
 func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
-	name := mcp.Printable(msg.ask.name)
+	name := mcp.Printable(msg.ask.Name)
 	switch {
-	case msg.choice == mcpNever && msg.err != nil:
+	case msg.choice == overlay.MCPNever && msg.err != nil:
 		m.chat.notice(noticeError, "MCP server "+name+": record that you declined it: "+msg.err.Error(), "it stays off; the next start asks again")
-	case msg.choice == mcpNever:
+	case msg.choice == overlay.MCPNever:
 		m.chat.notice(noticeInfo, "MCP server "+name+" stays off in this project: no start asks again until its entry changes; `agent mcp approve "+name+"` starts it.", "")
 	case msg.err != nil:
 		m.chat.notice(noticeError, "MCP server "+name+": record the approval: "+msg.err.Error(), "it starts for this chat only; the next start asks again")
@@ -157,91 +140,24 @@ func (msg mcpAnsweredMsg) apply(m *Model) tea.Cmd {
 	return nil
 }
 
-// mcpDialog asks whether a project's server may start.
-type mcpDialog struct {
-	ask mcpAsk
-	row choiceRow
-}
-
-// newMCPDialog asks ask, "approve and start" highlighted.
-func newMCPDialog(a mcpAsk) *mcpDialog {
-	return &mcpDialog{ask: a, row: choiceRow{n: mcpChoices, shortcuts: mcpShortcuts}}
-}
-
-func (d *mcpDialog) abandoned() bool { return false }
-
-func (d *mcpDialog) approving() bool { return d.row.sel == mcpApprove }
-
-func (d *mcpDialog) shortcut(key string) bool { return d.row.shortcut(key) }
-
-// choose acts on an answer; the approvals are written off the Update loop.
-func (d *mcpDialog) choose(m *Model, c int) (drawerResult, tea.Cmd) {
-	m.mcpAsking.shown = nil
-	ask, st, servers := d.ask, m.opt.Approvals, m.opt.MCP
+// chosen acts on the answer to the question about msg.Ask: the
+// approvals are written, and the server started, off the Update loop;
+// "not now" only says so in chat.
+func (a *mcpAsking) chosen(msg overlay.MCPChosenMsg, st *approval.Store, servers *mcp.Servers, chat *chatView) tea.Cmd {
+	ask, c := msg.Ask, msg.Choice
 	switch c {
-	case mcpApprove:
-		return drawerClose, func() tea.Msg {
-			err := mcp.Approve(st, ask.name, ask.spec)
+	case overlay.MCPApprove:
+		return func() tea.Msg {
+			err := mcp.Approve(st, ask.Name, ask.Spec)
 			// Approved even when the record failed: the user said so.
-			return mcpAnsweredMsg{ask: ask, choice: c, err: err, started: servers.Allow(ask.name)}
+			return mcpAnsweredMsg{ask: ask, choice: c, err: err, started: servers.Allow(ask.Name)}
 		}
-	case mcpNever:
-		return drawerClose, func() tea.Msg {
-			return mcpAnsweredMsg{ask: ask, choice: c, err: mcp.Decline(st, ask.name, ask.spec)}
-		}
-	}
-	name := mcp.Printable(ask.name)
-	m.chat.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
-	return drawerClose, nil
-}
-
-func (d *mcpDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
-	}
-	s := k.String()
-	if c := d.row.update(s); c != noChoice {
-		return d.choose(m, c)
-	}
-	if s == "esc" {
-		return drawerPass, nil
-	}
-	return drawerKeep, nil
-}
-
-func (d *mcpDialog) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	spec := d.ask.spec
-	var body []string
-	add := func(style func(...string) string, indent, s string) {
-		for _, l := range wrapText(s, inner-len(indent)) {
-			body = append(body, indent+style(l))
+	case overlay.MCPNever:
+		return func() tea.Msg {
+			return mcpAnsweredMsg{ask: ask, choice: c, err: mcp.Decline(st, ask.Name, ask.Spec)}
 		}
 	}
-	plain := func(s ...string) string { return strings.Join(s, "") }
-	add(plain, "", mcp.Printable(spec.Project)+" declares the MCP server "+mcp.Printable(d.ask.name)+
-		", which starts only once you approve it.")
-	if spec.URL != "" {
-		add(plain, "", "It would connect to:")
-	} else {
-		add(plain, "", "It would run, as you, in this directory:")
-	}
-	add(th.accentText.Render, "  ", mcp.CommandLine(spec))
-	if mcp.RunsProjectFile(spec) {
-		add(th.dim.Render, "", "(a file of the project: the repository's own code runs)")
-	}
-	if sends := mcp.Sends(spec); len(sends) > 0 {
-		add(plain, "", "with, as written:")
-		for _, l := range sends {
-			add(plain, "  ", l)
-		}
-	}
-	add(th.dim.Render, "", "Its tools ask before they run, as other tools do.")
-	body = append(body, "")
-	body = append(body, d.row.view(th, []string{"approve and start · alt+a", "not now · alt+n", "never for this project · alt+x"}, m.questions.focused, inner)...)
-	footer := m.questions.footer("typing goes to the editor · tab answers here · alt+a approve · alt+n not now",
-		"←→ choose · enter confirms · esc back to the editor")
-	return m.questions.frame(m.th, "MCP server", clampBody(body, height, len(body)-1), footer, width)
+	name := mcp.Printable(ask.Name)
+	chat.notice(noticeInfo, "MCP server "+name+" stays off for now: the next start asks again (or run `agent mcp approve "+name+"`).", "")
+	return nil
 }

@@ -76,7 +76,7 @@ func TestProjectMCPServerIsApprovedInTheChat(t *testing.T) {
 
 	h.key("alt+a")
 	h.waitScreen("web approved")
-	if len(h.m.questions.list) != 0 {
+	if h.m.questions.Len() != 0 {
 		t.Fatalf("the question is still open:\n%s", h.screen())
 	}
 	if !mcp.ApprovedIn(approval.Open(data))("web", spec) {
@@ -142,7 +142,7 @@ func TestMCPQuestionShowsNoRawEscapes(t *testing.T) {
 	h.typeText("hi")
 	h.key("enter")
 	h.waitFor("the reply", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "hello") })
-	if len(h.m.questions.list) != 0 || h.m.mcpAsking.shown != nil {
+	if h.m.questions.Len() != 0 || h.m.mcpAsking.shown != nil {
 		t.Errorf("the chat asked again:\n%s", h.screen())
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -169,7 +169,7 @@ func TestMCPNeverIsNotAskedAgain(t *testing.T) {
 	again := startProjectServers(t, st, map[string]config.MCPServer{"p": spec})
 	h = newHarness(t, nil, withServers(again, st))
 	h.waitFor("the scan", func(m *Model) bool { return m.mcpAsking.known })
-	if len(h.m.questions.list) != 0 || len(h.m.mcpAsking.queue) != 0 {
+	if h.m.questions.Len() != 0 || len(h.m.mcpAsking.queue) != 0 {
 		t.Fatalf("a declined server was asked about:\n%s", h.screen())
 	}
 
@@ -192,14 +192,14 @@ func TestLoopQuestionGoesBeforeTheMCPQuestion(t *testing.T) {
 	h.typeText("go")
 	h.key("enter")
 	h.waitScreen("Permission")
-	h.waitFor("the permission question to take keys", func(m *Model) bool { return m.questions.armed })
+	h.waitFor("the permission question to take keys", func(m *Model) bool { return m.questions.Armed() })
 	h.key("alt+a")
 	h.waitFor("the turn", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "done") })
 	h.waitScreen("approve and start")
 	if mcp.ApprovedIn(st)("p", spec) {
 		t.Fatal("alt+a for the permission approved the MCP server")
 	}
-	h.waitFor("the MCP question to take keys", func(m *Model) bool { return m.questions.armed })
+	h.waitFor("the MCP question to take keys", func(m *Model) bool { return m.questions.Armed() })
 	h.key("alt+n")
 	h.waitScreen("stays off for now")
 }

@@ -99,13 +99,13 @@ func mentionPopupLines(th *theme, sel int, comps []string, width int) []string {
 	for i, p := range comps {
 		line := pad(fit(" @"+termsafe.Strip(p), width-2), width-2)
 		if i == sel {
-			line = th.selected.Render(line)
+			line = th.Selected.Render(line)
 		} else {
-			line = th.dim.Render(line)
+			line = th.Dim.Render(line)
 		}
 		out = append(out, " "+line)
 	}
-	out = append(out, " "+th.dim.Render(fit("↑↓ choose · tab or enter insert · esc dismiss · attached when sent", width-2)))
+	out = append(out, " "+th.Dim.Render(fit("↑↓ choose · tab or enter insert · esc dismiss · attached when sent", width-2)))
 	return out
 }
 
@@ -127,9 +127,9 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 	var line string
 	switch {
 	case c.f.Error != "":
-		line = th.errorText.Render(fit("  ✗ "+name+": "+oneLine(termsafe.Strip(c.f.Error), rc.width), rc.width))
+		line = th.ErrorText.Render(fit("  ✗ "+name+": "+oneLine(termsafe.Strip(c.f.Error), rc.width), rc.width))
 	case c.f.Kind == message.AttachImage:
-		line = th.accentText.Render(fit("  "+imageChip(&c.f), rc.width)) // images.go
+		line = th.AccentText.Render(fit("  "+imageChip(&c.f), rc.width)) // images.go
 	default:
 		n := strings.Count(c.f.Content, "\n") + 1
 		what := fmt.Sprintf("%d lines", n)
@@ -139,7 +139,7 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 		if c.f.Truncated {
 			what += ", truncated"
 		}
-		line = th.accentText.Render(fit("  ⎘ "+name, rc.width)) + th.dim.Render(fit(" · "+what, max(0, rc.width-len(name)-4)))
+		line = th.AccentText.Render(fit("  ⎘ "+name, rc.width)) + th.Dim.Render(fit(" · "+what, max(0, rc.width-len(name)-4)))
 	}
 	return c.cache.put(rc, 0, []string{line, ""})
 }

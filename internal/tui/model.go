@@ -9,15 +9,12 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // tickInterval drives the spinner, the elapsed time and retry countdowns
 // while something runs.
 const tickInterval = 100 * time.Millisecond
-
-// dialogGrace is how long a question ignores its keys after it appears
-// (they go to the editor meanwhile).
-const dialogGrace = 300 * time.Millisecond
 
 // quitWindow is how long a first Ctrl+C waits for the second.
 const quitWindow = 2 * time.Second
@@ -99,7 +96,7 @@ type Model struct {
 
 	editor    *editor
 	drawer    drawer
-	questions questions // the loop's open questions (questions.go)
+	questions overlay.Questions // the loop's open questions (overlay/questions.go)
 	// mcpAsking: the project's MCP servers waiting for approval
 	// (mcpapproval.go).
 	mcpAsking mcpAsking
@@ -270,7 +267,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			it.setSummary(msg.text)
 		}
 	case opFailedMsg:
-		m.chat.notice(noticeError, msg.what+": "+msg.err.Error(), "")
+		m.chat.notice(noticeError, msg.What+": "+msg.Err.Error(), "")
+	case overlay.PinDoneMsg:
+		cmds = append(cmds, pinDoneMsg(msg).apply(m))
 	case rewoundMsg:
 		cmds = append(cmds, m.handleRewound(msg))
 	case diffLoadedMsg:
@@ -289,10 +288,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retry.tick(time.Now())
 		}
 		// afterUpdate starts the next tick if still needed
-	case dialogArmedMsg:
-		m.questions.arm(msg)
-	case enterSettledMsg:
-		m.questions.gate.settle(msg)
+	case overlay.ArmedMsg:
+		m.questions.Arm(msg)
+	case overlay.SettledMsg:
+		m.questions.Settle(msg)
+	case overlay.MCPChosenMsg:
+		cmds = append(cmds, m.mcpAsking.chosen(msg, m.opt.Approvals, m.opt.MCP, m.chat)) // mcpapproval.go
 	case branchLoadedMsg:
 		m.branch, m.branchKnown = msg.branch, true
 		if m.welcome != nil && m.welcome.branch != msg.branch {
@@ -303,7 +304,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id == m.flashID {
 			m.flash = ""
 		}
-	case sessionsLoadedMsg, modelsLoadedMsg, sessionSearchDueMsg, sessionSearchMsg:
+	case sessionsLoadedMsg, modelsLoadedMsg, overlay.SearchDueMsg, overlay.SearchFoundMsg:
 		if m.drawer != nil {
 			d := m.drawer
 			res, cmd := d.update(m, msg)
@@ -321,11 +322,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // markdown renders for visible blocks, the ticker.
 func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
-	m.questions.dropAbandoned()
+	m.questions.DropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
-	if armed, ok := m.questions.show(); ok {
-		cmds = append(cmds, m.after(dialogGrace, armed), bell)
+	if armed, ok := m.questions.Show(); ok {
+		cmds = append(cmds, m.after(overlay.Grace, armed), overlay.Bell)
 	}
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
@@ -341,7 +342,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 }
 
 func (m *Model) setTheme(dark bool) {
-	if m.th != nil && m.th.dark == dark {
+	if m.th != nil && m.th.Dark == dark {
 		return
 	}
 	m.th = newTheme(dark)

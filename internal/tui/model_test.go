@@ -308,7 +308,7 @@ func TestNarrowAndResizedScreensFit(t *testing.T) {
 func TestLightBackground(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.Text("light **text**")})
 	h.send(tea.BackgroundColorMsg{Color: lightColor{}})
-	if h.m.th.dark {
+	if h.m.th.Dark {
 		t.Fatal("theme still dark")
 	}
 	h.typeText("x")

@@ -4,6 +4,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // Messages of the chat's own commands, named for what happened.
@@ -42,10 +43,6 @@ type (
 	summaryLoadedMsg struct {
 		id, text string
 	}
-	opFailedMsg struct {
-		what string
-		err  error
-	}
 	renderedMsg struct {
 		jobs  []mdJob
 		lines [][]string
@@ -54,8 +51,10 @@ type (
 		gen   int
 		queue []message.QueuedMessage
 	}
-	tickMsg        struct{ gen int }
-	tailDueMsg     struct{ owner *textItem }
-	flashDoneMsg   struct{ id int }
-	dialogArmedMsg struct{ d drawer }
+	tickMsg      struct{ gen int }
+	tailDueMsg   struct{ owner *textItem }
+	flashDoneMsg struct{ id int }
 )
+
+// opFailedMsg says an edit the user asked for failed (what, and why).
+type opFailedMsg = overlay.OpFailedMsg

@@ -72,32 +72,32 @@ func (p *patchItem) lines(rc *renderCtx) []string {
 	if expanded {
 		hint = ""
 	}
-	head := th.accentText.Render(patchHeadline(&p.state)) + th.dim.Render(hint)
+	head := th.AccentText.Render(patchHeadline(&p.state)) + th.Dim.Render(hint)
 	out := []string{"  " + fit(head, rc.width-2)}
 	if expanded {
 		w := rc.width - 6
 		for _, f := range p.state.Files {
 			line := fmt.Sprintf("%-9s %s", f.Status, termsafe.Strip(f.Path))
-			counts := th.okText.Render(fmt.Sprintf("+%d", f.LinesAdded)) + " " + th.errorText.Render(fmt.Sprintf("−%d", f.LinesDeleted))
+			counts := th.OkText.Render(fmt.Sprintf("+%d", f.LinesAdded)) + " " + th.ErrorText.Render(fmt.Sprintf("−%d", f.LinesDeleted))
 			if f.Binary {
-				counts = th.dim.Render("binary")
+				counts = th.Dim.Render("binary")
 			}
 			if f.OldMode != "" {
-				counts += th.dim.Render(fmt.Sprintf(" mode %s → %s", f.OldMode, f.NewMode))
+				counts += th.Dim.Render(fmt.Sprintf(" mode %s → %s", f.OldMode, f.NewMode))
 			}
 			if f.Unsure != "" {
-				counts += th.warnText.Render(" (unsure: undo asks)")
+				counts += th.WarnText.Render(" (unsure: undo asks)")
 			}
-			out = append(out, "    "+th.text.Render(fit(line, max(10, w-20)))+"  "+counts)
+			out = append(out, "    "+th.Text.Render(fit(line, max(10, w-20)))+"  "+counts)
 		}
 		for _, l := range p.state.Lost {
-			out = append(out, "    "+th.warnText.Render(fit("not restorable: "+loop.DescribeLost(l), w)))
+			out = append(out, "    "+th.WarnText.Render(fit("not restorable: "+loop.DescribeLost(l), w)))
 		}
 		for _, o := range p.state.Outside {
-			out = append(out, "    "+th.dim.Render(fit(outsideLine(o), w)))
+			out = append(out, "    "+th.Dim.Render(fit(outsideLine(o), w)))
 		}
 		for _, s := range p.state.Skipped {
-			out = append(out, "    "+th.warnText.Render(fit(fmt.Sprintf("not snapshotted: %s (%s)", termsafe.Strip(s.Path), s.Reason), w)))
+			out = append(out, "    "+th.WarnText.Render(fit(fmt.Sprintf("not snapshotted: %s (%s)", termsafe.Strip(s.Path), s.Reason), w)))
 		}
 	}
 	return p.cache.put(rc, p.ver, append(out, ""))
@@ -159,10 +159,10 @@ func (d *diffDrawer) view(m *Model, width, height int) []string {
 			if i == 0 {
 				d.rows = append(d.rows, "")
 			}
-			d.rows = append(d.rows, th.warnText.Render(fit("not restorable: "+loop.DescribeLost(l), inner)))
+			d.rows = append(d.rows, th.WarnText.Render(fit("not restorable: "+loop.DescribeLost(l), inner)))
 		}
 		for _, o := range d.d.Outside {
-			d.rows = append(d.rows, th.dim.Render(fit(outsideLine(o), inner)))
+			d.rows = append(d.rows, th.Dim.Render(fit(outsideLine(o), inner)))
 		}
 		d.width, d.th = inner, th
 	}
@@ -184,39 +184,39 @@ func (d *diffDrawer) view(m *Model, width, height int) []string {
 // then per file a header and its diff.
 func renderTurnDiff(th *theme, p *snapshot.Patch, width int) []string {
 	if p == nil || len(p.Files) == 0 {
-		return []string{th.dim.Render("this turn changed no file")}
+		return []string{th.Dim.Render("this turn changed no file")}
 	}
 	added, deleted := 0, 0
 	for _, f := range p.Files {
 		added, deleted = added+f.LinesAdded, deleted+f.LinesDeleted
 	}
-	out := []string{th.bold.Render(fmt.Sprintf("%d file%s changed ", len(p.Files), plural(len(p.Files)))) +
-		th.okText.Render(fmt.Sprintf("+%d", added)) + " " + th.errorText.Render(fmt.Sprintf("−%d", deleted))}
+	out := []string{th.Bold.Render(fmt.Sprintf("%d file%s changed ", len(p.Files), plural(len(p.Files)))) +
+		th.OkText.Render(fmt.Sprintf("+%d", added)) + " " + th.ErrorText.Render(fmt.Sprintf("−%d", deleted))}
 	chunks := splitPatch(p.Text)
 	for i, f := range p.Files {
 		out = append(out, "")
-		head := th.bold.Render(fit(termsafe.Strip(f.Path), max(10, width-30))) + "  " + th.dim.Render(f.Status.String())
+		head := th.Bold.Render(fit(termsafe.Strip(f.Path), max(10, width-30))) + "  " + th.Dim.Render(f.Status.String())
 		if !f.Binary {
-			head += "  " + th.okText.Render(fmt.Sprintf("+%d", f.LinesAdded)) + " " + th.errorText.Render(fmt.Sprintf("−%d", f.LinesDeleted))
+			head += "  " + th.OkText.Render(fmt.Sprintf("+%d", f.LinesAdded)) + " " + th.ErrorText.Render(fmt.Sprintf("−%d", f.LinesDeleted))
 		}
 		out = append(out, head)
 		switch {
 		case f.Binary:
-			out = append(out, th.dim.Render("  binary file"))
+			out = append(out, th.Dim.Render("  binary file"))
 		case i >= len(chunks):
-			out = append(out, th.dim.Render("  (not shown: the diff was cut)"))
+			out = append(out, th.Dim.Render("  (not shown: the diff was cut)"))
 		case !hasHunk(chunks[i]):
 			if f.OldMode != f.NewMode && f.OldMode != "000000" && f.NewMode != "000000" {
-				out = append(out, th.dim.Render(fmt.Sprintf("  mode %s → %s", f.OldMode, f.NewMode)))
+				out = append(out, th.Dim.Render(fmt.Sprintf("  mode %s → %s", f.OldMode, f.NewMode)))
 			} else {
-				out = append(out, th.dim.Render("  (no lines)"))
+				out = append(out, th.Dim.Render("  (no lines)"))
 			}
 		default:
-			out = append(out, diffview.Render(chunks[i], width, diffview.Auto, th.diff)...)
+			out = append(out, diffview.Render(chunks[i], width, diffview.Auto, th.Diff)...)
 		}
 	}
 	if p.Truncated {
-		out = append(out, "", th.warnText.Render("the diff is cut here: `agent diff` prints it all"))
+		out = append(out, "", th.WarnText.Render("the diff is cut here: `agent diff` prints it all"))
 	}
 	return out
 }

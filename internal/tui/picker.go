@@ -1,48 +1,29 @@
 package tui
 
-// The filterable pickers of /sessions and /model (the session search is
-// sessionsearch.go).
+// The pickers of /sessions and /model (overlay.Picker): what fills them
+// and what a choice does (the session search is sessionsearch.go).
 
 import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
-// pickerEntry is one choice of a picker.
-type pickerEntry struct {
-	value, label, detail string
-	current              bool
-	// snippet, under the entry, is where a session search matched.
-	snippet string
-}
-
-// picker is a filterable list: /sessions and /model.
-type picker struct {
-	title   string
-	entries []pickerEntry
-	filter  string
-	sel     int
-	loading bool
-	err     error
-	// free accepts the typed filter as a value when nothing matches.
-	free bool
-	// note is shown above the entries (the server's models could not be
-	// listed); firstRun marks the picker of a session without a model.
-	note     string
-	firstRun bool
-	choose   func(m *Model, value string) tea.Cmd
-	// search, for /sessions, searches the sessions' history for the
-	// filter (sessionsearch.go).
-	search *sessionSearch
+// pickerDrawer puts an overlay.Picker in the chat's drawer slot: it fills
+// the picker from the loaders' messages (load) and acts on the choice.
+type pickerDrawer struct {
+	*overlay.Picker
+	choose func(m *Model, value string) tea.Cmd
+	// models: the /model picker (else the sessions picker, if it loads);
+	// firstRun marks the picker of a session without a model.
+	models, firstRun bool
 }
 
 type sessionsLoadedMsg struct {
@@ -56,8 +37,9 @@ type modelsLoadedMsg struct {
 	note   string
 }
 
-func newSessionPicker() *picker {
-	return &picker{title: "Sessions", loading: true, search: &sessionSearch{}, choose: func(m *Model, id string) tea.Cmd {
+func newSessionPicker(m *Model) *pickerDrawer {
+	p := overlay.NewPicker("Sessions", nil).Loading().Searchable(sessionSearcher(m.opt.Loop.Store, m.opt.Loop.Config, m.opt.Loop.Dir, m.sess.ID))
+	return &pickerDrawer{Picker: p, choose: func(m *Model, id string) tea.Cmd {
 		if id == m.sess.ID {
 			return nil
 		}
@@ -69,8 +51,9 @@ func newSessionPicker() *picker {
 	}}
 }
 
-func newModelPicker(m *Model) *picker {
-	return &picker{title: "Model", loading: true, free: true, choose: func(m *Model, name string) tea.Cmd {
+func newModelPicker(title string) *pickerDrawer {
+	p := overlay.NewPicker(title, nil).Loading().AcceptTyped()
+	return &pickerDrawer{Picker: p, models: true, choose: func(m *Model, name string) tea.Cmd {
 		if name == sessionModel(m.sess, m.opt.Loop.Config) {
 			return nil
 		}
@@ -78,11 +61,17 @@ func newModelPicker(m *Model) *picker {
 	}}
 }
 
+// pickerOn is a picker drawer of entries that calls choose with the
+// value chosen.
+func pickerOn(title string, entries []overlay.PickerEntry, choose func(m *Model, value string) tea.Cmd) *pickerDrawer {
+	return &pickerDrawer{Picker: overlay.NewPicker(title, entries), choose: choose}
+}
+
 // load fills the picker in the background.
-func (p *picker) load(m *Model) tea.Cmd {
+func (p *pickerDrawer) load(m *Model) tea.Cmd {
 	st := m.opt.Loop.Store
 	dir := m.opt.Loop.Dir
-	if p.title == "Sessions" {
+	if !p.models {
 		return func() tea.Msg {
 			if st == nil {
 				return sessionsLoadedMsg{}
@@ -143,38 +132,16 @@ func (p *picker) load(m *Model) tea.Cmd {
 	}
 }
 
-func (p *picker) visible() []pickerEntry {
-	if p.filter == "" {
-		return p.entries
-	}
-	f := strings.ToLower(p.filter)
-	var out []pickerEntry
-	for _, e := range p.entries {
-		if strings.Contains(strings.ToLower(e.label+" "+e.value), f) {
-			out = append(out, e)
-		}
-	}
-	if p.searching() {
-		return p.searchVisible(out)
-	}
-	return out
-}
-
-func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+func (p *pickerDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	switch msg := msg.(type) {
 	case sessionsLoadedMsg:
-		p.loading, p.err = false, msg.err
-		p.entries = nil
+		var entries []overlay.PickerEntry
 		for _, s := range msg.list {
-			p.entries = append(p.entries, sessionEntry(m.opt.Loop.Config, s, m.sess.ID))
+			entries = append(entries, sessionEntry(m.opt.Loop.Config, s, m.sess.ID))
 		}
+		p.Loaded(entries, "", msg.err)
 		return drawerKeep, nil
-	case sessionSearchDueMsg, sessionSearchMsg:
-		return drawerKeep, p.searchUpdate(m, msg)
 	case modelsLoadedMsg:
-		p.loading = false
-		p.entries = nil
-		p.note = msg.note
 		if p.firstRun {
 			var served []string
 			for _, n := range msg.names {
@@ -186,6 +153,7 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 				return drawerClose, cmd
 			}
 		}
+		var entries []overlay.PickerEntry
 		for _, n := range msg.names {
 			detail := ""
 			if cfg := m.opt.Loop.Config; cfg != nil {
@@ -198,105 +166,18 @@ func (p *picker) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 			if msg.served[n] {
 				detail = "served · " + detail
 			}
-			p.entries = append(p.entries, pickerEntry{value: n, label: termsafe.Strip(n), detail: detail, current: n == sessionModel(m.sess, m.opt.Loop.Config)})
+			entries = append(entries, overlay.PickerEntry{Value: n, Label: termsafe.Strip(n), Detail: detail, Current: n == sessionModel(m.sess, m.opt.Loop.Config)})
 		}
+		p.Loaded(entries, msg.note, nil)
 		return drawerKeep, nil
-	case tea.PasteMsg:
-		p.filter += strings.ReplaceAll(msg.Content, "\n", " ")
-		p.sel = 0
-		return drawerKeep, p.filterChanged()
-	case tea.KeyPressMsg:
-		vis := p.visible()
-		switch msg.String() {
-		case "esc":
-			return drawerClose, nil
-		case "up", "ctrl+p":
-			p.sel = max(0, p.sel-1)
-		case "down", "ctrl+n":
-			p.sel = min(max(0, len(vis)-1), p.sel+1)
-		case "enter":
-			if len(vis) > 0 {
-				return drawerClose, p.choose(m, vis[min(p.sel, len(vis)-1)].value)
-			}
-			if p.free && strings.TrimSpace(p.filter) != "" {
-				return drawerClose, p.choose(m, strings.TrimSpace(p.filter))
-			}
-		case "backspace":
-			if p.filter != "" {
-				r := []rune(p.filter)
-				p.filter = string(r[:len(r)-1])
-				p.sel = 0
-				return drawerKeep, p.filterChanged()
-			}
-		default:
-			if msg.Text != "" {
-				p.filter += msg.Text
-				p.sel = 0
-				return drawerKeep, p.filterChanged()
-			}
-		}
 	}
-	return drawerKeep, nil
+	res, cmd := p.Update(chatHost{m}, msg)
+	if v, ok := p.Chosen(); ok {
+		return drawerClose, tea.Batch(cmd, p.choose(m, v))
+	}
+	return res, cmd
 }
 
-func (p *picker) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	body := []string{th.accentText.Render("filter › ") + p.filter}
-	if p.note != "" {
-		body = append(body, th.dim.Render(fit(p.note, inner)))
-	}
-	vis := p.visible()
-	switch {
-	case p.loading:
-		body = append(body, th.dim.Render("loading…"))
-	case p.err != nil:
-		body = append(body, th.errorText.Render(p.err.Error()))
-	case p.search != nil && p.search.err != nil && p.filter != "":
-		body = append(body, th.errorText.Render("search: "+p.search.err.Error()))
-	case len(vis) == 0 && p.search != nil && p.filter != "" && p.search.query != p.filter:
-		body = append(body, th.dim.Render("searching…"))
-	case len(vis) == 0 && p.search != nil && p.filter != "":
-		body = append(body, th.dim.Render("no session mentions "+p.filter))
-	case len(vis) == 0 && p.free && p.filter != "":
-		body = append(body, th.dim.Render("enter switches to "+p.filter))
-	case len(vis) == 0:
-		body = append(body, th.dim.Render("nothing here yet"))
-	}
-	var rows []string
-	selRow := 0
-	for i, e := range vis {
-		mark := "  "
-		if e.current {
-			mark = "• "
-		}
-		label := mark + e.label
-		detail := e.detail
-		room := inner - ansi.StringWidth(detail) - 2
-		if room < 12 {
-			detail, room = "", inner
-		}
-		line := pad(fit(label, room), room)
-		if detail != "" {
-			line += "  " + th.dim.Render(detail)
-		}
-		if i == p.sel {
-			line = th.selected.Render(pad(ansi.Strip(line), inner))
-			selRow = len(rows)
-		}
-		rows = append(rows, line)
-		if e.snippet != "" {
-			rows = append(rows, th.dim.Render(fit("    "+e.snippet, inner)))
-			if i == p.sel {
-				selRow++
-			}
-		}
-	}
-	rows = clampBody(rows, height-len(body), selRow)
-	body = append(body, rows...)
-	footer := "↑↓ choose · enter open · esc close"
-	if p.free {
-		footer = "↑↓ choose · enter switch · type a name · esc"
-	}
-	return frameLines(th, p.title, body, footer, width)
+func (p *pickerDrawer) view(m *Model, width, height int) []string {
+	return p.View(chatHost{m}, width, height)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/snapshot"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
 // checkpointState is the chat's part of checkpoints.
@@ -96,7 +97,7 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 		if len(turns) == 0 {
 			return m.setFlash("nothing to "+name+" yet: no message was sent in this session", 3*time.Second)
 		}
-		m.drawer = newTurnPicker(name, h, turns)
+		m.drawer = turnDrawer{overlay.NewTurnPicker(name, h, turns)}
 	case "diff":
 		n := 0
 		if arg != "" {
@@ -140,9 +141,8 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	var other *snapshot.BusyError
 	switch {
 	case errors.As(msg.err, &outside) && msg.force != nil:
-		m.drawer = &outsideDialog{msg: msg, files: outside.Files, why: outside.Why,
-			row: choiceRow{n: 2, shortcuts: outsideShortcuts, sel: outsideCancel}}
-		return bell
+		m.drawer = &outsideDrawer{OutsideDialog: overlay.NewOutsideDialog(msg.op, outside.Files, outside.Why), msg: msg}
+		return overlay.Bell
 	case errors.As(msg.err, &other):
 		return m.setFlash(fmt.Sprintf("not now: session %s is running a tool in this directory; /%s again when it ends", other.Session, msg.op), 5*time.Second)
 	case msg.err != nil && msg.res == nil:
@@ -221,74 +221,33 @@ func (m *Model) rebuildConversation() {
 	m.chat.focus = nil
 }
 
-// outsideDialog asks before a restore overwrites files changed outside
-// the agent since its last snapshot.
-type outsideDialog struct {
-	msg   rewoundMsg
-	files []snapshot.FileChange
-	why   map[string]string // a file's reason when it is not surely the agent's change
-	row   choiceRow         // outsideRestore, outsideCancel
+// outsideDrawer puts overlay.OutsideDialog in the chat's drawer slot and
+// acts on its answer: restore anyway runs msg's rewind forced, cancel
+// says that no file was touched.
+type outsideDrawer struct {
+	*overlay.OutsideDialog
+	msg rewoundMsg
 }
 
-// The choices of outsideDialog, in button order; cancel is the default.
-const (
-	outsideRestore = iota
-	outsideCancel
-)
-
-// outsideShortcuts are the modified keys of the choices.
-var outsideShortcuts = map[string]int{"alt+r": outsideRestore, "alt+c": outsideCancel}
-
-func (d *outsideDialog) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return drawerKeep, nil
+func (o *outsideDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	if res, _ := o.Update(chatHost{m}, msg); res != overlay.Close {
+		return res, nil
 	}
-	key := k.String()
-	if key == "up" || key == "down" {
-		key = "tab" // of two choices, every move flips the highlight
+	if !o.Restore() {
+		return drawerClose, m.setFlash(o.msg.op+" cancelled: no file was touched", 3*time.Second)
 	}
-	choice := d.row.update(key)
-	if key == "esc" {
-		choice = outsideCancel
+	forced := o.msg
+	forced.force = nil
+	run := o.msg.force
+	m.cp.rewinding = true
+	return drawerClose, func() tea.Msg {
+		forced.res, forced.err = run(context.Background())
+		return forced
 	}
-	switch choice {
-	case outsideRestore:
-		forced := d.msg
-		forced.force = nil
-		run := d.msg.force
-		m.cp.rewinding = true
-		return drawerClose, func() tea.Msg {
-			forced.res, forced.err = run(context.Background())
-			return forced
-		}
-	case outsideCancel:
-		return drawerClose, m.setFlash(d.msg.op+" cancelled: no file was touched", 3*time.Second)
-	}
-	return drawerKeep, nil
 }
 
-// maxOutsideListed bounds the files the dialog lists.
-const maxOutsideListed = 8
-
-func (d *outsideDialog) view(m *Model, width, height int) []string {
-	th := m.th
-	inner := max(10, width-4)
-	body := []string{th.warnText.Render(fit("These files changed outside the agent since it last left them, or not surely by it:", inner))}
-	for i, f := range d.files {
-		if i == maxOutsideListed {
-			body = append(body, th.dim.Render(fmt.Sprintf("  … and %d more", len(d.files)-i)))
-			break
-		}
-		line := fmt.Sprintf("%-9s %s", f.Status.String(), termsafe.Strip(f.Path))
-		if why := d.why[f.Path]; why != "" {
-			line += " — " + why
-		}
-		body = append(body, "  "+fit(line, inner-2))
-	}
-	body = append(body, "", th.dim.Render(fit("Restoring anyway overwrites them (a /redo would bring them back).", inner)), "")
-	body = append(body, d.row.view(th, []string{"restore anyway · alt+r", "cancel · esc"}, true, inner)...)
-	return frameWith(th.warnText, "/"+d.msg.op+": files changed outside the agent", clampBody(body, height, len(body)-1), "←→ choose · enter confirms · alt+r restore · esc cancel", width)
+func (o *outsideDrawer) view(m *Model, width, height int) []string {
+	return o.View(chatHost{m}, width, height)
 }
 
 // opened runs once a session is open: the notices waiting for it go to

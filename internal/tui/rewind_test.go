@@ -287,7 +287,7 @@ func TestUndoAsksBeforeOverwritingAnOutsideChange(t *testing.T) {
 	h.command("/undo")
 	h.waitScreen("files changed outside the agent")
 	h.key("r") // typing does not answer it
-	if _, ok := h.m.drawer.(*outsideDialog); !ok {
+	if _, ok := h.m.drawer.(*outsideDrawer); !ok {
 		t.Fatalf("a plain key closed the dialog: %T", h.m.drawer)
 	}
 	h.key("alt+r")

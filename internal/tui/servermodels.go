@@ -37,8 +37,7 @@ func needsModel(r *loop.Runner, fresh bool, cfg *config.Config) bool {
 
 // askModel opens the model picker to choose the new session's model.
 func (m *Model) askModel() tea.Cmd {
-	d := newModelPicker(m)
-	d.title = "Pick a model for " + m.opt.Loop.Config.BaseURL
+	d := newModelPicker("Pick a model for " + m.opt.Loop.Config.BaseURL)
 	d.firstRun = true
 	m.drawer = d
 	return d.load(m)

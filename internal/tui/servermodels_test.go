@@ -39,7 +39,7 @@ func TestFirstRunOnACustomServerAsksForAModel(t *testing.T) {
 	srv.SetModels("qwen2.5-coder", "llama3.1")
 	h := newHarness(t, nil, withServer(t, srv))
 	h.waitScreen("qwen2.5-coder")
-	if _, ok := h.m.drawer.(*picker); !ok {
+	if _, ok := h.m.drawer.(*pickerDrawer); !ok {
 		t.Fatalf("no model picker opened on the first run:\n%s", h.screen())
 	}
 	// Closing it and sending does not send gpt-4.1: the picker comes back
@@ -47,7 +47,7 @@ func TestFirstRunOnACustomServerAsksForAModel(t *testing.T) {
 	h.key("esc")
 	h.typeText("hi")
 	h.key("enter")
-	if _, ok := h.m.drawer.(*picker); !ok {
+	if _, ok := h.m.drawer.(*pickerDrawer); !ok {
 		t.Fatalf("sending without a model did not ask for one:\n%s", h.screen())
 	}
 	if got := h.m.editor.value(); got != "hi" {

@@ -133,7 +133,7 @@ func loadQueue(r *loop.Runner, gen int) tea.Cmd {
 	return func() tea.Msg {
 		q, err := r.Queue(context.Background())
 		if err != nil {
-			return opFailedMsg{what: "load the queue", err: err}
+			return opFailedMsg{What: "load the queue", Err: err}
 		}
 		return queueLoadedMsg{gen: gen, queue: q}
 	}

@@ -33,10 +33,10 @@ func storeSession(t *testing.T, h *harness, title, output string, pruned bool) *
 }
 
 // pickerOf is the open sessions picker.
-func pickerOf(t *testing.T, m *Model) *picker {
+func pickerOf(t *testing.T, m *Model) *pickerDrawer {
 	t.Helper()
-	p, ok := m.drawer.(*picker)
-	if !ok || p.search == nil {
+	p, ok := m.drawer.(*pickerDrawer)
+	if !ok || p.models || p.choose == nil {
 		t.Fatalf("the sessions picker is not open: %T", m.drawer)
 	}
 	return p
@@ -59,10 +59,10 @@ func TestSessionsPickerSearchesHistory(t *testing.T) {
 	}
 
 	h.typeText("frobnicated widget")
-	if p := pickerOf(t, h.m); p.search.query != "" {
-		t.Fatalf("the search ran inside Update (answer for %q before any command ran)", p.search.query)
+	if p := pickerOf(t, h.m); p.Searched() != "" {
+		t.Fatalf("the search ran inside Update (answer for %q before any command ran)", p.Searched())
 	}
-	h.waitFor("the search answer", func(m *Model) bool { return pickerOf(t, m).search.query == "frobnicated widget" })
+	h.waitFor("the search answer", func(m *Model) bool { return pickerOf(t, m).Searched() == "frobnicated widget" })
 	s := h.screen()
 	if !strings.Contains(s, "alpha refactor") || strings.Contains(s, "beta refactor") {
 		t.Errorf("the filtered list should hold alpha only:\n%s", s)

@@ -33,13 +33,13 @@ func (m *Model) statusLine() string {
 	}
 	if used := m.sess.Usage.Input + m.sess.Usage.Output; m.sess.CostUSD > 0 || used > 0 {
 		if c := costLabel(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.sess.CostUSD); m.sess.CostUSD > 0 || c != formatCost(0) {
-			right = append(right, th.dim.Render(c))
+			right = append(right, th.Dim.Render(c))
 		}
 	}
 	if c := cacheLabel(m.lastUsage, m.sess.Usage); c != "" {
-		right = append(right, th.dim.Render(c))
+		right = append(right, th.Dim.Render(c))
 	}
-	sep := th.dim.Render(" · ")
+	sep := th.Dim.Render(" · ")
 	r := strings.Join(right, sep)
 	// Drop the least important parts until it fits beside the model.
 	for len(right) > 1 && ansi.StringWidth(r) > w-12 {
@@ -47,10 +47,10 @@ func (m *Model) statusLine() string {
 		r = strings.Join(right, sep)
 	}
 	model := sessionModel(m.sess, m.opt.Loop.Config)
-	left := th.statusModel.Render(termsafe.Strip(model)) + th.dim.Render(effortLabel(m.opt.Loop.Effort, m.opt.Loop.Config, model))
+	left := th.StatusModel.Render(termsafe.Strip(model)) + th.Dim.Render(effortLabel(m.opt.Loop.Effort, m.opt.Loop.Config, model))
 	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
 	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
-		left += th.dim.Render(" · ") + th.statusBar.Render(oneLine(title, room-3))
+		left += th.Dim.Render(" · ") + th.StatusBar.Render(oneLine(title, room-3))
 	}
 	gap := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 1
 	if gap < 1 {
@@ -62,22 +62,22 @@ func (m *Model) statusLine() string {
 // activity is the spinner part of the status line.
 func (m *Model) activity() string {
 	th := m.th
-	spin := th.accentText.Render(spinnerFrames[m.tick.frame%len(spinnerFrames)])
+	spin := th.AccentText.Render(spinnerFrames[m.tick.frame%len(spinnerFrames)])
 	switch {
 	case m.compacting || m.compaction.run != nil:
-		return spin + " " + th.warnText.Render(m.compaction.label(m.busySince)) + th.dim.Render(" · esc stops")
+		return spin + " " + th.WarnText.Render(m.compaction.label(m.busySince)) + th.Dim.Render(" · esc stops")
 	case m.busy && m.cp.progress.p != nil:
 		return spin + " " + m.cp.progress.view(th) // checkpointline.go
 	case m.busy:
 		s := spin + " " + sinceLabel(m.busySince)
 		if m.retry != nil && m.retry.left > 0 {
-			s += th.warnText.Render(fmt.Sprintf(" · retry in %ds", m.retry.left))
+			s += th.WarnText.Render(fmt.Sprintf(" · retry in %ds", m.retry.left))
 		} else if rate := tokensPerSecond(m.streamStart, m.streamChars); rate >= 1 {
 			s += fmt.Sprintf(" · %.0f tok/s", rate)
 		}
-		return s + th.dim.Render(" · esc interrupts")
+		return s + th.Dim.Render(" · esc interrupts")
 	case m.opening && m.runner == nil && m.openErr == nil:
-		return spin + th.dim.Render(" opening")
+		return spin + th.Dim.Render(" opening")
 	}
 	return ""
 }
@@ -112,7 +112,7 @@ func nearLabel(th *theme, f *message.CompactionForecast, s tokens.Snapshot) stri
 	case f.TurnsLeft > 1:
 		text = fmt.Sprintf("compaction in ~%d turns", f.TurnsLeft)
 	}
-	return th.warnText.Render(text)
+	return th.WarnText.Render(text)
 }
 
 // contextLabel shows the calculator's total of s against the window,
@@ -137,9 +137,9 @@ func contextLabel(th *theme, s tokens.Snapshot) string {
 	}
 	switch {
 	case limit > 0 && s.Total >= limit:
-		return th.errorText.Render(label)
+		return th.ErrorText.Render(label)
 	case limit > 0 && s.Total*100 >= limit*85:
-		return th.warnText.Render(label)
+		return th.WarnText.Render(label)
 	}
-	return th.statusBar.Render(label)
+	return th.StatusBar.Render(label)
 }

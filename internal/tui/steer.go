@@ -33,7 +33,7 @@ func (m *Model) sendKind(text string, kind message.QueueKind) tea.Cmd {
 // question is open, the editor's text is queued for after the turn. ok is
 // false when Tab is not for it (idle, empty editor, a question open).
 func (m *Model) queueForLater() (tea.Cmd, bool) {
-	if !m.busy || len(m.questions.list) > 0 || strings.TrimSpace(m.editor.value()) == "" {
+	if !m.busy || m.questions.Len() > 0 || strings.TrimSpace(m.editor.value()) == "" {
 		return nil, false
 	}
 	if _, _, isCommand := parseCommand(m.editor.value()); isCommand {
@@ -61,20 +61,4 @@ func queueBadge(queue []message.QueuedMessage) string {
 		parts = append(parts, fmt.Sprintf("%d queued", queued))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// kindMark is the queue panel's marker of an item's kind.
-func kindMark(q message.QueuedMessage) string {
-	if q.Steers() {
-		return "steer"
-	}
-	return "queue"
-}
-
-// flipped is the other kind.
-func flipped(q message.QueuedMessage) message.QueueKind {
-	if q.Steers() {
-		return message.KindQueue
-	}
-	return message.KindSteer
 }

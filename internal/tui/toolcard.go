@@ -50,14 +50,14 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 	}
 	th := rc.th
 	st := &t.state
-	icon, iconStyle := "○", th.dim
+	icon, iconStyle := "○", th.Dim
 	switch st.Status {
 	case message.ToolRunning:
-		icon, iconStyle = "◐", th.accentText
+		icon, iconStyle = "◐", th.AccentText
 	case message.ToolCompleted:
-		icon, iconStyle = "✓", th.okText
+		icon, iconStyle = "✓", th.OkText
 	case message.ToolError:
-		icon, iconStyle = "✗", th.errorText
+		icon, iconStyle = "✗", th.ErrorText
 	}
 	title := st.Title
 	if title == "" {
@@ -92,21 +92,21 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 		right = append(right, "truncated")
 	}
 	rightText := strings.Join(right, " · ")
-	head := iconStyle.Render(icon) + " " + th.bold.Render(name)
+	head := iconStyle.Render(icon) + " " + th.Bold.Render(name)
 	avail := rc.width - ansi.StringWidth(head) - len([]rune(rightText)) - 3
 	if title != "" && avail > 4 {
-		head += " " + th.text.Render(oneLine(title, avail))
+		head += " " + th.Text.Render(oneLine(title, avail))
 	}
 	if rightText != "" {
 		gap := rc.width - ansi.StringWidth(head) - len([]rune(rightText))
-		head += strings.Repeat(" ", max(1, gap)) + th.dim.Render(rightText)
+		head += strings.Repeat(" ", max(1, gap)) + th.Dim.Render(rightText)
 	}
 	out := []string{fit(head, rc.width)}
 
 	expanded := t.expanded || rc.expandAll
 	bodyWidth := rc.width - 4
 	var body []string
-	var bodyStyle = th.dim
+	var bodyStyle = th.Dim
 	more := 0
 	switch {
 	case st.Status == message.ToolPending || st.Status == message.ToolRunning:
@@ -119,7 +119,7 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 	case diffOf(st) != "" && st.Status == message.ToolCompleted:
 		// Wrapped, numbered, the changed words marked: readable at 60
 		// columns (issue 14.9).
-		diff := diffview.Render(diffOf(st), bodyWidth, diffview.Auto, th.diff)
+		diff := diffview.Render(diffOf(st), bodyWidth, diffview.Auto, th.Diff)
 		limit := collapsedDiffLines
 		if expanded {
 			limit = expandedOutputLines
@@ -134,7 +134,7 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 	default:
 		text := strings.TrimRight(termsafe.Strip(st.Output), "\n")
 		if st.Status == message.ToolError {
-			bodyStyle = th.errorText
+			bodyStyle = th.ErrorText
 		}
 		limit := collapsedOutputLines
 		if st.Status == message.ToolError {
@@ -152,12 +152,12 @@ func (t *toolItem) lines(rc *renderCtx) []string {
 	}
 	switch {
 	case more > 0 && !expanded:
-		out = append(out, "    "+th.dim.Render(fmt.Sprintf("… %d more lines (click or ctrl+o to expand)", more)))
+		out = append(out, "    "+th.Dim.Render(fmt.Sprintf("… %d more lines (click or ctrl+o to expand)", more)))
 	case more > 0:
-		out = append(out, "    "+th.dim.Render(fmt.Sprintf("… %d more lines", more)))
+		out = append(out, "    "+th.Dim.Render(fmt.Sprintf("… %d more lines", more)))
 	}
 	if expanded && st.FullOutputPath != "" {
-		out = append(out, "    "+th.dim.Render(fit("full output: "+termsafe.Strip(st.FullOutputPath), bodyWidth)))
+		out = append(out, "    "+th.Dim.Render(fit("full output: "+termsafe.Strip(st.FullOutputPath), bodyWidth)))
 	}
 	return t.cache.put(rc, t.ver, append(out, ""))
 }

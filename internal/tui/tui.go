@@ -7,7 +7,8 @@
 // The screen is, top to bottom: the conversation (user messages, assistant
 // markdown, reasoning, tool cards, markers), an optional drawer (the
 // /context overlay, help, pickers, the queue panel, permission and
-// doom-loop dialogs), the editor with the queue badge, and the status line
+// doom-loop dialogs: internal/tui/overlay), the editor with the queue
+// badge, and the status line
 // (model, title, context used from the token calculator, cost, and while
 // busy a spinner, elapsed time and tokens per second).
 //
@@ -20,9 +21,11 @@
 // conversation (chatView: chat.go, focus.go), the render context
 // (renderCtx: items.go, render.go), the editor (editor.go) and its @
 // completion (mentionState: mention.go), the loop's open questions
-// (questions: questions.go) answered with a choiceRow (choicerow.go), the
-// drawers (drawers.go; the queue and pins drawers edit in place with a
-// listEditor: listeditor.go), the compactions (compactions:
+// (overlay.Questions), the drawer slot (drawers.go: each drawer and dialog
+// is an update/view type of internal/tui/overlay, which sees the chat
+// through overlay.Host — chatHost, chathost.go — and the values each
+// adapter passes in; what it does to the chat comes back as a result or a
+// message the model handles), the compactions (compactions:
 // compactcard.go), checkpoints (checkpointState: rewind.go), custom
 // commands (customState: custom.go), waiting images (imageTray:
 // images.go), hook notes (hookNotes: hooks.go), the environment prefetch

@@ -23,14 +23,10 @@ func (m *Model) layout() {
 		avail -= liveSpareRows // the live region stays shorter than the terminal
 	}
 	var lines []string
-	var d drawer
-	if len(m.questions.list) > 0 {
-		d = m.questions.list[0]
+	if m.questions.Len() > 0 {
+		lines = m.questions.View(chatHost{m}, w, max(4, avail-3))
 	} else if m.drawer != nil {
-		d = m.drawer
-	}
-	if d != nil {
-		lines = d.view(m, w, max(4, avail-3))
+		lines = m.drawer.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
 		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
 	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
@@ -40,7 +36,7 @@ func (m *Model) layout() {
 		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
 	}
 	if m.flash != "" {
-		lines = append(lines, " "+m.th.warnText.Render(fit(m.flash, w-2)))
+		lines = append(lines, " "+m.th.WarnText.Render(fit(m.flash, w-2)))
 	}
 	if len(lines) > avail-1 {
 		lines = lines[len(lines)-max(0, avail-1):]
@@ -78,9 +74,9 @@ func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
 		line := fmt.Sprintf(" %-18s %s", name, c.help)
 		line = pad(fit(line, width-2), width-2)
 		if i == sel {
-			line = th.selected.Render(line)
+			line = th.Selected.Render(line)
 		} else {
-			line = th.dim.Render(line)
+			line = th.Dim.Render(line)
 		}
 		out = append(out, " "+line)
 	}
@@ -88,7 +84,7 @@ func popupLines(th *theme, sel int, comps []command, width, rows int) []string {
 	if more := len(comps) - (last - first); more > 0 {
 		hint = fmt.Sprintf("%d of %d · ", sel+1, len(comps)) + hint
 	}
-	out = append(out, " "+th.dim.Render(fit(hint, width-2)))
+	out = append(out, " "+th.Dim.Render(fit(hint, width-2)))
 	return out
 }
 
@@ -125,7 +121,7 @@ func (m *Model) View() tea.View {
 		rows = max(m.liveFloor, h)
 	}
 	focused := m.chat.focusedItem()
-	bar := m.th.accentText.Render("▎")
+	bar := m.th.AccentText.Render("▎")
 	for i, l := range m.chat.visible {
 		if focused >= 0 && m.chat.rows[i] == focused && l != "" {
 			b.WriteString(bar)
@@ -170,15 +166,15 @@ func (m *Model) ruleLine() string {
 	w := max(20, m.width)
 	left := ""
 	if !m.chat.follow {
-		left = th.accentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
+		left = th.AccentText.Render(" ↓ scrolled up · pgdn or ctrl+end to follow ")
 	}
 	right := ""
 	if len(m.queue) > 0 {
-		right = th.badge.Render(" "+queueBadge(m.queue)+" ") + th.dim.Render(" ctrl+q ")
+		right = th.Badge.Render(" "+queueBadge(m.queue)+" ") + th.Dim.Render(" ctrl+q ")
 	}
 	fill := w - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
 	if fill < 0 {
 		return fit(left+right, w)
 	}
-	return th.rule.Render("──") + left + th.rule.Render(strings.Repeat("─", fill)) + right
+	return th.Rule.Render("──") + left + th.Rule.Render(strings.Repeat("─", fill)) + right
 }

@@ -40,7 +40,7 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 	if version == "" {
 		version = "dev"
 	}
-	out := []string{th.statusModel.Render("agent") + th.dim.Render(" "+version), ""}
+	out := []string{th.StatusModel.Render("agent") + th.Dim.Render(" "+version), ""}
 	// row lays out a value (stripped of terminal controls) and a dimmed
 	// note after it.
 	row := func(label, value, note string) {
@@ -50,10 +50,10 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 		value = termsafe.Strip(value)
 		for i, l := range wrapText(value+note, max(10, rc.width-13)) {
 			if n := len(note); n > 0 && strings.HasSuffix(l, note) {
-				l = l[:len(l)-n] + th.dim.Render(note)
+				l = l[:len(l)-n] + th.Dim.Render(note)
 			}
 			if i == 0 {
-				out = append(out, th.dim.Render(fmt.Sprintf("%-11s", label))+" "+l)
+				out = append(out, th.Dim.Render(fmt.Sprintf("%-11s", label))+" "+l)
 			} else {
 				out = append(out, strings.Repeat(" ", 12)+l)
 			}
@@ -67,7 +67,7 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 	}
 	row("model", w.model, window)
 	row("server", w.server, "")
-	out = append(out, "", th.bold.Render("Tips"))
+	out = append(out, "", th.Bold.Render("Tips"))
 	for _, tip := range []string{
 		"Type while the agent works: your messages queue and go in between its steps (ctrl+q edits the queue).",
 		"/context shows where the context tokens go.",
@@ -75,7 +75,7 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 	} {
 		for i, l := range wrapText(tip, max(10, rc.width-4)) {
 			if i == 0 {
-				out = append(out, th.accentText.Render("• ")+l)
+				out = append(out, th.AccentText.Render("• ")+l)
 			} else {
 				out = append(out, "  "+l)
 			}

@@ -1,4 +1,10 @@
-package tui
+package overlay
+
+import (
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/tui/theme"
+)
 
 // choiceRow is the row of buttons a question answers with (the
 // permission, doom-loop and MCP dialogs): one highlighted choice that
@@ -39,12 +45,36 @@ func (c *choiceRow) update(key string) int {
 	return noChoice
 }
 
-// view lays the labels out as buttons (buttons, dialogs.go), the
-// highlight shown only while the question has the keyboard.
-func (c *choiceRow) view(th *theme, labels []string, focused bool, width int) []string {
+// view lays the labels out as buttons, the highlight shown only while
+// the question has the keyboard.
+func (c *choiceRow) view(th *theme.Theme, labels []string, focused bool, width int) []string {
 	sel := -1
 	if focused {
 		sel = c.sel
 	}
 	return buttons(th, labels, sel, width)
+}
+
+// buttons lays out choices, wrapping them when the line is narrow; sel
+// is highlighted (-1 for none).
+func buttons(th *theme.Theme, labels []string, sel, width int) []string {
+	var out []string
+	line := ""
+	for i, l := range labels {
+		b := " " + l + " "
+		if i == sel {
+			b = th.Selected.Render(b)
+		} else {
+			b = th.AccentText.Render(b)
+		}
+		if line != "" && ansi.StringWidth(line)+ansi.StringWidth(b)+1 > width {
+			out = append(out, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += b
+	}
+	return append(out, line)
 }

@@ -1,12 +1,12 @@
-package tui
+package overlay
 
 // The Enter gate of the loop's questions. Enter confirms the highlighted
-// choice of a question the user gave the keyboard (dialogs.go), and Tab
+// choice of a question the user gave the keyboard (questions.go), and Tab
 // both gives it the keyboard and moves the highlight — with "allow once"
 // (or "approve and start") highlighted first. A Tab meant for the editor
 // (where it queues a message) followed by Enter would approve by accident.
 // So Enter lets nothing run (allow, approve, continue) until the focus and
-// the highlight have stood still for dialogGrace, the same grace that keeps
+// the highlight have stood still for Grace, the same grace that keeps
 // a question from taking the keys of someone typing when it appears; an
 // Enter too soon is swallowed (it neither answers nor reaches the editor).
 // Enter on a denial is not gated (it only opens the reason field), nor are
@@ -17,21 +17,21 @@ package tui
 // Tab, the way to focus it, is a move.
 type enterGate struct {
 	moves  int  // moves so far, to match a settle to the latest
-	moving bool // a move within dialogGrace
+	moving bool // a move within Grace
 }
 
-// enterSettledMsg says a move's grace ended.
-type enterSettledMsg struct{ move int }
+// SettledMsg says a move's grace ended.
+type SettledMsg struct{ move int }
 
 // moved records a move and returns the message its grace ends with.
-func (g *enterGate) moved() enterSettledMsg {
+func (g *enterGate) moved() SettledMsg {
 	g.moves++
 	g.moving = true
-	return enterSettledMsg{move: g.moves}
+	return SettledMsg{move: g.moves}
 }
 
 // settle ends the grace of msg's move, unless another move followed it.
-func (g *enterGate) settle(msg enterSettledMsg) {
+func (g *enterGate) settle(msg SettledMsg) {
 	if msg.move == g.moves {
 		g.moving = false
 	}
@@ -41,8 +41,8 @@ func (g *enterGate) settle(msg enterSettledMsg) {
 // question q: Enter on a choice that lets something run (q.approving)
 // while a move's grace runs. Enter on a denial, or in a denial's reason
 // field, goes through.
-func (g *enterGate) holds(q question, key string) bool {
-	return key == "enter" && g.moving && q.approving()
+func (g *enterGate) holds(q Question, key string) bool {
+	return key == "enter" && g.moving && q.Approving()
 }
 
 // movesHighlight reports whether key moves a focused question's

@@ -1,10 +1,24 @@
-package tui
+package overlay
 
 import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ctxloop/agent/internal/tui/theme"
 )
+
+// TextArea is a multi-line editor of one text, made by the chat
+// (Host.TextArea) so that it edits as the chat's editor does.
+type TextArea interface {
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+	// SetWidth sets the width in cells.
+	SetWidth(width int)
+	// Text is the text as edited, whole: a long text the editor shows as
+	// a paste placeholder is expanded.
+	Text() string
+}
 
 // listEditor is the selection and in-place editor of a drawer that lists
 // texts to edit (the queue and pins drawers): ↑↓ (k j) move the
@@ -14,8 +28,8 @@ import (
 // updateEditing reports (off the Update loop, in a tea.Cmd).
 type listEditor struct {
 	sel     int
-	editing *editor // nil unless an item is being edited
-	editID  string  // the item being edited
+	editing TextArea // nil unless an item is being edited
+	editID  string   // the item being edited
 	// editHeight is the editor's most lines.
 	editHeight int
 }
@@ -34,8 +48,7 @@ func (l *listEditor) updateEditing(msg tea.Msg) (*listSaved, tea.Cmd) {
 			l.editing = nil
 			return nil, nil
 		case "enter":
-			// A long text shows as a paste placeholder: it is saved whole.
-			text := l.editing.expand(l.editing.value())
+			text := l.editing.Text()
 			saved := &listSaved{id: l.editID, text: text}
 			l.editing = nil
 			if strings.TrimSpace(text) == "" {
@@ -44,7 +57,7 @@ func (l *listEditor) updateEditing(msg tea.Msg) (*listSaved, tea.Cmd) {
 			return saved, nil
 		}
 	}
-	return nil, l.editing.update(msg)
+	return nil, l.editing.Update(msg)
 }
 
 // clamp keeps the selection within n items.
@@ -66,27 +79,23 @@ func (l *listEditor) move(key string, n int) bool {
 	return true
 }
 
-// edit opens the editor on an item for a screen width cells wide.
-func (l *listEditor) edit(th *theme, width int, id, text string) {
-	ed := newEditor(th)
-	ed.ta.MaxHeight = l.editHeight
-	ed.ta.Placeholder = ""
-	ed.setWidth(max(10, width-6))
-	ed.setValue(text)
-	l.editing, l.editID = ed, id
+// edit opens the editor on an item, for the chat's width.
+func (l *listEditor) edit(h Host, id, text string) {
+	l.editing = h.TextArea(text, max(10, h.Width()-6), l.editHeight)
+	l.editID = id
 }
 
 // view lays out one row per item, the selected one highlighted across
 // inner cells with the open editor under it.
-func (l *listEditor) view(th *theme, rows []string, inner int) []string {
+func (l *listEditor) view(th *theme.Theme, rows []string, inner int) []string {
 	var body []string
 	for i, line := range rows {
 		if i == l.sel {
-			line = th.selected.Render(pad(line, inner))
+			line = th.Selected.Render(theme.Pad(line, inner))
 		}
 		body = append(body, line)
 		if l.editing != nil && i == l.sel {
-			for _, e := range strings.Split(l.editing.view(), "\n") {
+			for _, e := range strings.Split(l.editing.View(), "\n") {
 				body = append(body, "   "+e)
 			}
 		}

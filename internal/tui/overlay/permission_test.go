@@ -1,0 +1,42 @@
+package overlay
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// TestPermissionChoicesOfACodeFile: a write to a file that runs as code
+// offers allow once, deny, deny and stop — one "allow once", no session
+// choice and no alt+s; any other request offers the session choice too.
+func TestPermissionChoicesOfACodeFile(t *testing.T) {
+	for _, tc := range []struct {
+		req         tools.Request
+		session     bool
+		allowOnce   int
+		choiceCount int
+	}{
+		{tools.Request{Tool: "write", Title: ".envrc", RunsCode: true}, false, 1, 3},
+		{tools.Request{Tool: "write", Title: "main.go"}, true, 1, 4},
+	} {
+		d := NewPermissionDialog(PermissionAsk{Req: tc.req})
+		var qs Questions
+		qs.Add(d)
+		view := ansi.Strip(strings.Join(d.View(fakeHost{}, &qs, 100, 30), "\n"))
+		if n := strings.Count(view, "allow once"); n != tc.allowOnce {
+			t.Errorf("%s: %d \"allow once\" in\n%s", tc.req.Title, n, view)
+		}
+		if got := d.Shortcut("alt+s"); got != tc.session {
+			t.Errorf("%s: alt+s answers %v, want %v", tc.req.Title, got, tc.session)
+		}
+		if got := strings.Contains(view, "for this session"); got != tc.session {
+			t.Errorf("%s: a session choice shown %v, want %v:\n%s", tc.req.Title, got, tc.session, view)
+		}
+		if d.row.n != tc.choiceCount {
+			t.Errorf("%s: %d choices, want %d", tc.req.Title, d.row.n, tc.choiceCount)
+		}
+	}
+}
