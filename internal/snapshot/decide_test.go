@@ -41,10 +41,10 @@ func TestParseRawNumstat(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []FileChange{
-		{Path: "a.txt", Status: Modified, OldMode: "100644", NewMode: "100755", NewBlob: "bbbb", LinesAdded: 1, LinesDeleted: 1},
-		{Path: "new.bin", Status: Added, OldMode: "000000", NewMode: "100644", NewBlob: "cccc", Binary: true},
-		{Path: "tab\there", Status: Deleted, OldMode: "100644", NewMode: "000000", NewBlob: z, LinesDeleted: 3},
-		{Path: "link", Status: TypeChanged, OldMode: "100644", NewMode: "120000", NewBlob: "ffff", LinesAdded: 1, LinesDeleted: 1},
+		{Path: "a.txt", Status: Modified, OldMode: "100644", NewMode: "100755", NewBlob: "bbbb", OldBlob: "aaaa", LinesAdded: 1, LinesDeleted: 1},
+		{Path: "new.bin", Status: Added, OldMode: "000000", NewMode: "100644", NewBlob: "cccc", OldBlob: z, Binary: true},
+		{Path: "tab\there", Status: Deleted, OldMode: "100644", NewMode: "000000", NewBlob: z, OldBlob: "dddd", LinesDeleted: 3},
+		{Path: "link", Status: TypeChanged, OldMode: "100644", NewMode: "120000", NewBlob: "ffff", OldBlob: "eeee", LinesAdded: 1, LinesDeleted: 1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parse =\n%+v\nwant\n%+v", got, want)
