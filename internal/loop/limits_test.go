@@ -127,7 +127,7 @@ func TestPruneThresholds(t *testing.T) {
 				Compaction: config.Compaction{Strategy: "overflow", Threshold: 0.8, PruneProtect: tt.protect, PruneMinimum: tt.minimum}}
 			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}}
 			r.setModel("m")
-			r.calcp.Store(tokens.NewCalculator(r.calcOptions(), r.est))
+			r.calcp.Store(tokens.NewCalculator(r.mp.calcOptions(), r.mp.est))
 			got := r.pricing().pruneOptions()
 			if got.Protect != tt.wantP || got.Minimum != tt.wantM {
 				t.Errorf("protect, minimum = %d, %d; want %d, %d", got.Protect, got.Minimum, tt.wantP, tt.wantM)

@@ -164,15 +164,15 @@ func (r *Runner) PrefetchEnvironment() {
 	if pc, ok := r.opt.Provider.(provider.Preconnector); ok {
 		pc.Preconnect()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.busy || r.toolEnv == nil {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	if r.turns.busy || r.toolEnv == nil {
 		return
 	}
-	if p := r.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
+	if p := r.state.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
 		return
 	}
-	r.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
+	r.state.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
 }
 
 // refreshPrompt gathers the dynamic part of the system prompt again at the
@@ -181,40 +181,40 @@ func (r *Runner) PrefetchEnvironment() {
 // can change; the stable first one stays byte-identical for prompt caches.
 // The calculator counts the new prompt. The caller holds busy.
 func (r *Runner) refreshPrompt(ctx context.Context) {
-	fromOpen := r.promptFromOpen
-	r.promptFromOpen = false
-	r.mu.Lock() // PrefetchEnvironment sets it while idle
-	p := r.pendingEnv
-	r.pendingEnv = nil
-	r.mu.Unlock()
+	fromOpen := r.state.promptFromOpen
+	r.state.promptFromOpen = false
+	r.state.mu.Lock() // PrefetchEnvironment sets it while idle
+	p := r.state.pendingEnv
+	r.state.pendingEnv = nil
+	r.state.mu.Unlock()
 	if p != nil {
 		// Gathered beside Open and the first message (Options.Environment)
 		// or while the user typed (PrefetchEnvironment).
 		env := p.Wait()
 		r.trace.phase("prompt env", p.began)
-		r.skipped.report(env.Skipped, r.note)
+		r.state.skipped.report(env.Skipped, r.ev.note)
 		if time.Since(p.began) < prefetchFreshFor {
 			r.setSystem(r.systemPrompt(env), p.began)
 			return
 		}
 	}
-	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
+	if fromOpen && time.Since(r.state.promptAt) < promptFreshFor {
 		return
 	}
 	env := DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))
-	r.skipped.report(env.Skipped, r.note)
+	r.state.skipped.report(env.Skipped, r.ev.note)
 	r.setSystem(r.systemPrompt(env), time.Now())
 }
 
 // setSystem makes sys, gathered at, the system prompt; the calculator
 // counts it when it changed.
 func (r *Runner) setSystem(sys []string, at time.Time) {
-	r.promptAt = at
-	if slices.Equal(sys, r.system) {
+	r.state.promptAt = at
+	if slices.Equal(sys, r.state.system) {
 		return
 	}
-	r.system = sys
-	r.calc().SetFixed(r.fixedTokens())
+	r.state.system = sys
+	r.calcp.Load().SetFixed(r.fixedTokens())
 }
 
 // openPrompt sets the system prompt of a Runner being opened in dir: the
@@ -223,15 +223,15 @@ func (r *Runner) setSystem(sys []string, at time.Time) {
 // until then the system prompt is its stable part alone.
 func (r *Runner) openPrompt(ctx context.Context, dir string) {
 	if p := r.opt.Environment; p != nil && p.dir == dir {
-		r.pendingEnv = p
-		r.system = []string{stablePrompt}
+		r.state.pendingEnv = p
+		r.state.system = []string{stablePrompt}
 		return
 	}
 	began := time.Now()
 	env := DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv))
-	r.skipped.report(env.Skipped, r.note)
-	r.system = r.systemPrompt(env)
-	r.promptAt, r.promptFromOpen = time.Now(), true
+	r.state.skipped.report(env.Skipped, r.ev.note)
+	r.state.system = r.systemPrompt(env)
+	r.state.promptAt, r.state.promptFromOpen = time.Now(), true
 	r.trace.phase("prompt env", began)
 }
 

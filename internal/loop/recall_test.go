@@ -112,7 +112,7 @@ func TestRecallBringsBackAPrunedAndSummarisedOutput(t *testing.T) {
 	if s := h.r.Snapshot(); s.Total > s.Window-s.OutputReserve {
 		t.Errorf("request total %d over the usable window %d", s.Total, s.Window-s.OutputReserve)
 	}
-	if est := h.r.comp.requestEstimate(h.r.history); est > h.r.Snapshot().Window {
+	if est := h.r.comp.requestEstimate(h.r.state.history); est > h.r.Snapshot().Window {
 		t.Errorf("request estimate %d over the window", est)
 	}
 }
@@ -188,7 +188,7 @@ func TestUndoCompactionAfterAModelSwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys, tl := h.r.fixedTokens()
-	reopened := tokens.Restore(h.r.calcOptions(), h.r.est, sys, tl, hist).Snapshot()
+	reopened := tokens.Restore(h.r.mp.calcOptions(), h.r.mp.est, sys, tl, hist).Snapshot()
 	if live.Total != reopened.Total || live.Basis != reopened.Basis {
 		t.Errorf("after the undo: live %d (%s), reopened %d (%s)", live.Total, live.Basis, reopened.Total, reopened.Basis)
 	}
