@@ -379,7 +379,7 @@ func runnerCompactor(r *Runner) *compactor {
 			set: r.state.editHistory,
 		},
 		session: r.state.id,
-		price:   r.pricing,
+		price:   func() pricing { return r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()) },
 		calc:    r.calcp.Load,
 		sent: func(h []message.Entry, own bool) (int64, int64) {
 			return r.stepper.reqc.estimate(h, own, r.calcp.Load(), r.mp.est)
@@ -405,7 +405,7 @@ func runnerCompactor(r *Runner) *compactor {
 	}
 	return newCompactor(d, newSummariser(summaryCalls{
 		provider: r.opt.Provider,
-		price:    r.pricing,
+		price:    func() pricing { return r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()) },
 		reserve: func(req provider.Request) (*budget.Reservation, error) {
 			return r.stepper.reserve(req.Model, messagesEstimate(req), int64(req.MaxTokens))
 		},

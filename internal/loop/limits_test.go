@@ -125,10 +125,10 @@ func TestPruneThresholds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &config.Config{Model: "m", Models: map[string]config.ModelInfo{"m": tt.model},
 				Compaction: config.Compaction{Strategy: "overflow", Threshold: 0.8, PruneProtect: tt.protect, PruneMinimum: tt.minimum}}
-			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}}
+			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}, state: &sessionState{}}
 			r.setModel("m")
 			r.calcp.Store(tokens.NewCalculator(r.mp.calcOptions(), r.mp.est))
-			got := r.pricing().pruneOptions()
+			got := r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()).pruneOptions()
 			if got.Protect != tt.wantP || got.Minimum != tt.wantM {
 				t.Errorf("protect, minimum = %d, %d; want %d, %d", got.Protect, got.Minimum, tt.wantP, tt.wantM)
 			}

@@ -24,11 +24,6 @@ func (r *Runner) setModel(model string) {
 	r.state.mu.Unlock()
 }
 
-// pricing is the session's pricing now (pricing.go).
-func (r *Runner) pricing() pricing {
-	return pricing{modelPricing: r.mp, cfg: r.opt.Config, ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}
-}
-
 func (r *Runner) restoreCalculator() {
 	sys, tl := r.fixedTokens()
 	calc := r.mp.restoreCalculator(sys, tl, r.state.history, r.Pins())

@@ -72,7 +72,7 @@ func (r *Runner) Preview() (CompactPreview, error) {
 	if busy {
 		return CompactPreview{}, ErrBusy
 	}
-	return previewOf(r.pricing(), history, pins, r.state.id()), nil
+	return previewOf(r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()), history, pins, r.state.id()), nil
 }
 
 // previewOf is what Compact would do now to history, priced by p; pure.

@@ -2,7 +2,7 @@ package loop
 
 // Pricing a history: what the calculator, the compaction plan, the
 // preview and the restore cost are computed from, as a value. A running
-// session takes one from its Runner (Runner.pricing: the live model, the
+// session takes one from its Runner (modelPricing.priced: the live model, the
 // refusals it learnt, its calculator); the read-only commands (`agent
 // context`, `agent sessions`, `agent compact --dry-run`) build one from
 // what is stored (ReadSnapshot, snapshot.go) without a Runner or a lease.
@@ -86,6 +86,13 @@ type pricing struct {
 	cfg     *config.Config
 	ceiling int64
 	calc    *tokens.Calculator
+}
+
+// priced is m's pricing with the config, the compaction ceiling and the
+// calculator: a running session's is its model's, its ceiling now
+// (stepper.ceiling) and its calculator.
+func (m modelPricing) priced(cfg *config.Config, ceiling int64, calc *tokens.Calculator) pricing {
+	return pricing{modelPricing: m, cfg: cfg, ceiling: ceiling, calc: calc}
 }
 
 // fitPoint is the total a compaction must bring the request under: the

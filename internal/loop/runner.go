@@ -137,7 +137,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.stepper.refreshTools()
 	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
 	r.trace.phase("session", time.Time{})
-	r.openPrompt(ctx, dir)
+	openPrompt(ctx, r.state, opt.Environment, dir, systemOf(opt.SystemPrompt, r.hooks), r.ev.note, r.trace.phase)
 	r.state.system = r.hooks.sessionStart(ctx, sessionID != "", r.mp.model, r.state.system)
 	r.restoreCalculator()
 	if sessionID != "" {
@@ -203,7 +203,11 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		res = r.hooks.turnWithStop(ctx)
 		r.cp.settle(ctx)
 		if res.FinishReason == FinishCancelled {
-			r.recountAfterInterrupt()
+			// The partial text, the interrupted tool outputs and the
+			// results kept were written outside the calculator's step
+			// accounting: count again from the history as stored, as
+			// `agent context` and a reopened session do.
+			r.restoreCalculator()
 		}
 		if res.Err != nil || res.FinishReason == FinishCancelled || res.FinishReason == FinishDoomLoop || res.FinishReason == FinishStopped {
 			return res

@@ -92,16 +92,6 @@ func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	return s, nil
 }
 
-// recountAfterInterrupt rebuilds the calculator from the history as stored
-// after an interrupt: the partial text, the interrupted tool outputs and
-// the results kept were written outside the calculator's step accounting,
-// and the running session must report what ReadSnapshot (`agent context`,
-// a reopened session) computes from the same rows. Only the loop calls it,
-// while it holds busy.
-func (r *Runner) recountAfterInterrupt() {
-	r.restoreCalculator()
-}
-
 // strategyCompactAt adapts a strategy for the calculator's display.
 func strategyCompactAt(s compact.Strategy) func(window, reserve int64) int64 {
 	return s.CompactAt
