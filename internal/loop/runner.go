@@ -202,6 +202,8 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		r.refreshPrompt(ctx)
 		res = r.hooks.turnWithStop(ctx)
 		r.cp.settle(ctx)
+		sys, _ := r.fixedTokens() // what `agent context` counts the prompt with
+		recordSystem(ctx, r.store, r.state, systemCount{Model: r.mp.model, Tokens: sys})
 		if res.FinishReason == FinishCancelled {
 			// The partial text, the interrupted tool outputs and the
 			// results kept were written outside the calculator's step

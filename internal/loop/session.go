@@ -19,7 +19,7 @@ import (
 // (and the turn control's fields: turn.go). The history and the system
 // prompt are written under mu; whoever holds busy (turnControl) owns them
 // and reads them without it, because nobody else writes them meanwhile.
-// promptAt, promptFromOpen and skipped are only touched by Open and by the
+// promptAt, promptFromOpen, skipped and systemRecorded are only touched by Open and by the
 // loop holding busy. sessWrite serialises copying sess and writing it, so
 // that the stored row never goes back to an older title or model; it also
 // guards lease and unsaved.
@@ -38,6 +38,9 @@ type sessionState struct {
 	promptAt       time.Time
 	promptFromOpen bool
 	skipped        skippedNotes // the instruction files named in notes (instructions.go)
+	// systemRecorded is the system prompt count recorded last
+	// (recordSystem, snapshot.go); the loop's, like promptAt.
+	systemRecorded systemCount
 
 	sessWrite sync.Mutex
 	lease     *storage.Lease // nil while unsaved

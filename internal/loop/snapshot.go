@@ -2,7 +2,9 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/compact"
@@ -15,10 +17,12 @@ import (
 // The read-only commands (`agent context`, `agent sessions`, `agent
 // compact --dry-run`) price a stored session with the functions a running
 // one uses (pricing.go), from its stored rows: no Runner, no lease, no
-// repair and no write. The system prompt is counted as the session's next
-// turn would send it (DetectEnvironment: this still runs git's status, as
-// TestGitStatusIsRefreshedEachTurn asks the count to match a running
-// session's in a changed tree).
+// repair, no write and no git. The system prompt is counted as the
+// running session last counted it: each turn that ends records its
+// count, for its model, in the event log (a system_tokens row, written
+// only when it changed); a session with none recorded for its model is
+// counted with the stable prompt and the instruction files (no git
+// status).
 
 // ReadSnapshot computes a session's context snapshot without driving it
 // (no lease, no repair, no write): the calculation Open makes, for the
@@ -85,9 +89,13 @@ func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 		return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 	}
 	m := newModelPricing(cfg, sess.Model, nil)
-	system := SystemPrompt(DetectEnvironment(ctx, sess.Dir, config.UserAgentsFile(getenv)))
 	s := &storedSession{sess: *sess, history: history, pins: pins}
-	s.system, s.tools = fixedTokensOf(system, sessionTools(Options{Tools: reg}, st, sess.ID), m.info.NoTools, m.est)
+	_, s.tools = fixedTokensOf(nil, sessionTools(Options{Tools: reg}, st, sess.ID), m.info.NoTools, m.est)
+	if rec, ok := recordedSystem(ctx, st, sess.ID); ok && rec.Model == sess.Model {
+		s.system = rec.Tokens
+	} else {
+		s.system, _ = fixedTokensOf(SystemPrompt(storedEnvironment(ctx, sess.Dir)), nil, true, m.est)
+	}
 	s.pr = pricing{modelPricing: m, cfg: cfg, calc: m.restoreCalculator(s.system, s.tools, history, pins)}
 	return s, nil
 }
@@ -95,4 +103,45 @@ func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 // strategyCompactAt adapts a strategy for the calculator's display.
 func strategyCompactAt(s compact.Strategy) func(window, reserve int64) int64 {
 	return s.CompactAt
+}
+
+// systemTokensKind is the event log row recording the system prompt's
+// count (systemCount) at the end of a turn.
+const systemTokensKind = "system_tokens"
+
+// systemCount is the system prompt's token count for a model, as the
+// running session's calculator counted it (fixedTokensOf).
+type systemCount struct {
+	Model  string `json:"model"`
+	Tokens int64  `json:"tokens"`
+}
+
+// recordSystem records c as the session's system prompt count unless it
+// is the count recorded last. Only the loop calls it, holding busy.
+func recordSystem(ctx context.Context, st *storage.Store, s *sessionState, c systemCount) {
+	if c == s.systemRecorded {
+		return
+	}
+	if err := st.LogEvent(context.WithoutCancel(ctx), s.id(), systemTokensKind, c); err == nil {
+		s.systemRecorded = c
+	}
+}
+
+// recordedSystem is the newest system prompt count recorded for a
+// session; ok is false when there is none.
+func recordedSystem(ctx context.Context, st *storage.Store, sessionID string) (c systemCount, ok bool) {
+	rows, err := st.ListEventLogKind(ctx, sessionID, systemTokensKind)
+	if err != nil || len(rows) == 0 {
+		return c, false
+	}
+	return c, json.Unmarshal(rows[len(rows)-1].Data, &c) == nil
+}
+
+// storedEnvironment is the environment a stored session is priced with
+// when no count was recorded: the directory, the date and the
+// instruction files, no git status.
+func storedEnvironment(ctx context.Context, dir string) Environment {
+	env := Environment{Dir: dir, Date: time.Now()}
+	readInstructions(ctx, &env, instructionFiles(dir, config.UserAgentsFile(getenv)))
+	return env
 }
