@@ -55,7 +55,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	})
 	b.Run("decide+convert", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			h.r.mp.strategy.ShouldCompact(h.r.calcp.Load().Snapshot())
+			h.r.mp.strategy.ShouldCompact(h.r.calcp.Load().Reading())
 			h.r.stepper.buildRequest(context.Background())
 		}
 	})

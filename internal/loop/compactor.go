@@ -108,7 +108,7 @@ func (c *compactor) wentThrough() { c.breaker = c.breaker.Through() }
 // failedCovers reports whether an automatic compaction failed recently
 // enough that trying again now would fail too: the context has not grown
 // by a twentieth of the window since.
-func (c *compactor) failedCovers(s tokens.Snapshot) bool {
+func (c *compactor) failedCovers(s tokens.Reading) bool {
 	return c.failedAt > 0 && s.Total < c.failedAt+s.Window/20
 }
 
@@ -235,7 +235,7 @@ func (c *compactor) undo(ctx context.Context) (Undo, error) {
 		what = "the history with its pruned outputs restored"
 	}
 	if point := c.price().fitPoint(); point > 0 && u.TokensAfter > point {
-		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: c.calc().Snapshot().Window, Point: point}
+		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: c.calc().Reading().Window, Point: point}
 	}
 	kind := "compaction_undone"
 	if plan.entry >= 0 {

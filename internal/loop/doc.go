@@ -56,7 +56,7 @@
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
 //	system prompt, instructions         prompt.go (refreshPrompt, openPrompt, systemOf),
 //	                                    instructions.go
-//	the model and its calculator        model.go (SetModel, Snapshot, restoreCalculator)
+//	the model and its calculator        model.go (SetModel, Reading, restoreCalculator)
 //	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
@@ -78,7 +78,7 @@
 //	                                    compaction.go, prunedenough.go, forecastseed.go
 //	pricing                             pricing.go (type pricing, modelPricing: pure),
 //	                                    reasoningrow.go
-//	pricing a stored session (the       snapshot.go (ReadSnapshot, ReadContext,
+//	pricing a stored session (the       reading.go (StoredReading, ReadContext,
 //	  read-only commands)               ReadPreview: no Runner, no lease)
 //	compaction's writes: marker, prune, compactor.go, compaction.go (compactor)
 //	  apply, undo, summary edit

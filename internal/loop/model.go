@@ -38,18 +38,18 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 	return fixedTokensOf(r.state.system, r.stepper.offered(), r.stepper.toolsOff(r.mp.model), r.mp.est)
 }
 
-// Snapshot returns the token calculator's snapshot: the one figure the
+// Reading returns the token calculator's reading: the one figure the
 // status bar, /context, `agent context` and the compaction trigger share.
 // Its compaction point is lowered when the provider refused a request
 // (compact.LowerPoint).
-func (r *Runner) Snapshot() tokens.Snapshot {
+func (r *Runner) Reading() tokens.Reading {
 	// Atomics only: the TUI reads it while the loop runs.
 	return pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()
 }
 
 // CompactAt is the total at which automatic compaction starts (0: never
 // automatically).
-func (r *Runner) CompactAt() int64 { return r.Snapshot().CompactAt }
+func (r *Runner) CompactAt() int64 { return r.Reading().CompactAt }
 
 // SetModel switches the session to another model (the /model command). It
 // fails while a turn runs. The calculator is rebuilt for the new model's

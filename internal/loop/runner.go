@@ -242,7 +242,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
 		conv := r.stepper.prepare() // the step's request, and its size for the decision
-		snap := r.decisionSnapshot(r.comp.withFixed(conv.calibrated, conv.plain))
+		snap := r.decisionReading(r.comp.withFixed(conv.calibrated, conv.plain))
 		r.comp.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.mp.strategy, snap); ok && !r.comp.failedCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
@@ -287,7 +287,7 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 	}
 }
 
-// decisionSnapshot is the snapshot the compaction decision reads: the
+// decisionReading is the snapshot the compaction decision reads: the
 // calculator's, with the compaction point lowered by what the provider's
 // refusals taught, and the total raised to our own count of the request
 // (requestEstimate, of the history conv was prepared from) when the
@@ -295,8 +295,8 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 //
 // own is that count: withFixed(conv.calibrated, conv.plain) of the step's
 // conversation, or requestEstimate of the history.
-func (r *Runner) decisionSnapshot(own int64) tokens.Snapshot {
-	s := r.Snapshot()
+func (r *Runner) decisionReading(own int64) tokens.Reading {
+	s := r.Reading()
 	s.Total = max(s.Total, own)
 	return s
 }

@@ -39,7 +39,7 @@ type sessionState struct {
 	promptFromOpen bool
 	skipped        skippedNotes // the instruction files named in notes (instructions.go)
 	// systemRecorded is the system prompt count recorded last
-	// (recordSystem, snapshot.go); the loop's, like promptAt.
+	// (recordSystem, reading.go); the loop's, like promptAt.
 	systemRecorded systemCount
 
 	sessWrite sync.Mutex

@@ -26,8 +26,8 @@ func stepDepsOf(r *Runner) stepDeps {
 		emit:            r.ev.emit,
 		addSessionUsage: usageAdder(r.state, r.store, r.ev),
 
-		decisionSnapshot: r.decisionSnapshot,
-		withFixed:        func(calibrated, plain int64) int64 { return r.comp.withFixed(calibrated, plain) },
+		decisionReading: r.decisionReading,
+		withFixed:       func(calibrated, plain int64) int64 { return r.comp.withFixed(calibrated, plain) },
 		compactAfterRefusal: func(ctx context.Context, steps int, err error, estimate int64) error {
 			refused := r.comp.requestEstimate(r.state.history)
 			r.comp.learnFromRefusal(ctx, &r.stepper.ceiling, err, refused, estimate)

@@ -168,7 +168,7 @@ func (m *Model) resetConversation() {
 	m.queue = nil
 	m.questions.list = nil
 	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
-	m.snap = tokens.Snapshot{}
+	m.snap = tokens.Reading{}
 	m.lastUsage = message.Usage{}
 }
 

@@ -133,7 +133,7 @@ func (d *contextDrawer) view(m *Model, width, height int) []string {
 
 // contextBar draws the window as a bar of system, tools, messages, free
 // and reserve, with the compaction point marked under it.
-func contextBar(th *theme, s tokens.Snapshot, width int) []string {
+func contextBar(th *theme, s tokens.Reading, width int) []string {
 	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Free+s.OutputReserve)
 	if total <= 0 || width < 10 {
 		return nil

@@ -13,7 +13,7 @@ type (
 		runner  *loop.Runner
 		history []message.Entry
 		sess    message.Session
-		snap    tokens.Snapshot
+		snap    tokens.Reading
 		err     error
 	}
 	sentMsg struct {

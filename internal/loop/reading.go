@@ -24,16 +24,16 @@ import (
 // counted with the stable prompt and the instruction files (no git
 // status).
 
-// ReadSnapshot computes a session's context snapshot without driving it
+// StoredReading computes a stored session's context reading without driving it
 // (no lease, no repair, no write): the calculation Open makes, for the
-// read-only commands. A running session's own Snapshot reports the same
+// read-only commands. A running session's own Reading reports the same
 // figures.
-func ReadSnapshot(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, *message.Session, error) {
+func StoredReading(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Reading, *message.Session, error) {
 	s, err := readStored(ctx, st, cfg, reg, sessionID)
 	if err != nil {
-		return tokens.Snapshot{}, nil, err
+		return tokens.Reading{}, nil, err
 	}
-	return s.pr.calc.Snapshot(), &s.sess, nil
+	return s.pr.calc.Reading(), &s.sess, nil
 }
 
 // ReadPreview is Preview for a session nobody needs to drive (`agent
@@ -46,14 +46,14 @@ func ReadPreview(ctx context.Context, st *storage.Store, cfg *config.Config, reg
 	return previewOf(s.pr, s.history, s.pins, s.sess.ID), nil
 }
 
-// ReadContext is ReadSnapshot with what undoing context management would
+// ReadContext is StoredReading with what undoing context management would
 // cost (the restore_tokens of `agent context`).
-func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Snapshot, RestoreCost, *message.Session, error) {
+func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg *tools.Registry, sessionID string) (tokens.Reading, RestoreCost, *message.Session, error) {
 	s, err := readStored(ctx, st, cfg, reg, sessionID)
 	if err != nil {
-		return tokens.Snapshot{}, RestoreCost{}, nil, err
+		return tokens.Reading{}, RestoreCost{}, nil, err
 	}
-	return s.pr.calc.Snapshot(), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
+	return s.pr.calc.Reading(), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
 }
 
 // storedSession is a session as stored, with its pricing: what the
