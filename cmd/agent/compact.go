@@ -86,7 +86,7 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 	}
 	defer c.Close()
 	r, id := c.r, c.id
-	before := r.Snapshot()
+	before := r.Reading()
 	seen := len(r.History())
 	defer func() { printAttempts(os.Stderr, r.History()[seen:]) }()
 	if err := r.Compact(ctx, focus); err != nil {
@@ -100,7 +100,7 @@ func runCompact(ctx context.Context, g *globalFlags, f *sessionFlags, focus stri
 		}
 		return err
 	}
-	after := r.Snapshot()
+	after := r.Reading()
 	fmt.Printf("compacted session %s: %d → ~%d tokens\n", id, before.Total, after.Total)
 	return nil
 }

@@ -279,7 +279,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:
-		out.done(storedSession(r), res, r.Snapshot().Total, nil)
+		out.done(storedSession(r), res, r.Reading().Total, nil)
 		if !r.Stored() {
 			return &exitError{code: exitInterrupted, err: errors.New("interrupted before anything was saved")}
 		}
@@ -305,7 +305,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		case <-ctx.Done():
 		}
 	}
-	out.done(storedSession(r), res, r.Snapshot().Total, runErr)
+	out.done(storedSession(r), res, r.Reading().Total, runErr)
 	if runErr != nil {
 		if out.printed() {
 			return &exitError{code: exitFailure}

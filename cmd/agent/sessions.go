@@ -180,7 +180,7 @@ func (a *app) fillContext(ctx context.Context, st *storage.Store, rows []session
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			reading, _, err := loop.ReadSnapshot(ctx, st, a.cfg, reg, rows[i].ID)
+			reading, _, err := loop.StoredReading(ctx, st, a.cfg, reg, rows[i].ID)
 			if err == nil {
 				rows[i].Context = &rowContext{Total: reading.Total, Window: reading.Window, Basis: reading.Basis}
 			}

@@ -25,11 +25,11 @@ func BenchmarkStepOverhead(b *testing.B) {
 	out := strings.Repeat("x", 2048)
 	var hist []message.Entry
 	for i := 0; i < 500; i++ {
-		u := message.Message{SessionID: h.r.sess.ID, Role: message.RoleUser}
+		u := message.Message{SessionID: h.r.state.sess.ID, Role: message.RoleUser}
 		h.store.CreateMessage(ctx, &u)
 		up := message.Part{SessionID: u.SessionID, MessageID: u.ID, Type: message.PartText, Text: fmt.Sprintf("turn %d", i)}
 		h.store.UpsertPart(ctx, &up)
-		a := message.Message{SessionID: h.r.sess.ID, Role: message.RoleAssistant}
+		a := message.Message{SessionID: h.r.state.sess.ID, Role: message.RoleAssistant}
 		h.store.CreateMessage(ctx, &a)
 		parts := []message.Part{
 			{SessionID: a.SessionID, MessageID: a.ID, Type: message.PartText, Text: "Let me look at that file."},
@@ -44,7 +44,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		}
 		hist = append(hist, message.Entry{Message: u, Parts: []message.Part{up}}, message.Entry{Message: a, Parts: parts})
 	}
-	h.r.history = hist
+	h.r.state.history = hist
 	b.ReportAllocs()
 	b.Run("queue", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -55,7 +55,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	})
 	b.Run("decide+convert", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			h.r.strategy.ShouldCompact(h.r.calc().Snapshot())
+			h.r.mp.strategy.ShouldCompact(h.r.calcp.Load().Reading())
 			h.r.stepper.buildRequest(context.Background())
 		}
 	})

@@ -18,7 +18,7 @@ func TestReopenedSessionKeepsItsCeiling(t *testing.T) {
 	}
 	ctx := context.Background()
 	id := h.r.Session().ID
-	before := h.r.Snapshot().CompactAt
+	before := h.r.Reading().CompactAt
 	for i := 0; i < 50; i++ {
 		if err := h.store.LogEvent(ctx, id, "estimate", map[string]int64{"estimate": 1, "actual": 1}); err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestReopenedSessionKeepsItsCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if got := r.Snapshot().CompactAt; got >= before || got > ceiling {
+	if got := r.Reading().CompactAt; got >= before || got > ceiling {
 		t.Fatalf("compaction point after reopening = %d, want at most the ceiling %d (was %d)", got, ceiling, before)
 	}
 }

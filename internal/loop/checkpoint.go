@@ -185,25 +185,13 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 // that knows which of the Runner's fields the checkpointer's function
 // values read and write. The checkpointer keeps the functions, not r.
 func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
-	return checkpointDeps{db: r.store, session: r.sess.ID, dir: dir, config: r.opt.Config,
-		emit: r.emit, note: r.note, registry: r.stepper.registry, history: r.History,
-		editHistory: func(edit func([]message.Entry) []message.Entry) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.history = edit(r.history)
-		},
-		claim: func() bool {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			was := r.busy
-			r.busy = true
-			return !was
-		},
-		release: r.endBusy,
+	return checkpointDeps{db: r.store, session: r.state.id(), dir: dir, config: r.opt.Config,
+		emit: r.ev.emit, note: r.ev.note, registry: r.stepper.registry, history: r.History,
+		editHistory: r.state.editHistory,
+		claim:       r.turns.claim,
+		release:     r.turns.release,
 		reloaded: func(h []message.Entry) {
-			r.mu.Lock()
-			r.history = h
-			r.mu.Unlock()
+			r.state.editHistory(func([]message.Entry) []message.Entry { return h })
 			r.stepper.doom.reset()
 			r.restoreCalculator()
 		},

@@ -298,7 +298,7 @@ func TestRewindConversationOnly(t *testing.T) {
 	if _, err := h.r.Redo(context.Background()); err == nil {
 		t.Error("redo after the conversation went on succeeded")
 	}
-	if snap := h.r.Snapshot(); snap.Total <= 0 {
+	if snap := h.r.Reading(); snap.Total <= 0 {
 		t.Errorf("calculator total %d after rewind", snap.Total)
 	}
 }

@@ -69,7 +69,7 @@ func TestChildUsageJoinsTheTotalsNotTheContext(t *testing.T) {
 	if err != nil || stored.Usage != s.Usage {
 		t.Errorf("stored totals %+v, %v", stored, err)
 	}
-	if total := h.r.Snapshot().Total; total > 100000 {
+	if total := h.r.Reading().Total; total > 100000 {
 		t.Errorf("the calculator counts the child's tokens: total %d", total)
 	}
 }

@@ -253,14 +253,14 @@ func (c *compactor) summaryAttempt(ctx context.Context, req compactRequest) erro
 		// Decide again, as the turn decided, now that the cheaper measure
 		// ran: a summary that saves nothing is not worth a paid call and
 		// the verbatim history. The snapshot is the turn's decision's
-		// (Runner.decisionSnapshot), of the pruned history.
+		// (Runner.decisionReading), of the pruned history.
 		s := c.price().snapshot()
 		s.Total = max(s.Total, c.requestEstimate(c.history.entries()))
 		if prunedEnough(req, pr.strategy, s) {
 			return errPrunedEnough
 		}
 	}
-	before := max(c.calc().Snapshot().Total, c.requestEstimate(c.history.entries()), req.refused)
+	before := max(c.calc().Reading().Total, c.requestEstimate(c.history.entries()), req.refused)
 	plan, err := c.makePlan(req)
 	if err != nil {
 		return err
@@ -328,7 +328,7 @@ func (c *compactor) summaryAttempt(ctx context.Context, req compactRequest) erro
 // half the compaction point (room for the turns to come).
 func (c *compactor) fallbackAttempt(ctx context.Context, req compactRequest) error {
 	history := c.history.entries()
-	before := max(c.calc().Snapshot().Total, c.requestEstimate(history), req.refused)
+	before := max(c.calc().Reading().Total, c.requestEstimate(history), req.refused)
 	pr := c.price()
 	point := pr.fitPoint()
 	budget := max(point/2-c.fixed().Total(), point/8)
@@ -442,7 +442,7 @@ func withSummaryOf(history []message.Entry, sessionID string, state *message.Com
 // in the event log (`agent inspect` shows it).
 func (c *compactor) learnFromRefusal(ctx context.Context, ceiling *atomic.Int64, err error, refused, total int64) {
 	limit, prompt := provider.ContextLimit(err)
-	n := compact.Ceiling(refused, limit, prompt, c.calc().Snapshot().Window)
+	n := compact.Ceiling(refused, limit, prompt, c.calc().Reading().Window)
 	if old := ceiling.Load(); old > 0 && (n == 0 || old < n) {
 		n = old
 	}
@@ -492,9 +492,9 @@ func (c *compactor) prune(ctx context.Context) {
 	// count of the request, whichever is more, and takes off what the
 	// calculator takes off: a provider under-reporting usage cannot make
 	// it read "1303 → 0".
-	before := max(c.calc().Snapshot().Total, own)
+	before := max(c.calc().Reading().Total, own)
 	removed := c.calc().RemoveEstimate(res.TokensSaved)
-	after := max(c.calc().Snapshot().Total, before-removed)
+	after := max(c.calc().Reading().Total, before-removed)
 	info := &message.PruneInfo{Parts: res.Parts, TokensSaved: res.TokensSaved, TokensBefore: before, TokensAfter: after}
 	_ = c.store.LogEvent(ctx, c.session(), "prune", info)
 	c.emit(message.Event{Type: message.EventPruned, SessionID: c.session(), Prune: info})

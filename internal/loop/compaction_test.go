@@ -48,7 +48,7 @@ func TestOverflowCompactsBeforeTheNextStep(t *testing.T) {
 			t.Fatal(res.Err)
 		}
 	}
-	before := h.r.Snapshot()
+	before := h.r.Reading()
 	if before.Total != 29500 {
 		t.Fatalf("total before = %d", before.Total)
 	}
@@ -82,7 +82,7 @@ func TestOverflowCompactsBeforeTheNextStep(t *testing.T) {
 	if len(ev) != 1 || !ev[0].Compaction.Auto || ev[0].Compaction.TokensBefore < 29500 || ev[0].Compaction.TokensAfter >= 29500 {
 		t.Errorf("compacted events = %+v", *ev[0].Compaction)
 	}
-	after := h.r.Snapshot()
+	after := h.r.Reading()
 	if after.Total >= before.Total {
 		t.Errorf("total after %d, before %d", after.Total, before.Total)
 	}
@@ -244,8 +244,8 @@ func TestPruneAfterTurn(t *testing.T) {
 		t.Errorf("c1 should be marked compacted and still stored: %+v", tool)
 	}
 	// The prune's saving is counted the same way live and restored.
-	live := h.r.Snapshot()
-	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	live := h.r.Reading()
+	read, _, err := StoredReading(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil || read.Total != live.Total {
 		t.Errorf("after a prune: read %d, live %d (%v)", read.Total, live.Total, err)
 	}
@@ -258,9 +258,9 @@ func TestPruneAfterTurn(t *testing.T) {
 	}
 }
 
-// TestSnapshotAfterCompactionMatchesReadSnapshot: in the estimated basis
+// TestReadingAfterCompactionMatchesStoredReading: in the estimated basis
 // after a compaction, the running session and `agent context` agree.
-func TestSnapshotAfterCompactionMatchesReadSnapshot(t *testing.T) {
+func TestReadingAfterCompactionMatchesStoredReading(t *testing.T) {
 	out := `{"command":"seq 1 600"}`
 	h := newHarness(t, pt.ToolCall("c1", "bash", out), pt.Text("one"), pt.ToolCall("c2", "bash", out), pt.Text("two"),
 		pt.Text("three"), pt.Text(summaryText))
@@ -270,8 +270,8 @@ func TestSnapshotAfterCompactionMatchesReadSnapshot(t *testing.T) {
 	if err := h.r.Compact(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
-	live := h.r.Snapshot()
-	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	live := h.r.Reading()
+	read, _, err := StoredReading(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func (c *compactor) wentThrough() { c.breaker = c.breaker.Through() }
 // failedCovers reports whether an automatic compaction failed recently
 // enough that trying again now would fail too: the context has not grown
 // by a twentieth of the window since.
-func (c *compactor) failedCovers(s tokens.Snapshot) bool {
+func (c *compactor) failedCovers(s tokens.Reading) bool {
 	return c.failedAt > 0 && s.Total < c.failedAt+s.Window/20
 }
 
@@ -235,7 +235,7 @@ func (c *compactor) undo(ctx context.Context) (Undo, error) {
 		what = "the history with its pruned outputs restored"
 	}
 	if point := c.price().fitPoint(); point > 0 && u.TokensAfter > point {
-		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: c.calc().Snapshot().Window, Point: point}
+		return Undo{}, &UndoTooLargeError{What: what, Need: u.TokensAfter, Window: c.calc().Reading().Window, Point: point}
 	}
 	kind := "compaction_undone"
 	if plan.entry >= 0 {
@@ -358,7 +358,7 @@ func summaryEntries(history []message.Entry) (summary, marker int) {
 }
 
 // funcHistory is a sessionHistory of two functions (a Runner's history:
-// get reads r.history, update writes it under r.mu).
+// get reads r.state.history, update writes it under r.state.mu).
 type funcHistory struct {
 	get func() []message.Entry
 	set func(edit func([]message.Entry) []message.Entry)
@@ -375,50 +375,43 @@ func runnerCompactor(r *Runner) *compactor {
 	d := compactorDeps{
 		store: r.store,
 		history: funcHistory{
-			get: func() []message.Entry { return r.history },
-			set: func(edit func([]message.Entry) []message.Entry) {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				r.history = edit(r.history)
-			},
+			get: func() []message.Entry { return r.state.history },
+			set: r.state.editHistory,
 		},
-		session: func() string { return r.sess.ID },
-		price:   r.pricing,
-		calc:    r.calc,
+		session: r.state.id,
+		price:   func() pricing { return r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()) },
+		calc:    r.calcp.Load,
 		sent: func(h []message.Entry, own bool) (int64, int64) {
-			return r.stepper.reqc.estimate(h, own, r.calc(), r.est)
+			return r.stepper.reqc.estimate(h, own, r.calcp.Load(), r.mp.est)
 		},
 		fixed: func() compact.Fixed {
 			sys, tl := r.fixedTokens()
-			_, pins := r.pinsNow()
+			_, pins := pinsNow(r.state.pinsCopy(), r.mp.est)
 			return compact.Fixed{System: sys, Tools: tl, Pins: pins}
 		},
-		emit: r.emit,
+		emit: r.ev.emit,
 		// The hook points and the stepper are made after the compactor:
 		// these funcs reach them when called, not now.
 		preHooks:     func(ctx context.Context, req compactRequest) error { return r.hooks.preCompact(ctx, req) },
 		postHooks:    func(ctx context.Context, req compactRequest, err error) { r.hooks.postCompact(ctx, req, err) },
 		continueTask: func(ctx context.Context) error { return r.addUserMessage(ctx, compact.ContinuePrompt, true) },
 		claim: func() (func(TurnResult), TurnResult, error) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			if r.busy {
-				return nil, TurnResult{}, ErrBusy
+			last, err := r.turns.claimPeriod()
+			if err != nil {
+				return nil, TurnResult{}, err
 			}
-			r.busy = true
-			r.idle = make(chan struct{})
-			return r.setIdle, r.last, nil
+			return r.turns.setIdle, last, nil
 		},
 	}
 	return newCompactor(d, newSummariser(summaryCalls{
 		provider: r.opt.Provider,
-		price:    r.pricing,
+		price:    func() pricing { return r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()) },
 		reserve: func(req provider.Request) (*budget.Reservation, error) {
 			return r.stepper.reserve(req.Model, messagesEstimate(req), int64(req.MaxTokens))
 		},
 		bill: func(ctx context.Context, model string, u message.Usage) float64 {
 			cost := r.stepper.costOf(model, u) // billed at the writer's price, and shown live
-			r.addSessionUsage(ctx, u, cost)
+			usageAdder(r.state, r.store, r.ev)(ctx, u, cost)
 			return cost
 		},
 		wait: func(ctx context.Context, attempt int, delay time.Duration, err error) error {

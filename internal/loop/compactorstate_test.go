@@ -55,7 +55,7 @@ func TestCompactorClaimsTheLoop(t *testing.T) {
 // grown by a twentieth of the window; a new turn gives the breaker back.
 func TestCompactorFailedPointAndBreaker(t *testing.T) {
 	c := newCompactor(compactorDeps{}, nil)
-	s := tokens.Snapshot{Window: 10_000, Total: 5_000}
+	s := tokens.Reading{Window: 10_000, Total: 5_000}
 	if c.failedCovers(s) {
 		t.Fatal("no failure yet, but the failed point covers")
 	}
@@ -120,12 +120,12 @@ func TestCompactorAnnouncesTheForecast(t *testing.T) {
 		}
 		return out
 	}
-	rig.c.announceNear(tokens.Snapshot{Total: 50_000, CompactAt: 80_000}, true)
+	rig.c.announceNear(tokens.Reading{Total: 50_000, CompactAt: 80_000}, true)
 	if n := len(near()); n != 0 {
 		t.Fatalf("%d forecasts at 62%% of the point, want none", n)
 	}
-	rig.c.announceNear(tokens.Snapshot{Total: 73_000, CompactAt: 80_000}, true)
-	rig.c.announceNear(tokens.Snapshot{Total: 76_000, CompactAt: 80_000}, false)
+	rig.c.announceNear(tokens.Reading{Total: 73_000, CompactAt: 80_000}, true)
+	rig.c.announceNear(tokens.Reading{Total: 76_000, CompactAt: 80_000}, false)
 	evs := near()
 	if len(evs) != 2 {
 		t.Fatalf("%d forecasts past 90%%, want the first and an update", len(evs))

@@ -20,7 +20,7 @@ func TestManualCompactOfAShortConversation(t *testing.T) {
 	h := newHarness(t, pt.Text("short answer"), pt.Text("another short answer"), pt.Text(summary), pt.Text(summary))
 	h.turn("short question")
 	h.turn("another short question")
-	before := len(h.r.history)
+	before := len(h.r.state.history)
 
 	err := h.r.Compact(context.Background(), "")
 	if !errors.Is(err, ErrNothingToCompact) {
@@ -35,8 +35,8 @@ func TestManualCompactOfAShortConversation(t *testing.T) {
 	if ev := h.eventsOf(message.EventCompacted); len(ev) != 0 {
 		t.Errorf("compaction events: %+v", ev[0].Compaction)
 	}
-	if len(h.r.history) != before {
-		t.Errorf("history went from %d to %d entries", before, len(h.r.history))
+	if len(h.r.state.history) != before {
+		t.Errorf("history went from %d to %d entries", before, len(h.r.state.history))
 	}
 	p, err := h.r.Preview()
 	if err != nil || !p.Nothing {

@@ -35,14 +35,28 @@
 // # Where things live
 //
 // The turn order, and the file each part of it is in (Runner is the
-// orchestrator; the collaborators named have their own types):
+// orchestrator, runner.go: Open, run, turn; the collaborators named have
+// their own types, wired with explicit inputs in wiring.go, stepwire.go,
+// runnerCompactor and runnerCheckpointDeps):
 //
-//	Open, repair after a crash          runner.go (Open), recover.go
+//	Open, repair after a crash          runner.go (Open), wiring.go (wire), recover.go
+//	options and results                 options.go (Options, TurnResult, finish reasons,
+//	                                    DoomAsker)
+//	session state: row, history,        session.go (type sessionState: one lock, mu;
+//	  system prompt, pins, notes,       the row's writes under sessWrite),
+//	  lease, the user message's write   usermessage.go (storeUserMessage), pins.go, notes.go
+//	turn control: busy, cancel, idle,   turn.go (type turnControl: claim, claimPeriod,
+//	  the last result, resuming the     claimOr, release, setIdle, settle; guarded by
+//	  queue when a period ends          sessionState.mu)
+//	events to the observer and broker   events.go (type emitter: emit, error, queue, note)
 //	user message in: Send, queue, steer runner.go (Send), steer.go (type inbox: queue
-//	                                    delivery, mentions), usermessage.go, coalesce.go,
-//	                                    mention.go, images.go, shell.go
+//	                                    delivery, mentions), queue.go (the queue's API),
+//	                                    usermessage.go, coalesce.go, mention.go, images.go,
+//	                                    shell.go
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
-//	system prompt, instructions, pins   prompt.go, instructions.go, pins.go
+//	system prompt, instructions         prompt.go (refreshPrompt, openPrompt, systemOf),
+//	                                    instructions.go
+//	the model and its calculator        model.go (SetModel, Reading, restoreCalculator)
 //	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
@@ -59,17 +73,17 @@
 //	  diff, fork                        Runner keeps the exported delegates),
 //	                                    rewind.go, checkpoint_budget.go,
 //	                                    checkpoint_progress.go, attribution.go,
-//	                                    agentstate.go, lost.go, snapshot.go
-//	notes (checkpoints off, skipped     notes.go (Runner.note, Notes)
-//	  instruction files)
+//	                                    agentstate.go, lost.go
 //	hook points                         hooks.go (type hookPoints: SessionStart context,
 //	                                    a hook's stop, Stop hook continuations)
 //	deciding compaction, its forecast,  compactor.go (type compactor, field comp: the
 //	  the failed point, the breaker     failed point, the breaker, the forecast's
 //	                                    state; its inputs in compactorDeps),
 //	                                    compaction.go, prunedenough.go, forecastseed.go
-//	pricing                             pricing.go, reasoningrow.go
-//	                                    (pure: fixedTokensOf, restoreCostOf, previewOf)
+//	pricing                             pricing.go (type pricing, modelPricing: pure),
+//	                                    reasoningrow.go
+//	pricing a stored session (the       reading.go (StoredReading, ReadContext,
+//	  read-only commands)               ReadPreview: no Runner, no lease)
 //	compaction's writes: marker, prune, compactor.go, compaction.go (compactor)
 //	  apply, undo, summary edit
 //	summary requests and their retries  summariser.go (type summariser), summaryretry.go
@@ -78,5 +92,5 @@
 //	the session's title                 title.go (type titler), unreachable.go
 //	                                    (small_model down)
 //	startup timings                     startuptrace.go (type startupTrace)
-//	after the turn: prune, idle         compaction.go (compactor.prune), runner.go (setIdle)
+//	after the turn: prune, idle         compaction.go (compactor.prune), turn.go (settle)
 package loop

@@ -93,7 +93,7 @@ type nearState struct {
 // as an update (Forecast.Update), so a status line counts down instead of
 // showing the first estimate. A total already past the point is compacted now, which
 // the compaction's own event says.
-func (c *compactor) announceNear(s tokens.Snapshot, newTurn bool) {
+func (c *compactor) announceNear(s tokens.Reading, newTurn bool) {
 	n := &c.near
 	if newTurn {
 		if n.first == "" {
@@ -116,7 +116,7 @@ func (c *compactor) announceNear(s tokens.Snapshot, newTurn bool) {
 	}
 	n.seedTurnStarts(c.history.entries(), func(prefix []message.Entry) int64 {
 		f, pr := c.fixed(), c.price()
-		return tokens.Restore(pr.calcOptions(), pr.est, f.System, f.Tools, prefix).Snapshot().Total
+		return tokens.Restore(pr.calcOptions(), pr.est, f.System, f.Tools, prefix).Reading().Total
 	})
 	f := tokens.ForecastCompaction(n.turnStarts, s.Total, lastStep, s.CompactAt)
 	c.emit(message.Event{Type: message.EventCompactionNear, SessionID: c.session(), Forecast: &message.CompactionForecast{

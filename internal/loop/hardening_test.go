@@ -211,7 +211,7 @@ func TestSummaryOfOneOversizedStep(t *testing.T) {
 	if res := h.turn("read the four logs"); res.Err != nil {
 		t.Fatalf("first turn: %v", res.Err)
 	}
-	if total := h.r.Snapshot().Total; total < window {
+	if total := h.r.Reading().Total; total < window {
 		t.Fatalf("the step left %d tokens: the test needs more than the small window", total)
 	}
 	if err := h.r.SetModel(context.Background(), "sim-32k"); err != nil {

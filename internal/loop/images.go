@@ -22,9 +22,9 @@ var ErrNoVision = errors.New("does not take images (no vision: true in the catal
 
 // Vision reports whether the session's model takes images.
 func (r *Runner) Vision() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.info.SendsImages()
+	r.state.mu.Lock() // SetModel replaces r.mp under it
+	defer r.state.mu.Unlock()
+	return r.mp.info.SendsImages()
 }
 
 // SendImages gives the session a user message with images attached (each

@@ -60,7 +60,7 @@ func TestInterruptedBashKeepsItsOutput(t *testing.T) {
 // After an interrupt the runner's snapshot is what `agent context` computes
 // from the stored session: the partial text and the interrupted tool
 // outputs are counted as Restore counts them.
-func TestSnapshotAfterInterruptMatchesReadSnapshot(t *testing.T) {
+func TestReadingAfterInterruptMatchesStoredReading(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	h := newHarness(t,
@@ -75,7 +75,7 @@ func TestSnapshotAfterInterruptMatchesReadSnapshot(t *testing.T) {
 	h.waitProgress("c1", "line 200")
 	h.r.Cancel(context.Background())
 	h.r.Wait(context.Background())
-	assertSnapshotMatches(t, h, "after a tool interrupt")
+	assertReadingMatches(t, h, "after a tool interrupt")
 
 	// Interrupted mid-stream: the partial text is kept.
 	h.srv.Add(pt.Reply(pt.TextChunk("partial "+strings.Repeat("streamed text ", 80)), pt.Block(release)))
@@ -90,17 +90,17 @@ func TestSnapshotAfterInterruptMatchesReadSnapshot(t *testing.T) {
 	})
 	h.r.Cancel(context.Background())
 	h.r.Wait(context.Background())
-	assertSnapshotMatches(t, h, "after a stream interrupt")
+	assertReadingMatches(t, h, "after a stream interrupt")
 }
 
-func assertSnapshotMatches(t *testing.T, h *harness, when string) {
+func assertReadingMatches(t *testing.T, h *harness, when string) {
 	t.Helper()
-	got := h.r.Snapshot()
-	want, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	got := h.r.Reading()
+	want, _, err := StoredReading(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: runner's snapshot\n%+v\nReadSnapshot\n%+v", when, got, want)
+		t.Errorf("%s: runner's reading\n%+v\nStoredReading\n%+v", when, got, want)
 	}
 }

@@ -9,14 +9,14 @@ import (
 
 // inputCapped applies a model's input limit to a compaction strategy: the
 // strategy decides on the window the limit leaves
-// (tokens.Snapshot.CompactionWindow), so a model whose input cap is below
+// (tokens.Reading.CompactionWindow), so a model whose input cap is below
 // window − reserve compacts before a request passes the cap, with the
 // strategy's own margin, rather than after a context-length error. The
 // calculator applies the same window to CompactAt.
 type inputCapped struct{ compact.Strategy }
 
 // ShouldCompact asks the strategy with the window the input limit leaves.
-func (s inputCapped) ShouldCompact(snap tokens.Snapshot) (bool, string) {
+func (s inputCapped) ShouldCompact(snap tokens.Reading) (bool, string) {
 	snap.Window = snap.CompactionWindow()
 	return s.Strategy.ShouldCompact(snap)
 }
@@ -27,7 +27,7 @@ func (s inputCapped) ShouldCompact(snap tokens.Snapshot) (bool, string) {
 // window it would never fire and compaction would do all the work, so a
 // default protects at most a quarter of the usable window and a sixteenth
 // is enough of a saving.
-func PruneThresholds(c config.Compaction, s tokens.Snapshot) prune.Options {
+func PruneThresholds(c config.Compaction, s tokens.Reading) prune.Options {
 	usable := max(s.Usable(), 1)
 	o := prune.Options{
 		Protect:      min(prune.DefaultProtect, usable/4),

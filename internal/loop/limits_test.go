@@ -37,7 +37,7 @@ func TestInputLimitCompactsBeforeTheCap(t *testing.T) {
 			t.Fatal(res.Err)
 		}
 	}
-	s := h.r.Snapshot()
+	s := h.r.Reading()
 	if s.CompactAt != 27200 || s.InputLimit == nil || *s.InputLimit != 27200 {
 		t.Fatalf("snapshot: compact at %d, input limit %v; want 27200", s.CompactAt, s.InputLimit)
 	}
@@ -86,7 +86,7 @@ func TestPruneSavingIsCalibratedInTheLoop(t *testing.T) {
 	if len(ev) == 0 {
 		t.Fatal("nothing pruned")
 	}
-	s := h.r.Snapshot()
+	s := h.r.Reading()
 	if s.Calibration > 0.8 {
 		t.Fatalf("calibration %.2f: the provider should have taught about 0.5", s.Calibration)
 	}
@@ -99,7 +99,7 @@ func TestPruneSavingIsCalibratedInTheLoop(t *testing.T) {
 	if slices.Contains(s.Warnings, tokens.WarnMessagesNegative) {
 		t.Errorf("snapshot after the prune: %+v", s)
 	}
-	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	read, _, err := StoredReading(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil || read.Total != s.Total {
 		t.Errorf("after a prune: read %d, live %d (%v)", read.Total, s.Total, err)
 	}
@@ -125,10 +125,10 @@ func TestPruneThresholds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &config.Config{Model: "m", Models: map[string]config.ModelInfo{"m": tt.model},
 				Compaction: config.Compaction{Strategy: "overflow", Threshold: 0.8, PruneProtect: tt.protect, PruneMinimum: tt.minimum}}
-			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}}
+			r := &Runner{opt: Options{Config: cfg}, stepper: &stepper{}, state: &sessionState{}}
 			r.setModel("m")
-			r.calcp.Store(tokens.NewCalculator(r.calcOptions(), r.est))
-			got := r.pricing().pruneOptions()
+			r.calcp.Store(tokens.NewCalculator(r.mp.calcOptions(), r.mp.est))
+			got := r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()).pruneOptions()
 			if got.Protect != tt.wantP || got.Minimum != tt.wantM {
 				t.Errorf("protect, minimum = %d, %d; want %d, %d", got.Protect, got.Minimum, tt.wantP, tt.wantM)
 			}
@@ -150,7 +150,7 @@ func TestCompactionNearIsAnnounced(t *testing.T) {
 			t.Fatal(res.Err)
 		}
 		if n := len(h.eventsOf(message.EventCompactionNear)); i < 4 && n != 0 {
-			t.Fatalf("announced at turn %d, total %d", i+1, h.r.Snapshot().Total)
+			t.Fatalf("announced at turn %d, total %d", i+1, h.r.Reading().Total)
 		}
 	}
 	ev := h.eventsOf(message.EventCompactionNear)

@@ -286,7 +286,7 @@ func runLongSession(t *testing.T, turns int, hostile func(*simServer)) []simRow 
 	ctx := context.Background()
 	maxAttempts := 0
 	for i := 1; i <= turns; i++ {
-		before := h.r.Snapshot().Total
+		before := h.r.Reading().Total
 		evMu.Lock()
 		attemptsBefore := attempts
 		evMu.Unlock()
@@ -299,7 +299,7 @@ func runLongSession(t *testing.T, turns int, hostile func(*simServer)) []simRow 
 		if res.Err != nil {
 			t.Fatalf("turn %d failed: %v", i, res.Err)
 		}
-		snap := h.r.Snapshot()
+		snap := h.r.Reading()
 		evMu.Lock()
 		maxAttempts = max(maxAttempts, attempts-attemptsBefore)
 		rows = append(rows, simRow{turn: i, totalBefore: before, totalEnd: snap.Total, basis: string(snap.Basis), compactions: compactions, prunes: prunes})

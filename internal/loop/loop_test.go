@@ -709,11 +709,11 @@ func TestResumeKeepsTheSessionModel(t *testing.T) {
 	}
 }
 
-// TestSnapshotMatchesReadSnapshot checks that the running session's
+// TestReadingMatchesStoredReading checks that the running session's
 // calculator and the one rebuilt from the database by the read-only
 // commands agree, including the calibration learnt along the way and text
 // added after the last call.
-func TestSnapshotMatchesReadSnapshot(t *testing.T) {
+func TestReadingMatchesStoredReading(t *testing.T) {
 	out := `{"command":"seq 1 600"}`
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxSteps = 2 },
 		pt.ToolCall("c1", "bash", out), pt.ToolCall("c2", "bash", out),
@@ -721,11 +721,11 @@ func TestSnapshotMatchesReadSnapshot(t *testing.T) {
 	)
 	h.turn("first")  // two tool steps, stopped by the step limit
 	h.turn("second") // the same: tool outputs are new since the last call
-	live := h.r.Snapshot()
+	live := h.r.Reading()
 	if live.Calibration == 1 || live.NewEstimate == 0 {
 		t.Fatalf("the test needs a learnt calibration and new text: %+v", live)
 	}
-	read, _, err := ReadSnapshot(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	read, _, err := StoredReading(context.Background(), h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/storage"
 )
 
 // PinsPreamble introduces the pinned facts to the model.
@@ -59,29 +60,22 @@ func pinsAt(conv []openai.ChatCompletionMessage, summarised bool) int {
 }
 
 // Pins returns the session's pins, oldest first.
-func (r *Runner) Pins() []message.Pin {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]message.Pin(nil), r.pins...)
-}
+func (r *Runner) Pins() []message.Pin { return r.state.pinsCopy() }
 
-// pinsNow is the pins and their estimate for the next request.
-func (r *Runner) pinsNow() (string, int64) {
-	pins := r.Pins()
-	return PinsText(pins), pinsTokens(pins, r.est)
+// pinsNow is the pins message and its estimate for the next request.
+func pinsNow(pins []message.Pin, est tokens.Estimator) (string, int64) {
+	return PinsText(pins), pinsTokens(pins, est)
 }
 
 // AddPin pins text to the session (messageID: the message it was taken
 // from, if any). The next request carries it.
 func (r *Runner) AddPin(ctx context.Context, text, messageID string) (message.Pin, error) {
-	p := message.Pin{SessionID: r.sess.ID, Text: strings.TrimSpace(text), MessageID: messageID}
+	p := message.Pin{SessionID: r.state.id(), Text: strings.TrimSpace(text), MessageID: messageID}
 	if err := r.store.AddPin(ctx, &p); err != nil {
 		return message.Pin{}, err
 	}
-	r.mu.Lock()
-	r.pins = append(r.pins, p)
-	r.mu.Unlock()
-	r.pinsChanged(ctx, "pin_added", p)
+	r.state.addPin(p)
+	pinsChanged(ctx, r.store, r.calcp.Load(), r.state, r.mp.est, "pin_added", p)
 	return p, nil
 }
 
@@ -91,16 +85,8 @@ func (r *Runner) EditPin(ctx context.Context, id, text string) error {
 	if err := r.store.UpdatePin(ctx, id, text); err != nil {
 		return err
 	}
-	var p message.Pin
-	r.mu.Lock()
-	for i := range r.pins {
-		if r.pins[i].ID == id {
-			r.pins[i].Text = text
-			p = r.pins[i]
-		}
-	}
-	r.mu.Unlock()
-	r.pinsChanged(ctx, "pin_edited", p)
+	p := r.state.editPin(id, text)
+	pinsChanged(ctx, r.store, r.calcp.Load(), r.state, r.mp.est, "pin_edited", p)
 	return nil
 }
 
@@ -109,23 +95,14 @@ func (r *Runner) RemovePin(ctx context.Context, id string) error {
 	if err := r.store.RemovePin(ctx, id); err != nil {
 		return err
 	}
-	var p message.Pin
-	r.mu.Lock()
-	for i := range r.pins {
-		if r.pins[i].ID == id {
-			p = r.pins[i]
-			r.pins = append(r.pins[:i], r.pins[i+1:]...)
-			break
-		}
-	}
-	r.mu.Unlock()
-	r.pinsChanged(ctx, "pin_removed", p)
+	p := r.state.removePin(id)
+	pinsChanged(ctx, r.store, r.calcp.Load(), r.state, r.mp.est, "pin_removed", p)
 	return nil
 }
 
 // pinsChanged counts the pins again and logs the change (`agent
 // inspect`). The caller (the TUI, `agent pins`) says what it did.
-func (r *Runner) pinsChanged(ctx context.Context, kind string, p message.Pin) {
-	r.calc().SetPins(pinsTokens(r.Pins(), r.est))
-	_ = r.store.LogEvent(context.WithoutCancel(ctx), r.sess.ID, kind, p)
+func pinsChanged(ctx context.Context, st *storage.Store, calc *tokens.Calculator, s *sessionState, est tokens.Estimator, kind string, p message.Pin) {
+	calc.SetPins(pinsTokens(s.pinsCopy(), est))
+	_ = st.LogEvent(context.WithoutCancel(ctx), s.id(), kind, p)
 }

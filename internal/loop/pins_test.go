@@ -22,7 +22,7 @@ func TestPinSurvivesFiveCompactions(t *testing.T) {
 	if _, err := h.r.AddPin(ctx, "   "+pin+"\n", ""); err != nil {
 		t.Fatal(err)
 	}
-	if s := h.r.Snapshot(); s.Breakdown.Pins <= 0 {
+	if s := h.r.Reading(); s.Breakdown.Pins <= 0 {
 		t.Fatalf("pins row = %d, want > 0", s.Breakdown.Pins)
 	}
 	pinsAt := func(req int) int {
@@ -69,8 +69,8 @@ func TestPinSurvivesFiveCompactions(t *testing.T) {
 	if !strings.HasPrefix(msgs[sys].Content, SummaryPreamble) || !strings.Contains(msgs[sys+1].Content, "<pinned>\n"+pin+"\n</pinned>") {
 		t.Errorf("after 5 compactions the request goes on %.40q / %q", msgs[sys].Content, msgs[sys+1].Content)
 	}
-	live := h.r.Snapshot()
-	read, _, err := ReadSnapshot(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	live := h.r.Reading()
+	read, _, err := StoredReading(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil || read.Breakdown.Pins != live.Breakdown.Pins || read.Total != live.Total {
 		t.Errorf("read pins %d total %d, live pins %d total %d (%v)", read.Breakdown.Pins, read.Total, live.Breakdown.Pins, live.Total, err)
 	}
@@ -95,7 +95,7 @@ func TestPinEditAndRemove(t *testing.T) {
 	if err := h.r.RemovePin(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
-	if s := h.r.Snapshot(); s.Breakdown.Pins != 0 {
+	if s := h.r.Reading(); s.Breakdown.Pins != 0 {
 		t.Errorf("pins row after removing the only pin = %d", s.Breakdown.Pins)
 	}
 	h.turn("second")

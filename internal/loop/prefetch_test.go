@@ -23,9 +23,9 @@ func TestPrefetchedEnvironmentIsUsedByTheNextTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.r.PrefetchEnvironment()
-	h.r.mu.Lock()
-	p := h.r.pendingEnv
-	h.r.mu.Unlock()
+	h.r.state.mu.Lock()
+	p := h.r.state.pendingEnv
+	h.r.state.mu.Unlock()
 	if p == nil {
 		t.Fatal("PrefetchEnvironment started nothing")
 	}

@@ -54,21 +54,25 @@ var ErrBusy = errors.New("the agent is busy; wait for the turn to end or cancel 
 // Preview returns what Compact would do now; no request is sent and
 // nothing is written. It fails while a turn runs.
 func (r *Runner) Preview() (CompactPreview, error) {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
+	var history []message.Entry
+	var pins []message.Pin
+	busy := false
+	r.turns.locked(func(b bool) {
+		if busy = b; b {
+			return
+		}
+		// A copy the loop cannot change under us once a turn starts.
+		history = make([]message.Entry, len(r.state.history))
+		for i, e := range r.state.history {
+			e.Parts = append([]message.Part(nil), e.Parts...)
+			history[i] = e
+		}
+		pins = append([]message.Pin(nil), r.state.pins...)
+	})
+	if busy {
 		return CompactPreview{}, ErrBusy
 	}
-	// A copy the loop cannot change under us once a turn starts.
-	history := make([]message.Entry, len(r.history))
-	for i, e := range r.history {
-		e.Parts = append([]message.Part(nil), e.Parts...)
-		history[i] = e
-	}
-	pins := append([]message.Pin(nil), r.pins...)
-	r.mu.Unlock()
-
-	return previewOf(r.pricing(), history, pins, r.sess.ID), nil
+	return previewOf(r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()), history, pins, r.state.id()), nil
 }
 
 // previewOf is what Compact would do now to history, priced by p; pure.

@@ -2,10 +2,10 @@ package loop
 
 // Pricing a history: what the calculator, the compaction plan, the
 // preview and the restore cost are computed from, as a value. A running
-// session takes one from its Runner (Runner.pricing: the live model, the
+// session takes one from its Runner (modelPricing.priced: the live model, the
 // refusals it learnt, its calculator); the read-only commands (`agent
 // context`, `agent sessions`, `agent compact --dry-run`) build one from
-// what is stored (ReadSnapshot, snapshot.go) without a Runner or a lease.
+// what is stored (StoredReading, reading.go) without a Runner or a lease.
 // Nothing here writes, sends or locks.
 
 import (
@@ -88,11 +88,18 @@ type pricing struct {
 	calc    *tokens.Calculator
 }
 
+// priced is m's pricing with the config, the compaction ceiling and the
+// calculator: a running session's is its model's, its ceiling now
+// (stepper.ceiling) and its calculator.
+func (m modelPricing) priced(cfg *config.Config, ceiling int64, calc *tokens.Calculator) pricing {
+	return pricing{modelPricing: m, cfg: cfg, ceiling: ceiling, calc: calc}
+}
+
 // fitPoint is the total a compaction must bring the request under: the
 // strategy's compaction point (window − reserve for manual compaction),
 // lowered by what the provider's refusals taught.
 func (p pricing) fitPoint() int64 {
-	s := p.calc.Snapshot()
+	s := p.calc.Reading()
 	point := s.CompactAt
 	if point <= 0 {
 		point = max(s.Window-s.OutputReserve, 0)
@@ -101,17 +108,17 @@ func (p pricing) fitPoint() int64 {
 }
 
 // snapshot is the calculator's snapshot with its compaction point
-// lowered by the provider's refusals (Runner.Snapshot); it reads only
+// lowered by the provider's refusals (Runner.Reading); it reads only
 // calc and ceiling.
-func (p pricing) snapshot() tokens.Snapshot {
-	s := p.calc.Snapshot()
+func (p pricing) snapshot() tokens.Reading {
+	s := p.calc.Reading()
 	s.CompactAt = compact.LowerPoint(s.CompactAt, p.ceiling, s.Window, s.OutputReserve)
 	return s
 }
 
 // planOptions are the compaction plan's bounds for the session's model.
 func (p pricing) planOptions() compact.Options {
-	s := p.calc.Snapshot()
+	s := p.calc.Reading()
 	opts := compact.DefaultOptions(min(s.Window, max(p.fitPoint()+s.OutputReserve, 1)), s.OutputReserve)
 	if n := p.cfg.Compaction.TailTurns; n >= 0 {
 		opts.TailTurns = n
@@ -158,14 +165,14 @@ func (p pricing) summarySizing(writer string) compact.Sizing {
 
 // pruneOptions returns the session's prune thresholds (PruneThresholds).
 func (p pricing) pruneOptions() prune.Options {
-	return PruneThresholds(p.cfg.Compaction, p.calc.Snapshot())
+	return PruneThresholds(p.cfg.Compaction, p.calc.Reading())
 }
 
 // summaryEstimator prices summary requests: calibrated, but never below
 // the plain estimate (a session whose provider under-reports usage must not
 // make its summary requests larger).
 func (p pricing) summaryEstimator() tokens.Estimator {
-	return tokens.Calibrated{Estimator: p.est, Ratio: max(p.calc.Snapshot().Calibration, 1)}
+	return tokens.Calibrated{Estimator: p.est, Ratio: max(p.calc.Reading().Calibration, 1)}
 }
 
 // fixedTokensOf estimates the system prompt and, unless toolsOff, the

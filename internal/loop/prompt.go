@@ -164,15 +164,15 @@ func (r *Runner) PrefetchEnvironment() {
 	if pc, ok := r.opt.Provider.(provider.Preconnector); ok {
 		pc.Preconnect()
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.busy || r.toolEnv == nil {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	if r.turns.busy || r.toolEnv == nil {
 		return
 	}
-	if p := r.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
+	if p := r.state.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
 		return
 	}
-	r.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
+	r.state.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
 }
 
 // refreshPrompt gathers the dynamic part of the system prompt again at the
@@ -181,67 +181,78 @@ func (r *Runner) PrefetchEnvironment() {
 // can change; the stable first one stays byte-identical for prompt caches.
 // The calculator counts the new prompt. The caller holds busy.
 func (r *Runner) refreshPrompt(ctx context.Context) {
-	fromOpen := r.promptFromOpen
-	r.promptFromOpen = false
-	r.mu.Lock() // PrefetchEnvironment sets it while idle
-	p := r.pendingEnv
-	r.pendingEnv = nil
-	r.mu.Unlock()
+	system := systemOf(r.opt.SystemPrompt, r.hooks)
+	set := func(env Environment, at time.Time) {
+		if r.state.setSystem(system(env), at) {
+			r.calcp.Load().SetFixed(r.fixedTokens())
+		}
+	}
+	fromOpen := r.state.promptFromOpen
+	r.state.promptFromOpen = false
+	r.state.mu.Lock() // PrefetchEnvironment sets it while idle
+	p := r.state.pendingEnv
+	r.state.pendingEnv = nil
+	r.state.mu.Unlock()
 	if p != nil {
 		// Gathered beside Open and the first message (Options.Environment)
 		// or while the user typed (PrefetchEnvironment).
 		env := p.Wait()
 		r.trace.phase("prompt env", p.began)
-		r.skipped.report(env.Skipped, r.note)
+		r.state.skipped.report(env.Skipped, r.ev.note)
 		if time.Since(p.began) < prefetchFreshFor {
-			r.setSystem(r.systemPrompt(env), p.began)
+			set(env, p.began)
 			return
 		}
 	}
-	if fromOpen && time.Since(r.promptAt) < promptFreshFor {
+	if fromOpen && time.Since(r.state.promptAt) < promptFreshFor {
 		return
 	}
 	env := DetectEnvironment(ctx, r.toolEnv.Dir, config.UserAgentsFile(getenv))
-	r.skipped.report(env.Skipped, r.note)
-	r.setSystem(r.systemPrompt(env), time.Now())
+	r.state.skipped.report(env.Skipped, r.ev.note)
+	set(env, time.Now())
 }
 
-// setSystem makes sys, gathered at, the system prompt; the calculator
-// counts it when it changed.
-func (r *Runner) setSystem(sys []string, at time.Time) {
-	r.promptAt = at
-	if slices.Equal(sys, r.system) {
-		return
+// setSystem makes sys, gathered at, the system prompt and reports whether
+// it changed (the calculator then counts it again). Open and the loop
+// holding busy call it.
+func (s *sessionState) setSystem(sys []string, at time.Time) bool {
+	s.promptAt = at
+	if slices.Equal(sys, s.system) {
+		return false
 	}
-	r.system = sys
-	r.calc().SetFixed(r.fixedTokens())
+	s.mu.Lock()
+	s.system = sys
+	s.mu.Unlock()
+	return true
 }
 
-// openPrompt sets the system prompt of a Runner being opened in dir: the
-// environment is gathered now, or, when Options.Environment is gathering
-// it for dir, left to the first turn, which waits for it (refreshPrompt);
-// until then the system prompt is its stable part alone.
-func (r *Runner) openPrompt(ctx context.Context, dir string) {
-	if p := r.opt.Environment; p != nil && p.dir == dir {
-		r.pendingEnv = p
-		r.system = []string{stablePrompt}
+// openPrompt sets the system prompt of a session being opened in dir: the
+// environment is gathered now, or, when pending (Options.Environment) is
+// gathering it for dir, left to the first turn, which waits for it
+// (refreshPrompt); until then the system prompt is its stable part alone.
+// system makes the messages of an environment (systemOf).
+func openPrompt(ctx context.Context, s *sessionState, pending *PendingEnvironment, dir string, system func(Environment) []string, note func(string), phase func(string, time.Time)) {
+	if p := pending; p != nil && p.dir == dir {
+		s.pendingEnv = p
+		s.system = []string{stablePrompt}
 		return
 	}
 	began := time.Now()
 	env := DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv))
-	r.skipped.report(env.Skipped, r.note)
-	r.system = r.systemPrompt(env)
-	r.promptAt, r.promptFromOpen = time.Now(), true
-	r.trace.phase("prompt env", began)
+	s.skipped.report(env.Skipped, note)
+	s.system = system(env)
+	s.promptAt, s.promptFromOpen = time.Now(), true
+	phase("prompt env", began)
 }
 
-// systemPrompt makes the session's system messages (Options.SystemPrompt).
-// The SessionStart hooks' context follows them (hooks.go).
-func (r *Runner) systemPrompt(env Environment) []string {
-	if r.opt.SystemPrompt != nil {
-		return r.hooks.withContext(r.opt.SystemPrompt(env))
+// systemOf makes the session's system messages (make: Options.SystemPrompt,
+// nil for SystemPrompt); the SessionStart hooks' context follows them
+// (hooks.go).
+func systemOf(make func(Environment) []string, h *hookPoints) func(Environment) []string {
+	if make == nil {
+		make = SystemPrompt
 	}
-	return r.hooks.withContext(SystemPrompt(env))
+	return func(env Environment) []string { return h.withContext(make(env)) }
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

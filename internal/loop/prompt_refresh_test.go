@@ -58,5 +58,5 @@ func TestGitStatusIsRefreshedEachTurn(t *testing.T) {
 		t.Errorf("the second turn's status misses the edit made before it:\n%s", second[1].Content)
 	}
 	// The calculator counts the prompt the next request carries.
-	assertSnapshotMatches(t, h, "after the refresh")
+	assertReadingMatches(t, h, "after the refresh")
 }

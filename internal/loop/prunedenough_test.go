@@ -15,13 +15,13 @@ func TestPrunedEnough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fits := tokens.Snapshot{Total: 5090, Window: 16000, OutputReserve: 2000, CompactAt: 14000}
+	fits := tokens.Reading{Total: 5090, Window: 16000, OutputReserve: 2000, CompactAt: 14000}
 	over := fits
 	over.Total = 15444
 	for _, tt := range []struct {
 		name string
 		req  compactRequest
-		s    tokens.Snapshot
+		s    tokens.Reading
 		want bool
 	}{
 		{"automatic, fits after the prune", compactRequest{auto: true}, fits, true},

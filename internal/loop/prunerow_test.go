@@ -46,7 +46,7 @@ func TestPruneRowUnderUnderReportingProvider(t *testing.T) {
 			if err := json.Unmarshal(log[0].Data, &p); err != nil {
 				t.Fatal(err)
 			}
-			s := h.r.Snapshot()
+			s := h.r.Reading()
 			fixed := s.Breakdown.System + s.Breakdown.Tools
 			if p.TokensAfter < fixed || p.TokensBefore <= p.TokensAfter {
 				t.Errorf("prune row %d → %d; the fixed prompt alone is %d", p.TokensBefore, p.TokensAfter, fixed)

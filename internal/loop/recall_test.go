@@ -109,10 +109,10 @@ func TestRecallBringsBackAPrunedAndSummarisedOutput(t *testing.T) {
 	if n := count(final, "build step 299 ok"); n != 1 {
 		t.Errorf("the full output is in the request %d times, want once", n)
 	}
-	if s := h.r.Snapshot(); s.Total > s.Window-s.OutputReserve {
+	if s := h.r.Reading(); s.Total > s.Window-s.OutputReserve {
 		t.Errorf("request total %d over the usable window %d", s.Total, s.Window-s.OutputReserve)
 	}
-	if est := h.r.comp.requestEstimate(h.r.history); est > h.r.Snapshot().Window {
+	if est := h.r.comp.requestEstimate(h.r.state.history); est > h.r.Reading().Window {
 		t.Errorf("request estimate %d over the window", est)
 	}
 }
@@ -156,7 +156,7 @@ func TestUndoCompactionAfterAModelSwitch(t *testing.T) {
 	if err := h.r.Compact(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	compacted := h.r.Snapshot().Total
+	compacted := h.r.Reading().Total
 	if hist, _ := h.store.LoadHistory(ctx, h.r.Session().ID); !hist[len(hist)-1].Message.Summary || hist[len(hist)-1].Message.Model == "" {
 		t.Fatalf("no summary written by a model")
 	}
@@ -167,7 +167,7 @@ func TestUndoCompactionAfterAModelSwitch(t *testing.T) {
 		!strings.Contains(err.Error(), "the current model's window is 32.8K") {
 		t.Fatalf("undo on the 32K model: %v", err)
 	}
-	if h.r.Snapshot().Total != compacted {
+	if h.r.Reading().Total != compacted {
 		t.Errorf("a refused undo changed the total")
 	}
 
@@ -182,13 +182,13 @@ func TestUndoCompactionAfterAModelSwitch(t *testing.T) {
 		t.Errorf("undo = %+v", u)
 	}
 	// What the calculator says now is what a reopened session says.
-	live := h.r.Snapshot()
+	live := h.r.Reading()
 	hist, err := h.store.LoadHistory(ctx, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sys, tl := h.r.fixedTokens()
-	reopened := tokens.Restore(h.r.calcOptions(), h.r.est, sys, tl, hist).Snapshot()
+	reopened := tokens.Restore(h.r.mp.calcOptions(), h.r.mp.est, sys, tl, hist).Reading()
 	if live.Total != reopened.Total || live.Basis != reopened.Basis {
 		t.Errorf("after the undo: live %d (%s), reopened %d (%s)", live.Total, live.Basis, reopened.Total, reopened.Basis)
 	}

@@ -60,7 +60,7 @@ func TestRecallRefFitsTheOutputNotJustItsHeader(t *testing.T) {
 		t.Errorf("recall{ref} result (%d bytes) lacks the output's head, tail or how to read the rest:\n%.600s\n…\n%s",
 			len(got.Content), got.Content, lastN(got.Content, 400))
 	}
-	if s := h.r.Snapshot(); s.Total > s.Window-s.OutputReserve {
+	if s := h.r.Reading(); s.Total > s.Window-s.OutputReserve {
 		t.Errorf("request total %d over the usable window %d", s.Total, s.Window-s.OutputReserve)
 	}
 }

@@ -18,7 +18,7 @@ const processKey = "process"
 
 // recordProcess stores the process group of the running call at
 // e.Parts[ix] with its part.
-func (r *Runner) recordProcess(ctx context.Context, e *message.Entry, ix int, g tools.ProcessGroup) {
+func recordProcess(ctx context.Context, sp *stepper, e *message.Entry, ix int, g tools.ProcessGroup) {
 	p := e.Parts[ix]
 	st := *p.Tool
 	meta := make(map[string]any, len(st.Metadata)+1)
@@ -28,7 +28,7 @@ func (r *Runner) recordProcess(ctx context.Context, e *message.Entry, ix int, g 
 	meta[processKey] = g
 	st.Metadata = meta
 	p.Tool = &st
-	r.stepper.savePart(ctx, e, ix, p)
+	sp.savePart(ctx, e, ix, p)
 }
 
 // stopOrphanedTools stops the process groups that the session's unfinished

@@ -44,10 +44,10 @@ func longHistory(b testing.TB, h *harness, turns int) []message.Entry {
 			},
 		})
 	}
-	if err := h.store.ImportHistory(ctx, h.r.sess.ID, in); err != nil {
+	if err := h.store.ImportHistory(ctx, h.r.state.sess.ID, in); err != nil {
 		b.Fatal(err)
 	}
-	hist, err := h.store.LoadHistory(ctx, h.r.sess.ID)
+	hist, err := h.store.LoadHistory(ctx, h.r.state.sess.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func longHistory(b testing.TB, h *harness, turns int) []message.Entry {
 func BenchmarkRequest10k(b *testing.B) {
 	h := newHarness(b)
 	ctx := context.Background()
-	h.r.history = longHistory(b, h, 2000)
+	h.r.state.history = longHistory(b, h, 2000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -77,7 +77,7 @@ func BenchmarkRequest10k(b *testing.B) {
 	b.ReportAllocs()
 	b.Run("estimate", func(b *testing.B) {
 		for b.Loop() {
-			h.r.comp.requestEstimate(h.r.history)
+			h.r.comp.requestEstimate(h.r.state.history)
 		}
 	})
 	b.Run("build", func(b *testing.B) {
@@ -111,7 +111,7 @@ func BenchmarkRequest10k(b *testing.B) {
 	})
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
-			conv, _ := RepairPairs(ToModelMessages(h.r.history, h.r.stepper.convertOptions()))
+			conv, _ := RepairPairs(ToModelMessages(h.r.state.history, h.r.stepper.convertOptions()))
 			encodeOrFail(b, conv)
 		}
 	})
@@ -130,7 +130,7 @@ func encodeOrFail(b *testing.B, v any) []byte {
 // message is typed: reqwarm.go), with the session's estimator.
 func BenchmarkRequestWarm10k(b *testing.B) {
 	h := newHarness(b)
-	h.r.history = longHistory(b, h, 2000)
+	h.r.state.history = longHistory(b, h, 2000)
 	hist, _, opt, est, ok := h.r.stepper.historyToWarm()
 	if !ok {
 		b.Fatal("nothing to warm")

@@ -25,18 +25,18 @@ import (
 // cache: the whole history converted and repaired again, nothing encoded.
 func uncachedRequest(r *Runner) provider.Request {
 	var msgs []openai.ChatCompletionMessage
-	for _, s := range r.system {
+	for _, s := range r.state.system {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
-	conv, _ := RepairPairs(ToModelMessages(r.history, r.stepper.convertOptions()))
-	if pins, _ := r.pinsNow(); pins != "" {
-		at := pinsAt(conv, tokens.VisibleHistory(r.history).Summary != nil)
+	conv, _ := RepairPairs(ToModelMessages(r.state.history, r.stepper.convertOptions()))
+	if pins, _ := pinsNow(r.state.pinsCopy(), r.mp.est); pins != "" {
+		at := pinsAt(conv, tokens.VisibleHistory(r.state.history).Summary != nil)
 		conv = slices.Insert(conv, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
 	}
 	msgs = append(msgs, conv...)
-	req := provider.Request{Model: r.model, Messages: msgs, MaxTokens: int(r.info.MaxOutput),
-		CacheBreakpoints: cacheBreakpoints(r.info.Cache, msgs, len(r.system))}
-	if !r.stepper.toolsOff(r.model) {
+	req := provider.Request{Model: r.mp.model, Messages: msgs, MaxTokens: int(r.mp.info.MaxOutput),
+		CacheBreakpoints: cacheBreakpoints(r.mp.info.Cache, msgs, len(r.state.system))}
+	if !r.stepper.toolsOff(r.mp.model) {
 		req.Tools = r.stepper.offered().OpenAITools()
 	}
 	return req
@@ -45,9 +45,9 @@ func uncachedRequest(r *Runner) provider.Request {
 // uncachedEstimate is requestEstimate before the request cache.
 func uncachedEstimate(r *Runner, history []message.Entry) int64 {
 	sys, tl := r.fixedTokens()
-	_, pins := r.pinsNow()
+	_, pins := pinsNow(r.state.pinsCopy(), r.mp.est)
 	v := Visible(history)
-	return sys + tl + pins + max(r.calc().EstimateEntries(v), tokens.EstimateEntries(v, r.est))
+	return sys + tl + pins + max(r.calcp.Load().EstimateEntries(v), tokens.EstimateEntries(v, r.mp.est))
 }
 
 // bodyChecker is a provider that, before each step's request goes to the
@@ -96,7 +96,7 @@ func (c *bodyChecker) check(ctx context.Context, req provider.Request) {
 	if !reflect.DeepEqual(req.Messages, ref.Messages) {
 		c.t.Errorf("request %d: the cached messages differ from the uncached ones", c.checked)
 	}
-	if got, want := r.comp.requestEstimate(r.history), uncachedEstimate(r, r.history); got != want {
+	if got, want := r.comp.requestEstimate(r.state.history), uncachedEstimate(r, r.state.history); got != want {
 		c.t.Errorf("request %d: estimate %d, uncached %d", c.checked, got, want)
 	}
 	for _, send := range []struct {
@@ -496,7 +496,7 @@ func TestRequestCacheWarmsWhileTyping(t *testing.T) {
 			o.Provider = chk
 		}, pt.Text("done"))
 		chk.r = h.r
-		h.r.history = longHistory(t, h, 300)
+		h.r.state.history = longHistory(t, h, 300)
 		h.r.PrefetchEnvironment()
 		if !wait {
 			if res := h.turn("and now?"); res.Err != nil {
@@ -530,8 +530,8 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 		o.Provider = chk
 	}, pt.Text("done"), pt.Text("again"))
 	chk.r = h.r
-	h.r.history = longHistory(t, h, 300)
-	for _, e := range h.r.history { // nothing pruned yet: more than warmFrom entries change below
+	h.r.state.history = longHistory(t, h, 300)
+	for _, e := range h.r.state.history { // nothing pruned yet: more than warmFrom entries change below
 		for j, p := range e.Parts {
 			if p.Tool != nil {
 				st := *p.Tool
@@ -565,8 +565,8 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 	// The request was made ahead (prebuildRequest): the step's request
 	// sends the history from the same array, nothing copied.
 	prebuilt := h.r.stepper.reqc.built
-	if len(prebuilt.at) != len(Visible(h.r.history)) {
-		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.history)))
+	if len(prebuilt.at) != len(Visible(h.r.state.history)) {
+		t.Errorf("prebuilt %d entries of %d", len(prebuilt.at), len(Visible(h.r.state.history)))
 	}
 	kept := warmedConversions(t, h.r, true)
 	h.r.stepper.reqc.mu.Unlock()
@@ -591,7 +591,7 @@ func TestRequestCacheWarmsAgainAfterAPrune(t *testing.T) {
 func warmedConversions(t *testing.T, r *Runner, asIs bool) map[string]*convertedEntry {
 	t.Helper()
 	kept := map[string]*convertedEntry{}
-	for _, e := range Visible(r.history) {
+	for _, e := range Visible(r.state.history) {
 		ce := r.stepper.reqc.entries[e.Message.ID]
 		if ce == nil || ce.conv == nil || ce.cost == nil || asIs && !ce.key.matches(&e) {
 			t.Fatalf("entry %s not warmed as it is", e.Message.ID)

@@ -33,14 +33,10 @@ func (r *Runner) RunShell(ctx context.Context, command string, progress func(las
 	if command == "" {
 		return nil, errors.New("run !command: empty command")
 	}
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
+	if !r.turns.claim() {
 		return nil, errors.New("run !command: the agent is busy; wait for the turn to end or press esc")
 	}
-	r.busy = true
-	r.mu.Unlock()
-	defer r.endBusy()
+	defer r.turns.release()
 	input, _ := json.Marshal(map[string]string{"command": command})
 	release := func() {}
 	started := func(g tools.ProcessGroup) { release = r.opt.Children.Record(g, "!"+command) }
@@ -49,11 +45,11 @@ func (r *Runner) RunShell(ctx context.Context, command string, progress func(las
 	f := &message.FileState{Kind: message.AttachCommand, Path: command, Content: res.Output, Truncated: res.Truncated, IsError: res.IsError}
 	// A stopped command's output is kept: the writes outlive ctx.
 	ctx = context.WithoutCancel(ctx)
-	m := message.Message{SessionID: r.sess.ID, Role: message.RoleUser, Synthetic: true, Model: r.Model(), FinishedAt: time.Now()}
+	m := message.Message{SessionID: r.state.sess.ID, Role: message.RoleUser, Synthetic: true, Model: r.Model(), FinishedAt: time.Now()}
 	if err := r.store.CreateMessage(ctx, &m); err != nil {
 		return nil, fmt.Errorf("run !command: save: %w", err)
 	}
-	p := message.Part{SessionID: r.sess.ID, MessageID: m.ID, Type: message.PartFile, File: f}
+	p := message.Part{SessionID: r.state.sess.ID, MessageID: m.ID, Type: message.PartFile, File: f}
 	if err := r.store.UpsertPart(ctx, &p); err != nil {
 		return nil, fmt.Errorf("run !command: save: %w", err)
 	}

@@ -40,28 +40,31 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 	if !kind.Valid() {
 		return false, fmt.Errorf("send: unknown kind %q", kind)
 	}
-	r.mu.Lock()
-	if err := checkImages(images, r.model, r.info.SendsImages()); err != nil {
-		r.mu.Unlock()
-		return false, fmt.Errorf("send: %w", err)
-	}
-	if r.busy {
-		// Queued under r.mu, so that settle sees it or the loop is idle.
-		_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, kind, images...)
-		r.mu.Unlock()
-		if err != nil {
-			return false, fmt.Errorf("queue message: %w", err)
+	check := func() error {
+		if err := checkImages(images, r.mp.model, r.mp.info.SendsImages()); err != nil {
+			return fmt.Errorf("send: %w", err)
 		}
-		r.emitQueue(ctx)
-		return true, nil
+		return nil
 	}
-	r.busy = true
-	r.mu.Unlock()
-	if err := r.addUserMessage(ctx, text, false, images...); err != nil {
-		r.setIdle(TurnResult{FinishReason: FinishError, Err: err})
+	queue := func() error { // under the turn control's lock: settle sees it, or the loop is idle
+		if _, err := r.store.EnqueueKind(ctx, r.state.id(), text, kind, images...); err != nil {
+			return fmt.Errorf("queue message: %w", err)
+		}
+		return nil
+	}
+	claimed, err := r.turns.claimOr(check, queue)
+	if err != nil {
 		return false, err
 	}
-	r.start()
+	if !claimed {
+		r.ev.queue(ctx)
+		return true, nil
+	}
+	if err := r.addUserMessage(ctx, text, false, images...); err != nil {
+		r.turns.setIdle(TurnResult{FinishReason: FinishError, Err: err})
+		return false, err
+	}
+	r.turns.start()
 	return false, nil
 }
 
@@ -72,36 +75,18 @@ func (r *Runner) Steer(ctx context.Context, text string) (bool, error) {
 	if strings.TrimSpace(text) == "" {
 		return false, nil
 	}
-	r.mu.Lock()
-	if !r.busy {
-		r.mu.Unlock()
-		return false, nil
-	}
-	_, err := r.store.EnqueueKind(ctx, r.sess.ID, text, message.KindSteer)
-	r.mu.Unlock()
+	queued, err := r.turns.whileBusy(func() error {
+		_, err := r.store.EnqueueKind(ctx, r.state.id(), text, message.KindSteer)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("steer: %w", err)
 	}
-	r.emitQueue(ctx)
-	return true, nil
-}
-
-// settle ends a run (the loop goes idle) and reports true, unless a
-// message to deliver was queued after the run's last look at the queue: it
-// then reports false and the run goes on, still busy. The queue is read
-// under r.mu, and messages are queued under r.mu only while busy, so none
-// can slip in between this look and going idle and wait, stranded, for a
-// turn that is not running.
-func (r *Runner) settle(ctx context.Context, res TurnResult) bool {
-	r.mu.Lock()
-	if resumable(res) {
-		if r.inbox.waiting(ctx) {
-			r.mu.Unlock()
-			return false
-		}
+	if !queued {
+		return false, nil
 	}
-	r.idleLocked(res)
-	return true
+	r.ev.queue(ctx)
+	return true, nil
 }
 
 // resumable reports whether a run that ended so goes on with what is
@@ -120,7 +105,7 @@ func (r *Runner) SetQueuedKind(ctx context.Context, id string, kind message.Queu
 	if err := r.store.SetQueuedKind(ctx, id, kind); err != nil {
 		return err
 	}
-	r.emitQueue(ctx)
+	r.ev.queue(ctx)
 	return nil
 }
 
@@ -256,31 +241,4 @@ func (in *inbox) promptHooks(ctx context.Context, ids []string, text string) (ex
 func (in *inbox) waiting(ctx context.Context) bool {
 	q, err := in.d.store.ListQueueLatest(ctx, in.d.session())
 	return err == nil && len(pickDelivery(q, true)) > 0
-}
-
-// endBusy ends a busy period that kept no TurnResult (a rewind, a
-// !command, a read of the restore cost) like setIdle: a message queued
-// meanwhile starts its turn.
-func (r *Runner) endBusy() {
-	r.mu.Lock()
-	if r.inbox.waiting(context.Background()) {
-		r.mu.Unlock()
-		r.resumeQueued()
-		return
-	}
-	r.busy = false
-	r.mu.Unlock()
-}
-
-// resumeQueued starts a turn with the queued messages; the runner is still
-// busy. If nothing could be delivered after all, it goes idle.
-func (r *Runner) resumeQueued() {
-	ctx := context.Background()
-	injected, err := r.inbox.inject(ctx, true)
-	if err != nil || !injected {
-		r.mu.Lock()
-		r.idleLocked(TurnResult{FinishReason: FinishError, Err: err})
-		return
-	}
-	r.start()
 }

@@ -228,26 +228,26 @@ func TestSteerThroughRetry(t *testing.T) {
 func TestSettleKeepsALateMessage(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	h.r.mu.Lock()
-	h.r.busy = true
-	h.r.mu.Unlock()
+	h.r.state.mu.Lock()
+	h.r.turns.busy = true
+	h.r.state.mu.Unlock()
 	if ok, err := h.r.Steer(ctx, "late"); !ok || err != nil {
 		t.Fatalf("steer while busy: %v, %v", ok, err)
 	}
-	if h.r.settle(ctx, TurnResult{FinishReason: FinishCancelled}) != true {
+	if h.r.turns.settle(ctx, TurnResult{FinishReason: FinishCancelled}) != true {
 		t.Error("a cancelled run goes on")
 	}
-	h.r.mu.Lock()
-	h.r.busy = true
-	h.r.mu.Unlock()
-	if h.r.settle(ctx, TurnResult{FinishReason: "stop"}) {
+	h.r.state.mu.Lock()
+	h.r.turns.busy = true
+	h.r.state.mu.Unlock()
+	if h.r.turns.settle(ctx, TurnResult{FinishReason: "stop"}) {
 		t.Fatal("the run went idle with a steering message queued")
 	}
 	if !h.r.Busy() {
 		t.Error("not busy after settle kept the run")
 	}
 	h.store.TakeQueue(ctx, h.r.Session().ID)
-	if !h.r.settle(ctx, TurnResult{FinishReason: "stop"}) || h.r.Busy() {
+	if !h.r.turns.settle(ctx, TurnResult{FinishReason: "stop"}) || h.r.Busy() {
 		t.Error("an empty queue does not let the run go idle")
 	}
 	if ok, _ := h.r.Steer(ctx, "too late"); ok {

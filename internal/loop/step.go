@@ -81,12 +81,12 @@ func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (ste
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less.
 		m := sp.modelPricing()
-		held, maxTokens, err := sp.reserveOutput(m.model, sp.decisionSnapshot(sp.withFixed(conv.calibrated, conv.plain)).Total, m.info.MaxOutput,
+		held, maxTokens, err := sp.reserveOutput(m.model, sp.decisionReading(sp.withFixed(conv.calibrated, conv.plain)).Total, m.info.MaxOutput,
 			min(m.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
 		}
-		estimate := sp.calc().Snapshot().Total
+		estimate := sp.calc().Reading().Total
 		entry, finish, err := sp.stream(ctx, estimate, conv, maxTokens)
 		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
@@ -251,7 +251,7 @@ func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversatio
 	cost := sp.cost(usage)
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
-		Calibration: sp.calc().Snapshot().Calibration, RequestEstimate: own, UsageSuspect: suspect,
+		Calibration: sp.calc().Reading().Calibration, RequestEstimate: own, UsageSuspect: suspect,
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost

@@ -25,7 +25,7 @@ const stepFitShare = 0.8
 // Older results are cut first (truncate.FitStep), each to its head with a
 // notice saying where the whole output is saved; nothing is lost.
 func (sp *stepper) fitStep(ctx context.Context, e *message.Entry, calls []int) {
-	snap := sp.calc().Snapshot()
+	snap := sp.calc().Reading()
 	usable := snap.Usable()
 	if usable == 0 {
 		return
@@ -90,7 +90,7 @@ func (sp *stepper) fitStep(ctx context.Context, e *message.Entry, calls []int) {
 // together: most of what is left below the compaction point once the step
 // (step tokens of results, included in snap.Total) is taken out, or an
 // eighth of the usable window when less is left.
-func stepBudget(snap tokens.Snapshot, step int64) int64 {
+func stepBudget(snap tokens.Reading, step int64) int64 {
 	usable := snap.Usable()
 	point := snap.CompactAt
 	if point <= 0 || point > usable {
@@ -107,7 +107,7 @@ const resultRoomBytesPerToken = 3
 
 // resultRoom is the room, in bytes, one result of the next step may take
 // without fitStep cutting it (0: unknown window).
-func resultRoom(snap tokens.Snapshot) int {
+func resultRoom(snap tokens.Reading) int {
 	if snap.Usable() == 0 {
 		return 0
 	}

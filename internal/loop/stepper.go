@@ -62,10 +62,10 @@ type stepDeps struct {
 	// totals (any goroutine).
 	addSessionUsage func(ctx context.Context, u message.Usage, costUSD float64)
 
-	// decisionSnapshot and withFixed price a prepared request as the
+	// decisionReading and withFixed price a prepared request as the
 	// compaction decision does.
-	decisionSnapshot func(own int64) tokens.Snapshot
-	withFixed        func(calibrated, plain int64) int64
+	decisionReading func(own int64) tokens.Reading
+	withFixed       func(calibrated, plain int64) int64
 	// compactAfterRefusal learns from a context-length error (err; the
 	// calculator's total was estimate) and compacts the history; steps
 	// is the turn's steps before this one.

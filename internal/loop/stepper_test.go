@@ -110,8 +110,8 @@ func newStepperFake(t *testing.T, srv *pt.Server, opt func(*Options)) (*stepper,
 			f.usage = append(f.usage, u)
 			f.mu.Unlock()
 		},
-		decisionSnapshot: func(own int64) tokens.Snapshot { s := f.calc.Snapshot(); s.Total = max(s.Total, own); return s },
-		withFixed:        func(calibrated, plain int64) int64 { return max(calibrated, plain) + 10 },
+		decisionReading: func(own int64) tokens.Reading { s := f.calc.Reading(); s.Total = max(s.Total, own); return s },
+		withFixed:       func(calibrated, plain int64) int64 { return max(calibrated, plain) + 10 },
 		compactAfterRefusal: func(context.Context, int, error, int64) error {
 			t.Error("no compaction expected")
 			return errors.New("no compaction here")

@@ -13,36 +13,23 @@ import (
 // place the stepper meets the Runner; the stepper keeps no *Runner.
 func stepDepsOf(r *Runner) stepDeps {
 	return stepDeps{
-		opt: r.opt, store: r.store, sessionID: r.sess.ID, toolEnv: r.toolEnv,
+		opt: r.opt, store: r.store, sessionID: r.state.id(), toolEnv: r.toolEnv,
 
-		history: func() []message.Entry { return r.history },
-		system:  func() []string { return r.system },
-		appendEntry: func(e message.Entry) {
-			r.mu.Lock()
-			r.history = append(r.history, e)
-			r.mu.Unlock()
-		},
-		replaceEntry: func(e message.Entry) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			for i := len(r.history) - 1; i >= 0; i-- {
-				if r.history[i].Message.ID == e.Message.ID {
-					r.history[i] = e
-					return
-				}
-			}
-		},
-		modelPricing:    r.modelPricing,
-		calc:            r.calc,
+		history:         func() []message.Entry { return r.state.history },
+		system:          func() []string { return r.state.system },
+		appendEntry:     r.state.appendEntry,
+		replaceEntry:    r.state.replaceEntry,
+		modelPricing:    func() modelPricing { return r.mp },
+		calc:            r.calcp.Load,
 		fixedTokens:     r.fixedTokens,
-		pinsNow:         r.pinsNow,
-		emit:            r.emit,
-		addSessionUsage: r.addSessionUsage,
+		pinsNow:         func() (string, int64) { return pinsNow(r.state.pinsCopy(), r.mp.est) },
+		emit:            r.ev.emit,
+		addSessionUsage: usageAdder(r.state, r.store, r.ev),
 
-		decisionSnapshot: r.decisionSnapshot,
-		withFixed:        func(calibrated, plain int64) int64 { return r.comp.withFixed(calibrated, plain) },
+		decisionReading: r.decisionReading,
+		withFixed:       func(calibrated, plain int64) int64 { return r.comp.withFixed(calibrated, plain) },
 		compactAfterRefusal: func(ctx context.Context, steps int, err error, estimate int64) error {
-			refused := r.comp.requestEstimate(r.history)
+			refused := r.comp.requestEstimate(r.state.history)
 			r.comp.learnFromRefusal(ctx, &r.stepper.ceiling, err, refused, estimate)
 			return r.comp.compact(ctx, compactRequest{auto: true, reason: compact.ReasonContextError, midTask: r.midTask(steps), refused: refused})
 		},
@@ -57,18 +44,18 @@ func stepDepsOf(r *Runner) stepDeps {
 		},
 		postToolHooks: r.hooks.postTool,
 		takeStopTurn:  r.hooks.takeStopTurn,
-		recordProcess: r.recordProcess,
-		firstRequest:  r.trace.firstRequest,
-		firstByte:     r.trace.firstByte,
+		recordProcess: func(ctx context.Context, e *message.Entry, ix int, g tools.ProcessGroup) {
+			recordProcess(ctx, r.stepper, e, ix, g)
+		},
+		firstRequest: r.trace.firstRequest,
+		firstByte:    r.trace.firstByte,
 
 		withSession: func(fn func(busy bool, history []message.Entry, system []string)) {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			fn(r.busy, r.history, r.system)
+			r.turns.locked(func(busy bool) { fn(busy, r.state.history, r.state.system) })
 		},
 		modelSteady: func(fn func()) {
-			r.sessWrite.Lock() // SetModel changes the model under it
-			defer r.sessWrite.Unlock()
+			r.state.sessWrite.Lock() // SetModel changes the model under it
+			defer r.state.sessWrite.Unlock()
 			fn()
 		},
 		busy: r.Busy,

@@ -78,8 +78,8 @@ func TestCompactAfter(t *testing.T) {
 	if len(ev) != 1 || ev[0].Compaction.HeadUpTo != keepTo || ev[0].Compaction.TailFrom != "" {
 		t.Fatalf("compacted events = %d, last %+v", len(ev), ev[len(ev)-1].Compaction)
 	}
-	live := h.r.Snapshot()
-	read, _, err := ReadSnapshot(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	live := h.r.Reading()
+	read, _, err := StoredReading(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +98,8 @@ func TestCompactAfter(t *testing.T) {
 	if got := sentContents(req); !slices.Equal(got, want) {
 		t.Errorf("sent after summarise-after:\n got %q\nwant %q", got, want)
 	}
-	live = h.r.Snapshot()
-	read, _, err = ReadSnapshot(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
+	live = h.r.Reading()
+	read, _, err = StoredReading(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,9 +23,9 @@ var ErrNoSummary = errors.New("no summary yet: compact first (/compact or agent 
 // Summary returns the text of the summary the next request carries, and
 // its message id; ErrNoSummary when there is none.
 func (r *Runner) Summary() (text, id string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := tokens.VisibleHistory(r.history).Summary
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	s := tokens.VisibleHistory(r.state.history).Summary
 	if s == nil {
 		return "", "", ErrNoSummary
 	}

@@ -191,10 +191,10 @@ func TestCompactionRequestDoesNotFit(t *testing.T) {
 				return sim.handle(req)
 			})
 			// 30K of history in the large window.
-			for i := 1; h.r.Snapshot().Total < 30_000 && i < 40; i++ {
+			for i := 1; h.r.Reading().Total < 30_000 && i < 40; i++ {
 				h.mustTurn(fmt.Sprintf("Turn %d: read the next log and summarise it.", i))
 			}
-			if total := h.r.Snapshot().Total; total < 30_000 {
+			if total := h.r.Reading().Total; total < 30_000 {
 				t.Fatalf("history of %d tokens: the test needs 30K", total)
 			}
 			if err := h.r.SetModel(context.Background(), "w12k"); err != nil {

@@ -24,7 +24,7 @@ const progressInterval = 250 * time.Millisecond
 // when the turn must end (a refused doom loop, a denial that stopped the
 // turn).
 func (sp *stepper) runTools(ctx context.Context, e *message.Entry, calls []int) (stop string, stopErr error) {
-	ctx = tools.WithResultRoom(ctx, resultRoom(sp.calc().Snapshot()))
+	ctx = tools.WithResultRoom(ctx, resultRoom(sp.calc().Reading()))
 	for i := 0; i < len(calls); {
 		if ctx.Err() != nil {
 			break

@@ -80,7 +80,7 @@ func TestLazyToolLoadingWith100Tools(t *testing.T) {
 		pt.ToolCalls(pt.Call{ID: "c2", Name: "github__create_issue", Args: `{"issue_id":"42"}`}),
 		pt.Text("done"),
 	)
-	before := h.r.Snapshot().Breakdown.Tools
+	before := h.r.Reading().Breakdown.Tools
 	if res := h.turn("file an issue"); res.Err != nil || res.Steps != 3 {
 		t.Fatalf("turn = %+v", res)
 	}
@@ -115,7 +115,7 @@ func TestLazyToolLoadingWith100Tools(t *testing.T) {
 		t.Errorf("the found tool's result = %q", ran)
 	}
 	// The calculator counts what is offered: the found tools' schemas now.
-	if after := h.r.Snapshot().Breakdown.Tools; after <= before {
+	if after := h.r.Reading().Breakdown.Tools; after <= before {
 		t.Errorf("tool tokens %d → %d: the found tools are not counted", before, after)
 	}
 	sys2, tl2 := fixedOverheadBytes(t, h.srv.Requests()[1])
@@ -177,11 +177,11 @@ func TestToolSearchFollowsTheModelsWindow(t *testing.T) {
 	if got := mcpTools(requestTools(h, 0)); len(got) != 20 {
 		t.Fatalf("1M window: MCP tools %v", got)
 	}
-	whole := h.r.Snapshot().Breakdown.Tools
+	whole := h.r.Reading().Breakdown.Tools
 	if err := h.r.SetModel(context.Background(), "small-window"); err != nil {
 		t.Fatal(err)
 	}
-	if lazy := h.r.Snapshot().Breakdown.Tools; lazy >= whole {
+	if lazy := h.r.Reading().Breakdown.Tools; lazy >= whole {
 		t.Errorf("tool tokens after /model: %d, before %d", lazy, whole)
 	}
 	h.turn("second")

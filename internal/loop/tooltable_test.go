@@ -61,7 +61,7 @@ func TestExtraToolsJoinAtTheNextStep(t *testing.T) {
 		pt.ToolCalls(pt.Call{ID: "c2", Name: "srv__lookup", Args: `{"q":"x"}`}),
 		pt.Text("done"),
 	)
-	before := h.r.Snapshot().Breakdown.Tools
+	before := h.r.Reading().Breakdown.Tools
 	if res := h.turn("go"); res.Err != nil || res.Steps != 3 {
 		t.Fatalf("turn = %+v", res)
 	}
@@ -80,7 +80,7 @@ func TestExtraToolsJoinAtTheNextStep(t *testing.T) {
 	if !strings.Contains(result, `late answer to {"q":"x"}`) {
 		t.Fatalf("the late tool's result = %q", result)
 	}
-	if after := h.r.Snapshot().Breakdown.Tools; after <= before {
+	if after := h.r.Reading().Breakdown.Tools; after <= before {
 		t.Fatalf("tool tokens %d → %d: the late tool's schema is not counted", before, after)
 	}
 }

@@ -200,15 +200,11 @@ func restoreCostOf(history []message.Entry, estimate func([]message.Entry) int64
 // RestoreCost prices undoing context management for /context; ok is false
 // while a turn runs (the history is the loop's then).
 func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
-	r.mu.Lock()
-	if r.busy {
-		r.mu.Unlock()
+	if !r.turns.claim() {
 		return RestoreCost{}, false
 	}
-	r.busy = true
-	r.mu.Unlock()
-	defer r.endBusy()
-	return r.comp.restoreCost(r.history), true
+	defer r.turns.release()
+	return r.comp.restoreCost(r.state.history), true
 }
 
 // UndoCompaction restores the history as it was before the newest

@@ -253,7 +253,7 @@ func TestTaskReturnsOnlyTheAnswer(t *testing.T) {
 	}
 	// ...but not its context: the child's 60K-token prompts are not in
 	// the parent's calculator.
-	if snap := p.r.Snapshot(); snap.Total > 30000 {
+	if snap := p.r.Reading(); snap.Total > 30000 {
 		t.Errorf("parent's context total = %d, charged with the child's tokens", snap.Total)
 	}
 

@@ -171,7 +171,7 @@ func (m *Model) resetConversation() {
 	m.queue = nil
 	m.questions.Clear()
 	m.sess = message.Session{Model: sessionModel(m.sess, m.opt.Loop.Config)}
-	m.snap = tokens.Snapshot{}
+	m.snap = tokens.Reading{}
 	m.lastUsage = message.Usage{}
 }
 

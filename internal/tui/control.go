@@ -90,7 +90,7 @@ func (m *Model) compactPreviewCmd(focus string) tea.Cmd {
 // when the total of s is past tokens.NearFraction of the point; the
 // caller asks only while the runner r is idle (Preview would find it
 // busy).
-func contextPreviewCmd(r *loop.Runner, s tokens.Snapshot) tea.Cmd {
+func contextPreviewCmd(r *loop.Runner, s tokens.Reading) tea.Cmd {
 	if !nearPoint(s) {
 		return nil
 	}
@@ -102,7 +102,7 @@ func contextPreviewCmd(r *loop.Runner, s tokens.Snapshot) tea.Cmd {
 
 // nearPoint reports whether s is past tokens.NearFraction of its
 // compaction point.
-func nearPoint(s tokens.Snapshot) bool {
+func nearPoint(s tokens.Reading) bool {
 	return s.CompactAt > 0 && float64(s.Total) >= tokens.NearFraction*float64(s.CompactAt)
 }
 
@@ -116,7 +116,7 @@ func (msg pinDoneMsg) apply(m *Model) tea.Cmd {
 		return nil
 	}
 	if m.runner != nil {
-		m.snap = m.runner.Snapshot()
+		m.snap = m.runner.Reading()
 	}
 	if msg.Verb == "pinned" {
 		m.chat.notice(noticeInfo, "pinned: "+oneLine(termsafe.Strip(msg.Text), 70),
@@ -218,7 +218,7 @@ func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
 		return m.setFlash("summary unchanged", 2*time.Second)
 	default:
 		if m.runner != nil {
-			m.snap = m.runner.Snapshot()
+			m.snap = m.runner.Reading()
 		}
 		m.chat.notice(noticeInfo, "summary edited: the next requests carry your text", "the original stays in the database")
 	}

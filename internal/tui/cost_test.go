@@ -82,7 +82,7 @@ func TestInterruptKeepsBashOutputAndContextMatchesStored(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "printed-line-1") || !strings.Contains(s, "more lines") {
 		t.Errorf("the card lost the output it showed:\n%s", s)
 	}
-	want, _, err := loop.ReadSnapshot(context.Background(), h.store, h.cfg, tools.NewRegistry(), h.m.sess.ID)
+	want, _, err := loop.StoredReading(context.Background(), h.store, h.cfg, tools.NewRegistry(), h.m.sess.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func (m *Model) handleInbox(items inboxMsg) tea.Cmd {
 		}
 	}
 	if m.runner != nil {
-		m.snap = m.runner.Snapshot()
+		m.snap = m.runner.Reading()
 		s := m.runner.Session()
 		m.sess = s
 	}

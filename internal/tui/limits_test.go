@@ -15,7 +15,7 @@ import (
 // the context falls below it again.
 func TestStatusLineForecastsCompaction(t *testing.T) {
 	m := offlineModel(t)
-	m.snap = tokens.Snapshot{Total: 26000, Window: 32768, OutputReserve: 4096, CompactAt: 28672}
+	m.snap = tokens.Reading{Total: 26000, Window: 32768, OutputReserve: 4096, CompactAt: 28672}
 	feed(m, message.Event{Type: message.EventCompactionNear, Forecast: &message.CompactionForecast{
 		Total: 26000, CompactAt: 28672, TurnsLeft: 3, Text: "compaction in about 3 turns"}})
 	if line := ansi.Strip(m.statusLine()); !strings.Contains(line, "79% · compaction in ~3 turns") {

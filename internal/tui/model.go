@@ -43,7 +43,7 @@ type Model struct {
 	store    *storeFuture // the database, maybe still opening (startup.go)
 	fatal    error        // why the chat ended on its own (Run returns it)
 	sess     message.Session
-	snap     tokens.Snapshot
+	snap     tokens.Reading
 	near     *message.CompactionForecast // the last forecast of compaction (nearLabel)
 	queue    []message.QueuedMessage
 	mention  mentionState // the @ completion (mention.go)

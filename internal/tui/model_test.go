@@ -35,7 +35,7 @@ func TestStreamedReplyIsRenderedAsMarkdown(t *testing.T) {
 	// The status line shows the calculator's total (it is refreshed after
 	// each batch of events, so wait for the last one to land).
 	h.waitFor("the status line to show the context total", func(m *Model) bool {
-		snap := m.runner.Snapshot()
+		snap := m.runner.Reading()
 		return strings.Contains(screenOf(m), formatTokens(snap.Total)+"/"+formatTokens(snap.Window))
 	})
 }
@@ -73,8 +73,8 @@ func TestContextOverlayShowsTheCalculatorsSnapshot(t *testing.T) {
 	h.typeText("/context")
 	h.key("enter")
 	h.waitScreen("Context")
-	snap := h.m.runner.Snapshot()
-	read, _, err := loop.ReadSnapshot(context.Background(), h.store, h.cfg, tools.NewRegistry(), h.m.sess.ID)
+	snap := h.m.runner.Reading()
+	read, _, err := loop.StoredReading(context.Background(), h.store, h.cfg, tools.NewRegistry(), h.m.sess.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

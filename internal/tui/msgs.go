@@ -14,7 +14,7 @@ type (
 		runner  *loop.Runner
 		history []message.Entry
 		sess    message.Session
-		snap    tokens.Snapshot
+		snap    tokens.Reading
 		err     error
 	}
 	sentMsg struct {

@@ -58,7 +58,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 			// this one opened: close it here, or its lease stays held.
 			_ = prev.Close()
 		}
-		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Snapshot()}
+		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Reading()}
 	}
 }
 

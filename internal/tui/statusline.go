@@ -99,7 +99,7 @@ func tokensPerSecond(start time.Time, chars int) float64 {
 // nearLabel says when compaction is expected ("compaction in ~3 turns"),
 // from the loop's last forecast f, while the total of s stays past
 // tokens.NearFraction of the compaction point.
-func nearLabel(th *theme, f *message.CompactionForecast, s tokens.Snapshot) string {
+func nearLabel(th *theme, f *message.CompactionForecast, s tokens.Reading) string {
 	if f == nil || s.CompactAt <= 0 || float64(s.Total) < tokens.NearFraction*float64(s.CompactAt) {
 		return ""
 	}
@@ -117,7 +117,7 @@ func nearLabel(th *theme, f *message.CompactionForecast, s tokens.Snapshot) stri
 
 // contextLabel shows the calculator's total of s against the window,
 // coloured as it nears the compaction point.
-func contextLabel(th *theme, s tokens.Snapshot) string {
+func contextLabel(th *theme, s tokens.Reading) string {
 	if s.Window == 0 {
 		return ""
 	}

@@ -217,7 +217,7 @@ func (m *Model) handleModelSet(msg modelSetMsg) {
 		return
 	}
 	if m.runner != nil {
-		m.snap = m.runner.Snapshot()
+		m.snap = m.runner.Reading()
 		m.sess = m.runner.Session()
 		text := "model: " + msg.name
 		if !m.runner.ModelKnown() {

@@ -50,7 +50,7 @@ func (m *Model) handleCompactionUndone(msg compactionUndoneMsg) {
 		return
 	}
 	if m.runner != nil {
-		m.snap = m.runner.Snapshot()
+		m.snap = m.runner.Reading()
 	}
 	u := msg.undo
 	if u.Kind == "compaction" {

@@ -8,14 +8,14 @@ import (
 )
 
 func TestStrategies(t *testing.T) {
-	snap := func(total, window, reserve int64) tokens.Snapshot {
-		return tokens.Snapshot{Total: total, Window: window, OutputReserve: reserve}
+	snap := func(total, window, reserve int64) tokens.Reading {
+		return tokens.Reading{Total: total, Window: window, OutputReserve: reserve}
 	}
 	tests := []struct {
 		name       string
 		strategy   string
 		threshold  float64
-		snap       tokens.Snapshot
+		snap       tokens.Reading
 		want       bool
 		wantReason string
 		wantAt     int64
@@ -83,7 +83,7 @@ func TestNewStrategy(t *testing.T) {
 func TestStrategyCompactAtInSnapshot(t *testing.T) {
 	s, _ := NewStrategy("threshold", 0.5)
 	c := tokens.NewCalculator(tokens.Options{Window: 100000, MaxOutput: 8000, CompactAt: s.CompactAt}, tokens.Chars{})
-	if got := c.Snapshot().CompactAt; got != 50000 {
+	if got := c.Reading().CompactAt; got != 50000 {
 		t.Errorf("Snapshot().CompactAt = %d, want 50000", got)
 	}
 }

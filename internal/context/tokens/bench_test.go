@@ -36,9 +36,9 @@ func BenchmarkCalculatorSnapshot(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	var s Snapshot
+	var s Reading
 	for b.Loop() {
-		s = c.Snapshot()
+		s = c.Reading()
 	}
 	if s.Total <= 50400 {
 		b.Fatalf("Total = %d", s.Total)
@@ -83,7 +83,7 @@ func BenchmarkRestore(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		c := Restore(Options{Window: 200000}, Chars{}, 3000, 6000, history)
-		if c.Snapshot().Basis != BasisEstimated {
+		if c.Reading().Basis != BasisEstimated {
 			b.Fatal("not estimated")
 		}
 	}

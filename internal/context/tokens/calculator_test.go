@@ -273,7 +273,7 @@ func TestCalculator(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewCalculator(tt.opt, Chars{})
 			tt.ops(c)
-			s := c.Snapshot()
+			s := c.Reading()
 			w := tt.want
 			check := func(field string, got, want int64) {
 				t.Helper()
@@ -334,7 +334,7 @@ func TestCalculatorCalibration(t *testing.T) {
 			c.AddText(text(int(tt.added)))
 			c.AddTokens(4) // exact tokens are not the estimator's error
 			c.Observe(message.Usage{Input: 10200 + tt.actual + 4, Output: 100}, 0)
-			s := c.Snapshot()
+			s := c.Reading()
 			if !approx(s.Calibration, tt.wantRatio) {
 				t.Fatalf("Calibration = %v, want %v", s.Calibration, tt.wantRatio)
 			}
@@ -359,7 +359,7 @@ func TestCalculatorCalibrationNeedsAnAnchor(t *testing.T) {
 	c.Observe(message.Usage{Input: 14000}, 0)
 	c.Reset(3000)
 	c.Observe(message.Usage{Input: 18000}, 0)
-	if got := c.Snapshot().Calibration; got != 1 {
+	if got := c.Reading().Calibration; got != 1 {
 		t.Errorf("Calibration = %v after unanchored calls, want 1", got)
 	}
 }
@@ -369,7 +369,7 @@ func TestCalculatorLogsEstimateAgainstActual(t *testing.T) {
 	var logged [][2]int64
 	c.SetLogger(func(estimate, actual int64) {
 		logged = append(logged, [2]int64{estimate, actual})
-		_ = c.Snapshot() // the hook runs outside the lock
+		_ = c.Reading() // the hook runs outside the lock
 	})
 	c.SetFixed(100, 100)
 	c.Observe(message.Usage{Input: 250, Output: 10}, 0) // own total: 200
@@ -396,7 +396,7 @@ func TestCalculatorConcurrentReadersAndWriter(t *testing.T) {
 					return
 				default:
 				}
-				s := c.Snapshot()
+				s := c.Reading()
 				if s.Total < 0 {
 					panic(fmt.Sprintf("negative total %d", s.Total))
 				}
@@ -412,7 +412,7 @@ func TestCalculatorConcurrentReadersAndWriter(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	// Last observe at i=180 (1180+5), then 19 texts of 10 tokens.
-	if got := c.Snapshot().Total; got != 1185+190 {
+	if got := c.Reading().Total; got != 1185+190 {
 		t.Errorf("Total = %d, want %d", got, 1185+190)
 	}
 }

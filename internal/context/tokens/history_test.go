@@ -197,7 +197,7 @@ func TestVisibleHistoryHead(t *testing.T) {
 	if got, want := EstimateEntries(v.Entries(), Chars{}), estimateVisible(v, Chars{}, false); got != want {
 		t.Errorf("estimateVisible = %d, EstimateEntries = %d", want, got)
 	}
-	if got, want := Restore(Options{}, Chars{}, 0, 0, b.entries).Snapshot().Total, EstimateEntries(v.Entries(), Chars{}); got != want {
+	if got, want := Restore(Options{}, Chars{}, 0, 0, b.entries).Reading().Total, EstimateEntries(v.Entries(), Chars{}); got != want {
 		t.Errorf("Restore total = %d, want the visible estimate %d", got, want)
 	}
 

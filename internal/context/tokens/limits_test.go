@@ -37,7 +37,7 @@ func TestInputLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewCalculator(tt.opt, Chars{})
 			c.Observe(message.Usage{Input: 100000}, 0)
-			s := c.Snapshot()
+			s := c.Reading()
 			if s.CompactAt != tt.wantCompactAt {
 				t.Errorf("CompactAt = %d, want %d", s.CompactAt, tt.wantCompactAt)
 			}
@@ -66,7 +66,7 @@ func TestSnapshotCompactionWindow(t *testing.T) {
 		{128000, 16384, ptr[int64](200000), 128000},
 		{128000, 16384, nil, 128000},
 	} {
-		s := Snapshot{Window: tt.window, OutputReserve: tt.reserve, InputLimit: tt.limit}
+		s := Reading{Window: tt.window, OutputReserve: tt.reserve, InputLimit: tt.limit}
 		if got := s.CompactionWindow(); got != tt.want {
 			t.Errorf("CompactionWindow(%d, %d, %v) = %d, want %d", tt.window, tt.reserve, tt.limit, got, tt.want)
 		}
@@ -97,13 +97,13 @@ func TestPruneSavingIsCalibrated(t *testing.T) {
 	if got := c.RemoveEstimate(saved); got != 2*saved {
 		t.Errorf("RemoveEstimate(%d) = %d, want %d", saved, got, 2*saved)
 	}
-	s := c.Snapshot()
+	s := c.Reading()
 	if want := 62010 - 2*saved; s.Total != want {
 		t.Errorf("live total after the prune = %d, want %d", s.Total, want)
 	}
 
 	// Restored from the same history: the same total.
-	r := Restore(Options{Window: 128000}, Chars{}, 0, 0, b.entries).Snapshot()
+	r := Restore(Options{Window: 128000}, Chars{}, 0, 0, b.entries).Reading()
 	if r.Total != s.Total {
 		t.Errorf("restored total %d, live %d", r.Total, s.Total)
 	}

@@ -139,7 +139,7 @@ func TestRestore(t *testing.T) {
 			tt.history(&b)
 			o := opt
 			o.ReasoningRoundtrip = tt.wantRoundtip
-			s := Restore(o, Chars{}, system, tools, b.entries).Snapshot()
+			s := Restore(o, Chars{}, system, tools, b.entries).Reading()
 			if s.Basis != tt.wantBasis {
 				t.Errorf("Basis = %q, want %q", s.Basis, tt.wantBasis)
 			}
@@ -173,11 +173,11 @@ func TestRestoreThenObserve(t *testing.T) {
 	var b builder
 	b.user(text(100))
 	c := Restore(Options{Window: 100000}, Chars{}, 10, 20, b.entries)
-	if got := c.Snapshot().Total; got != 10+20+104 {
+	if got := c.Reading().Total; got != 10+20+104 {
 		t.Fatalf("restored Total = %d, want %d", got, 134)
 	}
 	c.Observe(message.Usage{Input: 150, Output: 5}, 0)
-	s := c.Snapshot()
+	s := c.Reading()
 	if s.Total != 155 || s.Basis != BasisActual {
 		t.Errorf("after Observe: Total %d basis %s, want 155 actual", s.Total, s.Basis)
 	}

@@ -24,7 +24,7 @@ func TestRowsAreLabelledAndReasoningHasARow(t *testing.T) {
 		{false, 0, LabelActual},
 	} {
 		opt := Options{Window: 128000, MaxOutput: 16384, ReasoningRoundtrip: tt.roundtrip}
-		s := Restore(opt, Chars{}, 500, 400, b.entries).Snapshot()
+		s := Restore(opt, Chars{}, 500, 400, b.entries).Reading()
 		if s.Breakdown.Reasoning != tt.wantReasoning || s.Labels.Reasoning != tt.wantLabel {
 			t.Errorf("roundtrip %v: reasoning %d %q, want %d %q", tt.roundtrip, s.Breakdown.Reasoning, s.Labels.Reasoning, tt.wantReasoning, tt.wantLabel)
 		}
@@ -34,7 +34,7 @@ func TestRowsAreLabelledAndReasoningHasARow(t *testing.T) {
 		}
 	}
 	// Estimated basis: the messages are estimated, not back-calculated.
-	s := NewCalculator(Options{Window: 32000}, Chars{}).Snapshot()
+	s := NewCalculator(Options{Window: 32000}, Chars{}).Reading()
 	if s.Labels.Total != LabelEstimated || s.Labels.Messages != LabelEstimated {
 		t.Errorf("estimated basis: labels %+v", s.Labels)
 	}

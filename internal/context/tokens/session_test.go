@@ -86,12 +86,12 @@ func TestEstimateErrorOnScriptedSession(t *testing.T) {
 					c.AddText(user)
 					c.AddTokens(TokensPerMessage)
 				}
-				estimate := c.Snapshot().Total
+				estimate := c.Reading().Total
 				reply := fmt.Sprintf("Reading the next file (%d).", step)
 				args := fmt.Sprintf(`{"path":"src/file%d.go"}`, step)
 				u := srv.step(reply, args)
 				c.Observe(u, estimate)
-				if s := c.Snapshot(); s.EstimateError != nil && step > 0 {
+				if s := c.Reading(); s.EstimateError != nil && step > 0 {
 					errs = append(errs, math.Abs(*s.EstimateError))
 				}
 				src := sources[step%len(sources)]
@@ -102,11 +102,11 @@ func TestEstimateErrorOnScriptedSession(t *testing.T) {
 			}
 			slices.Sort(errs)
 			median := errs[len(errs)/2]
-			t.Logf("median |error| %.2f%%, p90 %.2f%%, calibration %.3f", 100*median, 100*errs[len(errs)*9/10], c.Snapshot().Calibration)
+			t.Logf("median |error| %.2f%%, p90 %.2f%%, calibration %.3f", 100*median, 100*errs[len(errs)*9/10], c.Reading().Calibration)
 			if median > 0.05 {
 				t.Errorf("median estimate error %.2f%% > 5%%", 100*median)
 			}
-			if r := c.Snapshot().Calibration; r < tt.minRatio || r > tt.maxRatio {
+			if r := c.Reading().Calibration; r < tt.minRatio || r > tt.maxRatio {
 				t.Errorf("calibration settled at %.3f, want within [%v, %v]", r, tt.minRatio, tt.maxRatio)
 			}
 		})

@@ -34,12 +34,12 @@ func TestSuspectReportMovesNothing(t *testing.T) {
 	c := NewCalculator(Options{Window: 32000, MaxOutput: 4000}, Chars{})
 	c.SetFixed(500, 500)
 	c.AddText(text(8000))
-	before := c.Snapshot()
+	before := c.Reading()
 	if !c.ObserveRequest(message.Usage{Input: 90000, Output: 50}, before.Total, before.Total) {
 		t.Fatal("a ×10 report was not suspect")
 	}
 	c.AddText(text(50)) // the call's output, as the loop adds it
-	s := c.Snapshot()
+	s := c.Reading()
 	if s.Total != before.Total+50 || s.Basis != BasisEstimated {
 		t.Errorf("after a ×10 report: total %d basis %s, want the estimate %d, estimated", s.Total, s.Basis, before.Total+50)
 	}
@@ -56,7 +56,7 @@ func TestSuspectReportMovesNothing(t *testing.T) {
 	if c.ObserveRequest(message.Usage{Input: 9100, Output: 60}, s.Total, s.Total) {
 		t.Fatal("a plausible report was suspect")
 	}
-	s = c.Snapshot()
+	s = c.Reading()
 	if s.UsageSuspect || s.Basis != BasisActual || s.Total != 9160 {
 		t.Errorf("after a plausible report: suspect %v basis %s total %d, want actual 9160", s.UsageSuspect, s.Basis, s.Total)
 	}
@@ -75,7 +75,7 @@ func TestRestoreUsageFlags(t *testing.T) {
 		st := stepPart(message.Usage{Input: 52000, Output: 10}, 5200)
 		st.Step.UsageSuspect, st.Step.RequestEstimate = true, 5200
 		b.msg(message.RoleAssistant, textPart(text(10)), st)
-		s := Restore(opt, Chars{}, 0, 0, b.entries).Snapshot()
+		s := Restore(opt, Chars{}, 0, 0, b.entries).Reading()
 		if !s.UsageSuspect || s.ReportedInput != 52000 || s.RequestEstimate != 5200 || s.Basis != BasisEstimated {
 			t.Errorf("suspect %v reported %d estimate %d basis %s", s.UsageSuspect, s.ReportedInput, s.RequestEstimate, s.Basis)
 		}
@@ -87,7 +87,7 @@ func TestRestoreUsageFlags(t *testing.T) {
 		var b builder
 		b.user(text(100))
 		b.msg(message.RoleAssistant, textPart(text(10)), stepPart(message.Usage{}, 110))
-		s := Restore(opt, Chars{}, 0, 0, b.entries).Snapshot()
+		s := Restore(opt, Chars{}, 0, 0, b.entries).Reading()
 		found := false
 		for _, w := range s.Warnings {
 			found = found || w == WarnNoUsage

@@ -21,7 +21,7 @@ type ContextFacts struct {
 	// Open: a session is open; else Starting says that nothing was sent
 	// yet (a new session, or one opening).
 	Open, Starting bool
-	Snap           tokens.Snapshot
+	Snap           tokens.Reading
 	// MCP are the rows of the MCP servers' tools; Preview, what the
 	// compaction will do near its point; Restore, what undoing the
 	// context management would need.
@@ -146,7 +146,7 @@ func (d *ContextDrawer) View(h Host, f ContextFacts, width, height int) []string
 
 // contextBar draws the window as a bar of system, tools, messages, free
 // and reserve, with the compaction point marked under it.
-func contextBar(th *theme.Theme, s tokens.Snapshot, width int) []string {
+func contextBar(th *theme.Theme, s tokens.Reading, width int) []string {
 	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Free+s.OutputReserve)
 	if total <= 0 || width < 10 {
 		return nil

@@ -1,0 +1,136 @@
+package loop
+
+// options.go: what configures a Runner (Options) and the types of its
+// results: how a turn ends (TurnResult, the finish reasons) and the
+// doom-loop question.
+
+import (
+	"context"
+	"time"
+
+	"github.com/ctxloop/agent/internal/budget"
+	"github.com/ctxloop/agent/internal/childproc"
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/hooks"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// DefaultMaxSteps bounds a turn when no limit is given.
+const DefaultMaxSteps = 200
+
+// Finish reasons of a turn beyond the model's own.
+const (
+	FinishCancelled = "cancelled"
+	FinishMaxSteps  = "max_steps"
+	FinishDoomLoop  = "doom_loop"
+	FinishError     = "error"
+	FinishEmpty     = "empty"
+	// FinishStopped: the user denied a call and stopped the turn.
+	FinishStopped = "stopped"
+)
+
+// DoomReply is the user's answer to a doom-loop question.
+type DoomReply int
+
+// Answers to a doom-loop question.
+const (
+	DoomStop DoomReply = iota
+	DoomContinue
+	DoomAlwaysAllow
+)
+
+// DoomAsker asks the user whether to run a tool call repeated
+// DoomThreshold times in a row. The TUI implements it; headless runs have
+// none, and a doom loop stops the turn.
+type DoomAsker interface {
+	AskDoomLoop(ctx context.Context, tool, input string) (DoomReply, error)
+}
+
+// Options configure a Runner.
+type Options struct {
+	// TrustUsage skips the usage sanity check (tokens.SuspectReport,
+	// usagesanity.go): every reported usage anchors the calculator. For
+	// tests whose scripted usage stands for a context larger than the text
+	// they send.
+	TrustUsage bool
+
+	Store    *storage.Store
+	Provider provider.Provider
+	Tools    *tools.Registry
+	// Extra supplies tools that come and go during the session (MCP
+	// servers); nil means none. See tooltable.go.
+	Extra tools.Source
+	// SessionTools, if set, makes the tools that need the session's id
+	// (the task tool); they join Tools for the session's lifetime.
+	SessionTools func(sessionID string) []tools.Tool
+	Perms        *tools.Permissions
+	Config       *config.Config
+	// Dir is the session's directory for a new session.
+	Dir string
+	// OutputDir is where tools save full outputs.
+	OutputDir string
+	// Doom asks about doom loops; nil stops the turn instead.
+	Doom DoomAsker
+	// Observer, if set, is called synchronously and in order with every
+	// event of the session, text deltas included (the store's broker may
+	// coalesce deltas; the observer never misses one).
+	Observer func(message.Event)
+	// MaxSteps bounds the steps of a turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// MaxCostUSD is the session's spending cap (--max-cost, config
+	// budget); 0 means none. See budget.go.
+	MaxCostUSD float64
+	// Ledger, if set, is the spending ledger this session shares (a
+	// subagent's is its parent's), and MaxCostUSD is not read; nil makes
+	// one with the cap MaxCostUSD and the session's cost so far.
+	Ledger *budget.Ledger
+	// Retry is the retry policy; the zero value means DefaultRetryPolicy.
+	Retry RetryPolicy
+	// Estimator counts tokens; nil picks one for the model.
+	Estimator tokens.Estimator
+	// Sleep waits between retries; nil waits on a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Environment, if set, is the system prompt's environment being
+	// gathered in the background for Dir (GatherEnvironment): a session in
+	// that directory uses it, and its first turn waits for it; until then
+	// the calculator counts the stable prompt only. nil: Open gathers it.
+	Environment *PendingEnvironment
+	// AskFrom names who makes this session's tool calls when it is not the
+	// user's own session (a subagent's): permission requests say it.
+	AskFrom string
+	// RowOnFirstMessage defers a new session's row and lease to its first
+	// message, written with them in one transaction (a headless run's
+	// start: one write before its first request). Until then the session
+	// lives in memory only (Stored reports false); a run that ends before
+	// sending anything leaves no empty session behind.
+	RowOnFirstMessage bool
+	// StartupTrace, if set, is told when each start-up phase of the
+	// session ends (startuptrace.go); nil traces nothing.
+	StartupTrace func(phase string, began time.Time)
+	// SystemPrompt makes the system messages from the environment; nil
+	// means SystemPrompt. A subagent's session has its own (internal/task).
+	SystemPrompt func(Environment) []string
+	// Hooks runs the user's hooks (hooks.go); nil means none.
+	Hooks *hooks.Runner
+	// CodeFiles are files that run as code besides those Hooks run
+	// (tools.Env.CodeFiles): a subagent gets its session's, whose hooks
+	// run what the subagent writes.
+	CodeFiles []string
+	// Children records the process group of a !command while it runs
+	// (RunShell), for the next start to stop what a killed agent left;
+	// nil records nothing. (A tool call's group is recorded with its part.)
+	Children *childproc.Registry
+	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
+	Effort *Effort
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	FinishReason string
+	Steps        int
+	Err          error
+}

@@ -1,0 +1,91 @@
+package loop
+
+// wiring.go: what Open gives the Runner's collaborators. Each gets its
+// inputs as a deps struct of values and funcs over the session state and
+// the other collaborators (never a *Runner); a func reaches a
+// collaborator made after it when it is called, not when it is made.
+// stepwire.go wires the stepper, runnerCompactor (compactor.go) the
+// compactor, runnerCheckpointDeps (checkpoint.go) the checkpointer.
+
+import (
+	"context"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/recall"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// wire makes r's hook points, stepper, inbox and titler, in that order,
+// for a session in dir.
+func wire(r *Runner, dir string) {
+	opt, st := r.opt, r.store
+	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
+		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
+	r.stepper = newStepper(stepDepsOf(r))
+	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
+	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
+		return completeOnce(ctx, opt.Provider, req)
+	},
+		cost: r.stepper.costOf, addUsage: usageAdder(r.state, st, r.ev), title: func() string { return r.state.session().Title },
+		setTitle: func(ctx context.Context, title string) { setTitle(ctx, r.state, st, r.ev, title) }}}
+}
+
+// turnDepsOf is what the turn control drives: r's run, and the inbox
+// (made after the turn control) for the queue.
+func turnDepsOf(r *Runner) turnDeps {
+	return turnDeps{
+		run:     r.run,
+		waiting: func(ctx context.Context) bool { return r.inbox.waiting(ctx) },
+		inject:  func(ctx context.Context) (bool, error) { return r.inbox.inject(ctx, true) },
+		status: func(busy bool) {
+			r.ev.emit(message.Event{Type: message.EventStatus, SessionID: r.state.id(), Busy: busy})
+		},
+	}
+}
+
+// usageAdder adds one call's usage and cost to the session's totals
+// (stored, then in memory) and announces the session, so that every
+// figure shown live is the stored one: the steps, the summary requests and
+// the small model's title requests alike. Calls are serialised
+// (sessWrite), so the last announcement carries the newest totals.
+func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context.Context, u message.Usage, costUSD float64) {
+	return func(ctx context.Context, u message.Usage, costUSD float64) {
+		if row, ok := s.addUsage(ctx, st, u, costUSD); ok {
+			ev.emit(message.Event{Type: message.EventSessionUpdated, SessionID: row.ID, Session: &row})
+		}
+	}
+}
+
+// sessionTools is the registry a session offers: the given tools, recall
+// over the session's own history and the session's own tools.
+func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
+	own := []tools.Tool{recall.New(st, sessionID)}
+	if opt.SessionTools != nil {
+		own = append(own, opt.SessionTools(sessionID)...)
+	}
+	return opt.Tools.With(own...)
+}
+
+// secretValues are the values tools must neither pass to a command nor
+// store: the API key.
+func secretValues(c *config.Config) []string {
+	if c.APIKey == "" {
+		return nil
+	}
+	return []string{c.APIKey}
+}
+
+func limitsOf(c *config.Config) tools.Limits {
+	return tools.Limits{
+		BashMaxOutputChars: c.Tools.BashMaxOutputChars,
+		BashTimeout:        c.BashTimeout(),
+		ReadMaxLines:       c.Tools.ReadMaxLines,
+		ReadMaxLineLength:  c.Tools.ReadMaxLineLength,
+
+		SavedOutputMaxBytes:  c.Tools.SavedOutputMaxBytes,
+		OutputsMaxTotalBytes: c.Tools.OutputsMaxTotalBytes,
+	}
+}
