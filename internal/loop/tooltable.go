@@ -120,7 +120,7 @@ func (sp *stepper) refreshTools() bool {
 	sp.tt.mu.Lock()
 	if sp.tt.cat == nil {
 		sp.tt.cat = toolsearch.New(sp.opt.Extra, catalogOptions)
-		sp.tt.cat.Restore(sp.history())       // the tools a resumed session had found
+		sp.tt.cat.Restore(sp.history())      // the tools a resumed session had found
 		sp.tt.cat.SetJoined(sp.lastJoined()) // and offered
 	}
 	cat := sp.tt.cat
