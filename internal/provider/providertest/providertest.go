@@ -64,6 +64,8 @@ type Server struct {
 	connected  chan struct{} // closed when the first connection is accepted
 	inFlight   int           // chat requests being answered now
 	maxFlight  int           // the most inFlight has been
+	cacheOn    bool          // the prompt cache (promptcache.go)
+	prompts    [][]byte      // every prompt while cacheOn
 }
 
 // modelsAnswer is how GET /v1/models answers: a list of ids, an HTTP error,
@@ -349,7 +351,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *Request, step
 		return
 	}
 
-	p := player{req: req, model: req.Chat.Model}
+	p := player{req: req, model: req.Chat.Model, cache: s.cachedPrompt}
 	if p.model == "" {
 		p.model = "providertest"
 	}

@@ -214,6 +214,9 @@ type player struct {
 	req      *Request
 	model    string
 	outBytes int
+	// cache reports the prompt's tokens and those cached when the
+	// server's prompt cache is on (promptcache.go).
+	cache func(prompt []byte) (tokens, cached int, on bool)
 }
 
 func (p *player) render(c Chunk) []byte {
@@ -222,10 +225,13 @@ func (p *player) render(c Chunk) []byte {
 	}
 	spec := c.spec
 	if c.autoUsage {
-		spec = &chunkSpec{usage: &Usage{
-			Prompt:     max(1, len(p.req.Body)/4),
-			Completion: max(1, (p.outBytes+3)/4),
-		}, noChoices: true}
+		u := &Usage{Prompt: max(1, len(p.req.Body)/4), Completion: max(1, (p.outBytes+3)/4)}
+		if p.cache != nil {
+			if prompt, cached, on := p.cache(PromptBytes(p.req.Body)); on {
+				u.Prompt, u.Cached = prompt, cached
+			}
+		}
+		spec = &chunkSpec{usage: u, noChoices: true}
 	}
 	obj := map[string]any{
 		"id":      "chatcmpl-providertest",
