@@ -3,8 +3,7 @@ package providertest
 // A prompt cache as a real provider keeps one: when SetPromptCache is on,
 // AutoUsageChunk reports the prompt in tokens of the prompt's bytes
 // (PromptBytes, at four bytes a token) and, as cached, the longest prefix
-// it shares with any earlier prompt it reported on (the cache holds them
-// all; this server lives for one test). A request that extends the one before
+// it shares with any of the last cachedPrompts prompts it reported on. A request that extends the one before
 // it is therefore cached up to the end of that one: cached[n] ≥ prompt[n-1];
 // one that changes a byte of the tools or of an earlier message is cached
 // only up to that byte.
@@ -12,6 +11,11 @@ package providertest
 import (
 	"encoding/json"
 )
+
+// cachedPrompts is how many prompts the cache holds: enough for a step's
+// request and the summary requests beside it, few enough that a long
+// scripted session stays quick.
+const cachedPrompts = 8
 
 // SetPromptCache turns the prompt cache on or off (off by default: then
 // AutoUsageChunk counts the whole body and reports nothing cached).
@@ -53,6 +57,9 @@ func (s *Server) cachedPrompt(prompt []byte) (tokens, cached int, on bool) {
 		best = max(best, commonPrefix(p, prompt))
 	}
 	s.prompts = append(s.prompts, prompt)
+	if len(s.prompts) > cachedPrompts {
+		s.prompts = s.prompts[1:]
+	}
 	return max(1, len(prompt)/4), best / 4, true
 }
 
