@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,7 +25,7 @@ import (
 // through call_tool, a call of an MCP tool by its name, commands with
 // outputs of varied sizes that the prune pass and compaction clear — and
 // answers. Summary requests get a summary. Every step's usage comes from
-// the server's prompt cache (providertest.SetPromptCache).
+// the server's prompt cache (providertest.PromptCache).
 type prefixScript struct {
 	mu        sync.Mutex
 	remaining int
@@ -144,8 +143,8 @@ func runPrefixSession(t *testing.T, steps int, old bool) prefixRun {
 			c.Compaction.PruneMinimum = 1
 		}
 	})
-	h.srv.SetPromptCache(true)
-	h.srv.Handle(script.handle)
+	cache := &pt.PromptCache{}
+	h.srv.Handle(func(req pt.Request) pt.Step { return cache.Answer(req, script.handle(req)) })
 	ctx := context.Background()
 	id := h.r.Session().ID
 	stepsDone := func() int {
@@ -290,11 +289,9 @@ func TestCachePrefixBreaksOnlyAtRecordedBoundaries(t *testing.T) {
 
 	old := runPrefixSession(t, steps, true)
 	per100 := func(r prefixRun) float64 { return float64(r.breaks) * 100 / float64(r.steps) }
-	t.Logf("cache-prefix breaks per 100 steps: %.1f (%d in %d steps: %v); without call_tool and batched prunes: %.1f (%d in %d steps)",
-		per100(ours), ours.breaks, ours.steps, ours.boundaries, per100(old), old.breaks, old.steps)
+	t.Logf("cache-prefix breaks per 100 steps: %.1f (%d in %d steps: %v); without call_tool and batched prunes: %.1f (%d in %d steps; %d boundaries recorded: %v)",
+		per100(ours), ours.breaks, ours.steps, ours.boundaries, per100(old), old.breaks, old.steps, len(old.boundaries), old.boundaries)
 	if old.breaks <= ours.breaks {
 		t.Errorf("the old way broke the prefix %d times, ours %d: the comparison shows nothing", old.breaks, ours.breaks)
 	}
 }
-
-var _ = bytes.Equal

@@ -48,6 +48,9 @@
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
 //	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
+//	cache boundaries: the request's     cacheboundary.go (stepper: boundaryWatch; found
+//	  prefix kept between them, each     tools join at one, call_tool before)
+//	  recorded with its reason
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit

@@ -1,15 +1,23 @@
 package providertest
 
-// A prompt cache as a real provider keeps one: when SetPromptCache is on,
-// AutoUsageChunk reports the prompt in tokens of the prompt's bytes
+// A prompt cache as a real provider keeps one. PromptCache.Answer gives a
+// step's AutoUsageChunk the prompt in tokens of the prompt's bytes
 // (PromptBytes, at four bytes a token) and, as cached, the longest prefix
-// it shares with any of the last cachedPrompts prompts it reported on. A request that extends the one before
-// it is therefore cached up to the end of that one: cached[n] ≥ prompt[n-1];
-// one that changes a byte of the tools or of an earlier message is cached
-// only up to that byte.
+// it shares with any of the last cachedPrompts prompts answered. A
+// request that extends the one before it is therefore cached up to the end
+// of that one (cached[n] ≥ prompt[n-1]); one that changes a byte of the
+// tools or of an earlier message is cached only up to that byte.
+//
+// A test plays it from a Handle function:
+//
+//	cache := &providertest.PromptCache{}
+//	srv.Handle(func(req providertest.Request) providertest.Step {
+//		return cache.Answer(req, providertest.Text("hi"))
+//	})
 
 import (
 	"encoding/json"
+	"sync"
 )
 
 // cachedPrompts is how many prompts the cache holds: enough for a step's
@@ -17,12 +25,26 @@ import (
 // scripted session stays quick.
 const cachedPrompts = 8
 
-// SetPromptCache turns the prompt cache on or off (off by default: then
-// AutoUsageChunk counts the whole body and reports nothing cached).
-func (s *Server) SetPromptCache(on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cacheOn = on
+// PromptCache is a provider's prompt cache; the zero value is empty and
+// ready. It is safe for concurrent use.
+type PromptCache struct {
+	mu      sync.Mutex
+	prompts [][]byte
+}
+
+// Answer returns step with its AutoUsageChunks reporting req's prompt as
+// the cache counts it, and records req's prompt.
+func (c *PromptCache) Answer(req Request, step Step) Step {
+	tokens, cached := c.read(PromptBytes(req.Body))
+	chunks := make([]Chunk, len(step.Chunks))
+	for i, ch := range step.Chunks {
+		if ch.autoUsage {
+			ch.prompt = &[2]int{tokens, cached}
+		}
+		chunks[i] = ch
+	}
+	step.Chunks = chunks
+	return step
 }
 
 // PromptBytes is what a provider tokenises of a request body, in the
@@ -43,24 +65,20 @@ func PromptBytes(body []byte) []byte {
 	return out
 }
 
-// cachedPrompt records prompt and returns its tokens and those read from
-// the cache: the longest common prefix with an earlier prompt. It reports
-// false when the cache is off.
-func (s *Server) cachedPrompt(prompt []byte) (tokens, cached int, on bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.cacheOn {
-		return 0, 0, false
-	}
+// read records prompt and returns its tokens and those read from the
+// cache: the longest common prefix with a prompt it holds.
+func (c *PromptCache) read(prompt []byte) (tokens, cached int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	best := 0
-	for _, p := range s.prompts {
+	for _, p := range c.prompts {
 		best = max(best, commonPrefix(p, prompt))
 	}
-	s.prompts = append(s.prompts, prompt)
-	if len(s.prompts) > cachedPrompts {
-		s.prompts = s.prompts[1:]
+	c.prompts = append(c.prompts, prompt)
+	if len(c.prompts) > cachedPrompts {
+		c.prompts = c.prompts[1:]
 	}
-	return max(1, len(prompt)/4), best / 4, true
+	return max(1, len(prompt)/4), best / 4
 }
 
 // commonPrefix is the length of the longest common prefix of a and b.

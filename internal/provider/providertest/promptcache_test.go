@@ -4,12 +4,19 @@ import (
 	"testing"
 )
 
-// TestPromptCacheReadsTheCommonPrefix: with the cache on, a request that
-// extends the one before is cached up to the end of it, one that changes
-// an earlier message only up to that message, and with it off nothing is.
+// TestPromptCacheReadsTheCommonPrefix: a request that extends the one
+// before is cached up to the end of it, one that changes an earlier
+// message only up to that message, and without the cache nothing is.
 func TestPromptCacheReadsTheCommonPrefix(t *testing.T) {
-	s := New(t, Text("a"), Text("b"), Text("c"), Text("d"))
-	s.SetPromptCache(true)
+	s := New(t)
+	cache := &PromptCache{}
+	on := true
+	s.Handle(func(req Request) Step {
+		if !on {
+			return Text("x")
+		}
+		return cache.Answer(req, Text("x"))
+	})
 	ctx := t.Context()
 	const first = `{"role":"system","content":"you are a test system prompt, long enough to count"}`
 	bodies := []string{
@@ -37,7 +44,7 @@ func TestPromptCacheReadsTheCommonPrefix(t *testing.T) {
 	if cached(2) > len(`{"role":"system","content":"`)/4 {
 		t.Errorf("changed system: cached %d", cached(2))
 	}
-	s.SetPromptCache(false)
+	on = false
 	resp := post(t, ctx, s, bodies[1])
 	res := readSSE(resp.Body)
 	resp.Body.Close()

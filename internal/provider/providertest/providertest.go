@@ -64,8 +64,6 @@ type Server struct {
 	connected  chan struct{} // closed when the first connection is accepted
 	inFlight   int           // chat requests being answered now
 	maxFlight  int           // the most inFlight has been
-	cacheOn    bool          // the prompt cache (promptcache.go)
-	prompts    [][]byte      // every prompt while cacheOn
 }
 
 // modelsAnswer is how GET /v1/models answers: a list of ids, an HTTP error,
@@ -351,7 +349,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req *Request, step
 		return
 	}
 
-	p := player{req: req, model: req.Chat.Model, cache: s.cachedPrompt}
+	p := player{req: req, model: req.Chat.Model}
 	if p.model == "" {
 		p.model = "providertest"
 	}

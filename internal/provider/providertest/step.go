@@ -36,6 +36,7 @@ type Chunk struct {
 	block     <-chan struct{} // wait until closed
 	abort     bool            // drop the connection
 	autoUsage bool            // usage estimated from the request and the step
+	prompt    *[2]int         // with autoUsage: the prompt and cached tokens (PromptCache)
 }
 
 // Usage is the usage a UsageChunk reports, in the server's terms: Prompt
@@ -214,9 +215,6 @@ type player struct {
 	req      *Request
 	model    string
 	outBytes int
-	// cache reports the prompt's tokens and those cached when the
-	// server's prompt cache is on (promptcache.go).
-	cache func(prompt []byte) (tokens, cached int, on bool)
 }
 
 func (p *player) render(c Chunk) []byte {
@@ -226,10 +224,8 @@ func (p *player) render(c Chunk) []byte {
 	spec := c.spec
 	if c.autoUsage {
 		u := &Usage{Prompt: max(1, len(p.req.Body)/4), Completion: max(1, (p.outBytes+3)/4)}
-		if p.cache != nil {
-			if prompt, cached, on := p.cache(PromptBytes(p.req.Body)); on {
-				u.Prompt, u.Cached = prompt, cached
-			}
+		if c.prompt != nil {
+			u.Prompt, u.Cached = c.prompt[0], c.prompt[1]
 		}
 		spec = &chunkSpec{usage: u, noChoices: true}
 	}
