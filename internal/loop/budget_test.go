@@ -20,15 +20,9 @@ func bigStep(id string) pt.Step {
 // The cap stops the turn before the request that would pass it: each
 // request reserves its input and up to gpt-4.1's 32768 tokens of output
 // ($0.26), at least 4096 ($0.03); after two steps ($0.416), a third of
-// ~100K input tokens ($0.20) and its least output would pass $0.62. The
-// model has no cache-read price here, so the part of the input expected
-// from the cache costs full price too (TestBudgetPricesTheCachedPrefix
-// has one).
+// ~100K input tokens ($0.20) and its least output would pass $0.62.
 func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
-	h := newHarnessWith(t, func(o *Options, c *config.Config) {
-		o.MaxCostUSD, o.TrustUsage = 0.62, true
-		c.Models["gpt-4.1"] = config.ModelInfo{ContextWindow: 1047576, MaxOutput: 32768, Price: config.Price{Input: 2, Output: 8}}
-	},
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD, o.TrustUsage = 0.62, true },
 		bigStep("a"), bigStep("b"), bigStep("c"), pt.Text("done"))
 	res := h.turn("go")
 	if res.FinishReason != FinishBudget || res.Err == nil || res.Steps != 2 {

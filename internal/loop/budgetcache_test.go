@@ -21,7 +21,9 @@ func cachedStep(id string) pt.Step {
 // the cache-read price and its least output ($0.033); five steps ($0.305)
 // and the last one fit the $0.40 cap. Priced at the full input price
 // ($0.20 of input) the fourth request did not ($0.183 spent + $0.233),
-// and the session stopped with $0.22 of its cap unspent.
+// and the session stopped with $0.22 of its cap unspent. (A provider that
+// never reports a cache read gets no discount:
+// TestMaxCostStopsBeforeTheStepThatWouldPassIt.)
 func TestBudgetPricesTheCachedPrefix(t *testing.T) {
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD, o.TrustUsage = 0.40, true },
 		cachedStep("a"), cachedStep("b"), cachedStep("c"), cachedStep("d"), cachedStep("e"), pt.Text("done"))

@@ -29,7 +29,9 @@ package loop
 //     previous process's tools array) until its next boundary.
 //   - The share of the request expected to be read from the cache (the
 //     prefix unchanged since the last request, in bytes, of the same
-//     model) prices the budget's reservation (budget.go).
+//     model) prices the budget's reservation (budget.go) — once the
+//     provider has reported a cache read in the session (cacheReads): a
+//     server that never caches is not expected to start.
 //
 // The first request a process makes for a session has no request to
 // compare with: it is not a boundary (a resumed session sends what the
@@ -245,6 +247,26 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 		}
 	}
 	return p
+}
+
+// cacheReads reports whether the provider reported reading input from its
+// cache for any step of history.
+func cacheReads(history []message.Entry) bool {
+	for i := len(history) - 1; i >= 0; i-- {
+		if m := history[i].Message; m.Role == message.RoleAssistant && m.Usage.CachedInput > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expectedCached is the part of inputTokens the budget expects from the
+// cache: v's share of them, when the provider caches at all.
+func expectedCached(inputTokens int64, v verdict, history []message.Entry) int64 {
+	if v.cachedShare <= 0 || !cacheReads(history) {
+		return 0
+	}
+	return cachedTokens(inputTokens, v.cachedShare)
 }
 
 func printOf(b []byte) partPrint {

@@ -86,7 +86,7 @@ func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (ste
 		// the part of its input expected from the cache is priced so.
 		m := sp.modelPricing()
 		input := sp.decisionSnapshot(sp.withFixed(conv.calibrated, conv.plain)).Total
-		held, maxTokens, err := sp.reserveCached(m.model, input, cachedTokens(input, bound.cachedShare), m.info.MaxOutput,
+		held, maxTokens, err := sp.reserveCached(m.model, input, expectedCached(input, bound, sp.history()), m.info.MaxOutput,
 			min(m.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
