@@ -22,7 +22,7 @@ func newInspectCmd(g *globalFlags) *cobra.Command {
 	f := &sessionFlags{}
 	cmd := &cobra.Command{
 		Use:   "inspect",
-		Short: "Show a session's conversation inspector: counts and a timeline of prunes and compactions",
+		Short: "Show a session's conversation inspector: counts and a timeline of prunes, compactions and cache boundaries",
 		Example: `  agent inspect -c
   agent inspect --session 01JX3K --json`,
 		Args: cobra.NoArgs,
@@ -74,7 +74,8 @@ type stepUsage struct {
 
 type timelineEntry struct {
 	At time.Time `json:"at"`
-	// Kind is prune, compaction (a summary applied), compaction_fallback
+	// Kind is prune, cache_boundary (a request that broke the prompt
+	// cache's prefix, and why), compaction (a summary applied), compaction_fallback
 	// (compacted without a summary), compaction_rejected,
 	// compaction_failed, context_limit (the provider refused a request
 	// for its size), or usage_suspect (the session's first usage report
@@ -99,6 +100,9 @@ type timelineEntry struct {
 	// Limit is what a context_limit row learnt: the provider's stated
 	// limit and prompt size, and the session's compaction point after it.
 	Limit *message.ContextLimit `json:"limit,omitempty"`
+	// Boundary is a cache_boundary row: a request that broke the prompt
+	// cache's prefix, why (Reason) and the tools that joined then.
+	Boundary *loop.CacheBoundary `json:"boundary,omitempty"`
 }
 
 func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Writer) error {
@@ -133,12 +137,21 @@ func runInspect(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wri
 	} else {
 		fmt.Fprintln(out, "  checkpoints: off")
 	}
+	return printTimeline(out, ins)
+}
+
+// printTimeline prints the timeline of inspect's text output.
+func printTimeline(out io.Writer, ins *inspection) error {
 	if len(ins.Timeline) == 0 {
 		fmt.Fprintln(out, "  no prunes or compactions yet")
 		return nil
 	}
 	fmt.Fprintln(out, "Timeline:")
 	for _, e := range ins.Timeline {
+		if e.Boundary != nil { // no tokens before and after
+			fmt.Fprintf(out, "  %s  %-20s %17s %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, "", timelineDetail(e))
+			continue
+		}
 		fmt.Fprintf(out, "  %s  %-20s %7d → %-7d %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Kind, e.TokensBefore, e.TokensAfter, timelineDetail(e))
 	}
 	return nil
@@ -166,6 +179,8 @@ func timelineDetail(e timelineEntry) string {
 	switch e.Kind {
 	case "prune":
 		return fmt.Sprintf("%d outputs cleared", e.Parts)
+	case loop.CacheBoundaryKind:
+		return boundaryDetail(e)
 	case "usage_suspect":
 		return "usage reported far from our count of the request: such reports are ignored, the total estimated (agent context)"
 	case "context_limit":
@@ -246,6 +261,11 @@ func inspectSession(ctx context.Context, st *storage.Store, id string) (*inspect
 			if json.Unmarshal(l.Data, &n) == nil {
 				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind,
 					TokensBefore: n.Reported, TokensAfter: n.Estimate})
+			}
+		case loop.CacheBoundaryKind:
+			var b loop.CacheBoundary
+			if json.Unmarshal(l.Data, &b) == nil {
+				ins.Timeline = append(ins.Timeline, timelineEntry{At: l.At, Kind: l.Kind, Reason: b.Reason, Model: b.Model, Boundary: &b})
 			}
 		case "context_limit":
 			var c message.ContextLimit

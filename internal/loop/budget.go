@@ -19,6 +19,7 @@ import (
 	"strconv"
 
 	"github.com/ctxloop/agent/internal/budget"
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
@@ -80,6 +81,15 @@ func (sp *stepper) reserve(model string, inputTokens, maxTokens int64) (*budget.
 }
 
 func (sp *stepper) reserveOutput(model string, inputTokens, maxTokens, minTokens int64) (*budget.Reservation, int64, error) {
+	return sp.reserveCached(model, inputTokens, 0, maxTokens, minTokens)
+}
+
+// reserveCached is reserveOutput for a request of which cachedTokens of
+// the input are expected to be read from the provider's cache (the prefix
+// unchanged since the last request: cachedTokens): those are priced at
+// the model's cache-read price (its input price when it has none), the
+// rest at the input price.
+func (sp *stepper) reserveCached(model string, inputTokens, cachedTokens, maxTokens, minTokens int64) (*budget.Reservation, int64, error) {
 	info, _ := sp.opt.Config.ModelInfo(model)
 	capUSD := sp.opt.Ledger.Cap()
 	unpriced := capUSD > 0 && !info.Price.Known()
@@ -100,7 +110,7 @@ func (sp *stepper) reserveOutput(model string, inputTokens, maxTokens, minTokens
 	if minTokens <= 0 || minTokens > maxTokens {
 		minTokens = maxTokens
 	}
-	in := float64(inputTokens) * info.Price.Input / 1e6
+	in := inputCostUSD(info.Price, inputTokens, cachedTokens)
 	perToken := info.Price.Output / 1e6
 	res, n, err := sp.opt.Ledger.ReserveUpTo(in, perToken, minTokens, maxTokens)
 	var refused *budget.RefusedError
@@ -108,6 +118,27 @@ func (sp *stepper) reserveOutput(model string, inputTokens, maxTokens, minTokens
 		return nil, 0, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: float64(minTokens) * perToken}
 	}
 	return res, n, err
+}
+
+// inputCostUSD prices inputTokens of input of which cachedTokens are
+// read from the cache, at prices p (USD per million tokens); a model
+// without a cache-read price pays its input price for them.
+func inputCostUSD(p config.Price, inputTokens, cachedTokens int64) float64 {
+	cachedTokens = max(0, min(cachedTokens, inputTokens))
+	read := p.CacheRead
+	if read <= 0 {
+		read = p.Input
+	}
+	return (float64(inputTokens-cachedTokens)*p.Input + float64(cachedTokens)*read) / 1e6
+}
+
+// cachedTokens is the part of inputTokens expected from the cache: share
+// (of the request's bytes) of them, rounded down.
+func cachedTokens(inputTokens int64, share float64) int64 {
+	if share <= 0 {
+		return 0
+	}
+	return int64(float64(inputTokens) * min(share, 1))
 }
 
 // messagesEstimate counts the input of a tool-less request at four bytes

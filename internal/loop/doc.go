@@ -16,7 +16,11 @@
 // provider's usage says less, against a compaction point a provider's
 // refusal may have lowered; an automatic compaction prunes first and
 // summarises only if the request still does not fit, prunedenough.go;
-// after a compaction the request is built again), streams the next step and persists its usage, runs the tools, and after
+// after a compaction the request is built again), compares the request
+// with the last one sent (a change to its cached prefix is a recorded
+// cache boundary, where the tools tool_search found join:
+// cacheboundary.go), reserves its cost within the budget, streams the
+// next step and persists its usage, runs the tools, and after
 // the turn prunes old tool outputs. A step's tools that can change files
 // run between two snapshots of the directory, and the step's patch is
 // stored with it (checkpoint.go). A context-length error compacts and
@@ -64,6 +68,9 @@
 //	                                    usagesanity.go, budget.go, child.go
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
 //	                                    config's, the catalog's rule; the stepper's)
+//	cache boundaries: the request's     cacheboundary.go (stepper: boundaryWatch; found
+//	  prefix kept between them, each     tools join at one, call_tool before)
+//	  recorded with its reason
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	images from tools: stored, sent,    toolimages.go (stepper: a model that
 //	  described; vision refused         refused images)

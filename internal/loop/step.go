@@ -78,16 +78,23 @@ func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (ste
 		if conv == nil || !conv.current(sp.history()) {
 			conv = sp.prepare()
 		}
+		// The request, and whether it breaks the cached prefix (then the
+		// tools found since the last boundary join it: cacheboundary.go).
+		req := sp.finishRequest(ctx, conv)
+		bound := sp.settleRequest(&req, conv.systems)
 		// The request sends max_tokens = the model's max_output
-		// (finishRequest), or less when a spending cap pays for less.
+		// (finishRequest), or less when a spending cap pays for less;
+		// the part of its input expected from the cache is priced so.
 		m := sp.modelPricing()
-		held, maxTokens, err := sp.reserveOutput(m.model, sp.decisionReading(sp.withFixed(conv.calibrated, conv.plain)).Total, m.info.MaxOutput,
+		input := sp.decisionReading(sp.withFixed(conv.calibrated, conv.plain)).Total
+		held, maxTokens, err := sp.reserveCached(m.model, input, expectedCached(input, bound, sp.history()), m.info.MaxOutput,
 			min(m.info.MaxOutput, minBudgetOutputTokens))
 		if err != nil {
 			return stepOutcome{}, err
 		}
+		sp.recordBoundary(ctx, bound)
 		estimate := sp.calc().Reading().Total
-		entry, finish, err := sp.stream(ctx, estimate, conv, maxTokens)
+		entry, finish, err := sp.stream(ctx, estimate, conv, req, maxTokens)
 		held.Settle(entryCost(entry)) // before the step's tools start subagents
 		conv = nil
 		if err == nil {
@@ -171,14 +178,14 @@ type streamState struct {
 // stream makes one model call and persists what it streams, in stream
 // order: step-start, reasoning, text, tool calls (pending), step-finish.
 // On error the parts written so far stay, open text is finished, and the
-// message records the error. maxTokens, when above 0, lowers the
-// request's output cap (a spending cap that pays for less).
-func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversation, maxTokens int64) (*message.Entry, string, error) {
+// message records the error. req is conv's request (finishRequest);
+// maxTokens, when above 0, lowers its output cap (a spending cap that
+// pays for less).
+func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversation, req provider.Request, maxTokens int64) (*message.Entry, string, error) {
 	// Our own count of the request, priced with the session's calibration
 	// (learnt from plausible reports only), which the provider's report of
 	// it is checked against (tokens.SuspectReport).
 	own := sp.withFixed(conv.calibrated, 0)
-	req := sp.finishRequest(ctx, conv)
 	if maxTokens > 0 && (req.MaxTokens == 0 || maxTokens < int64(req.MaxTokens)) {
 		req.MaxTokens = int(maxTokens)
 	}

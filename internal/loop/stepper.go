@@ -102,6 +102,9 @@ type stepDeps struct {
 type stepper struct {
 	stepDeps
 	tt toolTable // the tools of the current step
+	// bounds keeps the last request's prefix, to record the cache
+	// boundaries (cacheboundary.go).
+	bounds boundaryWatch
 	// reqc keeps what each history entry is sent as (reqcache.go); warm
 	// fills it while the user types a resumed session's first message
 	// (reqwarm.go).

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/tools"
+	"github.com/ctxloop/agent/internal/toolsearch"
 )
 
 // progressInterval throttles how often a running tool's progress is saved.
@@ -146,7 +147,8 @@ func (sp *stepper) runOne(ctx context.Context, e *message.Entry, ix int, mu *syn
 	lock()
 	p := e.Parts[ix]
 	unlock()
-	call := tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)}
+	// A call through call_tool is checked, hooked and run as the tool it names.
+	call := toolsearch.Unwrap(tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)})
 
 	ok, denial, err := sp.checkCall(ctx, call)
 	if err != nil || !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,18 @@ func fixedOverheadBytes(t *testing.T, req pt.Request) (system, tools int) {
 	return system, len(body.Tools)
 }
 
+// toolsJSON is a request's tools array as the server received it.
+func toolsJSON(t *testing.T, req pt.Request) string {
+	t.Helper()
+	var body struct {
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	return string(body.Tools)
+}
+
 func requestTools(h *harness, n int) []string {
 	var names []string
 	for _, t := range h.srv.Requests()[n].Chat.Tools {
@@ -69,23 +82,25 @@ func has(names []string, name string) bool {
 }
 
 // TestLazyToolLoadingWith100Tools: with 100 MCP tools (300–600-byte
-// schemas) configured, the first request carries tool_search and none of
-// them, and its fixed overhead (system messages and tools as sent) stays
-// under 12 KB; after a tool_search step the tools it found are in the next
-// request, and a call of one of them runs.
+// schemas) configured, the first request carries tool_search and
+// call_tool and none of them, and its fixed overhead (system messages and
+// tools as sent) stays under 12 KB; after a tool_search step the tools
+// array is as it was (the cached prefix holds), a found tool runs through
+// call_tool, and the found tools join the array at the next boundary.
 func TestLazyToolLoadingWith100Tools(t *testing.T) {
 	src := toolsearchtest.NewSource(toolsearchtest.Tools(100))
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Extra = src },
 		pt.ToolCalls(pt.Call{ID: "c1", Name: toolsearch.Name, Args: `{"query":"create issue in github"}`}),
-		pt.ToolCalls(pt.Call{ID: "c2", Name: "github__create_issue", Args: `{"issue_id":"42"}`}),
+		pt.ToolCalls(pt.Call{ID: "c2", Name: toolsearch.ProxyName, Args: `{"name":"github__create_issue","arguments":{"issue_id":"42"}}`}),
 		pt.Text("done"),
+		pt.Text("again"),
 	)
 	before := h.r.Reading().Breakdown.Tools
 	if res := h.turn("file an issue"); res.Err != nil || res.Steps != 3 {
 		t.Fatalf("turn = %+v", res)
 	}
 	first := requestTools(h, 0)
-	if !has(first, toolsearch.Name) || len(mcpTools(first)) != 0 {
+	if !has(first, toolsearch.Name) || !has(first, toolsearch.ProxyName) || len(mcpTools(first)) != 0 {
 		t.Fatalf("first request's tools: %v", first)
 	}
 	sys, tl := fixedOverheadBytes(t, h.srv.Requests()[0])
@@ -93,11 +108,10 @@ func TestLazyToolLoadingWith100Tools(t *testing.T) {
 	if sys+tl >= maxFixedOverheadBytes {
 		t.Errorf("fixed overhead with 100 MCP tools = %d bytes, want < %d", sys+tl, maxFixedOverheadBytes)
 	}
-
-	second := requestTools(h, 1)
-	found := mcpTools(second)
-	if !has(second, "github__create_issue") || len(found) != toolsearch.DefaultMaxResults || !has(second, toolsearch.Name) {
-		t.Fatalf("second request's tools: %v", second)
+	for n := 1; n < 3; n++ {
+		if got := toolsJSON(t, h.srv.Requests()[n]); got != toolsJSON(t, h.srv.Requests()[0]) {
+			t.Fatalf("request %d's tools array changed mid-stretch: %v", n, requestTools(h, n))
+		}
 	}
 	var searched, ran string
 	for _, m := range h.request(2) {
@@ -108,17 +122,28 @@ func TestLazyToolLoadingWith100Tools(t *testing.T) {
 			ran = m.Content
 		}
 	}
-	if !strings.Contains(searched, "github__create_issue\n") || !strings.Contains(searched, `"issue_id"`) {
+	if !strings.Contains(searched, "github__create_issue\n") || !strings.Contains(searched, `"issue_id"`) || !strings.Contains(searched, toolsearch.ProxyName) {
 		t.Errorf("tool_search's result:\n%s", searched)
 	}
 	if !strings.Contains(ran, `github__create_issue ran with {"issue_id":"42"}`) {
-		t.Errorf("the found tool's result = %q", ran)
+		t.Errorf("the found tool's result through call_tool = %q", ran)
 	}
-	// The calculator counts what is offered: the found tools' schemas now.
+
+	// A boundary (a pin here): the found tools join the array, and the
+	// calculator counts their schemas.
+	if _, err := h.r.AddPin(context.Background(), "use the staging repo", ""); err != nil {
+		t.Fatal(err)
+	}
+	h.turn("again")
+	second := requestTools(h, 3)
+	found := mcpTools(second)
+	if !has(second, "github__create_issue") || len(found) != toolsearch.DefaultMaxResults || !has(second, toolsearch.Name) {
+		t.Fatalf("tools after the boundary: %v", second)
+	}
 	if after := h.r.Reading().Breakdown.Tools; after <= before {
 		t.Errorf("tool tokens %d → %d: the found tools are not counted", before, after)
 	}
-	sys2, tl2 := fixedOverheadBytes(t, h.srv.Requests()[1])
+	sys2, tl2 := fixedOverheadBytes(t, h.srv.Requests()[3])
 	t.Logf("with the %d tools found: %d bytes", len(found), sys2+tl2)
 }
 
@@ -191,16 +216,25 @@ func TestToolSearchFollowsTheModelsWindow(t *testing.T) {
 }
 
 // TestFoundToolsSurviveAResume: a session reopened offers the tools its
-// tool_search found before, from its first request.
+// tool_search found and a boundary joined, from its first request, and
+// its tools array is the one the last process sent.
 func TestFoundToolsSurviveAResume(t *testing.T) {
 	src := toolsearchtest.NewSource(toolsearchtest.Tools(100))
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Extra = src },
 		pt.ToolCalls(pt.Call{ID: "c1", Name: toolsearch.Name, Args: `{"query":"jira__list_comment"}`}),
 		pt.Text("found it"),
+		pt.Text("pinned"),
 	)
 	h.turn("find the comment lister")
-	if got := requestTools(h, 1); !has(got, "jira__list_comment") {
-		t.Fatalf("after the search: %v", got)
+	if got := requestTools(h, 1); has(got, "jira__list_comment") {
+		t.Fatalf("joined before a boundary: %v", got)
+	}
+	if _, err := h.r.AddPin(context.Background(), "comments are in jira", ""); err != nil {
+		t.Fatal(err)
+	}
+	h.turn("go on")
+	if got := requestTools(h, 2); !has(got, "jira__list_comment") {
+		t.Fatalf("after the boundary: %v", got)
 	}
 	id := h.r.Session().ID
 	h.r.Close()
@@ -211,14 +245,18 @@ func TestFoundToolsSurviveAResume(t *testing.T) {
 	h.r = r2
 	h.srv.Add(pt.Text("again"))
 	h.turn("list them")
-	if got := requestTools(h, 2); !has(got, "jira__list_comment") || !has(got, toolsearch.Name) {
+	if got := requestTools(h, 3); !has(got, "jira__list_comment") || !has(got, toolsearch.Name) {
 		t.Fatalf("the reopened session's first request: %v", got)
+	}
+	if toolsJSON(t, h.srv.Requests()[3]) != toolsJSON(t, h.srv.Requests()[2]) {
+		t.Errorf("the reopened session's tools array differs from the last process's")
 	}
 }
 
 // TestDeferredToolCalledWithoutASearchRuns: the model may call a tool it
 // was never offered (it knows the name from an earlier session, or
-// guesses it): it runs, and is offered from the next step on.
+// guesses it): it runs, and is offered from the next boundary on, not
+// before (the tools array holds mid-stretch).
 func TestDeferredToolCalledWithoutASearchRuns(t *testing.T) {
 	src := toolsearchtest.NewSource(toolsearchtest.Tools(100))
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Extra = src },
@@ -238,8 +276,11 @@ func TestDeferredToolCalledWithoutASearchRuns(t *testing.T) {
 	if !strings.Contains(ran, "slack__get_user ran") {
 		t.Errorf("the deferred call's result = %q", ran)
 	}
-	if !has(requestTools(h, 1), "slack__get_user") {
-		t.Errorf("the called tool is not offered next: %v", requestTools(h, 1))
+	if has(requestTools(h, 1), "slack__get_user") {
+		t.Errorf("the called tool joined mid-stretch: %v", requestTools(h, 1))
+	}
+	if !slices.Contains(h.r.stepper.tt.cat.Active(), "slack__get_user") {
+		t.Errorf("the called tool is not active: %v", h.r.stepper.tt.cat.Active())
 	}
 }
 

@@ -11,11 +11,15 @@ package loop
 // tool) and the one offered (what the request carries and the calculator
 // counts as fixed tokens). refreshTools is the one place that decides; it
 // runs before every step and rebuilds a registry only when its tools
-// change, so a server that connects during a turn joins at the next step
-// and a tool found by tool_search is offered from the next step on.
+// change, so a server that connects during a turn joins at the next step.
+// A tool found by tool_search is called through call_tool until the next
+// cache boundary, when it joins the tools offered (cacheboundary.go:
+// the tools array heads the provider's cached prefix).
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/tools"
@@ -31,6 +35,58 @@ type toolTable struct {
 	offer []tools.Tool        // the extra tools off offers
 	reg   *tools.Registry     // base and every extra tool: what runs
 	off   *tools.Registry     // base and the extra tools offered: what the model sees
+	// joinedNow counts the tools the last join added, until a boundary
+	// records them.
+	joinedNow int
+}
+
+// catalogOptions configure the session's catalog. Tests set Immediate to
+// measure a session without call_tool; nothing else changes them.
+var catalogOptions = toolsearch.Options{}
+
+// join lets the tools found since the last boundary join the offer; it
+// reports whether the offer will change (see refreshTools).
+func (tt *toolTable) join() bool {
+	tt.mu.Lock()
+	cat := tt.cat
+	tt.mu.Unlock()
+	if cat == nil {
+		return false
+	}
+	before := len(cat.Joined())
+	if !cat.Join() {
+		return false
+	}
+	tt.mu.Lock()
+	tt.joinedNow += max(0, len(cat.Joined())-before)
+	tt.mu.Unlock()
+	return true
+}
+
+// joined returns the joined tools and how many joined since it was last
+// asked.
+func (tt *toolTable) joined() (names []string, now int) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if tt.cat == nil {
+		return nil, 0
+	}
+	now, tt.joinedNow = tt.joinedNow, 0
+	return tt.cat.Joined(), now
+}
+
+// lastJoined is the tools the session's last recorded boundary joined:
+// what its previous process offered by name.
+func (sp *stepper) lastJoined() []string {
+	rows, err := sp.store.ListEventLogKind(context.Background(), sp.sessionID, CacheBoundaryKind)
+	if err != nil || len(rows) == 0 {
+		return nil
+	}
+	var b CacheBoundary
+	if json.Unmarshal(rows[len(rows)-1].Data, &b) != nil {
+		return nil
+	}
+	return b.Joined
 }
 
 // registry returns the tools the session runs now.
@@ -63,8 +119,9 @@ func (sp *stepper) refreshTools() bool {
 	}
 	sp.tt.mu.Lock()
 	if sp.tt.cat == nil {
-		sp.tt.cat = toolsearch.New(sp.opt.Extra, toolsearch.Options{})
-		sp.tt.cat.Restore(sp.history()) // the tools a resumed session had found
+		sp.tt.cat = toolsearch.New(sp.opt.Extra, catalogOptions)
+		sp.tt.cat.Restore(sp.history())      // the tools a resumed session had found
+		sp.tt.cat.SetJoined(sp.lastJoined()) // and offered
 	}
 	cat := sp.tt.cat
 	sp.tt.mu.Unlock()

@@ -13,14 +13,21 @@
 //     tools the servers have and which servers they are; its result ranks
 //     the tools by keyword match over name and description (Rank) and shows
 //     the best MaxResults with their full JSON schemas. The tools it returns
-//     become active: offered from the next step on.
+//     become active: callable at once through call_tool{name, arguments}
+//     (proxy.go), offered alongside tool_search with a schema that never
+//     changes, and offered by their own names once they join (Join) at
+//     the next cache boundary. So the tools array, which heads the
+//     provider's cached prefix, changes only at a boundary the loop
+//     records. Options.Immediate restores offering a found tool from the
+//     next step on (what a session without the proxy would send).
 //   - Every inner tool runs whether it is offered or not: a tool called by
 //     name without a search runs like any other, and becomes active too.
 //     Only the offer is limited, never what runs.
 //   - At most MaxActive tools are active; the least recently used (found or
-//     called) goes first. Active tools are offered after tool_search in the
-//     order they became active, so a new one only extends the tool list;
-//     they count in the fixed tokens like any offered tool.
+//     called) goes first. Joined tools are offered after tool_search and
+//     call_tool in the order they became active; they count in the fixed
+//     tokens like any offered tool. A tool evicted from the active set
+//     stays offered until the next Join.
 //   - A tool whose definition alone costs more than ToolLimit (the share
 //     of the window tool_search defers at) is never offered: not among all
 //     tools, not once found (tool_search says it matched but is too large,
@@ -28,7 +35,9 @@
 //     had it active. It still runs if called, like any inner tool.
 //   - Restore rebuilds the active set of a resumed session from its
 //     history, oldest first: tool_search results (the names in their
-//     "activated" metadata) and calls of SERVER__TOOL tools.
+//     "activated" metadata) and calls of SERVER__TOOL tools, directly or
+//     through call_tool. The joined set it had is the loop's to restore
+//     (SetJoined), from its last recorded boundary.
 //
 // A Catalog is safe for concurrent use: tool_search may run beside other
 // read-only tools while the loop is between steps.
@@ -36,6 +45,7 @@ package toolsearch
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 	"sync"
@@ -101,6 +111,10 @@ func TooLarge(t tools.Tool, limitTokens int64) bool {
 type Options struct {
 	MaxResults int // tools one search returns
 	MaxActive  int // tools offered at most once found; at least MaxResults
+	// Immediate offers a found tool by its name from the next step on,
+	// without call_tool: the tools array changes mid-stretch. For
+	// measuring what the proxy saves; the loop never sets it.
+	Immediate bool
 }
 
 // Catalog decides which of its inner tools are offered. The zero value is
@@ -109,9 +123,11 @@ type Catalog struct {
 	inner      tools.Source
 	maxResults int
 	maxActive  int
+	immediate  bool
 
 	mu     sync.Mutex
 	active []activeTool // in the order they became active
+	joined []string     // offered by their names (Join)
 	clock  uint64       // the last use handed out
 }
 
@@ -130,16 +146,16 @@ func New(inner tools.Source, opt Options) *Catalog {
 		opt.MaxActive = DefaultMaxActive
 	}
 	opt.MaxActive = max(opt.MaxActive, opt.MaxResults)
-	return &Catalog{inner: inner, maxResults: opt.MaxResults, maxActive: opt.MaxActive}
+	return &Catalog{inner: inner, maxResults: opt.MaxResults, maxActive: opt.MaxActive, immediate: opt.Immediate}
 }
 
 // Step is what one step runs and offers.
 type Step struct {
-	// Run is every inner tool, and tool_search when there are any: what
-	// the registry can run.
+	// Run is every inner tool, and tool_search and call_tool when there
+	// are any: what the registry can run.
 	Run []tools.Tool
-	// Offer is what the model is sent: all of Run but tool_search, or
-	// tool_search and the active tools.
+	// Offer is what the model is sent: all of Run but tool_search and
+	// call_tool, or tool_search, call_tool and the joined tools.
 	Offer []tools.Tool
 	// Deferred counts the inner tools not offered.
 	Deferred int
@@ -158,7 +174,7 @@ func (c *Catalog) Step(budgetTokens, toolLimitTokens int64) Step {
 	}
 	search := newSearchTool(c, inner, toolLimitTokens)
 	wrapped := make([]activating, len(inner))
-	run := make([]tools.Tool, len(inner), len(inner)+1)
+	run := make([]tools.Tool, len(inner), len(inner)+2)
 	var total int64
 	var tooLarge []string
 	for i, t := range inner {
@@ -170,7 +186,7 @@ func (c *Catalog) Step(budgetTokens, toolLimitTokens int64) Step {
 		}
 		total += Cost(t)
 	}
-	run = append(run, search)
+	run = append(run, search, proxyTool{})
 	if total <= budgetTokens {
 		offer := run[:len(inner)]
 		if len(tooLarge) > 0 {
@@ -184,23 +200,32 @@ func (c *Catalog) Step(budgetTokens, toolLimitTokens int64) Step {
 		return Step{Run: run, Offer: offer, Deferred: len(tooLarge), TooLarge: tooLarge}
 	}
 	offer := []tools.Tool{search}
+	if !c.immediate {
+		offer = append(offer, proxyTool{})
+	}
+	head := len(offer)
 	for _, i := range c.offeredActive(inner) {
 		if !TooLarge(inner[i], toolLimitTokens) {
 			offer = append(offer, run[i])
 		}
 	}
-	return Step{Run: run, Offer: offer, Deferred: len(inner) - (len(offer) - 1), TooLarge: tooLarge}
+	return Step{Run: run, Offer: offer, Deferred: len(inner) - (len(offer) - head), TooLarge: tooLarge}
 }
 
-// offeredActive returns the indexes in inner of the active tools, in the
-// order they became active; an active tool inner lacks now (its server is
-// down) is left out but stays active.
+// offeredActive returns the indexes in inner of the tools offered by
+// their names: the joined ones, or with Options.Immediate the active ones,
+// in the order they became active; one inner lacks now (its server is
+// down) is left out but stays.
 func (c *Catalog) offeredActive(inner []tools.Tool) []int {
 	c.mu.Lock()
-	names := make([]string, len(c.active))
-	for i, a := range c.active {
-		names[i] = a.name
+	names := c.joined
+	if c.immediate {
+		names = make([]string, len(c.active))
+		for i, a := range c.active {
+			names[i] = a.name
+		}
 	}
+	names = append([]string(nil), names...)
 	c.mu.Unlock()
 	return indexesOf(inner, names)
 }
@@ -320,6 +345,9 @@ func ActivatedBy(call message.ToolState) []string {
 			return names
 		}
 		return nil
+	}
+	if name, _, ok := proxied(call.Name, json.RawMessage(call.Input)); ok {
+		call.Name = name
 	}
 	if strings.Contains(call.Name, "__") {
 		return []string{call.Name}

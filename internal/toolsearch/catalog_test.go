@@ -62,12 +62,12 @@ func TestBelowTheBudgetAllAreOffered(t *testing.T) {
 	if got, want := names(st.Offer), names(ts); !slices.Equal(got, want) {
 		t.Fatalf("offer = %v, want %v", got, want)
 	}
-	if st.Deferred != 0 || !slices.Contains(names(st.Run), toolsearch.Name) || len(st.Run) != 11 {
+	if st.Deferred != 0 || !slices.Contains(names(st.Run), toolsearch.Name) || len(st.Run) != 12 {
 		t.Fatalf("deferred %d, run %v", st.Deferred, names(st.Run))
 	}
-	// One token over: none is offered but tool_search.
+	// One token over: none is offered but tool_search and call_tool.
 	st = c.Step(cost-1, 0)
-	if got := names(st.Offer); !slices.Equal(got, []string{toolsearch.Name}) || st.Deferred != 10 {
+	if got := names(st.Offer); !slices.Equal(got, searchAndProxy) || st.Deferred != 10 {
 		t.Fatalf("over the budget: offer %v, deferred %d", got, st.Deferred)
 	}
 }
@@ -79,15 +79,20 @@ func TestNoToolsNoSearch(t *testing.T) {
 	}
 }
 
+// searchAndProxy is the offer of a catalog over the budget before any
+// tool joined.
+var searchAndProxy = []string{toolsearch.Name, toolsearch.ProxyName}
+
 // TestAboveTheBudgetSearchFindsAndActivates: with 100 tools over the
-// budget only tool_search is offered, its description counts the tools
-// and names the servers, and a search returns at most five tools with
-// their schemas, which are offered from the next step on.
+// budget only tool_search and call_tool are offered, tool_search's
+// description counts the tools and names the servers, and a search
+// returns at most five tools with their schemas, which are callable at
+// once through call_tool and offered by their names once they join.
 func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 	ts := toolsearchtest.Tools(100)
 	c := toolsearch.New(toolsearchtest.NewSource(ts), toolsearch.Options{})
 	st := c.Step(toolsearch.MaxEagerTokens, 0)
-	if got := names(st.Offer); !slices.Equal(got, []string{toolsearch.Name}) || st.Deferred != 100 {
+	if got := names(st.Offer); !slices.Equal(got, searchAndProxy) || st.Deferred != 100 {
 		t.Fatalf("offer %v, deferred %d", got, st.Deferred)
 	}
 	desc := st.Offer[0].Description()
@@ -113,11 +118,18 @@ func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 		t.Errorf("the result lacks the tool's name or schema:\n%s", res.Output)
 	}
 
+	// Until a boundary joins them, the tools array stays as it was.
+	if got := names(c.Step(toolsearch.MaxEagerTokens, 0).Offer); !slices.Equal(got, searchAndProxy) || !c.Pending() {
+		t.Fatalf("before the join: offer %v, pending %v", got, c.Pending())
+	}
+	if !c.Join() || c.Join() || c.Pending() {
+		t.Fatal("Join reports no change, or a second Join one")
+	}
 	st = c.Step(toolsearch.MaxEagerTokens, 0)
-	want := append([]string{toolsearch.Name}, found...)
-	slices.Sort(want[1:])
+	want := append(slices.Clone(searchAndProxy), found...)
+	slices.Sort(want[2:])
 	got := names(st.Offer)
-	slices.Sort(got[1:])
+	slices.Sort(got[2:])
 	if !slices.Equal(got, want) || st.Deferred != 95 {
 		t.Fatalf("after the search: offer %v (deferred %d), want %v", got, st.Deferred, want)
 	}
@@ -128,7 +140,7 @@ func TestAboveTheBudgetSearchFindsAndActivates(t *testing.T) {
 }
 
 // TestDeferredToolCalledByNameRunsAndActivates: a tool never searched for
-// is not offered, yet its call runs, and it is offered from then on.
+// is not offered, yet its call runs, and it is offered once it joins.
 func TestDeferredToolCalledByNameRunsAndActivates(t *testing.T) {
 	c := toolsearch.New(toolsearchtest.NewSource(toolsearchtest.Tools(100)), toolsearch.Options{})
 	st := c.Step(0, 0)
@@ -138,7 +150,8 @@ func TestDeferredToolCalledByNameRunsAndActivates(t *testing.T) {
 	if res := run(t, st, "slack__get_user", `{"user_id":"u1"}`); res.IsError || !strings.Contains(res.Output, "slack__get_user ran") {
 		t.Fatalf("the deferred call = %+v", res)
 	}
-	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, []string{toolsearch.Name, "slack__get_user"}) {
+	c.Join()
+	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, append(slices.Clone(searchAndProxy), "slack__get_user")) {
 		t.Fatalf("after the call: offer %v", got)
 	}
 }
@@ -164,7 +177,8 @@ func TestActiveToolsAreBoundedLeastRecentlyUsedFirst(t *testing.T) {
 	if got := c.Active(); !slices.Equal(got, want) {
 		t.Fatalf("active = %v, want %v", got, want)
 	}
-	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, append([]string{toolsearch.Name}, want...)) {
+	c.Join()
+	if got := names(c.Step(0, 0).Offer); !slices.Equal(got, append(slices.Clone(searchAndProxy), want...)) {
 		t.Fatalf("offer = %v", got)
 	}
 }
@@ -195,8 +209,9 @@ func TestRestoreFromHistory(t *testing.T) {
 		t.Fatalf("no server yet: offer %v", names(st.Offer))
 	}
 	src.Set(toolsearchtest.Tools(100))
+	c.SetJoined(want) // as the session's last boundary recorded them
 	got := names(c.Step(0, 0).Offer)
-	if !slices.Equal(got, append([]string{toolsearch.Name}, want...)) {
+	if !slices.Equal(got, append(slices.Clone(searchAndProxy), want...)) {
 		t.Fatalf("servers up: offer %v", got)
 	}
 }

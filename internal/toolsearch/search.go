@@ -56,7 +56,7 @@ func describe(inner []tools.Tool) string {
 	}
 	return fmt.Sprintf("Finds the tools not listed here to save context: %d tools of MCP servers %s. "+
 		"Give a few keywords (a server's name narrows it down): the best matches come back with their parameters "+
-		"and are yours to call from the next step on.",
+		"and are yours to call through call_tool at once, and by their own names once they are listed.",
 		len(inner), strings.Join(parts, ", "))
 }
 
@@ -103,7 +103,7 @@ func (s *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 	meta := map[string]any{"activated": names, "matches": len(ranked)}
 	var text string
 	if len(found) > 0 || len(large) == 0 {
-		text = resultText(inner, query, found, len(ranked)-len(large))
+		text = resultText(inner, query, found, len(ranked)-len(large), !s.c.immediate)
 	}
 	if len(large) > 0 {
 		var b strings.Builder
@@ -123,7 +123,7 @@ func (s *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 
 // resultText is what the model reads: the tools found with their
 // parameters, or, when nothing matched, the servers to search by.
-func resultText(inner []tools.Tool, query string, found []int, matches int) string {
+func resultText(inner []tools.Tool, query string, found []int, matches int, proxy bool) string {
 	var b strings.Builder
 	if len(found) == 0 {
 		names, counts := servers(inner)
@@ -138,7 +138,11 @@ func resultText(inner []tools.Tool, query string, found []int, matches int) stri
 		fmt.Fprintf(&b, "No tool matches %q. The servers are %s: search again with other words, such as a server's name or an action.", query, strings.Join(parts, ", "))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d of %d tools match %q. These are yours to call from your next step on:\n", len(found), len(inner), query)
+	if proxy {
+		fmt.Fprintf(&b, "%d of %d tools match %q. These are yours to call; %s\n", len(found), len(inner), query, describeProxy())
+	} else {
+		fmt.Fprintf(&b, "%d of %d tools match %q. These are yours to call from your next step on:\n", len(found), len(inner), query)
+	}
 	for _, ix := range found {
 		t := inner[ix]
 		desc := t.Description()

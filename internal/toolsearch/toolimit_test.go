@@ -83,6 +83,7 @@ func TestTooLargeToolIsNeverOffered(t *testing.T) {
 	r.Restore([]message.Entry{{Parts: []message.Part{{Type: message.PartTool, Tool: &message.ToolState{
 		Name: toolsearch.Name, Metadata: map[string]any{"activated": []any{huge.Name(), ts[0].Name()}},
 	}}}}})
+	r.Join()
 	if got := names(r.Step(0, limit).Offer); slices.Contains(got, huge.Name()) || !slices.Contains(got, ts[0].Name()) {
 		t.Fatalf("resumed: offer %v", got)
 	}

@@ -36,6 +36,7 @@ type Chunk struct {
 	block     <-chan struct{} // wait until closed
 	abort     bool            // drop the connection
 	autoUsage bool            // usage estimated from the request and the step
+	prompt    *[2]int         // with autoUsage: the prompt and cached tokens (PromptCache)
 }
 
 // Usage is the usage a UsageChunk reports, in the server's terms: Prompt
@@ -222,10 +223,11 @@ func (p *player) render(c Chunk) []byte {
 	}
 	spec := c.spec
 	if c.autoUsage {
-		spec = &chunkSpec{usage: &Usage{
-			Prompt:     max(1, len(p.req.Body)/4),
-			Completion: max(1, (p.outBytes+3)/4),
-		}, noChoices: true}
+		u := &Usage{Prompt: max(1, len(p.req.Body)/4), Completion: max(1, (p.outBytes+3)/4)}
+		if c.prompt != nil {
+			u.Prompt, u.Cached = c.prompt[0], c.prompt[1]
+		}
+		spec = &chunkSpec{usage: u, noChoices: true}
 	}
 	obj := map[string]any{
 		"id":      "chatcmpl-providertest",

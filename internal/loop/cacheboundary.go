@@ -1,0 +1,317 @@
+package loop
+
+// Cache boundaries. A provider's prompt cache serves the longest prefix a
+// request shares with an earlier one: tools first, then the messages in
+// order. Between two boundaries the stepper keeps that prefix
+// byte-identical, so each request re-reads the one before it from the
+// cache and pays full price only for what it adds; a boundary is a step
+// whose request breaks the prefix, and every one is recorded (an event
+// row "cache_boundary" with its reason, which `agent inspect` lists).
+//
+// The contract:
+//
+//   - A request breaks the prefix when its model, its reasoning effort, its
+//     tools array, or any
+//     message the last request sent (as encoded for the wire, cache
+//     markers aside) differs, or it sends fewer messages. Appending
+//     messages is not a break.
+//   - The reasons a break has: compaction (the newest summary changed),
+//     prune (tool outputs were cleared: batched by prune_minimum, so
+//     rare), pins, model, system (the dynamic system message was gathered
+//     again and differs: date, git status, instruction files), tools (a
+//     server connected or went, or the model refused tools), history (the
+//     history was rewound or edited), an announced change (announce: a
+//     setting the user changed, such as effort), or unexplained — a bug
+//     by this contract, which the prefix-stability test looks for.
+//   - Tools tool_search found mid-stretch are called through call_tool
+//     and join the tools array only at a boundary (toolsearch.Catalog.Join),
+//     so they never break the prefix by themselves. A boundary records
+//     the joined tools; a resumed session offers those again (the
+//     previous process's tools array) until its next boundary.
+//   - The share of the request expected to be read from the cache (the
+//     prefix unchanged since the last request, in bytes, of the same
+//     model) prices the budget's reservation (budget.go) — once the
+//     provider has reported a cache read in the session (cacheReads): a
+//     server that never caches is not expected to start.
+//
+// The first request a process makes for a session has no request to
+// compare with: it is not a boundary (a resumed session sends what the
+// last process sent, extended).
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"sync"
+
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
+)
+
+// The reasons of a cache boundary.
+const (
+	BoundaryCompaction  = "compaction"
+	BoundaryPrune       = "prune"
+	BoundaryPins        = "pins"
+	BoundaryModel       = "model"
+	BoundarySystem      = "system"
+	BoundaryTools       = "tools"
+	BoundaryHistory     = "history"
+	BoundaryEffort      = "effort"
+	BoundaryUnexplained = "unexplained"
+)
+
+// CacheBoundaryKind is the event row of a boundary.
+const CacheBoundaryKind = "cache_boundary"
+
+// CacheBoundary is a boundary's event row: why the prefix broke, where
+// (the index of the first message that differs; -1 when the tools array
+// or the model did), the model, and the tools joined then.
+type CacheBoundary struct {
+	Reason    string   `json:"reason"`
+	Model     string   `json:"model"`
+	AtMessage int      `json:"at_message"`
+	Joined    []string `json:"joined,omitempty"`
+	// JoinedNow counts the tools that joined at this boundary.
+	JoinedNow int `json:"joined_now,omitempty"`
+}
+
+// partPrint is one message of a request: a hash of its encoding and its
+// size in bytes.
+type partPrint struct {
+	hash  uint64
+	bytes int
+}
+
+// requestPrint is what a request began with, and the state of the
+// history it was made from (to name the reason of a break).
+type requestPrint struct {
+	model string
+	// effort is the reasoning effort sent (a parameter, not a message;
+	// a change is a boundary the user made: some providers key their
+	// cache on it).
+	effort string
+	tools  partPrint
+	msgs   []partPrint
+	// system is the hash of the system messages, pins of the pins text,
+	// summary the newest summary's message id, compacted the tool
+	// outputs cleared.
+	system    uint64
+	pins      uint64
+	summary   string
+	compacted int
+	history   int // entries
+}
+
+// boundaryWatch keeps the last request's print (see the file comment).
+// It is used on the loop goroutine; announce may come from any.
+type boundaryWatch struct {
+	mu        sync.Mutex
+	last      *requestPrint
+	announced string
+}
+
+// verdict is a prepared request's relation to the last one.
+type verdict struct {
+	print  *requestPrint
+	broken bool
+	at     int    // the first message that differs; -1: tools or model
+	reason string // when broken
+	// cachedShare is the part of the request's bytes expected from the
+	// cache: the prefix it shares with the last request.
+	cachedShare float64
+}
+
+// announce makes reason the reason of the next boundary (a setting the
+// user changed that the request may not show), and lets found tools
+// join at the next request.
+func (w *boundaryWatch) announce(reason string) {
+	w.mu.Lock()
+	w.announced = reason
+	w.mu.Unlock()
+}
+
+// takeAnnounced returns and clears the announced reason.
+func (w *boundaryWatch) takeAnnounced() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.announced
+	w.announced = ""
+	return r
+}
+
+// sent makes p the last request's print.
+func (w *boundaryWatch) sent(p *requestPrint) {
+	w.mu.Lock()
+	w.last = p
+	w.mu.Unlock()
+}
+
+// judge compares p with the last request (pure but for reading last).
+func (w *boundaryWatch) judge(p *requestPrint, announced string) verdict {
+	w.mu.Lock()
+	last := w.last
+	w.mu.Unlock()
+	return judgePrints(last, p, announced)
+}
+
+// judgePrints is the decision: whether next breaks last's prefix, where,
+// why, and the share of next's bytes the two share.
+func judgePrints(last, next *requestPrint, announced string) verdict {
+	v := verdict{print: next, at: -1}
+	if last == nil {
+		return v
+	}
+	total := next.tools.bytes
+	for _, m := range next.msgs {
+		total += m.bytes
+	}
+	common := 0
+	switch {
+	case last.model != next.model, last.effort != next.effort:
+		v.broken = true
+	case last.tools != next.tools:
+		v.broken = true
+	default:
+		common = next.tools.bytes
+		n := min(len(last.msgs), len(next.msgs))
+		i := 0
+		for i < n && last.msgs[i] == next.msgs[i] {
+			common += next.msgs[i].bytes
+			i++
+		}
+		if i < len(last.msgs) {
+			v.broken, v.at = true, i
+		}
+	}
+	if total > 0 {
+		v.cachedShare = float64(common) / float64(total)
+	}
+	if v.broken {
+		v.reason = breakReason(last, next, announced)
+	}
+	return v
+}
+
+// breakReason names why next's prefix differs from last's: what changed
+// between them, the most likely cause first.
+func breakReason(last, next *requestPrint, announced string) string {
+	switch {
+	case last.model != next.model:
+		return BoundaryModel
+	case last.effort != next.effort:
+		return BoundaryEffort
+	case last.summary != next.summary:
+		return BoundaryCompaction
+	case last.compacted != next.compacted:
+		return BoundaryPrune
+	case last.pins != next.pins:
+		return BoundaryPins
+	case last.system != next.system:
+		return BoundarySystem
+	case announced != "":
+		return announced
+	case last.tools != next.tools:
+		return BoundaryTools
+	case next.history < last.history:
+		return BoundaryHistory
+	}
+	return BoundaryUnexplained
+}
+
+// printRequest makes req's print; systems is the count of its system
+// messages, pins the pins text, history what it was made from.
+func printRequest(req provider.Request, systems int, pins string, history []message.Entry) *requestPrint {
+	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), history: len(history)}
+	if len(req.Tools) > 0 {
+		b, _ := json.Marshal(req.Tools)
+		p.tools = printOf(b)
+	}
+	sys := fnv.New64a()
+	for i, m := range req.Messages {
+		var b []byte
+		if i < len(req.Encoded) {
+			b = req.Encoded[i]
+		}
+		if b == nil {
+			b, _ = provider.EncodeMessage(m)
+		}
+		p.msgs[i] = printOf(b)
+		if i < systems {
+			sys.Write(b)
+		}
+	}
+	p.system = sys.Sum64()
+	p.pins = printOf([]byte(pins)).hash
+	for _, e := range history {
+		if e.Message.Summary {
+			p.summary = e.Message.ID
+		}
+		for _, part := range e.Parts {
+			if part.Tool != nil && !part.Tool.CompactedAt.IsZero() {
+				p.compacted++
+			}
+		}
+	}
+	return p
+}
+
+// cacheReads reports whether the provider reported reading input from its
+// cache for any step of history.
+func cacheReads(history []message.Entry) bool {
+	for i := len(history) - 1; i >= 0; i-- {
+		if m := history[i].Message; m.Role == message.RoleAssistant && m.Usage.CachedInput > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expectedCached is the part of inputTokens the budget expects from the
+// cache: v's share of them, when the provider caches at all.
+func expectedCached(inputTokens int64, v verdict, history []message.Entry) int64 {
+	if v.cachedShare <= 0 || !cacheReads(history) {
+		return 0
+	}
+	return cachedTokens(inputTokens, v.cachedShare)
+}
+
+func printOf(b []byte) partPrint {
+	h := fnv.New64a()
+	h.Write(b)
+	return partPrint{hash: h.Sum64(), bytes: len(b)}
+}
+
+// settleRequest judges the step's prepared request against the last one
+// sent. At a boundary (a break, or a change announced) the tools found
+// since the last one join the tools array, and req's tools are made
+// again. It returns the verdict; record logs it once the request goes.
+func (sp *stepper) settleRequest(req *provider.Request, systems int) verdict {
+	pins, _ := sp.pinsNow()
+	history := sp.history()
+	announced := sp.bounds.takeAnnounced()
+	v := sp.bounds.judge(printRequest(*req, systems, pins, history), announced)
+	if (v.broken || announced != "") && sp.tt.join() {
+		sp.refreshTools()
+		if len(req.Tools) > 0 {
+			req.Tools = sp.offered().OpenAITools()
+		}
+		v = sp.bounds.judge(printRequest(*req, systems, pins, history), announced)
+		if !v.broken { // only the join breaks it: the announced change is why
+			v.broken, v.at, v.reason = true, -1, announced
+		}
+	}
+	return v
+}
+
+// recordBoundary logs v's boundary, if it is one, and makes its request
+// the last one sent.
+func (sp *stepper) recordBoundary(ctx context.Context, v verdict) {
+	sp.bounds.sent(v.print)
+	if !v.broken {
+		return
+	}
+	joined, now := sp.tt.joined()
+	_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, CacheBoundaryKind, CacheBoundary{
+		Reason: v.reason, Model: v.print.model, AtMessage: v.at, Joined: joined, JoinedNow: now})
+}
