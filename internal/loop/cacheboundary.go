@@ -41,7 +41,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"hash/fnv"
+	"hash/maphash"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/message"
@@ -83,6 +83,10 @@ type partPrint struct {
 	bytes int
 }
 
+// printSeed seeds the prints' hash: prints are compared within a process
+// only, never stored.
+var printSeed = maphash.MakeSeed()
+
 // requestPrint is what a request began with, and the state of the
 // history it was made from (to name the reason of a break).
 type requestPrint struct {
@@ -93,6 +97,10 @@ type requestPrint struct {
 	effort string
 	tools  partPrint
 	msgs   []partPrint
+	// enc are the encodings msgs were hashed from: the request cache
+	// hands a message it did not change the same slice from step to step,
+	// so the next print reuses its hash (printRequest).
+	enc [][]byte
 	// system is the hash of the system messages, pins of the pins text,
 	// summary the newest summary's message id, compacted the tool
 	// outputs cleared.
@@ -138,6 +146,13 @@ func (w *boundaryWatch) takeAnnounced() string {
 	r := w.announced
 	w.announced = ""
 	return r
+}
+
+// lastPrint is the last request's print (nil before the first).
+func (w *boundaryWatch) lastPrint() *requestPrint {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
 }
 
 // sent makes p the last request's print.
@@ -221,13 +236,18 @@ func breakReason(last, next *requestPrint, announced string) string {
 
 // printRequest makes req's print; systems is the count of its system
 // messages, pins the pins text, history what it was made from.
-func printRequest(req provider.Request, systems int, pins string, history []message.Entry) *requestPrint {
-	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), history: len(history)}
+// last, if not nil, is the last request's print: a message encoded as the
+// same bytes (the same slice) keeps its hash, so a step hashes only what
+// the request cache encoded anew, not the whole history (the print is on
+// the way from Enter to the request).
+func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint) *requestPrint {
+	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
 	if len(req.Tools) > 0 {
 		b, _ := json.Marshal(req.Tools)
 		p.tools = printOf(b)
 	}
-	sys := fnv.New64a()
+	var sys maphash.Hash
+	sys.SetSeed(printSeed)
 	for i, m := range req.Messages {
 		var b []byte
 		if i < len(req.Encoded) {
@@ -236,7 +256,12 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 		if b == nil {
 			b, _ = provider.EncodeMessage(m)
 		}
-		p.msgs[i] = printOf(b)
+		p.enc[i] = b
+		if last != nil && i < len(last.enc) && sameBytes(last.enc[i], b) {
+			p.msgs[i] = last.msgs[i]
+		} else {
+			p.msgs[i] = printOf(b)
+		}
 		if i < systems {
 			sys.Write(b)
 		}
@@ -277,9 +302,13 @@ func expectedCached(inputTokens int64, v verdict, history []message.Entry) int64
 }
 
 func printOf(b []byte) partPrint {
-	h := fnv.New64a()
-	h.Write(b)
-	return partPrint{hash: h.Sum64(), bytes: len(b)}
+	return partPrint{hash: maphash.Bytes(printSeed, b), bytes: len(b)}
+}
+
+// sameBytes reports whether a and b are the same slice (not only equal
+// bytes): the request cache's encoding of an unchanged message.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // settleRequest judges the step's prepared request against the last one
@@ -290,13 +319,13 @@ func (sp *stepper) settleRequest(req *provider.Request, systems int) verdict {
 	pins, _ := sp.pinsNow()
 	history := sp.history()
 	announced := sp.bounds.takeAnnounced()
-	v := sp.bounds.judge(printRequest(*req, systems, pins, history), announced)
+	v := sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint()), announced)
 	if (v.broken || announced != "") && sp.tt.join() {
 		sp.refreshTools()
 		if len(req.Tools) > 0 {
 			req.Tools = sp.offered().OpenAITools()
 		}
-		v = sp.bounds.judge(printRequest(*req, systems, pins, history), announced)
+		v = sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint()), announced)
 		if !v.broken { // only the join breaks it: the announced change is why
 			v.broken, v.at, v.reason = true, -1, announced
 		}
