@@ -33,6 +33,7 @@ package loop
 // EstimateEntries (TestRequestCacheMatchesUncached).
 
 import (
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -127,9 +128,13 @@ type partKey struct {
 	text string
 	tool *toolKey           // nil: Tool is nil
 	file *message.FileState // a copy; nil: File is nil
+	echo []byte             // a step-finish part's echo (echo.go)
 }
 
-type toolKey struct{ callID, name, input, result string }
+type toolKey struct {
+	callID, name, input, result string
+	echo                        []byte
+}
 
 func keyOf(e *message.Entry) entryKey {
 	k := entryKey{role: e.Message.Role, summary: e.Message.Summary, superseded: e.Message.Error == ErrSuperseded,
@@ -138,7 +143,10 @@ func keyOf(e *message.Entry) entryKey {
 		p := &e.Parts[i]
 		pk := partKey{typ: p.Type, text: p.Text}
 		if t := p.Tool; t != nil {
-			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t)}
+			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t), echo: t.Echo}
+		}
+		if p.Step != nil {
+			pk.echo = p.Step.Echo
 		}
 		if p.File != nil {
 			f := *p.File
@@ -163,7 +171,10 @@ func (k *entryKey) matches(e *message.Entry) bool {
 			return false
 		}
 		if t, tk := p.Tool, pk.tool; t != nil && !(same(tk.callID, t.CallID) && same(tk.name, t.Name) && same(tk.input, t.Input) &&
-			same(tk.result, tokens.ToolResult(t))) {
+			same(tk.result, tokens.ToolResult(t)) && bytes.Equal(tk.echo, t.Echo)) {
+			return false
+		}
+		if p.Step != nil && !bytes.Equal(pk.echo, p.Step.Echo) {
 			return false
 		}
 		if p.File != nil && *pk.file != *p.File {
@@ -338,6 +349,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
+		encodeEchoes(msgs[n:], enc[n:], entryEcho(e))
 		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
@@ -505,6 +517,7 @@ func convertEntry(e *message.Entry, opt ConvertOptions) *convertedEntry {
 			ce.enc[i] = b
 		}
 	}
+	encodeEchoes(ce.msgs, ce.enc, entryEcho(e))
 	return ce
 }
 

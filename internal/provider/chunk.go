@@ -44,11 +44,15 @@ type delta struct {
 	Reasoning        flexText       `json:"reasoning"`
 	ReasoningDetails reasoningParts `json:"reasoning_details"`
 	ToolCalls        []toolCallWire `json:"tool_calls"`
+	// ExtraContent is Gemini's signature on a text part (echo.go).
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 type toolCallWire struct {
 	Index    *int     `json:"index"`
 	ID       flexText `json:"id"`
+	// ExtraContent is Gemini's thought signature of the call (echo.go).
+	ExtraContent json.RawMessage `json:"extra_content"`
 	Function struct {
 		Name      flexText `json:"name"`
 		Arguments rawText  `json:"arguments"`
@@ -209,12 +213,16 @@ func (c *content) UnmarshalJSON(b []byte) error {
 // reasoningParts is delta.reasoning_details, OpenRouter's structured
 // reasoning (also Snowflake Cortex's only reasoning field): an array of
 // {"type":"reasoning.text","text"}, {"type":"reasoning.summary","summary"}
-// and {"type":"reasoning.encrypted","data"}. It decodes as the readable
-// text of the first two; encrypted data is opaque and dropped.
-type reasoningParts string
+// and {"type":"reasoning.encrypted","data"}. Its text is the readable
+// text of the first two; raw is the whole field as sent, which goes back
+// to the server (echo.go).
+type reasoningParts struct {
+	text string
+	raw  json.RawMessage
+}
 
 func (r *reasoningParts) UnmarshalJSON(b []byte) error {
-	*r = ""
+	*r = reasoningParts{raw: b}
 	var parts []struct {
 		Type    string   `json:"type"`
 		Text    flexText `json:"text"`
@@ -232,7 +240,7 @@ func (r *reasoningParts) UnmarshalJSON(b []byte) error {
 			out.WriteString(string(p.Summary))
 		}
 	}
-	*r = reasoningParts(out.String())
+	r.text = out.String()
 	return nil
 }
 

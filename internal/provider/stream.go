@@ -31,6 +31,7 @@ type toolCallState struct {
 	id      string
 	name    string
 	args    []byte
+	extra   json.RawMessage // the call's extra_content (echo.go)
 	started bool
 	ended   bool
 }
@@ -56,6 +57,7 @@ type openAIStream struct {
 	finish    string
 	usage     *Usage
 	answered  bool // an event of the answer was emitted
+	echo      echoState
 
 	// answerBytes counts the text and reasoning emitted; past answerLimit
 	// (see answerLimitBytes) the stream fails.
@@ -227,12 +229,15 @@ func (s *openAIStream) process(payload []byte) {
 // delta queues the events of one delta (or one whole message); it returns
 // false after a failure.
 func (s *openAIStream) delta(d *delta, whole bool) bool {
+	if d.ExtraContent != nil || d.ReasoningDetails.raw != nil {
+		s.echo.add(d.ExtraContent, d.ReasoningDetails.raw)
+	}
 	if reasoning := string(d.ReasoningContent); reasoning != "" {
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	} else if reasoning := string(d.Reasoning); reasoning != "" {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
-	} else if reasoning := string(d.ReasoningDetails); reasoning != "" {
+	} else if reasoning := d.ReasoningDetails.text; reasoning != "" {
 		// OpenRouter repeats reasoning here; Cortex sends it only here.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	}
@@ -287,6 +292,9 @@ func (s *openAIStream) toolCallDelta(tc *toolCallWire) bool {
 	}
 	if call.name == "" && name != "" {
 		call.name = name
+	}
+	if hasValue(tc.ExtraContent) {
+		call.extra = tc.ExtraContent
 	}
 	if len(call.args)+len(args) > maxToolArgumentBytes {
 		s.fail(&Error{Class: ClassBadRequest, Message: fmt.Sprintf("tool call %q arguments exceed %d bytes", call.name, maxToolArgumentBytes)})
@@ -343,7 +351,8 @@ func (s *openAIStream) endCalls() {
 			s.start(c)
 		}
 		c.ended = true
-		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args)}})
+		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args),
+			Echo: callEcho(c.extra)}})
 	}
 }
 
@@ -360,7 +369,7 @@ func (s *openAIStream) end() {
 		u := *s.usage
 		s.emit(Event{Type: EventUsage, Usage: &u})
 	}
-	s.emit(Event{Type: EventFinish, FinishReason: s.finish})
+	s.emit(Event{Type: EventFinish, FinishReason: s.finish, Echo: s.echo.object()})
 	s.err = io.EOF
 	s.idle.disarm()
 }
