@@ -123,7 +123,7 @@ func EncodeEchoed(m openai.ChatCompletionMessage, echo *Echo) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			b = appendFields(c[:len(c)-1], echo.Calls[tc.ID])
+			b = append(b, appendFields(c[:len(c)-1], echo.Calls[tc.ID])...)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
