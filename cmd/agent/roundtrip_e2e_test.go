@@ -67,12 +67,12 @@ func finishChunk() pt.Chunk {
 }
 
 const (
-	geminiMissing = `[{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call ` + "`default_api:read`" + ` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.","status":"INVALID_ARGUMENT"}}]`
+	geminiMissing    = `[{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call ` + "`default_api:read`" + ` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.","status":"INVALID_ARGUMENT"}}]`
 	anthropicMissing = `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.0.type: Expected ` + "`thinking`" + ` or ` + "`redacted_thinking`" + `, but found ` + "`tool_use`" + `. When ` + "`thinking`" + ` is enabled, a final ` + "`assistant`" + ` message must start with a thinking block.\"}}","provider_name":"Anthropic"}}}`
-	orGeminiMissing = `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"Function call is missing a thought_signature in functionCall parts.","provider_name":"Google AI Studio"}}}`
-	kimiMissing     = `{"error":{"message":"thinking is enabled but reasoning_content is missing in assistant tool call message at index 2","type":"invalid_request_error"}}`
-	deepseekMissing = `{"error":{"message":"Missing ` + "`reasoning_content`" + ` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`
-	unrecognised    = `{"error":{"message":"Unrecognized request argument supplied: %s","type":"invalid_request_error","param":null,"code":null}}`
+	orGeminiMissing  = `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"Function call is missing a thought_signature in functionCall parts.","provider_name":"Google AI Studio"}}}`
+	kimiMissing      = `{"error":{"message":"thinking is enabled but reasoning_content is missing in assistant tool call message at index 2","type":"invalid_request_error"}}`
+	deepseekMissing  = `{"error":{"message":"Missing ` + "`reasoning_content`" + ` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`
+	unrecognised     = `{"error":{"message":"Unrecognized request argument supplied: %s","type":"invalid_request_error","param":null,"code":null}}`
 )
 
 func roundtripFamilies() []roundtripFamily {
@@ -166,6 +166,36 @@ func roundtripFamilies() []roundtripFamily {
 	}
 }
 
+// handler answers a request as the family's vendor does: its 400 for a
+// missing or refused field, else the next step (an answer after three).
+func (f roundtripFamily) handler(req pt.Request) pt.Step {
+	var body struct {
+		Messages []wireMsg `json:"messages"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return pt.HTTPError(400, nil, `{"error":{"message":"bad json"}}`)
+	}
+	n := 0 // the assistant messages with calls so far
+	for _, m := range body.Messages {
+		for _, k := range f.refused {
+			if _, ok := m[k]; ok {
+				return pt.HTTPError(400, nil, fmt.Sprintf(unrecognised, "messages[]."+k))
+			}
+		}
+		if m.str("role") != "assistant" || len(m.calls()) == 0 {
+			continue
+		}
+		n++
+		if why := f.refuse(n, m); why != "" {
+			return pt.HTTPError(400, nil, why)
+		}
+	}
+	if n >= 3 {
+		return pt.Text("Done after " + strconv.Itoa(n) + " reads.")
+	}
+	return pt.Reply(f.step(n + 1)...)
+}
+
 // TestE2ERoundtripFamilies drives the binary through three tool steps
 // against each family's vendor-faithful fake: every step's request must
 // carry back exactly what the vendor requires, and nothing it refuses.
@@ -179,33 +209,7 @@ func TestE2ERoundtripFamilies(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			e.srv.Handle(func(req pt.Request) pt.Step {
-				var body struct {
-					Messages []wireMsg `json:"messages"`
-				}
-				if err := json.Unmarshal(req.Body, &body); err != nil {
-					return pt.HTTPError(400, nil, `{"error":{"message":"bad json"}}`)
-				}
-				n := 0 // the assistant messages with calls so far
-				for _, m := range body.Messages {
-					for _, k := range f.refused {
-						if _, ok := m[k]; ok {
-							return pt.HTTPError(400, nil, fmt.Sprintf(unrecognised, "messages[]."+k))
-						}
-					}
-					if m.str("role") != "assistant" || len(m.calls()) == 0 {
-						continue
-					}
-					n++
-					if why := f.refuse(n, m); why != "" {
-						return pt.HTTPError(400, nil, why)
-					}
-				}
-				if n >= 3 {
-					return pt.Text("Done after " + strconv.Itoa(n) + " reads.")
-				}
-				return pt.Reply(f.step(n + 1)...)
-			})
+			e.srv.Handle(f.handler)
 			res := e.run("", "run", "--model", f.model, "Read the three notes.")
 			if res.code != 0 {
 				t.Fatalf("exit %d: %s", res.code, res.stderr)
@@ -227,5 +231,34 @@ func TestE2ERoundtripFamilies(t *testing.T) {
 			}
 			assertNoKey(t, e.home)
 		})
+	}
+}
+
+// TestE2ERoundtripSurvivesResume: the signatures are stored with their
+// parts, so a session continued by another process (-c) sends them back.
+func TestE2ERoundtripSurvivesResume(t *testing.T) {
+	f := roundtripFamilies()[0] // Gemini
+	e := newEnv(t)
+	for n := 1; n <= 3; n++ {
+		if err := os.WriteFile(filepath.Join(e.work, fmt.Sprintf("notes%d.txt", n)), []byte("the notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.srv.Handle(f.handler)
+	if res := e.run("", "run", "--model", f.model, "Read the three notes."); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	res := e.run("", "run", "-c", "--model", f.model, "Once more.")
+	if res.code != 0 {
+		t.Fatalf("continued: exit %d: %s", res.code, res.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 5 || !strings.Contains(string(reqs[4].Body), "Once more.") {
+		t.Fatalf("%d requests; want the continued one last", len(reqs))
+	}
+	for n := 1; n <= 3; n++ {
+		if !strings.Contains(string(reqs[4].Body), fmt.Sprintf(`"thought_signature":"sig-%d"`, n)) {
+			t.Errorf("the continued session's request lacks call %d's signature", n)
+		}
 	}
 }

@@ -51,12 +51,12 @@ type delta struct {
 type toolCallWire struct {
 	Index    *int     `json:"index"`
 	ID       flexText `json:"id"`
-	// ExtraContent is Gemini's thought signature of the call (echo.go).
-	ExtraContent json.RawMessage `json:"extra_content"`
 	Function struct {
 		Name      flexText `json:"name"`
 		Arguments rawText  `json:"arguments"`
 	} `json:"function"`
+	// ExtraContent is Gemini's thought signature of the call (echo.go).
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 type usageWire struct {
