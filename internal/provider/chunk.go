@@ -38,14 +38,16 @@ type choice struct {
 }
 
 type delta struct {
-	Content          content        `json:"content"`
-	Refusal          flexText       `json:"refusal"`
-	ReasoningContent flexText       `json:"reasoning_content"`
-	Reasoning        flexText       `json:"reasoning"`
-	ReasoningDetails reasoningParts `json:"reasoning_details"`
-	ToolCalls        []toolCallWire `json:"tool_calls"`
-	// ExtraContent is Gemini's signature on a text part (echo.go).
-	ExtraContent json.RawMessage `json:"extra_content"`
+	Content          content         `json:"content"`
+	Refusal          flexText        `json:"refusal"`
+	ReasoningContent flexText        `json:"reasoning_content"`
+	Reasoning        flexText        `json:"reasoning"`
+	ReasoningDetails *reasoningParts `json:"reasoning_details"`
+	ToolCalls        []toolCallWire  `json:"tool_calls"`
+	// ExtraContent is Gemini's signature on a text part (echo.go). It
+	// and ReasoningDetails are pointers: most deltas have neither, and
+	// every delta is allocated.
+	ExtraContent *json.RawMessage `json:"extra_content"`
 }
 
 type toolCallWire struct {
@@ -56,7 +58,7 @@ type toolCallWire struct {
 		Arguments rawText  `json:"arguments"`
 	} `json:"function"`
 	// ExtraContent is Gemini's thought signature of the call (echo.go).
-	ExtraContent json.RawMessage `json:"extra_content"`
+	ExtraContent *json.RawMessage `json:"extra_content"`
 }
 
 type usageWire struct {

@@ -229,17 +229,24 @@ func (s *openAIStream) process(payload []byte) {
 // delta queues the events of one delta (or one whole message); it returns
 // false after a failure.
 func (s *openAIStream) delta(d *delta, whole bool) bool {
-	if d.ExtraContent != nil || d.ReasoningDetails.raw != nil {
-		s.echo.add(d.ExtraContent, d.ReasoningDetails.raw)
+	if d.ExtraContent != nil || d.ReasoningDetails != nil {
+		var extra, details json.RawMessage
+		if d.ExtraContent != nil {
+			extra = *d.ExtraContent
+		}
+		if d.ReasoningDetails != nil {
+			details = d.ReasoningDetails.raw
+		}
+		s.echo.add(extra, details)
 	}
 	if reasoning := string(d.ReasoningContent); reasoning != "" {
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	} else if reasoning := string(d.Reasoning); reasoning != "" {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
-	} else if reasoning := d.ReasoningDetails.text; reasoning != "" {
+	} else if d.ReasoningDetails != nil && d.ReasoningDetails.text != "" {
 		// OpenRouter repeats reasoning here; Cortex sends it only here.
-		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
+		s.emit(Event{Type: EventReasoningDelta, Text: d.ReasoningDetails.text})
 	}
 	d.Content.each(func(text string, reasoning bool) {
 		if reasoning {
@@ -293,8 +300,8 @@ func (s *openAIStream) toolCallDelta(tc *toolCallWire) bool {
 	if call.name == "" && name != "" {
 		call.name = name
 	}
-	if hasValue(tc.ExtraContent) {
-		call.extra = tc.ExtraContent
+	if tc.ExtraContent != nil && hasValue(*tc.ExtraContent) {
+		call.extra = *tc.ExtraContent
 	}
 	if len(call.args)+len(args) > maxToolArgumentBytes {
 		s.fail(&Error{Class: ClassBadRequest, Message: fmt.Sprintf("tool call %q arguments exceed %d bytes", call.name, maxToolArgumentBytes)})
