@@ -59,23 +59,21 @@ type openAIStream struct {
 	answered  bool // an event of the answer was emitted
 	echo      echoState
 
-	// answerBytes counts the text and reasoning emitted; past answerLimit
-	// (see answerLimitBytes) the stream fails.
+	// answerBytes counts the text and reasoning emitted; past
+	// answerLimitBytes(maxTokens) the stream fails.
 	answerBytes int
-	answerLimit int
 	maxTokens   int
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAIStream {
 	return &openAIStream{
-		ctx:         ctx,
-		body:        body,
-		sse:         newSSEReader(body),
-		apiKey:      apiKey,
-		calls:       map[int]*toolCallState{},
-		lastIndex:   -1,
-		idle:        &idleWatch{cancel: func() {}},
-		answerLimit: answerLimitBytes(0),
+		ctx:       ctx,
+		body:      body,
+		sse:       newSSEReader(body),
+		apiKey:    apiKey,
+		calls:     map[int]*toolCallState{},
+		lastIndex: -1,
+		idle:      &idleWatch{cancel: func() {}},
 	}
 }
 
@@ -415,7 +413,7 @@ func (s *openAIStream) emit(ev Event) {
 	s.queue = append(s.queue, ev)
 	if ev.Type == EventTextDelta || ev.Type == EventReasoningDelta {
 		s.answerBytes += len(ev.Text)
-		if s.answerBytes > s.answerLimit {
+		if s.answerBytes > answerLimitBytes(s.maxTokens) {
 			s.fail(s.runawayError())
 		}
 	}
@@ -424,7 +422,7 @@ func (s *openAIStream) emit(ev Event) {
 // runawayError stops an answer far longer than the output cap asked for:
 // the server ignores it, and the same request would run away again.
 func (s *openAIStream) runawayError() *Error {
-	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(s.answerLimit)/(1<<20), 'g', 3, 64))
+	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(answerLimitBytes(s.maxTokens))/(1<<20), 'g', 3, 64))
 	if s.maxTokens > 0 {
 		msg += fmt.Sprintf(", far beyond the output limit of %d tokens (does the server ignore max_tokens?)", s.maxTokens)
 	}
