@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
 // echoHistory is n Gemini-style steps: a user message, then an assistant
@@ -106,5 +112,78 @@ func TestSummarisedRangeDropsCallsAndSignaturesTogether(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(got), []byte("Read files 0 and 1.")) {
 		t.Errorf("no summary sent:\n%s", got)
+	}
+}
+
+// TestRecordedReasoningGoesBackPerCatalog replays recorded streams with
+// reasoning_content and parallel calls (DeepSeek V4, GLM 4.6): the next
+// request sends the reasoning back as reasoning_content to a model whose
+// catalog row says its reasoning travels in it, and not to one whose row
+// does not; no vendor field is invented either way.
+func TestRecordedReasoningGoesBackPerCatalog(t *testing.T) {
+	root := fixturesAbove(t)
+	for _, tt := range []struct {
+		file, model string
+		back        bool
+	}{
+		{"crush/deepseek-v4__parallel_tool_calls__1.sse", "deepseek-v4-flash", true},
+		{"crush/deepseek-v4__parallel_tool_calls__1.sse", "gpt-4.1", false},
+		{"crush/zai-glm4.6__parallel_tool_calls__1.sse", "glm-4.7", true},
+		{"crush/zai-glm4.6__parallel_tool_calls__1.sse", "glm-4.6", false}, // its row names no field
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(root, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessWith(t, func(_ *Options, c *config.Config) { c.Model = tt.model }, pt.RawSSE(string(raw)), pt.Text("ok"))
+			if res := h.turn("go"); res.Err != nil {
+				t.Fatalf("turn: %v", res.Err)
+			}
+			var reasoning string
+			for _, e := range h.r.History() {
+				if e.Message.Role == message.RoleAssistant {
+					reasoning += joinText(e.Parts, message.PartReasoning)
+				}
+			}
+			if reasoning == "" {
+				t.Fatal("the recording's reasoning was not kept")
+			}
+			body := string(h.srv.Requests()[1].Body)
+			for _, m := range h.request(1) {
+				if m.Role != openai.ChatMessageRoleAssistant {
+					continue
+				}
+				if want := map[bool]string{true: reasoning}[tt.back]; m.ReasoningContent != want {
+					t.Errorf("reasoning_content %q, want %q", m.ReasoningContent, want)
+				}
+			}
+			for _, f := range []string{"reasoning_details", "extra_content", `"reasoning"`} {
+				if strings.Contains(body, f) {
+					t.Errorf("the request carries %s", f)
+				}
+			}
+		})
+	}
+}
+
+// fixturesAbove finds shared/fixtures/providers in a directory above the
+// working one (beside the main checkout, or above a worktree).
+func fixturesAbove(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f := filepath.Join(dir, "shared", "fixtures", "providers")
+		if _, err := os.Stat(f); err == nil {
+			return f
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("shared/fixtures/providers not found above the working directory")
+		}
+		dir = parent
 	}
 }
