@@ -201,3 +201,22 @@ func TestEchoTableNamesEveryKeptField(t *testing.T) {
 		t.Errorf("%s is kept but no row of EchoTable says so", f)
 	}
 }
+
+// TestWholeAnswerKeepsEcho: a server that answers stream:true with a
+// whole chat.completion (choices carry message) keeps its fields too.
+func TestWholeAnswerKeepsEcho(t *testing.T) {
+	srv := providertest.New(t, providertest.Step{Status: 200, Header: map[string]string{"Content-Type": "application/json"},
+		Body: `{"object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"",` +
+			`"reasoning_details":[{"type":"reasoning.encrypted","data":"E1","index":0}],` +
+			`"tool_calls":[{"id":"f1","type":"function","function":{"name":"ls","arguments":"{}"},"extra_content":{"google":{"thought_signature":"S"}}}]}}]}`})
+	o := collect(t, t.Context(), NewOpenAI(Config{BaseURL: srv.URL}))
+	if o.err != nil || len(o.ends) != 1 {
+		t.Fatalf("ends %+v err %v", o.ends, o.err)
+	}
+	if got, want := o.ends[0].Echo, `{"extra_content":{"google":{"thought_signature":"S"}}}`; got != want {
+		t.Errorf("call echo %s, want %s", got, want)
+	}
+	if got, want := o.events[len(o.events)-1].Echo, `{"reasoning_details":[{"type":"reasoning.encrypted","data":"E1","index":0}]}`; got != want {
+		t.Errorf("message echo %s, want %s", got, want)
+	}
+}
