@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -206,10 +207,15 @@ func callEcho(extra json.RawMessage) string {
 	return `{"extra_content":` + string(extra) + "}"
 }
 
-// detail is one reasoning_details item: its members in their order.
+// detail is one reasoning_details item: its members in their order,
+// each raw, but a text, summary or data string continued over deltas,
+// which is put together in a builder (joined[i] non-nil) and encoded
+// once at the end: a long reasoning streamed in thousands of deltas
+// costs its length, not its length times the deltas.
 type detail struct {
-	keys []string
-	vals []json.RawMessage
+	keys   []string
+	vals   []json.RawMessage
+	joined []*strings.Builder
 }
 
 func (d *detail) get(k string) json.RawMessage {
@@ -221,10 +227,40 @@ func (d *detail) get(k string) json.RawMessage {
 
 func (d *detail) set(k string, v json.RawMessage) {
 	if i := slices.Index(d.keys, k); i >= 0 {
-		d.vals[i] = v
+		d.vals[i], d.joined[i] = v, nil
 		return
 	}
-	d.keys, d.vals = append(d.keys, k), append(d.vals, v)
+	d.keys, d.vals, d.joined = append(d.keys, k), append(d.vals, v), append(d.joined, nil)
+}
+
+// join continues member k, a string, with v; a member that is not a
+// string on either side is replaced by v.
+func (d *detail) join(k string, v json.RawMessage) {
+	i := slices.Index(d.keys, k)
+	var more string
+	if i < 0 || json.Unmarshal(v, &more) != nil {
+		d.set(k, v)
+		return
+	}
+	if d.joined[i] == nil {
+		var was string
+		if json.Unmarshal(d.vals[i], &was) != nil {
+			d.set(k, v)
+			return
+		}
+		d.joined[i] = &strings.Builder{}
+		d.joined[i].WriteString(was)
+	}
+	d.joined[i].WriteString(more)
+}
+
+// value is member i as it goes back.
+func (d *detail) value(i int) json.RawMessage {
+	if d.joined[i] != nil {
+		b, _ := json.Marshal(d.joined[i].String())
+		return b
+	}
+	return d.vals[i]
 }
 
 // mergeDetails adds a delta's reasoning_details to what came before:
@@ -246,7 +282,6 @@ func mergeDetails(acc []detail, raw json.RawMessage) ([]detail, bool) {
 		}
 		parsed = append(parsed, d)
 	}
-	acc = slices.Clone(acc)
 	for _, d := range parsed {
 		at := -1
 		if idx := d.get("index"); idx != nil {
@@ -261,12 +296,11 @@ func mergeDetails(acc []detail, raw json.RawMessage) ([]detail, bool) {
 			continue
 		}
 		prev := &acc[at]
-		prev.keys, prev.vals = slices.Clone(prev.keys), slices.Clone(prev.vals)
 		for i, k := range d.keys {
 			v := d.vals[i]
 			switch old := prev.get(k); {
 			case k == "text" || k == "summary" || k == "data":
-				prev.set(k, joinStrings(old, v))
+				prev.join(k, v)
 			case bytes.Equal(v, []byte("null")) && old != nil:
 			default:
 				prev.set(k, v)
@@ -274,16 +308,6 @@ func mergeDetails(acc []detail, raw json.RawMessage) ([]detail, bool) {
 		}
 	}
 	return acc, true
-}
-
-// joinStrings is the JSON string a+b; b when a is not a string.
-func joinStrings(a, b json.RawMessage) json.RawMessage {
-	var sa, sb string
-	if json.Unmarshal(a, &sa) != nil || json.Unmarshal(b, &sb) != nil {
-		return b
-	}
-	out, _ := json.Marshal(sa + sb)
-	return out
 }
 
 // parseObject reads a JSON object's members in order, each value raw.
@@ -305,7 +329,7 @@ func parseObject(b []byte) (detail, bool) {
 		}
 		var c bytes.Buffer
 		_ = json.Compact(&c, v)
-		d.keys, d.vals = append(d.keys, k), append(d.vals, c.Bytes())
+		d.keys, d.vals, d.joined = append(d.keys, k), append(d.vals, c.Bytes()), append(d.joined, nil)
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
 		return detail{}, false
@@ -329,7 +353,7 @@ func encodeDetails(ds []detail) json.RawMessage {
 				b = append(b, ',')
 			}
 			kb, _ := json.Marshal(k)
-			b = append(append(append(b, kb...), ':'), d.vals[j]...)
+			b = append(append(append(b, kb...), ':'), d.value(j)...)
 		}
 		b = append(b, '}')
 	}

@@ -220,3 +220,45 @@ func TestWholeAnswerKeepsEcho(t *testing.T) {
 		t.Errorf("message echo %s, want %s", got, want)
 	}
 }
+
+// BenchmarkReasoningDetailsMerge: a reasoning of 20k deltas is merged in
+// time linear in its length.
+func BenchmarkReasoningDetailsMerge(b *testing.B) {
+	delta := json.RawMessage(`[{"type":"reasoning.text","text":"a few words of thought ","format":"anthropic-claude-v1","index":0}]`)
+	for b.Loop() {
+		var e echoState
+		for range 20000 {
+			e.add(nil, delta)
+		}
+		if len(e.object()) < 20000*20 {
+			b.Fatal("short")
+		}
+	}
+}
+
+// TestEchoIsBounded: vendor fields past the answer's byte limit stop the
+// stream, as a runaway answer does.
+func TestEchoIsBounded(t *testing.T) {
+	big := strings.Repeat("x", 600<<10)
+	var chunks []providertest.Chunk
+	for range 4 {
+		chunks = append(chunks, providertest.JSONChunk(`{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"`+big+`"}]}}]}`))
+	}
+	srv := providertest.New(t, providertest.Reply(append(chunks, providertest.FinishChunk("stop"))...))
+	p := NewOpenAI(Config{BaseURL: srv.URL})
+	s, err := p.Stream(t.Context(), Request{Model: "m", MaxTokens: 1000, Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for {
+		_, err := s.Recv()
+		if err == nil {
+			continue
+		}
+		if !strings.Contains(err.Error(), "the answer passed 1 MiB") {
+			t.Fatalf("err %v, want the runaway error", err)
+		}
+		return
+	}
+}

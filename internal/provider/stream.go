@@ -236,6 +236,12 @@ func (s *openAIStream) delta(d *delta, whole bool) bool {
 			details = d.ReasoningDetails.raw
 		}
 		s.echo.add(extra, details)
+		// Kept for the next request: bounded like the answer's text.
+		s.answerBytes += len(extra) + len(details)
+		if s.answerBytes > answerLimitBytes(s.maxTokens) {
+			s.fail(s.runawayError())
+			return false
+		}
 	}
 	if reasoning := string(d.ReasoningContent); reasoning != "" {
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
