@@ -104,7 +104,10 @@ func roundtripFamilies() []roundtripFamily {
 			},
 			refuse: func(n int, m wireMsg) string {
 				for _, c := range m.calls() {
-					if !sameJSON(c["extra_content"], fmt.Sprintf(`{"google":{"thought_signature":"sig-%d"}}`, n)) {
+					// Its own signature, or Google's documented stand-in
+					// for a call that has none.
+					if !sameJSON(c["extra_content"], fmt.Sprintf(`{"google":{"thought_signature":"sig-%d"}}`, n)) &&
+						!sameJSON(c["extra_content"], `{"google":{"thought_signature":"skip_thought_signature_validator"}}`) {
 						return geminiMissing
 					}
 				}
@@ -260,5 +263,31 @@ func TestE2ERoundtripSurvivesResume(t *testing.T) {
 		if !strings.Contains(string(reqs[4].Body), fmt.Sprintf(`"thought_signature":"sig-%d"`, n)) {
 			t.Errorf("the continued session's request lacks call %d's signature", n)
 		}
+	}
+}
+
+// TestE2EGeminiAfterAnotherModel: a session whose calls another model
+// made (or that was stored before signatures were kept) carries on with
+// Gemini 3: its unsigned calls go with Google's stand-in signature.
+func TestE2EGeminiAfterAnotherModel(t *testing.T) {
+	fams := roundtripFamilies()
+	gemini, local := fams[0], fams[len(fams)-1]
+	e := newEnv(t)
+	for n := 1; n <= 3; n++ {
+		if err := os.WriteFile(filepath.Join(e.work, fmt.Sprintf("notes%d.txt", n)), []byte("the notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.srv.Handle(local.handler)
+	if res := e.run("", "run", "--model", local.model, "Read the three notes."); res.code != 0 {
+		t.Fatalf("first run: exit %d: %s", res.code, res.stderr)
+	}
+	e.srv.Handle(gemini.handler)
+	res := e.run("", "run", "-c", "--model", gemini.model, "Go on.")
+	if res.code != 0 {
+		t.Fatalf("continued with %s: exit %d: %s", gemini.model, res.code, res.stderr)
+	}
+	if last := e.srv.Requests()[4].Body; strings.Count(string(last), "skip_thought_signature_validator") != 3 {
+		t.Errorf("want the stand-in on each of the three calls: %s", last)
 	}
 }

@@ -27,9 +27,22 @@ func rawEcho(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
+// convertMode is what of ConvertOptions a kept conversion depends on
+// (requestCache drops its conversions when it changes).
+type convertMode struct {
+	roundtrip    bool
+	unsignedCall string
+}
+
+func modeOf(opt ConvertOptions) convertMode {
+	return convertMode{roundtrip: opt.ReasoningRoundtrip, unsignedCall: opt.UnsignedCall}
+}
+
 // entryEcho is what an assistant entry sends back beyond its text,
-// reasoning and calls; nil when nothing.
-func entryEcho(e *message.Entry) *provider.Echo {
+// reasoning and calls; nil when nothing. A call stored without an echo
+// gets opt.UnsignedCall (a session from before echoes were kept, or a
+// call another model made).
+func entryEcho(e *message.Entry, opt ConvertOptions) *provider.Echo {
 	if e.Message.Role != message.RoleAssistant || e.Message.Summary {
 		return nil
 	}
@@ -37,7 +50,7 @@ func entryEcho(e *message.Entry) *provider.Echo {
 	for i := range e.Parts {
 		p := &e.Parts[i]
 		var tool, step bool
-		tool = p.Type == message.PartTool && p.Tool != nil && len(p.Tool.Echo) > 0
+		tool = p.Type == message.PartTool && p.Tool != nil && (len(p.Tool.Echo) > 0 || opt.UnsignedCall != "")
 		step = p.Type == message.PartStepFinish && p.Step != nil && len(p.Step.Echo) > 0
 		if !tool && !step {
 			continue
@@ -50,6 +63,9 @@ func entryEcho(e *message.Entry) *provider.Echo {
 				echo.Calls = map[string]string{}
 			}
 			echo.Calls[p.Tool.CallID] = string(p.Tool.Echo)
+			if len(p.Tool.Echo) == 0 {
+				echo.Calls[p.Tool.CallID] = opt.UnsignedCall
+			}
 		} else {
 			echo.Message = string(p.Step.Echo)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -185,5 +186,34 @@ func fixturesAbove(t *testing.T) string {
 			t.Skip("shared/fixtures/providers not found above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// TestUnsignedCallsGetTheStandInOnlyForGemini: a call stored without an
+// echo gets Google's stand-in when the model is Gemini on Google's
+// endpoint, and nothing for any other; a switch between the two re-makes
+// the kept conversions; a call with its own signature keeps it.
+func TestUnsignedCallsGetTheStandInOnlyForGemini(t *testing.T) {
+	h := echoHistory(3)
+	h[1].Parts[1].Tool.Echo = nil // c0: unsigned
+	var c requestCache
+	conv := func(model string) string {
+		t.Helper()
+		opt := ConvertOptions{UnsignedCall: provider.UnsignedCallEcho(model)}
+		cv := c.conversation(nil, h, opt, tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{}), tokens.Chars{})
+		return string(bytes.Join(cv.enc, []byte("\n")))
+	}
+	stand := `{"id":"c0","type":"function","function":{"name":"read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator"}}}`
+	for _, step := range []struct {
+		model string
+		want  bool
+	}{{"gpt-4.1", false}, {"gemini-3-pro-preview", true}, {"google/gemini-3.1-pro-preview", false}, {"gemini-3-flash-preview", true}} {
+		got := conv(step.model)
+		if strings.Contains(got, stand) != step.want {
+			t.Errorf("%s: stand-in sent %v, want %v:\n%s", step.model, !step.want, step.want, got)
+		}
+		if !strings.Contains(got, `"thought_signature":"sig-1"`) || !strings.Contains(got, `"thought_signature":"sig-2"`) {
+			t.Errorf("%s: a call lost its own signature", step.model)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 )
 
 // ErrNoVision is why images are refused for a model without vision.
@@ -63,7 +64,7 @@ func imageParts(images []*message.FileState) []*message.Part {
 // convertOptions are the converter's options for the session's model.
 func (sp *stepper) convertOptions() ConvertOptions {
 	info := sp.modelPricing().info
-	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip}
+	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip, UnsignedCall: provider.UnsignedCallEcho(sp.modelPricing().model)}
 	if info.SendsImages() {
 		opt.ImageURL = attachments.ForDataDir(sp.opt.Config.DataDir).DataURL
 	}

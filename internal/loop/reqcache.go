@@ -50,12 +50,12 @@ type requestCache struct {
 	mu      sync.Mutex
 	entries map[string]*cachedEntry // by message id
 	pass    uint64                  // counts the requests built, to drop what none used
-	// roundtrip is the conversion option the kept messages were made
-	// with; est the estimator the kept costs were counted with.
-	roundtrip bool
-	est       tokens.Estimator
-	systems   []cachedText
-	lastLen   int // the messages of the last request, to size the next
+	// mode is the conversion options the kept messages were made with
+	// (convertMode); est the estimator the kept costs were counted with.
+	mode    convertMode
+	est     tokens.Estimator
+	systems []cachedText
+	lastLen int // the messages of the last request, to size the next
 	// order holds the entries of the last walk over a history, in their
 	// place, so that a walk over the same history finds each entry
 	// without a map lookup; next is the walk's own, cursor its place.
@@ -309,11 +309,11 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		cv.first = &history[0]
 	}
 	c.pass++
-	if c.roundtrip != opt.ReasoningRoundtrip {
+	if c.mode != modeOf(opt) {
 		for _, ce := range c.entries {
 			ce.conv = nil
 		}
-		c.roundtrip = opt.ReasoningRoundtrip
+		c.mode = modeOf(opt)
 	}
 	cest, ratio, roundtrip := calc.Pricing()
 	price := cachedCounts(est) && cest == est
@@ -349,7 +349,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
-		encodeEchoes(msgs[n:], enc[n:], entryEcho(e))
+		encodeEchoes(msgs[n:], enc[n:], entryEcho(e, opt))
 		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
@@ -517,7 +517,7 @@ func convertEntry(e *message.Entry, opt ConvertOptions) *convertedEntry {
 			ce.enc[i] = b
 		}
 	}
-	encodeEchoes(ce.msgs, ce.enc, entryEcho(e))
+	encodeEchoes(ce.msgs, ce.enc, entryEcho(e, opt))
 	return ce
 }
 

@@ -37,6 +37,8 @@ const (
 	EchoIfRoundtrip EchoPolicy = "if reasoning_roundtrip"
 	// EchoNever: read (as reasoning text) but never sent back.
 	EchoNever EchoPolicy = "never"
+	// EchoStandIn: sent in place of a missing field (UnsignedCallEcho).
+	EchoStandIn EchoPolicy = "stand-in"
 )
 
 // EchoRow is one row of EchoTable: a family, a field of the assistant
@@ -77,9 +79,29 @@ var EchoTable = []EchoRow{
 	// Groq and OpenRouter stream reasoning as "reasoning"; Groq refuses
 	// the field on input messages, OpenRouter takes reasoning_details.
 	{"groq, openrouter", "reasoning", EchoNever},
+	// Google: a function call with no signature (made by another model,
+	// or stored before signatures were kept) is refused by Gemini 3 as
+	// missing one; Google's documented stand-in skips the check for it
+	// (UnsignedCallEcho).
+	{"gemini", "tool_calls[].extra_content of a call without one", EchoStandIn},
 	// OpenAI's o-series and gpt-5 keep their reasoning on the server:
 	// chat completions has no field to return it, nothing is sent back.
 	{"openai", "", EchoNever},
+}
+
+// skipSignature is Google's documented thought_signature for a function
+// call that has none of its own (ai.google.dev, thought signatures).
+const skipSignature = "skip_thought_signature_validator"
+
+// UnsignedCallEcho is the echo sent with a tool call that has none of its
+// own, for a model that refuses such a call: Gemini's models on Google's
+// OpenAI-compatible endpoint (named without a vendor prefix, "gemini-…").
+// "" for every other model, which is sent the call as it is.
+func UnsignedCallEcho(model string) string {
+	if !strings.HasPrefix(strings.ToLower(model), "gemini-") {
+		return ""
+	}
+	return `{"extra_content":{"google":{"thought_signature":"` + skipSignature + `"}}}`
 }
 
 // echoedFields are the message fields of EchoTable kept raw; callFields
