@@ -46,7 +46,8 @@
 //	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
-//	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
+//	                                    echo.go (vendor fields sent back), reqwarm.go,
+//	                                    cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
