@@ -262,3 +262,25 @@ func TestEchoIsBounded(t *testing.T) {
 		return
 	}
 }
+
+// TestEchoNeverCarriesTheKey: a server that puts the API key in a field
+// it wants back does not get it stored (the key never reaches the
+// database): it is redacted like in errors.
+func TestEchoNeverCarriesTheKey(t *testing.T) {
+	const key = "sk-echo-secret-0123456789"
+	srv := providertest.New(t, providertest.Reply(
+		providertest.JSONChunk(`{"choices":[{"index":0,"delta":{"extra_content":{"k":"`+key+`"},"tool_calls":[{"index":0,"id":"c","function":{"name":"ls","arguments":"{}"},"extra_content":{"google":{"thought_signature":"`+key+`"}}}]},"finish_reason":"tool_calls"}]}`),
+	))
+	o := collect(t, t.Context(), NewOpenAI(Config{BaseURL: srv.URL, APIKey: key}))
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	for _, ev := range o.events {
+		if strings.Contains(ev.Echo, key) || (ev.ToolCall != nil && strings.Contains(ev.ToolCall.Echo, key)) {
+			t.Fatalf("%v carries the key: %q %+v", ev.Type, ev.Echo, ev.ToolCall)
+		}
+	}
+	if !strings.Contains(o.ends[0].Echo, "[redacted]") {
+		t.Errorf("call echo %s", o.ends[0].Echo)
+	}
+}

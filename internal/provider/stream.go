@@ -363,7 +363,7 @@ func (s *openAIStream) endCalls() {
 		}
 		c.ended = true
 		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args),
-			Echo: callEcho(c.extra)}})
+			Echo: redact(callEcho(c.extra), s.apiKey)}})
 	}
 }
 
@@ -380,7 +380,7 @@ func (s *openAIStream) end() {
 		u := *s.usage
 		s.emit(Event{Type: EventUsage, Usage: &u})
 	}
-	s.emit(Event{Type: EventFinish, FinishReason: s.finish, Echo: s.echo.object()})
+	s.emit(Event{Type: EventFinish, FinishReason: s.finish, Echo: redact(s.echo.object(), s.apiKey)})
 	s.err = io.EOF
 	s.idle.disarm()
 }
