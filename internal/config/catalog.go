@@ -229,14 +229,26 @@ func CatalogEntry(name string) (info ModelInfo, src Source, ok bool) {
 	if !ok {
 		return ModelInfo{}, Source{}, false
 	}
-	return r.Info, Source{Source: "models.dev " + r.Provider, AsOf: t.asOf}, true
+	return withRoundtrip(r.Info), Source{Source: "models.dev " + r.Provider, AsOf: t.asOf}, true
 }
 
 // lookupCatalog finds a model in the catalog in force (see
 // catalogTable.find).
 func lookupCatalog(name string) (ModelInfo, bool) {
 	r, ok := current().find(name)
-	return r.Info, ok
+	return withRoundtrip(r.Info), ok
+}
+
+// withRoundtrip derives ReasoningRoundtrip from Interleaved: a model whose
+// reasoning travels between tool steps as reasoning_content wants it back
+// (Kimi K2 thinking, DeepSeek thinking with tools); the config may still
+// say otherwise (mergeModel). reasoning_details travel raw instead
+// (provider.EchoTable), and the others are not sent their reasoning.
+func withRoundtrip(info ModelInfo) ModelInfo {
+	if info.Interleaved == "reasoning_content" {
+		info.ReasoningRoundtrip = true
+	}
+	return info
 }
 
 // CatalogModels returns the names of the models the catalog in force

@@ -66,7 +66,8 @@ func TestDeclaredLimitsKeepTheCatalog(t *testing.T) {
 		{"gpt-4.1", ModelInfo{ContextWindow: 200000, MaxOutput: 32768, Price: Price{2.00, 8.00, 0.50, 0}, Vision: true, Cache: CacheAutomatic}},
 		{"gpt-5", ModelInfo{ContextWindow: 400000, MaxOutput: 64000, InputLimit: 272000, Price: Price{1.25, 10.00, 0.125, 0}, Vision: true, Cache: CacheAutomatic, Reasoning: true, Efforts: mustEfforts(t, "minimal", "low", "medium", "high")}},
 		{"o3", ModelInfo{ContextWindow: 200000, MaxOutput: 100000, InputLimit: 150000, Price: Price{2.00, 8.00, 0.50, 0}, Vision: true, Cache: CacheAutomatic, Reasoning: true, Efforts: mustEfforts(t, "low", "medium", "high")}},
-		{"deepseek-reasoner", ModelInfo{ContextWindow: 1000000, MaxOutput: 384000, Price: Price{0.14, 0.5, 0.0028, 0}, Cache: CacheAutomatic, Reasoning: true, Interleaved: "reasoning_content"}},
+		// Its reasoning travels as reasoning_content: it gets it back.
+		{"deepseek-reasoner", ModelInfo{ContextWindow: 1000000, MaxOutput: 384000, Price: Price{0.14, 0.5, 0.0028, 0}, Cache: CacheAutomatic, Reasoning: true, Interleaved: "reasoning_content", ReasoningRoundtrip: true}},
 		{"gpt-4o", ModelInfo{ContextWindow: 128000, MaxOutput: 16384, Price: Price{2.50, 10.00, 1.25, 0}, ReasoningRoundtrip: true, Vision: true, Cache: CacheAutomatic}},
 	} {
 		if info, known := c.ModelInfo(tt.name); info != tt.want || !known {

@@ -32,6 +32,10 @@ const (
 type ConvertOptions struct {
 	// ReasoningRoundtrip sends reasoning text back to the model.
 	ReasoningRoundtrip bool
+	// UnsignedCall is the echo of a tool call that has none, for a family
+	// that refuses such a call (provider.UnsignedCallEcho); "" sends it
+	// as it is.
+	UnsignedCall string
 	// ImageURL returns a stored image as a data URL; nil sends every image
 	// as its placeholder (a model without vision).
 	ImageURL func(f *message.FileState) (string, error)

@@ -64,7 +64,8 @@
 //	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
-//	                                    reqwarm.go, cachemarks.go, retry.go, usage.go,
+//	                                    echo.go (vendor fields sent back), reqwarm.go,
+//	                                    cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
 //	                                    config's, the catalog's rule; the stepper's)

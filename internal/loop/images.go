@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/attachments"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 )
 
 // ErrNoVision is why images are refused for a model without vision.
@@ -64,7 +65,7 @@ func imageParts(images []*message.FileState) []*message.Part {
 func (sp *stepper) convertOptions() ConvertOptions {
 	m := sp.modelPricing()
 	info := m.info
-	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip}
+	opt := ConvertOptions{ReasoningRoundtrip: info.ReasoningRoundtrip, UnsignedCall: provider.UnsignedCallEcho(m.model)}
 	if info.SendsImages() && !sp.visionOff(m.model) {
 		opt.ImageURL = attachments.ForDataDir(sp.opt.Config.DataDir).DataURL
 	}

@@ -33,6 +33,7 @@ package loop
 // EstimateEntries (TestRequestCacheMatchesUncached).
 
 import (
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -49,12 +50,12 @@ type requestCache struct {
 	mu      sync.Mutex
 	entries map[string]*cachedEntry // by message id
 	pass    uint64                  // counts the requests built, to drop what none used
-	// roundtrip is the conversion option the kept messages were made
-	// with; est the estimator the kept costs were counted with.
-	roundtrip bool
-	est       tokens.Estimator
-	systems   []cachedText
-	lastLen   int // the messages of the last request, to size the next
+	// mode is the conversion options the kept messages were made with
+	// (convertMode); est the estimator the kept costs were counted with.
+	mode    convertMode
+	est     tokens.Estimator
+	systems []cachedText
+	lastLen int // the messages of the last request, to size the next
 	// order holds the entries of the last walk over a history, in their
 	// place, so that a walk over the same history finds each entry
 	// without a map lookup; next is the walk's own, cursor its place.
@@ -127,11 +128,13 @@ type partKey struct {
 	text string
 	tool *toolKey           // nil: Tool is nil
 	file *message.FileState // a copy; nil: File is nil
+	echo []byte             // a step-finish part's echo (echo.go)
 }
 
 type toolKey struct {
 	callID, name, input, result string
 	images                      int
+	echo                        []byte
 }
 
 func keyOf(e *message.Entry) entryKey {
@@ -141,7 +144,10 @@ func keyOf(e *message.Entry) entryKey {
 		p := &e.Parts[i]
 		pk := partKey{typ: p.Type, text: p.Text}
 		if t := p.Tool; t != nil {
-			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t), images: len(tokens.ToolImages(t))}
+			pk.tool = &toolKey{callID: t.CallID, name: t.Name, input: t.Input, result: tokens.ToolResult(t), images: len(tokens.ToolImages(t)), echo: t.Echo}
+		}
+		if p.Step != nil {
+			pk.echo = p.Step.Echo
 		}
 		if p.File != nil {
 			f := *p.File
@@ -166,7 +172,10 @@ func (k *entryKey) matches(e *message.Entry) bool {
 			return false
 		}
 		if t, tk := p.Tool, pk.tool; t != nil && !(same(tk.callID, t.CallID) && same(tk.name, t.Name) && same(tk.input, t.Input) &&
-			same(tk.result, tokens.ToolResult(t))) {
+			same(tk.result, tokens.ToolResult(t)) && bytes.Equal(tk.echo, t.Echo)) {
+			return false
+		}
+		if p.Step != nil && !bytes.Equal(pk.echo, p.Step.Echo) {
 			return false
 		}
 		if p.File != nil && *pk.file != *p.File {
@@ -302,11 +311,11 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		cv.first = &history[0]
 	}
 	c.pass++
-	if c.roundtrip != opt.ReasoningRoundtrip {
+	if c.mode != modeOf(opt) {
 		for _, ce := range c.entries {
 			ce.conv = nil
 		}
-		c.roundtrip = opt.ReasoningRoundtrip
+		c.mode = modeOf(opt)
 	}
 	cest, ratio, roundtrip := calc.Pricing()
 	price := cachedCounts(est) && cest == est
@@ -342,6 +351,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		for range len(msgs) - n {
 			enc = append(enc, nil)
 		}
+		encodeEchoes(msgs[n:], enc[n:], entryEcho(e, opt))
 		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
 	}
 	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
@@ -509,6 +519,7 @@ func convertEntry(e *message.Entry, opt ConvertOptions) *convertedEntry {
 			ce.enc[i] = b
 		}
 	}
+	encodeEchoes(ce.msgs, ce.enc, entryEcho(e, opt))
 	return ce
 }
 

@@ -201,7 +201,7 @@ func (c *requestCache) warm(entries []message.Entry, opt ConvertOptions, est tok
 		c.mu.Lock()
 		if len(c.entries) == 0 && c.est == nil {
 			// Nothing made yet: the cache takes the options warmed with.
-			c.roundtrip = opt.ReasoningRoundtrip
+			c.mode = modeOf(opt)
 			if price {
 				c.est = est
 			}
@@ -217,7 +217,7 @@ func (c *requestCache) warm(entries []message.Entry, opt ConvertOptions, est tok
 			} else if !ce.key.matches(m.e) {
 				*ce = cachedEntry{id: ce.id, key: keyOf(m.e), used: c.pass}
 			}
-			if ce.conv == nil && c.roundtrip == opt.ReasoningRoundtrip {
+			if ce.conv == nil && c.mode == modeOf(opt) {
 				ce.conv = m.conv
 			}
 			if ce.cost == nil && price && c.est == est {

@@ -173,6 +173,7 @@ type streamState struct {
 	calls  map[int]int // tool index → part index
 	usage  *message.Usage
 	finish string
+	echo   string // the message's vendor fields (provider.EchoTable)
 }
 
 // stream makes one model call and persists what it streams, in stream
@@ -259,6 +260,7 @@ func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversatio
 	s.addPart(message.Part{Type: message.PartStepFinish, Step: &message.StepState{
 		Usage: usage, CostUSD: cost, FinishReason: s.finish, Estimate: estimate,
 		Calibration: sp.calc().Reading().Calibration, RequestEstimate: own, UsageSuspect: suspect,
+		Echo: rawEcho(s.echo),
 	}})
 	e.Message.Usage = usage
 	e.Message.CostUSD = cost
@@ -301,7 +303,7 @@ func (s *streamState) consume(st provider.Stream) error {
 			u := *ev.Usage
 			s.usage = &u
 		case provider.EventFinish:
-			s.finish = ev.FinishReason
+			s.finish, s.echo = ev.FinishReason, ev.Echo
 		}
 	}
 }
@@ -388,6 +390,7 @@ func (s *streamState) endCall(tc *provider.ToolCall) {
 		st.Name = tc.Name
 	}
 	st.Input = tc.Arguments
+	st.Echo = rawEcho(tc.Echo)
 	p.Tool = &st
 	s.sp.savePart(s.ctx, s.entry, ix, p)
 }

@@ -10,6 +10,7 @@ package message
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -202,6 +203,11 @@ type ToolState struct {
 	// after the step's tool results, described in text otherwise, and
 	// dropped from requests with the output when it is pruned.
 	Images []*FileState `json:"images,omitempty"`
+	// Echo is the call's vendor fields as the server sent them (a JSON
+	// object, e.g. Gemini's {"extra_content":{"google":{"thought_signature":
+	// …}}}), sent back with the call every time it is sent: a prune
+	// clears the output, never this (provider.EchoTable).
+	Echo json.RawMessage `json:"echo,omitempty"`
 }
 
 // StepState is the state of a step-finish part: the step's own usage.
@@ -220,6 +226,11 @@ type StepState struct {
 	// report was implausible and the calculator ignored it.
 	RequestEstimate int64 `json:"request_estimate,omitempty"`
 	UsageSuspect    bool  `json:"usage_suspect,omitempty"`
+	// Echo is the step's message-level vendor fields as the server sent
+	// them (a JSON object: OpenRouter's reasoning_details, Gemini's
+	// extra_content), sent back with the step's assistant message
+	// (provider.EchoTable).
+	Echo json.RawMessage `json:"echo,omitempty"`
 }
 
 // CompactionState is the state of a compaction part.

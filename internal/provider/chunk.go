@@ -38,12 +38,16 @@ type choice struct {
 }
 
 type delta struct {
-	Content          content        `json:"content"`
-	Refusal          flexText       `json:"refusal"`
-	ReasoningContent flexText       `json:"reasoning_content"`
-	Reasoning        flexText       `json:"reasoning"`
-	ReasoningDetails reasoningParts `json:"reasoning_details"`
-	ToolCalls        []toolCallWire `json:"tool_calls"`
+	Content          content         `json:"content"`
+	Refusal          flexText        `json:"refusal"`
+	ReasoningContent flexText        `json:"reasoning_content"`
+	Reasoning        flexText        `json:"reasoning"`
+	ReasoningDetails *reasoningParts `json:"reasoning_details"`
+	ToolCalls        []toolCallWire  `json:"tool_calls"`
+	// ExtraContent is Gemini's signature on a text part (echo.go). It
+	// and ReasoningDetails are pointers: most deltas have neither, and
+	// every delta is allocated.
+	ExtraContent *json.RawMessage `json:"extra_content"`
 }
 
 type toolCallWire struct {
@@ -53,6 +57,8 @@ type toolCallWire struct {
 		Name      flexText `json:"name"`
 		Arguments rawText  `json:"arguments"`
 	} `json:"function"`
+	// ExtraContent is Gemini's thought signature of the call (echo.go).
+	ExtraContent *json.RawMessage `json:"extra_content"`
 }
 
 type usageWire struct {
@@ -209,12 +215,16 @@ func (c *content) UnmarshalJSON(b []byte) error {
 // reasoningParts is delta.reasoning_details, OpenRouter's structured
 // reasoning (also Snowflake Cortex's only reasoning field): an array of
 // {"type":"reasoning.text","text"}, {"type":"reasoning.summary","summary"}
-// and {"type":"reasoning.encrypted","data"}. It decodes as the readable
-// text of the first two; encrypted data is opaque and dropped.
-type reasoningParts string
+// and {"type":"reasoning.encrypted","data"}. Its text is the readable
+// text of the first two; raw is the whole field as sent, which goes back
+// to the server (echo.go).
+type reasoningParts struct {
+	text string
+	raw  json.RawMessage
+}
 
 func (r *reasoningParts) UnmarshalJSON(b []byte) error {
-	*r = ""
+	*r = reasoningParts{raw: b}
 	var parts []struct {
 		Type    string   `json:"type"`
 		Text    flexText `json:"text"`
@@ -232,7 +242,7 @@ func (r *reasoningParts) UnmarshalJSON(b []byte) error {
 			out.WriteString(string(p.Summary))
 		}
 	}
-	*r = reasoningParts(out.String())
+	r.text = out.String()
 	return nil
 }
 

@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -26,6 +27,8 @@ func FuzzStreamAssembly(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"a\",\"function\":{\"name\":\"ls\",\"arguments\":\"{\"}}]}}]}\n\n"))
 	f.Add([]byte(": comment\n\ndata: {\"error\":{\"message\":\"boom\"}}\n\n"))
+	f.Add([]byte(`data: {"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a","index":0}],"extra_content":{"google":{}}}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"s","index":0}],"tool_calls":[{"index":0,"id":"c","function":{"name":"ls","arguments":"{}"},"extra_content":{"google":{"thought_signature":"t"}}}]},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		s := newStream(context.Background(), io.NopCloser(bytes.NewReader(body)), "sk-fuzz")
 		defer s.Close()
@@ -57,6 +60,13 @@ func FuzzStreamAssembly(f *testing.F) {
 					t.Fatalf("key in error: %v", perr)
 				}
 				return
+			}
+			// What goes back to the server is a JSON object, or nothing.
+			if ev.Echo != "" && !(json.Valid([]byte(ev.Echo)) && ev.Echo[0] == '{') {
+				t.Fatalf("message echo is not a JSON object: %s", ev.Echo)
+			}
+			if ev.ToolCall != nil && ev.ToolCall.Echo != "" && !(json.Valid([]byte(ev.ToolCall.Echo)) && ev.ToolCall.Echo[0] == '{') {
+				t.Fatalf("call echo is not a JSON object: %s", ev.ToolCall.Echo)
 			}
 			switch ev.Type {
 			case EventFinish:

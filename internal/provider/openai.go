@@ -161,7 +161,7 @@ func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionReque
 	}
 	s := newStream(ctx, resp.Body, p.apiKey)
 	s.idle, s.idleErr = idle, p.idleError
-	s.maxTokens, s.answerLimit = req.MaxTokens, answerLimitBytes(req.MaxTokens)
+	s.maxTokens = req.MaxTokens
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
 		s.loadJSON(activityReader{io.LimitReader(resp.Body, maxJSONBodyBytes), idle})

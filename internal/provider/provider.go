@@ -116,6 +116,10 @@ type ToolCall struct {
 	Name      string
 	ArgsDelta string
 	Arguments string
+	// Echo, on EventToolCallEnd, is the call's vendor fields to send back
+	// with it (EchoTable: Gemini's extra_content) as a JSON object; ""
+	// when it had none.
+	Echo string
 }
 
 // Event is one item of a stream; which fields are set depends on Type.
@@ -125,6 +129,10 @@ type Event struct {
 	ToolCall     *ToolCall
 	Usage        *Usage
 	FinishReason string
+	// Echo, on EventFinish, is the message's vendor fields to send back
+	// with it (EchoTable: reasoning_details, extra_content) as a JSON
+	// object; "" when it had none.
+	Echo string
 }
 
 // Stream is one streaming answer.

@@ -31,6 +31,7 @@ type toolCallState struct {
 	id      string
 	name    string
 	args    []byte
+	extra   json.RawMessage // the call's extra_content (echo.go)
 	started bool
 	ended   bool
 }
@@ -56,24 +57,23 @@ type openAIStream struct {
 	finish    string
 	usage     *Usage
 	answered  bool // an event of the answer was emitted
+	echo      echoState
 
-	// answerBytes counts the text and reasoning emitted; past answerLimit
-	// (see answerLimitBytes) the stream fails.
+	// answerBytes counts the text and reasoning emitted; past
+	// answerLimitBytes(maxTokens) the stream fails.
 	answerBytes int
-	answerLimit int
 	maxTokens   int
 }
 
 func newStream(ctx context.Context, body io.ReadCloser, apiKey string) *openAIStream {
 	return &openAIStream{
-		ctx:         ctx,
-		body:        body,
-		sse:         newSSEReader(body),
-		apiKey:      apiKey,
-		calls:       map[int]*toolCallState{},
-		lastIndex:   -1,
-		idle:        &idleWatch{cancel: func() {}},
-		answerLimit: answerLimitBytes(0),
+		ctx:       ctx,
+		body:      body,
+		sse:       newSSEReader(body),
+		apiKey:    apiKey,
+		calls:     map[int]*toolCallState{},
+		lastIndex: -1,
+		idle:      &idleWatch{cancel: func() {}},
 	}
 }
 
@@ -227,14 +227,30 @@ func (s *openAIStream) process(payload []byte) {
 // delta queues the events of one delta (or one whole message); it returns
 // false after a failure.
 func (s *openAIStream) delta(d *delta, whole bool) bool {
+	if d.ExtraContent != nil || d.ReasoningDetails != nil {
+		var extra, details json.RawMessage
+		if d.ExtraContent != nil {
+			extra = *d.ExtraContent
+		}
+		if d.ReasoningDetails != nil {
+			details = d.ReasoningDetails.raw
+		}
+		s.echo.add(extra, details)
+		// Kept for the next request: bounded like the answer's text.
+		s.answerBytes += len(extra) + len(details)
+		if s.answerBytes > answerLimitBytes(s.maxTokens) {
+			s.fail(s.runawayError())
+			return false
+		}
+	}
 	if reasoning := string(d.ReasoningContent); reasoning != "" {
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
 	} else if reasoning := string(d.Reasoning); reasoning != "" {
 		// Some servers send both fields with the same text: one is enough.
 		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
-	} else if reasoning := string(d.ReasoningDetails); reasoning != "" {
+	} else if d.ReasoningDetails != nil && d.ReasoningDetails.text != "" {
 		// OpenRouter repeats reasoning here; Cortex sends it only here.
-		s.emit(Event{Type: EventReasoningDelta, Text: reasoning})
+		s.emit(Event{Type: EventReasoningDelta, Text: d.ReasoningDetails.text})
 	}
 	d.Content.each(func(text string, reasoning bool) {
 		if reasoning {
@@ -287,6 +303,9 @@ func (s *openAIStream) toolCallDelta(tc *toolCallWire) bool {
 	}
 	if call.name == "" && name != "" {
 		call.name = name
+	}
+	if tc.ExtraContent != nil && hasValue(*tc.ExtraContent) {
+		call.extra = *tc.ExtraContent
 	}
 	if len(call.args)+len(args) > maxToolArgumentBytes {
 		s.fail(&Error{Class: ClassBadRequest, Message: fmt.Sprintf("tool call %q arguments exceed %d bytes", call.name, maxToolArgumentBytes)})
@@ -343,7 +362,8 @@ func (s *openAIStream) endCalls() {
 			s.start(c)
 		}
 		c.ended = true
-		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args)}})
+		s.emit(Event{Type: EventToolCallEnd, ToolCall: &ToolCall{Index: i, ID: c.id, Name: c.name, Arguments: string(c.args),
+			Echo: redact(callEcho(c.extra), s.apiKey)}})
 	}
 }
 
@@ -360,7 +380,7 @@ func (s *openAIStream) end() {
 		u := *s.usage
 		s.emit(Event{Type: EventUsage, Usage: &u})
 	}
-	s.emit(Event{Type: EventFinish, FinishReason: s.finish})
+	s.emit(Event{Type: EventFinish, FinishReason: s.finish, Echo: redact(s.echo.object(), s.apiKey)})
 	s.err = io.EOF
 	s.idle.disarm()
 }
@@ -399,7 +419,7 @@ func (s *openAIStream) emit(ev Event) {
 	s.queue = append(s.queue, ev)
 	if ev.Type == EventTextDelta || ev.Type == EventReasoningDelta {
 		s.answerBytes += len(ev.Text)
-		if s.answerBytes > s.answerLimit {
+		if s.answerBytes > answerLimitBytes(s.maxTokens) {
 			s.fail(s.runawayError())
 		}
 	}
@@ -408,7 +428,7 @@ func (s *openAIStream) emit(ev Event) {
 // runawayError stops an answer far longer than the output cap asked for:
 // the server ignores it, and the same request would run away again.
 func (s *openAIStream) runawayError() *Error {
-	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(s.answerLimit)/(1<<20), 'g', 3, 64))
+	msg := fmt.Sprintf("the answer passed %s MiB", strconv.FormatFloat(float64(answerLimitBytes(s.maxTokens))/(1<<20), 'g', 3, 64))
 	if s.maxTokens > 0 {
 		msg += fmt.Sprintf(", far beyond the output limit of %d tokens (does the server ignore max_tokens?)", s.maxTokens)
 	}

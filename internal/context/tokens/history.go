@@ -327,12 +327,22 @@ func walkCost(e *message.Entry, count func(text string, reasoning bool)) (fixed 
 		count(p.Tool.Name, false)
 		count(p.Tool.Input, false)
 		count(ToolResult(p.Tool), false)
+		if len(p.Tool.Echo) > 0 {
+			count(string(p.Tool.Echo), false) // its vendor fields go with it
+		}
 		fixed += TokensPerMessage // the result is a message of its own
 	}
 	if !sent {
 		return 0, false // an empty or failed assistant message is not sent
 	}
 	fixed += toolImagesCost(e.Parts, count) // toolimages.go
+	for i := range e.Parts {
+		// The message's vendor fields (reasoning_details: OpenRouter's
+		// reasoning, sent back whole) are sent with it.
+		if p := &e.Parts[i]; p.Type == message.PartStepFinish && p.Step != nil && len(p.Step.Echo) > 0 {
+			count(string(p.Step.Echo), false)
+		}
+	}
 	return fixed + TokensPerMessage, true
 }
 
