@@ -9,8 +9,8 @@ import (
 
 func TestJudge(t *testing.T) {
 	excs := []exception{
-		{"internal/loop.Runner", methods, 184, splitting},
-		{"internal/tui/model.go", lines, 551, splitting},
+		{"internal/loop.Runner", methods, 184, "being split"},
+		{"internal/tui/model.go", lines, 551, "being split"},
 		{"internal/gone.T", fields, 20, "old"},
 	}
 	tests := []struct {
