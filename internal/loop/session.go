@@ -41,6 +41,13 @@ type sessionState struct {
 	// systemRecorded is the system prompt count recorded last
 	// (recordSystem, reading.go); the loop's, like promptAt.
 	systemRecorded systemCount
+	// gitStart is the git status the system messages carry, that of the
+	// start of the session (nil until gathered or read back at Open);
+	// gitNow the one gathered for the turn; gitRecorded, that gitStart is
+	// stored (envcontext.go). The loop's, like promptAt.
+	gitStart    *string
+	gitNow      string
+	gitRecorded bool
 
 	sessWrite sync.Mutex
 	lease     *storage.Lease // nil while unsaved
