@@ -36,28 +36,39 @@ import (
 )
 
 // gitStartKind is the event log row holding the git status a session's
-// system messages carry (gitStart).
+// system messages carry (gitStartRow).
 const gitStartKind = "system_git"
 
-// gitStart is the git status of the start of a session, as recorded.
-type gitStart struct {
+// gitStartRow is the git status of the start of a session, as recorded.
+type gitStartRow struct {
 	Status string `json:"status"`
+}
+
+// gitStatuses are the git statuses a session's prompt is made from.
+type gitStatuses struct {
+	// start is the status the system messages carry, that of the start
+	// of the session: nil until gathered, or read back at Open
+	// (storedGitStart); recorded, that it is stored.
+	start    *string
+	recorded bool
+	// now is the status gathered for the turn.
+	now string
 }
 
 // envPath is the Path of a status part: what the chat names it by.
 const envPath = "git status"
 
 // sessionEnv returns env with the git status of the start of the
-// session, which the first call sets; now is env's own status, the one
-// the turn's status part compares (statusPart). The loop holding busy and
+// session, which the first call sets; env's own status becomes git.now,
+// which statusNote.attach tells when it changed. The loop holding busy and
 // Open call it.
 func (s *sessionState) sessionEnv(env Environment) Environment {
-	if s.gitStart == nil {
+	if s.git.start == nil {
 		status := env.GitStatus
-		s.gitStart = &status
+		s.git.start = &status
 	}
-	s.gitNow = env.GitStatus
-	env.GitStatus = *s.gitStart
+	s.git.now = env.GitStatus
+	env.GitStatus = *s.git.start
 	return env
 }
 
@@ -68,7 +79,7 @@ func storedGitStart(ctx context.Context, st *storage.Store, sessionID string) *s
 	if err != nil || len(rows) == 0 {
 		return nil
 	}
-	var g gitStart
+	var g gitStartRow
 	if json.Unmarshal(rows[len(rows)-1].Data, &g) != nil {
 		return nil
 	}
@@ -79,11 +90,11 @@ func storedGitStart(ctx context.Context, st *storage.Store, sessionID string) *s
 // (off the path from Enter to the request). Only the loop calls it,
 // holding busy.
 func recordGitStart(ctx context.Context, st *storage.Store, s *sessionState) {
-	if s.gitRecorded || s.gitStart == nil || !s.stored() {
+	if s.git.recorded || s.git.start == nil || !s.stored() {
 		return
 	}
-	if st.LogEvent(context.WithoutCancel(ctx), s.id(), gitStartKind, gitStart{Status: *s.gitStart}) == nil {
-		s.gitRecorded = true
+	if st.LogEvent(context.WithoutCancel(ctx), s.id(), gitStartKind, gitStartRow{Status: *s.git.start}) == nil {
+		s.git.recorded = true
 	}
 }
 
@@ -124,15 +135,15 @@ type statusNote struct {
 // holding busy.
 func (n statusNote) attach(ctx context.Context) {
 	s := n.state
-	if s.gitStart == nil || len(s.history) == 0 {
+	if s.git.start == nil || len(s.history) == 0 {
 		return
 	}
 	last := s.history[len(s.history)-1]
 	if m := last.Message; m.Role != message.RoleUser || m.Summary || m.Rewound() {
 		return
 	}
-	now := s.gitNow
-	if now == "" || now == lastSeenStatus(s.history, *s.gitStart) {
+	now := s.git.now
+	if now == "" || now == lastSeenStatus(s.history, *s.git.start) {
 		return // "": git did not answer (or the repository went): nothing to tell
 	}
 	ts := time.Now()

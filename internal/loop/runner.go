@@ -117,7 +117,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
-		r.state.gitStart = storedGitStart(ctx, st, sess.ID) // the system messages' git status (envcontext.go)
+		r.state.git.start = storedGitStart(ctx, st, sess.ID) // the system messages' git status (envcontext.go)
 	}
 	dir := sess.Dir
 	if dir == "" {
