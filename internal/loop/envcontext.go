@@ -139,7 +139,7 @@ func (n statusNote) attach(ctx context.Context) {
 		return
 	}
 	last := s.history[len(s.history)-1]
-	if m := last.Message; m.Role != message.RoleUser || m.Summary || m.Rewound() {
+	if m := last.Message; m.Role != message.RoleUser || m.Summary || m.Rewound() || tokens.IsMarker(last) {
 		return
 	}
 	now := s.git.now

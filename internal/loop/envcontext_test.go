@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -76,8 +78,12 @@ func TestGitStatusChangeKeepsTheSystemMessages(t *testing.T) {
 		t.Fatalf("%d step requests, want 3", len(reqs))
 	}
 	for i := 1; i < 3; i++ {
-		if !reqs[i].extends(reqs[i-1]) {
-			t.Errorf("request %d does not extend request %d:\n%q\n%q", i+1, i, reqs[i].msgs, reqs[i-1].msgs)
+		if prev, next := reqs[i-1], reqs[i]; !next.extends(prev) {
+			j := 0
+			for j < len(prev.msgs) && j < len(next.msgs) && prev.msgs[j] == next.msgs[j] {
+				j++
+			}
+			t.Errorf("request %d does not extend request %d from message %d:\n%s", i+1, i, j, strings.Join(next.msgs[j:], "\n"))
 		}
 	}
 	first := h.request(0)
@@ -170,6 +176,32 @@ func TestLastSeenStatus(t *testing.T) {
 	} {
 		if got := lastSeenStatus(c.hist, "START"); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// The system messages of a session change with their stable parts (the
+// date, the instructions), never with the git status gathered for a turn.
+func TestSystemMessagesFollowOnlyTheStableParts(t *testing.T) {
+	s := &sessionState{}
+	day := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
+	start := Environment{Dir: "/w", Date: day, GitStatus: "## main"}
+	first := SystemPrompt(s.sessionEnv(start))
+	later := start
+	later.GitStatus, later.Date = "## main\n M a.go", day.Add(30*time.Second) // another turn, the same day
+	if got := SystemPrompt(s.sessionEnv(later)); !slices.Equal(got, first) || s.git.now != later.GitStatus {
+		t.Errorf("a new git status changed the system messages:\n%q\n%q", got, first)
+	}
+	for name, env := range map[string]Environment{
+		"date":         {Dir: "/w", Date: day.Add(time.Minute), GitStatus: "## main\n M a.go"},
+		"instructions": {Dir: "/w", Date: day, GitStatus: "## main", Instructions: []Instruction{{Path: "/w/AGENTS.md", Text: "Test first."}}},
+	} {
+		got := SystemPrompt(s.sessionEnv(env))
+		if slices.Equal(got, first) {
+			t.Errorf("%s: the system messages did not change", name)
+		}
+		if !strings.Contains(got[1], "Git status at the start of the session:\n## main\n") || strings.Contains(got[1], "a.go") {
+			t.Errorf("%s: the system message lost the session's start status:\n%s", name, got[1])
 		}
 	}
 }
