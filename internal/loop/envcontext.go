@@ -150,7 +150,9 @@ func (n statusNote) attach(ctx context.Context) {
 	p := &message.Part{SessionID: last.Message.SessionID, MessageID: last.Message.ID, Type: message.PartFile,
 		CreatedAt: ts, File: &message.FileState{Kind: message.AttachEnv, Path: envPath, Content: now}}
 	if err := n.store.UpsertPart(ctx, p); err != nil {
-		n.ev.note("the git status was not sent with this message: " + err.Error())
+		if ctx.Err() == nil { // a cancelled turn sends nothing anyway
+			n.ev.note("the git status was not sent with this message: " + err.Error())
+		}
 		return
 	}
 	last.Parts = append(slices.Clip(last.Parts), *p)
