@@ -2,7 +2,8 @@ package main
 
 // The Markdown transcript of a session, for `agent sessions show` (long
 // tool outputs and reasoning clipped) and `agent sessions export` (all of
-// it). It shows what the user and the model said, every tool call with its
+// it). It shows what the user and the model said (and, marked as the
+// agent's, the git status it sent with a message), every tool call with its
 // input and output, and where compactions happened; step bookkeeping
 // parts are left out. Nothing here sanitises: the caller strips terminal
 // controls when the transcript goes to a terminal.
@@ -95,6 +96,11 @@ func writeEntry(b *strings.Builder, e message.Entry, opt transcriptOptions) {
 		case message.PartPatch:
 			if p.Patch != nil {
 				writePatch(b, p.Patch)
+			}
+		case message.PartFile:
+			if f := p.File; f != nil && f.Kind == message.AttachEnv {
+				b.WriteString("\n_Sent by the agent with this message: the git status, changed since the model was last told it._\n")
+				writeFenced(b, "", f.Content)
 			}
 		}
 	}

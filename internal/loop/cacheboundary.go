@@ -17,8 +17,9 @@ package loop
 //     messages is not a break.
 //   - The reasons a break has: compaction (the newest summary changed),
 //     prune (tool outputs were cleared: batched by prune_minimum, so
-//     rare), pins, model, system (the dynamic system message was gathered
-//     again and differs: date, git status, instruction files), tools (a
+//     rare), pins, model, system (the dynamic system message was made
+//     again: the date or an instruction file changed; a new git status
+//     goes in the turn's user message instead, envcontext.go), tools (a
 //     server connected or went, or the model refused tools), history (the
 //     history was rewound or edited), an announced change (announce: a
 //     setting the user changed, such as effort), or unexplained — a bug

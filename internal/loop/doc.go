@@ -3,11 +3,14 @@
 // goes on step by step until the model stops calling tools, the user cancels,
 // or the step limit is reached.
 //
-// At the start of each turn the dynamic system message (directory, date,
-// git status, AGENTS.md) is gathered again, unless it was gathered ahead
-// of the turn — beside Open and the first message (Options.Environment) or
-// while the user typed (PrefetchEnvironment) — less than 20 s before; the
-// stable one never changes.
+// At the start of each turn the environment (directory, date, git status,
+// AGENTS.md) is gathered again, unless it was gathered ahead of the turn —
+// beside Open and the first message (Options.Environment) or while the
+// user typed (PrefetchEnvironment) — less than 20 s before. The dynamic
+// system message keeps the git status of the session's start and is made
+// again only when the date or an instruction file changed; a git status
+// that changed since the model was last told it becomes a part of the
+// turn's user message (envcontext.go). The stable one never changes.
 // Between steps, in this order, the loop injects queued user messages
 // (coalesced into one), builds the request and repairs any tool call
 // without its one result (what each history entry is sent as is kept from
@@ -60,6 +63,8 @@
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
 //	system prompt, instructions         prompt.go (refreshPrompt, openPrompt, systemOf),
 //	                                    instructions.go
+//	the git status of a later turn      envcontext.go (statusNote: a part of the turn's
+//	                                    user message; the session's start status stored)
 //	the model and its calculator        model.go (SetModel, Reading, restoreCalculator)
 //	a step: its request and cache,      stepper.go (type stepper: explicit inputs,
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,

@@ -132,7 +132,7 @@ func (e Environment) Render() string {
 	fmt.Fprintf(&b, "Working directory: %s\n", e.Dir)
 	fmt.Fprintf(&b, "Today's date: %s\n", e.Date.Format("2006-01-02"))
 	if e.GitStatus != "" {
-		fmt.Fprintf(&b, "\nGit status at the start of this turn:\n%s\n", e.GitStatus)
+		fmt.Fprintf(&b, "\nGit status at the start of the session:\n%s\n", e.GitStatus)
 	} else {
 		b.WriteString("Not a git repository.\n")
 	}
@@ -175,18 +175,21 @@ func (r *Runner) PrefetchEnvironment() {
 	r.state.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
 }
 
-// refreshPrompt gathers the dynamic part of the system prompt again at the
-// start of a turn, so that "Git status at the start of this turn" is true
-// (git is bounded by gitStatus's timeout). Only the second system message
-// can change; the stable first one stays byte-identical for prompt caches.
-// The calculator counts the new prompt. The caller holds busy.
+// refreshPrompt gathers the environment again at the start of a turn (git
+// is bounded by gitStatus's timeout). The system messages keep the git
+// status of the start of the session, so only a change of a stable part
+// (the date, an instruction file) makes the second one again — the first
+// never changes; a new git status goes with the turn's user message
+// instead (envcontext.go). The calculator counts the new prompt. The
+// caller holds busy.
 func (r *Runner) refreshPrompt(ctx context.Context) {
 	system := systemOf(r.opt.SystemPrompt, r.hooks)
 	set := func(env Environment, at time.Time) {
-		if r.state.setSystem(system(env), at) {
+		if r.state.setSystem(system(r.state.sessionEnv(env)), at) {
 			r.calcp.Load().SetFixed(r.fixedTokens())
 		}
 	}
+	defer func() { statusNote{state: r.state, store: r.store, ev: r.ev, calc: r.calcp.Load()}.attach(ctx) }()
 	fromOpen := r.state.promptFromOpen
 	r.state.promptFromOpen = false
 	r.state.mu.Lock() // PrefetchEnvironment sets it while idle
@@ -240,7 +243,7 @@ func openPrompt(ctx context.Context, s *sessionState, pending *PendingEnvironmen
 	began := time.Now()
 	env := DetectEnvironment(ctx, dir, config.UserAgentsFile(getenv))
 	s.skipped.report(env.Skipped, note)
-	s.system = system(env)
+	s.system = system(s.sessionEnv(env))
 	s.promptAt, s.promptFromOpen = time.Now(), true
 	phase("prompt env", began)
 }

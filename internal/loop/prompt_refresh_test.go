@@ -33,9 +33,11 @@ func gitRepo(t *testing.T, dir string) {
 	}
 }
 
-// The git status in the prompt is the one at the start of each turn: an
-// edit between turns is in the next request's dynamic system message,
-// while the stable first system message stays byte-identical (caches).
+// The git status the model is given is the one at the start of each turn:
+// an edit between turns reaches the next request in its user message,
+// while both system messages stay byte-identical (caches; before issue 29
+// the second system message was made again with the new status, breaking
+// the cached prefix every turn: envcontext_test.go).
 func TestGitStatusIsRefreshedEachTurn(t *testing.T) {
 	h := newHarnessWith(t, func(o *Options, _ *config.Config) { gitRepo(t, o.Dir) }, pt.Text("one"), pt.Text("two"))
 	if res := h.turn("first"); res.Err != nil {
@@ -48,15 +50,15 @@ func TestGitStatusIsRefreshedEachTurn(t *testing.T) {
 		t.Fatal(res.Err)
 	}
 	first, second := h.request(0), h.request(1)
-	if first[0].Content != second[0].Content || first[0].Content != stablePrompt {
-		t.Error("the stable system message changed between turns")
+	if first[0].Content != second[0].Content || first[0].Content != stablePrompt || first[1].Content != second[1].Content {
+		t.Error("a system message changed between turns")
 	}
 	if strings.Contains(first[1].Content, "M main.go") {
 		t.Fatalf("the first turn's status shows an edit not yet made:\n%s", first[1].Content)
 	}
-	if !strings.Contains(second[1].Content, "M main.go") {
-		t.Errorf("the second turn's status misses the edit made before it:\n%s", second[1].Content)
+	if got := second[len(second)-1].Content; !strings.Contains(got, "M main.go") {
+		t.Errorf("the second turn's message misses the edit made before it:\n%s", got)
 	}
-	// The calculator counts the prompt the next request carries.
+	// The calculator counts the status the next request carries.
 	assertReadingMatches(t, h, "after the refresh")
 }

@@ -117,6 +117,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
+		r.state.git.start = storedGitStart(ctx, st, sess.ID) // the system messages' git status (envcontext.go)
 	}
 	dir := sess.Dir
 	if dir == "" {
@@ -204,6 +205,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		r.cp.settle(ctx)
 		sys, _ := r.fixedTokens() // what `agent context` counts the prompt with
 		recordSystem(ctx, r.store, r.state, systemCount{Model: r.mp.model, Tokens: sys})
+		recordGitStart(ctx, r.store, r.state)
 		if res.FinishReason == FinishCancelled {
 			// The partial text, the interrupted tool outputs and the
 			// results kept were written outside the calculator's step

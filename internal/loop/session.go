@@ -19,7 +19,7 @@ import (
 // (and the turn control's fields: turn.go). The history and the system
 // prompt are written under mu; whoever holds busy (turnControl) owns them
 // and reads them without it, because nobody else writes them meanwhile.
-// promptAt, promptFromOpen, skipped and systemRecorded are only touched by Open and by the
+// promptAt, promptFromOpen, skipped, systemRecorded and git are only touched by Open and by the
 // loop holding busy. sessWrite serialises copying sess and writing it, so
 // that the stored row never goes back to an older title or model; it also
 // guards lease and unsaved.
@@ -41,6 +41,10 @@ type sessionState struct {
 	// systemRecorded is the system prompt count recorded last
 	// (recordSystem, reading.go); the loop's, like promptAt.
 	systemRecorded systemCount
+	// git is the git status of the session's start, which the system
+	// messages carry, and the turn's (envcontext.go); the loop's, like
+	// promptAt.
+	git gitStatuses
 
 	sessWrite sync.Mutex
 	lease     *storage.Lease // nil while unsaved

@@ -11,6 +11,10 @@ const (
 	AttachDir     = "dir"     // @dir/: the ls tool's listing
 	AttachCommand = "command" // !command: the bash tool's output
 	AttachImage   = "image"   // an image (--image, a pasted path, the clipboard)
+	// AttachEnv is not the user's: the agent's note of the environment
+	// as it is at the start of a turn (the git status, when it changed
+	// since the model last saw it), sent with the turn's message.
+	AttachEnv = "env"
 )
 
 // FileState is the state of a file part.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -179,6 +181,31 @@ func BenchmarkEnterToRequest(b *testing.B) {
 		}
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
+			ds = append(ds, e.turn(fmt.Sprintf("and then %d", i)))
+		}
+		reportEnter(b, ds)
+	})
+	b.Run("LaterTurnGitChanged", func(b *testing.B) {
+		// A repository whose status changes before every message: the
+		// new status goes with the message (loop's envcontext.go).
+		dir, data := b.TempDir(), b.TempDir()
+		if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+			b.Skipf("git init: %v %s", err, out)
+		}
+		store, err := storage.Open(context.Background(), data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer store.Close()
+		e := newEnterBench(b, store, dir, benchConfig(b, dir, data))
+		e.start("")
+		defer e.stop()
+		e.turn("warm-up")
+		var ds []time.Duration
+		for i := 0; b.Loop(); i++ {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
 			ds = append(ds, e.turn(fmt.Sprintf("and then %d", i)))
 		}
 		reportEnter(b, ds)

@@ -109,8 +109,9 @@ func mentionPopupLines(th *theme, sel int, comps []string, width int) []string {
 	return out
 }
 
-// chipItem is an attachment of a user message: a file, a listing, or why
-// it could not be attached.
+// chipItem is an attachment of a user message: a file, a listing, why it
+// could not be attached, or the agent's note of the git status (one dim
+// line; the status itself is the user's own repository, not news to them).
 type chipItem struct {
 	f     message.FileState
 	cache lineCache
@@ -130,6 +131,8 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 		line = th.ErrorText.Render(fit("  ✗ "+name+": "+oneLine(termsafe.Strip(c.f.Error), rc.width), rc.width))
 	case c.f.Kind == message.AttachImage:
 		line = th.AccentText.Render(fit("  "+imageChip(&c.f), rc.width)) // images.go
+	case c.f.Kind == message.AttachEnv:
+		line = th.Dim.Render(fit("  "+envChip, rc.width)) // the agent's note, not the user's words: its text is in export
 	default:
 		n := strings.Count(c.f.Content, "\n") + 1
 		what := fmt.Sprintf("%d lines", n)
@@ -143,6 +146,10 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 	}
 	return c.cache.put(rc, 0, []string{line, ""})
 }
+
+// envChip is the line of a git status the agent sent with the message
+// (message.AttachEnv).
+const envChip = "⎇ git status changed since the session began · sent to the model with this message"
 
 // mentionIndexedMsg: the index finished a walk the popup was waiting for.
 type mentionIndexedMsg struct{}

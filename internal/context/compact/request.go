@@ -66,10 +66,12 @@ func (s Sizing) ChunkBudget(earlierTokens, promptTokens int64) int64 {
 // message: "User:", "Assistant:" with each tool call and its result. A
 // tool result longer than resultTokens is cut in its middle with a note
 // (0 keeps it whole); pruned outputs are the cleared placeholder, as the
-// model saw them; images are a placeholder with their name.
+// model saw them; images are a placeholder with their name; the newest git
+// status a user message carried (message.AttachEnv) follows its text.
 func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int64) []string {
 	var blocks []string
-	for _, e := range entries {
+	statusAt, status := newestStatus(entries)
+	for i, e := range entries {
 		if tokens.IsMarker(e) || e.Message.Error == errSuperseded {
 			continue
 		}
@@ -80,6 +82,9 @@ func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int6
 			b.WriteString(joinText(e.Parts))
 		case e.Message.Role == message.RoleUser:
 			text := withImages(joinText(e.Parts), e.Parts)
+			if i == statusAt {
+				text += "\n" + tokens.EnvText(status)
+			}
 			if strings.TrimSpace(text) == "" {
 				continue
 			}
@@ -97,6 +102,23 @@ func Transcript(entries []message.Entry, est tokens.Estimator, resultTokens int6
 		}
 	}
 	return blocks
+}
+
+// newestStatus finds the newest git status part of entries' user
+// messages: its entry's index (-1: none) and its text.
+func newestStatus(entries []message.Entry) (entry int, text string) {
+	entry = -1
+	for i := len(entries) - 1; i >= 0 && entry < 0; i-- {
+		if entries[i].Message.Role != message.RoleUser || entries[i].Message.Rewound() {
+			continue
+		}
+		for _, p := range entries[i].Parts {
+			if p.Type == message.PartFile && p.File != nil && p.File.Kind == message.AttachEnv {
+				entry, text = i, p.File.Content
+			}
+		}
+	}
+	return entry, text
 }
 
 // withImages adds to a user message's text a placeholder for each of its

@@ -35,7 +35,7 @@ func IsImage(p *message.Part) bool {
 }
 
 // AttachmentText is what the model is given for an attachment of a user
-// message (an @mention or a !command), after the message's text; the
+// message (an @mention, a !command or the agent's environment note), after the message's text; the
 // converter sends exactly this and the calculator prices it. An image has
 // none: it is a content part of its own (ImageTokens).
 func AttachmentText(f *message.FileState) string {
@@ -52,8 +52,17 @@ func AttachmentText(f *message.FileState) string {
 		return "The user ran `" + f.Path + "` in the session's directory; its " + status + ":\n" + f.Content
 	case f.Kind == message.AttachDir:
 		return "Listing of @" + f.Path + " (attached by the user):\n" + f.Content
+	case f.Kind == message.AttachEnv:
+		return EnvText(f.Content)
 	}
 	return "Contents of @" + f.Path + " (attached by the user; line numbers are not part of the file):\n" + f.Content
+}
+
+// EnvText is the block a turn's user message carries when the git status
+// changed since the model last saw it (message.AttachEnv): the agent's
+// note, not the user's words.
+func EnvText(gitStatus string) string {
+	return "<env>\nGit status at the start of this turn (changed since you were last told it):\n" + gitStatus + "\n</env>"
 }
 
 // UserContent is the text of a user message as sent: its text parts, then
