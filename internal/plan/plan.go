@@ -199,7 +199,7 @@ func (s source) Tools() []tools.Tool {
 	}
 	out := make([]tools.Tool, 0, len(ts))
 	for _, t := range ts {
-		if s.m.allowed(t) && t.Name() != bashName {
+		if t.ReadOnly() || s.m.marks != nil && s.m.marks(t.Name()) {
 			out = append(out, t)
 		}
 	}
