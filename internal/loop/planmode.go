@@ -45,6 +45,19 @@ func (po *planOffer) offer(m *plan.Mode, off *tools.Registry) *tools.Registry {
 	return po.reg
 }
 
+// PlanNote opens the message that starts a turn in plan mode: the model
+// learns the mode from it (the system prompt stays the same, for the
+// provider's cache), and the user sees what it was told.
+const PlanNote = "[Plan mode: only read-only tools run. Investigate, then answer with a step-by-step plan for the user to approve; change nothing.]"
+
+// planNote is text as a turn in mode m starts with it.
+func planNote(m *plan.Mode, text string) string {
+	if !m.On() {
+		return text
+	}
+	return PlanNote + "\n\n" + text
+}
+
 // planRefused is the result of a call plan mode refused.
 func planRefused(reg *tools.Registry, env *tools.Env, call tools.Call, refusal string) tools.Result {
 	return tools.Result{Output: refusal, Title: reg.Title(env, call), IsError: true,
