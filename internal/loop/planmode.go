@@ -29,6 +29,18 @@ type planOffer struct {
 	mu   sync.Mutex
 	from *tools.Registry
 	reg  *tools.Registry
+	// wasOn is the mode switched last saw.
+	wasOn bool
+}
+
+// switched reports whether the mode changed since it was last asked.
+func (po *planOffer) switched(m *plan.Mode) bool {
+	on := m.On()
+	po.mu.Lock()
+	defer po.mu.Unlock()
+	changed := on != po.wasOn
+	po.wasOn = on
+	return changed
 }
 
 // offer is off in the default mode, and what plan mode offers of it in

@@ -118,6 +118,11 @@ func (sp *stepper) offered() *tools.Registry {
 // of them are offered. It reports whether either set changed, and then
 // updates the calculator's fixed tokens.
 func (sp *stepper) refreshTools() bool {
+	if sp.tt.plan.switched(sp.opt.Mode) {
+		if c := sp.calc(); c != nil {
+			c.SetFixed(sp.fixedTokens()) // the mode changed the tools offered
+		}
+	}
 	if sp.opt.Extra == nil {
 		return false
 	}
