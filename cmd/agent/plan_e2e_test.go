@@ -102,6 +102,15 @@ func TestE2EPlanModeChangesNothing(t *testing.T) {
 	if !strings.Contains(toolsArray(t, reqs[0].Body), "Plan mode is on") {
 		t.Errorf("bash's description does not say plan mode is on")
 	}
+	var plans []string
+	for _, ev := range jsonEvents(t, run.stdout) {
+		if ev["type"] == "plan" {
+			plans = append(plans, fmt.Sprint(ev["text"]))
+		}
+	}
+	if len(plans) != 1 || plans[0] != planText {
+		t.Errorf("plan events %q, want one with the plan", plans)
+	}
 	if after := treeOf(t, e.work); after != before {
 		t.Fatalf("the working tree changed in plan mode:\nbefore %s\nafter  %s", before, after)
 	}
