@@ -11,7 +11,8 @@
 //   - In plan mode the model is offered (Offer) only the tools that
 //     cannot change anything: the read-only ones (read, grep, glob, ls,
 //     recall, tool_search, task when all its subagent's tools are
-//     read-only), MCP tools the user marked read-only in the user config
+//     read-only; a tool that implements Safe), MCP tools the user marked
+//     read-only in the user config
 //     (mcp.NAME.read_only, or mcp.NAME.read_only_tools; a project file's
 //     marks are ignored: a repository cannot vouch for its own servers),
 //     call_tool (each call is judged as the tool it names), and bash for
@@ -113,10 +114,19 @@ func Marks(servers map[string]config.MCPServer) func(name string) bool {
 	}
 }
 
+// Safe is implemented by a tool that is not read-only (its calls do not
+// run in parallel) but changes nothing plan mode protects — no file, no
+// process, nothing outside the session's own state (a todo list): plan
+// mode offers and runs it when PlanSafe returns true.
+type Safe interface {
+	PlanSafe() bool
+}
+
 // allowed reports whether t may be offered in plan mode.
 func (m *Mode) allowed(t tools.Tool) bool {
+	safe, _ := t.(Safe)
 	switch name := t.Name(); {
-	case t.ReadOnly(), name == toolsearch.ProxyName, name == bashName:
+	case t.ReadOnly(), safe != nil && safe.PlanSafe(), name == toolsearch.ProxyName, name == bashName:
 		return true
 	default:
 		return m.marks != nil && m.marks(name)

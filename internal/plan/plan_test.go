@@ -23,6 +23,11 @@ func (t fakeTool) Run(context.Context, *tools.Env, tools.Call) (tools.Result, er
 	return tools.Result{Output: "ran"}, nil
 }
 
+// safeTool changes only session state: plan mode allows it.
+type safeTool struct{ fakeTool }
+
+func (safeTool) PlanSafe() bool { return true }
+
 type fixed []tools.Tool
 
 func (f fixed) Tools() []tools.Tool { return f }
@@ -75,7 +80,8 @@ func TestOffer(t *testing.T) {
 // call_tool itself and bash lines not proven read-only are refused with
 // a message naming plan mode; reads run; the default mode refuses nothing.
 func TestRefusal(t *testing.T) {
-	reg := tools.NewRegistry().With(fakeTool{"docs__search"}, fakeTool{"gh__create_issue"}, fakeTool{toolsearch.ProxyName})
+	reg := tools.NewRegistry().With(fakeTool{"docs__search"}, fakeTool{"gh__create_issue"}, fakeTool{toolsearch.ProxyName},
+		safeTool{fakeTool{"todo_write"}})
 	m := New(true, servers())
 	for _, tc := range []struct {
 		name, input string
@@ -93,6 +99,7 @@ func TestRefusal(t *testing.T) {
 		{"gh__create_issue", `{}`, true},
 		{"nosuch", `{}`, true},
 		{toolsearch.ProxyName, `{}`, true},
+		{"todo_write", `{}`, false},
 	} {
 		why := m.Refusal(reg, tools.Call{Name: tc.name, Input: json.RawMessage(tc.input)})
 		if (why != "") != tc.refused {

@@ -8,7 +8,10 @@ package tools
 // command in it, wherever it sits, is one of readOnlyCommands with
 // arguments that are literal text (no $var, no $(…), no <(…)) and none of
 // the options that make that command write or run another program (sort
-// -o, tree -o, rg --pre, git diff --output, git grep -O...). Anything
+// -o, tree -o, rg --pre, git diff --output, git grep -O...) — and, for
+// git and the commands that have such options, no word bash could expand
+// into one (a glob or a brace: git diff * with a file named --output=x).
+// Anything
 // else is not proven, and is refused: the list errs on the side of
 // leaving a command out (sed, awk, find, xargs, uniq, xxd and every
 // interpreter are out because some use of them writes or runs code).
@@ -30,17 +33,17 @@ type argRule func(args []string) string
 // literal arguments.
 var readOnlyCommands = map[string]argRule{
 	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "pwd": nil, "echo": nil,
-	"printf": nil, "true": nil, "false": nil, "test": nil, "[": nil, "stat": nil, "du": nil,
+	"printf": nil, "true": nil, "false": nil, "test": nil, "stat": nil, "du": nil,
 	"df": nil, "basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "which": nil,
 	"grep": nil, "egrep": nil, "fgrep": nil, "diff": nil, "cmp": nil, "cut": nil, "tr": nil,
 	"nl": nil, "column": nil, "fold": nil, "rev": nil, "seq": nil, "sha256sum": nil,
 	"sha1sum": nil, "md5sum": nil, "jq": nil,
-	"sort":    refuseOptions("o", "--output", "--compress-program"),
-	"tree":    refuseOptions("o", "--output"),
+	"sort":    refuseOptions("oT", "--output", "--compress-program", "--temporary-directory"),
+	"tree":    refuseOptions("oR", "--output"),
 	"rg":      refuseOptions("", "--pre"),
 	"git log": refuseOptions("", "--output", "--ext-diff"), "git diff": refuseOptions("", "--output", "--ext-diff"),
 	"git show": refuseOptions("", "--output", "--ext-diff"), "git blame": nil, "git ls-files": nil,
-	"git rev-parse": nil, "git shortlog": refuseOptions("", "--output"), "git cat-file": nil,
+	"git rev-parse": nil, "git shortlog": refuseOptions("", "--output"), "git cat-file": refuseOptions("", "--textconv", "--filters"),
 	"git grep": refuseOptions("O", "--open-files-in-pager", "--ext-grep"),
 }
 
@@ -102,11 +105,13 @@ func readOnlyCall(args []*syntax.Word) string {
 		return "it assigns a variable"
 	}
 	words := make([]string, len(args))
+	patterns := false
 	for i, a := range args {
 		if !isPlainWord(a) {
 			return fmt.Sprintf("an argument of %s is not literal text", args[0].Lit())
 		}
 		words[i] = unquotedLit(a)
+		patterns = patterns || i > 0 && expands(a)
 	}
 	name, rest := words[0], words[1:]
 	if name == "git" && len(rest) > 0 {
@@ -116,10 +121,24 @@ func readOnlyCall(args []*syntax.Word) string {
 	if !ok {
 		return fmt.Sprintf("%s is not a known read-only command", name)
 	}
+	if patterns && (rule != nil || words[0] == "git") {
+		return fmt.Sprintf("%s has a pattern that could expand to one of its options (a file named --output=...)", name)
+	}
 	if rule != nil {
 		if bad := rule(rest); bad != "" {
 			return fmt.Sprintf("%s %s may write or run another program", name, bad)
 		}
 	}
 	return ""
+}
+
+// expands reports whether bash could expand the plain word w into other
+// words: an unquoted glob or brace character.
+func expands(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		if l, ok := part.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[{") {
+			return true
+		}
+	}
+	return false
 }
