@@ -12,9 +12,9 @@
 //     cannot change anything: the read-only ones (read, grep, glob, ls,
 //     recall, tool_search, task when all its subagent's tools are
 //     read-only; a tool that implements Safe), MCP tools the user marked
-//     read-only in the user config
-//     (mcp.NAME.read_only, or mcp.NAME.read_only_tools; a project file's
-//     marks are ignored: a repository cannot vouch for its own servers),
+//     read-only in the user config (mcp.NAME.read_only, or
+//     mcp.NAME.read_only_tools; a project file's marks are ignored: a
+//     repository cannot vouch for its own servers),
 //     call_tool (each call is judged as the tool it names), and bash for
 //     the command lines tools.ReadOnlyCommand proves read-only.
 //   - Every call is judged again when it runs (Refusal), whatever was
