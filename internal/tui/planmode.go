@@ -118,10 +118,11 @@ func (msg planLoadedMsg) apply(m *Model) tea.Cmd {
 	return nil
 }
 
-// planArrived opens the panel on a plan the loop just stored, while plan
-// mode is still on and no other drawer is open.
-func planArrived(m *Model, p *message.Part) {
-	if p.Text != "" && m.opt.Loop.Mode.On() && m.drawer == nil {
+// planArrived opens the panel on a plan the loop just stored (not one
+// of a history being drawn: loaded), while plan mode is still on and no
+// other drawer is open.
+func planArrived(m *Model, p *message.Part, loaded bool) {
+	if !loaded && p.Text != "" && m.opt.Loop.Mode.On() && m.drawer == nil {
 		m.drawer = &planPanel{part: *p}
 	}
 }
