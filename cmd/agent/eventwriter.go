@@ -266,6 +266,13 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 		if lost := loop.NotRestorableLines(ps.Lost); lost != "" {
 			fmt.Fprintln(w.errOut, "· "+strings.ReplaceAll(lost, "\n", "\n· "))
 		}
+	case message.PartPlan:
+		if w.json {
+			w.emit(map[string]any{"type": "plan", "message_id": p.MessageID, "text": p.Text})
+			return
+		}
+		w.breakLine()
+		fmt.Fprintln(w.errOut, "· plan stored: `agent run -c --execute` approves and runs it")
 	case message.PartFile:
 		// A mention that could not be attached: the model is told in the
 		// message, the user here.

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
+	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/task"
@@ -179,6 +180,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
+		Mode: plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp

@@ -39,6 +39,8 @@ type runFlags struct {
 	waitMCP bool
 	// effort is --effort: the reasoning effort (effort.go).
 	effort string
+	// plan is --plan, execute --execute (runplan.go).
+	plan, execute bool
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -87,6 +89,8 @@ model does not take, included: no request is made), 130 when interrupted.`,
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
 	fl.StringVar(&f.effort, "effort", "", "reasoning effort: minimal, low, medium or high (or none, xhigh, max where the model takes them); over the config's models.NAME.effort; a level the model does not take exits 2")
+	fl.BoolVar(&f.plan, "plan", false, "plan mode: read-only tools only (bash only for read-only command lines); the final answer is stored as the session's plan")
+	fl.BoolVar(&f.execute, "execute", false, "with -c or --session: leave plan mode and run the session's latest plan (words given are added after it)")
 	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
@@ -128,9 +132,15 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	if f.stdinSteer && len(args) == 0 {
 		return usageError("--stdin-steer reads standard input as steering: give the prompt as arguments")
 	}
-	prompt, err := readPrompt(args, os.Stdin)
-	if err != nil {
+	if err := checkPlanFlags(f); err != nil {
 		return err
+	}
+	var prompt string
+	if !f.execute || len(args) > 0 { // --execute's message is the plan
+		var err error
+		if prompt, err = readPrompt(args, os.Stdin); err != nil {
+			return err
+		}
 	}
 	if strings.HasPrefix(prompt, "/") { // a custom command (commands.go)
 		a, err := loadApp(g)
@@ -141,7 +151,7 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 			return err
 		}
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if strings.TrimSpace(prompt) == "" && !f.execute {
 		return usageError("empty prompt")
 	}
 	images, err := readImages(f.images)
@@ -225,6 +235,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		opt.MaxCostUSD = f.maxCost
 	}
 	opt.Effort = effortChoice(f.effort)
+	if f.plan || f.execute {
+		opt.Mode.Set(f.plan)
+	}
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err
@@ -238,6 +251,11 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	}
 	if r.Stored() {
 		out.setSession(r.Session().ID)
+	}
+	if f.execute {
+		if prompt, err = executePrompt(r, prompt); err != nil {
+			return err
+		}
 	}
 
 	if len(images) > 0 && !r.Vision() {

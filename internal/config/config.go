@@ -158,6 +158,12 @@ const (
 	PermDeny  = "deny"
 )
 
+// The session modes of config mode.
+const (
+	ModeDefault = "default"
+	ModePlan    = "plan"
+)
+
 // Config is the resolved configuration.
 type Config struct {
 	Model string
@@ -213,6 +219,10 @@ type Config struct {
 	// which run only once approved (hooks.go).
 	Hooks        Hooks
 	ProjectHooks Hooks
+	// Mode is the mode a session starts in: ModeDefault or ModePlan
+	// (config mode; a project file may set it: plan mode only takes
+	// tools away). See internal/plan.
+	Mode string
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

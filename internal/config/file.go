@@ -70,6 +70,9 @@ type file struct {
 		MaxParallel *int     `json:"max_parallel"`
 	} `json:"task"`
 	Hooks Hooks `json:"hooks"`
+	// Mode is the session's starting mode: "default" or "plan"
+	// (internal/plan); a project file may set it.
+	Mode *string `json:"mode"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -141,6 +144,14 @@ func (c *Config) apply(f *file, trusted bool) {
 		if r := t.Read; r != nil {
 			setNum(&c.Tools.ReadMaxLines, r.MaxLines)
 			setNum(&c.Tools.ReadMaxLineLength, r.MaxLineLength)
+		}
+	}
+	if f.Mode != nil {
+		switch *f.Mode {
+		case ModeDefault, ModePlan:
+			c.Mode = *f.Mode
+		default:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("mode %q is ignored: want %q or %q", *f.Mode, ModeDefault, ModePlan))
 		}
 	}
 	if !trusted {

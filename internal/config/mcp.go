@@ -24,6 +24,12 @@ type MCPServer struct {
 	// starting and listing the tools (default 30).
 	TimeoutS        float64 `json:"timeout_s,omitempty"`
 	StartupTimeoutS float64 `json:"startup_timeout_s,omitempty"`
+	// ReadOnly marks every tool of the server as one that changes nothing,
+	// and ReadOnlyTools marks the tools named (without the SERVER__
+	// prefix): plan mode offers those (internal/plan). Honoured in the
+	// user file only.
+	ReadOnly      bool     `json:"read_only,omitempty"`
+	ReadOnlyTools []string `json:"read_only_tools,omitempty"`
 	// Disabled keeps a configured server from starting.
 	Disabled bool `json:"disabled,omitempty"`
 	// Project is the project file that declared the entry, empty for the

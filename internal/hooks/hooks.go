@@ -115,6 +115,9 @@ type Event struct {
 	// Dir is the session's directory: the hooks' working directory, cwd
 	// and AGENT_PROJECT_DIR.
 	Dir string
+	// Mode is the session's mode, "default" or "plan" (internal/plan):
+	// every payload's permission_mode.
+	Mode string
 
 	// Tool events. Tool is our name of the tool (bash, SERVER__TOOL);
 	// ToolInput its input as the model sent it.

@@ -42,6 +42,7 @@ func Payload(ev Event) []byte {
 		"transcript_path": "",
 		"cwd":             ev.Dir,
 		"hook_event_name": ev.Name,
+		"permission_mode": cmpOr(ev.Mode, "default"),
 	}
 	switch ev.Name {
 	case PreToolUse, PostToolUse:
@@ -127,4 +128,12 @@ func absPath(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
+}
+
+// cmpOr is v, or def when v is empty.
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

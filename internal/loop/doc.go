@@ -32,7 +32,8 @@
 // synthetic continue follows a compaction only in the middle of a task.
 // The user's hooks fire at fixed points of this order: at Open, before a
 // user message is stored, around each tool call and each compaction, and
-// when a turn ends (hooks.go).
+// when a turn ends (hooks.go). A turn that ends in plan mode stores its
+// final answer as the session's plan (planmode.go).
 // Everything is persisted as it happens, so a cancel or a crash loses
 // nothing; Open repairs what a crash left.
 //
@@ -81,6 +82,8 @@
 //	images from tools: stored, sent,    toolimages.go (stepper: a model that
 //	  described; vision refused         refused images)
 //	tool runs, doom-loop guard          toolrun.go, doom.go (stepper)
+//	plan mode: the tools offered, the   planmode.go (Options.Mode, internal/plan
+//	  refusal, the plan part            decides; LatestPlan, SavePlanEdit)
 //	checkpoints and rewind: a step's    checkpoint.go (type checkpointer: explicit
 //	  snapshots, undo, redo, rewind,    store, session, history and busy inputs;
 //	  diff, fork                        Runner keeps the exported delegates),

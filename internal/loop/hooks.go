@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxloop/agent/internal/plan"
 	"strings"
 	"sync/atomic"
 
@@ -74,7 +75,8 @@ type hookPoints struct {
 type hookDeps struct {
 	hooks *hooks.Runner // nil: no hooks, every point returns at once
 	perms *tools.Permissions
-	dir   string // the session's directory, told to every hook
+	dir   string     // the session's directory, told to every hook
+	mode  *plan.Mode // the session's mode, told to every hook (nil: default)
 	// session is the session's id.
 	session func() string
 	emit    func(message.Event)
@@ -95,7 +97,7 @@ func newHookPoints(d hookDeps) *hookPoints { return &hookPoints{d: d} }
 
 // fire fires ev for this session and reports each run.
 func (h *hookPoints) fire(ctx context.Context, ev hooks.Event) hooks.Outcome {
-	ev.SessionID, ev.Dir = h.d.session(), h.d.dir
+	ev.SessionID, ev.Dir, ev.Mode = h.d.session(), h.d.dir, h.d.mode.Name()
 	out := h.d.hooks.Fire(ctx, ev)
 	for _, run := range out.Runs {
 		h.d.emit(message.Event{Type: message.EventHook, SessionID: ev.SessionID, Hook: &message.HookRun{

@@ -6,6 +6,7 @@ package loop
 
 import (
 	"context"
+	"github.com/ctxloop/agent/internal/plan"
 	"time"
 
 	"github.com/ctxloop/agent/internal/budget"
@@ -126,6 +127,11 @@ type Options struct {
 	Children *childproc.Registry
 	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
 	Effort *Effort
+	// Mode is the session's mode, shared with whoever switches it (the
+	// chat, agent run --plan); nil is the default mode. In plan mode the
+	// tool table offers and runs only what internal/plan allows
+	// (planmode.go), and a turn's final answer is stored as its plan.
+	Mode *plan.Mode
 }
 
 // TurnResult is how a turn ended.

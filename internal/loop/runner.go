@@ -202,6 +202,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.hooks.turnWithStop(ctx)
+		recordPlan(ctx, r.store, r.state, r.ev.emit, r.opt.Mode, res)
 		r.cp.settle(ctx)
 		sys, _ := r.fixedTokens() // what `agent context` counts the prompt with
 		recordSystem(ctx, r.store, r.state, systemCount{Model: r.mp.model, Tokens: sys})

@@ -60,7 +60,7 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 		r.ev.queue(ctx)
 		return true, nil
 	}
-	if err := r.addUserMessage(ctx, text, false, images...); err != nil {
+	if err := r.addUserMessage(ctx, planNote(r.opt.Mode, text), false, images...); err != nil {
 		r.turns.setIdle(TurnResult{FinishReason: FinishError, Err: err})
 		return false, err
 	}

@@ -149,6 +149,13 @@ func (sp *stepper) runOne(ctx context.Context, e *message.Entry, ix int, mu *syn
 	unlock()
 	// A call through call_tool is checked, hooked and run as the tool it names.
 	call := toolsearch.Unwrap(tools.Call{ID: p.Tool.CallID, Name: p.Tool.Name, Input: json.RawMessage(p.Tool.Input)})
+	if refusal := sp.opt.Mode.Refusal(sp.registry(), call); refusal != "" {
+		// Plan mode: not run, not asked about, not hooked (planmode.go).
+		lock()
+		sp.finishTool(ctx, e, ix, planRefused(sp.registry(), sp.toolEnv, call, refusal))
+		unlock()
+		return
+	}
 
 	ok, denial, err := sp.checkCall(ctx, call)
 	if err != nil || !ok {

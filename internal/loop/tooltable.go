@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ctxloop/agent/internal/plan"
 	"sync"
 
 	"github.com/ctxloop/agent/internal/tools"
@@ -38,6 +39,8 @@ type toolTable struct {
 	// joinedNow counts the tools the last join added, until a boundary
 	// records them.
 	joinedNow int
+	// plan is what off offers in plan mode (planmode.go).
+	plan planOffer
 }
 
 // catalogOptions configure the session's catalog. Tests set Immediate to
@@ -104,22 +107,28 @@ func (sp *stepper) registry() *tools.Registry {
 func (sp *stepper) offered() *tools.Registry {
 	sp.tt.mu.Lock()
 	defer sp.tt.mu.Unlock()
-	if sp.tt.off == nil {
-		return sp.tt.base
+	off := sp.tt.off
+	if off == nil {
+		off = sp.tt.base
 	}
-	return sp.tt.off
+	return sp.tt.plan.offer(sp.opt.Mode, off)
 }
 
 // refreshTools picks up the tools Options.Extra has now and decides which
 // of them are offered. It reports whether either set changed, and then
 // updates the calculator's fixed tokens.
 func (sp *stepper) refreshTools() bool {
+	if sp.tt.plan.switched(sp.opt.Mode) {
+		if c := sp.calc(); c != nil {
+			c.SetFixed(sp.fixedTokens()) // the mode changed the tools offered
+		}
+	}
 	if sp.opt.Extra == nil {
 		return false
 	}
 	sp.tt.mu.Lock()
 	if sp.tt.cat == nil {
-		sp.tt.cat = toolsearch.New(sp.opt.Extra, catalogOptions)
+		sp.tt.cat = toolsearch.New(plan.Source(sp.opt.Mode, sp.opt.Extra), catalogOptions)
 		sp.tt.cat.Restore(sp.history())      // the tools a resumed session had found
 		sp.tt.cat.SetJoined(sp.lastJoined()) // and offered
 	}

@@ -22,7 +22,7 @@ import (
 // for a session in dir.
 func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
-	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
+	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, mode: opt.Mode, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
 		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}

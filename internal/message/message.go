@@ -153,6 +153,10 @@ const (
 	PartStepFinish PartType = "step-finish"
 	PartCompaction PartType = "compaction"
 	PartPatch      PartType = "patch"
+	// PartPlan is the plan a plan-mode turn ended with (Text: the plan,
+	// as the user edited it); it is never sent to the model, whose answer
+	// it repeats.
+	PartPlan PartType = "plan"
 )
 
 // ToolStatus is the life cycle of a tool call.

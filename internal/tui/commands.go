@@ -33,6 +33,7 @@ var commands = []command{
 	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "effort", args: "[level]", help: "show or set the reasoning effort (minimal, low, medium, high; default: the config's) and the model's levels"},
+	{name: "plan", args: "[show|edit|run]", help: "switch plan mode (shift+tab): read-only tools only; show, edit ($EDITOR when set) or approve and run the latest plan"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
@@ -125,6 +126,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return d.load(m)
 	case "effort":
 		m.chat.add(effortNotice(m.opt.Loop.Effort, m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), arg)) // effort.go
+	case "plan":
+		return planCommand(m, arg) // planmode.go
 	case "budget":
 		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":

@@ -233,6 +233,8 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		}
 	case message.PartPatch:
 		m.addPatch(p, final)
+	case message.PartPlan:
+		planArrived(m, p, final) // planmode.go
 	case message.PartFile:
 		if _, ok := m.parts[p.ID]; ok || p.File == nil {
 			return

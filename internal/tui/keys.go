@@ -108,6 +108,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if cmd, ok := m.queueForLater(); ok {
 			return cmd
 		}
+	case "shift+tab":
+		return togglePlanMode(m) // planmode.go
 	case "ctrl+o":
 		return m.toggleFocused()
 	case "alt+o":

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/tui/overlay"
 )
 
@@ -138,6 +139,9 @@ func New(opt Options) *Model {
 	}
 	if m.opt.Loop.Effort == nil { // the chat's /effort sets it (effort.go)
 		m.opt.Loop.Effort = loop.NewEffort("")
+	}
+	if m.opt.Loop.Mode == nil { // shift+tab and /plan switch it (planmode.go)
+		m.opt.Loop.Mode = plan.New(false, nil)
 	}
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)

@@ -47,7 +47,8 @@ func (m *Model) statusLine() string {
 		r = strings.Join(right, sep)
 	}
 	model := sessionModel(m.sess, m.opt.Loop.Config)
-	left := th.StatusModel.Render(termsafe.Strip(model)) + th.Dim.Render(effortLabel(m.opt.Loop.Effort, m.opt.Loop.Config, model))
+	left := th.StatusModel.Render(termsafe.Strip(model)) + th.Dim.Render(effortLabel(m.opt.Loop.Effort, m.opt.Loop.Config, model)) +
+		th.WarnText.Render(planLabel(m.opt.Loop.Mode))
 	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 3
 	if title := termsafe.Strip(m.sess.Title); title != "" && room > 6 {
 		left += th.Dim.Render(" · ") + th.StatusBar.Render(oneLine(title, room-3))

@@ -92,6 +92,7 @@ func (d *HelpDrawer) View(h Host, inline bool, commands [][2]string, custom []st
 		{"ctrl+f", "search the conversation (/find)"},
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
+		{"shift+tab", "switch plan mode: read-only tools only; the plan opens to approve (enter), edit (e) or keep planning (esc)"},
 		{"ctrl+s", "while a checkpoint is being taken: skip it (the session then keeps only the files its tools name)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
 		{"ctrl+v", "attach the clipboard's image (pasting an image file's path attaches it too; backspace on an empty editor removes one)"},
