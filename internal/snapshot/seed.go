@@ -165,75 +165,15 @@ func readIndex(data []byte) ([]indexEntry, []byte, error) {
 // the pointer) and returns the cache-tree extension's data: the whole
 // index is never held as entries (100,000 of them are ~10 MB).
 func walkIndex(data []byte, fn func(*indexEntry)) ([]byte, error) {
-	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, errSeed
+	x, err := newIndexReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
 	}
-	body, sum := data[:len(data)-20], data[len(data)-20:]
-	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
-		return nil, errSeed
-	}
-	version := binary.BigEndian.Uint32(data[4:])
-	if version < 2 || version > 4 {
-		return nil, errSeed
-	}
-	n := int(binary.BigEndian.Uint32(data[8:]))
-	off := 12
-	prev := ""
-	for range n {
-		start := off
-		if off+62 > len(body) {
-			return nil, errSeed
-		}
-		var e indexEntry
-		copy(e.stat[:], body[off:off+40])
-		copy(e.oid[:], body[off+40:off+60])
-		e.flags = binary.BigEndian.Uint16(body[off+60:])
-		off += 62
-		if e.flags&0x4000 != 0 {
-			if version < 3 || off+2 > len(body) {
-				return nil, errSeed
-			}
-			e.ext = binary.BigEndian.Uint16(body[off:])
-			off += 2
-		}
-		if version == 4 {
-			strip, w := varint(body[off:])
-			if w == 0 || strip > uint64(len(prev)) {
-				return nil, errSeed
-			}
-			off += w
-			end := bytes.IndexByte(body[off:], 0)
-			if end < 0 {
-				return nil, errSeed
-			}
-			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
-			off += end + 1
-		} else {
-			end := bytes.IndexByte(body[off:], 0)
-			if end < 0 {
-				return nil, errSeed
-			}
-			e.path = string(body[off : off+end])
-			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
-		}
-		prev = e.path
+	var e indexEntry
+	for x.next(&e) {
 		fn(&e)
 	}
-	// Extensions: a split index ("link") holds only part of the entries, a
-	// sparse one ("sdir") directories in place of files.
-	var tree []byte
-	for off+8 <= len(body) {
-		sig := string(body[off : off+4])
-		size := int(binary.BigEndian.Uint32(body[off+4:]))
-		if sig == "link" || sig == "sdir" || off+8+size > len(body) {
-			return nil, errSeed
-		}
-		if sig == "TREE" {
-			tree = body[off+8 : off+8+size]
-		}
-		off += 8 + size
-	}
-	return tree, nil
+	return x.finish()
 }
 
 // simplePattern reports whether excludedBy matches the gitignore pattern p
