@@ -399,31 +399,48 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 	}()
 	s.seedIndex(ctx) // the first snapshot in a git repository (seed.go)
-	// The modes of the files as the index has them, read while git walks
-	// the tree (modes.go); the changed paths are added after.
+	// One Go walk lists the changed paths, the ignored files and the
+	// modes (walk.go); where it cannot run, git walks and the modes and
+	// the ignored files are read alongside.
+	var first []byte
+	walked := false
 	indexModes := make(chan modesRead, 1)
-	go func() {
-		m, err := s.readModes(ctx)
-		indexModes <- modesRead{m, err}
-	}()
-	// The ignored files, listed by a second walk alongside (ignored.go).
 	ignoredCh := make(chan ignoredRead, 1)
-	go func() {
+	if wr, err := s.goWalkUnlessGit(); err == nil {
+		first, walked = nulJoin(wr.changed), true
+		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
-		r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+		if s.ignoredMax >= 0 {
+			r.keep, r.skips = s.ignoredFrom(wr.ignored)
+		}
 		ignoredCh <- r
-	}()
+	} else {
+		// The modes of the files as the index has them, read while git
+		// walks the tree (modes.go); the changed paths are added after.
+		go func() {
+			m, err := s.readModes(ctx)
+			indexModes <- modesRead{m, err}
+		}()
+		// The ignored files, listed by a second walk alongside (ignored.go).
+		go func() {
+			var r ignoredRead
+			r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+			ignoredCh <- r
+		}()
+	}
 	ignored := (<-chan ignoredRead)(ignoredCh)
 	// The paths that differ from the store's index: untracked (not
-	// ignored), modified and deleted. Git walks the tree and compares stat
-	// data; nothing is read but what changed.
+	// ignored), modified and deleted. Nothing is read but what changed.
 	args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"}
 	var update, remove []string
 	seen, dirOK := map[string]bool{}, map[string]bool{}
 	for round := 0; round < 8 && args != nil; round++ {
-		out, err := s.git.Output(ctx, nil, args...)
-		if err != nil {
-			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		out := first
+		if round > 0 || !walked {
+			var err error
+			if out, err = s.git.Output(ctx, nil, args...); err != nil {
+				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+			}
 		}
 		var dirs []string
 		for _, p := range strings.Split(string(out), "\x00") {

@@ -1,0 +1,55 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"syscall"
+)
+
+// statSupported: the Go walk compares stat data here (walk.go).
+const statSupported = true
+
+// fileChanged lstats abs and compares it with its index entry e as git
+// does (walk.go), noting a regular file's non-canonical bits in modes.
+func fileChanged(abs string, e *indexEntry, idxMtime [2]uint32, modes map[string]uint32, path string) bool {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(abs, &st); err != nil {
+		return true
+	}
+	mode := e.mode()
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		if mode != 0o100644 && mode != 0o100755 {
+			return true
+		}
+		perm := st.Mode & 0o7777
+		want := uint32(0o644)
+		if perm&0o100 != 0 {
+			want = 0o755
+		}
+		if perm != want {
+			modes[path] = perm
+		}
+		if (mode^st.Mode)&0o100 != 0 {
+			return true
+		}
+	case syscall.S_IFLNK:
+		if mode != 0o120000 {
+			return true
+		}
+	default:
+		return true
+	}
+	be := binary.BigEndian
+	ctS, ctN := be.Uint32(e.stat[0:]), be.Uint32(e.stat[4:])
+	mtS, mtN := be.Uint32(e.stat[8:]), be.Uint32(e.stat[12:])
+	// Nanoseconds only when the entry has them (a git built without
+	// USE_NSEC writes 0).
+	if mtS != uint32(st.Mtim.Sec) || mtN != 0 && mtN != uint32(st.Mtim.Nsec) ||
+		ctS != uint32(st.Ctim.Sec) || ctN != 0 && ctN != uint32(st.Ctim.Nsec) ||
+		be.Uint32(e.stat[20:]) != uint32(st.Ino) ||
+		be.Uint32(e.stat[28:]) != st.Uid || be.Uint32(e.stat[32:]) != st.Gid ||
+		e.size() != uint32(st.Size) || sizeCleared(e) {
+		return true
+	}
+	return racy(e, idxMtime)
+}

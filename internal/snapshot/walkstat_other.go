@@ -1,0 +1,8 @@
+//go:build !linux
+
+package snapshot
+
+// statSupported: elsewhere git walks (walk.go).
+const statSupported = false
+
+func fileChanged(string, *indexEntry, [2]uint32, map[string]uint32, string) bool { return true }
