@@ -54,7 +54,7 @@ type walker struct {
 	work     string
 	idx      *indexReader
 	cur      indexEntry
-	has      bool    // cur holds the next entry of the index
+	has      bool // cur holds the next entry of the index
 	idxMtime [2]uint32
 	res      walkResult
 	err      error
