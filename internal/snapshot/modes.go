@@ -159,11 +159,10 @@ func (s *Store) storeModes(ctx context.Context, text string) (string, error) {
 		return s.modesBlob, nil
 	}
 	s.lastMu.Unlock()
-	out, err := s.git.Output(ctx, []byte(text), "hash-object", "-w", "--stdin")
+	oid, err := writeObject(s.git.GitDir, "blob", []byte(text))
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
 	}
-	oid := strings.TrimSpace(string(out))
 	s.lastMu.Lock()
 	s.modesText, s.modesBlob = text, oid
 	s.lastMu.Unlock()

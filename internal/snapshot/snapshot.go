@@ -525,12 +525,13 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
 	snap.Tree = strings.TrimSpace(string(tree))
-	commit, err := s.git.Output(ctx, []byte(commitMessage(snap)), "commit-tree", snap.Tree)
+	// The commit and the ref in Go: two processes fewer (objwrite.go).
+	commit, err := writeObject(s.git.GitDir, "commit", commitBody(snap.Tree, commitMessage(snap), time.Now()))
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
-	snap.ID = ID(strings.TrimSpace(string(commit)))
-	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
+	snap.ID = ID(commit)
+	if err := writeRef(s.git.GitDir, s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
 	s.remember(session, snap, remove, modes)
