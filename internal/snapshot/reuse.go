@@ -57,3 +57,21 @@ func (s *Store) reusable(session string, removed []string, modes string) (Snapsh
 	snap.Skipped = slices.Clone(snap.Skipped)
 	return snap, true
 }
+
+// sameAsLast returns the newest snapshot when a snapshot that rewrote the
+// index (files hashed again, found the same) names the same tree with the
+// same skipped paths and modes; the index it wrote becomes the one to
+// compare with.
+func (s *Store) sameAsLast(session, tree string, removed []string, modes string) (Snapshot, bool) {
+	fi, err := os.Stat(s.git.IndexFile)
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	last := s.last
+	if err != nil || last == nil || last.session != session || last.snap.Tree != tree || !slices.Equal(last.removed, removed) || last.modes != modes {
+		return Snapshot{}, false
+	}
+	last.index = fi
+	snap := last.snap
+	snap.Skipped = slices.Clone(snap.Skipped)
+	return snap, true
+}

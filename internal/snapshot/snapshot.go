@@ -403,10 +403,12 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// modes (walk.go); where it cannot run, git walks and the modes and
 	// the ignored files are read alongside.
 	var first []byte
+	var wr walkResult
 	walked := false
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
-	if wr, err := s.goWalkUnlessGit(); err == nil {
+	var werr error
+	if wr, werr = s.goWalkUnlessGit(); werr == nil {
 		first, walked = nulJoin(wr.changed), true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
@@ -475,6 +477,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		args = nil
 		if len(dirs) > 0 {
 			ignored = nil // the index changes: listed again after
+			walked = false
 			// A file or symlink became a directory: while the index holds
 			// it, git does not walk into it. Out of the index, then list
 			// what the directory holds.
@@ -507,12 +510,31 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 	}
-	if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
-		return snap, err
-	}
-	if len(remove) > 0 {
-		if _, err := s.git.Output(ctx, nulJoin(remove), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+	// A few changed files: stored, and the changed trees written, in Go
+	// (goindex.go); else, or when it declines, by git.
+	goTree := ""
+	if walked && !gitWalk && len(update)+len(remove) <= goUpdateMax() {
+		skips := len(snap.Skipped)
+		goTree, err = s.goUpdate(update, remove, &snap.Skipped, wr.index, wr.tree)
+		if errors.Is(err, errGoUpdate) {
+			goTree, err = "", nil
+			snap.Skipped = snap.Skipped[:skips]
+		}
+		if err != nil {
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
+		if goTree != "" {
+			goUpdates.Add(1)
+		}
+	}
+	if goTree == "" {
+		if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
+			return snap, err
+		}
+		if len(remove) > 0 {
+			if _, err := s.git.Output(ctx, nulJoin(remove), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+			}
 		}
 	}
 	blob, err := s.storeModes(ctx, modes)
@@ -520,11 +542,21 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		return snap, err
 	}
 	snap.Modes = blob
-	tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
-	if err != nil {
-		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+	if goTree != "" {
+		snap.Tree = goTree
+		// Files hashed again and found unchanged (racily clean ones):
+		// the same tree as the last snapshot is that snapshot.
+		if prev, ok := s.sameAsLast(session, snap.Tree, remove, modes); ok {
+			prev.Label, prev.Time = label, snap.Time
+			return prev, nil
+		}
+	} else {
+		tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
+		if err != nil {
+			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
+		snap.Tree = strings.TrimSpace(string(tree))
 	}
-	snap.Tree = strings.TrimSpace(string(tree))
 	// The commit and the ref in Go: two processes fewer (objwrite.go).
 	commit, err := writeObject(s.git.GitDir, "commit", commitBody(snap.Tree, commitMessage(snap), time.Now()))
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
@@ -44,7 +45,19 @@ type walkResult struct {
 	changed []string          // as ls-files -z --others --modified --deleted: nested repositories "dir/"
 	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
 	modes   map[string]uint32 // the index's regular files whose bits are not canonical
+	index   os.FileInfo       // the store's index as read (nil: none yet)
+	tree    *cacheTree        // its cache-tree (nil: none)
 }
+
+// errGoUpdate: goUpdate (goindex.go) declined; git's path runs.
+var errGoUpdate = errors.New("go update declined")
+
+// goUpdates counts the snapshots goUpdate stored (tests).
+var goUpdates atomic.Int64
+
+// goUpdateMax is the most changed paths goUpdate takes; more go to git's
+// update-index, which reports progress in chunks (progress.go).
+func goUpdateMax() int { return progressChunk }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")
@@ -77,6 +90,7 @@ func (s *Store) goWalk() (walkResult, error) {
 		if err != nil {
 			return walkResult{}, err
 		}
+		w.res.index = fi
 		w.idxMtime = [2]uint32{uint32(fi.ModTime().Unix()), uint32(fi.ModTime().Nanosecond())}
 		if w.idx, err = newIndexReader(f); err != nil {
 			return walkResult{}, err
@@ -94,8 +108,12 @@ func (s *Store) goWalk() (walkResult, error) {
 		w.advance()
 	}
 	if w.idx != nil {
-		if _, err := w.idx.finish(); err != nil && w.err == nil {
+		ext, err := w.idx.finish()
+		if err != nil && w.err == nil {
 			w.err = err
+		}
+		if ext != nil {
+			w.res.tree, _ = parseCacheTree(ext)
 		}
 	}
 	return w.res, w.err

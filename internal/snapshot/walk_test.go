@@ -106,6 +106,21 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The index goUpdate wrote is one git reads as its own: the same
+		// entries as git's, and a cache-tree write-tree trusts.
+		stage := func(st *Store) string {
+			out, err := st.git.Output(ctx, nil, "ls-files", "-s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(out)
+		}
+		if g, w := stage(goStore), stage(gitStore); g != w {
+			t.Fatalf("round %d: the Go index holds\n%s\ngit's\n%s", round, g, w)
+		}
+		if tree, err := goStore.git.Output(ctx, nil, "write-tree"); err != nil || strings.TrimSpace(string(tree)) != got.Tree {
+			t.Fatalf("round %d: git write-tree of the Go index: %s %v, the snapshot's tree %s", round, tree, err, got.Tree)
+		}
 		skips := func(sn Snapshot) []string {
 			var out []string
 			for _, sk := range sn.Skipped {
@@ -137,6 +152,7 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 				got.Tree, got.Modes, skips(got), files(goStore, got.ID), want.Tree, want.Modes, skips(want), files(gitStore, want.ID))
 		}
 	}
+	before := goUpdates.Load()
 	compare(0)
 	for round := 1; round <= 8; round++ {
 		for range 1 + rng.IntN(6) {
@@ -179,5 +195,8 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 			}
 		}
 		compare(round)
+	}
+	if goUpdates.Load() == before {
+		t.Error("no snapshot was stored by goUpdate: the test compared git with git")
 	}
 }

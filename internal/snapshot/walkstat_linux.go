@@ -53,3 +53,18 @@ func fileChanged(abs string, e *indexEntry, idxMtime [2]uint32, modes map[string
 	}
 	return racy(e, idxMtime)
 }
+
+// fillStat sets e's stat data from st as git records it (32 bits each).
+func fillStat(e *indexEntry, st *syscall.Stat_t, mode, size uint32) {
+	be := binary.BigEndian
+	be.PutUint32(e.stat[0:], uint32(st.Ctim.Sec))
+	be.PutUint32(e.stat[4:], uint32(st.Ctim.Nsec))
+	be.PutUint32(e.stat[8:], uint32(st.Mtim.Sec))
+	be.PutUint32(e.stat[12:], uint32(st.Mtim.Nsec))
+	be.PutUint32(e.stat[16:], uint32(st.Dev))
+	be.PutUint32(e.stat[20:], uint32(st.Ino))
+	be.PutUint32(e.stat[24:], mode)
+	be.PutUint32(e.stat[28:], st.Uid)
+	be.PutUint32(e.stat[32:], st.Gid)
+	be.PutUint32(e.stat[36:], size)
+}
