@@ -47,6 +47,9 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	if idx == nil {
 		return "", errGoUpdate
 	}
+	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
+		return hexOf(tree.oid), nil // nothing changed: the index as it is
+	}
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
@@ -107,16 +110,8 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	// Pass 2: write the entries; count them per directory and keep those
 	// of the changed directories for their trees.
 	ct := newTreeCounter(tree)
-	var e8 [8]byte
 	err = s.eachMerged(idx, paths, changes, func(e *indexEntry) error {
-		w.Write(e.stat[:])
-		w.Write(e.oid[:])
-		var fl [2]byte
-		binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
-		w.Write(fl[:])
-		io.WriteString(w, e.path)
-		l := 62 + len(e.path)
-		w.Write(e8[:(l+8)&^7-l])
+		writeEntry(w, e)
 		return ct.add(e)
 	})
 	if err != nil {
@@ -126,13 +121,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	if err != nil {
 		return "", err
 	}
-	var ext bytes.Buffer
-	tree.encode(&ext, true)
-	var eh [8]byte
-	copy(eh[:], "TREE")
-	binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
-	w.Write(eh[:])
-	w.Write(ext.Bytes())
+	writeTreeExt(w, tree)
 	bw.Write(h.Sum(nil))
 	if err := bw.Flush(); err != nil {
 		return "", err

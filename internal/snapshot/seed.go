@@ -249,6 +249,68 @@ func writeIndexFile(path string, entries []indexEntry, tree *cacheTree) error {
 	return err
 }
 
+// writeIndexStream writes an index of n entries, which each hands to
+// put in order, and tree (nil: none) to path, holding none of them.
+func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*indexEntry)) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	h := sha1.New()
+	w := io.MultiWriter(bw, h)
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	w.Write(hdr[:])
+	count := 0
+	err = each(func(e *indexEntry) {
+		count++
+		writeEntry(w, e)
+	})
+	if err == nil && count != n {
+		err = errSeed
+	}
+	if err == nil {
+		writeTreeExt(w, tree)
+		bw.Write(h.Sum(nil))
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeEntry encodes e as a version 2 entry, flags cleared but the name
+// length.
+func writeEntry(w io.Writer, e *indexEntry) {
+	var e8 [8]byte
+	w.Write(e.stat[:])
+	w.Write(e.oid[:])
+	var fl [2]byte
+	binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
+	w.Write(fl[:])
+	io.WriteString(w, e.path)
+	n := 62 + len(e.path)
+	w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
+}
+
+// writeTreeExt encodes tree (nil: nothing) as the TREE extension.
+func writeTreeExt(w io.Writer, tree *cacheTree) {
+	if tree == nil {
+		return
+	}
+	var ext bytes.Buffer
+	tree.encode(&ext, true)
+	var eh [8]byte
+	copy(eh[:], "TREE")
+	binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
+	w.Write(eh[:])
+	w.Write(ext.Bytes())
+}
+
 func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 	h := sha1.New()
 	w := io.MultiWriter(out, h)
@@ -257,27 +319,10 @@ func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(entries)))
 	w.Write(hdr[:])
-	var e8 [8]byte
 	for i := range entries {
-		e := &entries[i]
-		w.Write(e.stat[:])
-		w.Write(e.oid[:])
-		var fl [2]byte
-		binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
-		w.Write(fl[:])
-		io.WriteString(w, e.path)
-		n := 62 + len(e.path)
-		w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
+		writeEntry(w, &entries[i])
 	}
-	if tree != nil {
-		var ext bytes.Buffer
-		tree.encode(&ext, true)
-		var eh [8]byte
-		copy(eh[:], "TREE")
-		binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
-		w.Write(eh[:])
-		w.Write(ext.Bytes())
-	}
+	writeTreeExt(w, tree)
 	out.Write(h.Sum(nil))
 }
 
@@ -286,11 +331,9 @@ func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 // such as Git LFS, an eol conversion) or a configuration that sets them
 // or converts line ends. Only then does the seed compare each blob's size
 // with the file's (sameSizeBlobs), which reads every object's header.
-func mightConvert(repo userRepo, entries []indexEntry) bool {
-	for i := range entries {
-		if p := entries[i].path; p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
-			return true
-		}
+func mightConvert(repo userRepo, hasAttrsFile bool) bool {
+	if hasAttrsFile {
+		return true
 	}
 	// entries are relative to the work tree: an attributes file above it
 	// in the repository counts too.
@@ -355,38 +398,62 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	if err != nil || !ifi.Mode().IsRegular() {
 		return false
 	}
-	data, err := readRepoFile(repo.index, repo.gitDir)
-	if err != nil {
-		return false
-	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	simple := true
 	for _, p := range s.excludes {
 		simple = simple && simplePattern(p)
 	}
-	var kept []indexEntry
+	// The user's index is read twice, one entry at a time (indexread.go),
+	// never held: once to count and check what is kept, once to write it.
 	var dropped []string // their directories' trees are not the store's
-	treeExt, err := walkIndex(data, func(e *indexEntry) {
-		rel, ok := strings.CutPrefix(e.path, repo.prefix)
-		if !ok || rel == "" {
-			return
+	var sizes []blobSize // the kept entries' blobs and sizes, in order
+	hasAttrs := false
+	forKept := func(fn func(k *indexEntry)) ([]byte, error) {
+		f, info, err := safefile.Open(repo.index, repo.gitDir)
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
-			e.ext&0x2000 != 0, // intent-to-add: no content yet
-			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
-			int64(e.size()) > s.maxBytes,
-			simple && excludedBy(s.excludes, rel):
-			dropped = append(dropped, rel)
-			return
+		defer f.Close()
+		if info.Size() > maxRepoFileBytes {
+			return nil, errSeed
 		}
-		k := *e
-		k.path = rel
-		if sec, nsec := k.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
-			binary.BigEndian.PutUint32(k.stat[36:], 0) // racily clean: git reads it
+		x, err := newIndexReader(f)
+		if err != nil {
+			return nil, err
 		}
-		kept = append(kept, k)
-	})
+		var e indexEntry
+		for x.next(&e) {
+			rel, ok := strings.CutPrefix(e.path, repo.prefix)
+			if !ok || rel == "" {
+				continue
+			}
+			switch {
+			case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
+				e.ext&0x2000 != 0, // intent-to-add: no content yet
+				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
+				int64(e.size()) > s.maxBytes,
+				simple && excludedBy(s.excludes, rel):
+				if fn == nil {
+					dropped = append(dropped, rel)
+				}
+				continue
+			}
+			e.path = rel
+			if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
+				binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
+			}
+			if fn != nil {
+				fn(&e)
+				continue
+			}
+			sizes = append(sizes, blobSize{e.oid, e.size()})
+			if rel == ".gitattributes" || strings.HasSuffix(rel, "/.gitattributes") {
+				hasAttrs = true
+			}
+		}
+		return x.finish()
+	}
+	treeExt, err := forKept(nil)
 	if err != nil {
 		return false
 	}
@@ -396,13 +463,14 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 			tree = t.at(repo.prefix)
 		}
 	}
-	data, treeExt = nil, nil
+	treeExt = nil
 	if tree != nil {
 		for _, rel := range dropped {
 			tree.invalidate(rel)
 		}
 	}
-	if len(kept) == 0 {
+	dropped = nil
+	if len(sizes) == 0 {
 		return false
 	}
 	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
@@ -411,24 +479,47 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		return false
 	}
 	s.git.Borrow = repo.objects
-	if mightConvert(repo, kept) {
-		kept, err = s.sameSizeBlobs(ctx, kept, tree)
+	var bad []bool // by kept entry: its blob is not the file's size
+	n := len(sizes)
+	if mightConvert(repo, hasAttrs) {
+		bad, err = s.sameSizeBlobs(ctx, sizes)
+		for _, b := range bad {
+			if b {
+				n--
+			}
+		}
 	}
-	if err != nil || len(kept) == 0 {
+	sizes = nil
+	if err != nil || n == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
 		return false
 	}
-	if tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
-		tree = nil // write-tree writes them all
-	}
 	tmp := s.git.IndexFile + ".seed"
-	if err := writeIndexFile(tmp, kept, tree); err != nil {
-		os.Remove(tmp)
-		return false
+	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
+		i := 0
+		_, err := forKept(func(k *indexEntry) {
+			if bad != nil && bad[i] {
+				if tree != nil {
+					tree.invalidate(k.path)
+				}
+			} else {
+				put(k)
+			}
+			i++
+		})
+		return err
+	})
+	if err == nil && tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
+		err = errSeed // write-tree would want them
 	}
-	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+	if err == nil {
+		err = os.Rename(tmp, s.git.IndexFile)
+	}
+	if err != nil {
 		os.Remove(tmp)
+		os.Remove(s.borrowFile())
+		s.git.Borrow = ""
 		return false
 	}
 	if !simple {
@@ -460,10 +551,17 @@ func (s *Store) readBorrow() {
 	}
 }
 
-// sameSizeBlobs keeps the entries whose blob exists and has the size the
-// index gives the file: where a clean filter or an eol conversion made the
-// blob differ from the file, the file must be read.
-func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *cacheTree) ([]indexEntry, error) {
+// blobSize is a kept entry's blob and the size its index entry gives.
+type blobSize struct {
+	oid  [20]byte
+	size uint32
+}
+
+// sameSizeBlobs says, entry by entry, which blobs are missing or have
+// another size than the index gives the file (bad[i]): where a clean
+// filter or an eol conversion made the blob differ from the file, the
+// file must be read.
+func (s *Store) sameSizeBlobs(ctx context.Context, entries []blobSize) ([]bool, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		w := bufio.NewWriter(pw)
@@ -482,21 +580,15 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *c
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	kept := entries[:0]
+	bad := make([]bool, len(entries))
 	i := 0
 	sc := bufio.NewScanner(out)
 	for sc.Scan() && i < len(entries) {
 		e := entries[i]
-		i++
 		_, size, _ := strings.Cut(sc.Text(), " ")
 		n, err := strconv.ParseUint(size, 10, 64) // or "<oid> missing"
-		if err != nil || n != uint64(e.size()) && e.size() != 0 {
-			if tree != nil {
-				tree.invalidate(e.path)
-			}
-			continue
-		}
-		kept = append(kept, e)
+		bad[i] = err != nil || n != uint64(e.size) && e.size != 0
+		i++
 	}
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
@@ -505,7 +597,7 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *c
 	if i != len(entries) {
 		return nil, errSeed
 	}
-	return kept, nil
+	return bad, nil
 }
 
 // maxRepoFileBytes bounds a file of the user's repository read for the
