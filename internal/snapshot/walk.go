@@ -71,7 +71,31 @@ type walker struct {
 	idxMtime [2]uint32
 	res      walkResult
 	err      error
+	jobs     chan statJob // directories' entries to compare, to the statters
+	batch    statJob      // the current directory's
 }
+
+// statJob is one directory's files that have an index entry: their stat
+// data are compared by one of the statters (as git's preload-index does,
+// in parallel).
+type statJob struct {
+	dir   string // absolute
+	items []statItem
+}
+
+type statItem struct {
+	name string
+	e    indexEntry
+}
+
+// statResult is one statter's answer.
+type statResult struct {
+	changed []string
+	modes   map[string]uint32
+}
+
+// statters is how many goroutines compare stat data.
+const statters = 4
 
 // goWalk walks s's work tree against the store's index.
 func (s *Store) goWalk() (walkResult, error) {
@@ -102,7 +126,27 @@ func (s *Store) goWalk() (walkResult, error) {
 	var stack *gitignore.Stack
 	stack = stack.Push(s.workTree, gitignore.Load(userExcludes(s.git.ExcludesFile)))
 	stack = stack.Push(s.workTree, gitignore.Parse([]byte(strings.Join(s.excludes, "\n"))))
+	w.jobs = make(chan statJob, 2*statters)
+	results := make(chan statResult, statters)
+	for range statters {
+		go func() {
+			r := statResult{modes: map[string]uint32{}}
+			for job := range w.jobs {
+				statDir(job, w.idxMtime, &r)
+			}
+			results <- r
+		}()
+	}
 	w.dir("", stack, false)
+	w.flush()
+	close(w.jobs)
+	for range statters {
+		r := <-results
+		w.res.changed = append(w.res.changed, r.changed...)
+		for p, m := range r.modes {
+			w.res.modes[p] = m
+		}
+	}
 	for w.has { // entries of directories gone
 		w.res.changed = append(w.res.changed, w.cur.path)
 		w.advance()
@@ -195,8 +239,14 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 				w.dir(p+"/", stack, false)
 			}
 		case w.has && w.cur.path == p:
-			if fileChanged(filepath.Join(abs, e.name), &w.cur, w.idxMtime, w.res.modes, p) {
-				w.res.changed = append(w.res.changed, p)
+			if w.batch.dir != abs {
+				w.flush()
+				w.batch.dir = abs
+			}
+			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
+			if len(w.batch.items) >= 256 {
+				w.flush()
+				w.batch.dir = abs
 			}
 			w.advance()
 		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
@@ -208,6 +258,26 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 		}
 	}
 	w.deletedBefore(rel + "\xff") // what is left of this directory's entries
+}
+
+// flush hands the current directory's files to the statters.
+func (w *walker) flush() {
+	if len(w.batch.items) > 0 {
+		w.jobs <- w.batch
+	}
+	w.batch = statJob{}
+}
+
+// statDir compares a directory's files with their entries.
+func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
+	d := openDir(job.dir)
+	defer closeDir(d)
+	for i := range job.items {
+		it := &job.items[i]
+		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
+			r.changed = append(r.changed, it.e.path)
+		}
+	}
 }
 
 // deletedBefore lists the index's entries that sort before key and are

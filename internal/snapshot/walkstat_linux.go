@@ -8,13 +8,15 @@ import (
 // statSupported: the Go walk compares stat data here (walk.go).
 const statSupported = true
 
-// fileChanged lstats abs and compares it with its index entry e as git
-// does (walk.go), noting a regular file's non-canonical bits in modes.
-func fileChanged(abs string, e *indexEntry, idxMtime [2]uint32, modes map[string]uint32, path string) bool {
+// fileChanged lstats name in the directory d (dir, its path) and compares
+// it with its index entry e as git does (walk.go), noting a regular
+// file's non-canonical bits in modes.
+func fileChanged(d int, dir, name string, e *indexEntry, idxMtime [2]uint32, modes map[string]uint32) bool {
 	var st syscall.Stat_t
-	if err := syscall.Lstat(abs, &st); err != nil {
+	if err := lstatAt(d, dir, name, &st); err != nil {
 		return true
 	}
+	path := e.path
 	mode := e.mode()
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFREG:
@@ -67,4 +69,20 @@ func fillStat(e *indexEntry, st *syscall.Stat_t, mode, size uint32) {
 	be.PutUint32(e.stat[28:], st.Uid)
 	be.PutUint32(e.stat[32:], st.Gid)
 	be.PutUint32(e.stat[36:], size)
+}
+
+// openDir opens dir for lstatAt (-1: not opened, lstatAt then uses the
+// whole path).
+func openDir(dir string) int {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	return fd
+}
+
+func closeDir(d int) {
+	if d >= 0 {
+		syscall.Close(d)
+	}
 }

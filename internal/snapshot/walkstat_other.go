@@ -7,7 +7,11 @@ import "os"
 // statSupported: elsewhere git walks (walk.go).
 const statSupported = false
 
-func fileChanged(string, *indexEntry, [2]uint32, map[string]uint32, string) bool { return true }
+func fileChanged(int, string, string, *indexEntry, [2]uint32, map[string]uint32) bool { return true }
+
+func openDir(string) int { return -1 }
+
+func closeDir(int) {}
 
 func (s *Store) goUpdate([]string, []string, *[]Skip, os.FileInfo, *cacheTree) (string, error) {
 	return "", errGoUpdate
