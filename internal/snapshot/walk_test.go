@@ -194,6 +194,8 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 				write(p, "", 0o644)
 			}
 		}
+		// The last file of the walk, changed each round.
+		write("龘/龘.txt", strings.Repeat("x", round), 0o644)
 		compare(round)
 	}
 	if goUpdates.Load() == before {
