@@ -47,6 +47,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/safefile"
 )
@@ -190,11 +191,17 @@ func excludedBy(patterns []string, rel string) bool {
 		dirOnly := strings.HasSuffix(p, "/")
 		body := strings.TrimSuffix(p, "/")
 		if !strings.Contains(body, "/") {
-			parts := strings.Split(rel, "/")
-			for i, comp := range parts {
-				if comp == body && (!dirOnly || i < len(parts)-1) {
+			// Any component (a directory's when dirOnly), without
+			// splitting rel.
+			for rest := rel; ; {
+				comp, tail, more := strings.Cut(rest, "/")
+				if comp == body && (!dirOnly || more) {
 					return true
 				}
+				if !more {
+					break
+				}
+				rest = tail
 			}
 			continue
 		}
@@ -286,15 +293,20 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 // writeEntry encodes e as a version 2 entry, flags cleared but the name
 // length.
 func writeEntry(w io.Writer, e *indexEntry) {
-	var e8 [8]byte
-	w.Write(e.stat[:])
-	w.Write(e.oid[:])
-	var fl [2]byte
-	binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
-	w.Write(fl[:])
-	io.WriteString(w, e.path)
+	var buf [62 + 256 + 8]byte
 	n := 62 + len(e.path)
-	w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
+	size := (n + 8) &^ 7 // 1 to 8 NULs after the name
+	b := buf[:0]
+	if size > len(buf) {
+		b = make([]byte, 0, size)
+	}
+	b = append(b, e.stat[:]...)
+	b = append(b, e.oid[:]...)
+	b = binary.BigEndian.AppendUint16(b, uint16(min(len(e.path), 0xfff)))
+	b = append(b, e.path...)
+	var zeros [8]byte
+	b = append(b, zeros[:size-n]...)
+	w.Write(b)
 }
 
 // writeTreeExt encodes tree (nil: nothing) as the TREE extension.
@@ -380,23 +392,26 @@ var noSeed bool
 // seedIndex writes the store's index from the user's, when the store has
 // none yet, and names the user's objects in the store's alternates. It
 // reports whether it seeded; on any doubt it leaves the store as it was.
-func (s *Store) seedIndex(ctx context.Context) bool {
+// The copy of the valid trees into the store (packTrees) runs alongside
+// the caller's walk: wait (nil when there is none) says how it went, and
+// must be called before the lock is let go.
+func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) {
 	if noSeed {
-		return false
+		return false, nil
 	}
 	if _, err := os.Lstat(s.git.IndexFile); err == nil {
-		return false
+		return false, nil
 	}
 	repo, ok := findUserRepo(s.workTree)
 	if !ok {
-		return false
+		return false, nil
 	}
 	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
-		return false
+		return false, nil
 	}
 	ifi, err := os.Stat(repo.index)
 	if err != nil || !ifi.Mode().IsRegular() {
-		return false
+		return false, nil
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	simple := true
@@ -455,7 +470,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	}
 	treeExt, err := forKept(nil)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	var tree *cacheTree
 	if treeExt != nil {
@@ -471,12 +486,12 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	}
 	dropped = nil
 	if len(sizes) == 0 {
-		return false
+		return false, nil
 	}
 	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
 	// named in the store, for every later process too.
 	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
-		return false
+		return false, nil
 	}
 	s.git.Borrow = repo.objects
 	var bad []bool // by kept entry: its blob is not the file's size
@@ -493,7 +508,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 	if err != nil || n == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false
+		return false, nil
 	}
 	tmp := s.git.IndexFile + ".seed"
 	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
@@ -510,9 +525,6 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		})
 		return err
 	})
-	if err == nil && tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
-		err = errSeed // write-tree would want them
-	}
 	if err == nil {
 		err = os.Rename(tmp, s.git.IndexFile)
 	}
@@ -520,7 +532,7 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		os.Remove(tmp)
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false
+		return false, nil
 	}
 	if !simple {
 		// What the store excludes (node_modules/, the data directory, ...)
@@ -533,10 +545,26 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		}
 		if err != nil {
 			os.Remove(s.git.IndexFile)
-			return false
+			return false, nil
 		}
 	}
-	return true
+	if tree == nil {
+		return true, nil
+	}
+	// The trees git has in the user's objects, copied into the store
+	// while the caller walks: a store that refers to them does not
+	// depend on the user's repository keeping them.
+	done := make(chan error, 1)
+	go func() { done <- s.packTrees(ctx, tree.valid(nil)) }()
+	return true, sync.OnceValue(func() error {
+		if err := <-done; err != nil {
+			os.Remove(s.git.IndexFile) // the next snapshot seeds again
+			os.Remove(s.borrowFile())
+			s.git.Borrow = ""
+			return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
+		}
+		return nil
+	})
 }
 
 // borrowFile names the object directory the store borrows from. It is not

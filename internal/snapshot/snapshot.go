@@ -398,7 +398,16 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
-	s.seedIndex(ctx) // the first snapshot in a git repository (seed.go)
+	// The first snapshot in a git repository (seed.go); its trees are
+	// copied while the tree is walked.
+	_, waitSeed := s.seedIndex(ctx)
+	if waitSeed != nil {
+		defer func() {
+			if werr := waitSeed(); werr != nil && err == nil {
+				err = werr
+			}
+		}()
+	}
 	// One Go walk lists the changed paths, the ignored files and the
 	// modes (walk.go); where it cannot run, git walks and the modes and
 	// the ignored files are read alongside.
@@ -556,6 +565,11 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 		snap.Tree = strings.TrimSpace(string(tree))
+	}
+	if waitSeed != nil {
+		if err := waitSeed(); err != nil {
+			return snap, err
+		}
 	}
 	// The commit and the ref in Go: two processes fewer (objwrite.go).
 	commit, err := writeObject(s.git.GitDir, "commit", commitBody(snap.Tree, commitMessage(snap), time.Now()))
