@@ -224,8 +224,24 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 		stack = stack.Push(abs, gitignore.Load(filepath.Join(abs, ".gitignore")))
 	}
 	for _, e := range ents {
+		w.deletedBefore(rel, e.key)
+		if !e.typ.IsDir() && w.has && len(w.cur.path) == len(rel)+len(e.name) &&
+			strings.HasPrefix(w.cur.path, rel) && strings.HasSuffix(w.cur.path, e.name) {
+			// The index's entry for this file: its stat data are compared
+			// by a statter.
+			if w.batch.dir != abs {
+				w.flush()
+				w.batch.dir = abs
+			}
+			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
+			if len(w.batch.items) >= 256 {
+				w.flush()
+				w.batch.dir = abs
+			}
+			w.advance()
+			continue
+		}
 		p := rel + e.name
-		w.deletedBefore(rel + e.key)
 		switch {
 		case e.typ.IsDir():
 			switch ign := ignored || stack.Ignored(filepath.Join(abs, e.name), true); {
@@ -238,17 +254,6 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 			default:
 				w.dir(p+"/", stack, false)
 			}
-		case w.has && w.cur.path == p:
-			if w.batch.dir != abs {
-				w.flush()
-				w.batch.dir = abs
-			}
-			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
-			if len(w.batch.items) >= 256 {
-				w.flush()
-				w.batch.dir = abs
-			}
-			w.advance()
 		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
 			// FIFOs, sockets, devices: git lists none.
 		case ignored || stack.Ignored(filepath.Join(abs, e.name), false):
@@ -257,7 +262,7 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 			w.res.changed = append(w.res.changed, p)
 		}
 	}
-	w.deletedBefore(rel + "\xff") // what is left of this directory's entries
+	w.deletedBefore(rel, "\xff") // what is left of this directory's entries
 }
 
 // flush hands the current directory's files to the statters.
@@ -280,13 +285,26 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 	}
 }
 
-// deletedBefore lists the index's entries that sort before key and are
-// under the directory being walked: files gone.
-func (w *walker) deletedBefore(key string) {
-	for w.has && w.cur.path < key {
+// deletedBefore lists the index's entries that sort before rel+key (not
+// built: this runs for every file) and are under the directory being
+// walked: files gone.
+func (w *walker) deletedBefore(rel, key string) {
+	for w.has && lessJoined(w.cur.path, rel, key) {
 		w.res.changed = append(w.res.changed, w.cur.path)
 		w.advance()
 	}
+}
+
+// lessJoined reports whether a < rel+key.
+func lessJoined(a, rel, key string) bool {
+	n := min(len(a), len(rel))
+	if c := strings.Compare(a[:n], rel[:n]); c != 0 {
+		return c < 0
+	}
+	if len(a) < len(rel) {
+		return true // a is a proper prefix of rel
+	}
+	return a[len(rel):] < key
 }
 
 // isRepo reports whether dir is a nested repository as git decides
