@@ -6,11 +6,11 @@ import (
 )
 
 // A snapshot of a tree that has not changed is the previous snapshot: the
-// walk (ls-files against the store's index, one git process) shows nothing
-// to add, and when the index is exactly as this Store left it after its
-// last snapshot, writing the tree, a commit and a ref again (three more
-// processes) would only name the same tree. A step that runs `true` then
-// costs one walk per snapshot instead of four git processes.
+// walk (walk.go) shows nothing to add, and when the index is exactly as
+// this Store left it after its last snapshot, writing a commit and a ref
+// again would only name the same tree. A step that runs `true` then costs
+// one walk per snapshot. So does one whose files were hashed again and
+// found the same (racily clean ones, goindex.go): sameAsLast.
 //
 // The index check is what makes this safe with two agents in one
 // directory: another process that took a snapshot rewrote the index, so

@@ -4,7 +4,8 @@ package snapshot
 // not a read of every file. Contract:
 //
 //   - Read only. The user's index file is read (not through git: no
-//     process opens the user's repository) and the store's own index is
+//     process opens the user's repository), twice and one entry at a time,
+//     never held whole (indexread.go), and the store's own index is
 //     written from its entries; the user's object directory is
 //     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
 //     repository already holds and never stores them again. Nothing is
@@ -12,9 +13,9 @@ package snapshot
 //     The store names the user's object directory in agent-borrow (not
 //     objects/info/alternates: git would touch the user's objects when it
 //     writes one again, see gitcmd.Private.Borrow).
-//   - The seeded entries are only a stat cache: git still compares each
-//     file's stat data with the entry, and reads and stores (in the store)
-//     every file that differs. Entries git could not trust are left out,
+//   - The seeded entries are only a stat cache: the walk (walk.go) still
+//     compares each file's stat data with the entry, and every file that
+//     differs is read and stored (in the store). Entries git could not trust are left out,
 //     and those files are then read like untracked ones: conflicted
 //     (stage ≠ 0), intent-to-add, gitlinks (nested repositories), sparse
 //     directory entries, files over Options.MaxFileBytes, files whose index

@@ -68,11 +68,16 @@
 //	// agent sessions rm: store.DropSession(ctx, id); at start or after expiry:
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
 //
-// Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
-// BENCHMARKS.md), reads the files' modes alongside (the store's index and
-// an lstat per file, modes.go) and lists the ignored files in a second walk
-// at the same time (ignored.go); only what differs from the store's index
-// is read and stored. In a git repository the store's first index is
+// Cost: a snapshot is one walk of the tree in Go (walk.go: the store's
+// index streamed alongside as the stat cache, .gitignore honoured as it
+// goes, stat data compared in parallel; ≈ git status, see BENCHMARKS.md)
+// that also gives the files' modes and the ignored files; only what
+// differs from the store's index is read and stored. A step that changed
+// a few files runs no git process: their blobs, the index, the trees of
+// the changed directories (the index's cache-tree keeps the others), the
+// commit and the ref are written in Go (goindex.go, objwrite.go); many
+// changed files, and systems other than Linux, go through git as before.
+// In a git repository the store's first index is
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
 // either; outside git the first snapshot reads and stores every file, and
