@@ -142,7 +142,10 @@ func TestSnapshotMemoryDoesNotGrowWithIgnoredOrSkippedData(t *testing.T) {
 	}
 	allocBytes := after.TotalAlloc - before.TotalAlloc
 	t.Logf("allocated by the agent's side of the snapshot: %d KiB", allocBytes>>10)
-	if allocBytes > 8<<20 {
+	// The agent reads and stores the files itself (goindex.go): the
+	// largest, 2 MB, and a compressor (≈ 1 MB) per hasher are its own;
+	// the 1.1 GB ignored or skipped would be far over.
+	if allocBytes > 32<<20 {
 		t.Errorf("the snapshot allocated %d bytes in the agent: it read file content", allocBytes)
 	}
 	if st, _ := s.Stats(ctx); st.SizeBytes > 4<<20 {

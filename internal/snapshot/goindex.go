@@ -31,7 +31,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // change is a changed path's new entry, or its removal.
@@ -43,9 +45,12 @@ type change struct {
 // goUpdate stores update (added or changed, or gone) and drops remove
 // from the store's index, whose state the walk saw (idx), and returns the
 // root tree. errGoUpdate: nothing was written to the index.
-func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileInfo, tree *cacheTree) (string, error) {
+func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileInfo, tree *cacheTree, rep *reporter) (string, error) {
 	if idx == nil {
-		return "", errGoUpdate
+		if _, err := os.Lstat(s.git.IndexFile); !errors.Is(err, os.ErrNotExist) {
+			return "", errGoUpdate // an index the walk did not read
+		}
+		tree = nil // the first snapshot: no index yet
 	}
 	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
@@ -54,15 +59,8 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	for _, p := range update {
-		c, sk, err := s.hashPath(p)
-		if err != nil {
-			return "", err
-		}
-		if sk != nil {
-			*skipped = append(*skipped, *sk)
-		}
-		changes[p] = c
+	if err := s.hashAll(update, changes, skipped, rep); err != nil {
+		return "", err
 	}
 	paths := make([]string, 0, len(changes))
 	for p := range changes {
@@ -76,7 +74,13 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 		tree.invalidate(p)
 	}
 	// Racily clean: changed at or after the index was written.
-	idxSec, idxNsec := uint32(idx.ModTime().Unix()), uint32(idx.ModTime().Nanosecond())
+	// Without an index yet, what changed in the last two seconds (a
+	// file system's timestamps may be that coarse).
+	since := time.Now().Add(-2 * time.Second)
+	if idx != nil {
+		since = idx.ModTime()
+	}
+	idxSec, idxNsec := uint32(since.Unix()), uint32(since.Nanosecond())
 	for _, c := range changes {
 		if !c.gone && racy(&c.e, [2]uint32{idxSec, idxNsec}) {
 			binary.BigEndian.PutUint32(c.e.stat[36:], 0)
@@ -131,7 +135,8 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	}
 	// Still the index the walk read (the store's lock is held: only a
 	// process that ignores it could have changed it).
-	if fi, err := os.Stat(s.git.IndexFile); err != nil || !os.SameFile(fi, idx) || !fi.ModTime().Equal(idx.ModTime()) || fi.Size() != idx.Size() {
+	if fi, err := os.Stat(s.git.IndexFile); idx == nil && err == nil ||
+		idx != nil && (err != nil || !os.SameFile(fi, idx) || !fi.ModTime().Equal(idx.ModTime()) || fi.Size() != idx.Size()) {
 		return "", errGoUpdate
 	}
 	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
@@ -144,6 +149,16 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 // eachMerged hands fn the store's index's entries with changes merged in,
 // in order.
 func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
+	if idx == nil { // no index yet: the changes alone
+		for _, p := range paths {
+			if c := changes[p]; !c.gone {
+				if err := fn(&c.e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	f, err := os.Open(s.git.IndexFile)
 	if err != nil {
 		return errGoUpdate
@@ -192,6 +207,60 @@ func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*
 	return nil
 }
 
+// hashers is how many files are read and stored at once.
+const hashers = 4
+
+// hashAll hashes paths into changes, in chunks of progressChunk read in
+// parallel; with a reporter and more than a chunk it reports after each
+// chunk and stops with ErrSkipped when the user skips (progress.go).
+func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
+	if len(paths) <= progressChunk {
+		rep = nil
+	}
+	type result struct {
+		c   *change
+		sk  *Skip
+		err error
+	}
+	res := make([]result, min(progressChunk, len(paths)))
+	for done := 0; done < len(paths); {
+		if rep != nil && rep.skipped() {
+			return ErrSkipped
+		}
+		chunk := paths[done:min(done+progressChunk, len(paths))]
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(hashers, len(chunk)) {
+			wg.Go(func() {
+				for i := range next {
+					r := &res[i]
+					r.c, r.sk, r.err = s.hashPath(chunk[i])
+				}
+			})
+		}
+		for i := range chunk {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i, p := range chunk {
+			r := res[i]
+			if r.err != nil {
+				return r.err
+			}
+			if r.sk != nil {
+				*skipped = append(*skipped, *r.sk)
+			}
+			changes[p] = r.c
+		}
+		done += len(chunk)
+		if rep != nil {
+			rep.report(done, len(paths))
+		}
+	}
+	return nil
+}
+
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
@@ -217,11 +286,12 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 		if st.Size > s.maxBytes {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
 		}
-		b, err := readRegularAt(abs, &st, s.maxBytes)
-		if err != nil {
+		buf := readBufs.Get().(*bytes.Buffer)
+		defer readBufs.Put(buf)
+		if err := readRegularAt(abs, &st, s.maxBytes, buf); err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
-		body, mode = b, 0o100644
+		body, mode = buf.Bytes(), 0o100644
 		if st.Mode&0o100 != 0 {
 			mode = 0o100755
 		}
@@ -240,28 +310,32 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 	return c, nil, nil
 }
 
-// readRegularAt reads the regular file abs that st describes, without
-// following a link put in its place or blocking on a FIFO; a file that is
-// no longer the one st names is an error.
-func readRegularAt(abs string, st *syscall.Stat_t, max int64) ([]byte, error) {
+// readBufs hold the files being stored (at most Options.MaxFileBytes).
+var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readRegularAt reads the regular file abs that st describes into buf,
+// without following a link put in its place or blocking on a FIFO; a file
+// that is no longer the one st names is an error.
+func readRegularAt(abs string, st *syscall.Stat_t, max int64, buf *bytes.Buffer) error {
 	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f := os.NewFile(uintptr(fd), abs)
 	defer f.Close()
 	var now syscall.Stat_t
 	if err := syscall.Fstat(fd, &now); err != nil || now.Ino != st.Ino || now.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, errors.New("changed while read")
+		return errors.New("changed while read")
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	buf.Reset()
+	buf.Grow(int(min(now.Size, max)) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return err
 	}
-	if int64(len(b)) > max {
-		return nil, errors.New("grew over the limit")
+	if int64(buf.Len()) > max {
+		return errors.New("grew over the limit")
 	}
-	return b, nil
+	return nil
 }
 
 func hexDecode(s string) ([]byte, error) {

@@ -10,16 +10,24 @@ package snapshot
 // rename), as update-ref does without a reflog (the store logs none).
 
 import (
-	"bytes"
+	"bufio"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 )
+
+// zlibWriters are reused: a compressor holds ≈ 1 MB of state.
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	return w
+}}
 
 // writeObject stores body as a loose object of kind in gitDir.
 func writeObject(gitDir, kind string, body []byte) (string, error) {
@@ -33,15 +41,37 @@ func writeObject(gitDir, kind string, body []byte) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return oid, nil
 	}
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
-	zw.Write([]byte(hdr))
-	zw.Write(body)
-	zw.Close()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := writeReplace(dir, path, z.Bytes(), 0o444); err != nil {
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(f, 32<<10)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(bw)
+	zw.Write([]byte(hdr))
+	_, err = zw.Write(body)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	zw.Reset(io.Discard)
+	zlibWriters.Put(zw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return "", err
 	}
 	return oid, nil

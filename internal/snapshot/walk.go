@@ -55,9 +55,9 @@ var errGoUpdate = errors.New("go update declined")
 // goUpdates counts the snapshots goUpdate stored (tests).
 var goUpdates atomic.Int64
 
-// goUpdateMax is the most changed paths goUpdate takes; more go to git's
-// update-index, which reports progress in chunks (progress.go).
-func goUpdateMax() int { return progressChunk }
+// goUpdateMax is the most changed paths goUpdate takes (it holds their
+// entries, ≈ 250 bytes each); more go to git's update-index.
+func goUpdateMax() int { return 50_000 }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")

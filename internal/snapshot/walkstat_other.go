@@ -13,6 +13,6 @@ func openDir(string) int { return -1 }
 
 func closeDir(int) {}
 
-func (s *Store) goUpdate([]string, []string, *[]Skip, os.FileInfo, *cacheTree) (string, error) {
+func (s *Store) goUpdate([]string, []string, *[]Skip, os.FileInfo, *cacheTree, *reporter) (string, error) {
 	return "", errGoUpdate
 }
