@@ -2,11 +2,12 @@
 
 package snapshot
 
-// goindex.go: a step's few changed files stored without a git process.
-// Contract: goUpdate hashes the changed paths, writes their blobs (loose
-// objects, objwrite.go), rewrites the store's index with their new stat
-// data (the other entries copied as they are, the index streamed twice
-// from disk, never held), and writes the trees of the directories that
+// goindex.go: a step's changed files stored without a git process.
+// Contract: goUpdate hashes the changed paths (up to goUpdateMax, four at a
+// time, reporting progress by chunks), writes their blobs (loose objects,
+// objwrite.go), rewrites the store's index with their new stat data (the
+// other entries copied as they are, the index streamed once from disk,
+// never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
 // changed only: the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
@@ -45,7 +46,8 @@ type change struct {
 // goUpdate stores update (added or changed, or gone) and drops remove
 // from the store's index, whose state the walk saw (idx), and returns the
 // root tree. errGoUpdate: nothing was written to the index.
-func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileInfo, tree *cacheTree, rep *reporter) (string, error) {
+func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
+	idx, tree := wr.index, wr.tree
 	if idx == nil {
 		if _, err := os.Lstat(s.git.IndexFile); !errors.Is(err, os.ErrNotExist) {
 			return "", errGoUpdate // an index the walk did not read
@@ -86,10 +88,16 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 			binary.BigEndian.PutUint32(c.e.stat[36:], 0)
 		}
 	}
-	// Pass 1: the new index's entry count.
-	n := 0
-	if err := s.eachMerged(idx, paths, changes, func(*indexEntry) error { n++; return nil }); err != nil {
-		return "", err
+	// The new index's entry count, from what the walk saw: checked as
+	// the entries are written.
+	n := wr.entries
+	for p, c := range changes {
+		switch {
+		case c.gone && wr.tracked[p]:
+			n--
+		case !c.gone && !wr.tracked[p]:
+			n++
+		}
 	}
 	tmp := s.git.IndexFile + ".go"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -111,13 +119,18 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, idx os.FileIn
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
 	w.Write(hdr[:])
-	// Pass 2: write the entries; count them per directory and keep those
-	// of the changed directories for their trees.
+	// The entries, counted per directory, those of the changed
+	// directories kept for their trees.
 	ct := newTreeCounter(tree)
+	written := 0
 	err = s.eachMerged(idx, paths, changes, func(e *indexEntry) error {
+		written++
 		writeEntry(w, e)
 		return ct.add(e)
 	})
+	if err == nil && written != n {
+		err = errGoUpdate // not the index the walk saw
+	}
 	if err != nil {
 		return "", err
 	}

@@ -529,7 +529,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	goTree := ""
 	if walked && !gitWalk && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
-		goTree, err = s.goUpdate(update, remove, &snap.Skipped, wr.index, wr.tree, progressOf(ctx, snap.Time))
+		goTree, err = s.goUpdate(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
 		if errors.Is(err, errGoUpdate) {
 			goTree, err = "", nil
 			snap.Skipped = snap.Skipped[:skips]

@@ -46,6 +46,8 @@ type walkResult struct {
 	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
 	modes   map[string]uint32 // the index's regular files whose bits are not canonical
 	index   os.FileInfo       // the store's index as read (nil: none yet)
+	entries int               // its entry count
+	tracked map[string]bool   // the changed paths that have an entry
 	tree    *cacheTree        // its cache-tree (nil: none)
 }
 
@@ -102,7 +104,7 @@ func (s *Store) goWalk() (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
-	w := &walker{work: s.workTree, res: walkResult{modes: map[string]uint32{}}}
+	w := &walker{work: s.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
 	f, err := os.Open(s.git.IndexFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -119,6 +121,7 @@ func (s *Store) goWalk() (walkResult, error) {
 		if w.idx, err = newIndexReader(f); err != nil {
 			return walkResult{}, err
 		}
+		w.res.entries = w.idx.n
 		w.advance()
 	}
 	// Deeper files first: each directory's .gitignore, the store's
@@ -143,12 +146,16 @@ func (s *Store) goWalk() (walkResult, error) {
 	for range statters {
 		r := <-results
 		w.res.changed = append(w.res.changed, r.changed...)
+		for _, p := range r.changed {
+			w.res.tracked[p] = true
+		}
 		for p, m := range r.modes {
 			w.res.modes[p] = m
 		}
 	}
 	for w.has { // entries of directories gone
 		w.res.changed = append(w.res.changed, w.cur.path)
+		w.res.tracked[w.cur.path] = true
 		w.advance()
 	}
 	if w.idx != nil {
@@ -291,6 +298,7 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 func (w *walker) deletedBefore(rel, key string) {
 	for w.has && lessJoined(w.cur.path, rel, key) {
 		w.res.changed = append(w.res.changed, w.cur.path)
+		w.res.tracked[w.cur.path] = true
 		w.advance()
 	}
 }

@@ -2,8 +2,6 @@
 
 package snapshot
 
-import "os"
-
 // statSupported: elsewhere git walks (walk.go).
 const statSupported = false
 
@@ -13,6 +11,6 @@ func openDir(string) int { return -1 }
 
 func closeDir(int) {}
 
-func (s *Store) goUpdate([]string, []string, *[]Skip, os.FileInfo, *cacheTree, *reporter) (string, error) {
+func (s *Store) goUpdate([]string, []string, *[]Skip, walkResult, *reporter) (string, error) {
 	return "", errGoUpdate
 }
