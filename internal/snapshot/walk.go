@@ -158,6 +158,7 @@ func (s *Store) goWalk() (walkResult, error) {
 		w.res.tracked[w.cur.path] = true
 		w.advance()
 	}
+	slices.Sort(w.res.changed) // the statters answer in any order
 	if w.idx != nil {
 		ext, err := w.idx.finish()
 		if err != nil && w.err == nil {
