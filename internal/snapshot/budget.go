@@ -183,7 +183,11 @@ func (ps pathsOnly) take(ctx context.Context, session, label string, paths []str
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
-	s.seedIndex(ctx)
+	if _, wait := s.seedIndex(ctx); wait != nil {
+		if err := wait(); err != nil {
+			return snap, err
+		}
+	}
 	var update, remove []string
 	if len(paths) > 0 {
 		args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard", "--"}

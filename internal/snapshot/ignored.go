@@ -77,13 +77,20 @@ func (s *Store) ignoredFiles(ctx context.Context) (keep []string, skips []Skip, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("snapshot %s: ignored files: %w", s.workTree, err)
 	}
+	keep, skips = s.ignoredFrom(strings.Split(string(out), "\x00"))
+	return keep, skips, nil
+}
+
+// ignoredFrom is ignoredFiles' answer from the listing of the untracked
+// ignored paths (a directory ignored whole as "dir/").
+func (s *Store) ignoredFrom(listed []string) (keep []string, skips []Skip) {
 	type cand struct {
 		path string
 		fi   os.FileInfo
 	}
 	var cands []cand
 	walked := 0
-	for _, p := range strings.Split(string(out), "\x00") {
+	for _, p := range listed {
 		if p == "" || s.neverKept(p) {
 			continue
 		}
@@ -150,7 +157,7 @@ func (s *Store) ignoredFiles(ctx context.Context) (keep []string, skips []Skip, 
 		}
 		skips = append(skips, sk)
 	}
-	return keep, skips, nil
+	return keep, skips
 }
 
 // ignoredOf returns which of paths git ignores (files kept in the index

@@ -8,8 +8,9 @@ package snapshot
 // the exact bits of the snapshot (0755 → chmod 0600 → rewind: 0755), and
 // a change of mode alone is a change (FileChange.ModeOnly).
 //
-// Cost: a read of the store's index file and an lstat per file at each
-// snapshot, run while git walks the tree.
+// Cost: none of its own where the Go walk runs (walk.go: the bits come
+// with the stat data it compares); elsewhere a read of the store's index
+// file and an lstat per file at each snapshot, run while git walks.
 
 import (
 	"bytes"
@@ -159,11 +160,10 @@ func (s *Store) storeModes(ctx context.Context, text string) (string, error) {
 		return s.modesBlob, nil
 	}
 	s.lastMu.Unlock()
-	out, err := s.git.Output(ctx, []byte(text), "hash-object", "-w", "--stdin")
+	oid, err := writeObject(s.git.GitDir, "blob", []byte(text))
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: modes: %w", s.workTree, err)
 	}
-	oid := strings.TrimSpace(string(out))
 	s.lastMu.Lock()
 	s.modesText, s.modesBlob = text, oid
 	s.lastMu.Unlock()

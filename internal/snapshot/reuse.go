@@ -6,11 +6,11 @@ import (
 )
 
 // A snapshot of a tree that has not changed is the previous snapshot: the
-// walk (ls-files against the store's index, one git process) shows nothing
-// to add, and when the index is exactly as this Store left it after its
-// last snapshot, writing the tree, a commit and a ref again (three more
-// processes) would only name the same tree. A step that runs `true` then
-// costs one walk per snapshot instead of four git processes.
+// walk (walk.go) shows nothing to add, and when the index is exactly as
+// this Store left it after its last snapshot, writing a commit and a ref
+// again would only name the same tree. A step that runs `true` then costs
+// one walk per snapshot. So does one whose files were hashed again and
+// found the same (racily clean ones, goindex.go): sameAsLast.
 //
 // The index check is what makes this safe with two agents in one
 // directory: another process that took a snapshot rewrote the index, so
@@ -53,6 +53,24 @@ func (s *Store) reusable(session string, removed []string, modes string) (Snapsh
 	if err != nil || !os.SameFile(fi, last.index) || !fi.ModTime().Equal(last.index.ModTime()) || fi.Size() != last.index.Size() {
 		return Snapshot{}, false
 	}
+	snap := last.snap
+	snap.Skipped = slices.Clone(snap.Skipped)
+	return snap, true
+}
+
+// sameAsLast returns the newest snapshot when a snapshot that rewrote the
+// index (files hashed again, found the same) names the same tree with the
+// same skipped paths and modes; the index it wrote becomes the one to
+// compare with.
+func (s *Store) sameAsLast(session, tree string, removed []string, modes string) (Snapshot, bool) {
+	fi, err := os.Stat(s.git.IndexFile)
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	last := s.last
+	if err != nil || last == nil || last.session != session || last.snap.Tree != tree || !slices.Equal(last.removed, removed) || last.modes != modes {
+		return Snapshot{}, false
+	}
+	last.index = fi
 	snap := last.snap
 	snap.Skipped = slices.Clone(snap.Skipped)
 	return snap, true

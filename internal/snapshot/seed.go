@@ -4,7 +4,8 @@ package snapshot
 // not a read of every file. Contract:
 //
 //   - Read only. The user's index file is read (not through git: no
-//     process opens the user's repository) and the store's own index is
+//     process opens the user's repository), twice and one entry at a time,
+//     never held whole (indexread.go), and the store's own index is
 //     written from its entries; the user's object directory is
 //     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
 //     repository already holds and never stores them again. Nothing is
@@ -12,9 +13,9 @@ package snapshot
 //     The store names the user's object directory in agent-borrow (not
 //     objects/info/alternates: git would touch the user's objects when it
 //     writes one again, see gitcmd.Private.Borrow).
-//   - The seeded entries are only a stat cache: git still compares each
-//     file's stat data with the entry, and reads and stores (in the store)
-//     every file that differs. Entries git could not trust are left out,
+//   - The seeded entries are only a stat cache: the walk (walk.go) still
+//     compares each file's stat data with the entry, and every file that
+//     differs is read and stored (in the store). Entries git could not trust are left out,
 //     and those files are then read like untracked ones: conflicted
 //     (stage ≠ 0), intent-to-add, gitlinks (nested repositories), sparse
 //     directory entries, files over Options.MaxFileBytes, files whose index
@@ -48,6 +49,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/safefile"
 )
@@ -166,75 +168,15 @@ func readIndex(data []byte) ([]indexEntry, []byte, error) {
 // the pointer) and returns the cache-tree extension's data: the whole
 // index is never held as entries (100,000 of them are ~10 MB).
 func walkIndex(data []byte, fn func(*indexEntry)) ([]byte, error) {
-	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, errSeed
+	x, err := newIndexReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
 	}
-	body, sum := data[:len(data)-20], data[len(data)-20:]
-	if h := sha1.Sum(body); !bytes.Equal(h[:], sum) {
-		return nil, errSeed
-	}
-	version := binary.BigEndian.Uint32(data[4:])
-	if version < 2 || version > 4 {
-		return nil, errSeed
-	}
-	n := int(binary.BigEndian.Uint32(data[8:]))
-	off := 12
-	prev := ""
-	for range n {
-		start := off
-		if off+62 > len(body) {
-			return nil, errSeed
-		}
-		var e indexEntry
-		copy(e.stat[:], body[off:off+40])
-		copy(e.oid[:], body[off+40:off+60])
-		e.flags = binary.BigEndian.Uint16(body[off+60:])
-		off += 62
-		if e.flags&0x4000 != 0 {
-			if version < 3 || off+2 > len(body) {
-				return nil, errSeed
-			}
-			e.ext = binary.BigEndian.Uint16(body[off:])
-			off += 2
-		}
-		if version == 4 {
-			strip, w := varint(body[off:])
-			if w == 0 || strip > uint64(len(prev)) {
-				return nil, errSeed
-			}
-			off += w
-			end := bytes.IndexByte(body[off:], 0)
-			if end < 0 {
-				return nil, errSeed
-			}
-			e.path = prev[:len(prev)-int(strip)] + string(body[off:off+end])
-			off += end + 1
-		} else {
-			end := bytes.IndexByte(body[off:], 0)
-			if end < 0 {
-				return nil, errSeed
-			}
-			e.path = string(body[off : off+end])
-			off = start + (off+end-start+8)&^7 // NUL padding to a multiple of 8
-		}
-		prev = e.path
+	var e indexEntry
+	for x.next(&e) {
 		fn(&e)
 	}
-	// Extensions: a split index ("link") holds only part of the entries, a
-	// sparse one ("sdir") directories in place of files.
-	var tree []byte
-	for off+8 <= len(body) {
-		sig := string(body[off : off+4])
-		size := int(binary.BigEndian.Uint32(body[off+4:]))
-		if sig == "link" || sig == "sdir" || off+8+size > len(body) {
-			return nil, errSeed
-		}
-		if sig == "TREE" {
-			tree = body[off+8 : off+8+size]
-		}
-		off += 8 + size
-	}
-	return tree, nil
+	return x.finish()
 }
 
 // simplePattern reports whether excludedBy matches the gitignore pattern p
@@ -251,11 +193,17 @@ func excludedBy(patterns []string, rel string) bool {
 		dirOnly := strings.HasSuffix(p, "/")
 		body := strings.TrimSuffix(p, "/")
 		if !strings.Contains(body, "/") {
-			parts := strings.Split(rel, "/")
-			for i, comp := range parts {
-				if comp == body && (!dirOnly || i < len(parts)-1) {
+			// Any component (a directory's when dirOnly), without
+			// splitting rel.
+			for rest := rel; ; {
+				comp, tail, more := strings.Cut(rest, "/")
+				if comp == body && (!dirOnly || more) {
 					return true
 				}
+				if !more {
+					break
+				}
+				rest = tail
 			}
 			continue
 		}
@@ -310,6 +258,73 @@ func writeIndexFile(path string, entries []indexEntry, tree *cacheTree) error {
 	return err
 }
 
+// writeIndexStream writes an index of n entries, which each hands to
+// put in order, and tree (nil: none) to path, holding none of them.
+func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*indexEntry)) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	h := sha1.New()
+	w := io.MultiWriter(bw, h)
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	w.Write(hdr[:])
+	count := 0
+	err = each(func(e *indexEntry) {
+		count++
+		writeEntry(w, e)
+	})
+	if err == nil && count != n {
+		err = errSeed
+	}
+	if err == nil {
+		writeTreeExt(w, tree)
+		bw.Write(h.Sum(nil))
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeEntry encodes e as a version 2 entry, flags cleared but the name
+// length.
+func writeEntry(w io.Writer, e *indexEntry) {
+	var buf [62 + 256 + 8]byte
+	n := 62 + len(e.path)
+	size := (n + 8) &^ 7 // 1 to 8 NULs after the name
+	b := buf[:0]
+	if size > len(buf) {
+		b = make([]byte, 0, size)
+	}
+	b = append(b, e.stat[:]...)
+	b = append(b, e.oid[:]...)
+	b = binary.BigEndian.AppendUint16(b, uint16(min(len(e.path), 0xfff)))
+	b = append(b, e.path...)
+	var zeros [8]byte
+	b = append(b, zeros[:size-n]...)
+	w.Write(b)
+}
+
+// writeTreeExt encodes tree (nil: nothing) as the TREE extension.
+func writeTreeExt(w io.Writer, tree *cacheTree) {
+	if tree == nil {
+		return
+	}
+	var ext bytes.Buffer
+	tree.encode(&ext, true)
+	var eh [8]byte
+	copy(eh[:], "TREE")
+	binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
+	w.Write(eh[:])
+	w.Write(ext.Bytes())
+}
+
 func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 	h := sha1.New()
 	w := io.MultiWriter(out, h)
@@ -318,27 +333,10 @@ func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(len(entries)))
 	w.Write(hdr[:])
-	var e8 [8]byte
 	for i := range entries {
-		e := &entries[i]
-		w.Write(e.stat[:])
-		w.Write(e.oid[:])
-		var fl [2]byte
-		binary.BigEndian.PutUint16(fl[:], uint16(min(len(e.path), 0xfff)))
-		w.Write(fl[:])
-		io.WriteString(w, e.path)
-		n := 62 + len(e.path)
-		w.Write(e8[:(n+8)&^7-n]) // 1 to 8 NULs
+		writeEntry(w, &entries[i])
 	}
-	if tree != nil {
-		var ext bytes.Buffer
-		tree.encode(&ext, true)
-		var eh [8]byte
-		copy(eh[:], "TREE")
-		binary.BigEndian.PutUint32(eh[4:], uint32(ext.Len()))
-		w.Write(eh[:])
-		w.Write(ext.Bytes())
-	}
+	writeTreeExt(w, tree)
 	out.Write(h.Sum(nil))
 }
 
@@ -347,11 +345,9 @@ func encodeIndex(out io.Writer, entries []indexEntry, tree *cacheTree) {
 // such as Git LFS, an eol conversion) or a configuration that sets them
 // or converts line ends. Only then does the seed compare each blob's size
 // with the file's (sameSizeBlobs), which reads every object's header.
-func mightConvert(repo userRepo, entries []indexEntry) bool {
-	for i := range entries {
-		if p := entries[i].path; p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
-			return true
-		}
+func mightConvert(repo userRepo, hasAttrsFile bool) bool {
+	if hasAttrsFile {
+		return true
 	}
 	// entries are relative to the work tree: an attributes file above it
 	// in the repository counts too.
@@ -398,58 +394,85 @@ var noSeed bool
 // seedIndex writes the store's index from the user's, when the store has
 // none yet, and names the user's objects in the store's alternates. It
 // reports whether it seeded; on any doubt it leaves the store as it was.
-func (s *Store) seedIndex(ctx context.Context) bool {
+// The copy of the valid trees into the store (packTrees) runs alongside
+// the caller's walk: wait (nil when there is none) says how it went, and
+// must be called before the lock is let go.
+func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) {
 	if noSeed {
-		return false
+		return false, nil
 	}
 	if _, err := os.Lstat(s.git.IndexFile); err == nil {
-		return false
+		return false, nil
 	}
 	repo, ok := findUserRepo(s.workTree)
 	if !ok {
-		return false
+		return false, nil
 	}
 	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
-		return false
+		return false, nil
 	}
 	ifi, err := os.Stat(repo.index)
 	if err != nil || !ifi.Mode().IsRegular() {
-		return false
-	}
-	data, err := readRepoFile(repo.index, repo.gitDir)
-	if err != nil {
-		return false
+		return false, nil
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	simple := true
 	for _, p := range s.excludes {
 		simple = simple && simplePattern(p)
 	}
-	var kept []indexEntry
+	// The user's index is read twice, one entry at a time (indexread.go),
+	// never held: once to count and check what is kept, once to write it.
 	var dropped []string // their directories' trees are not the store's
-	treeExt, err := walkIndex(data, func(e *indexEntry) {
-		rel, ok := strings.CutPrefix(e.path, repo.prefix)
-		if !ok || rel == "" {
-			return
+	var sizes []blobSize // the kept entries' blobs and sizes, in order
+	hasAttrs := false
+	forKept := func(fn func(k *indexEntry)) ([]byte, error) {
+		f, info, err := safefile.Open(repo.index, repo.gitDir)
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
-			e.ext&0x2000 != 0, // intent-to-add: no content yet
-			e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
-			int64(e.size()) > s.maxBytes,
-			simple && excludedBy(s.excludes, rel):
-			dropped = append(dropped, rel)
-			return
+		defer f.Close()
+		if info.Size() > maxRepoFileBytes {
+			return nil, errSeed
 		}
-		k := *e
-		k.path = rel
-		if sec, nsec := k.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
-			binary.BigEndian.PutUint32(k.stat[36:], 0) // racily clean: git reads it
+		x, err := newIndexReader(f)
+		if err != nil {
+			return nil, err
 		}
-		kept = append(kept, k)
-	})
+		var e indexEntry
+		for x.next(&e) {
+			rel, ok := strings.CutPrefix(e.path, repo.prefix)
+			if !ok || rel == "" {
+				continue
+			}
+			switch {
+			case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
+				e.ext&0x2000 != 0, // intent-to-add: no content yet
+				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
+				int64(e.size()) > s.maxBytes,
+				simple && excludedBy(s.excludes, rel):
+				if fn == nil {
+					dropped = append(dropped, rel)
+				}
+				continue
+			}
+			e.path = rel
+			if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
+				binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
+			}
+			if fn != nil {
+				fn(&e)
+				continue
+			}
+			sizes = append(sizes, blobSize{e.oid, e.size()})
+			if rel == ".gitattributes" || strings.HasSuffix(rel, "/.gitattributes") {
+				hasAttrs = true
+			}
+		}
+		return x.finish()
+	}
+	treeExt, err := forKept(nil)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	var tree *cacheTree
 	if treeExt != nil {
@@ -457,40 +480,61 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 			tree = t.at(repo.prefix)
 		}
 	}
-	data, treeExt = nil, nil
+	treeExt = nil
 	if tree != nil {
 		for _, rel := range dropped {
 			tree.invalidate(rel)
 		}
 	}
-	if len(kept) == 0 {
-		return false
+	dropped = nil
+	if len(sizes) == 0 {
+		return false, nil
 	}
 	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
 	// named in the store, for every later process too.
 	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
-		return false
+		return false, nil
 	}
 	s.git.Borrow = repo.objects
-	if mightConvert(repo, kept) {
-		kept, err = s.sameSizeBlobs(ctx, kept, tree)
+	var bad []bool // by kept entry: its blob is not the file's size
+	n := len(sizes)
+	if mightConvert(repo, hasAttrs) {
+		bad, err = s.sameSizeBlobs(ctx, sizes)
+		for _, b := range bad {
+			if b {
+				n--
+			}
+		}
 	}
-	if err != nil || len(kept) == 0 {
+	sizes = nil
+	if err != nil || n == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false
-	}
-	if tree != nil && s.packTrees(ctx, tree.valid(nil)) != nil {
-		tree = nil // write-tree writes them all
+		return false, nil
 	}
 	tmp := s.git.IndexFile + ".seed"
-	if err := writeIndexFile(tmp, kept, tree); err != nil {
-		os.Remove(tmp)
-		return false
+	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
+		i := 0
+		_, err := forKept(func(k *indexEntry) {
+			if bad != nil && bad[i] {
+				if tree != nil {
+					tree.invalidate(k.path)
+				}
+			} else {
+				put(k)
+			}
+			i++
+		})
+		return err
+	})
+	if err == nil {
+		err = os.Rename(tmp, s.git.IndexFile)
 	}
-	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+	if err != nil {
 		os.Remove(tmp)
-		return false
+		os.Remove(s.borrowFile())
+		s.git.Borrow = ""
+		return false, nil
 	}
 	if !simple {
 		// What the store excludes (node_modules/, the data directory, ...)
@@ -503,10 +547,26 @@ func (s *Store) seedIndex(ctx context.Context) bool {
 		}
 		if err != nil {
 			os.Remove(s.git.IndexFile)
-			return false
+			return false, nil
 		}
 	}
-	return true
+	if tree == nil {
+		return true, nil
+	}
+	// The trees git has in the user's objects, copied into the store
+	// while the caller walks: a store that refers to them does not
+	// depend on the user's repository keeping them.
+	done := make(chan error, 1)
+	go func() { done <- s.packTrees(ctx, tree.valid(nil)) }()
+	return true, sync.OnceValue(func() error {
+		if err := <-done; err != nil {
+			os.Remove(s.git.IndexFile) // the next snapshot seeds again
+			os.Remove(s.borrowFile())
+			s.git.Borrow = ""
+			return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
+		}
+		return nil
+	})
 }
 
 // borrowFile names the object directory the store borrows from. It is not
@@ -521,10 +581,17 @@ func (s *Store) readBorrow() {
 	}
 }
 
-// sameSizeBlobs keeps the entries whose blob exists and has the size the
-// index gives the file: where a clean filter or an eol conversion made the
-// blob differ from the file, the file must be read.
-func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *cacheTree) ([]indexEntry, error) {
+// blobSize is a kept entry's blob and the size its index entry gives.
+type blobSize struct {
+	oid  [20]byte
+	size uint32
+}
+
+// sameSizeBlobs says, entry by entry, which blobs are missing or have
+// another size than the index gives the file (bad[i]): where a clean
+// filter or an eol conversion made the blob differ from the file, the
+// file must be read.
+func (s *Store) sameSizeBlobs(ctx context.Context, entries []blobSize) ([]bool, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		w := bufio.NewWriter(pw)
@@ -543,21 +610,15 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *c
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	kept := entries[:0]
+	bad := make([]bool, len(entries))
 	i := 0
 	sc := bufio.NewScanner(out)
 	for sc.Scan() && i < len(entries) {
 		e := entries[i]
-		i++
 		_, size, _ := strings.Cut(sc.Text(), " ")
 		n, err := strconv.ParseUint(size, 10, 64) // or "<oid> missing"
-		if err != nil || n != uint64(e.size()) && e.size() != 0 {
-			if tree != nil {
-				tree.invalidate(e.path)
-			}
-			continue
-		}
-		kept = append(kept, e)
+		bad[i] = err != nil || n != uint64(e.size) && e.size != 0
+		i++
 	}
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
@@ -566,7 +627,7 @@ func (s *Store) sameSizeBlobs(ctx context.Context, entries []indexEntry, tree *c
 	if i != len(entries) {
 		return nil, errSeed
 	}
-	return kept, nil
+	return bad, nil
 }
 
 // maxRepoFileBytes bounds a file of the user's repository read for the

@@ -68,11 +68,16 @@
 //	// agent sessions rm: store.DropSession(ctx, id); at start or after expiry:
 //	store.Prune(ctx, idsTheDatabaseStillNames, snapshot.DefaultCapBytes)
 //
-// Cost: a snapshot walks the tree (≈ 30 ms for 10,000 files, see
-// BENCHMARKS.md), reads the files' modes alongside (the store's index and
-// an lstat per file, modes.go) and lists the ignored files in a second walk
-// at the same time (ignored.go); only what differs from the store's index
-// is read and stored. In a git repository the store's first index is
+// Cost: a snapshot is one walk of the tree in Go (walk.go: the store's
+// index streamed alongside as the stat cache, .gitignore honoured as it
+// goes, stat data compared in parallel; ≈ git status, see BENCHMARKS.md)
+// that also gives the files' modes and the ignored files; only what
+// differs from the store's index is read and stored. A step that changed
+// a few files runs no git process: their blobs, the index, the trees of
+// the changed directories (the index's cache-tree keeps the others), the
+// commit and the ref are written in Go (goindex.go, objwrite.go); many
+// changed files, and systems other than Linux, go through git as before.
+// In a git repository the store's first index is
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
 // either; outside git the first snapshot reads and stores every file, and
@@ -398,32 +403,60 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
-	s.seedIndex(ctx) // the first snapshot in a git repository (seed.go)
-	// The modes of the files as the index has them, read while git walks
-	// the tree (modes.go); the changed paths are added after.
+	// The first snapshot in a git repository (seed.go); its trees are
+	// copied while the tree is walked.
+	_, waitSeed := s.seedIndex(ctx)
+	if waitSeed != nil {
+		defer func() {
+			if werr := waitSeed(); werr != nil && err == nil {
+				err = werr
+			}
+		}()
+	}
+	// One Go walk lists the changed paths, the ignored files and the
+	// modes (walk.go); where it cannot run, git walks and the modes and
+	// the ignored files are read alongside.
+	var first []byte
+	var wr walkResult
+	walked := false
 	indexModes := make(chan modesRead, 1)
-	go func() {
-		m, err := s.readModes(ctx)
-		indexModes <- modesRead{m, err}
-	}()
-	// The ignored files, listed by a second walk alongside (ignored.go).
 	ignoredCh := make(chan ignoredRead, 1)
-	go func() {
+	var werr error
+	if wr, werr = s.goWalkUnlessGit(); werr == nil {
+		first, walked = nulJoin(wr.changed), true
+		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
-		r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+		if s.ignoredMax >= 0 {
+			r.keep, r.skips = s.ignoredFrom(wr.ignored)
+		}
 		ignoredCh <- r
-	}()
+	} else {
+		// The modes of the files as the index has them, read while git
+		// walks the tree (modes.go); the changed paths are added after.
+		go func() {
+			m, err := s.readModes(ctx)
+			indexModes <- modesRead{m, err}
+		}()
+		// The ignored files, listed by a second walk alongside (ignored.go).
+		go func() {
+			var r ignoredRead
+			r.keep, r.skips, r.err = s.ignoredFiles(ctx)
+			ignoredCh <- r
+		}()
+	}
 	ignored := (<-chan ignoredRead)(ignoredCh)
 	// The paths that differ from the store's index: untracked (not
-	// ignored), modified and deleted. Git walks the tree and compares stat
-	// data; nothing is read but what changed.
+	// ignored), modified and deleted. Nothing is read but what changed.
 	args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"}
 	var update, remove []string
 	seen, dirOK := map[string]bool{}, map[string]bool{}
 	for round := 0; round < 8 && args != nil; round++ {
-		out, err := s.git.Output(ctx, nil, args...)
-		if err != nil {
-			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		out := first
+		if round > 0 || !walked {
+			var err error
+			if out, err = s.git.Output(ctx, nil, args...); err != nil {
+				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+			}
 		}
 		var dirs []string
 		for _, p := range strings.Split(string(out), "\x00") {
@@ -458,6 +491,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		args = nil
 		if len(dirs) > 0 {
 			ignored = nil // the index changes: listed again after
+			walked = false
 			// A file or symlink became a directory: while the index holds
 			// it, git does not walk into it. Out of the index, then list
 			// what the directory holds.
@@ -490,12 +524,31 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 		}
 	}
-	if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
-		return snap, err
-	}
-	if len(remove) > 0 {
-		if _, err := s.git.Output(ctx, nulJoin(remove), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+	// A few changed files: stored, and the changed trees written, in Go
+	// (goindex.go); else, or when it declines, by git.
+	goTree := ""
+	if walked && !gitWalk && len(update)+len(remove) <= goUpdateMax() {
+		skips := len(snap.Skipped)
+		goTree, err = s.goUpdate(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
+		if errors.Is(err, errGoUpdate) {
+			goTree, err = "", nil
+			snap.Skipped = snap.Skipped[:skips]
+		}
+		if err != nil {
 			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
+		if goTree != "" {
+			goUpdates.Add(1)
+		}
+	}
+	if goTree == "" {
+		if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
+			return snap, err
+		}
+		if len(remove) > 0 {
+			if _, err := s.git.Output(ctx, nulJoin(remove), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+			}
 		}
 	}
 	blob, err := s.storeModes(ctx, modes)
@@ -503,17 +556,33 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		return snap, err
 	}
 	snap.Modes = blob
-	tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
+	if goTree != "" {
+		snap.Tree = goTree
+		// Files hashed again and found unchanged (racily clean ones):
+		// the same tree as the last snapshot is that snapshot.
+		if prev, ok := s.sameAsLast(session, snap.Tree, remove, modes); ok {
+			prev.Label, prev.Time = label, snap.Time
+			return prev, nil
+		}
+	} else {
+		tree, err := s.git.Output(ctx, nil, "write-tree", "--missing-ok") // borrowed blobs: seed.go
+		if err != nil {
+			return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+		}
+		snap.Tree = strings.TrimSpace(string(tree))
+	}
+	if waitSeed != nil {
+		if err := waitSeed(); err != nil {
+			return snap, err
+		}
+	}
+	// The commit and the ref in Go: two processes fewer (objwrite.go).
+	commit, err := writeObject(s.git.GitDir, "commit", commitBody(snap.Tree, commitMessage(snap), time.Now()))
 	if err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
-	snap.Tree = strings.TrimSpace(string(tree))
-	commit, err := s.git.Output(ctx, []byte(commitMessage(snap)), "commit-tree", snap.Tree)
-	if err != nil {
-		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
-	}
-	snap.ID = ID(strings.TrimSpace(string(commit)))
-	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
+	snap.ID = ID(commit)
+	if err := writeRef(s.git.GitDir, s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
 	s.remember(session, snap, remove, modes)

@@ -1,0 +1,514 @@
+//go:build linux
+
+package snapshot
+
+// goindex.go: a step's changed files stored without a git process.
+// Contract: goUpdate hashes the changed paths (up to goUpdateMax, four at a
+// time, reporting progress by chunks), writes their blobs (loose objects,
+// objwrite.go), rewrites the store's index with their new stat data (the
+// other entries copied as they are, the index streamed once from disk,
+// never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
+// changed only: the index's cache-tree (cachetree.go) keeps the tree of
+// every directory, as git's does, and is written back updated, so git's
+// write-tree, ls-files and read-tree see the same index git would have
+// written. The result is the tree `update-index` + `write-tree` give
+// (walk_test.go compares them). It checks as it goes that the cache-tree
+// agrees with the entries (every valid directory's entry count); on any
+// doubt it writes no index and says so (ok false): the caller runs git's
+// path, and the blobs already written are only objects git finds there.
+// A file changed at or after the index was last written is recorded with
+// its size cleared ("racily clean", as git does), so a change in the same
+// timestamp tick is not missed: the next walk hashes it again.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// change is a changed path's new entry, or its removal.
+type change struct {
+	e    indexEntry
+	gone bool
+}
+
+// goUpdate stores update (added or changed, or gone) and drops remove
+// from the store's index, whose state the walk saw (idx), and returns the
+// root tree. errGoUpdate: nothing was written to the index.
+func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
+	idx, tree := wr.index, wr.tree
+	if idx == nil {
+		if _, err := os.Lstat(s.git.IndexFile); !errors.Is(err, os.ErrNotExist) {
+			return "", errGoUpdate // an index the walk did not read
+		}
+		tree = nil // the first snapshot: no index yet
+	}
+	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
+		return hexOf(tree.oid), nil // nothing changed: the index as it is
+	}
+	changes := make(map[string]*change, len(update)+len(remove))
+	for _, p := range remove {
+		changes[p] = &change{gone: true}
+	}
+	if err := s.hashAll(update, changes, skipped, rep); err != nil {
+		return "", err
+	}
+	paths := make([]string, 0, len(changes))
+	for p := range changes {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if tree == nil {
+		tree = &cacheTree{count: -1}
+	}
+	for _, p := range paths {
+		tree.invalidate(p)
+	}
+	// Racily clean: changed at or after the index was written.
+	// Without an index yet, what changed in the last two seconds (a
+	// file system's timestamps may be that coarse).
+	since := time.Now().Add(-2 * time.Second)
+	if idx != nil {
+		since = idx.ModTime()
+	}
+	idxSec, idxNsec := uint32(since.Unix()), uint32(since.Nanosecond())
+	for _, c := range changes {
+		if !c.gone && racy(&c.e, [2]uint32{idxSec, idxNsec}) {
+			binary.BigEndian.PutUint32(c.e.stat[36:], 0)
+		}
+	}
+	// The new index's entry count, from what the walk saw: checked as
+	// the entries are written.
+	n := wr.entries
+	for p, c := range changes {
+		switch {
+		case c.gone && wr.tracked[p]:
+			n--
+		case !c.gone && !wr.tracked[p]:
+			n++
+		}
+	}
+	tmp := s.git.IndexFile + ".go"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	h := sha1.New()
+	bw := bufio.NewWriterSize(f, 256<<10)
+	w := io.MultiWriter(bw, h)
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	w.Write(hdr[:])
+	// The entries, counted per directory, those of the changed
+	// directories kept for their trees.
+	ct := newTreeCounter(tree)
+	written := 0
+	err = s.eachMerged(idx, paths, changes, func(e *indexEntry) error {
+		written++
+		writeEntry(w, e)
+		return ct.add(e)
+	})
+	if err == nil && written != n {
+		err = errGoUpdate // not the index the walk saw
+	}
+	if err != nil {
+		return "", err
+	}
+	root, err := ct.trees(s.git.GitDir)
+	if err != nil {
+		return "", err
+	}
+	writeTreeExt(w, tree)
+	bw.Write(h.Sum(nil))
+	if err := bw.Flush(); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	// Still the index the walk read (the store's lock is held: only a
+	// process that ignores it could have changed it).
+	if fi, err := os.Stat(s.git.IndexFile); idx == nil && err == nil ||
+		idx != nil && (err != nil || !os.SameFile(fi, idx) || !fi.ModTime().Equal(idx.ModTime()) || fi.Size() != idx.Size()) {
+		return "", errGoUpdate
+	}
+	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+		return "", err
+	}
+	ok = true
+	return root, nil
+}
+
+// eachMerged hands fn the store's index's entries with changes merged in,
+// in order.
+func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
+	if idx == nil { // no index yet: the changes alone
+		for _, p := range paths {
+			if c := changes[p]; !c.gone {
+				if err := fn(&c.e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	f, err := os.Open(s.git.IndexFile)
+	if err != nil {
+		return errGoUpdate
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, idx) || fi.Size() != idx.Size() {
+		return errGoUpdate
+	}
+	x, err := newIndexReader(f)
+	if err != nil {
+		return errGoUpdate
+	}
+	var e indexEntry
+	has := x.next(&e)
+	i := 0
+	for has || i < len(paths) {
+		switch {
+		case i < len(paths) && (!has || paths[i] < e.path):
+			if c := changes[paths[i]]; !c.gone {
+				if err := fn(&c.e); err != nil {
+					return err
+				}
+			}
+			i++
+		case i < len(paths) && paths[i] == e.path:
+			if c := changes[paths[i]]; !c.gone {
+				if err := fn(&c.e); err != nil {
+					return err
+				}
+			}
+			i++
+			has = x.next(&e)
+		default:
+			if e.flags&0x3000 != 0 || e.ext != 0 {
+				return errGoUpdate // a stage or a flag the store never writes
+			}
+			if err := fn(&e); err != nil {
+				return err
+			}
+			has = x.next(&e)
+		}
+	}
+	if _, err := x.finish(); err != nil {
+		return errGoUpdate
+	}
+	return nil
+}
+
+// hashers is how many files are read and stored at once.
+const hashers = 4
+
+// hashAll hashes paths into changes, in chunks of progressChunk read in
+// parallel; with a reporter and more than a chunk it reports after each
+// chunk and stops with ErrSkipped when the user skips (progress.go).
+func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
+	if len(paths) <= progressChunk {
+		rep = nil
+	}
+	type result struct {
+		c   *change
+		sk  *Skip
+		err error
+	}
+	res := make([]result, min(progressChunk, len(paths)))
+	for done := 0; done < len(paths); {
+		if rep != nil && rep.skipped() {
+			return ErrSkipped
+		}
+		chunk := paths[done:min(done+progressChunk, len(paths))]
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(hashers, len(chunk)) {
+			wg.Go(func() {
+				for i := range next {
+					r := &res[i]
+					r.c, r.sk, r.err = s.hashPath(chunk[i])
+				}
+			})
+		}
+		for i := range chunk {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i, p := range chunk {
+			r := res[i]
+			if r.err != nil {
+				return r.err
+			}
+			if r.sk != nil {
+				*skipped = append(*skipped, *r.sk)
+			}
+			changes[p] = r.c
+		}
+		done += len(chunk)
+		if rep != nil {
+			rep.report(done, len(paths))
+		}
+	}
+	return nil
+}
+
+// hashPath reads the changed path p and writes its blob: its new entry,
+// its removal when gone, or a Skip (and its removal) when it cannot be
+// kept.
+func (s *Store) hashPath(p string) (*change, *Skip, error) {
+	abs := filepath.Join(s.workTree, filepath.FromSlash(p))
+	var st syscall.Stat_t
+	if err := syscall.Lstat(abs, &st); err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+			return &change{gone: true}, nil, nil
+		}
+		return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
+	}
+	var body []byte
+	var mode uint32
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
+		}
+		body, mode = []byte(target), 0o120000
+	case syscall.S_IFREG:
+		if st.Size > s.maxBytes {
+			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
+		}
+		buf := readBufs.Get().(*bytes.Buffer)
+		defer readBufs.Put(buf)
+		if err := readRegularAt(abs, &st, s.maxBytes, buf); err != nil {
+			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
+		}
+		body, mode = buf.Bytes(), 0o100644
+		if st.Mode&0o100 != 0 {
+			mode = 0o100755
+		}
+	default:
+		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
+	}
+	oid, err := writeObject(s.git.GitDir, "blob", body)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &change{}
+	c.e.path = p
+	fillStat(&c.e, &st, mode, uint32(st.Size))
+	raw, _ := hexDecode(oid)
+	copy(c.e.oid[:], raw)
+	return c, nil, nil
+}
+
+// readBufs hold the files being stored (at most Options.MaxFileBytes).
+var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readRegularAt reads the regular file abs that st describes into buf,
+// without following a link put in its place or blocking on a FIFO; a file
+// that is no longer the one st names is an error.
+func readRegularAt(abs string, st *syscall.Stat_t, max int64, buf *bytes.Buffer) error {
+	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), abs)
+	defer f.Close()
+	var now syscall.Stat_t
+	if err := syscall.Fstat(fd, &now); err != nil || now.Ino != st.Ino || now.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return errors.New("changed while read")
+	}
+	buf.Reset()
+	buf.Grow(int(min(now.Size, max)) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return err
+	}
+	if int64(buf.Len()) > max {
+		return errors.New("grew over the limit")
+	}
+	return nil
+}
+
+func hexDecode(s string) ([]byte, error) {
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
+		if hi < 0 || lo < 0 {
+			return nil, errors.New("not hex")
+		}
+		b[i] = byte(hi<<4 | lo)
+	}
+	return b, nil
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
+}
+
+// treeCounter follows the entries of the new index into the cache-tree:
+// every directory's entry count, and the entries of the changed
+// directories (for their trees).
+type treeCounter struct {
+	root    *cacheTree
+	counts  map[*cacheTree]int
+	files   map[*cacheTree][]treeEntry
+	lastDir string
+	chain   []*cacheTree // root … the last entry's directory
+}
+
+type treeEntry struct {
+	name string
+	mode uint32
+	oid  [20]byte
+}
+
+func newTreeCounter(root *cacheTree) *treeCounter {
+	return &treeCounter{root: root, counts: map[*cacheTree]int{}, files: map[*cacheTree][]treeEntry{}, chain: []*cacheTree{root}}
+}
+
+// add counts e in its directories.
+func (c *treeCounter) add(e *indexEntry) error {
+	dir, name := "", e.path
+	if i := strings.LastIndexByte(e.path, '/'); i >= 0 {
+		dir, name = e.path[:i], e.path[i+1:]
+	}
+	if dir != c.lastDir || len(c.chain) == 0 {
+		c.chain = c.chain[:1]
+		node := c.root
+		if dir != "" {
+			for _, comp := range strings.Split(dir, "/") {
+				var next *cacheTree
+				for _, k := range node.kids {
+					if k.name == comp {
+						next = k
+						break
+					}
+				}
+				if next == nil {
+					if node.count >= 0 {
+						return errGoUpdate // an entry under a valid tree that does not name it
+					}
+					next = &cacheTree{name: comp, count: -1}
+					node.kids = append(node.kids, next)
+				}
+				node = next
+				c.chain = append(c.chain, node)
+			}
+		}
+		c.lastDir = dir
+	}
+	for _, n := range c.chain {
+		c.counts[n]++
+	}
+	if last := c.chain[len(c.chain)-1]; last.count < 0 {
+		c.files[last] = append(c.files[last], treeEntry{name: name, mode: e.mode(), oid: e.oid})
+	}
+	return nil
+}
+
+// trees writes the trees of the changed directories, bottom up, checks
+// the valid ones' counts, and returns the root tree.
+func (c *treeCounter) trees(gitDir string) (string, error) {
+	oid, err := c.tree(gitDir, c.root)
+	if err != nil {
+		return "", err
+	}
+	return hexOf(oid), nil
+}
+
+func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
+	if t.count >= 0 {
+		if c.counts[t] != t.count {
+			return t.oid, errGoUpdate
+		}
+		return t.oid, nil
+	}
+	ents := c.files[t]
+	kids := t.kids[:0]
+	for _, k := range t.kids {
+		if c.counts[k] == 0 {
+			continue // no entry left under it
+		}
+		oid, err := c.tree(gitDir, k)
+		if err != nil {
+			return oid, err
+		}
+		ents = append(ents, treeEntry{name: k.name, mode: 0o40000, oid: oid})
+		kids = append(kids, k)
+	}
+	t.kids = kids
+	key := func(e treeEntry) string {
+		if e.mode == 0o40000 {
+			return e.name + "/"
+		}
+		return e.name
+	}
+	slices.SortFunc(ents, func(a, b treeEntry) int { return strings.Compare(key(a), key(b)) })
+	var b bytes.Buffer
+	for _, e := range ents {
+		b.WriteString(strconvOctal(e.mode))
+		b.WriteByte(' ')
+		b.WriteString(e.name)
+		b.WriteByte(0)
+		b.Write(e.oid[:])
+	}
+	oid, err := writeObject(gitDir, "tree", b.Bytes())
+	if err != nil {
+		return [20]byte{}, err
+	}
+	raw, _ := hexDecode(oid)
+	copy(t.oid[:], raw)
+	t.count = c.counts[t]
+	return t.oid, nil
+}
+
+func strconvOctal(m uint32) string {
+	switch m {
+	case 0o100644:
+		return "100644"
+	case 0o100755:
+		return "100755"
+	case 0o120000:
+		return "120000"
+	case 0o40000:
+		return "40000"
+	}
+	return "160000"
+}
+
+func hexOf(b [20]byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 40)
+	for i, c := range b {
+		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(out)
+}

@@ -1,0 +1,366 @@
+package snapshot
+
+// walk.go: the walk of a snapshot, in Go, in one pass. Contract: goWalk
+// answers what `git ls-files --others --modified --deleted
+// --exclude-standard` against the store's index answers — the untracked
+// files that are not ignored (a nested repository as "dir/"), the files
+// whose stat data differ from their index entry, and the entries gone —
+// and, in the same pass, what readModes and the ignored files' listing
+// need: the exact bits of the index's regular files that differ from
+// git's canonical ones, and the untracked ignored files ("dir/" for a
+// directory ignored whole). It reads the store's index one entry at a
+// time (indexread.go) alongside a walk of the tree in the index's order,
+// so neither is held whole; it matches ignore files with
+// internal/tools/gitignore (the store's info/exclude, the user's excludes
+// file, each directory's .gitignore, deeper first) and never descends
+// into an ignored directory that has no entry of the index. A file is
+// "modified" as git decides with core.checkStat=default and
+// core.trustctime=true: its type, its owner's x bit, mtime, ctime, inode,
+// uid, gid or size (32 bits) differ, its entry's size was cleared, or it
+// is racily clean (its mtime not older than the index file's): the
+// caller re-hashes it, which at worst finds it unchanged.
+//
+// walk_test.go's differential test takes the same trees through this walk
+// and through git's (gitWalk) and compares the snapshots' trees.
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ctxloop/agent/internal/tools/gitignore"
+)
+
+// gitWalk, when set (tests), makes take list the changes with git as
+// before goWalk: the differential test's other side.
+var gitWalk bool
+
+// walkResult is goWalk's answer.
+type walkResult struct {
+	changed []string          // as ls-files -z --others --modified --deleted: nested repositories "dir/"
+	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
+	modes   map[string]uint32 // the index's regular files whose bits are not canonical
+	index   os.FileInfo       // the store's index as read (nil: none yet)
+	entries int               // its entry count
+	tracked map[string]bool   // the changed paths that have an entry
+	tree    *cacheTree        // its cache-tree (nil: none)
+}
+
+// errGoUpdate: goUpdate (goindex.go) declined; git's path runs.
+var errGoUpdate = errors.New("go update declined")
+
+// goUpdates counts the snapshots goUpdate stored (tests).
+var goUpdates atomic.Int64
+
+// goUpdateMax is the most changed paths goUpdate takes (it holds their
+// entries, ≈ 250 bytes each); more go to git's update-index.
+func goUpdateMax() int { return 50_000 }
+
+// errNoGoWalk: the Go walk does not run here (another OS): git walks.
+var errNoGoWalk = errors.New("no go walk on this system")
+
+// walker is one goWalk.
+type walker struct {
+	work     string
+	idx      *indexReader
+	cur      indexEntry
+	has      bool // cur holds the next entry of the index
+	idxMtime [2]uint32
+	res      walkResult
+	err      error
+	jobs     chan statJob // directories' entries to compare, to the statters
+	batch    statJob      // the current directory's
+}
+
+// statJob is one directory's files that have an index entry: their stat
+// data are compared by one of the statters (as git's preload-index does,
+// in parallel).
+type statJob struct {
+	dir   string // absolute
+	items []statItem
+}
+
+type statItem struct {
+	name string
+	e    indexEntry
+}
+
+// statResult is one statter's answer.
+type statResult struct {
+	changed []string
+	modes   map[string]uint32
+}
+
+// statters is how many goroutines compare stat data.
+const statters = 4
+
+// goWalk walks s's work tree against the store's index.
+func (s *Store) goWalk() (walkResult, error) {
+	if !statSupported {
+		return walkResult{}, errNoGoWalk
+	}
+	w := &walker{work: s.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
+	f, err := os.Open(s.git.IndexFile)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return walkResult{}, err
+	default:
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return walkResult{}, err
+		}
+		w.res.index = fi
+		w.idxMtime = [2]uint32{uint32(fi.ModTime().Unix()), uint32(fi.ModTime().Nanosecond())}
+		if w.idx, err = newIndexReader(f); err != nil {
+			return walkResult{}, err
+		}
+		w.res.entries = w.idx.n
+		w.advance()
+	}
+	// Deeper files first: each directory's .gitignore, the store's
+	// info/exclude, the user's excludes file (git's precedence).
+	var stack *gitignore.Stack
+	stack = stack.Push(s.workTree, gitignore.Load(userExcludes(s.git.ExcludesFile)))
+	stack = stack.Push(s.workTree, gitignore.Parse([]byte(strings.Join(s.excludes, "\n"))))
+	w.jobs = make(chan statJob, 2*statters)
+	results := make(chan statResult, statters)
+	for range statters {
+		go func() {
+			r := statResult{modes: map[string]uint32{}}
+			for job := range w.jobs {
+				statDir(job, w.idxMtime, &r)
+			}
+			results <- r
+		}()
+	}
+	w.dir("", stack, false)
+	w.flush()
+	close(w.jobs)
+	for range statters {
+		r := <-results
+		w.res.changed = append(w.res.changed, r.changed...)
+		for _, p := range r.changed {
+			w.res.tracked[p] = true
+		}
+		for p, m := range r.modes {
+			w.res.modes[p] = m
+		}
+	}
+	for w.has { // entries of directories gone
+		w.res.changed = append(w.res.changed, w.cur.path)
+		w.res.tracked[w.cur.path] = true
+		w.advance()
+	}
+	slices.Sort(w.res.changed) // the statters answer in any order
+	if w.idx != nil {
+		ext, err := w.idx.finish()
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		if ext != nil {
+			w.res.tree, _ = parseCacheTree(ext)
+		}
+	}
+	return w.res, w.err
+}
+
+// userExcludes is the excludes file git reads: the configured one, or
+// $XDG_CONFIG_HOME/git/ignore.
+func userExcludes(configured string) string {
+	if configured != "" {
+		return configured
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git", "ignore")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".config", "git", "ignore")
+	}
+	return ""
+}
+
+func (w *walker) advance() {
+	w.has = w.idx.next(&w.cur)
+}
+
+// dirent is an entry of a directory, with its key in the index's order.
+type dirent struct {
+	name string
+	key  string // name, or name + "/" for a directory
+	typ  fs.FileMode
+}
+
+// dir walks the directory rel ("" or "a/b/"); ignored: the directory is
+// ignored (only entries of the index are looked at, the rest is listed as
+// ignored).
+func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
+	abs := filepath.Join(w.work, filepath.FromSlash(rel))
+	f, err := os.Open(abs)
+	var des []fs.DirEntry
+	if err == nil {
+		des, err = f.ReadDir(-1)
+		f.Close()
+	}
+	if err != nil && w.err == nil && rel == "" {
+		w.err = err
+	}
+	ents := make([]dirent, 0, len(des))
+	hasIgnoreFile := false
+	for _, d := range des {
+		name := d.Name()
+		if name == ".git" {
+			continue
+		}
+		e := dirent{name: name, key: name, typ: d.Type()}
+		if e.typ.IsDir() {
+			e.key += "/"
+		}
+		if name == ".gitignore" && e.typ.IsRegular() {
+			hasIgnoreFile = true
+		}
+		ents = append(ents, e)
+	}
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
+	if hasIgnoreFile && !ignored {
+		stack = stack.Push(abs, gitignore.Load(filepath.Join(abs, ".gitignore")))
+	}
+	for _, e := range ents {
+		w.deletedBefore(rel, e.key)
+		if !e.typ.IsDir() && w.has && len(w.cur.path) == len(rel)+len(e.name) &&
+			strings.HasPrefix(w.cur.path, rel) && strings.HasSuffix(w.cur.path, e.name) {
+			// The index's entry for this file: its stat data are compared
+			// by a statter.
+			if w.batch.dir != abs {
+				w.flush()
+				w.batch.dir = abs
+			}
+			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
+			if len(w.batch.items) >= 256 {
+				w.flush()
+				w.batch.dir = abs
+			}
+			w.advance()
+			continue
+		}
+		p := rel + e.name
+		switch {
+		case e.typ.IsDir():
+			switch ign := ignored || stack.Ignored(filepath.Join(abs, e.name), true); {
+			case w.has && strings.HasPrefix(w.cur.path, p+"/"):
+				w.dir(p+"/", stack, ign)
+			case ign:
+				w.res.ignored = append(w.res.ignored, p+"/")
+			case isRepo(filepath.Join(abs, e.name)):
+				w.res.changed = append(w.res.changed, p+"/")
+			default:
+				w.dir(p+"/", stack, false)
+			}
+		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
+			// FIFOs, sockets, devices: git lists none.
+		case ignored || stack.Ignored(filepath.Join(abs, e.name), false):
+			w.res.ignored = append(w.res.ignored, p)
+		default:
+			w.res.changed = append(w.res.changed, p)
+		}
+	}
+	w.deletedBefore(rel, "\xff") // what is left of this directory's entries
+}
+
+// flush hands the current directory's files to the statters.
+func (w *walker) flush() {
+	if len(w.batch.items) > 0 {
+		w.jobs <- w.batch
+	}
+	w.batch = statJob{}
+}
+
+// statDir compares a directory's files with their entries.
+func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
+	d := openDir(job.dir)
+	defer closeDir(d)
+	for i := range job.items {
+		it := &job.items[i]
+		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
+			r.changed = append(r.changed, it.e.path)
+		}
+	}
+}
+
+// deletedBefore lists the index's entries that sort before rel+key (not
+// built: this runs for every file) and are under the directory being
+// walked: files gone.
+func (w *walker) deletedBefore(rel, key string) {
+	for w.has && lessJoined(w.cur.path, rel, key) {
+		w.res.changed = append(w.res.changed, w.cur.path)
+		w.res.tracked[w.cur.path] = true
+		w.advance()
+	}
+}
+
+// lessJoined reports whether a < rel+key.
+func lessJoined(a, rel, key string) bool {
+	n := min(len(a), len(rel))
+	if c := strings.Compare(a[:n], rel[:n]); c != 0 {
+		return c < 0
+	}
+	if len(a) < len(rel) {
+		return true // a is a proper prefix of rel
+	}
+	return a[len(rel):] < key
+}
+
+// isRepo reports whether dir is a nested repository as git decides
+// (is_nonbare_repository_dir): its .git is a directory with HEAD, objects
+// and refs, or a file naming such a directory ("gitdir: <path>").
+func isRepo(dir string) bool {
+	dotGit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotGit)
+	if err != nil {
+		return false
+	}
+	if fi.Mode().IsRegular() {
+		gitDir, ok := resolveGitDir(dotGit, fi)
+		return ok && isGitDir(gitDir)
+	}
+	return fi.IsDir() && isGitDir(dotGit)
+}
+
+func isGitDir(d string) bool {
+	for _, name := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, name)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	_, err := os.Lstat(filepath.Join(d, "HEAD"))
+	return err == nil
+}
+
+// racy reports whether e's mtime is not older than the index's.
+func racy(e *indexEntry, idx [2]uint32) bool {
+	sec, nsec := e.mtime()
+	return sec > idx[0] || sec == idx[0] && nsec >= idx[1]
+}
+
+// emptyBlob is the id of the empty blob.
+var emptyBlob = [20]byte{0xe6, 0x9d, 0xe2, 0x9b, 0xb2, 0xd1, 0xd6, 0x43, 0x4b, 0x8b, 0x29, 0xae, 0x77, 0x5a, 0xd8, 0xc2, 0xe4, 0x8c, 0x53, 0x91}
+
+// sizeCleared reports whether e's size was cleared (racily clean when
+// written): git then reads the file.
+func sizeCleared(e *indexEntry) bool {
+	return e.size() == 0 && !bytes.Equal(e.oid[:], emptyBlob[:])
+}
+
+// goWalkUnlessGit is goWalk, or errNoGoWalk when the tests ask for git's.
+func (s *Store) goWalkUnlessGit() (walkResult, error) {
+	if gitWalk {
+		return walkResult{}, errNoGoWalk
+	}
+	return s.goWalk()
+}
