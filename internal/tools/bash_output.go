@@ -267,7 +267,7 @@ func (r *ring) bytes() []byte {
 
 // readOutput copies the command's output pipe into c until EOF (or until
 // the pipe is closed under it), redacting secretValues on the way.
-func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
+func readOutput(r io.Reader, c io.Writer, secretValues []string) {
 	w := newRedactor(c, secretValues)
 	defer w.flush()
 	buf := make([]byte, 64*1024)
@@ -287,13 +287,13 @@ func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
 // until more arrives or flush; with no secrets it passes everything
 // through at once.
 type redactor struct {
-	c       *outputCapture
+	c       io.Writer
 	values  []string
 	hold    int    // bytes held back: the longest value's length - 1
 	pending []byte // held back, not yet passed on
 }
 
-func newRedactor(c *outputCapture, values []string) *redactor {
+func newRedactor(c io.Writer, values []string) *redactor {
 	r := &redactor{c: c}
 	for _, v := range values {
 		if len(v) >= secrets.MinSecretLen {
