@@ -56,7 +56,7 @@ func defaults(dir string) *Config {
 			Prune: true, SummaryMaxTokens: DefaultSummaryMaxTokens,
 		},
 		Tools: Tools{
-			BashMaxOutputChars: 30000, BashTimeoutS: 120,
+			BashMaxOutputChars: 30000, BashTimeoutS: 120, BashMaxBackground: 8,
 			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
