@@ -88,3 +88,13 @@ func TestJobsKillCommand(t *testing.T) {
 		t.Fatalf("the group %d runs on after /jobs kill", pgid)
 	}
 }
+
+// TestLeavingTheChatStopsTheBackgroundProcesses: the session's end (the
+// chat closes its runner) ends them.
+func TestLeavingTheChatStopsTheBackgroundProcesses(t *testing.T) {
+	h, pgid := startJob(t)
+	h.close()
+	if groupAlive(pgid) {
+		t.Fatalf("the group %d runs on after the chat closed", pgid)
+	}
+}
