@@ -66,7 +66,7 @@ Use it for builds, tests, git, package managers and other programs. Prefer the r
 
 - There is no stdin: interactive commands fail or wait forever (use flags like --yes, -y, --no-pager).
 - Default timeout 120 s; pass timeout_s for longer commands (at most 600 s). On timeout the command and its children are killed.
-- Processes started in the background (cmd &) are stopped when the command returns. To keep a server, watcher or long build running while you do other things, pass background: true: the call returns at once with an id (bg1, …) and the first output; read what it prints with bash_output, stop it with bash_kill (it is stopped anyway when the session ends). Its output reaches you only when you call bash_output.
+- cmd & is stopped when the command returns; for a server pass background: true, then bash_output and bash_kill.
 - Long output keeps the beginning and the end (about 30000 characters); the middle is cut, and the full output is saved to a file whose path is given, to read with read (offset/limit) or search with grep.
 - Each call is a new shell: cd and exported variables do not carry over (use cd dir && cmd).`
 }
@@ -78,7 +78,7 @@ var bashParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "command", typ: "string", required: true, description: "The command to run, e.g. \"go test ./...\"."},
 		param{name: "timeout_s", typ: "number", minimum: minimum(0), description: "Timeout in seconds (default 120, at most 600)."},
-		param{name: "background", typ: "boolean", description: "Run in the background and return at once with an id for bash_output and bash_kill (no timeout)."},
+		param{name: "background", typ: "boolean", description: "Return an id at once."},
 	)
 })
 

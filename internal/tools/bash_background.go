@@ -340,15 +340,13 @@ func (bashOutputTool) Name() string   { return "bash_output" }
 func (bashOutputTool) ReadOnly() bool { return true }
 
 func (bashOutputTool) Description() string {
-	return `Read the output of a background process started with bash (background: true): what it printed since the last bash_output call (or from byte offset since), and whether it still runs or how it ended.
-
-Long output keeps the beginning and the end like bash; the process's whole output is saved to a file whose path is given. A background process's output reaches you only through this tool.`
+	return `New output of a background bash (since: a byte offset) and whether it runs.`
 }
 
 var bashOutputParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
-		param{name: "id", typ: "string", required: true, description: "The background process's id, e.g. \"bg1\"."},
-		param{name: "since", typ: "integer", minimum: minimum(0), description: "Byte offset to read from (a previous result's next_since); default: where the last read ended."},
+		param{name: "id", typ: "string", required: true, description: "e.g. bg1"},
+		param{name: "since", typ: "integer", minimum: minimum(0), description: "Byte offset (a result's next_since)"},
 	)
 })
 
@@ -381,12 +379,12 @@ func (bashKillTool) Name() string   { return "bash_kill" }
 func (bashKillTool) ReadOnly() bool { return false }
 
 func (bashKillTool) Description() string {
-	return `Stop a background process started with bash (background: true), and everything it started: SIGTERM, then SIGKILL after 2 s. Returns the output it printed since the last bash_output call. The id is then forgotten.`
+	return `Stop a background bash and its process group; returns its unread output.`
 }
 
 var bashKillParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
-		param{name: "id", typ: "string", required: true, description: "The background process's id, e.g. \"bg1\"."},
+		param{name: "id", typ: "string", required: true, description: "e.g. bg1"},
 	)
 })
 
