@@ -66,7 +66,7 @@ Use it for builds, tests, git, package managers and other programs. Prefer the r
 
 - There is no stdin: interactive commands fail or wait forever (use flags like --yes, -y, --no-pager).
 - Default timeout 120 s; pass timeout_s for longer commands (at most 600 s). On timeout the command and its children are killed.
-- cmd & is stopped when the command returns; for a server pass background: true, then bash_output and bash_kill.
+- cmd & is stopped when the command returns; for a server use background: true.
 - Long output keeps the beginning and the end (about 30000 characters); the middle is cut, and the full output is saved to a file whose path is given, to read with read (offset/limit) or search with grep.
 - Each call is a new shell: cd and exported variables do not carry over (use cd dir && cmd).`
 }

@@ -340,13 +340,13 @@ func (bashOutputTool) Name() string   { return "bash_output" }
 func (bashOutputTool) ReadOnly() bool { return true }
 
 func (bashOutputTool) Description() string {
-	return `New output of a background bash (since: a byte offset) and whether it runs.`
+	return `New output of a background bash since the last read (or byte offset since), and whether it still runs.`
 }
 
 var bashOutputParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
-		param{name: "id", typ: "string", required: true, description: "e.g. bg1"},
-		param{name: "since", typ: "integer", minimum: minimum(0), description: "Byte offset (a result's next_since)"},
+		param{name: "id", typ: "string", required: true},
+		param{name: "since", typ: "integer", minimum: minimum(0), description: "A result's next_since"},
 	)
 })
 
@@ -379,12 +379,12 @@ func (bashKillTool) Name() string   { return "bash_kill" }
 func (bashKillTool) ReadOnly() bool { return false }
 
 func (bashKillTool) Description() string {
-	return `Stop a background bash and its process group; returns its unread output.`
+	return `Stop a background bash and its whole process group; returns the output it printed since the last read.`
 }
 
 var bashKillParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
-		param{name: "id", typ: "string", required: true, description: "e.g. bg1"},
+		param{name: "id", typ: "string", required: true},
 	)
 })
 
