@@ -87,6 +87,9 @@ func (bashTool) title(_ *Env, input json.RawMessage) string {
 	if decodeInput(input, &in) != nil {
 		return ""
 	}
+	if in.Background { // the permission dialog and the card say so
+		return "bash (background): " + oneLine(in.Command, 80)
+	}
 	return "bash: " + oneLine(in.Command, 80)
 }
 

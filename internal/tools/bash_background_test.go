@@ -44,7 +44,8 @@ func TestBashBackgroundRunsOnUntilKilled(t *testing.T) {
 	if took := time.Since(start); took > bgFirstWait+2*time.Second {
 		t.Fatalf("the background call took %s", took)
 	}
-	if res.IsError || !strings.Contains(res.Output, "Started background process bg1") || !strings.Contains(res.Output, "pids ") {
+	if res.IsError || !strings.Contains(res.Output, "Started background process bg1") || !strings.Contains(res.Output, "pids ") ||
+		!strings.HasPrefix(res.Title, "bash (background): sleep 300") {
 		t.Fatalf("start: %+v", res)
 	}
 	pids := pidsIn(t, res.Output[strings.Index(res.Output, "pids "):strings.Index(res.Output, "pids ")+30])
