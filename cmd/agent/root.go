@@ -15,6 +15,7 @@ import (
 	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/hooks"
+	"github.com/ctxloop/agent/internal/jobs"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/plan"
@@ -181,6 +182,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
 		Mode: plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
+		Jobs: jobs.New(a.cfg.Tools.BashMaxBackground),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp

@@ -294,6 +294,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		res = r.Wait(context.Background())
 		res.FinishReason = loop.FinishCancelled
 	}
+	stopJobs(opt.Jobs, out) // the run's end is its background processes' end
 	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:

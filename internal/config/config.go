@@ -98,8 +98,11 @@ const DefaultSummaryMaxTokens = 8192
 type Tools struct {
 	BashMaxOutputChars int `json:"bash_max_output_chars"`
 	BashTimeoutS       int `json:"bash_timeout_s"`
-	ReadMaxLines       int `json:"read_max_lines"`
-	ReadMaxLineLength  int `json:"read_max_line_length"`
+	// BashMaxBackground is how many background processes may run at
+	// once (tools.bash.max_background; 0: jobs.DefaultMax).
+	BashMaxBackground int `json:"bash_max_background"`
+	ReadMaxLines      int `json:"read_max_lines"`
+	ReadMaxLineLength int `json:"read_max_line_length"`
 	// SavedOutputMaxBytes caps one saved full output (head and tail kept,
 	// the command stopped past it); OutputsMaxTotalBytes bounds all saved
 	// outputs in the data directory together (the oldest go first). Only a

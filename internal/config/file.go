@@ -45,6 +45,7 @@ type file struct {
 		Bash *struct {
 			MaxOutputChars *int `json:"max_output_chars"`
 			TimeoutS       *int `json:"timeout_s"`
+			MaxBackground  *int `json:"max_background"`
 		} `json:"bash"`
 		SavedOutputMaxBytes  *int64 `json:"saved_output_max_bytes"`
 		OutputsMaxTotalBytes *int64 `json:"outputs_max_total_bytes"`
@@ -140,6 +141,9 @@ func (c *Config) apply(f *file, trusted bool) {
 		if b := t.Bash; b != nil {
 			setNum(&c.Tools.BashMaxOutputChars, b.MaxOutputChars)
 			setNum(&c.Tools.BashTimeoutS, b.TimeoutS)
+			if trusted { // processes left running are the user's to allow
+				setNum(&c.Tools.BashMaxBackground, b.MaxBackground)
+			}
 		}
 		if r := t.Read; r != nil {
 			setNum(&c.Tools.ReadMaxLines, r.MaxLines)

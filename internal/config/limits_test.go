@@ -114,3 +114,29 @@ func TestCompactionSizes(t *testing.T) {
 		t.Errorf("no warnings about the project's compaction sizes: %q", p.Warnings)
 	}
 }
+
+// TestBashMaxBackground: tools.bash.max_background defaults to 8, a user
+// file sets it, a project file may not (a warning says so).
+func TestBashMaxBackground(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(t.TempDir(), "repo")
+	d, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Tools.BashMaxBackground != 8 {
+		t.Errorf("default %d", d.Tools.BashMaxBackground)
+	}
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"tools": {"bash": {"max_background": 3}}}`)
+	writeJSON(t, filepath.Join(repo, ".agent", "config.json"), `{"tools": {"bash": {"max_background": 500}}}`)
+	p, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Tools.BashMaxBackground != 3 {
+		t.Errorf("max_background %d, want the user's 3", p.Tools.BashMaxBackground)
+	}
+	if w := strings.Join(p.Warnings, "\n"); !strings.Contains(w, "tools.bash.max_background is ignored in a project file") {
+		t.Errorf("no warning: %q", p.Warnings)
+	}
+}

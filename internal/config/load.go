@@ -56,7 +56,7 @@ func defaults(dir string) *Config {
 			Prune: true, SummaryMaxTokens: DefaultSummaryMaxTokens,
 		},
 		Tools: Tools{
-			BashMaxOutputChars: 30000, BashTimeoutS: 120,
+			BashMaxOutputChars: 30000, BashTimeoutS: 120, BashMaxBackground: 8,
 			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
 		},
@@ -130,6 +130,7 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		"tool_search_threshold":         pf.ToolSearchThreshold != nil,
 		"tools.saved_output_max_bytes":  pf.Tools != nil && pf.Tools.SavedOutputMaxBytes != nil,
 		"tools.outputs_max_total_bytes": pf.Tools != nil && pf.Tools.OutputsMaxTotalBytes != nil,
+		"tools.bash.max_background":     pf.Tools != nil && pf.Tools.Bash != nil && pf.Tools.Bash.MaxBackground != nil,
 		"compaction.summary_max_tokens": pf.Compaction != nil && pf.Compaction.SummaryMax != nil,
 		"compaction.tail_tokens":        pf.Compaction != nil && pf.Compaction.TailTokens != nil,
 		"snapshots":                     pf.Snapshots != nil,

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/hooks"
+	"github.com/ctxloop/agent/internal/jobs"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -132,6 +133,11 @@ type Options struct {
 	// tool table offers and runs only what internal/plan allows
 	// (planmode.go), and a turn's final answer is stored as its plan.
 	Mode *plan.Mode
+	// Jobs are the session's background processes (bash with background:
+	// true), shared with the chat's /jobs; nil: the runner makes a table of
+	// its own (tools.bash.max_background). Close stops them all: the
+	// session's end. Their groups are recorded in Children while they run.
+	Jobs *jobs.Table
 }
 
 // TurnResult is how a turn ended.

@@ -124,7 +124,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		dir = opt.Dir
 	}
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
-		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
+		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles), // what a hook runs is code: writing it asks
+		Jobs:      jobsOf(opt), Groups: opt.Children}
 	wire(r, dir) // the hook points, the stepper, the inbox, the titler (wiring.go)
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
@@ -189,6 +190,7 @@ func (r *Runner) Close() error {
 	r.Wait(context.Background())
 	r.titles.stop()
 	r.stepper.stopWarming()
+	r.toolEnv.Jobs.KillAll() // the session's end ends its background processes
 	return r.state.release() // none when the session's row was never written
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/jobs"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/recall"
@@ -76,6 +77,15 @@ func secretValues(c *config.Config) []string {
 		return nil
 	}
 	return []string{c.APIKey}
+}
+
+// jobsOf is the session's table of background processes: the caller's,
+// or one of its own.
+func jobsOf(opt Options) *jobs.Table {
+	if opt.Jobs != nil {
+		return opt.Jobs
+	}
+	return jobs.New(opt.Config.Tools.BashMaxBackground)
 }
 
 func limitsOf(c *config.Config) tools.Limits {

@@ -60,7 +60,9 @@ func TestOffer(t *testing.T) {
 	}
 	m.Set(true)
 	got := m.Offer(all)
-	want := []string{"bash", "read", "grep", "glob", "ls", "docs__search", "gh__list_issues", toolsearch.ProxyName}
+	// bash_output reads what a background process printed: read-only;
+	// bash_kill is not.
+	want := []string{"bash", "read", "grep", "glob", "ls", "bash_output", "docs__search", "gh__list_issues", toolsearch.ProxyName}
 	if !slices.Equal(names(got), want) {
 		t.Fatalf("plan mode offers %v, want %v", names(got), want)
 	}

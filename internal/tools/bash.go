@@ -52,6 +52,8 @@ type bashTool struct{}
 type bashInput struct {
 	Command  string   `json:"command"`
 	TimeoutS *float64 `json:"timeout_s"`
+	// Background: see bash_background.go.
+	Background bool `json:"background"`
 }
 
 func (bashTool) Name() string   { return "bash" }
@@ -64,7 +66,7 @@ Use it for builds, tests, git, package managers and other programs. Prefer the r
 
 - There is no stdin: interactive commands fail or wait forever (use flags like --yes, -y, --no-pager).
 - Default timeout 120 s; pass timeout_s for longer commands (at most 600 s). On timeout the command and its children are killed.
-- Processes started in the background (cmd &) are stopped when the command returns: start a server and use it within one command.
+- cmd & is stopped when the command returns; for a server use background: true.
 - Long output keeps the beginning and the end (about 30000 characters); the middle is cut, and the full output is saved to a file whose path is given, to read with read (offset/limit) or search with grep.
 - Each call is a new shell: cd and exported variables do not carry over (use cd dir && cmd).`
 }
@@ -76,6 +78,7 @@ var bashParameters = sync.OnceValue(func() json.RawMessage {
 	return objectSchema(
 		param{name: "command", typ: "string", required: true, description: "The command to run, e.g. \"go test ./...\"."},
 		param{name: "timeout_s", typ: "number", minimum: minimum(0), description: "Timeout in seconds (default 120, at most 600)."},
+		param{name: "background", typ: "boolean", description: "Return an id at once."},
 	)
 })
 
@@ -83,6 +86,9 @@ func (bashTool) title(_ *Env, input json.RawMessage) string {
 	var in bashInput
 	if decodeInput(input, &in) != nil {
 		return ""
+	}
+	if in.Background { // the permission dialog and the card say so
+		return "bash (background): " + oneLine(in.Command, 80)
 	}
 	return "bash: " + oneLine(in.Command, 80)
 }
@@ -95,6 +101,9 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	title := t.title(env, call.Input)
 	if strings.TrimSpace(in.Command) == "" {
 		return errorResult("bash", "command is empty: give the shell command to run"), nil
+	}
+	if in.Background {
+		return runBackground(ctx, env, call, in.Command, title), nil
 	}
 	lim := env.limits()
 	timeout := lim.BashTimeout

@@ -267,7 +267,7 @@ func (r *ring) bytes() []byte {
 
 // readOutput copies the command's output pipe into c until EOF (or until
 // the pipe is closed under it), redacting secretValues on the way.
-func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
+func readOutput(r io.Reader, c io.Writer, secretValues []string) {
 	w := newRedactor(c, secretValues)
 	defer w.flush()
 	buf := make([]byte, 64*1024)
@@ -283,17 +283,17 @@ func readOutput(r io.Reader, c *outputCapture, secretValues []string) {
 }
 
 // redactor replaces secret values in a stream before passing it on. A
-// value may straddle two reads, so it holds back the last longest-1 bytes
-// until more arrives or flush; with no secrets it passes everything
-// through at once.
+// value may straddle two reads, so it holds back the last bytes that may
+// begin one (at most longest-1) until more arrives or flush; with no
+// secrets it passes everything through at once.
 type redactor struct {
-	c       *outputCapture
+	c       io.Writer
 	values  []string
 	hold    int    // bytes held back: the longest value's length - 1
 	pending []byte // held back, not yet passed on
 }
 
-func newRedactor(c *outputCapture, values []string) *redactor {
+func newRedactor(c io.Writer, values []string) *redactor {
 	r := &redactor{c: c}
 	for _, v := range values {
 		if len(v) >= secrets.MinSecretLen {
@@ -313,9 +313,24 @@ func (r *redactor) write(p []byte) {
 	if secrets.Contains(string(data), r.values...) {
 		data = []byte(secrets.Redact(string(data), r.values...))
 	}
-	keep := min(r.hold, len(data))
+	keep := r.heldBack(data)
 	r.c.Write(data[:len(data)-keep])
 	r.pending = append(r.pending[:0:0], data[len(data)-keep:]...)
+}
+
+// heldBack is how many of data's last bytes may begin a secret value: only
+// those wait for more output (a background process's last line must not
+// wait for a next one that never comes).
+func (r *redactor) heldBack(data []byte) int {
+	for k := min(r.hold, len(data)); k > 0; k-- {
+		tail := string(data[len(data)-k:])
+		for _, v := range r.values {
+			if strings.HasPrefix(v, tail) {
+				return k
+			}
+		}
+	}
+	return 0
 }
 
 func (r *redactor) flush() {

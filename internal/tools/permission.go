@@ -24,6 +24,8 @@ func DefaultModes() map[string]Mode {
 	return map[string]Mode{
 		"bash": ModeAsk, "edit": ModeAsk, "write": ModeAsk,
 		"read": ModeAllow, "grep": ModeAllow, "glob": ModeAllow, "ls": ModeAllow,
+		// They reach only the processes an approved bash started.
+		"bash_output": ModeAllow, "bash_kill": ModeAllow,
 	}
 }
 

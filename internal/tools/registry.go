@@ -52,11 +52,11 @@ func (l *lazySchema) get() *schema {
 
 // builtinTools are the built-in tools' entries, shared by every registry.
 var builtinTools = sync.OnceValue(func() *Registry {
-	return newRegistry(bashTool{}, readTool{}, writeTool{}, editTool{}, grepTool{}, globTool{}, lsTool{})
+	return newRegistry(bashTool{}, readTool{}, writeTool{}, editTool{}, grepTool{}, globTool{}, lsTool{}, bashOutputTool{}, bashKillTool{})
 })
 
 // NewRegistry returns the registry of the built-in tools, in this order:
-// bash, read, write, edit, grep, glob, ls.
+// bash, read, write, edit, grep, glob, ls, bash_output, bash_kill.
 func NewRegistry() *Registry {
 	return builtinTools().With()
 }

@@ -13,20 +13,22 @@ import (
 
 func TestRegistryContract(t *testing.T) {
 	r := NewRegistry()
-	want := []string{"bash", "read", "write", "edit", "grep", "glob", "ls"}
+	want := []string{"bash", "read", "write", "edit", "grep", "glob", "ls", "bash_output", "bash_kill"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	params := map[string][]string{
-		"bash":  {"command", "timeout_s"},
-		"read":  {"limit", "offset", "path"},
-		"write": {"content", "path"},
-		"edit":  {"new_string", "old_string", "path", "replace_all"},
-		"grep":  {"include", "path", "pattern"},
-		"glob":  {"path", "pattern"},
-		"ls":    {"path"},
+		"bash":        {"background", "command", "timeout_s"},
+		"bash_output": {"id", "since"},
+		"bash_kill":   {"id"},
+		"read":        {"limit", "offset", "path"},
+		"write":       {"content", "path"},
+		"edit":        {"new_string", "old_string", "path", "replace_all"},
+		"grep":        {"include", "path", "pattern"},
+		"glob":        {"path", "pattern"},
+		"ls":          {"path"},
 	}
-	readOnly := map[string]bool{"read": true, "grep": true, "glob": true, "ls": true}
+	readOnly := map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "bash_output": true}
 	for i, def := range r.OpenAITools() {
 		name := def.Function.Name
 		if name != want[i] {
@@ -196,7 +198,7 @@ func TestUnknownToolWithManyToolsStaysShort(t *testing.T) {
 	if !res.IsError || len(res.Output) > 1024 {
 		t.Fatalf("unknown tool among 1,000: %d bytes: %.300s", len(res.Output), res.Output)
 	}
-	mustContain(t, res.Output, `unknown tool "nope"`, "bash, read", "and 977 more")
+	mustContain(t, res.Output, `unknown tool "nope"`, "bash, read", "and 979 more")
 }
 
 // TestBuiltinSchemasParse holds what building a registry no longer checks
@@ -222,7 +224,7 @@ func TestBuiltinSchemasParse(t *testing.T) {
 func TestDerivedRegistriesShareSchemas(t *testing.T) {
 	base := NewRegistry()
 	derived := base.With(fakeTool{name: "extra"}, fakeTool{name: "extra"}, fakeTool{name: "read"})
-	if got := derived.Names(); strings.Join(got, ",") != "bash,read,write,edit,grep,glob,ls,extra" {
+	if got := derived.Names(); strings.Join(got, ",") != "bash,read,write,edit,grep,glob,ls,bash_output,bash_kill,extra" {
 		t.Fatalf("names = %v", got)
 	}
 	for _, name := range base.Names() {

@@ -26,6 +26,22 @@ func TestRedactorAcrossReads(t *testing.T) {
 	}
 }
 
+// TestRedactorPassesALineThatCannotBeginASecret: only bytes that may begin
+// a secret wait for the next read; a background server's last log line
+// must not wait for a line that never comes.
+func TestRedactorPassesALineThatCannotBeginASecret(t *testing.T) {
+	c := newOutputCapture(1<<20, 1<<20, nil)
+	r := newRedactor(c, []string{testSecret})
+	r.write([]byte("GET /hello.txt 200\n"))
+	if got := string(c.all); got != "GET /hello.txt 200\n" {
+		t.Fatalf("passed on %q before flush", got)
+	}
+	r.write([]byte("key sk-unit-01"))
+	if got := string(c.all); got != "GET /hello.txt 200\nkey " {
+		t.Fatalf("passed on %q: a possible secret's beginning went through, or more waited", got)
+	}
+}
+
 func TestBashEnvironmentHasNoSecrets(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", testSecret)
 	t.Setenv("AGENT_TEST_ALIAS", testSecret)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/jobs"
 )
 
 // Limits bounds what tools run and return. Zero values mean the defaults
@@ -115,6 +116,13 @@ type Env struct {
 	// run as code: what the configured hooks run (hooks.Runner.Files).
 	// A write or edit to one always asks.
 	CodeFiles []string
+	// Jobs are the session's background processes (bash with background:
+	// true, bash_output, bash_kill); nil: bash cannot start one.
+	Jobs *jobs.Table
+	// Groups records a background process's group while it runs, so the
+	// next start stops what a killed agent left (childproc.Registry); nil:
+	// not recorded.
+	Groups GroupRecorder
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

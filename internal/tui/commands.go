@@ -36,6 +36,7 @@ var commands = []command{
 	{name: "plan", args: "[show|edit|run]", help: "switch plan mode (shift+tab): read-only tools only; show, edit ($EDITOR when set) or approve and run the latest plan"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
+	{name: "jobs", args: "[kill [id]]", help: "the background processes: list and stop them; /jobs kill stops them all (so does esc twice)"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
 	{name: "redo", help: "reapply what the last /undo or /rewind took back"},
 	{name: "rewind", help: "take the session back to before a message: code, conversation or both"},
@@ -134,6 +135,12 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.checkpointCommand(name, arg)
 	case "queue":
 		m.drawer = newQueueDrawer()
+	case "jobs":
+		d, cmd := jobsCommand(m.opt.Loop.Jobs, arg) // jobs.go
+		if d != nil {
+			m.drawer = d
+		}
+		return cmd
 	case "expand":
 		if strings.EqualFold(arg, "all") {
 			m.rc.toggleAll()

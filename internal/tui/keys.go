@@ -101,7 +101,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch s {
 	case "esc":
-		return m.interrupt()
+		return jobsOnEsc(m.opt.Loop.Jobs, m.opt.jobsEsc, m.interrupt(), m.setFlash) // twice: jobs.go
 	case "enter":
 		return m.submitAs(message.KindSteer) // Enter steers a running turn
 	case "tab":

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
+	"github.com/ctxloop/agent/internal/jobs"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/plan"
@@ -143,6 +144,10 @@ func New(opt Options) *Model {
 	if m.opt.Loop.Mode == nil { // shift+tab and /plan switch it (planmode.go)
 		m.opt.Loop.Mode = plan.New(false, nil)
 	}
+	if m.opt.Loop.Jobs == nil { // the runners' and the chat's (jobs.go)
+		m.opt.Loop.Jobs = jobs.New(maxBackground(m.opt.Loop.Config))
+	}
+	m.opt.jobsEsc = &escTwice{}
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
@@ -184,7 +189,8 @@ func (m *Model) Close() {
 
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot)}
+	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot),
+		watchJobs(m.opt.Loop.Jobs, m.box.done)}
 	if m.opt.SessionID != "" {
 		// The last screenful is read and drawn while the session opens
 		// (resume.go).

@@ -25,6 +25,9 @@ func (m *Model) statusLine() string {
 	if act := m.activity(); act != "" {
 		right = append(right, act)
 	}
+	if b := jobsBadge(m.th, m.opt.Loop.Jobs); b != "" {
+		right = append(right, b)
+	}
 	if ctx := contextLabel(th, m.snap); ctx != "" {
 		right = append(right, ctx)
 	}

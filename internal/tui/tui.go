@@ -82,6 +82,9 @@ type Options struct {
 	// about a project's MCP server that waits for approval: it asks
 	// (mcpapproval.go). Nil: it does not ask.
 	Approvals *approval.Store
+
+	// jobsEsc is the chat's memory of the last Esc (jobs.go); New sets it.
+	jobsEsc *escTwice
 }
 
 // Run runs the chat until the user quits. It closes the session it has
