@@ -23,9 +23,12 @@ import (
 	"time"
 )
 
-// zlibWriters are reused: a compressor holds ≈ 1 MB of state.
+// zlibWriters are reused: a compressor holds ≈ 1 MB of state. Level 2,
+// not BestSpeed: Go's level 1 writes short input it cannot shorten as a
+// stored block, verbatim, and a key file the user keeps in the tree
+// would sit readable in the store (git's objects never hold it so).
 var zlibWriters = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	w, _ := zlib.NewWriterLevel(io.Discard, 2)
 	return w
 }}
 

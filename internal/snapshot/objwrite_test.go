@@ -1,7 +1,10 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +49,26 @@ func TestWriteObjectIsGits(t *testing.T) {
 	}
 	if out, err := s.git.Output(ctx, nil, "fsck", "--strict", "--no-dangling"); err != nil {
 		t.Fatalf("fsck: %v\n%s", err, out)
+	}
+}
+
+// TestWriteObjectNeverKeepsShortContentVerbatim: a short file of letters
+// (a key file the user keeps in the tree) is compressed, never stored as
+// is: Go's zlib at BestSpeed emits such input as a stored block, which
+// left an API key readable in the store's objects (git's own objects
+// never have it in plain text).
+func TestWriteObjectNeverKeepsShortContentVerbatim(t *testing.T) {
+	dir := t.TempDir()
+	secret := "sk-test-Zq8v2LmN4pX7rT1wY6uB3cE9dF5gH0jK2lMn"
+	oid, err := writeObject(dir, "blob", []byte(secret+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "objects", oid[:2], oid[2:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret[8:24])) {
+		t.Errorf("the object holds its content verbatim")
 	}
 }
