@@ -55,27 +55,32 @@ var (
 )
 
 // progressOf is the reporter of ctx's callback for a take that started at
-// start (nil without one).
+// start; nil without one, unless ctx can end (a time budget): the work
+// in Go then stops when it does, as git's processes are killed.
 func progressOf(ctx context.Context, start time.Time) *reporter {
 	v, _ := ctx.Value(progressKey{}).(progressValue)
-	if v.fn == nil {
+	if v.fn == nil && ctx.Done() == nil {
 		return nil
 	}
-	return &reporter{fn: v.fn, skip: v.skip, start: start}
+	return &reporter{fn: v.fn, skip: v.skip, done: ctx.Done(), start: start}
 }
 
 // reporter throttles a Progress.
 type reporter struct {
-	fn    Progress
+	fn    Progress // nil: nothing reported, only skip and done watched
 	skip  <-chan struct{}
+	done  <-chan struct{} // the take's context ended
 	start time.Time
 	last  time.Time
 }
 
-// skipped reports whether the user skipped the snapshot.
+// skipped reports whether the user skipped the snapshot, or its context
+// ended.
 func (r *reporter) skipped() bool {
 	select {
 	case <-r.skip:
+		return true
+	case <-r.done:
 		return true
 	default:
 		return false
@@ -84,6 +89,9 @@ func (r *reporter) skipped() bool {
 
 // report passes done/total on when the throttle allows.
 func (r *reporter) report(done, total int) {
+	if r.fn == nil {
+		return
+	}
 	now := time.Now()
 	if now.Sub(r.start) < progressDelay || now.Sub(r.last) < progressEvery {
 		return

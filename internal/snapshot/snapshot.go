@@ -444,6 +444,9 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			ignoredCh <- r
 		}()
 	}
+	if err := ctx.Err(); err != nil { // a time budget ran out while it walked
+		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
+	}
 	ignored := (<-chan ignoredRead)(ignoredCh)
 	// The paths that differ from the store's index: untracked (not
 	// ignored), modified and deleted. Nothing is read but what changed.
