@@ -387,7 +387,8 @@ func runnerCompactor(r *Runner) *compactor {
 		fixed: func() compact.Fixed {
 			sys, tl := r.fixedTokens()
 			_, pins := pinsNow(r.state.pinsCopy(), r.mp.est)
-			return compact.Fixed{System: sys, Tools: tl, Pins: pins}
+			_, todoTokens := todoNow(r.state.history, r.mp.est) // sent after the pins (todo.go)
+			return compact.Fixed{System: sys, Tools: tl, Pins: pins + todoTokens}
 		},
 		emit: r.ev.emit,
 		// The hook points and the stepper are made after the compactor:

@@ -70,7 +70,8 @@ type storedSession struct {
 func (s *storedSession) requestEstimate(history []message.Entry) int64 {
 	var none requestCache
 	calibrated, plain := none.estimate(history, false, s.pr.calc, s.pr.est)
-	return s.system + s.tools + pinsTokens(s.pins, s.pr.est) + max(calibrated, plain)
+	_, todoTokens := todoNow(history, s.pr.est)
+	return s.system + s.tools + pinsTokens(s.pins, s.pr.est) + todoTokens + max(calibrated, plain)
 }
 
 // readStored loads a session's history and pins and prices them as Open

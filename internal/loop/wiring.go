@@ -15,6 +15,7 @@ import (
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/recall"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/todo"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -60,9 +61,14 @@ func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context
 }
 
 // sessionTools is the registry a session offers: the given tools, recall
-// over the session's own history and the session's own tools.
+// over the session's own history, the todo list's tools (the list as
+// stored: internal/todo) and the session's own tools.
 func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
 	own := []tools.Tool{recall.New(st, sessionID)}
+	own = append(own, todo.Tools(func() todo.List {
+		h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
+		return todo.Latest(h)
+	})...)
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)
 	}

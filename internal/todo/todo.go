@@ -198,6 +198,13 @@ func FromPart(p *message.Part) (List, bool) {
 // Latest returns the list the history's last successful todo_write set,
 // skipping messages a rewind took back (nil: none).
 func Latest(history []message.Entry) List {
+	l, _ := LatestIn(history)
+	return l
+}
+
+// LatestIn is Latest and the id of the message whose todo_write set the
+// list ("" for none).
+func LatestIn(history []message.Entry) (List, string) {
 	for i := len(history) - 1; i >= 0; i-- {
 		e := &history[i]
 		if e.Message.Rewound() || e.Message.Role != message.RoleAssistant {
@@ -205,11 +212,11 @@ func Latest(history []message.Entry) List {
 		}
 		for j := len(e.Parts) - 1; j >= 0; j-- {
 			if l, ok := FromPart(&e.Parts[j]); ok {
-				return l
+				return l, e.Message.ID
 			}
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // marks are the status marks of Format.

@@ -52,9 +52,22 @@ type Breakdown struct {
 	Messages int64 `json:"messages"`
 	// Pins estimates the facts the user pinned (sent after the summary).
 	Pins int64 `json:"pins"`
+	// Todo estimates the model's todo list when a compaction took the
+	// todo_write that wrote it out of the messages (it is then sent after
+	// the pins); 0 while the call itself is sent.
+	Todo int64 `json:"todo"`
 	// Reasoning is the part of Messages that is reasoning sent back to a
 	// model that takes it (0 for the others; rows.go).
 	Reasoning int64 `json:"reasoning"`
+	// PromptLines are named lines of the system prompt (part of System),
+	// so /context can say what a feature's guidance costs.
+	PromptLines []PromptLine `json:"prompt_lines,omitempty"`
+}
+
+// PromptLine is one named line of the system prompt and its estimate.
+type PromptLine struct {
+	Name   string `json:"name"`
+	Tokens int64  `json:"tokens"`
 }
 
 // Reading is the calculator's figures at one moment: the context's size
@@ -171,6 +184,8 @@ type Calculator struct {
 	system, tools int64
 	// pins is the estimate of the pinned facts, sent with every request.
 	pins int64
+	// todo is the estimate of the todo list sent after the pins.
+	todo int64
 	// reasoning is the reasoning row (SetReasoning), part of the messages.
 	reasoning int64
 	// hasActual: lastInput/lastOutput come from a real call since the
@@ -268,6 +283,28 @@ func (c *Calculator) SetPins(pinTokens int64) {
 		c.addedExact += delta
 	}
 	c.pins = pinTokens
+}
+
+// SetTodo sets the estimate of the todo list sent after the pins (0:
+// none). Like SetPins, once anchored on a call a change shifts the total
+// by the difference.
+func (c *Calculator) SetTodo(todoTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hasActual {
+		delta := todoTokens - c.todo
+		c.added += delta
+		c.addedExact += delta
+	}
+	c.todo = todoTokens
+}
+
+// InitTodo sets the estimate of the todo list right after Restore, as
+// InitPins does the pins'.
+func (c *Calculator) InitTodo(todoTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.todo = todoTokens
 }
 
 // InitPins sets the estimate of the pins right after Restore: an anchored
@@ -426,7 +463,7 @@ func (c *Calculator) totalLocked() int64 {
 	if c.hasActual {
 		t = c.lastInput + c.lastOutput + c.added
 	} else {
-		t = c.system + c.tools + c.pins + c.added
+		t = c.system + c.tools + c.pins + c.todo + c.added
 	}
 	return max(t, 0)
 }
@@ -449,7 +486,7 @@ func (c *Calculator) Reading() Reading {
 		Calibration:   c.cal.Ratio(),
 		CompactAt:     c.compactAt,
 		InputLimit:    c.inLimit,
-		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Messages: total - c.system - c.tools - c.pins},
+		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Todo: c.todo, Messages: total - c.system - c.tools - c.pins - c.todo},
 	}
 	if c.hasActual && !c.noUsage && !c.suspect {
 		s.Basis = BasisActual
