@@ -225,6 +225,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		opt.MaxCostUSD = f.maxCost
 	}
 	opt.Effort = effortChoice(f.effort)
+	opt.TodoReminder = a.cfg.Tools.TodoReminderOn(true)
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err

@@ -70,6 +70,9 @@ type file struct {
 		MaxParallel *int     `json:"max_parallel"`
 	} `json:"task"`
 	Hooks Hooks `json:"hooks"`
+	Todo  *struct {
+		Reminder *bool `json:"reminder"`
+	} `json:"todo"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -142,6 +145,10 @@ func (c *Config) apply(f *file, trusted bool) {
 			setNum(&c.Tools.ReadMaxLines, r.MaxLines)
 			setNum(&c.Tools.ReadMaxLineLength, r.MaxLineLength)
 		}
+	}
+	if t := f.Todo; t != nil && t.Reminder != nil {
+		v := *t.Reminder
+		c.Tools.TodoReminder = &v
 	}
 	if !trusted {
 		return

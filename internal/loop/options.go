@@ -126,6 +126,9 @@ type Options struct {
 	Children *childproc.Registry
 	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
 	Effort *Effort
+	// TodoReminder gives a turn that ends with todo items not done one
+	// reminder step (todoreminder.go; config todo.reminder).
+	TodoReminder bool
 }
 
 // TurnResult is how a turn ended.

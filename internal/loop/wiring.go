@@ -23,8 +23,12 @@ import (
 // for a session in dir.
 func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
+	addSynthetic := func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }
+	remind := &todoReminder{d: todoReminderDeps{on: opt.TodoReminder, turn: r.turn, history: r.History, addSynthetic: addSynthetic, // todoreminder.go
+		stepsBefore: func() int { return r.hooks.stepsBefore }, setBefore: func(n int) { r.hooks.stepsBefore = n },
+		maxSteps: opt.MaxSteps, emit: r.ev.emit, session: r.state.id}}
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
-		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
+		addSynthetic: addSynthetic, history: r.History, turn: remind.turn, maxSteps: opt.MaxSteps})
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
 	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {

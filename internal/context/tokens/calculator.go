@@ -182,10 +182,9 @@ type Calculator struct {
 	// system and tools are the estimates of the system prompt and the tool
 	// schemas.
 	system, tools int64
-	// pins is the estimate of the pinned facts, sent with every request.
-	pins int64
-	// todo is the estimate of the todo list sent after the pins.
-	todo int64
+	// verbatim are the estimates of what requests carry word for word
+	// after the summary: the pinned facts, and the todo list.
+	verbatim verbatimRows
 	// reasoning is the reasoning row (SetReasoning), part of the messages.
 	reasoning int64
 	// hasActual: lastInput/lastOutput come from a real call since the
@@ -206,6 +205,9 @@ type Calculator struct {
 	cal                         Calibration
 	logger                      func(estimate, actual int64)
 }
+
+// verbatimRows are the rows of what requests carry word for word.
+type verbatimRows struct{ pins, todo int64 }
 
 // NewCalculator returns a calculator in estimated basis with nothing
 // counted. est estimates new text (it is calibrated per session).
@@ -278,11 +280,11 @@ func (c *Calculator) SetPins(pinTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.hasActual {
-		delta := pinTokens - c.pins
+		delta := pinTokens - c.verbatim.pins
 		c.added += delta
 		c.addedExact += delta
 	}
-	c.pins = pinTokens
+	c.verbatim.pins = pinTokens
 }
 
 // SetTodo sets the estimate of the todo list sent after the pins (0:
@@ -292,11 +294,11 @@ func (c *Calculator) SetTodo(todoTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.hasActual {
-		delta := todoTokens - c.todo
+		delta := todoTokens - c.verbatim.todo
 		c.added += delta
 		c.addedExact += delta
 	}
-	c.todo = todoTokens
+	c.verbatim.todo = todoTokens
 }
 
 // InitTodo sets the estimate of the todo list right after Restore, as
@@ -304,7 +306,7 @@ func (c *Calculator) SetTodo(todoTokens int64) {
 func (c *Calculator) InitTodo(todoTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.todo = todoTokens
+	c.verbatim.todo = todoTokens
 }
 
 // InitPins sets the estimate of the pins right after Restore: an anchored
@@ -312,7 +314,7 @@ func (c *Calculator) InitTodo(todoTokens int64) {
 func (c *Calculator) InitPins(pinTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pins = pinTokens
+	c.verbatim.pins = pinTokens
 }
 
 // Observe records the usage of a call that just finished. estimatedInput is
@@ -463,7 +465,7 @@ func (c *Calculator) totalLocked() int64 {
 	if c.hasActual {
 		t = c.lastInput + c.lastOutput + c.added
 	} else {
-		t = c.system + c.tools + c.pins + c.todo + c.added
+		t = c.system + c.tools + c.verbatim.pins + c.verbatim.todo + c.added
 	}
 	return max(t, 0)
 }
@@ -486,7 +488,7 @@ func (c *Calculator) Reading() Reading {
 		Calibration:   c.cal.Ratio(),
 		CompactAt:     c.compactAt,
 		InputLimit:    c.inLimit,
-		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Todo: c.todo, Messages: total - c.system - c.tools - c.pins - c.todo},
+		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.verbatim.pins, Todo: c.verbatim.todo, Messages: total - c.system - c.tools - c.verbatim.pins - c.verbatim.todo},
 	}
 	if c.hasActual && !c.noUsage && !c.suspect {
 		s.Basis = BasisActual
