@@ -190,7 +190,7 @@ func FormatReading(s tokens.Reading) string {
 	}
 	fmt.Fprintf(&b, "Context: %s%d of %d tokens (%s), basis %s\n", approx, s.Total, s.Window, pct(s.Total), s.Basis)
 	fmt.Fprintf(&b, "  system prompt  %8d  %-6s %s\n", s.Breakdown.System, pct(s.Breakdown.System), s.Labels.System)
-	for _, l := range s.Breakdown.PromptLines {
+	for _, l := range s.Breakdown.PromptLines.Named() {
 		fmt.Fprintf(&b, "    of which %s guidance %d\n", l.Name, l.Tokens)
 	}
 	fmt.Fprintf(&b, "  tool schemas   %8d  %-6s %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools), s.Labels.Tools)

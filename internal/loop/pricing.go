@@ -115,8 +115,7 @@ func (p pricing) fitPoint() int64 {
 func (p pricing) snapshot() tokens.Reading {
 	s := p.calc.Reading()
 	s.CompactAt = compact.LowerPoint(s.CompactAt, p.ceiling, s.Window, s.OutputReserve)
-	s.Breakdown.PromptLines = namedPromptLines() // promptlines.go
-	return s
+	return withPromptLines(s) // promptlines.go
 }
 
 // planOptions are the compaction plan's bounds for the session's model.

@@ -4,10 +4,9 @@ package loop
 // feature adds to the stable prompt (prompt.go) — so that /context and
 // `agent context` can say what each costs (tokens.Breakdown.PromptLines,
 // part of the system row). A feature that adds a line to stablePrompt
-// names it here.
+// names it here and in tokens.PromptLines.
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -15,20 +14,21 @@ import (
 	"github.com/ctxloop/agent/internal/todo"
 )
 
-// promptLines are the named lines, each a substring of stablePrompt.
-var promptLines = []struct{ name, text string }{
-	{"todo list", todo.PromptLine},
-}
-
-// namedPromptLines estimates the named lines that stablePrompt holds
-// (plain character estimate: they are short and fixed). The caller may
-// not change the slice.
-var namedPromptLines = sync.OnceValue(func() []tokens.PromptLine {
-	var out []tokens.PromptLine
-	for _, l := range promptLines {
-		if strings.Contains(stablePrompt, l.text) {
-			out = append(out, tokens.PromptLine{Name: l.name, Tokens: int64(tokens.Chars{}.Count(l.text))})
+// namedPromptLines estimates the named lines stablePrompt holds (a plain
+// character estimate: they are short and fixed).
+var namedPromptLines = sync.OnceValue(func() tokens.PromptLines {
+	count := func(line string) int64 {
+		if !strings.Contains(stablePrompt, line) {
+			return 0
 		}
+		return int64(tokens.Chars{}.Count(line))
 	}
-	return slices.Clip(out)
+	return tokens.PromptLines{Todo: count(todo.PromptLine)}
 })
+
+// withPromptLines is r with the named lines of the prompt in its
+// breakdown: every reading of a session carries them.
+func withPromptLines(r tokens.Reading) tokens.Reading {
+	r.Breakdown.PromptLines = namedPromptLines()
+	return r
+}

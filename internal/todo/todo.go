@@ -13,6 +13,8 @@
 //     messages a rewind took back, so resuming a session restores the list
 //     and a rewind to before a todo_write restores the list as it was then.
 //   - todo_read returns the current list, as the request carries it.
+//   - An item's id and text are kept on one line, terminal escape
+//     sequences removed (tools.Sanitize).
 //   - Text is what every request carries after the summary and the pins,
 //     word for word, so a compaction never summarises the list away.
 //   - Reminder is the one message a turn that ends with items not done
@@ -26,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // Tool names.
@@ -149,7 +152,9 @@ func parseItem(r json.RawMessage) (Item, error) {
 		if err := json.Unmarshal(v, &s); err != nil {
 			return "", fmt.Errorf("%s: must be a string, got %s", name, strings.TrimSpace(string(v)))
 		}
-		s = strings.TrimSpace(s)
+		// One line, with no terminal escapes: what the chat shows and
+		// every request repeats.
+		s = strings.Join(strings.Fields(tools.Sanitize(s)), " ")
 		if s == "" {
 			return "", fmt.Errorf("%s: empty", name)
 		}
@@ -244,7 +249,7 @@ func Text(l List) string {
 }
 
 // PromptLine is the system prompt's line on the tool.
-const PromptLine = "- For a task of several steps, keep a todo list with todo_write (the whole list each time; one item in_progress at a time; mark items done as you finish them). Skip it for a single quick step."
+const PromptLine = "- For a task of several steps, keep a todo list with todo_write."
 
 // ReminderPrefix starts every reminder message, so the chat and the
 // event stream can mark it.

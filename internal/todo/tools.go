@@ -2,7 +2,10 @@ package todo
 
 // tools.go: todo_write and todo_read. Both change no file and need no
 // permission (ReadOnly): the list lives in the session's history, where
-// the loop stores the call like any other.
+// the loop stores the call like any other. Their descriptions and schemas
+// are short on purpose: every request carries them (the fixed overhead's
+// budget, loop's TestLazyToolLoadingWith100Tools); Parse says in its
+// errors what the schema leaves out.
 
 import (
 	"context"
@@ -29,14 +32,10 @@ func (writeTool) Name() string { return WriteName }
 func (writeTool) ReadOnly() bool { return true }
 
 func (writeTool) Description() string {
-	return `Write your todo list for the current task: the WHOLE list each time (it replaces the previous one).
-- Use it for a task of several steps (three or more, or when the user gives a list); skip it for a single quick step.
-- Each item: id (short, stable: "1", "2"...), text (one line), status: pending, in_progress or done.
-- At most one item in_progress; mark it done as soon as it is finished, then start the next.
-- Before you end your answer, every item should be done, or say why it is not.`
+	return "Replace your todo list for a multi-step task: the whole list each call. One item in_progress at most; mark items done as you finish them."
 }
 
-var writeParameters = json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","description":"The whole list, in order.","items":{"type":"object","properties":{"id":{"type":"string","description":"Short stable id, e.g. \"1\"."},"text":{"type":"string","description":"What to do, one line."},"status":{"type":"string","enum":["pending","in_progress","done"]}},"required":["id","text","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`)
+var writeParameters = json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"text":{"type":"string"},"status":{"enum":["pending","in_progress","done"]}},"required":["id","text","status"]}}},"required":["todos"]}`)
 
 func (writeTool) Parameters() json.RawMessage { return writeParameters }
 
@@ -63,11 +62,9 @@ var _ tools.Tool = readTool{}
 func (readTool) Name() string   { return ReadName }
 func (readTool) ReadOnly() bool { return true }
 
-func (readTool) Description() string {
-	return `Read your todo list as you last wrote it with todo_write.`
-}
+func (readTool) Description() string { return "Read your todo list." }
 
-var readParameters = json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`)
+var readParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
 func (readTool) Parameters() json.RawMessage { return readParameters }
 

@@ -24,13 +24,13 @@ func (m *Model) layout() {
 	}
 	var lines []string
 	if m.questions.Len() > 0 {
-		lines = m.questions.View(chatHost{m}, w, max(4, avail-3))
+		lines = append(lines, m.questions.View(chatHost{m}, w, max(4, avail-3))...)
 	} else if m.drawer != nil {
-		lines = m.drawer.view(m, w, max(4, avail-3))
+		lines = append(lines, m.drawer.view(m, w, max(4, avail-3))...)
 	} else if comps := m.editor.completions(); len(comps) > 0 {
-		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
+		lines = append(lines, popupLines(m.th, m.editor.sel, comps, w, avail-1)...)
 	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
-		lines = mentionPopupLines(m.th, m.editor.sel, paths, w)
+		lines = append(lines, mentionPopupLines(m.th, m.editor.sel, paths, w)...)
 	}
 	if len(m.images) > 0 {
 		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
@@ -40,6 +40,9 @@ func (m *Model) layout() {
 	}
 	if len(lines) > avail-1 {
 		lines = lines[len(lines)-max(0, avail-1):]
+	}
+	if todo := m.editor.todo.lines(m.th, w, m.busy); len(todo) > 0 && avail-1-len(lines)-len(todo) >= todoPanelChatRows {
+		lines = append(todo, lines...) // todopanel.go: shown while the chat keeps some rows
 	}
 	m.drawerLines = lines
 	m.chat.width = w - 2

@@ -61,13 +61,29 @@ type Breakdown struct {
 	Reasoning int64 `json:"reasoning"`
 	// PromptLines are named lines of the system prompt (part of System),
 	// so /context can say what a feature's guidance costs.
-	PromptLines []PromptLine `json:"prompt_lines,omitempty"`
+	PromptLines PromptLines `json:"prompt_lines"`
+}
+
+// PromptLines estimates the named lines of the system prompt, one field
+// each (comparable, like the rest of a Breakdown).
+type PromptLines struct {
+	// Todo is the line on keeping a todo list (todo_write).
+	Todo int64 `json:"todo"`
 }
 
 // PromptLine is one named line of the system prompt and its estimate.
 type PromptLine struct {
-	Name   string `json:"name"`
-	Tokens int64  `json:"tokens"`
+	Name   string
+	Tokens int64
+}
+
+// Named lists the lines the prompt has (estimate > 0), in a fixed order.
+func (p PromptLines) Named() []PromptLine {
+	var out []PromptLine
+	if p.Todo > 0 {
+		out = append(out, PromptLine{"todo list", p.Todo})
+	}
+	return out
 }
 
 // Reading is the calculator's figures at one moment: the context's size

@@ -78,7 +78,7 @@ func (d *ContextDrawer) View(h Host, f ContextFacts, width, height int) []string
 	body = append(body,
 		row(th.BarSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
 	)
-	for _, l := range s.Breakdown.PromptLines {
+	for _, l := range s.Breakdown.PromptLines.Named() {
 		body = append(body, "  "+fmt.Sprintf("%-15s %11s  %6s", "of it "+l.Name, theme.Commas(l.Tokens), pct(l.Tokens))+"  "+th.Dim.Render("guidance line"))
 	}
 	body = append(body,
