@@ -66,13 +66,16 @@ func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context
 
 // sessionTools is the registry a session offers: the given tools, recall
 // over the session's own history, the todo list's tools (the list as
-// stored: internal/todo) and the session's own tools.
+// stored: internal/todo; not a subagent's, whose task is one step of
+// its parent's) and the session's own tools.
 func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
 	own := []tools.Tool{recall.New(st, sessionID)}
-	own = append(own, todo.Tools(func() todo.List {
-		h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
-		return todo.Latest(h)
-	})...)
+	if opt.AskFrom == "" {
+		own = append(own, todo.Tools(func() todo.List {
+			h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
+			return todo.Latest(h)
+		})...)
+	}
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)
 	}
