@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ctxloop/agent/internal/message"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -47,4 +49,34 @@ func TestTodoPanelShowsCollapsesAndResumes(t *testing.T) {
 	if s := screenOf(m2); !strings.Contains(s, "todo 1/3 done") || !strings.Contains(s, "▸ fix the off-by-one") {
 		t.Fatalf("the resumed chat:\n%s", s)
 	}
+}
+
+// TestTodoPanelFollowsARewind: the history shown after a rewind leaves
+// out the messages taken back, and the panel shows the list as it was
+// before them.
+func TestTodoPanelFollowsARewind(t *testing.T) {
+	call := func(id, input string, rewound bool) message.Entry {
+		m := message.Message{ID: id, Role: message.RoleAssistant}
+		if rewound {
+			m.RewindID = "rw"
+		}
+		return message.Entry{Message: m, Parts: []message.Part{{ID: "p" + id, MessageID: id, Type: message.PartTool,
+			Tool: &message.ToolState{CallID: "c" + id, Name: "todo_write", Status: message.ToolCompleted, Input: input}}}}
+	}
+	first := `{"todos":[{"id":"1","text":"first plan","status":"in_progress"}]}`
+	second := `{"todos":[{"id":"1","text":"second plan","status":"in_progress"}]}`
+	m := New(Options{})
+	t.Cleanup(m.Close)
+	m.buildHistory([]message.Entry{call("01", first, false), call("02", second, false)}, false, nil)
+	if s := todoText(m); !strings.Contains(s, "second plan") {
+		t.Fatalf("before the rewind: %q", s)
+	}
+	m.buildHistory([]message.Entry{call("01", first, false), call("02", second, true)}, false, nil)
+	if s := todoText(m); !strings.Contains(s, "first plan") || strings.Contains(s, "second plan") {
+		t.Fatalf("after the rewind: %q", s)
+	}
+}
+
+func todoText(m *Model) string {
+	return ansi.Strip(strings.Join(m.editor.todo.lines(m.th, 80, true), "\n"))
 }
