@@ -77,3 +77,15 @@ func TestWriteToolRefusesAndReadToolReads(t *testing.T) {
 		t.Fatalf("read: %+v", res)
 	}
 }
+
+// TestParseKeepsItemsOnOneLineWithoutEscapes: what the chat shows and
+// every request repeats has no terminal escape and no line break.
+func TestParseKeepsItemsOnOneLineWithoutEscapes(t *testing.T) {
+	l, err := Parse(json.RawMessage(`{"todos":[{"id":"1","text":"fix \u001b[31mred\u001b[0m\nthen\ttest","status":"pending"}]}`))
+	if err != nil || len(l) != 1 || l[0].Text != "fix red then test" {
+		t.Fatalf("Parse = %+v, %v", l, err)
+	}
+	if got := Reminder(l); !strings.HasPrefix(got, ReminderPrefix+"1 todo item is not done: finish them or mark them and say why") {
+		t.Errorf("Reminder = %q", got)
+	}
+}
