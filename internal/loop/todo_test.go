@@ -188,3 +188,13 @@ func TestTodoWriteRefusedKeepsTheList(t *testing.T) {
 		t.Fatalf("after two refused writes the list is %+v, want the first", l)
 	}
 }
+
+// TestTodoReminderNotPastTheStepLimit: a turn that used its last step
+// gets no reminder step.
+func TestTodoReminderNotPastTheStepLimit(t *testing.T) {
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.TodoReminder, o.MaxSteps = true, 2 },
+		pt.ToolCall("c1", todo.WriteName, todoThree), pt.Text("stopping here"))
+	if res := h.turn("fix the parser"); res.Err != nil || res.Steps != 2 || len(h.srv.Requests()) != 2 || len(h.eventsOf(message.EventTodoReminder)) != 0 {
+		t.Fatalf("turn %+v, %d requests; want 2 and no reminder", res, len(h.srv.Requests()))
+	}
+}
