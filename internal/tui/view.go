@@ -24,13 +24,13 @@ func (m *Model) layout() {
 	}
 	var lines []string
 	if m.questions.Len() > 0 {
-		lines = append(lines, m.questions.View(chatHost{m}, w, max(4, avail-3))...)
+		lines = m.questions.View(chatHost{m}, w, max(4, avail-3))
 	} else if m.drawer != nil {
-		lines = append(lines, m.drawer.view(m, w, max(4, avail-3))...)
+		lines = m.drawer.view(m, w, max(4, avail-3))
 	} else if comps := m.editor.completions(); len(comps) > 0 {
-		lines = append(lines, popupLines(m.th, m.editor.sel, comps, w, avail-1)...)
+		lines = popupLines(m.th, m.editor.sel, comps, w, avail-1)
 	} else if paths := m.mention.completions(m.editor, workDir(m.sess.Dir, m.opt.Loop.Dir)); len(paths) > 0 {
-		lines = append(lines, mentionPopupLines(m.th, m.editor.sel, paths, w)...)
+		lines = mentionPopupLines(m.th, m.editor.sel, paths, w)
 	}
 	if len(m.images) > 0 {
 		lines = append(lines, imageChipsLine(m.th, m.images, w)) // images.go
