@@ -190,11 +190,17 @@ func FormatReading(s tokens.Reading) string {
 	}
 	fmt.Fprintf(&b, "Context: %s%d of %d tokens (%s), basis %s\n", approx, s.Total, s.Window, pct(s.Total), s.Basis)
 	fmt.Fprintf(&b, "  system prompt  %8d  %-6s %s\n", s.Breakdown.System, pct(s.Breakdown.System), s.Labels.System)
+	for _, l := range s.Breakdown.PromptLines.Named() {
+		fmt.Fprintf(&b, "    of which %s guidance %d\n", l.Name, l.Tokens)
+	}
 	fmt.Fprintf(&b, "  tool schemas   %8d  %-6s %s\n", s.Breakdown.Tools, pct(s.Breakdown.Tools), s.Labels.Tools)
 	fmt.Fprintf(&b, "  messages       %8d  %-6s %s\n", s.Breakdown.Messages, pct(s.Breakdown.Messages), s.Labels.Messages)
 	fmt.Fprintf(&b, "    of which reasoning %d  %s\n", s.Breakdown.Reasoning, reasoningNote(s))
 	if s.Breakdown.Pins > 0 {
 		fmt.Fprintf(&b, "  pins           %8d  %-6s %s\n", s.Breakdown.Pins, pct(s.Breakdown.Pins), s.Labels.Pins)
+	}
+	if s.Breakdown.Todo > 0 {
+		fmt.Fprintf(&b, "  todo list      %8d  %-6s %s\n", s.Breakdown.Todo, pct(s.Breakdown.Todo), s.Labels.Todo)
 	}
 	fmt.Fprintf(&b, "  output reserve %8d  %s\n", s.OutputReserve, pct(s.OutputReserve))
 	fmt.Fprintf(&b, "  free           %8d  %s\n", s.Free, pct(s.Free))

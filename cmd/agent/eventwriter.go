@@ -20,6 +20,7 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/todo"
 )
 
 // eventWriter prints the loop's events: the answer as plain text, or one
@@ -187,6 +188,8 @@ func (w *eventWriter) observe(ev message.Event) {
 		}
 		w.breakLine()
 		fmt.Fprintln(w.errOut, "agent:", termsafe.Strip(ev.Note))
+	case message.EventTodoReminder:
+		w.todoReminder(ev.TodoReminder) // todoevents.go
 	case message.EventHook:
 		w.hookEvent(ev.Hook)
 	case message.EventCheckpointProgress:
@@ -236,6 +239,9 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 			if w.json {
 				w.emit(map[string]any{"type": "tool_result", "id": t.CallID, "name": t.Name, "output": t.Output,
 					"is_error": t.Status == message.ToolError, "title": t.Title, "truncated": t.Truncated})
+				if l, ok := todo.FromPart(p); ok {
+					w.emit(todoEvent(t.CallID, l)) // todoevents.go
+				}
 			} else {
 				w.breakLine()
 				mark := "✓"

@@ -181,8 +181,9 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
-		Mode: plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
-		Jobs: jobs.New(a.cfg.Tools.BashMaxBackground),
+		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
+		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
+		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp

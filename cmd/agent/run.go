@@ -238,6 +238,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if f.plan || f.execute {
 		opt.Mode.Set(f.plan)
 	}
+	opt.TodoReminder = a.cfg.Tools.TodoReminderOn(true)
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err

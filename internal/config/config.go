@@ -109,6 +109,19 @@ type Tools struct {
 	// user file may set them: a repository must not be able to fill the disk.
 	SavedOutputMaxBytes  int64 `json:"saved_output_max_bytes"`
 	OutputsMaxTotalBytes int64 `json:"outputs_max_total_bytes"`
+	// TodoReminder is config todo.reminder: whether a turn that ends with
+	// todo items not done gets one reminder step. Nil: the default, on in
+	// `agent run`, off in the chat (TodoReminderOn).
+	TodoReminder *bool `json:"todo_reminder,omitempty"`
+}
+
+// TodoReminderOn reports whether a turn's end reminds the model of its
+// open todo items: todo.reminder when set, else headless only.
+func (t Tools) TodoReminderOn(headless bool) bool {
+	if t.TodoReminder != nil {
+		return *t.TodoReminder
+	}
+	return headless
 }
 
 // UI configures the chat's screen (user file only).

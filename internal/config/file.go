@@ -74,6 +74,9 @@ type file struct {
 	// Mode is the session's starting mode: "default" or "plan"
 	// (internal/plan); a project file may set it.
 	Mode *string `json:"mode"`
+	Todo *struct {
+		Reminder *bool `json:"reminder"`
+	} `json:"todo"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -157,6 +160,10 @@ func (c *Config) apply(f *file, trusted bool) {
 		default:
 			c.Warnings = append(c.Warnings, fmt.Sprintf("mode %q is ignored: want %q or %q", *f.Mode, ModeDefault, ModePlan))
 		}
+	}
+	if t := f.Todo; t != nil && t.Reminder != nil {
+		v := *t.Reminder
+		c.Tools.TodoReminder = &v
 	}
 	if !trusted {
 		return

@@ -17,9 +17,11 @@ package loop
 //     messages is not a break.
 //   - The reasons a break has: compaction (the newest summary changed),
 //     prune (tool outputs were cleared: batched by prune_minimum, so
-//     rare), pins, model, system (the dynamic system message was made
-//     again: the date or an instruction file changed; a new git status
-//     goes in the turn's user message instead, envcontext.go), tools (a
+//     rare), pins, todo (the todo list a compaction took out of the
+//     messages is sent after the pins: todo.go), model, system (the
+//     dynamic system message was made again: the date or an instruction
+//     file changed; a new git status goes in the turn's user message
+//     instead, envcontext.go), tools (a
 //     server connected or went, or the model refused tools), history (the
 //     history was rewound or edited), an announced change (announce: a
 //     setting the user changed, such as effort), or unexplained — a bug
@@ -54,6 +56,7 @@ const (
 	BoundaryCompaction  = "compaction"
 	BoundaryPrune       = "prune"
 	BoundaryPins        = "pins"
+	BoundaryTodo        = "todo"
 	BoundaryModel       = "model"
 	BoundarySystem      = "system"
 	BoundaryTools       = "tools"
@@ -107,6 +110,7 @@ type requestPrint struct {
 	// outputs cleared.
 	system    uint64
 	pins      uint64
+	todo      uint64 // the todo message's hash (todo.go)
 	summary   string
 	compacted int
 	history   int // entries
@@ -223,6 +227,8 @@ func breakReason(last, next *requestPrint, announced string) string {
 		return BoundaryPrune
 	case last.pins != next.pins:
 		return BoundaryPins
+	case last.todo != next.todo:
+		return BoundaryTodo
 	case last.system != next.system:
 		return BoundarySystem
 	case announced != "":
@@ -269,6 +275,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	}
 	p.system = sys.Sum64()
 	p.pins = printOf([]byte(pins)).hash
+	p.todo = printOf([]byte(todoSent(history))).hash
 	for _, e := range history {
 		if e.Message.Summary {
 			p.summary = e.Message.ID

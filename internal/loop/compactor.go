@@ -115,7 +115,10 @@ func (c *compactor) failedCovers(s tokens.Reading) bool {
 // reestimate resets the calculator to an estimate of the history sent: it
 // changed, so the last call's usage no longer describes it.
 func (c *compactor) reestimate() {
-	c.calc().Reset(c.calc().EstimateEntries(Visible(c.history.entries())))
+	calc, h := c.calc(), c.history.entries()
+	calc.Reset(calc.EstimateEntries(Visible(h)))
+	_, todoTokens := todoNow(h, calc.Estimator()) // a summary may have taken the todo_write out: todo.go
+	calc.SetTodo(todoTokens)
 }
 
 // saveMarker stores the user-side record of a compaction and appends it to
@@ -387,7 +390,8 @@ func runnerCompactor(r *Runner) *compactor {
 		fixed: func() compact.Fixed {
 			sys, tl := r.fixedTokens()
 			_, pins := pinsNow(r.state.pinsCopy(), r.mp.est)
-			return compact.Fixed{System: sys, Tools: tl, Pins: pins}
+			_, todoTokens := todoNow(r.state.history, r.mp.est) // sent after the pins (todo.go)
+			return compact.Fixed{System: sys, Tools: tl, Pins: pins + todoTokens}
 		},
 		emit: r.ev.emit,
 		// The hook points and the stepper are made after the compactor:

@@ -34,6 +34,8 @@
 // user message is stored, around each tool call and each compaction, and
 // when a turn ends (hooks.go). A turn that ends in plan mode stores its
 // final answer as the session's plan (planmode.go).
+// when a turn ends (hooks.go). A turn that ends on its own with todo items
+// not done gets one reminder step (todoreminder.go).
 // Everything is persisted as it happens, so a cancel or a crash loses
 // nothing; Open repairs what a crash left.
 //
@@ -90,6 +92,9 @@
 //	                                    rewind.go, checkpoint_budget.go,
 //	                                    checkpoint_progress.go, attribution.go,
 //	                                    agentstate.go, lost.go
+//	the model's todo list: sent after   todo.go (todoSent, todoNow), todoreminder.go
+//	  the pins once summarised away,    (type todoReminder: wraps the hook points'
+//	  the reminder step                 turn), promptlines.go (the prompt's named lines)
 //	hook points                         hooks.go (type hookPoints: SessionStart context,
 //	                                    a hook's stop, Stop hook continuations)
 //	deciding compaction, its forecast,  compactor.go (type compactor, field comp: the

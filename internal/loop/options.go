@@ -138,6 +138,9 @@ type Options struct {
 	// its own (tools.bash.max_background). Close stops them all: the
 	// session's end. Their groups are recorded in Children while they run.
 	Jobs *jobs.Table
+	// TodoReminder gives a turn that ends with todo items not done one
+	// reminder step (todoreminder.go; config todo.reminder).
+	TodoReminder bool
 }
 
 // TurnResult is how a turn ended.

@@ -75,6 +75,8 @@ func (m modelPricing) calcOptions() tokens.Options {
 func (m modelPricing) restoreCalculator(system, tools int64, history []message.Entry, pins []message.Pin) *tokens.Calculator {
 	calc := tokens.Restore(m.calcOptions(), m.est, system, tools, history)
 	calc.InitPins(pinsTokens(pins, m.est))
+	_, todoTokens := todoNow(history, m.est)
+	calc.InitTodo(todoTokens)
 	return calc
 }
 
@@ -113,7 +115,7 @@ func (p pricing) fitPoint() int64 {
 func (p pricing) snapshot() tokens.Reading {
 	s := p.calc.Reading()
 	s.CompactAt = compact.LowerPoint(s.CompactAt, p.ceiling, s.Window, s.OutputReserve)
-	return s
+	return withPromptLines(s) // promptlines.go
 }
 
 // planOptions are the compaction plan's bounds for the session's model.

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxloop/agent/internal/earlygit"
 	"github.com/ctxloop/agent/internal/gitcmd"
 	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/todo"
 )
 
 // stablePrompt is the first, unchanging part of the system prompt. Keeping
@@ -27,7 +28,8 @@ How to work:
 - Older tool outputs may be replaced by "[Old tool result content cleared]", and older messages by a summary, to save context. Nothing is lost: the recall tool searches this session's whole history (cleared outputs, summarised messages, the full outputs of truncated results) and returns the original text by its ref. Use recall before re-reading a file or re-running a command for something you saw earlier.
 - Never run destructive commands (deleting data, force-pushing, rewriting history) unless the user asked for exactly that.
 - Do not repeat the same tool call with the same input: if something failed, change the approach.
-- Be concise. Use Markdown for code and lists. When you are done, say briefly what changed and what is left.`
+- Be concise. Use Markdown for code and lists. When you are done, say briefly what changed and what is left.
+` + todo.PromptLine // promptlines.go names it in /context
 
 // maxInstructionBytes bounds each AGENTS.md copied into the prompt.
 const maxInstructionBytes = 32 * 1024

@@ -33,7 +33,7 @@ func StoredReading(ctx context.Context, st *storage.Store, cfg *config.Config, r
 	if err != nil {
 		return tokens.Reading{}, nil, err
 	}
-	return s.pr.calc.Reading(), &s.sess, nil
+	return withPromptLines(s.pr.calc.Reading()), &s.sess, nil
 }
 
 // ReadPreview is Preview for a session nobody needs to drive (`agent
@@ -53,7 +53,7 @@ func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg
 	if err != nil {
 		return tokens.Reading{}, RestoreCost{}, nil, err
 	}
-	return s.pr.calc.Reading(), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
+	return withPromptLines(s.pr.calc.Reading()), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
 }
 
 // storedSession is a session as stored, with its pricing: what the
@@ -70,7 +70,8 @@ type storedSession struct {
 func (s *storedSession) requestEstimate(history []message.Entry) int64 {
 	var none requestCache
 	calibrated, plain := none.estimate(history, false, s.pr.calc, s.pr.est)
-	return s.system + s.tools + pinsTokens(s.pins, s.pr.est) + max(calibrated, plain)
+	_, todoTokens := todoNow(history, s.pr.est)
+	return s.system + s.tools + pinsTokens(s.pins, s.pr.est) + todoTokens + max(calibrated, plain)
 }
 
 // readStored loads a session's history and pins and prices them as Open

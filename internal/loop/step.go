@@ -46,9 +46,16 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 		_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, "request_repaired", map[string]int{"repairs": c.repairs})
 	}
 	msgs, enc := c.msgs, c.enc
+	at := c.systems + pinsAt(msgs[c.systems:], c.summarised)
 	if pins, _ := sp.pinsNow(); pins != "" {
-		at := c.systems + pinsAt(msgs[c.systems:], c.summarised)
 		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: pins})
+		enc = slices.Insert(enc, at, nil)
+		at++
+	}
+	todoText, todoTokens := todoNow(sp.history(), sp.modelPricing().est) // todo.go: after the pins
+	sp.calc().SetTodo(todoTokens)
+	if todoText != "" {
+		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: todoText})
 		enc = slices.Insert(enc, at, nil)
 	}
 	// The output cap is the model's limit (catalog, config, or the assumed

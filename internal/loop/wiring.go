@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/recall"
 	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/todo"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -23,8 +24,12 @@ import (
 // for a session in dir.
 func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
+	addSynthetic := func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }
+	remind := &todoReminder{d: todoReminderDeps{on: opt.TodoReminder, turn: r.turn, history: r.History, addSynthetic: addSynthetic, // todoreminder.go
+		stepsBefore: func() int { return r.hooks.stepsBefore }, setBefore: func(n int) { r.hooks.stepsBefore = n },
+		maxSteps: opt.MaxSteps, emit: r.ev.emit, session: r.state.id}}
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, mode: opt.Mode, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
-		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, turn: r.turn, maxSteps: opt.MaxSteps})
+		addSynthetic: addSynthetic, history: r.History, turn: remind.turn, maxSteps: opt.MaxSteps})
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
 	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
@@ -61,9 +66,17 @@ func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context
 }
 
 // sessionTools is the registry a session offers: the given tools, recall
-// over the session's own history and the session's own tools.
+// over the session's own history, the todo list's tools (the list as
+// stored: internal/todo; not a subagent's, whose task is one step of
+// its parent's) and the session's own tools.
 func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
 	own := []tools.Tool{recall.New(st, sessionID)}
+	if opt.AskFrom == "" {
+		own = append(own, todo.Tools(func() todo.List {
+			h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
+			return todo.Latest(h)
+		})...)
+	}
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)
 	}

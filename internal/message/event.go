@@ -47,6 +47,10 @@ const (
 	// only for a checkpoint that has run for a while (internal/snapshot's
 	// progress.go).
 	EventCheckpointProgress EventType = "checkpoint_progress"
+	// EventTodoReminder tells that a turn ended with todo items not done
+	// and the loop gave the model one reminder step (TodoReminder says
+	// what it was told); the step follows.
+	EventTodoReminder EventType = "todo_reminder"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -83,6 +87,16 @@ type Event struct {
 	Delivery *QueueDelivery `json:"delivery,omitempty"`
 	// Checkpoint is the progress of an EventCheckpointProgress.
 	Checkpoint *CheckpointProgress `json:"checkpoint,omitempty"`
+	// TodoReminder describes an EventTodoReminder.
+	TodoReminder *TodoReminder `json:"todo_reminder,omitempty"`
+}
+
+// TodoReminder is the reminder a turn that ended with todo items not
+// done was given: the message (the synthetic user message that starts
+// the step) and how many items were open.
+type TodoReminder struct {
+	Text string `json:"text"`
+	Open int    `json:"open"`
 }
 
 // QueueDelivery is a delivery of queued messages: their ids in the order

@@ -53,6 +53,9 @@ type editor struct {
 	// editor (so that history entries holding a placeholder still expand).
 	pastes   map[string]string
 	pasteSeq int
+
+	// todo is the model's todo list, shown above the editor (todopanel.go).
+	todo todoPanel
 }
 
 func newEditor(th *theme) *editor {

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/todo"
 	"github.com/ctxloop/agent/internal/tools"
 	"github.com/ctxloop/agent/internal/tui/overlay"
 )
@@ -219,6 +220,9 @@ func (m *Model) addPart(role message.Role, synthetic bool, p *message.Part, fina
 		title := ""
 		if p.Tool.Title == "" && p.Tool.Input != "" {
 			title = toolTitle(m.opt.Loop.Tools, workDir(m.sess.Dir, m.opt.Loop.Dir), p.Tool)
+		}
+		if l, ok := todo.FromPart(p); ok {
+			m.editor.todo.set(l) // todopanel.go
 		}
 		if it, ok := m.parts[p.ID].(*toolItem); ok {
 			it.set(*p.Tool, title)

@@ -126,6 +126,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+q":
 		m.drawer = newQueueDrawer()
 		return nil
+	case toggleTodoKey: // todopanel.go
+		if m.editor.todo.toggle() {
+			return nil
+		}
 	case "ctrl+v":
 		return pasteClipboardImage(imageStore(m.opt.Loop.Config)) // images.go
 	case "backspace":

@@ -168,6 +168,7 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 	}
 	m.chat.reset()
 	m.compaction.last = nil
+	m.editor.todo.set(nil) // the history's newest todo_write sets it again
 	clear(m.parts)
 	clear(m.msgs)
 	if len(printed) > 0 {

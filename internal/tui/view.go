@@ -41,6 +41,9 @@ func (m *Model) layout() {
 	if len(lines) > avail-1 {
 		lines = lines[len(lines)-max(0, avail-1):]
 	}
+	if todo := m.editor.todo.lines(m.th, w, m.busy); len(todo) > 0 && avail-1-len(lines)-len(todo) >= todoPanelChatRows {
+		lines = append(todo, lines...) // todopanel.go: shown while the chat keeps some rows
+	}
 	m.drawerLines = lines
 	m.chat.width = w - 2
 	m.chat.height = max(1, avail-len(lines))

@@ -52,9 +52,38 @@ type Breakdown struct {
 	Messages int64 `json:"messages"`
 	// Pins estimates the facts the user pinned (sent after the summary).
 	Pins int64 `json:"pins"`
+	// Todo estimates the model's todo list when a compaction took the
+	// todo_write that wrote it out of the messages (it is then sent after
+	// the pins); 0 while the call itself is sent.
+	Todo int64 `json:"todo"`
 	// Reasoning is the part of Messages that is reasoning sent back to a
 	// model that takes it (0 for the others; rows.go).
 	Reasoning int64 `json:"reasoning"`
+	// PromptLines are named lines of the system prompt (part of System),
+	// so /context can say what a feature's guidance costs.
+	PromptLines PromptLines `json:"prompt_lines"`
+}
+
+// PromptLines estimates the named lines of the system prompt, one field
+// each (comparable, like the rest of a Breakdown).
+type PromptLines struct {
+	// Todo is the line on keeping a todo list (todo_write).
+	Todo int64 `json:"todo"`
+}
+
+// PromptLine is one named line of the system prompt and its estimate.
+type PromptLine struct {
+	Name   string
+	Tokens int64
+}
+
+// Named lists the lines the prompt has (estimate > 0), in a fixed order.
+func (p PromptLines) Named() []PromptLine {
+	var out []PromptLine
+	if p.Todo > 0 {
+		out = append(out, PromptLine{"todo list", p.Todo})
+	}
+	return out
 }
 
 // Reading is the calculator's figures at one moment: the context's size
@@ -169,8 +198,9 @@ type Calculator struct {
 	// system and tools are the estimates of the system prompt and the tool
 	// schemas.
 	system, tools int64
-	// pins is the estimate of the pinned facts, sent with every request.
-	pins int64
+	// verbatim are the estimates of what requests carry word for word
+	// after the summary: the pinned facts, and the todo list.
+	verbatim verbatimRows
 	// reasoning is the reasoning row (SetReasoning), part of the messages.
 	reasoning int64
 	// hasActual: lastInput/lastOutput come from a real call since the
@@ -191,6 +221,9 @@ type Calculator struct {
 	cal                         Calibration
 	logger                      func(estimate, actual int64)
 }
+
+// verbatimRows are the rows of what requests carry word for word.
+type verbatimRows struct{ pins, todo int64 }
 
 // NewCalculator returns a calculator in estimated basis with nothing
 // counted. est estimates new text (it is calibrated per session).
@@ -263,11 +296,33 @@ func (c *Calculator) SetPins(pinTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.hasActual {
-		delta := pinTokens - c.pins
+		delta := pinTokens - c.verbatim.pins
 		c.added += delta
 		c.addedExact += delta
 	}
-	c.pins = pinTokens
+	c.verbatim.pins = pinTokens
+}
+
+// SetTodo sets the estimate of the todo list sent after the pins (0:
+// none). Like SetPins, once anchored on a call a change shifts the total
+// by the difference.
+func (c *Calculator) SetTodo(todoTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hasActual {
+		delta := todoTokens - c.verbatim.todo
+		c.added += delta
+		c.addedExact += delta
+	}
+	c.verbatim.todo = todoTokens
+}
+
+// InitTodo sets the estimate of the todo list right after Restore, as
+// InitPins does the pins'.
+func (c *Calculator) InitTodo(todoTokens int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.verbatim.todo = todoTokens
 }
 
 // InitPins sets the estimate of the pins right after Restore: an anchored
@@ -275,7 +330,7 @@ func (c *Calculator) SetPins(pinTokens int64) {
 func (c *Calculator) InitPins(pinTokens int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pins = pinTokens
+	c.verbatim.pins = pinTokens
 }
 
 // Observe records the usage of a call that just finished. estimatedInput is
@@ -426,7 +481,7 @@ func (c *Calculator) totalLocked() int64 {
 	if c.hasActual {
 		t = c.lastInput + c.lastOutput + c.added
 	} else {
-		t = c.system + c.tools + c.pins + c.added
+		t = c.system + c.tools + c.verbatim.pins + c.verbatim.todo + c.added
 	}
 	return max(t, 0)
 }
@@ -449,7 +504,7 @@ func (c *Calculator) Reading() Reading {
 		Calibration:   c.cal.Ratio(),
 		CompactAt:     c.compactAt,
 		InputLimit:    c.inLimit,
-		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.pins, Messages: total - c.system - c.tools - c.pins},
+		Breakdown:     Breakdown{System: c.system, Tools: c.tools, Pins: c.verbatim.pins, Todo: c.verbatim.todo, Messages: total - c.system - c.tools - c.verbatim.pins - c.verbatim.todo},
 	}
 	if c.hasActual && !c.noUsage && !c.suspect {
 		s.Basis = BasisActual

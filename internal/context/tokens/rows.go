@@ -1,7 +1,7 @@
 package tokens
 
 // The rows of a snapshot's breakdown, and how each was obtained. System
-// prompt, tool schemas and pins are always estimated; messages are
+// prompt, tool schemas, pins and the todo list are always estimated; messages are
 // back-calculated (total − the others) when the total is anchored on a
 // call's reported usage, estimated otherwise; reasoning, a part of the
 // messages, is the estimate of the reasoning text sent back to a model that
@@ -25,13 +25,14 @@ type Labels struct {
 	Tools     string `json:"tools"`
 	Messages  string `json:"messages"`
 	Pins      string `json:"pins"`
+	Todo      string `json:"todo"`
 	Reasoning string `json:"reasoning"`
 }
 
 // labelsOf labels the rows of a snapshot of the given basis.
 func labelsOf(basis Basis, roundtrip bool) Labels {
 	l := Labels{Total: LabelEstimated, System: LabelEstimated, Tools: LabelEstimated,
-		Messages: LabelEstimated, Pins: LabelEstimated, Reasoning: LabelActual}
+		Messages: LabelEstimated, Pins: LabelEstimated, Todo: LabelEstimated, Reasoning: LabelActual}
 	if basis == BasisActual {
 		l.Total, l.Messages = LabelActual, LabelBackCalculated
 	}

@@ -28,7 +28,7 @@ func TestRowsAreLabelledAndReasoningHasARow(t *testing.T) {
 		if s.Breakdown.Reasoning != tt.wantReasoning || s.Labels.Reasoning != tt.wantLabel {
 			t.Errorf("roundtrip %v: reasoning %d %q, want %d %q", tt.roundtrip, s.Breakdown.Reasoning, s.Labels.Reasoning, tt.wantReasoning, tt.wantLabel)
 		}
-		want := Labels{Total: LabelActual, System: LabelEstimated, Tools: LabelEstimated, Messages: LabelBackCalculated, Pins: LabelEstimated, Reasoning: tt.wantLabel}
+		want := Labels{Total: LabelActual, System: LabelEstimated, Tools: LabelEstimated, Messages: LabelBackCalculated, Pins: LabelEstimated, Todo: LabelEstimated, Reasoning: tt.wantLabel}
 		if s.Basis != BasisActual || s.Labels != want {
 			t.Errorf("roundtrip %v: basis %s labels %+v, want %+v", tt.roundtrip, s.Basis, s.Labels, want)
 		}

@@ -77,6 +77,11 @@ func (d *ContextDrawer) View(h Host, f ContextFacts, width, height int) []string
 	}
 	body = append(body,
 		row(th.BarSystem.Render, "system prompt", s.Breakdown.System, s.Labels.System),
+	)
+	for _, l := range s.Breakdown.PromptLines.Named() {
+		body = append(body, "  "+fmt.Sprintf("%-15s %11s  %6s", "of it "+l.Name, theme.Commas(l.Tokens), pct(l.Tokens))+"  "+th.Dim.Render("guidance line"))
+	}
+	body = append(body,
 		row(th.BarTools.Render, "tool schemas", s.Breakdown.Tools, s.Labels.Tools),
 	)
 	body = append(body, f.MCP...)
@@ -90,6 +95,9 @@ func (d *ContextDrawer) View(h Host, f ContextFacts, width, height int) []string
 	)
 	if s.Breakdown.Pins > 0 {
 		body = append(body, row(th.BarMessages.Render, "pins", s.Breakdown.Pins, s.Labels.Pins))
+	}
+	if s.Breakdown.Todo > 0 {
+		body = append(body, row(th.BarMessages.Render, "todo list", s.Breakdown.Todo, s.Labels.Todo))
 	}
 	body = append(body,
 		row(th.BarFree.Render, "free", s.Free),
@@ -147,7 +155,7 @@ func (d *ContextDrawer) View(h Host, f ContextFacts, width, height int) []string
 // contextBar draws the window as a bar of system, tools, messages, free
 // and reserve, with the compaction point marked under it.
 func contextBar(th *theme.Theme, s tokens.Reading, width int) []string {
-	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Free+s.OutputReserve)
+	total := max(s.Window, s.Breakdown.System+s.Breakdown.Tools+s.Breakdown.Messages+s.Breakdown.Pins+s.Breakdown.Todo+s.Free+s.OutputReserve)
 	if total <= 0 || width < 10 {
 		return nil
 	}
@@ -160,6 +168,7 @@ func contextBar(th *theme.Theme, s tokens.Reading, width int) []string {
 		{s.Breakdown.Tools, "█", th.BarTools.Render},
 		{s.Breakdown.Messages, "█", th.BarMessages.Render},
 		{s.Breakdown.Pins, "▓", th.BarMessages.Render},
+		{s.Breakdown.Todo, "▓", th.BarMessages.Render},
 		{s.Free, "░", th.BarFree.Render},
 		{s.OutputReserve, "▒", th.BarReserve.Render},
 	}

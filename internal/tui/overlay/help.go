@@ -95,6 +95,7 @@ func (d *HelpDrawer) View(h Host, inline bool, commands [][2]string, custom []st
 		{"shift+tab", "switch plan mode: read-only tools only; the plan opens to approve (enter), edit (e) or keep planning (esc)"},
 		{"ctrl+s", "while a checkpoint is being taken: skip it (the session then keeps only the files its tools name)"},
 		{"ctrl+q", "queued messages: edit, delete, reorder, flip steer ⇄ queue"},
+		{"ctrl+t", "collapse or expand the model's todo list above the editor"},
 		{"ctrl+v", "attach the clipboard's image (pasting an image file's path attaches it too; backspace on an empty editor removes one)"},
 		{"shift+drag", "select text (the mouse scrolls the conversation)"},
 	}
