@@ -213,6 +213,8 @@ type Config struct {
 	// which run only once approved (hooks.go).
 	Hooks        Hooks
 	ProjectHooks Hooks
+	// Verify is the check before "done" (config verify; verify.go).
+	Verify Verify
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

@@ -70,6 +70,8 @@ type file struct {
 		MaxParallel *int     `json:"max_parallel"`
 	} `json:"task"`
 	Hooks Hooks `json:"hooks"`
+	// Verify is "verify": a bool or {enabled, commands} (verify.go).
+	Verify *verifyFile `json:"verify"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -143,6 +145,7 @@ func (c *Config) apply(f *file, trusted bool) {
 			setNum(&c.Tools.ReadMaxLineLength, r.MaxLineLength)
 		}
 	}
+	c.applyVerify(f.Verify)
 	if !trusted {
 		return
 	}
