@@ -47,6 +47,10 @@ const (
 	// only for a checkpoint that has run for a while (internal/snapshot's
 	// progress.go).
 	EventCheckpointProgress EventType = "checkpoint_progress"
+	// EventGuard tells that the loop added a step or a note of its own to
+	// the turn (Guard says which and why): the check before "done"
+	// (kind "verify").
+	EventGuard EventType = "guard"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -83,6 +87,16 @@ type Event struct {
 	Delivery *QueueDelivery `json:"delivery,omitempty"`
 	// Checkpoint is the progress of an EventCheckpointProgress.
 	Checkpoint *CheckpointProgress `json:"checkpoint,omitempty"`
+	// Guard describes an EventGuard.
+	Guard *Guard `json:"guard,omitempty"`
+}
+
+// Guard is a step or note the loop added to a turn on its own: Kind names
+// the guard ("verify": the check before "done"), Text is what the model
+// was told.
+type Guard struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
 }
 
 // QueueDelivery is a delivery of queued messages: their ids in the order

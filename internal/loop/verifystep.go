@@ -1,0 +1,106 @@
+package loop
+
+// The check before "done": a turn that ended on its own after changing
+// files, with no build or test run after the last change (the rules of
+// internal/verify), gets one more step. A synthetic user message
+// (verify.Prompt) asks the model to run the project's tests or build, or
+// to say why it cannot; an EventGuard of kind "verify" announces it. The
+// step counts within the turn's step limit and its cost like any other;
+// a turn asks at most once (the message is in its history), and never
+// with config verify off.
+//
+// What changed files: a write or an edit that succeeded, and any other
+// bash call of a step whose checkpoint recorded changed files. Without
+// checkpoints only writes and edits count.
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/verify"
+)
+
+// verifyDeps is what the check works with.
+type verifyDeps struct {
+	cfg          config.Verify
+	session      func() string
+	emit         func(message.Event)
+	history      func() []message.Entry
+	addSynthetic func(ctx context.Context, text string) error
+	// turn runs one turn of steps; maxSteps bounds a turn, and
+	// stepsBefore (the hooks' count, owned by the loop goroutine) counts
+	// the steps already taken when a turn is continued.
+	turn        func(context.Context) TurnResult
+	maxSteps    int
+	stepsBefore *int
+}
+
+// verifiedTurn runs a turn and, when it needs the check, one more turn
+// of steps after the check's message.
+func verifiedTurn(ctx context.Context, d verifyDeps) TurnResult {
+	res := d.turn(ctx)
+	if !d.cfg.Enabled || !endedOnItsOwn(res) || *d.stepsBefore+res.Steps >= d.maxSteps {
+		return res
+	}
+	if !verify.Needed(turnCalls(d.history(), d.cfg.Commands), d.cfg.Commands) {
+		return res
+	}
+	d.emit(message.Event{Type: message.EventGuard, SessionID: d.session(), Guard: &message.Guard{Kind: "verify", Text: verify.Prompt}})
+	if err := d.addSynthetic(ctx, verify.Prompt); err != nil {
+		return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
+	}
+	before := *d.stepsBefore
+	*d.stepsBefore = before + res.Steps
+	defer func() { *d.stepsBefore = before }()
+	next := d.turn(ctx)
+	next.Steps += res.Steps
+	return next
+}
+
+// turnCalls are the tool calls of the newest turn of history (after the
+// last message the user wrote), in order, as internal/verify reads them.
+func turnCalls(history []message.Entry, own []string) []verify.Call {
+	start := 0
+	for i := len(history) - 1; i >= 0; i-- {
+		if m := history[i].Message; m.Role == message.RoleUser && !m.Synthetic {
+			start = i + 1
+			break
+		}
+	}
+	var calls []verify.Call
+	for _, e := range history[start:] {
+		if e.Message.Role == message.RoleUser {
+			if strings.HasPrefix(entryText(e), verify.Marker) {
+				calls = append(calls, verify.Call{Asked: true})
+			}
+			continue
+		}
+		patched := false
+		for _, p := range e.Parts {
+			if p.Type == message.PartPatch && p.Patch != nil && len(p.Patch.Files) > 0 {
+				patched = true
+			}
+		}
+		for _, p := range e.Parts {
+			if p.Type != message.PartTool || p.Tool == nil {
+				continue
+			}
+			t := p.Tool
+			ok := t.Status == message.ToolCompleted
+			switch t.Name {
+			case "write", "edit":
+				calls = append(calls, verify.Call{Changed: ok})
+			case "bash":
+				var in struct {
+					Command string `json:"command"`
+				}
+				_ = json.Unmarshal([]byte(t.Input), &in)
+				calls = append(calls, verify.Call{Command: in.Command, Changed: patched && !verify.Ran(in.Command, own)})
+			}
+		}
+	}
+	return calls
+}
