@@ -126,6 +126,9 @@ type Options struct {
 	Children *childproc.Registry
 	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
 	Effort *Effort
+	// Limits are a headless run's step and time limits the model is told
+	// about (runlimits.go); nil: none beyond MaxSteps.
+	Limits *RunLimits
 }
 
 // TurnResult is how a turn ended.
