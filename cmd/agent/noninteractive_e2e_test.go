@@ -56,3 +56,32 @@ func TestE2ERunNeverWaitsOnTheTerminal(t *testing.T) {
 	}
 	t.Logf("took %v: %q", took, got)
 }
+
+// TestE2ERunAnswersAQuestionByPolicy: a headless turn that ends with the
+// model asking the user gets the run's answer (proceed with the most
+// reasonable assumption and say so), recorded as a "guard" event of kind
+// question and as the stored message; a second question in the same turn
+// is not answered again, and the run ends (exit 0).
+func TestE2ERunAnswersAQuestionByPolicy(t *testing.T) {
+	e := newEnv(t, pt.Text("Should I use tabs or spaces?"), pt.Text("Which file first?"))
+	res := e.run("", "run", "--format", "json", "format the code")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2 (one policy answer, once)", len(reqs))
+	}
+	if got := lastUserText(reqs[1]); !strings.HasPrefix(got, "[non-interactive]") || !strings.Contains(got, "most reasonable assumption") {
+		t.Errorf("the policy's answer = %q", got)
+	}
+	var kinds []string
+	for _, ev := range jsonEvents(t, res.stdout) {
+		if ev["type"] == "guard" {
+			kinds = append(kinds, ev["kind"].(string))
+		}
+	}
+	if strings.Join(kinds, ",") != "question" {
+		t.Errorf("guard kinds = %v, want one question", kinds)
+	}
+}

@@ -233,6 +233,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		opt.MaxCostUSD = f.maxCost
 	}
 	opt.Effort = effortChoice(f.effort)
+	opt.NonInteractive = true // nobody answers: a question is answered by the run's policy
 	if f.maxSteps > 0 || f.timeout > 0 {
 		opt.Limits = &loop.RunLimits{Steps: f.maxSteps, Timeout: f.timeout, Start: time.Now()}
 	}

@@ -129,6 +129,9 @@ type Options struct {
 	// Limits are a headless run's step and time limits the model is told
 	// about (runlimits.go); nil: none beyond MaxSteps.
 	Limits *RunLimits
+	// NonInteractive is set for a headless run: a question the model
+	// ends a turn with is answered by the run's policy (noninteractive.go).
+	NonInteractive bool
 }
 
 // TurnResult is how a turn ended.

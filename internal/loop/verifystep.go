@@ -48,8 +48,15 @@ func verifiedTurn(ctx context.Context, d verifyDeps) TurnResult {
 	if !verify.Needed(turnCalls(d.history(), d.cfg.Commands), d.cfg.Commands) {
 		return res
 	}
-	d.emit(message.Event{Type: message.EventGuard, SessionID: d.session(), Guard: &message.Guard{Kind: "verify", Text: verify.Prompt}})
-	if err := d.addSynthetic(ctx, verify.Prompt); err != nil {
+	return continueTurn(ctx, d, res, "verify", verify.Prompt)
+}
+
+// continueTurn goes on with a turn that ended as res: it announces a
+// guard of kind with text (an EventGuard), stores text as a synthetic
+// user message, and runs one more turn of steps within the turn's limit.
+func continueTurn(ctx context.Context, d verifyDeps, res TurnResult, kind, text string) TurnResult {
+	d.emit(message.Event{Type: message.EventGuard, SessionID: d.session(), Guard: &message.Guard{Kind: kind, Text: text}})
+	if err := d.addSynthetic(ctx, text); err != nil {
 		return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
 	}
 	before := *d.stepsBefore

@@ -26,7 +26,9 @@ func wire(r *Runner, dir string) {
 		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, maxSteps: opt.MaxSteps})
 	vd := verifyDeps{cfg: opt.Config.Verify, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: r.hooks.d.addSynthetic,
 		turn: r.turn, maxSteps: opt.MaxSteps, stepsBefore: &r.hooks.stepsBefore}
-	r.hooks.d.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) } // verifystep.go
+	ad := vd
+	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) } // verifystep.go
+	r.hooks.d.turn = func(ctx context.Context) TurnResult { return answeredTurn(ctx, ad, opt.NonInteractive) } // noninteractive.go
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
 	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {
