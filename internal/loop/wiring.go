@@ -27,7 +27,7 @@ func wire(r *Runner, dir string) {
 	vd := verifyDeps{cfg: opt.Config.Verify, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: r.hooks.d.addSynthetic,
 		turn: r.turn, maxSteps: opt.MaxSteps, stepsBefore: &r.hooks.stepsBefore}
 	ad := vd
-	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) } // verifystep.go
+	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) }                            // verifystep.go
 	r.hooks.d.turn = func(ctx context.Context) TurnResult { return answeredTurn(ctx, ad, opt.NonInteractive) } // noninteractive.go
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
