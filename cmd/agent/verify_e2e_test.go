@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +46,14 @@ func TestE2EVerifyStep(t *testing.T) {
 			[]pt.Step{write, pt.ToolCall("c_t", "bash", `{"command":"true"}`), pt.Text("Done.")}, 0, 3, "Done."},
 		{"off by config", false, []pt.Step{write, pt.Text("Done.")}, 0, 2, "Done."},
 	}
+	// Without a project marker (go.mod here) nor verify.commands, a
+	// scratch directory has nothing to verify.
+	t.Run("not in a directory with nothing to verify", func(t *testing.T) {
+		e := newEnv(t, write, pt.Text("Done."))
+		if res := e.run("", "run", "--yes", "--format", "json", "write a.txt"); res.code != 0 || len(guardEvents(t, res.stdout)) != 0 {
+			t.Fatalf("exit %d, guards %v", res.code, guardEvents(t, res.stdout))
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, c.steps...)
@@ -53,6 +62,9 @@ func TestE2EVerifyStep(t *testing.T) {
 				cfg["verify"] = c.verify
 			}
 			writeJSON(t, filepath.Join(e.home, ".config", "agent", "config.json"), cfg)
+			if err := os.WriteFile(filepath.Join(e.work, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			res := e.run("", "run", "--yes", "--format", "json", "write a.txt")
 			if res.code != 0 {
 				t.Fatalf("exit %d: %s", res.code, res.stderr)

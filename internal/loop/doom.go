@@ -20,7 +20,7 @@ const nearSimilarity = 0.8
 // doomGuard notices, within a turn and across steps:
 //   - the same tool called with the same input DoomThreshold times in a
 //     row;
-//   - near-repeats: DoomThreshold calls in a row of one tool whose inputs
+//   - near-repeats: DoomThreshold bash calls in a row whose commands
 //     differ only a little (numbers, spacing and quoted arguments
 //     normalised, then nearSimilarity), the ones before the last having
 //     failed — a failing command retried with small variations;
@@ -72,7 +72,7 @@ func (g *doomGuard) observe(name, input string) string {
 		g.last, g.count = key, 1
 	}
 	c := doomCall{name: name, key: key, norm: normaliseCall(name, input)}
-	near := len(g.recent) >= DoomThreshold-1
+	near := name == "bash" && len(g.recent) >= DoomThreshold-1
 	for _, prev := range g.recent[max(0, len(g.recent)-(DoomThreshold-1)):] {
 		near = near && prev.name == name && prev.failed && similarity(prev.norm, c.norm) >= nearSimilarity
 	}
@@ -156,7 +156,7 @@ var (
 )
 
 // normaliseCall is what near-repeats are compared by: a bash call's
-// command, another tool's canonical input, with quoted strings, numbers
+// command (another tool's canonical input), with quoted strings, numbers
 // and runs of white space each made one placeholder.
 func normaliseCall(name, input string) string {
 	s := canonicalJSON(input)

@@ -47,6 +47,10 @@ func TestDoomNearRepeats(t *testing.T) {
 			{"bash", bash("go test ./pkg/ -count=1"), true},
 			{"edit", edit("x := 1", "x := 2"), false},
 			{"bash", bash("go test ./pkg/ -count=2"), true}}, false},
+		{"writes to different files, denied", []call{
+			{"write", `{"path":".envrc","content":"touch pwned\n"}`, true},
+			{"write", `{"path":"scripts/lint","content":"#!/bin/sh\ntouch pwned\n"}`, true},
+			{"write", `{"path":"main.go","content":"package main\n"}`, false}}, false},
 		{"edit reverted and re-applied", []call{
 			{"edit", edit("return a", "return b"), false},
 			{"edit", edit("return b", "return a"), false},

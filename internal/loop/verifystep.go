@@ -6,8 +6,10 @@ package loop
 // (verify.Prompt) asks the model to run the project's tests or build, or
 // to say why it cannot; an EventGuard of kind "verify" announces it. The
 // step counts within the turn's step limit and its cost like any other;
-// a turn asks at most once (the message is in its history), and never
-// with config verify off.
+// a turn asks at most once (the message is in its history), never with
+// config verify off, and only in a directory with something to verify:
+// one of verify.Markers (go.mod, Makefile, package.json, AGENTS.md, …),
+// or the user's verify.commands set.
 //
 // What changed files: a write or an edit that succeeded, and any other
 // bash call of a step whose checkpoint recorded changed files. Without
@@ -16,6 +18,8 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxloop/agent/internal/config"
@@ -26,6 +30,7 @@ import (
 // verifyDeps is what the check works with.
 type verifyDeps struct {
 	cfg          config.Verify
+	dir          string // the session's directory, where verify.Markers are looked for
 	session      func() string
 	emit         func(message.Event)
 	history      func() []message.Entry
@@ -45,7 +50,7 @@ func verifiedTurn(ctx context.Context, d verifyDeps) TurnResult {
 	if !d.cfg.Enabled || !endedOnItsOwn(res) || *d.stepsBefore+res.Steps >= d.maxSteps {
 		return res
 	}
-	if !verify.Needed(turnCalls(d.history(), d.cfg.Commands), d.cfg.Commands) {
+	if len(d.cfg.Commands) == 0 && !hasMarker(d.dir) || !verify.Needed(turnCalls(d.history(), d.cfg.Commands), d.cfg.Commands) {
 		return res
 	}
 	return continueTurn(ctx, d, res, "verify", verify.Prompt)
@@ -65,6 +70,16 @@ func continueTurn(ctx context.Context, d verifyDeps, res TurnResult, kind, text 
 	next := d.turn(ctx)
 	next.Steps += res.Steps
 	return next
+}
+
+// hasMarker reports whether dir holds one of verify.Markers.
+func hasMarker(dir string) bool {
+	for _, name := range verify.Markers {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // turnCalls are the tool calls of the newest turn of history (after the

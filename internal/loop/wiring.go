@@ -24,7 +24,7 @@ func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
 		addSynthetic: func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }, history: r.History, maxSteps: opt.MaxSteps})
-	vd := verifyDeps{cfg: opt.Config.Verify, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: r.hooks.d.addSynthetic,
+	vd := verifyDeps{cfg: opt.Config.Verify, dir: dir, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: r.hooks.d.addSynthetic,
 		turn: r.turn, maxSteps: opt.MaxSteps, stepsBefore: &r.hooks.stepsBefore}
 	ad := vd
 	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) }                            // verifystep.go

@@ -121,6 +121,19 @@ func hasPrefix(words, prefix []string) bool {
 	return true
 }
 
+// Markers are the files that show a directory has a build or tests to
+// run (or instructions saying how: AGENTS.md). Without one of them in the
+// session's directory, and without verify.commands, the check is not
+// asked for: a model writing notes in a scratch directory has nothing to
+// verify, and the step would only cost a request.
+var Markers = []string{
+	"go.mod", "Makefile", "makefile", "GNUmakefile", "package.json", "deno.json", "Cargo.toml",
+	"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py",
+	"pom.xml", "build.gradle", "build.gradle.kts", "CMakeLists.txt", "meson.build", "build.zig",
+	"Gemfile", "Rakefile", "mix.exs", "Package.swift", "composer.json", "justfile", "Taskfile.yml",
+	"AGENTS.md", "CLAUDE.md",
+}
+
 // Call is one tool call of a turn, in the order the calls ran.
 type Call struct {
 	// Changed is set when the call changed files: a write or an edit that
