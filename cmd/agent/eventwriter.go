@@ -194,6 +194,16 @@ func (w *eventWriter) observe(ev message.Event) {
 		w.hookEvent(ev.Hook)
 	case message.EventCheckpointProgress:
 		w.checkpointProgress(ev.Checkpoint)
+	case message.EventGuard:
+		if ev.Guard == nil {
+			return
+		}
+		if w.json {
+			w.emit(map[string]any{"type": "guard", "kind": ev.Guard.Kind, "text": ev.Guard.Text})
+			return
+		}
+		w.breakLine()
+		fmt.Fprintln(w.errOut, "agent:", guardLine(ev.Guard))
 	}
 }
 
@@ -417,4 +427,12 @@ func hookNote(h *message.HookRun) string {
 		what += ": " + oneLine(text, 200)
 	}
 	return what
+}
+
+// guardLine is a guard's line on stderr in text mode.
+func guardLine(g *message.Guard) string {
+	if g.Kind == "verify" {
+		return "files changed and no build or test ran: asking the model to verify"
+	}
+	return g.Kind + ": " + termsafe.Strip(g.Text)
 }

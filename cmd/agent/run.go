@@ -41,6 +41,8 @@ type runFlags struct {
 	effort string
 	// plan is --plan, execute --execute (runplan.go).
 	plan, execute bool
+	// timeout is --timeout: the run's time, told to the model (loop.RunLimits).
+	timeout time.Duration
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -63,7 +65,9 @@ stdout; to a pipe or a file only the final answer is printed, at the end.
 With --format json it prints one JSON object per line for each event
 instead; done.text is the final answer.
 
-Exit status: 0 on success (an explicit --max-steps reached included), 1 on
+Exit status: 0 on success (an explicit --max-steps or --timeout reached
+included: the model is told when a quarter is left, and the last step
+answers without tools; finish_reason "max_steps" or "timeout"), 1 on
 failure (including a refused doom loop, the default limit of 200 steps and
 --max-cost or the config's budget reached: finish_reason "budget"),
 2 on bad usage (an --image refused, too large, not an image, or for a model
@@ -82,7 +86,8 @@ model does not take, included: no request is made), 130 when interrupted.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
-	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully (0: the default guard of 200 steps, which fails)")
+	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully; the model is told when a quarter is left, and the Nth step answers without tools (0: the default guard of 200 steps, which fails)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "end the run after DURATION (e.g. 10m), successfully; the model is told when a quarter is left, and the step that starts after the time is up answers without tools")
 	fl.BoolVar(&f.waitMCP, "wait-mcp", false, "wait for the MCP servers still starting (each within its startup timeout) so that the first step offers their tools")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request, with its subagents' and its output at max_tokens reserved, could take the session's cost past USD (over the config's budget); exit 1")
 	fl.StringVar(&f.session, "session", "", "continue this session")
@@ -122,6 +127,9 @@ func runHeadless(ctx context.Context, g *globalFlags, f *runFlags, args []string
 	}
 	if f.maxCost < 0 {
 		return usageError("--max-cost must be positive")
+	}
+	if f.timeout < 0 {
+		return usageError("--timeout must be positive")
 	}
 	if f.session != "" && f.cont {
 		return usageError("--session and --continue are mutually exclusive")
@@ -239,6 +247,10 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		opt.Mode.Set(f.plan)
 	}
 	opt.TodoReminder = a.cfg.Tools.TodoReminderOn(true)
+	opt.NonInteractive = true // nobody answers: a question is answered by the run's policy
+	if f.maxSteps > 0 || f.timeout > 0 {
+		opt.Limits = &loop.RunLimits{Steps: f.maxSteps, Timeout: f.timeout, Start: time.Now()}
+	}
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
 	if err != nil {
 		return err
@@ -316,6 +328,8 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		runErr = fmt.Errorf("stopped after the default limit of %d steps; pass --max-steps N to allow more", loop.DefaultMaxSteps)
 	case res.FinishReason == loop.FinishMaxSteps:
 		out.notice(fmt.Sprintf("stopped after %d steps (--max-steps %d)", res.Steps, f.maxSteps))
+	case res.FinishReason == loop.FinishTimeout:
+		out.notice(fmt.Sprintf("stopped after %d steps at --timeout %s", res.Steps, f.timeout))
 	}
 	if runErr == nil {
 		// Best effort: give the small model's title a moment to land.

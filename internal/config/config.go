@@ -239,6 +239,8 @@ type Config struct {
 	// (config mode; a project file may set it: plan mode only takes
 	// tools away). See internal/plan.
 	Mode string
+	// Verify is the check before "done" (config verify; verify.go).
+	Verify Verify
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

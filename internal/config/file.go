@@ -77,6 +77,8 @@ type file struct {
 	Todo *struct {
 		Reminder *bool `json:"reminder"`
 	} `json:"todo"`
+	// Verify is "verify": a bool or {enabled, commands} (verify.go).
+	Verify *verifyFile `json:"verify"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -165,6 +167,7 @@ func (c *Config) apply(f *file, trusted bool) {
 		v := *t.Reminder
 		c.Tools.TodoReminder = &v
 	}
+	c.applyVerify(f.Verify)
 	if !trusted {
 		return
 	}

@@ -63,6 +63,7 @@ func defaults(dir string) *Config {
 		StreamIdleTimeout:   DefaultStreamIdleTimeout,
 		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, IgnoredMaxBytes: DefaultSnapshotIgnoredMaxBytes, CapBytes: DefaultSnapshotCapBytes, MaxFiles: DefaultSnapshotMaxFiles, FirstSnapshot: DefaultSnapshotFirst},
 		UI:                  UI{Mode: UIFullscreen},
+		Verify:              Verify{Enabled: true},
 		ToolSearchThreshold: DefaultToolSearchThreshold,
 		Task:                Task{Tools: DefaultTaskTools, MaxSteps: DefaultTaskMaxSteps, MaxParallel: DefaultTaskMaxParallel},
 		Permissions:         map[string]string{"bash": PermAsk, "edit": PermAsk, "write": PermAsk},

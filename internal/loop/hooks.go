@@ -324,7 +324,7 @@ func endedOnItsOwn(res TurnResult) bool {
 		return false
 	}
 	switch res.FinishReason {
-	case FinishCancelled, FinishMaxSteps, FinishDoomLoop, FinishError, FinishStopped, FinishBudget, FinishEmpty:
+	case FinishCancelled, FinishMaxSteps, FinishTimeout, FinishDoomLoop, FinishError, FinishStopped, FinishBudget, FinishEmpty:
 		return false
 	}
 	return true

@@ -141,6 +141,12 @@ type Options struct {
 	// TodoReminder gives a turn that ends with todo items not done one
 	// reminder step (todoreminder.go; config todo.reminder).
 	TodoReminder bool
+	// Limits are a headless run's step and time limits the model is told
+	// about (runlimits.go); nil: none beyond MaxSteps.
+	Limits *RunLimits
+	// NonInteractive is set for a headless run: a question the model
+	// ends a turn with is answered by the run's policy (noninteractive.go).
+	NonInteractive bool
 }
 
 // TurnResult is how a turn ended.

@@ -246,6 +246,9 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		if ctx.Err() != nil {
 			return TurnResult{FinishReason: FinishCancelled, Steps: steps}
 		}
+		if err := beforeLimitedStep(ctx, r.opt.Limits, r.state.id(), r.ev.emit, r.hooks.d.addSynthetic); err != nil { // runlimits.go
+			return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
+		}
 		conv := r.stepper.prepare() // the step's request, and its size for the decision
 		snap := r.decisionReading(r.comp.withFixed(conv.calibrated, conv.plain))
 		r.comp.announceNear(snap, steps == 0)
@@ -284,6 +287,8 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		switch {
 		case out.stop != "":
 			return TurnResult{FinishReason: out.stop, Steps: steps, Err: out.stopErr}
+		case r.opt.Limits.finalStep():
+			return TurnResult{FinishReason: r.opt.Limits.ended, Steps: steps}
 		case out.finish != "tool_calls":
 			return TurnResult{FinishReason: out.finish, Steps: steps}
 		case r.hooks.stepsBefore+steps >= r.opt.MaxSteps:

@@ -64,7 +64,7 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 	req := provider.Request{Model: m.model, Messages: msgs, MaxTokens: int(m.info.MaxOutput),
 		CacheBreakpoints: cacheBreakpoints(m.info.Cache, msgs, c.systems), Encoded: enc,
 		Effort: EffortSent(sp.opt.Effort, m.model, m.info)} // effort.go
-	if !sp.toolsOff(m.model) {
+	if !sp.toolsOff(m.model) && !sp.opt.Limits.finalStep() { // runlimits.go: the last step answers
 		req.Tools = sp.offered().OpenAITools()
 	}
 	return req
@@ -492,7 +492,9 @@ func (sp *stepper) afterStream(ctx context.Context, e *message.Entry, finish str
 	if len(calls) == 0 && finish == "tool_calls" {
 		out.finish = FinishEmpty
 	}
-	if len(calls) > 0 {
+	if len(calls) > 0 && sp.opt.Limits.finalStep() {
+		refuseInFinalStep(ctx, sp, e, calls) // runlimits.go
+	} else if len(calls) > 0 {
 		sp.checkpointTools(ctx, e, calls, func() {
 			out.stop, out.stopErr = sp.runTools(ctx, e, calls)
 		})

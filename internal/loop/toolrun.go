@@ -34,9 +34,12 @@ func (sp *stepper) runTools(ctx context.Context, e *message.Entry, calls []int) 
 		p := e.Parts[ix]
 		if stop, stopErr = sp.checkDoom(ctx, e, ix); stop != "" {
 			// The refused call and every call after it are not run.
+			why := "the turn stopped on a repeated tool call"
+			if stopErr != nil {
+				why = strings.TrimPrefix(stopErr.Error(), "doom loop: ")
+			}
 			for _, rest := range calls[i:] {
-				sp.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: fmt.Sprintf(
-					"Not run: %s was called %d times in a row with the same input. Try a different approach.", p.Tool.Name, DoomThreshold)})
+				sp.finishTool(ctx, e, rest, tools.Result{IsError: true, Output: "Not run: " + why + ". Try a different approach."})
 			}
 			return stop, stopErr
 		}
@@ -103,14 +106,19 @@ func (sp *stepper) runTools(ctx context.Context, e *message.Entry, calls []int) 
 // the user when it can, and otherwise stops the turn.
 func (sp *stepper) checkDoom(ctx context.Context, e *message.Entry, ix int) (string, error) {
 	t := e.Parts[ix].Tool
-	if !sp.doom.observe(t.Name, t.Input) {
+	why := sp.doom.observe(t.Name, t.Input)
+	if why == "" {
 		return "", nil
 	}
 	key := t.Name + "\x00" + canonicalJSON(t.Input)
 	if sp.allowed[key] {
 		return "", nil
 	}
-	err := fmt.Errorf("doom loop: %s was called %d times in a row with the same input", t.Name, DoomThreshold)
+	reason := why
+	if why != doomReapplied {
+		reason = fmt.Sprintf(why, DoomThreshold)
+	}
+	err := fmt.Errorf("doom loop: %s was called %s", t.Name, reason)
 	if sp.opt.Doom == nil {
 		sp.emitError(err.Error())
 		return FinishDoomLoop, err
@@ -243,6 +251,7 @@ func (sp *stepper) finishTool(ctx context.Context, e *message.Entry, ix int, res
 	st.FullOutputPath = res.FullOutputPath
 	st.Images = storeToolImages(attachments.ForDataDir(sp.opt.Config.DataDir), res.Images, sp.toolEnv.Secrets)
 	st.Progress = ""
+	sp.doom.result(st.Name, st.Input, res.IsError) // near-repeats count failures (doom.go)
 	if st.StartedAt.IsZero() {
 		st.StartedAt = time.Now()
 	}

@@ -29,7 +29,14 @@ func wire(r *Runner, dir string) {
 		stepsBefore: func() int { return r.hooks.stepsBefore }, setBefore: func(n int) { r.hooks.stepsBefore = n },
 		maxSteps: opt.MaxSteps, emit: r.ev.emit, session: r.state.id}}
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, mode: opt.Mode, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
-		addSynthetic: addSynthetic, history: r.History, turn: remind.turn, maxSteps: opt.MaxSteps})
+		addSynthetic: addSynthetic, history: r.History, maxSteps: opt.MaxSteps})
+	// A turn, then the todo reminder, the check before "done" and the
+	// answer by policy of a headless run, each at most once.
+	vd := verifyDeps{cfg: opt.Config.Verify, dir: dir, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: addSynthetic,
+		turn: remind.turn, maxSteps: opt.MaxSteps, stepsBefore: &r.hooks.stepsBefore}
+	ad := vd
+	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) }                            // verifystep.go
+	r.hooks.d.turn = func(ctx context.Context) TurnResult { return answeredTurn(ctx, ad, opt.NonInteractive) } // noninteractive.go
 	r.stepper = newStepper(stepDepsOf(r))
 	r.inbox = &inbox{inboxDeps{store: st, session: r.state.id, model: r.Model, emit: r.ev.emit, emitQueue: r.ev.queue, hooks: r.hooks, added: r.userMessageAdded, env: r.toolEnv, perms: opt.Perms, registry: r.stepper.registry}}
 	r.titles = &titler{d: titleDeps{cfg: opt.Config, reserve: r.stepper.reserve, estimate: messagesEstimate, complete: func(ctx context.Context, req provider.Request) (string, *message.Usage, error) {

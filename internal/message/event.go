@@ -51,6 +51,10 @@ const (
 	// and the loop gave the model one reminder step (TodoReminder says
 	// what it was told); the step follows.
 	EventTodoReminder EventType = "todo_reminder"
+	// EventGuard tells that the loop added a step or a note of its own to
+	// the turn (Guard says which and why): the check before "done"
+	// (kind "verify").
+	EventGuard EventType = "guard"
 )
 
 // Event is one change, published by storage (and by the loop for the
@@ -89,6 +93,8 @@ type Event struct {
 	Checkpoint *CheckpointProgress `json:"checkpoint,omitempty"`
 	// TodoReminder describes an EventTodoReminder.
 	TodoReminder *TodoReminder `json:"todo_reminder,omitempty"`
+	// Guard describes an EventGuard.
+	Guard *Guard `json:"guard,omitempty"`
 }
 
 // TodoReminder is the reminder a turn that ended with todo items not
@@ -97,6 +103,14 @@ type Event struct {
 type TodoReminder struct {
 	Text string `json:"text"`
 	Open int    `json:"open"`
+}
+
+// Guard is a step or note the loop added to a turn on its own: Kind names
+// the guard ("verify": the check before "done"), Text is what the model
+// was told.
+type Guard struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
 }
 
 // QueueDelivery is a delivery of queued messages: their ids in the order

@@ -165,7 +165,11 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own (and so a group, pgid = pid): no controlling
+	// terminal, so a command that asks the terminal for input (ssh, sudo,
+	// a credential helper: /dev/tty) fails at once instead of waiting for
+	// a user who is not there, or fighting the chat for the keyboard.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	setParentDeath(cmd.SysProcAttr)
 	cmd.Env = append(secrets.Environ(nil, nil, env.Secrets...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	r := &bashRun{cmd: cmd, pipe: pr, exited: make(chan struct{}), start: time.Now()}
