@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/context/truncate"
+	"github.com/ctxloop/agent/internal/sandbox"
 )
 
 // Limits bounds what tools run and return. Zero values mean the defaults
@@ -115,6 +116,12 @@ type Env struct {
 	// run as code: what the configured hooks run (hooks.Runner.Files).
 	// A write or edit to one always asks.
 	CodeFiles []string
+	// Sandbox is the session's OS sandbox for bash (sandboxed.go); nil
+	// runs commands unconfined.
+	Sandbox *sandbox.Setting
+	// AskOutside asks the user whether a command the sandbox denied may
+	// run outside it once (sandboxed.go); nil when nobody can be asked.
+	AskOutside func(ctx context.Context, req Request) bool
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }
