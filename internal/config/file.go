@@ -69,7 +69,8 @@ type file struct {
 		MaxSteps    *int     `json:"max_steps"`
 		MaxParallel *int     `json:"max_parallel"`
 	} `json:"task"`
-	Hooks Hooks `json:"hooks"`
+	Hooks   Hooks         `json:"hooks"`
+	Sandbox *sandboxEntry `json:"sandbox"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from

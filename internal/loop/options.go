@@ -6,6 +6,7 @@ package loop
 
 import (
 	"context"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"time"
 
 	"github.com/ctxloop/agent/internal/budget"
@@ -126,6 +127,10 @@ type Options struct {
 	Children *childproc.Registry
 	// Effort is the reasoning effort the user chose (effort.go); nil: the config's.
 	Effort *Effort
+	// Sandbox is the OS sandbox bash runs in (internal/sandbox), shared
+	// with who changes it (the chat's /sandbox) and with subagents; nil:
+	// none.
+	Sandbox *sandbox.Setting
 }
 
 // TurnResult is how a turn ended.

@@ -123,7 +123,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		dir = opt.Dir
 	}
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
-		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles)} // what a hook runs is code: writing it asks
+		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles), // what a hook runs is code: writing it asks
+		Sandbox:   opt.Sandbox, AskOutside: opt.Perms.AskOutside}                // bash's sandbox (tools/sandboxed.go)
 	wire(r, dir) // the hook points, the stepper, the inbox, the titler (wiring.go)
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a

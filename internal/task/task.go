@@ -221,6 +221,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		SystemPrompt: systemPrompt,
 		AskFrom:      "the subagent “" + description + "”",
 		CodeFiles:    po.CodeFiles, // the parent's hooks run them
+		Sandbox:      po.Sandbox,   // the session's sandbox confines its subagents too
 	}
 	// One ledger for the session and its children (budget.go in loop).
 	opt.Ledger = po.Ledger
