@@ -39,6 +39,8 @@ type runFlags struct {
 	waitMCP bool
 	// effort is --effort: the reasoning effort (effort.go).
 	effort string
+	// sandbox is --sandbox: the OS sandbox's mode over the config's (sandbox.go).
+	sandbox string
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -87,6 +89,7 @@ model does not take, included: no request is made), 130 when interrupted.`,
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF or WebP, at most 20 MB) to the prompt; repeatable; the model needs vision")
 	fl.StringVar(&f.effort, "effort", "", "reasoning effort: minimal, low, medium or high (or none, xhigh, max where the model takes them); over the config's models.NAME.effort; a level the model does not take exits 2")
+	fl.StringVar(&f.sandbox, "sandbox", "", "run commands in the OS sandbox: off, read-only or workspace-write (over the config's sandbox); exits 2 when this machine has none")
 	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
@@ -187,6 +190,11 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	a, err := loadDriving(g)
 	if err != nil {
 		return err
+	}
+	if w, err := a.setupSandbox(f.sandbox); err != nil {
+		return err // --sandbox asked for one this machine cannot give: exit 2
+	} else if w != "" {
+		fmt.Fprintln(os.Stderr, "agent: warning:", w)
 	}
 	startup.Mark("config")
 	ctx, stop := interruptible(ctx)
