@@ -137,12 +137,26 @@ func absPath(dir, p string) string {
 // what was denied, and how the user (not the model) can allow it. Empty
 // when the output shows no denial.
 func Explain(output string, p Policy) string {
-	ds := Denials(output, p)
-	if len(ds) == 0 {
+	what, hints := describe(Denials(output, p), p)
+	if len(what) == 0 {
 		return ""
 	}
-	var what []string
-	var hints []string
+	return fmt.Sprintf("[sandbox (%s): the command was denied %s. This is the sandbox's doing, not a bug to work around: do not retry it another way. The user can allow it: %s.]",
+		p.Mode, strings.Join(what, "; "), strings.Join(hints, "; or "))
+}
+
+// Summary is what the sandbox denied, in a line for the user ("write to
+// ../x (/abs/x; outside the writable workspace)"); empty when nothing.
+func Summary(output string, p Policy) string {
+	what, _ := describe(Denials(output, p), p)
+	return strings.Join(what, "; ")
+}
+
+// describe says what each denial was and how the user can allow them.
+func describe(ds []Denial, p Policy) (what, hints []string) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
 	hint := func(h string) {
 		for _, x := range hints {
 			if x == h {
@@ -166,7 +180,7 @@ func Explain(output string, p Policy) string {
 			if p.Mode == ModeReadOnly {
 				hint("switch to /sandbox workspace-write (agent run --sandbox workspace-write)")
 			} else if protectedIn(p, abs) == "" {
-				hint(fmt.Sprintf("add the directory to \"sandbox\": {\"writable\": [...]} in the user config"))
+				hint("add the directory to \"sandbox\": {\"writable\": [...]} in the user config")
 			}
 		case "process":
 			what = append(what, fmt.Sprintf("access to %s (the agent's and the host's processes are not visible in the sandbox)", d.Resource))
@@ -176,8 +190,7 @@ func Explain(output string, p Policy) string {
 		}
 	}
 	hint("run it outside the sandbox (in the chat: approve \"run outside the sandbox once\", or /sandbox off; headless: --sandbox off)")
-	return fmt.Sprintf("[sandbox (%s): the command was denied %s. This is the sandbox's doing, not a bug to work around: do not retry it another way. The user can allow it: %s.]",
-		p.Mode, strings.Join(what, "; "), strings.Join(hints, "; or "))
+	return what, hints
 }
 
 // protectedIn names the protected directory holding path ("" if none).

@@ -132,7 +132,7 @@ func baseArgs(network bool) []string {
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc", // the new PID namespace's: no process of the host is visible
-		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--unshare-pid", "--unshare-ipc",
 		"--die-with-parent",
 		"--cap-drop", "ALL", // root inside must not remount / read-write
 		"--as-pid-1", // the command is PID 1: $PPID is 0, nothing above it

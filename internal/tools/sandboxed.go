@@ -55,7 +55,7 @@ func sandboxOutcome(ctx context.Context, env *Env, call Call, pol sandbox.Policy
 	}
 	if env.AskOutside != nil {
 		req := Request{Tool: "bash", Title: res.Title, Command: commandOf(call), OutsideSandbox: true, From: env.AskFrom,
-			Reason: "the sandbox denied it: " + note}
+			Reason: "the sandbox denied " + sandbox.Summary(res.Output, pol) + "; run it outside the sandbox once?"}
 		req.Commands, _ = shellCommands(req.Command)
 		if env.AskOutside(ctx, req) {
 			out := rerun()

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/ctxloop/agent/internal/sandbox"
 )
@@ -87,5 +89,31 @@ func TestBashSandboxRunOutsideOnce(t *testing.T) {
 		if allow != (err == nil) || allow == res.IsError {
 			t.Fatalf("allow=%v: file written = %v, result %+v", allow, err == nil, res)
 		}
+	}
+}
+
+// BenchmarkBashSandbox runs `true` through bash with the sandbox off and
+// in each mode, side by side; p50-ms is the median call (the target: the
+// sandbox adds at most 10 ms to it).
+func BenchmarkBashSandbox(b *testing.B) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeOff, sandbox.ModeWorkspaceWrite, sandbox.ModeReadOnly} {
+		b.Run(string(mode), func(b *testing.B) {
+			env := newEnv(b)
+			if mode != sandbox.ModeOff {
+				env = sandboxEnv(b, mode)
+			}
+			r := NewRegistry()
+			c := Call{ID: "c", Name: "bash", Input: []byte(`{"command": "true"}`)}
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if res := r.Run(context.Background(), env, c); res.IsError {
+					b.Fatal(res.Output)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+		})
 	}
 }

@@ -33,6 +33,7 @@ var commands = []command{
 	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "effort", args: "[level]", help: "show or set the reasoning effort (minimal, low, medium, high; default: the config's) and the model's levels"},
+	{name: "sandbox", args: "[mode]", help: "show or set the OS sandbox of commands: off, read-only or workspace-write (commands in it run without asking)"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
@@ -125,6 +126,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return d.load(m)
 	case "effort":
 		m.chat.add(effortNotice(m.opt.Loop.Effort, m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), arg)) // effort.go
+	case "sandbox":
+		m.chat.add(sandboxNotice(m.opt.Loop.Sandbox, arg)) // sandbox.go
 	case "budget":
 		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":
