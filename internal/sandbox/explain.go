@@ -20,8 +20,8 @@ type Denial struct {
 }
 
 var (
-	rofsQuoted = regexp.MustCompile(`['‘"]([^'’"\n]+)['’"]: (?:Read-only file system|Permission denied)`)
-	rofsBare   = regexp.MustCompile(`(?m)(?:^|[\s:])((?:\.{0,2}/|[\w.-]+/)[^\s:'"]*): (?:Read-only file system|Permission denied)`)
+	rofsQuoted = regexp.MustCompile(`['‘"]([^'’"\n]+)['’"]: Read-only file system`)
+	rofsBare   = regexp.MustCompile(`(?m)(?:^|[\s:])((?:\.{0,2}/|[\w.-]+/)[^\s:'"]*): Read-only file system`)
 	rofsGo     = regexp.MustCompile(`(?i)(?:open|mkdir|create|remove|rename|write) ([^\s:]+): read-only file system`)
 	procPath   = regexp.MustCompile(`(/proc/\d+/[\w/]+)['"]?: No such file or directory`)
 	devTCP     = regexp.MustCompile(`/dev/(?:tcp|udp)/([^/\s]+)/(\d+): (?:Connection refused|Network is unreachable)`)
@@ -32,9 +32,12 @@ var (
 )
 
 // Denials finds what the sandbox denied in output, a failed command's
-// combined output, under policy p. A "Permission denied" on a path the
-// policy lets the command write is not the sandbox's doing and is left
-// out; network errors count only when the network is cut.
+// combined output, under policy p. A denied write shows as EROFS ("Read-
+// only file system": the sandbox mounts what it protects read-only), on a
+// path the policy does not let the command write; EACCES ("Permission
+// denied") is the file's owner and mode speaking, as outside the sandbox,
+// and is not blamed on it. Network errors count only when the network is
+// cut.
 func Denials(output string, p Policy) []Denial {
 	var ds []Denial
 	seen := map[Denial]bool{}

@@ -106,7 +106,9 @@ func TestDenials(t *testing.T) {
 		{"touch: cannot touch '../x': Read-only file system", []Denial{{"write", "../x"}}},
 		{"bash: /etc/x: Read-only file system", []Denial{{"write", "/etc/x"}}},
 		{"open /home/u/.cache/go-build/x: read-only file system", []Denial{{"write", "/home/u/.cache/go-build/x"}}},
-		{"bash: ./ok: Permission denied", nil}, // inside the workspace: not the sandbox
+		{"bash: ./ok: Permission denied", nil},                    // a file's mode: not the sandbox
+		{"cat: /etc/shadow: Permission denied", nil},              // nor a read the owner refuses
+		{"touch: cannot touch './x': Read-only file system", nil}, // writable here: not the sandbox's EROFS
 		{"curl: (7) Failed to connect to example.com port 443 after 1 ms: Couldn't connect to server", []Denial{{"network", "example.com:443"}}},
 		{"curl: (6) Could not resolve host: example.com", []Denial{{"network", "example.com"}}},
 		{"dial tcp 10.0.0.1:80: connect: network is unreachable", []Denial{{"network", "10.0.0.1:80"}}},
