@@ -50,3 +50,23 @@ func TestSandboxConfig(t *testing.T) {
 		})
 	}
 }
+
+// An MCP entry's sandbox must be a mode, and only for a command server.
+func TestMCPSandboxEntryChecked(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"), `{"mcp": {
+		"ok": {"command": "srv", "sandbox": "workspace-write"},
+		"bad": {"command": "srv", "sandbox": "full"},
+		"web": {"url": "https://x.example/mcp", "sandbox": "read-only"}}}`)
+	c, err := Load(Flags{}, repo, envOf(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MCP["ok"].Sandbox != "workspace-write" || len(c.MCP) != 1 {
+		t.Fatalf("MCP = %+v", c.MCP)
+	}
+	w := strings.Join(c.Warnings, "\n")
+	if !strings.Contains(w, `mcp.bad is ignored: sandbox "full"`) || !strings.Contains(w, "mcp.web is ignored: sandbox applies to a command") {
+		t.Fatalf("warnings: %s", w)
+	}
+}
