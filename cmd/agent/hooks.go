@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"io"
 	"path/filepath"
 	"slices"
@@ -30,7 +31,8 @@ func loadHooks(cfg *config.Config) *hooks.Runner {
 		return nil
 	}
 	plan := hooks.FromConfig(cfg, approval.Open(cfg.DataDir))
-	r, warnings := hooks.New(plan.Run, hooks.Options{Secrets: secretsOf(cfg), Children: children(cfg)})
+	r, warnings := hooks.New(plan.Run, hooks.Options{Secrets: secretsOf(cfg), Children: children(cfg),
+		Sandbox: sandbox.Policy{Network: cfg.Sandbox.Network, Writable: cfg.Sandbox.Writable, ReadOnly: []string{cfg.DataDir}}}) // for hooks that opt in
 	cfg.Warnings = append(cfg.Warnings, plan.Warnings...)
 	cfg.Warnings = append(cfg.Warnings, warnings...)
 	return r

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"io"
 	"os"
 	"slices"
@@ -50,6 +51,7 @@ func (a *app) mcpOptions() mcp.Options {
 		Version:  version,
 		Approved: mcp.ApprovedIn(store),
 		Children: children(a.cfg),
+		Sandbox:  sandbox.Policy{Network: a.cfg.Sandbox.Network, Writable: a.cfg.Sandbox.Writable, ReadOnly: []string{a.cfg.DataDir}}, // for servers that opt in
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -103,6 +104,9 @@ type app struct {
 	// (startMCP); nil when none is configured or the command runs none.
 	mcp   *mcp.Servers
 	hooks *hooks.Runner // nil when no hook runs (hooks.go)
+	// sandbox is the OS sandbox of the sessions driven (sandbox.go); nil
+	// until setupSandbox, which commands running tools call.
+	sandbox *sandbox.Setting
 	// prov is the command's one provider (provider): the requests of a
 	// command share its connections.
 	provOnce sync.Once
@@ -180,7 +184,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 	opt := loop.Options{
 		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
-		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg),
+		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg), Sandbox: a.sandbox,
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
 		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on

@@ -43,6 +43,8 @@ type runFlags struct {
 	plan, execute bool
 	// timeout is --timeout: the run's time, told to the model (loop.RunLimits).
 	timeout time.Duration
+	// sandbox is --sandbox: the OS sandbox's mode over the config's (sandbox.go).
+	sandbox string
 }
 
 // imageFile is an --image file, read and checked before anything else.
@@ -96,6 +98,7 @@ model does not take, included: no request is made), 130 when interrupted.`,
 	fl.StringVar(&f.effort, "effort", "", "reasoning effort: minimal, low, medium or high (or none, xhigh, max where the model takes them); over the config's models.NAME.effort; a level the model does not take exits 2")
 	fl.BoolVar(&f.plan, "plan", false, "plan mode: read-only tools only (bash only for read-only command lines); the final answer is stored as the session's plan")
 	fl.BoolVar(&f.execute, "execute", false, "with -c or --session: leave plan mode and run the session's latest plan (words given are added after it)")
+	fl.StringVar(&f.sandbox, "sandbox", "", "run commands in the OS sandbox: off, read-only or workspace-write (over the config's sandbox); exits 2 when this machine has none")
 	fl.BoolVar(&f.stdinSteer, "stdin-steer", false, "read further lines of standard input as steering for the running turn (the prompt then comes from the arguments)")
 	return cmd
 }
@@ -205,6 +208,11 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	a, err := loadDriving(g)
 	if err != nil {
 		return err
+	}
+	if w, err := a.setupSandbox(f.sandbox); err != nil {
+		return err // --sandbox asked for one this machine cannot give: exit 2
+	} else if w != "" {
+		fmt.Fprintln(os.Stderr, "agent: warning:", w)
 	}
 	startup.Mark("config")
 	ctx, stop := interruptible(ctx)

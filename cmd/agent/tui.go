@@ -33,6 +33,11 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	// A project's server that waits for approval is asked about in a
 	// dialog once the chat is idle (no start-up notice).
 	notices := append([]string(nil), a.cfg.Warnings...)
+	if w, err := a.setupSandbox(""); err != nil {
+		return err
+	} else if w != "" {
+		notices = append(notices, w)
+	}
 	opt := tui.Options{
 		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),

@@ -241,6 +241,8 @@ type Config struct {
 	Mode string
 	// Verify is the check before "done" (config verify; verify.go).
 	Verify Verify
+	// Sandbox confines the commands the agent runs (sandbox.go; user file only).
+	Sandbox Sandbox
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string
@@ -283,6 +285,9 @@ func (c *Config) validate() error {
 	case UIFullscreen, UIInline:
 	default:
 		return fmt.Errorf("config: ui.mode %q: want %s or %s", c.UI.Mode, UIFullscreen, UIInline)
+	}
+	if err := c.Sandbox.validate(); err != nil {
+		return err
 	}
 	if err := c.Task.validate(); err != nil {
 		return err

@@ -78,7 +78,8 @@ type file struct {
 		Reminder *bool `json:"reminder"`
 	} `json:"todo"`
 	// Verify is "verify": a bool or {enabled, commands} (verify.go).
-	Verify *verifyFile `json:"verify"`
+	Verify  *verifyFile   `json:"verify"`
+	Sandbox *sandboxEntry `json:"sandbox"`
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from

@@ -30,4 +30,8 @@ type HookCommand struct {
 	Type     string  `json:"type"`
 	Command  string  `json:"command"`
 	TimeoutS float64 `json:"timeout,omitempty"`
+	// Sandbox, when set ("read-only" or "workspace-write"), runs the hook
+	// in the OS sandbox (internal/sandbox) with that mode; the network
+	// follows the config's sandbox.network. Unset: unconfined, as before.
+	Sandbox string `json:"sandbox,omitempty"`
 }

@@ -102,6 +102,9 @@ func (c *Config) readUserFile(flagFile string, getenv func(string) string) error
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
 		}
 		c.apply(uf, true)
+		if err := c.applySandbox(uf.Sandbox); err != nil {
+			return fmt.Errorf("%s: %w", userFile, err)
+		}
 		c.MCPAllowEnv = uf.MCPAllowEnv
 		c.addMCP(uf.MCP, "")
 	}
@@ -139,6 +142,7 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		"ui.mode":                       pf.UI != nil && pf.UI.Mode != nil,
 		"task":                          pf.Task != nil,
 		"mcp_allow_env":                 pf.MCPAllowEnv != nil,
+		"sandbox":                       pf.Sandbox != nil,
 	} {
 		if set {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))

@@ -32,6 +32,11 @@ type MCPServer struct {
 	ReadOnlyTools []string `json:"read_only_tools,omitempty"`
 	// Disabled keeps a configured server from starting.
 	Disabled bool `json:"disabled,omitempty"`
+	// Sandbox, when set ("read-only" or "workspace-write"), runs a
+	// command server in the OS sandbox (internal/sandbox) with that mode,
+	// or not at all where none runs; the network follows the config's
+	// sandbox.network. Unset: unconfined, as before.
+	Sandbox string `json:"sandbox,omitempty"`
 	// Project is the project file that declared the entry, empty for the
 	// user file. A project's server starts only once the user approved
 	// this very entry (internal/approval, keyed by a digest of its JSON,
@@ -69,6 +74,10 @@ func (s MCPServer) check() string {
 		return fmt.Sprintf("url %q: want an http:// or https:// URL", s.URL)
 	case s.TimeoutS < 0 || s.StartupTimeoutS < 0:
 		return "timeouts must not be negative"
+	case s.Sandbox != "" && s.Sandbox != "off" && s.Sandbox != "read-only" && s.Sandbox != "workspace-write":
+		return fmt.Sprintf("sandbox %q: want off, read-only or workspace-write", s.Sandbox)
+	case s.Sandbox != "" && s.URL != "":
+		return "sandbox applies to a command (stdio) server, not a url"
 	}
 	return ""
 }

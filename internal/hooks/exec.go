@@ -2,7 +2,9 @@ package hooks
 
 // One hook's process: sh -c COMMAND in the session's directory, the event
 // on stdin, both outputs captured up to MaxOutputBytes, its process group
-// killed at the timeout or when the caller's context is done.
+// killed at the timeout or when the caller's context is done. A hook that
+// opted into the sandbox (Hook.Sandbox) runs in it, or fails to start
+// saying why when no sandbox runs here.
 
 import (
 	"bytes"
@@ -12,6 +14,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/secrets"
 )
 
@@ -40,6 +43,16 @@ func (r *Runner) exec(ctx context.Context, h *hook, ev Event, payload []byte) ex
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
+	if h.Sandbox != "" && h.Sandbox != sandbox.ModeOff {
+		// Opted in: confined, or not run at all (never silently unconfined).
+		p := r.sandbox
+		p.Mode, p.Workspace = h.Sandbox, ev.Dir
+		cleanup, err := sandbox.Wrap(cmd, p)
+		if err != nil {
+			return execResult{exitCode: -1, timeout: h.Timeout.String(), err: fmt.Errorf("sandbox %s: %w", h.Sandbox, err)}
+		}
+		defer cleanup()
+	}
 	release, err := r.children.Start(cmd)
 	if err == nil {
 		err = cmd.Wait()

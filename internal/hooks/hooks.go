@@ -62,6 +62,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"os"
 	"slices"
 	"sort"
@@ -191,6 +192,9 @@ type Hook struct {
 	Timeout time.Duration
 	// Source is "user" or the project file's path.
 	Source string
+	// Sandbox is the OS sandbox mode the hook opted into (config
+	// hooks...sandbox); "" or off runs it unconfined. See exec.go.
+	Sandbox sandbox.Mode
 }
 
 // Options configure a Runner.
@@ -203,6 +207,10 @@ type Options struct {
 	// Children records the hooks' process groups while they run, for the
 	// next start to stop what a crashed agent left (nil: not recorded).
 	Children *childproc.Registry
+	// Sandbox is the policy a hook that opts into the sandbox runs under
+	// (network, read-only and writable directories; the mode is the
+	// hook's, the workspace the session's directory).
+	Sandbox sandbox.Policy
 }
 
 // Runner runs the configured hooks. It is safe for concurrent use.
@@ -211,6 +219,7 @@ type Runner struct {
 	env      []string
 	secrets  []string
 	children *childproc.Registry
+	sandbox  sandbox.Policy // for the hooks that opt in (exec.go)
 }
 
 // hook is a Hook ready to match.
@@ -252,7 +261,7 @@ func New(hs []Hook, opt Options) (*Runner, []string) {
 	if env == nil {
 		env = os.Environ()
 	}
-	return &Runner{byEvent: by, env: baseEnv(env, opt.Secrets), secrets: opt.Secrets, children: opt.Children}, warnings
+	return &Runner{byEvent: by, env: baseEnv(env, opt.Secrets), secrets: opt.Secrets, children: opt.Children, sandbox: opt.Sandbox}, warnings
 }
 
 func knownEvent(name string) bool {

@@ -8,6 +8,7 @@ package hooks
 
 import (
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"strings"
 	"time"
 
@@ -106,10 +107,13 @@ func (p *Plan) add(hs config.Hooks, source, file string, approved func(event str
 				case !knownEvent(event):
 				case typ != "command":
 					p.Warnings = append(p.Warnings, fmt.Sprintf("hooks: a %s hook of type %q in %s is not supported (only \"command\") and does not run", event, typ, file))
+				case h.Sandbox != "" && !validSandbox(h.Sandbox):
+					p.Warnings = append(p.Warnings, fmt.Sprintf("hooks: a %s hook in %s has sandbox %q (want off, read-only or workspace-write) and does not run", event, file, h.Sandbox))
 				case ok:
 					l.Runs = true
 					p.Run = append(p.Run, Hook{Event: event, Matcher: g.Matcher, Command: h.Command,
-						Timeout: time.Duration(h.TimeoutS * float64(time.Second)), Source: sourceName(source, file)})
+						Timeout: time.Duration(h.TimeoutS * float64(time.Second)), Source: sourceName(source, file),
+						Sandbox: sandbox.Mode(h.Sandbox)})
 				}
 				p.Listed = append(p.Listed, l)
 			}
@@ -138,4 +142,9 @@ func sortedEvents(hs config.Hooks) []string {
 		}
 	}
 	return out
+}
+
+func validSandbox(mode string) bool {
+	_, err := sandbox.ParseMode(mode)
+	return err == nil
 }

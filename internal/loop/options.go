@@ -7,6 +7,7 @@ package loop
 import (
 	"context"
 	"github.com/ctxloop/agent/internal/plan"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"time"
 
 	"github.com/ctxloop/agent/internal/budget"
@@ -147,6 +148,10 @@ type Options struct {
 	// NonInteractive is set for a headless run: a question the model
 	// ends a turn with is answered by the run's policy (noninteractive.go).
 	NonInteractive bool
+	// Sandbox is the OS sandbox bash runs in (internal/sandbox), shared
+	// with who changes it (the chat's /sandbox) and with subagents; nil:
+	// none.
+	Sandbox *sandbox.Setting
 }
 
 // TurnResult is how a turn ended.

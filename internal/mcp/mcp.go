@@ -39,6 +39,7 @@ package mcp
 
 import (
 	"context"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"slices"
 	"sort"
 	"sync"
@@ -86,6 +87,10 @@ type Options struct {
 	// OnChange, when set, is called (from any goroutine, never under a
 	// lock) after a server's status or tools changed.
 	OnChange func()
+	// Sandbox is the policy a stdio server that opts into the sandbox
+	// (config mcp.NAME.sandbox) runs under: network, read-only and
+	// writable directories; the mode is the entry's, the workspace Dir.
+	Sandbox sandbox.Policy
 }
 
 // State is where a server stands.

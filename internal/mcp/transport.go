@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"io"
 	"net/http"
 	"os"
@@ -63,7 +64,17 @@ func (sv *server) transport() (sdk.Transport, error) {
 	if cmd.Err != nil {
 		return nil, fmt.Errorf("start %s: %w", sv.spec.Command, cmd.Err)
 	}
-	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, children: sv.s.opt.Children, exited: make(chan struct{})}, nil
+	cleanup := func() {}
+	if m := sandbox.Mode(sv.spec.Sandbox); m != "" && m != sandbox.ModeOff {
+		// Opted in: confined, or not started (never silently unconfined).
+		p := sv.s.opt.Sandbox
+		p.Mode, p.Workspace = m, sv.s.opt.Dir
+		var err error
+		if cleanup, err = sandbox.Wrap(cmd, p); err != nil {
+			return nil, fmt.Errorf("start %s: sandbox %s: %w", sv.spec.Command, m, err)
+		}
+	}
+	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, children: sv.s.opt.Children, exited: make(chan struct{}), cleanup: cleanup}, nil
 }
 
 // stdioTransport runs a server's command and speaks newline-delimited
@@ -77,6 +88,7 @@ type stdioTransport struct {
 	pgid     atomic.Int64 // 0 until started
 	exited   chan struct{}
 	exitErr  error
+	cleanup  func() // the sandbox's temp directory, once the process exited
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -97,6 +109,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		t.cleanup()
 		return nil, err
 	}
 	t.pgid.Store(int64(t.cmd.Process.Pid))
@@ -105,6 +118,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		defer t.wg.Done()
 		t.exitErr = t.cmd.Wait()
 		release()
+		t.cleanup()
 		close(t.exited)
 	}()
 	w := &stdinCloser{t: t, stdin: inW, stdout: outR}

@@ -222,6 +222,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		AskFrom:      "the subagent “" + description + "”",
 		CodeFiles:    po.CodeFiles, // the parent's hooks run them
 		Mode:         po.Mode,      // plan mode holds in a subagent too
+		Sandbox:      po.Sandbox,   // the session's sandbox confines its subagents too
 	}
 	// One ledger for the session and its children (budget.go in loop).
 	opt.Ledger = po.Ledger

@@ -37,6 +37,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/procguard"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/secrets"
 )
 
@@ -116,10 +117,21 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		}
 	}
 
-	run, err := startCommand(env, in.Command)
+	pol := sandboxPolicy(env)
+	res := t.runCommand(ctx, env, call, in.Command, pol, timeout, title, note)
+	return sandboxOutcome(ctx, env, call, pol, res, func() Result { // sandboxed.go
+		return t.runCommand(ctx, env, call, in.Command, sandbox.Policy{Mode: sandbox.ModeOff}, timeout, title, note)
+	}), nil
+}
+
+// runCommand runs command under the sandbox policy pol and makes its result.
+func (bashTool) runCommand(ctx context.Context, env *Env, call Call, command string, pol sandbox.Policy, timeout time.Duration, title, note string) Result {
+	lim := env.limits()
+	run, err := startCommand(env, command, pol)
 	if err != nil {
-		return errorResult(title, "bash: cannot start the command: %v", err), nil
+		return errorResult(title, "bash: cannot start the command: %v", err)
 	}
+	defer run.cleanup()
 	if call.Started != nil {
 		call.Started(run.group)
 	}
@@ -141,7 +153,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	<-progressDone
 	savedPath := capture.closeFile()
 
-	return bashResult(env, call, title, capture, outcome, savedPath, timeout, note), nil
+	return bashResult(env, call, title, capture, outcome, savedPath, timeout, note)
 }
 
 // bashRun is a started command.
@@ -153,18 +165,13 @@ type bashRun struct {
 	exited  chan struct{}
 	waitErr error
 	start   time.Time
+	cleanup func() // removes the sandbox's temp directory once bash is done
 }
 
-func startCommand(env *Env, command string) (*bashRun, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
+func startCommand(env *Env, command string, pol sandbox.Policy) (*bashRun, error) {
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = env.Dir
 	cmd.Stdin = nil // /dev/null
-	cmd.Stdout = pw
-	cmd.Stderr = pw
 	// A session of its own (and so a group, pgid = pid): no controlling
 	// terminal, so a command that asks the terminal for input (ssh, sudo,
 	// a credential helper: /dev/tty) fails at once instead of waiting for
@@ -172,7 +179,19 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	setParentDeath(cmd.SysProcAttr)
 	cmd.Env = append(secrets.Environ(nil, nil, env.Secrets...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	r := &bashRun{cmd: cmd, pipe: pr, exited: make(chan struct{}), start: time.Now()}
+	// The one place a command is confined: see internal/sandbox.
+	cleanup, err := sandbox.Wrap(cmd, pol)
+	if err != nil {
+		return nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	r := &bashRun{cmd: cmd, pipe: pr, exited: make(chan struct{}), start: time.Now(), cleanup: cleanup}
 	started := make(chan error, 1)
 	go func() {
 		// The parent-death signal fires when the thread that forked
@@ -196,6 +215,7 @@ func startCommand(env *Env, command string) (*bashRun, error) {
 	pw.Close() // the children hold the write end now
 	if err != nil {
 		pr.Close()
+		cleanup()
 		return nil, err
 	}
 	r.pgid = cmd.Process.Pid

@@ -60,7 +60,7 @@ func runBackground(ctx context.Context, env *Env, call Call, command, title stri
 		env.Jobs.Release(id)
 		return errorResult(title, "bash: cannot start a background process: its output file: %v", err)
 	}
-	run, err := startCommand(env, command)
+	run, err := startCommand(env, command, sandboxPolicy(env)) // confined as a foreground command is
 	if err != nil {
 		env.Jobs.Release(id)
 		log.remove()
@@ -133,6 +133,7 @@ func (p *bgProcess) watch(secretValues []string, release func()) {
 	p.run.stopLeftovers(readDone)
 	p.run.pipe.Close()
 	p.log.closeWriter()
+	p.run.cleanup() // the sandbox's temp directory
 	release()
 	o := exitOutcome(p.run.waitErr)
 	switch {

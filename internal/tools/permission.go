@@ -68,6 +68,10 @@ type Request struct {
 	// computed before consent without writing anything; empty when the
 	// call would fail or the file is too large (see PreviewDiff).
 	Diff string
+	// OutsideSandbox: a bash command the sandbox denied, to run outside
+	// it once (sandboxed.go); Reason says what was denied. Never granted
+	// for the session: AllowSession counts as AllowOnce.
+	OutsideSandbox bool
 }
 
 // Answer is a Reply with what the user added to it.
@@ -151,6 +155,9 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	mode := p.Mode(call.Name)
 	if mode == ModeDeny {
 		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, call.Name), nil
+	}
+	if call.Name == "bash" && sandboxed(env) {
+		return true, "", nil // the sandbox is the permission (sandboxed.go)
 	}
 	req := p.request(env, call)
 	if mode == ModeAllow && !req.Outside && !req.RunsCode {
@@ -381,4 +388,17 @@ var (
 func builtinRegistry() *Registry {
 	builtinOnce.Do(func() { builtin = NewRegistry() })
 	return builtin
+}
+
+// AskOutside asks the user whether a command the sandbox denied may run
+// outside it once (Env.AskOutside): false when nobody can be asked (the
+// sandbox was chosen; --yes does not undo it) or the user says no.
+func (p *Permissions) AskOutside(ctx context.Context, req Request) bool {
+	if p == nil || p.asker == nil {
+		return false
+	}
+	p.askMu.Lock()
+	defer p.askMu.Unlock()
+	ans, err := p.ask(ctx, req)
+	return err == nil && (ans.Reply == AllowOnce || ans.Reply == AllowSession)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/sandbox"
 )
 
 // Limits bounds what tools run and return. Zero values mean the defaults
@@ -123,6 +124,12 @@ type Env struct {
 	// next start stops what a killed agent left (childproc.Registry); nil:
 	// not recorded.
 	Groups GroupRecorder
+	// Sandbox is the session's OS sandbox for bash (sandboxed.go); nil
+	// runs commands unconfined.
+	Sandbox *sandbox.Setting
+	// AskOutside asks the user whether a command the sandbox denied may
+	// run outside it once (sandboxed.go); nil when nobody can be asked.
+	AskOutside func(ctx context.Context, req Request) bool
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

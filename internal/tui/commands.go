@@ -34,6 +34,7 @@ var commands = []command{
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "effort", args: "[level]", help: "show or set the reasoning effort (minimal, low, medium, high; default: the config's) and the model's levels"},
 	{name: "plan", args: "[show|edit|run]", help: "switch plan mode (shift+tab): read-only tools only; show, edit ($EDITOR when set) or approve and run the latest plan"},
+	{name: "sandbox", args: "[mode]", help: "show or set the OS sandbox of commands: off, read-only or workspace-write (commands in it run without asking)"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "jobs", args: "[kill [id]]", help: "the background processes: list and stop them; /jobs kill stops them all (so does esc twice)"},
@@ -129,6 +130,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		m.chat.add(effortNotice(m.opt.Loop.Effort, m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), arg)) // effort.go
 	case "plan":
 		return planCommand(m, arg) // planmode.go
+	case "sandbox":
+		m.chat.add(sandboxNotice(m.opt.Loop.Sandbox, arg)) // sandbox.go
 	case "budget":
 		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":

@@ -37,7 +37,7 @@ var permissionShortcuts = map[int]string{
 // a write to a file that runs as code (tools.Request.RunsCode) is never
 // allowed for the session, so it has no such choice.
 func permissionChoicesFor(req tools.Request) []int {
-	if req.RunsCode {
+	if req.RunsCode || req.OutsideSandbox {
 		return []int{choiceAllowOnce, choiceDeny, choiceDenyStop}
 	}
 	return []int{choiceAllowOnce, choiceAllowSession, choiceDeny, choiceDenyStop}
@@ -220,7 +220,11 @@ func (d *PermissionDialog) View(h Host, qs *Questions, width, height int) []stri
 	if req.RunsCode {
 		head = append(head, th.Dim.Render(theme.OneLine("a file that runs as code is never allowed for the session", inner)))
 	}
-	label := map[int]string{choiceAllowOnce: "allow once", choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn"}
+	once := "allow once"
+	if req.OutsideSandbox {
+		once = "run outside the sandbox once"
+	}
+	label := map[int]string{choiceAllowOnce: once, choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn"}
 	labels := make([]string, len(d.choices))
 	for i, c := range d.choices {
 		labels[i] = label[c] + " · " + permissionShortcuts[c]
