@@ -3,7 +3,7 @@
 package snapshot
 
 // goindex.go: a step's changed files stored without a git process.
-// Contract: goUpdate hashes the changed paths (up to goUpdateMax, four at a
+// Contract: goPath.update hashes the changed paths (up to goUpdateMax, four at a
 // time, reporting progress by chunks), writes their blobs (loose objects,
 // objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
@@ -43,13 +43,13 @@ type change struct {
 	gone bool
 }
 
-// goUpdate stores update (added or changed, or gone) and drops remove
+// update stores update (added or changed, or gone) and drops remove
 // from the store's index, whose state the walk saw (idx), and returns the
 // root tree. errGoUpdate: nothing was written to the index.
-func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
+func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
 	idx, tree := wr.index, wr.tree
 	if idx == nil {
-		if _, err := os.Lstat(s.git.IndexFile); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(g.indexFile); !errors.Is(err, os.ErrNotExist) {
 			return "", errGoUpdate // an index the walk did not read
 		}
 		tree = nil // the first snapshot: no index yet
@@ -61,7 +61,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	if err := s.hashAll(update, changes, skipped, rep); err != nil {
+	if err := g.hashAll(update, changes, skipped, rep); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -99,7 +99,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 			n++
 		}
 	}
-	tmp := s.git.IndexFile + ".go"
+	tmp := g.indexFile + ".go"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return "", err
@@ -123,7 +123,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	// directories kept for their trees.
 	ct := newTreeCounter(tree)
 	written := 0
-	err = s.eachMerged(idx, paths, changes, func(e *indexEntry) error {
+	err = g.eachMerged(idx, paths, changes, func(e *indexEntry) error {
 		written++
 		writeEntry(w, e)
 		return ct.add(e)
@@ -134,7 +134,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	if err != nil {
 		return "", err
 	}
-	root, err := ct.trees(s.git.GitDir)
+	root, err := ct.trees(g.gitDir)
 	if err != nil {
 		return "", err
 	}
@@ -148,11 +148,11 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	}
 	// Still the index the walk read (the store's lock is held: only a
 	// process that ignores it could have changed it).
-	if fi, err := os.Stat(s.git.IndexFile); idx == nil && err == nil ||
+	if fi, err := os.Stat(g.indexFile); idx == nil && err == nil ||
 		idx != nil && (err != nil || !os.SameFile(fi, idx) || !fi.ModTime().Equal(idx.ModTime()) || fi.Size() != idx.Size()) {
 		return "", errGoUpdate
 	}
-	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+	if err := os.Rename(tmp, g.indexFile); err != nil {
 		return "", err
 	}
 	ok = true
@@ -161,7 +161,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 
 // eachMerged hands fn the store's index's entries with changes merged in,
 // in order.
-func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
+func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
 	if idx == nil { // no index yet: the changes alone
 		for _, p := range paths {
 			if c := changes[p]; !c.gone {
@@ -172,7 +172,7 @@ func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*
 		}
 		return nil
 	}
-	f, err := os.Open(s.git.IndexFile)
+	f, err := os.Open(g.indexFile)
 	if err != nil {
 		return errGoUpdate
 	}
@@ -226,7 +226,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -247,7 +247,7 @@ func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]S
 			wg.Go(func() {
 				for i := range next {
 					r := &res[i]
-					r.c, r.sk, r.err = s.hashPath(chunk[i])
+					r.c, r.sk, r.err = g.hashPath(chunk[i])
 				}
 			})
 		}
@@ -277,8 +277,8 @@ func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]S
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (s *Store) hashPath(p string) (*change, *Skip, error) {
-	abs := filepath.Join(s.workTree, filepath.FromSlash(p))
+func (g *goPath) hashPath(p string) (*change, *Skip, error) {
+	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
@@ -296,12 +296,12 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 		}
 		body, mode = []byte(target), 0o120000
 	case syscall.S_IFREG:
-		if st.Size > s.maxBytes {
+		if st.Size > g.maxBytes {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
-		if err := readRegularAt(abs, &st, s.maxBytes, buf); err != nil {
+		if err := readRegularAt(abs, &st, g.maxBytes, buf); err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
 		body, mode = buf.Bytes(), 0o100644
@@ -311,7 +311,7 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := writeObject(s.git.GitDir, "blob", body)
+	oid, err := writeObject(g.gitDir, "blob", body)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,6 @@
 package snapshot
 
-// walk.go: the walk of a snapshot, in Go, in one pass. Contract: goWalk
+// walk.go: the walk of a snapshot, in Go, in one pass. Contract: goPath.walk
 // answers what `git ls-files --others --modified --deleted
 // --exclude-standard` against the store's index answers — the untracked
 // files that are not ignored (a nested repository as "dir/"), the files
@@ -36,11 +36,22 @@ import (
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
 
+// goPath is the store's Go path: the walk (here) and the update of its
+// index (goindex.go), without a git process. Its fields are all it reads.
+type goPath struct {
+	gitDir       string // the store's git directory
+	indexFile    string // the store's index
+	excludesFile string // the user's configured excludes file ("": git's default)
+	workTree     string
+	maxBytes     int64    // the largest file stored
+	excludes     []string // the store's own ignore patterns (its info/exclude)
+}
+
 // gitWalk, when set (tests), makes take list the changes with git as
-// before goWalk: the differential test's other side.
+// before goPath.walk: the differential test's other side.
 var gitWalk bool
 
-// walkResult is goWalk's answer.
+// walkResult is goPath.walk's answer.
 type walkResult struct {
 	changed []string          // as ls-files -z --others --modified --deleted: nested repositories "dir/"
 	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
@@ -51,20 +62,20 @@ type walkResult struct {
 	tree    *cacheTree        // its cache-tree (nil: none)
 }
 
-// errGoUpdate: goUpdate (goindex.go) declined; git's path runs.
+// errGoUpdate: goPath.update (goindex.go) declined; git's path runs.
 var errGoUpdate = errors.New("go update declined")
 
-// goUpdates counts the snapshots goUpdate stored (tests).
+// goUpdates counts the snapshots goPath.update stored (tests).
 var goUpdates atomic.Int64
 
-// goUpdateMax is the most changed paths goUpdate takes (it holds their
+// goUpdateMax is the most changed paths goPath.update takes (it holds their
 // entries, ≈ 250 bytes each); more go to git's update-index.
 func goUpdateMax() int { return 50_000 }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")
 
-// walker is one goWalk.
+// walker is one goPath.walk.
 type walker struct {
 	work     string
 	idx      *indexReader
@@ -99,13 +110,13 @@ type statResult struct {
 // statters is how many goroutines compare stat data.
 const statters = 4
 
-// goWalk walks s's work tree against the store's index.
-func (s *Store) goWalk() (walkResult, error) {
+// walk walks the work tree against the store's index.
+func (g *goPath) walk() (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
-	w := &walker{work: s.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
-	f, err := os.Open(s.git.IndexFile)
+	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
+	f, err := os.Open(g.indexFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -127,8 +138,8 @@ func (s *Store) goWalk() (walkResult, error) {
 	// Deeper files first: each directory's .gitignore, the store's
 	// info/exclude, the user's excludes file (git's precedence).
 	var stack *gitignore.Stack
-	stack = stack.Push(s.workTree, gitignore.Load(userExcludes(s.git.ExcludesFile)))
-	stack = stack.Push(s.workTree, gitignore.Parse([]byte(strings.Join(s.excludes, "\n"))))
+	stack = stack.Push(g.workTree, gitignore.Load(userExcludes(g.excludesFile)))
+	stack = stack.Push(g.workTree, gitignore.Parse([]byte(strings.Join(g.excludes, "\n"))))
 	w.jobs = make(chan statJob, 2*statters)
 	results := make(chan statResult, statters)
 	for range statters {
@@ -357,10 +368,10 @@ func sizeCleared(e *indexEntry) bool {
 	return e.size() == 0 && !bytes.Equal(e.oid[:], emptyBlob[:])
 }
 
-// goWalkUnlessGit is goWalk, or errNoGoWalk when the tests ask for git's.
-func (s *Store) goWalkUnlessGit() (walkResult, error) {
+// walkUnlessGit is walk, or errNoGoWalk when the tests ask for git's.
+func (g *goPath) walkUnlessGit() (walkResult, error) {
 	if gitWalk {
 		return walkResult{}, errNoGoWalk
 	}
-	return s.goWalk()
+	return g.walk()
 }
