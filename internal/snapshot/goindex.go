@@ -8,7 +8,7 @@ package snapshot
 // objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only: the index's cache-tree (cachetree.go) keeps the tree of
+// changed only (a first snapshot's objects in one pack, packwrite.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
 // written. The result is the tree `update-index` + `write-tree` give
@@ -57,11 +57,28 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
+	finishPack := func() error { return nil }
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	if err := g.hashAll(update, changes, skipped, rep); err != nil {
+	// A first snapshot of many files goes into one pack (packwrite.go).
+	put := toLoose(g.gitDir)
+	if tree == nil && len(update) >= packMin {
+		pack, err := newPackWriter(g.gitDir)
+		if err != nil {
+			return "", err
+		}
+		finished := false
+		defer func() {
+			if !finished {
+				pack.abort()
+			}
+		}()
+		put = pack.put
+		finishPack = func() error { finished = true; return pack.finish() }
+	}
+	if err := g.hashAll(update, changes, skipped, rep, put); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -134,8 +151,11 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if err != nil {
 		return "", err
 	}
-	root, err := ct.trees(g.gitDir)
+	root, err := ct.trees(put)
 	if err != nil {
+		return "", err
+	}
+	if err := finishPack(); err != nil {
 		return "", err
 	}
 	writeTreeExt(w, tree)
@@ -226,7 +246,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put putObject) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -247,7 +267,7 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 			wg.Go(func() {
 				for i := range next {
 					r := &res[i]
-					r.c, r.sk, r.err = g.hashPath(chunk[i])
+					r.c, r.sk, r.err = g.hashPath(chunk[i], put)
 				}
 			})
 		}
@@ -277,7 +297,7 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (g *goPath) hashPath(p string) (*change, *Skip, error) {
+func (g *goPath) hashPath(p string, put putObject) (*change, *Skip, error) {
 	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
@@ -311,7 +331,7 @@ func (g *goPath) hashPath(p string) (*change, *Skip, error) {
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := writeObject(g.gitDir, "blob", body)
+	oid, err := put("blob", body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -436,15 +456,15 @@ func (c *treeCounter) add(e *indexEntry) error {
 
 // trees writes the trees of the changed directories, bottom up, checks
 // the valid ones' counts, and returns the root tree.
-func (c *treeCounter) trees(gitDir string) (string, error) {
-	oid, err := c.tree(gitDir, c.root)
+func (c *treeCounter) trees(put putObject) (string, error) {
+	oid, err := c.tree(put, c.root)
 	if err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
 }
 
-func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
+func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {
 	if t.count >= 0 {
 		if c.counts[t] != t.count {
 			return t.oid, errGoUpdate
@@ -457,7 +477,7 @@ func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
 		if c.counts[k] == 0 {
 			continue // no entry left under it
 		}
-		oid, err := c.tree(gitDir, k)
+		oid, err := c.tree(put, k)
 		if err != nil {
 			return oid, err
 		}
@@ -480,7 +500,7 @@ func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
 		b.WriteByte(0)
 		b.Write(e.oid[:])
 	}
-	oid, err := writeObject(gitDir, "tree", b.Bytes())
+	oid, err := put("tree", b.Bytes())
 	if err != nil {
 		return [20]byte{}, err
 	}
