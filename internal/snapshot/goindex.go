@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -78,7 +79,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		put = pack.put
 		finishPack = func() error { finished = true; return pack.finish() }
 	}
-	if err := g.hashAll(update, changes, skipped, rep, put); err != nil {
+	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -110,9 +111,9 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	n := wr.entries
 	for p, c := range changes {
 		switch {
-		case c.gone && wr.tracked[p]:
+		case c.gone && had(wr.tracked, p):
 			n--
-		case !c.gone && !wr.tracked[p]:
+		case !c.gone && !had(wr.tracked, p):
 			n++
 		}
 	}
@@ -177,6 +178,33 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	ok = true
 	return root, nil
+}
+
+func had(m map[string][20]byte, p string) bool { _, ok := m[p]; return ok }
+
+// storeNew is put for the changed files: a file hashed again and found as
+// its entry has it (racily clean, or touched and unchanged) is not stored
+// again: its blob is the one the index already names, in the store (a
+// first snapshot's pack, where a loose object would be a second copy).
+func storeNew(put putObject, tracked map[string][20]byte) func(p string, body []byte) (string, error) {
+	return func(p string, body []byte) (string, error) {
+		if old, ok := tracked[p]; ok {
+			if oid := blobID(body); oid == old {
+				return hexOf(oid), nil
+			}
+		}
+		return put("blob", body)
+	}
+}
+
+// blobID is the id of the blob of body.
+func blobID(body []byte) [20]byte {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	var oid [20]byte
+	copy(oid[:], h.Sum(nil))
+	return oid
 }
 
 // eachMerged hands fn the store's index's entries with changes merged in,
@@ -246,7 +274,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put putObject) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put func(p string, body []byte) (string, error)) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -297,7 +325,7 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (g *goPath) hashPath(p string, put putObject) (*change, *Skip, error) {
+func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, error)) (*change, *Skip, error) {
 	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
@@ -331,7 +359,7 @@ func (g *goPath) hashPath(p string, put putObject) (*change, *Skip, error) {
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := put("blob", body)
+	oid, err := put(p, body)
 	if err != nil {
 		return nil, nil, err
 	}

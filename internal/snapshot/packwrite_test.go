@@ -77,3 +77,29 @@ func TestFirstSnapshotOutsideGitIsOnePack(t *testing.T) {
 		}
 	}
 }
+
+// TestRacyFilesHashedAgainAreNotStoredAgain: files written just before the
+// first snapshot are racily clean and hashed again at the next one; found
+// as their entries have them, they are not stored a second time (as loose
+// copies of what the first snapshot's pack holds).
+func TestRacyFilesHashedAgainAreNotStoredAgain(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	for i := range 100 {
+		os.WriteFile(filepath.Join(work, fmt.Sprintf("f%03d.txt", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+	}
+	s := openStore(t, work)
+	if _, err := s.Take(ctx, "ses1", "first"); err != nil {
+		t.Fatal(err)
+	}
+	before := looseObjects(t, s)
+	os.WriteFile(filepath.Join(work, "f007.txt"), []byte("changed\n"), 0o644)
+	if _, err := s.Take(ctx, "ses1", "step"); err != nil {
+		t.Fatal(err)
+	}
+	// The changed file's blob, the root tree, the commit (a modes blob).
+	if added := looseObjects(t, s) - before; added > 4 {
+		t.Errorf("the step stored %d loose objects for one changed file", added)
+	}
+}

@@ -53,13 +53,13 @@ var gitWalk bool
 
 // walkResult is goPath.walk's answer.
 type walkResult struct {
-	changed []string          // as ls-files -z --others --modified --deleted: nested repositories "dir/"
-	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
-	modes   map[string]uint32 // the index's regular files whose bits are not canonical
-	index   os.FileInfo       // the store's index as read (nil: none yet)
-	entries int               // its entry count
-	tracked map[string]bool   // the changed paths that have an entry
-	tree    *cacheTree        // its cache-tree (nil: none)
+	changed []string            // as ls-files -z --others --modified --deleted: nested repositories "dir/"
+	ignored []string            // untracked and ignored, as ls-files --others --ignored --directory
+	modes   map[string]uint32   // the index's regular files whose bits are not canonical
+	index   os.FileInfo         // the store's index as read (nil: none yet)
+	entries int                 // its entry count
+	tracked map[string][20]byte // the changed paths that have an entry: its blob
+	tree    *cacheTree          // its cache-tree (nil: none)
 }
 
 // errGoUpdate: goPath.update (goindex.go) declined; git's path runs.
@@ -103,7 +103,7 @@ type statItem struct {
 
 // statResult is one statter's answer.
 type statResult struct {
-	changed []string
+	changed map[string][20]byte // path: the entry's blob
 	modes   map[string]uint32
 }
 
@@ -115,7 +115,7 @@ func (g *goPath) walk() (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
-	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
+	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string][20]byte{}}}
 	f, err := os.Open(g.indexFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -144,7 +144,7 @@ func (g *goPath) walk() (walkResult, error) {
 	results := make(chan statResult, statters)
 	for range statters {
 		go func() {
-			r := statResult{modes: map[string]uint32{}}
+			r := statResult{changed: map[string][20]byte{}, modes: map[string]uint32{}}
 			for job := range w.jobs {
 				statDir(job, w.idxMtime, &r)
 			}
@@ -156,9 +156,9 @@ func (g *goPath) walk() (walkResult, error) {
 	close(w.jobs)
 	for range statters {
 		r := <-results
-		w.res.changed = append(w.res.changed, r.changed...)
-		for _, p := range r.changed {
-			w.res.tracked[p] = true
+		for p, oid := range r.changed {
+			w.res.changed = append(w.res.changed, p)
+			w.res.tracked[p] = oid
 		}
 		for p, m := range r.modes {
 			w.res.modes[p] = m
@@ -166,7 +166,7 @@ func (g *goPath) walk() (walkResult, error) {
 	}
 	for w.has { // entries of directories gone
 		w.res.changed = append(w.res.changed, w.cur.path)
-		w.res.tracked[w.cur.path] = true
+		w.res.tracked[w.cur.path] = w.cur.oid
 		w.advance()
 	}
 	slices.Sort(w.res.changed) // the statters answer in any order
@@ -299,7 +299,7 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 	for i := range job.items {
 		it := &job.items[i]
 		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
-			r.changed = append(r.changed, it.e.path)
+			r.changed[it.e.path] = it.e.oid
 		}
 	}
 }
@@ -310,7 +310,7 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 func (w *walker) deletedBefore(rel, key string) {
 	for w.has && lessJoined(w.cur.path, rel, key) {
 		w.res.changed = append(w.res.changed, w.cur.path)
-		w.res.tracked[w.cur.path] = true
+		w.res.tracked[w.cur.path] = w.cur.oid
 		w.advance()
 	}
 }
