@@ -225,11 +225,11 @@ func (ps pathsOnly) take(ctx context.Context, session, label string, paths []str
 		}
 		walkIndex(data, func(e *indexEntry) {
 			if m := e.mode(); (m == 0o100644 || m == 0o100755) && named[e.path] {
-				s.noteMode(modes, e.path)
+				noteMode(s.workTree, modes, e.path)
 			}
 		})
 	}
-	modesText := s.updatedModes(modes, update, remove)
+	modesText := updatedModes(s.workTree, modes, update, remove)
 	writing = true
 	if err := s.updateIndex(ctx, update, &snap.Skipped); err != nil {
 		return snap, err
@@ -262,8 +262,8 @@ func (ps pathsOnly) take(ctx context.Context, session, label string, paths []str
 	if _, err := s.git.Output(ctx, nil, "update-ref", s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
+	s.reuse.forget() // a full snapshot never reuses a paths-only one (reuse.go)
 	s.lastMu.Lock()
-	s.last = nil // a full snapshot never reuses a paths-only one (reuse.go)
 	if s.partialHead == nil {
 		s.partialHead = map[string]ID{}
 	}

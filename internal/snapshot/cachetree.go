@@ -4,9 +4,9 @@ package snapshot
 // (the "TREE" extension, git's cache-tree). The seed keeps it, for the
 // subtree of the work tree, with every directory that lost an entry marked
 // invalid, and copies the valid trees into one pack of the store: then
-// goUpdate (goindex.go), or git's write-tree, which runs without the
+// goPath.update (goindex.go), or git's write-tree, which runs without the
 // borrowed objects, finds them and writes only the trees of what differs
-// — not one object per directory of a clean checkout. goUpdate keeps the
+// — not one object per directory of a clean checkout. goPath.update keeps the
 // cache-tree up to date in the store's index at every snapshot.
 
 import (

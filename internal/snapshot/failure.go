@@ -20,7 +20,5 @@ var failHook func(s *Store, paths []string) error
 // discardFailed removes what a failed snapshot wrote (the lock is held).
 func (s *Store) discardFailed(ctx context.Context) {
 	s.git.Output(ctx, nil, "prune", "--expire=now")
-	s.lastMu.Lock()
-	s.last = nil // the index may not be what the last snapshot left
-	s.lastMu.Unlock()
+	s.reuse.forget() // the index may not be what the last snapshot left
 }

@@ -3,12 +3,12 @@
 package snapshot
 
 // goindex.go: a step's changed files stored without a git process.
-// Contract: goUpdate hashes the changed paths (up to goUpdateMax, four at a
+// Contract: goPath.update hashes the changed paths (up to goUpdateMax, four at a
 // time, reporting progress by chunks), writes their blobs (loose objects,
 // objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only: the index's cache-tree (cachetree.go) keeps the tree of
+// changed only (a first snapshot's objects in one pack, packwrite.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
 // written. The result is the tree `update-index` + `write-tree` give
@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,13 +44,13 @@ type change struct {
 	gone bool
 }
 
-// goUpdate stores update (added or changed, or gone) and drops remove
+// update stores update (added or changed, or gone) and drops remove
 // from the store's index, whose state the walk saw (idx), and returns the
 // root tree. errGoUpdate: nothing was written to the index.
-func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
+func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult, rep *reporter) (string, error) {
 	idx, tree := wr.index, wr.tree
 	if idx == nil {
-		if _, err := os.Lstat(s.git.IndexFile); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(g.indexFile); !errors.Is(err, os.ErrNotExist) {
 			return "", errGoUpdate // an index the walk did not read
 		}
 		tree = nil // the first snapshot: no index yet
@@ -57,11 +58,28 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
+	finishPack := func() error { return nil }
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	if err := s.hashAll(update, changes, skipped, rep); err != nil {
+	// A first snapshot of many files goes into one pack (packwrite.go).
+	put := toLoose(g.gitDir)
+	if tree == nil && len(update) >= packMin {
+		pack, err := newPackWriter(g.gitDir)
+		if err != nil {
+			return "", err
+		}
+		finished := false
+		defer func() {
+			if !finished {
+				pack.abort()
+			}
+		}()
+		put = pack.put
+		finishPack = func() error { finished = true; return pack.finish() }
+	}
+	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -93,13 +111,13 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	n := wr.entries
 	for p, c := range changes {
 		switch {
-		case c.gone && wr.tracked[p]:
+		case c.gone && had(wr.tracked, p):
 			n--
-		case !c.gone && !wr.tracked[p]:
+		case !c.gone && !had(wr.tracked, p):
 			n++
 		}
 	}
-	tmp := s.git.IndexFile + ".go"
+	tmp := g.indexFile + ".go"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return "", err
@@ -123,7 +141,7 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	// directories kept for their trees.
 	ct := newTreeCounter(tree)
 	written := 0
-	err = s.eachMerged(idx, paths, changes, func(e *indexEntry) error {
+	err = g.eachMerged(idx, paths, changes, func(e *indexEntry) error {
 		written++
 		writeEntry(w, e)
 		return ct.add(e)
@@ -134,8 +152,11 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	if err != nil {
 		return "", err
 	}
-	root, err := ct.trees(s.git.GitDir)
+	root, err := ct.trees(put)
 	if err != nil {
+		return "", err
+	}
+	if err := finishPack(); err != nil {
 		return "", err
 	}
 	writeTreeExt(w, tree)
@@ -148,20 +169,47 @@ func (s *Store) goUpdate(update, remove []string, skipped *[]Skip, wr walkResult
 	}
 	// Still the index the walk read (the store's lock is held: only a
 	// process that ignores it could have changed it).
-	if fi, err := os.Stat(s.git.IndexFile); idx == nil && err == nil ||
+	if fi, err := os.Stat(g.indexFile); idx == nil && err == nil ||
 		idx != nil && (err != nil || !os.SameFile(fi, idx) || !fi.ModTime().Equal(idx.ModTime()) || fi.Size() != idx.Size()) {
 		return "", errGoUpdate
 	}
-	if err := os.Rename(tmp, s.git.IndexFile); err != nil {
+	if err := os.Rename(tmp, g.indexFile); err != nil {
 		return "", err
 	}
 	ok = true
 	return root, nil
 }
 
+func had(m map[string][20]byte, p string) bool { _, ok := m[p]; return ok }
+
+// storeNew is put for the changed files: a file hashed again and found as
+// its entry has it (racily clean, or touched and unchanged) is not stored
+// again: its blob is the one the index already names, in the store (a
+// first snapshot's pack, where a loose object would be a second copy).
+func storeNew(put putObject, tracked map[string][20]byte) func(p string, body []byte) (string, error) {
+	return func(p string, body []byte) (string, error) {
+		if old, ok := tracked[p]; ok {
+			if oid := blobID(body); oid == old {
+				return hexOf(oid), nil
+			}
+		}
+		return put("blob", body)
+	}
+}
+
+// blobID is the id of the blob of body.
+func blobID(body []byte) [20]byte {
+	h := sha1.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	var oid [20]byte
+	copy(oid[:], h.Sum(nil))
+	return oid
+}
+
 // eachMerged hands fn the store's index's entries with changes merged in,
 // in order.
-func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
+func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
 	if idx == nil { // no index yet: the changes alone
 		for _, p := range paths {
 			if c := changes[p]; !c.gone {
@@ -172,7 +220,7 @@ func (s *Store) eachMerged(idx os.FileInfo, paths []string, changes map[string]*
 		}
 		return nil
 	}
-	f, err := os.Open(s.git.IndexFile)
+	f, err := os.Open(g.indexFile)
 	if err != nil {
 		return errGoUpdate
 	}
@@ -226,7 +274,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put func(p string, body []byte) (string, error)) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -247,7 +295,7 @@ func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]S
 			wg.Go(func() {
 				for i := range next {
 					r := &res[i]
-					r.c, r.sk, r.err = s.hashPath(chunk[i])
+					r.c, r.sk, r.err = g.hashPath(chunk[i], put)
 				}
 			})
 		}
@@ -277,8 +325,8 @@ func (s *Store) hashAll(paths []string, changes map[string]*change, skipped *[]S
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (s *Store) hashPath(p string) (*change, *Skip, error) {
-	abs := filepath.Join(s.workTree, filepath.FromSlash(p))
+func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, error)) (*change, *Skip, error) {
+	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
@@ -296,12 +344,12 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 		}
 		body, mode = []byte(target), 0o120000
 	case syscall.S_IFREG:
-		if st.Size > s.maxBytes {
+		if st.Size > g.maxBytes {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
-		if err := readRegularAt(abs, &st, s.maxBytes, buf); err != nil {
+		if err := readRegularAt(abs, &st, g.maxBytes, buf); err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
 		body, mode = buf.Bytes(), 0o100644
@@ -311,7 +359,7 @@ func (s *Store) hashPath(p string) (*change, *Skip, error) {
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := writeObject(s.git.GitDir, "blob", body)
+	oid, err := put(p, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -436,15 +484,15 @@ func (c *treeCounter) add(e *indexEntry) error {
 
 // trees writes the trees of the changed directories, bottom up, checks
 // the valid ones' counts, and returns the root tree.
-func (c *treeCounter) trees(gitDir string) (string, error) {
-	oid, err := c.tree(gitDir, c.root)
+func (c *treeCounter) trees(put putObject) (string, error) {
+	oid, err := c.tree(put, c.root)
 	if err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
 }
 
-func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
+func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {
 	if t.count >= 0 {
 		if c.counts[t] != t.count {
 			return t.oid, errGoUpdate
@@ -457,7 +505,7 @@ func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
 		if c.counts[k] == 0 {
 			continue // no entry left under it
 		}
-		oid, err := c.tree(gitDir, k)
+		oid, err := c.tree(put, k)
 		if err != nil {
 			return oid, err
 		}
@@ -480,7 +528,7 @@ func (c *treeCounter) tree(gitDir string, t *cacheTree) ([20]byte, error) {
 		b.WriteByte(0)
 		b.Write(e.oid[:])
 	}
-	oid, err := writeObject(gitDir, "tree", b.Bytes())
+	oid, err := put("tree", b.Bytes())
 	if err != nil {
 		return [20]byte{}, err
 	}

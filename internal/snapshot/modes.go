@@ -83,7 +83,7 @@ func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
 		m := map[string]uint32{}
 		if _, err := walkIndex(data, func(e *indexEntry) {
 			if mode := e.mode(); mode == 0o100644 || mode == 0o100755 {
-				s.noteMode(m, e.path)
+				noteMode(s.workTree, m, e.path)
 			}
 		}); err == nil {
 			return m, nil
@@ -102,7 +102,7 @@ func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
 		if !ok || canonicalPerm(mode) == 0 {
 			continue
 		}
-		s.noteMode(m, path)
+		noteMode(s.workTree, m, path)
 	}
 	return m, nil
 }
@@ -110,8 +110,8 @@ func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
 // noteMode records path's bits in m when they are not git's canonical
 // ones for the mode git gives it (the owner's x bit), and forgets it
 // otherwise (gone, or not a regular file).
-func (s *Store) noteMode(m map[string]uint32, path string) {
-	fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(path)))
+func noteMode(work string, m map[string]uint32, path string) {
+	fi, err := os.Lstat(filepath.Join(work, filepath.FromSlash(path)))
 	if err != nil || !fi.Mode().IsRegular() {
 		delete(m, path)
 		return
@@ -129,9 +129,9 @@ func (s *Store) noteMode(m map[string]uint32, path string) {
 
 // updatedModes is the modes text of a snapshot: the index's modes with
 // the changed paths looked at again and the removed ones left out.
-func (s *Store) updatedModes(m map[string]uint32, update, remove []string) string {
+func updatedModes(work string, m map[string]uint32, update, remove []string) string {
 	for _, p := range update {
-		s.noteMode(m, p)
+		noteMode(work, m, p)
 	}
 	for _, p := range remove {
 		delete(m, p)

@@ -206,9 +206,11 @@ type Store struct {
 
 	recovered *RestoreResult
 
+	fast  goPath     // the walk and index update without git (walk.go)
+	reuse *lastTakes // the newest snapshot this Store took (reuse.go)
+
 	lastMu      sync.Mutex
-	last        *lastTake // the newest snapshot this Store took (reuse.go)
-	modesText   string    // the modes text this Store stored last, and its blob
+	modesText   string // the modes text this Store stored last, and its blob
 	modesBlob   string
 	partial     map[string][]string // per session: the paths its paths-only snapshots covered (budget.go)
 	partialHead map[string]ID       // per session: its newest paths-only snapshot
@@ -253,6 +255,11 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	if rel, err := filepath.Rel(work, realPath(data)); err == nil && filepath.IsLocal(rel) {
 		s.excludes = append(s.excludes, "/"+filepath.ToSlash(rel)+"/")
 	}
+	s.fast = goPath{
+		gitDir: gitDir, indexFile: s.git.IndexFile, excludesFile: s.git.ExcludesFile,
+		workTree: work, maxBytes: s.maxBytes, excludes: s.excludes,
+	}
+	s.reuse = &lastTakes{indexFile: s.git.IndexFile}
 
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -422,7 +429,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
 	var werr error
-	if wr, werr = s.goWalkUnlessGit(); werr == nil {
+	if wr, werr = s.fast.walkUnlessGit(); werr == nil {
 		first, walked = nulJoin(wr.changed), true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
@@ -511,9 +518,9 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	if im.err != nil {
 		return snap, im.err
 	}
-	modes := s.updatedModes(im.modes, update, remove)
+	modes := updatedModes(s.workTree, im.modes, update, remove)
 	if len(update) == 0 {
-		if prev, ok := s.reusable(session, remove, modes); ok {
+		if prev, ok := s.reuse.reusable(session, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
 			return prev, nil
 		}
@@ -532,7 +539,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	goTree := ""
 	if walked && !gitWalk && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
-		goTree, err = s.goUpdate(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
+		goTree, err = s.fast.update(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
 		if errors.Is(err, errGoUpdate) {
 			goTree, err = "", nil
 			snap.Skipped = snap.Skipped[:skips]
@@ -563,7 +570,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		snap.Tree = goTree
 		// Files hashed again and found unchanged (racily clean ones):
 		// the same tree as the last snapshot is that snapshot.
-		if prev, ok := s.sameAsLast(session, snap.Tree, remove, modes); ok {
+		if prev, ok := s.reuse.sameAsLast(session, snap.Tree, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
 			return prev, nil
 		}
@@ -588,7 +595,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	if err := writeRef(s.git.GitDir, s.ref(session, snap.ID), string(snap.ID)); err != nil {
 		return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 	}
-	s.remember(session, snap, remove, modes)
+	s.reuse.remember(session, snap, remove, modes)
 	return snap, nil
 }
 

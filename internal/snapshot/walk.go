@@ -1,6 +1,6 @@
 package snapshot
 
-// walk.go: the walk of a snapshot, in Go, in one pass. Contract: goWalk
+// walk.go: the walk of a snapshot, in Go, in one pass. Contract: goPath.walk
 // answers what `git ls-files --others --modified --deleted
 // --exclude-standard` against the store's index answers — the untracked
 // files that are not ignored (a nested repository as "dir/"), the files
@@ -36,35 +36,46 @@ import (
 	"github.com/ctxloop/agent/internal/tools/gitignore"
 )
 
-// gitWalk, when set (tests), makes take list the changes with git as
-// before goWalk: the differential test's other side.
-var gitWalk bool
-
-// walkResult is goWalk's answer.
-type walkResult struct {
-	changed []string          // as ls-files -z --others --modified --deleted: nested repositories "dir/"
-	ignored []string          // untracked and ignored, as ls-files --others --ignored --directory
-	modes   map[string]uint32 // the index's regular files whose bits are not canonical
-	index   os.FileInfo       // the store's index as read (nil: none yet)
-	entries int               // its entry count
-	tracked map[string]bool   // the changed paths that have an entry
-	tree    *cacheTree        // its cache-tree (nil: none)
+// goPath is the store's Go path: the walk (here) and the update of its
+// index (goindex.go), without a git process. Its fields are all it reads.
+type goPath struct {
+	gitDir       string // the store's git directory
+	indexFile    string // the store's index
+	excludesFile string // the user's configured excludes file ("": git's default)
+	workTree     string
+	maxBytes     int64    // the largest file stored
+	excludes     []string // the store's own ignore patterns (its info/exclude)
 }
 
-// errGoUpdate: goUpdate (goindex.go) declined; git's path runs.
+// gitWalk, when set (tests), makes take list the changes with git as
+// before goPath.walk: the differential test's other side.
+var gitWalk bool
+
+// walkResult is goPath.walk's answer.
+type walkResult struct {
+	changed []string            // as ls-files -z --others --modified --deleted: nested repositories "dir/"
+	ignored []string            // untracked and ignored, as ls-files --others --ignored --directory
+	modes   map[string]uint32   // the index's regular files whose bits are not canonical
+	index   os.FileInfo         // the store's index as read (nil: none yet)
+	entries int                 // its entry count
+	tracked map[string][20]byte // the changed paths that have an entry: its blob
+	tree    *cacheTree          // its cache-tree (nil: none)
+}
+
+// errGoUpdate: goPath.update (goindex.go) declined; git's path runs.
 var errGoUpdate = errors.New("go update declined")
 
-// goUpdates counts the snapshots goUpdate stored (tests).
+// goUpdates counts the snapshots goPath.update stored (tests).
 var goUpdates atomic.Int64
 
-// goUpdateMax is the most changed paths goUpdate takes (it holds their
+// goUpdateMax is the most changed paths goPath.update takes (it holds their
 // entries, ≈ 250 bytes each); more go to git's update-index.
 func goUpdateMax() int { return 50_000 }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")
 
-// walker is one goWalk.
+// walker is one goPath.walk.
 type walker struct {
 	work     string
 	idx      *indexReader
@@ -92,20 +103,20 @@ type statItem struct {
 
 // statResult is one statter's answer.
 type statResult struct {
-	changed []string
+	changed map[string][20]byte // path: the entry's blob
 	modes   map[string]uint32
 }
 
 // statters is how many goroutines compare stat data.
 const statters = 4
 
-// goWalk walks s's work tree against the store's index.
-func (s *Store) goWalk() (walkResult, error) {
+// walk walks the work tree against the store's index.
+func (g *goPath) walk() (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
-	w := &walker{work: s.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string]bool{}}}
-	f, err := os.Open(s.git.IndexFile)
+	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string][20]byte{}}}
+	f, err := os.Open(g.indexFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -127,13 +138,13 @@ func (s *Store) goWalk() (walkResult, error) {
 	// Deeper files first: each directory's .gitignore, the store's
 	// info/exclude, the user's excludes file (git's precedence).
 	var stack *gitignore.Stack
-	stack = stack.Push(s.workTree, gitignore.Load(userExcludes(s.git.ExcludesFile)))
-	stack = stack.Push(s.workTree, gitignore.Parse([]byte(strings.Join(s.excludes, "\n"))))
+	stack = stack.Push(g.workTree, gitignore.Load(userExcludes(g.excludesFile)))
+	stack = stack.Push(g.workTree, gitignore.Parse([]byte(strings.Join(g.excludes, "\n"))))
 	w.jobs = make(chan statJob, 2*statters)
 	results := make(chan statResult, statters)
 	for range statters {
 		go func() {
-			r := statResult{modes: map[string]uint32{}}
+			r := statResult{changed: map[string][20]byte{}, modes: map[string]uint32{}}
 			for job := range w.jobs {
 				statDir(job, w.idxMtime, &r)
 			}
@@ -145,9 +156,9 @@ func (s *Store) goWalk() (walkResult, error) {
 	close(w.jobs)
 	for range statters {
 		r := <-results
-		w.res.changed = append(w.res.changed, r.changed...)
-		for _, p := range r.changed {
-			w.res.tracked[p] = true
+		for p, oid := range r.changed {
+			w.res.changed = append(w.res.changed, p)
+			w.res.tracked[p] = oid
 		}
 		for p, m := range r.modes {
 			w.res.modes[p] = m
@@ -155,7 +166,7 @@ func (s *Store) goWalk() (walkResult, error) {
 	}
 	for w.has { // entries of directories gone
 		w.res.changed = append(w.res.changed, w.cur.path)
-		w.res.tracked[w.cur.path] = true
+		w.res.tracked[w.cur.path] = w.cur.oid
 		w.advance()
 	}
 	slices.Sort(w.res.changed) // the statters answer in any order
@@ -288,7 +299,7 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 	for i := range job.items {
 		it := &job.items[i]
 		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
-			r.changed = append(r.changed, it.e.path)
+			r.changed[it.e.path] = it.e.oid
 		}
 	}
 }
@@ -299,7 +310,7 @@ func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
 func (w *walker) deletedBefore(rel, key string) {
 	for w.has && lessJoined(w.cur.path, rel, key) {
 		w.res.changed = append(w.res.changed, w.cur.path)
-		w.res.tracked[w.cur.path] = true
+		w.res.tracked[w.cur.path] = w.cur.oid
 		w.advance()
 	}
 }
@@ -357,10 +368,10 @@ func sizeCleared(e *indexEntry) bool {
 	return e.size() == 0 && !bytes.Equal(e.oid[:], emptyBlob[:])
 }
 
-// goWalkUnlessGit is goWalk, or errNoGoWalk when the tests ask for git's.
-func (s *Store) goWalkUnlessGit() (walkResult, error) {
+// walkUnlessGit is walk, or errNoGoWalk when the tests ask for git's.
+func (g *goPath) walkUnlessGit() (walkResult, error) {
 	if gitWalk {
 		return walkResult{}, errNoGoWalk
 	}
-	return s.goWalk()
+	return g.walk()
 }

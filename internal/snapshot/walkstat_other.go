@@ -11,6 +11,6 @@ func openDir(string) int { return -1 }
 
 func closeDir(int) {}
 
-func (s *Store) goUpdate([]string, []string, *[]Skip, walkResult, *reporter) (string, error) {
+func (g *goPath) update([]string, []string, *[]Skip, walkResult, *reporter) (string, error) {
 	return "", errGoUpdate
 }

@@ -1,0 +1,236 @@
+package snapshot
+
+// packwrite.go: a first snapshot's objects in one pack, not thousands of
+// loose objects. Contract: a packWriter takes objects from any goroutine
+// (put), each once by id, each stored deflated without compression
+// (stored blocks: a copy and a checksum, as `tar c` costs; `git gc` at the
+// store's next collection compresses them, prune.go); finish writes the
+// pack's object count and SHA-1 trailer and its version-2 index, as git's
+// index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
+// index renamed last: git sees the pack whole or not at all), and git reads
+// them as its own (packwrite_test.go: verify-pack, fsck). abort removes
+// what was written. A pack with no object is not written.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// putObject stores an object of kind and returns its id.
+type putObject func(kind string, body []byte) (string, error)
+
+// toLoose stores objects as loose objects of gitDir (objwrite.go).
+func toLoose(gitDir string) putObject {
+	return func(kind string, body []byte) (string, error) { return writeObject(gitDir, kind, body) }
+}
+
+// packMin is the fewest files a first snapshot stores in a pack.
+const packMin = 64
+
+type packWriter struct {
+	dir  string // objects/pack
+	mu   sync.Mutex
+	f    *os.File
+	bw   *bufio.Writer
+	off  uint64
+	seen map[[20]byte]bool
+	ents []packEntry
+	err  error // the first write error: every later put fails with it
+}
+
+type packEntry struct {
+	oid [20]byte
+	off uint64
+	crc uint32
+}
+
+// newPackWriter starts a pack in gitDir.
+func newPackWriter(gitDir string) (*packWriter, error) {
+	dir := filepath.Join(gitDir, "objects", "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return nil, err
+	}
+	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}}
+	var hdr [12]byte // the count is written by finish
+	copy(hdr[:], "PACK")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	p.bw.Write(hdr[:])
+	p.off = 12
+	return p, nil
+}
+
+var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
+
+// packZlib are reused level-0 compressors.
+var packZlib = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(io.Discard, zlib.NoCompression)
+	return w
+}}
+
+// countingCRC counts and checksums what passes to w.
+type countingCRC struct {
+	w   io.Writer
+	n   uint64
+	crc uint32
+}
+
+func (c *countingCRC) Write(b []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, b)
+	c.n += uint64(len(b))
+	return c.w.Write(b)
+}
+
+// put stores body as an object of kind in the pack.
+func (p *packWriter) put(kind string, body []byte) (string, error) {
+	h := sha1.New()
+	h.Write([]byte(kind + " " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	var oid [20]byte
+	copy(oid[:], h.Sum(nil))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return "", p.err
+	}
+	if p.seen[oid] {
+		return hexOf(oid), nil
+	}
+	// The entry's header: type and size, 4 bits then 7 a byte.
+	var hdr [16]byte
+	size := uint64(len(body))
+	hdr[0] = packTypes[kind]<<4 | byte(size&15)
+	size >>= 4
+	n := 1
+	for size > 0 {
+		hdr[n-1] |= 0x80
+		hdr[n] = byte(size & 0x7f)
+		size >>= 7
+		n++
+	}
+	cw := &countingCRC{w: p.bw}
+	cw.Write(hdr[:n])
+	zw := packZlib.Get().(*zlib.Writer)
+	zw.Reset(cw)
+	_, err := zw.Write(body)
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	zw.Reset(io.Discard)
+	packZlib.Put(zw)
+	if err != nil {
+		p.err = err
+		return "", err
+	}
+	p.seen[oid] = true
+	p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: cw.crc})
+	p.off += cw.n
+	return hexOf(oid), nil
+}
+
+// abort removes the unfinished pack.
+func (p *packWriter) abort() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// finish completes the pack and writes its index.
+func (p *packWriter) finish() error {
+	if p.err != nil {
+		p.abort()
+		return p.err
+	}
+	if len(p.ents) == 0 {
+		p.abort()
+		return nil
+	}
+	err := p.bw.Flush()
+	var cnt [4]byte
+	binary.BigEndian.PutUint32(cnt[:], uint32(len(p.ents)))
+	if err == nil {
+		_, err = p.f.WriteAt(cnt[:], 8)
+	}
+	// The trailer: the SHA-1 of all before it, read back (the count was
+	// written last).
+	h := sha1.New()
+	if err == nil {
+		_, err = io.Copy(h, io.NewSectionReader(p.f, 0, int64(p.off)))
+	}
+	sum := h.Sum(nil)
+	if err == nil {
+		_, err = p.f.WriteAt(sum, int64(p.off))
+	}
+	if err == nil {
+		err = p.f.Chmod(0o444)
+	}
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	base := filepath.Join(p.dir, "pack-"+hex.EncodeToString(sum))
+	if err := os.Rename(p.f.Name(), base+".pack"); err != nil {
+		os.Remove(p.f.Name())
+		return err
+	}
+	if err := writeReplace(p.dir, base+".idx", packIndex(p.ents, sum), 0o444); err != nil {
+		os.Remove(base + ".pack")
+		return err
+	}
+	return nil
+}
+
+// packIndex is the version-2 index of a pack of ents whose checksum is
+// sum.
+func packIndex(ents []packEntry, sum []byte) []byte {
+	slices.SortFunc(ents, func(a, b packEntry) int { return bytes.Compare(a.oid[:], b.oid[:]) })
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	var fan [256]uint32
+	for _, e := range ents {
+		fan[e.oid[0]]++
+	}
+	var total uint32
+	for i := range fan {
+		total += fan[i]
+		binary.Write(&b, binary.BigEndian, total)
+	}
+	for _, e := range ents {
+		b.Write(e.oid[:])
+	}
+	for _, e := range ents {
+		binary.Write(&b, binary.BigEndian, e.crc)
+	}
+	var large []uint64
+	for _, e := range ents {
+		if e.off < 1<<31 {
+			binary.Write(&b, binary.BigEndian, uint32(e.off))
+			continue
+		}
+		binary.Write(&b, binary.BigEndian, uint32(1<<31|len(large)))
+		large = append(large, e.off)
+	}
+	for _, off := range large {
+		binary.Write(&b, binary.BigEndian, off)
+	}
+	b.Write(sum)
+	idxSum := sha1.Sum(b.Bytes())
+	b.Write(idxSum[:])
+	return b.Bytes()
+}
