@@ -2,9 +2,10 @@ package snapshot
 
 // packwrite.go: a first snapshot's objects in one pack, not thousands of
 // loose objects. Contract: a packWriter takes objects from any goroutine
-// (put), each once by id, each stored deflated without compression
-// (stored blocks: a copy and a checksum, as `tar c` costs; `git gc` at the
-// store's next collection compresses them, prune.go); finish writes the
+// (put), each once by id, each deflated at a fast level (never as stored
+// blocks: a key file in the tree must not sit readable in the store;
+// `git gc` at the store's next collection compresses them further,
+// prune.go); finish writes the
 // pack's object count and SHA-1 trailer and its version-2 index, as git's
 // index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
 // index renamed last: git sees the pack whole or not at all), and git reads
@@ -76,9 +77,12 @@ func newPackWriter(gitDir string) (*packWriter, error) {
 
 var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 
-// packZlib are reused level-0 compressors.
+// packZlib are reused compressors, at level 2 as the loose objects
+// (objwrite.go): level 0, and Go's level 1 on short input, store content
+// verbatim, and a key file the user keeps in the tree would sit readable
+// in the store.
 var packZlib = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(io.Discard, zlib.NoCompression)
+	w, _ := zlib.NewWriterLevel(io.Discard, 2)
 	return w
 }}
 

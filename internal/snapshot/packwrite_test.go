@@ -103,3 +103,29 @@ func TestRacyFilesHashedAgainAreNotStoredAgain(t *testing.T) {
 		t.Errorf("the step stored %d loose objects for one changed file", added)
 	}
 }
+
+// TestPackNeverKeepsAKeyFileVerbatim: a key file the user keeps in a tree
+// checkpointed into one pack is compressed there, never stored as is (as
+// in the store's loose objects, objwrite.go).
+func TestPackNeverKeepsAKeyFileVerbatim(t *testing.T) {
+	needGit(t)
+	work := t.TempDir()
+	secret := "sk-test-Zq8v2LmN4pX7rT1wY6uB3cE9dF5gH0jK2lMn"
+	for i := range 80 { // over packMin
+		os.WriteFile(filepath.Join(work, fmt.Sprintf("f%03d.txt", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
+	}
+	os.WriteFile(filepath.Join(work, ".env"), []byte("KEY="+secret+"\n"), 0o600)
+	s := openStore(t, work)
+	if _, err := s.Take(context.Background(), "ses1", "first"); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(s.git.GitDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), secret[8:24]) {
+			t.Errorf("%s holds the key file's content verbatim", p)
+		}
+		return nil
+	})
+}
