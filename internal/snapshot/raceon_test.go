@@ -1,0 +1,6 @@
+//go:build race
+
+package snapshot
+
+// raceOn: see raceoff_test.go.
+const raceOn = true
