@@ -28,7 +28,7 @@ func (a *app) setupSandbox(flag string) (warning string, err error) {
 		}
 		mode = m
 	}
-	p := sandbox.Policy{Mode: mode, Network: sc.Network, Writable: sc.Writable, ReadOnly: []string{a.cfg.DataDir}}
+	p := sandbox.Policy{Mode: mode, Network: sc.Network, Hosts: sc.Hosts, Writable: sc.Writable, ReadOnly: []string{a.cfg.DataDir}}
 	if mode != sandbox.ModeOff {
 		if err := sandbox.Probe(); err != nil {
 			if flag != "" {

@@ -78,8 +78,12 @@ func ParseMode(s string) (Mode, error) {
 type Policy struct {
 	Mode Mode
 	// Network is NetworkAllow to keep the host's network; anything else
-	// cuts it.
+	// cuts it, but for Hosts.
 	Network string
+	// Hosts, when the network is cut, are the hosts a command may still
+	// reach through the agent's proxy (proxy.go; config sandbox.network
+	// as a list).
+	Hosts []string
 	// Workspace is the session's directory (absolute): writable in
 	// ModeWorkspaceWrite, except .git and .agent in it.
 	Workspace string
@@ -171,6 +175,15 @@ func Wrap(cmd *exec.Cmd, p Policy) (cleanup func(), err error) {
 	cleanup = func() { os.RemoveAll(tmp) }
 	args := Args(p, tmp, cmd.Dir)
 	args = append(args, "--")
+	if p.Network != NetworkAllow && len(p.Hosts) > 0 {
+		stop, relayArgs, err := startAllowList(p.Hosts, tmp)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		cleanup = func() { stop(); os.RemoveAll(tmp) }
+		args = append(args, relayArgs...) // the command runs under the relay
+	}
 	args = append(args, cmd.Args...)
 	if len(cmd.Args) > 0 && cmd.Path != "" && filepath.IsAbs(cmd.Path) {
 		args[len(args)-len(cmd.Args)] = cmd.Path // the resolved program, as exec would run it
