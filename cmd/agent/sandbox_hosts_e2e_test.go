@@ -75,3 +75,26 @@ func TestE2ESandboxHostAllowList(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ESandboxAnnouncedOnce: where the sandbox runs and the user has not
+// configured one, the first agent run says how to turn it on; the next
+// does not, nor does a run whose config chose a sandbox setting.
+func TestE2ESandboxAnnouncedOnce(t *testing.T) {
+	needSandboxE2E(t)
+	const how = `/sandbox workspace-write; for every session, "sandbox": "workspace-write"`
+	e := newEnv(t, pt.Text("one"), pt.Text("two"))
+	for i, want := range []bool{true, false} {
+		res := e.run("", "run", "hi")
+		if res.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i+1, res.code, res.stderr)
+		}
+		if got := strings.Contains(res.stderr, how); got != want {
+			t.Errorf("run %d: announced %v, want %v; stderr %q", i+1, got, want, res.stderr)
+		}
+	}
+	chose := newEnv(t, pt.Text("one"))
+	writeConfig(t, chose, `{"sandbox": "off"}`)
+	if res := chose.run("", "run", "hi"); res.code != 0 || strings.Contains(res.stderr, how) {
+		t.Errorf("with sandbox configured: exit %d, stderr %q", res.code, res.stderr)
+	}
+}

@@ -107,3 +107,16 @@ func TestHostAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnouncementOnce: the announcement comes once per data directory.
+func TestAnnouncementOnce(t *testing.T) {
+	needSandbox(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	first := Announcement(dir)
+	if !strings.Contains(first, "/sandbox workspace-write") || !strings.Contains(first, `"sandbox": "workspace-write"`) {
+		t.Fatalf("first announcement %q lacks how to turn it on", first)
+	}
+	if again := Announcement(dir); again != "" {
+		t.Fatalf("announced again: %q", again)
+	}
+}
