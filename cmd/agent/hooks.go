@@ -32,7 +32,7 @@ func loadHooks(cfg *config.Config) *hooks.Runner {
 	}
 	plan := hooks.FromConfig(cfg, approval.Open(cfg.DataDir))
 	r, warnings := hooks.New(plan.Run, hooks.Options{Secrets: secretsOf(cfg), Children: children(cfg),
-		Sandbox: sandbox.Policy{Network: cfg.Sandbox.Network, Writable: cfg.Sandbox.Writable, ReadOnly: []string{cfg.DataDir}}}) // for hooks that opt in
+		Sandbox: sandbox.Policy{Network: cfg.Sandbox.Network, Hosts: cfg.Sandbox.Hosts, Writable: cfg.Sandbox.Writable, ReadOnly: []string{cfg.DataDir}}}) // for hooks that opt in
 	cfg.Warnings = append(cfg.Warnings, plan.Warnings...)
 	cfg.Warnings = append(cfg.Warnings, warnings...)
 	return r

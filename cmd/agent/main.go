@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/procguard"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/startup"
 )
 
@@ -46,6 +47,9 @@ func usageError(format string, args ...any) error {
 
 func main() {
 	startup.Mark("main") // the runtime's start and the packages' init
+	// Started as the sandbox's network relay (a host allow-list), it runs
+	// as that and exits; see internal/sandbox/relay.go.
+	sandbox.RelayEntry()
 	// Before anything starts a child: the agent's /proc entries are
 	// closed to its children and the key is out of its initial
 	// environment block.

@@ -51,7 +51,7 @@ func (a *app) mcpOptions() mcp.Options {
 		Version:  version,
 		Approved: mcp.ApprovedIn(store),
 		Children: children(a.cfg),
-		Sandbox:  sandbox.Policy{Network: a.cfg.Sandbox.Network, Writable: a.cfg.Sandbox.Writable, ReadOnly: []string{a.cfg.DataDir}}, // for servers that opt in
+		Sandbox:  sandbox.Policy{Network: a.cfg.Sandbox.Network, Hosts: a.cfg.Sandbox.Hosts, Writable: a.cfg.Sandbox.Writable, ReadOnly: []string{a.cfg.DataDir}}, // for servers that opt in
 	}
 }
 

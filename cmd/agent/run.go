@@ -214,6 +214,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	} else if w != "" {
 		fmt.Fprintln(os.Stderr, "agent: warning:", w)
 	}
+	if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, f.sandbox); n != "" {
+		fmt.Fprintln(os.Stderr, "agent: note:", n)
+	}
 	startup.Mark("config")
 	ctx, stop := interruptible(ctx)
 	defer stop()

@@ -8,6 +8,7 @@ package main
 // cause before anything runs.
 
 import (
+	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/sandbox"
 )
 
@@ -28,7 +29,7 @@ func (a *app) setupSandbox(flag string) (warning string, err error) {
 		}
 		mode = m
 	}
-	p := sandbox.Policy{Mode: mode, Network: sc.Network, Writable: sc.Writable, ReadOnly: []string{a.cfg.DataDir}}
+	p := sandbox.Policy{Mode: mode, Network: sc.Network, Hosts: sc.Hosts, Writable: sc.Writable, ReadOnly: []string{a.cfg.DataDir}}
 	if mode != sandbox.ModeOff {
 		if err := sandbox.Probe(); err != nil {
 			if flag != "" {
@@ -40,4 +41,14 @@ func (a *app) setupSandbox(flag string) (warning string, err error) {
 	}
 	a.sandbox = sandbox.NewSetting(p)
 	return warning, nil
+}
+
+// sandboxAnnouncement is the once-per-machine note that a sandbox could
+// run here (sandbox.Announcement), when the user config leaves sandbox
+// unset and no --sandbox (flag) was given; "" otherwise.
+func sandboxAnnouncement(sc config.Sandbox, dataDir, flag string) string {
+	if sc.Mode != "" || flag != "" {
+		return ""
+	}
+	return sandbox.Announcement(dataDir)
 }

@@ -38,6 +38,9 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	} else if w != "" {
 		notices = append(notices, w)
 	}
+	if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
+		notices = append(notices, n)
+	}
 	opt := tui.Options{
 		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),

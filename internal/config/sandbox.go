@@ -6,10 +6,11 @@ package config
 //
 //	"sandbox": "workspace-write"
 //	"sandbox": {"mode": "workspace-write", "network": "allow", "writable": ["~/.cache/go-build"]}
+//	"sandbox": {"mode": "workspace-write", "network": ["github.com", "*.pypi.org", "localhost:8080"]}
 //
-// A list of hosts for network (an allow-list through a local proxy) is
-// part of the contract but not built yet: it is refused with a clear error
-// rather than read as "allow" or "off".
+// network as a list of hosts is an allow-list: the network stays off but
+// for those hosts, reached through the agent's proxy (internal/sandbox's
+// proxy.go); it reads as Network "off" with Hosts set.
 
 import (
 	"bytes"
@@ -27,6 +28,9 @@ type Sandbox struct {
 	Mode string
 	// Network is "off" (the default) or "allow".
 	Network string
+	// Hosts are the hosts reachable through the proxy when network is a
+	// list (host, host:port or *.domain).
+	Hosts []string
 	// Writable are directories besides the workspace that commands may
 	// write in workspace-write mode (absolute, ~ expanded).
 	Writable []string
@@ -67,10 +71,19 @@ func (c *Config) applySandbox(e *sandboxEntry) error {
 	}
 	if len(e.Network) > 0 {
 		var s string
-		if err := json.Unmarshal(e.Network, &s); err != nil {
-			return fmt.Errorf("config: sandbox.network %s: want \"off\" or \"allow\" (a list of allowed hosts is not supported yet)", e.Network)
+		var hosts []string
+		if err := json.Unmarshal(e.Network, &s); err == nil {
+			c.Sandbox.Network, c.Sandbox.Hosts = s, nil
+		} else if err := json.Unmarshal(e.Network, &hosts); err == nil {
+			for _, h := range hosts {
+				if h = strings.TrimSpace(h); h == "" || strings.ContainsAny(h, "/ @?#") {
+					return fmt.Errorf("config: sandbox.network %q: want a host name (example.com, host:port or *.example.com), not a URL", h)
+				}
+			}
+			c.Sandbox.Network, c.Sandbox.Hosts = "off", hosts
+		} else {
+			return fmt.Errorf("config: sandbox.network %s: want \"off\", \"allow\" or a list of hosts", e.Network)
 		}
-		c.Sandbox.Network = s
 	}
 	for _, w := range e.Writable {
 		if strings.HasPrefix(w, "~/") {

@@ -18,7 +18,11 @@ func TestSandboxConfig(t *testing.T) {
 		{name: "an object", user: `{"sandbox": {"mode": "read-only", "network": "allow", "writable": ["/var/cache/x"]}}`,
 			want: Sandbox{Mode: "read-only", Network: "allow", Writable: []string{"/var/cache/x"}}},
 		{name: "bad mode", user: `{"sandbox": "full"}`, err: `sandbox.mode "full": want off, read-only or workspace-write`},
-		{name: "host list not yet", user: `{"sandbox": {"mode": "workspace-write", "network": ["github.com"]}}`, err: "a list of allowed hosts is not supported yet"},
+		{name: "a host list", user: `{"sandbox": {"mode": "workspace-write", "network": ["github.com", "*.pypi.org", "127.0.0.1:8080"]}}`,
+			want: Sandbox{Mode: "workspace-write", Network: "off", Hosts: []string{"github.com", "*.pypi.org", "127.0.0.1:8080"}}},
+		{name: "a URL is not a host", user: `{"sandbox": {"network": ["https://github.com/x"]}}`, err: `sandbox.network "https://github.com/x": want a host name`},
+		{name: "an empty host", user: `{"sandbox": {"network": [""]}}`, err: `sandbox.network "": want a host name`},
+		{name: "network neither", user: `{"sandbox": {"network": 1}}`, err: `sandbox.network 1: want "off", "allow" or a list of hosts`},
 		{name: "relative writable", user: `{"sandbox": {"writable": ["cache"]}}`, err: `sandbox.writable "cache": want an absolute path`},
 		{name: "a project cannot set it", user: `{"sandbox": "workspace-write"}`, project: `{"sandbox": "off"}`,
 			want: Sandbox{Mode: "workspace-write"}, warn: "sandbox is ignored in a project file"},
@@ -41,7 +45,8 @@ func TestSandboxConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Sandbox.Mode != tc.want.Mode || c.Sandbox.Network != tc.want.Network || strings.Join(c.Sandbox.Writable, ",") != strings.Join(tc.want.Writable, ",") {
+			if c.Sandbox.Mode != tc.want.Mode || c.Sandbox.Network != tc.want.Network || strings.Join(c.Sandbox.Writable, ",") != strings.Join(tc.want.Writable, ",") ||
+				strings.Join(c.Sandbox.Hosts, ",") != strings.Join(tc.want.Hosts, ",") {
 				t.Fatalf("Sandbox = %+v, want %+v", c.Sandbox, tc.want)
 			}
 			if tc.warn != "" && !strings.Contains(strings.Join(c.Warnings, "\n"), tc.warn) {

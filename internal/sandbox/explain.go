@@ -28,7 +28,10 @@ var (
 	curlHost   = regexp.MustCompile(`(?:Failed to connect to|connect to) ([^\s]+) port (\d+)`)
 	resolve    = regexp.MustCompile(`(?:Could not resolve host|Temporary failure in name resolution|Name or service not known|no such host)[: ]*([\w.-]*)`)
 	dialTCP    = regexp.MustCompile(`dial (?:tcp|udp)\d? ([^\s:]+:\d+): connect: (?:connection refused|network is unreachable)`)
-	netErr     = regexp.MustCompile(`(?i)network is unreachable|connection refused`)
+	// proxyDenied is the relay's line for a host the allow-list refused
+	// (deniedLine).
+	proxyDenied = regexp.MustCompile(`sandbox: network connection to (\S+) denied: the host is not in`)
+	netErr      = regexp.MustCompile(`(?i)network is unreachable|connection refused`)
 )
 
 // Denials finds what the sandbox denied in output, a failed command's
@@ -61,6 +64,9 @@ func Denials(output string, p Policy) []Denial {
 	}
 	for _, m := range procPath.FindAllStringSubmatch(output, -1) {
 		add("process", m[1])
+	}
+	for _, m := range proxyDenied.FindAllStringSubmatch(output, -1) {
+		add("network", m[1])
 	}
 	if p.Network != NetworkAllow {
 		for _, re := range []*regexp.Regexp{devTCP, curlHost, dialTCP} {
@@ -188,8 +194,13 @@ func describe(ds []Denial, p Policy) (what, hints []string) {
 		case "process":
 			what = append(what, fmt.Sprintf("access to %s (the agent's and the host's processes are not visible in the sandbox)", d.Resource))
 		case "network":
+			if len(p.Hosts) > 0 {
+				what = append(what, fmt.Sprintf("network connection to %s (only the hosts in sandbox.network are reachable, through the proxy)", d.Resource))
+				hint(fmt.Sprintf("add %q to \"sandbox\": {\"network\": [...]} in the user config", d.Resource))
+				continue
+			}
 			what = append(what, fmt.Sprintf("network connection to %s (the network is off in the sandbox)", d.Resource))
-			hint("set \"sandbox\": {\"network\": \"allow\"} in the user config")
+			hint("set \"sandbox\": {\"network\": \"allow\"} (or a list of hosts) in the user config")
 		}
 	}
 	hint("run it outside the sandbox (in the chat: approve \"run outside the sandbox once\", or /sandbox off; headless: --sandbox off)")

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -8,5 +8,11 @@ import (
 )
 
 func platformSupported() error {
-	return fmt.Errorf("no sandbox on %s yet (Linux uses bubblewrap)", runtime.GOOS)
+	return fmt.Errorf("no sandbox on %s yet (Linux uses bubblewrap, macOS sandbox-exec)", runtime.GOOS)
+}
+
+func platformProbe() error { return platformSupported() }
+
+func platformCommand(Policy, string, string) (string, []string, error) {
+	return "", nil, platformSupported()
 }

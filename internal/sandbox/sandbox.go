@@ -14,14 +14,17 @@
 //     namespaces (the agent's process, and its /proc/PID/environ, do not
 //     exist there), with every capability dropped, and without network
 //     (a new network namespace with only loopback) unless Policy.Network
-//     is NetworkAllow.
+//     is NetworkAllow; with Policy.Hosts, only those hosts, through the
+//     agent's proxy (proxy.go, relay.go).
 //   - Each command gets a fresh temp directory, writable, named by TMPDIR,
 //     removed when the command is done (Wrap's cleanup).
 //   - Linux: bubblewrap (bwrap from the system's directories, never from
 //     the workspace). Probe reports once why no sandbox can run here (no
 //     bwrap, namespaces refused, another OS); the caller then says so and
 //     falls back to its permission prompts, or, when the user asked for a
-//     sandbox explicitly, refuses to run.
+//     sandbox explicitly, refuses to run. macOS: sandbox-exec with a
+//     generated Seatbelt profile (seatbelt.go, platform_darwin.go).
+//   - Announcement: once per data directory, that a sandbox could run.
 //   - Explain reads a failed command's output for what the sandbox denied
 //     (a write to a path, a process, a host) and says so for the model,
 //     with how the user can allow it.
@@ -78,8 +81,12 @@ func ParseMode(s string) (Mode, error) {
 type Policy struct {
 	Mode Mode
 	// Network is NetworkAllow to keep the host's network; anything else
-	// cuts it.
+	// cuts it, but for Hosts.
 	Network string
+	// Hosts, when the network is cut, are the hosts a command may still
+	// reach through the agent's proxy (proxy.go; config sandbox.network
+	// as a list).
+	Hosts []string
 	// Workspace is the session's directory (absolute): writable in
 	// ModeWorkspaceWrite, except .git and .agent in it.
 	Workspace string
@@ -102,7 +109,10 @@ var protectedNames = []string{".git", ".agent", ".githooks", ".husky", ".envrc",
 // (a few milliseconds) and remembers the answer for the process.
 func Probe() error { return probe() }
 
-var probe = sync.OnceValue(func() error {
+var probe = sync.OnceValue(platformProbe)
+
+// bwrapProbe is Linux's probe: bwrap found, and its namespaces allowed.
+func bwrapProbe() error {
 	bwrap, err := findBwrap()
 	if err != nil {
 		return err
@@ -117,7 +127,7 @@ var probe = sync.OnceValue(func() error {
 		return fmt.Errorf("bubblewrap (%s) cannot create the sandbox's namespaces here (user namespaces disabled?): %s", bwrap, msg)
 	}
 	return nil
-})
+}
 
 // findBwrap looks for bwrap in the system's directories only: a bwrap in
 // the workspace or on a PATH the repository controls is not to be trusted.
@@ -163,20 +173,31 @@ func Wrap(cmd *exec.Cmd, p Policy) (cleanup func(), err error) {
 	if err := Probe(); err != nil {
 		return nil, err
 	}
-	bwrap, _ := findBwrap()
 	tmp, err := os.MkdirTemp("", "agent-sandbox-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: temp directory: %w", err)
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
-	args := Args(p, tmp, cmd.Dir)
-	args = append(args, "--")
+	prog, args, err := platformCommand(p, tmp, cmd.Dir) // bwrap's arguments and "--", or sandbox-exec's
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	if p.Network != NetworkAllow && len(p.Hosts) > 0 {
+		stop, relayArgs, err := startAllowList(p.Hosts, tmp)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		cleanup = func() { stop(); os.RemoveAll(tmp) }
+		args = append(args, relayArgs...) // the command runs under the relay
+	}
 	args = append(args, cmd.Args...)
 	if len(cmd.Args) > 0 && cmd.Path != "" && filepath.IsAbs(cmd.Path) {
 		args[len(args)-len(cmd.Args)] = cmd.Path // the resolved program, as exec would run it
 	}
-	cmd.Path = bwrap
-	cmd.Args = append([]string{bwrap}, args...)
+	cmd.Path = prog
+	cmd.Args = append([]string{prog}, args...)
 	cmd.Err = nil // exec.Command's lookup error no longer applies
 	env := cmd.Env
 	if env == nil {

@@ -9,6 +9,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ctxloop/agent/internal/sandbox"
 )
@@ -24,7 +25,7 @@ func sandboxNotice(s *sandbox.Setting, arg string) *noticeItem {
 			}
 			return &noticeItem{kind: noticeInfo, text: "sandbox off: commands run with your rights and ask first" + why + "; /sandbox workspace-write or read-only confines them"}
 		}
-		return &noticeItem{kind: noticeInfo, text: fmt.Sprintf("sandbox %s: %s; network %s (/sandbox off turns it off)", p.Mode, sandboxAllows(p.Mode), networkWord(p.Network))}
+		return &noticeItem{kind: noticeInfo, text: fmt.Sprintf("sandbox %s: %s; network %s (/sandbox off turns it off)", p.Mode, sandboxAllows(p.Mode), networkWord(p))}
 	}
 	mode, err := sandbox.ParseMode(arg)
 	if err != nil {
@@ -52,9 +53,12 @@ func sandboxAllows(m sandbox.Mode) string {
 	return "commands write the workspace (not .git or .agent) and a private temp directory, and read everything else"
 }
 
-func networkWord(n string) string {
-	if n == sandbox.NetworkAllow {
+func networkWord(p sandbox.Policy) string {
+	if p.Network == sandbox.NetworkAllow {
 		return "allowed"
+	}
+	if len(p.Hosts) > 0 {
+		return "only to " + strings.Join(p.Hosts, ", ") + " (through the agent's proxy)"
 	}
 	return "off"
 }
