@@ -19,7 +19,13 @@ const announcedMarker = "sandbox-announced"
 // here, or no marker can be written). The caller calls it only when the
 // user's config leaves sandbox unset and no --sandbox was given.
 func Announcement(dataDir string) string {
-	if dataDir == "" || Probe() != nil {
+	if dataDir == "" {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(dataDir, announcedMarker)); err == nil {
+		return "" // said before: no probe (a bwrap run) on every start
+	}
+	if Probe() != nil {
 		return ""
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {

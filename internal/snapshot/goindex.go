@@ -551,12 +551,3 @@ func strconvOctal(m uint32) string {
 	}
 	return "160000"
 }
-
-func hexOf(b [20]byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 40)
-	for i, c := range b {
-		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
-	}
-	return string(out)
-}

@@ -238,3 +238,13 @@ func packIndex(ents []packEntry, sum []byte) []byte {
 	b.Write(idxSum[:])
 	return b.Bytes()
 }
+
+// hexOf is an object id in hex.
+func hexOf(b [20]byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 40)
+	for i, c := range b {
+		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(out)
+}
