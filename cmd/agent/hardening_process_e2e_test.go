@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,9 @@ func TestE2EKeyNeverReachesTools(t *testing.T) {
 	e.vars = append(e.vars, "OPENAI_API_KEY="+key, "MY_ALIAS="+key)
 	if err := os.WriteFile(filepath.Join(e.work, "keyfile"), []byte(key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	for i := range 80 { // enough files that the first checkpoint is one pack (snapshot/packwrite.go)
+		os.WriteFile(filepath.Join(e.work, fmt.Sprintf("f%02d.txt", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
 	}
 
 	res := e.run("", "run", "--yes", "--format", "json", "print the key")

@@ -342,7 +342,7 @@ func (a *app) openSnapshots(ctx context.Context, dir string) (*snapshot.Store, e
 	if !a.cfg.Snapshots.Enabled {
 		return nil, errors.New("checkpoints are switched off (checkpoints.enabled in your config)")
 	}
-	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: a.cfg.Snapshots.IgnoredMaxBytes})
+	return snapshot.Open(ctx, a.cfg.DataDir, dir, snapshot.Options{MaxFileBytes: a.cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: a.cfg.Snapshots.IgnoredMaxBytes, Secrets: secretsOf(a.cfg)})
 }
 
 // dropSnapshots deletes a removed session's snapshots (what no other

@@ -144,7 +144,7 @@ func (c *checkpointer) snapshots(ctx context.Context) *snapshot.Store {
 		return c.store
 	}
 	cfg := c.config
-	st, err := snapshot.Open(context.WithoutCancel(ctx), cfg.DataDir, c.dir, snapshot.Options{MaxFileBytes: cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: cfg.Snapshots.IgnoredMaxBytes})
+	st, err := snapshot.Open(context.WithoutCancel(ctx), cfg.DataDir, c.dir, snapshot.Options{MaxFileBytes: cfg.Snapshots.MaxFileBytes, IgnoredMaxBytes: cfg.Snapshots.IgnoredMaxBytes, Secrets: secretValues(cfg)})
 	var note string
 	if err != nil {
 		note = err.Error()

@@ -66,7 +66,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	// A first snapshot of many files goes into one pack (packwrite.go).
 	put := toLoose(g.gitDir)
 	if tree == nil && len(update) >= packMin {
-		pack, err := newPackWriter(g.gitDir)
+		pack, err := newPackWriter(g.gitDir, g.secrets)
 		if err != nil {
 			return "", err
 		}

@@ -2,10 +2,11 @@ package snapshot
 
 // packwrite.go: a first snapshot's objects in one pack, not thousands of
 // loose objects. Contract: a packWriter takes objects from any goroutine
-// (put), each once by id, each deflated at a fast level (never as stored
-// blocks: a key file in the tree must not sit readable in the store;
-// `git gc` at the store's next collection compresses them further,
-// prune.go); finish writes the
+// (put), each once by id, each stored deflated without compression
+// (stored blocks: a copy and a checksum, as `tar c` costs; `git gc` at the
+// store's next collection compresses them, prune.go) but an object that
+// holds a secret value (Options.Secrets: the API key), which is deflated so
+// that it never sits readable in the store; finish writes the
 // pack's object count and SHA-1 trailer and its version-2 index, as git's
 // index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
 // index renamed last: git sees the pack whole or not at all), and git reads
@@ -48,6 +49,8 @@ type packWriter struct {
 	seen map[[20]byte]bool
 	ents []packEntry
 	err  error // the first write error: every later put fails with it
+	// secrets are values an object must not hold readable (Options.Secrets).
+	secrets []string
 }
 
 type packEntry struct {
@@ -57,7 +60,7 @@ type packEntry struct {
 }
 
 // newPackWriter starts a pack in gitDir.
-func newPackWriter(gitDir string) (*packWriter, error) {
+func newPackWriter(gitDir string, secrets []string) (*packWriter, error) {
 	dir := filepath.Join(gitDir, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -66,7 +69,7 @@ func newPackWriter(gitDir string) (*packWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}}
+	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}, secrets: secrets}
 	var hdr [12]byte // the count is written by finish
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
@@ -77,14 +80,31 @@ func newPackWriter(gitDir string) (*packWriter, error) {
 
 var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 
-// packZlib are reused compressors, at level 2 as the loose objects
-// (objwrite.go): level 0, and Go's level 1 on short input, store content
-// verbatim, and a key file the user keeps in the tree would sit readable
-// in the store.
-var packZlib = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(io.Discard, 2)
-	return w
-}}
+// packStored are reused level-0 compressors: stored blocks, a copy and
+// a checksum, as `tar c` costs (`git gc` at the store's next collection
+// compresses them, prune.go). packDeflate are level-2 ones, for an object
+// that holds a secret value (Options.Secrets): stored blocks would keep
+// it readable in the store (Go's level 1 too, on short input).
+var (
+	packStored = sync.Pool{New: func() any {
+		w, _ := zlib.NewWriterLevel(io.Discard, zlib.NoCompression)
+		return w
+	}}
+	packDeflate = sync.Pool{New: func() any {
+		w, _ := zlib.NewWriterLevel(io.Discard, 2)
+		return w
+	}}
+)
+
+// holdsSecret reports whether body holds one of secrets.
+func holdsSecret(body []byte, secrets []string) bool {
+	for _, s := range secrets {
+		if s != "" && bytes.Contains(body, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
 
 // countingCRC counts and checksums what passes to w.
 type countingCRC struct {
@@ -128,14 +148,18 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 	}
 	cw := &countingCRC{w: p.bw}
 	cw.Write(hdr[:n])
-	zw := packZlib.Get().(*zlib.Writer)
+	pool := &packStored
+	if holdsSecret(body, p.secrets) {
+		pool = &packDeflate
+	}
+	zw := pool.Get().(*zlib.Writer)
 	zw.Reset(cw)
 	_, err := zw.Write(body)
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}
 	zw.Reset(io.Discard)
-	packZlib.Put(zw)
+	pool.Put(zw)
 	if err != nil {
 		p.err = err
 		return "", err

@@ -115,7 +115,10 @@ func TestPackNeverKeepsAKeyFileVerbatim(t *testing.T) {
 		os.WriteFile(filepath.Join(work, fmt.Sprintf("f%03d.txt", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644)
 	}
 	os.WriteFile(filepath.Join(work, ".env"), []byte("KEY="+secret+"\n"), 0o600)
-	s := openStore(t, work)
+	s, err := Open(context.Background(), t.TempDir(), work, Options{Secrets: []string{secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Take(context.Background(), "ses1", "first"); err != nil {
 		t.Fatal(err)
 	}

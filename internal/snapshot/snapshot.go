@@ -141,6 +141,10 @@ type Options struct {
 	IgnoredMaxBytes int64
 	// Exclude adds gitignore patterns to DefaultExcludes.
 	Exclude []string
+	// Secrets are values (the API key) a file's content may hold that
+	// the store must never keep readable: an object holding one is
+	// always compressed (packwrite.go), never stored as is.
+	Secrets []string
 }
 
 // ID names a snapshot: the store's commit, whose tree is the work tree.
@@ -257,7 +261,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	}
 	s.fast = goPath{
 		gitDir: gitDir, indexFile: s.git.IndexFile, excludesFile: s.git.ExcludesFile,
-		workTree: work, maxBytes: s.maxBytes, excludes: s.excludes,
+		workTree: work, maxBytes: s.maxBytes, excludes: s.excludes, secrets: opt.Secrets,
 	}
 	s.reuse = &lastTakes{indexFile: s.git.IndexFile}
 

@@ -45,6 +45,7 @@ type goPath struct {
 	workTree     string
 	maxBytes     int64    // the largest file stored
 	excludes     []string // the store's own ignore patterns (its info/exclude)
+	secrets      []string // Options.Secrets
 }
 
 // gitWalk, when set (tests), makes take list the changes with git as
