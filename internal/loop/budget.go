@@ -39,7 +39,9 @@ type budgetError struct {
 }
 
 func (e *budgetError) Error() string {
-	const raise = "raise it with --max-cost or `budget`"
+	// How to raise the cap is the front end's to say: /budget in the chat,
+	// --max-cost for agent run.
+	const raise = "raise the budget to go on"
 	held := fmt.Sprintf("%s reserved by requests in flight", usd(e.ReservedUSD))
 	if e.SpentUSD >= e.CapUSD {
 		return fmt.Sprintf("stopped: this session has cost %s of its %s budget (%s); %s",
