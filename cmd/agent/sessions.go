@@ -57,12 +57,13 @@ Context used is the token calculator's total (what `+"`agent context`"+` shows).
 reads each session's whole history, so it is given for the %d newest
 sessions listed; the others show "-" (null in JSON).
 
-Subcommands show, export and rm take a session id or a unique prefix of
+Subcommands show, export, rename and rm take a session id or a unique prefix of
 one (six characters or more).`, contextRows),
 		Example: `  agent sessions
   agent sessions --all --json | jq -r '.[] | "\(.id) \(.title)"'
   agent sessions show 01JX3K
   agent sessions export 01JX3K --json > session.json
+  agent sessions rename 01JX3K fix the parser
   agent sessions rm 01JX3K`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,7 +72,7 @@ one (six characters or more).`, contextRows),
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.all, "all", false, "list the sessions of every directory")
-	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsForkCmd(g), newSessionsSearchCmd(g))
+	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g), newSessionsForkCmd(g), newSessionsSearchCmd(g))
 	return cmd
 }
 
