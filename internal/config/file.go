@@ -87,10 +87,11 @@ type file struct {
 	unknown []unknownKey
 }
 
-// unknownWarnings are the warnings about f's unknown keys, f read from path.
-func (f *file) unknownWarnings(path string) []string {
+// unknownWarnings are the warnings about a file's unknown keys, the file
+// read from path.
+func unknownWarnings(unknown []unknownKey, path string) []string {
 	var ws []string
-	for _, k := range f.unknown {
+	for _, k := range unknown {
 		ws = append(ws, k.warning(path))
 	}
 	return ws
