@@ -35,7 +35,9 @@ func sessionAction(st *storage.Store, current string, del func(context.Context, 
 		return "this is the open session: start another (/new) to delete it", nil
 	}
 	if del == nil {
-		del = func(ctx context.Context, st *storage.Store, s *message.Session) error { return st.DeleteSession(ctx, s.ID) }
+		del = func(ctx context.Context, st *storage.Store, s *message.Session) error {
+			return st.DeleteSession(ctx, s.ID)
+		}
 	}
 	return "", func() tea.Msg {
 		ctx := context.Background()
