@@ -250,6 +250,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}
+	opt.BudgetHint = "raise it with --max-cost USD (or budget in the config)"
 	opt.Effort = effortChoice(f.effort)
 	if f.plan || f.execute {
 		opt.Mode.Set(f.plan)
@@ -324,9 +325,6 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 			return &exitError{code: exitInterrupted, err: errors.New("interrupted before anything was saved")}
 		}
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; session %s saved", r.Session().ID)}
-	case res.FinishReason == loop.FinishBudget:
-		out.notice("raise the budget with --max-cost USD, or budget in the config")
-		runErr = res.Err
 	case res.Err != nil:
 		runErr = res.Err
 	case res.FinishReason == loop.FinishDoomLoop:
