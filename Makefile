@@ -10,6 +10,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 all: lint test
 
 build:
+	@echo "building $(BIN) (the first build compiles everything, silently: a minute or more)"
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/agent
 
 run:
@@ -23,10 +24,14 @@ run:
 RACE      ?= -race -gcflags='modernc.org/...=-d=checkptr=0'
 
 # The whole suite with the race detector. The tmux end-to-end tests run when
-# tmux is installed (see e2e).
+# tmux is installed (see e2e). build/testprogress prints each package as it
+# finishes and failures in full; pipefail keeps go test's exit code.
+test: SHELL := bash
+test: .SHELLFLAGS := -o pipefail -c
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test $(RACE) -count=1 -timeout 15m $(PKGS)
+	@echo "go test $(PKGS): the first run compiles for minutes; packages are listed as they finish"
+	$(GO) test $(RACE) -json -count=1 -timeout 15m $(PKGS) | TESTPROGRESS_MODULE=github.com/ctxloop/agent $(GO) run ./build/testprogress
 
 test-short:
 	$(GO) test -count=1 -short $(PKGS)

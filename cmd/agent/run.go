@@ -253,6 +253,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if f.maxCost > 0 {
 		opt.MaxCostUSD = f.maxCost
 	}
+	opt.BudgetHint = "raise it with --max-cost USD (or budget in the config)"
 	opt.Effort = effortChoice(f.effort)
 	if f.plan || f.execute {
 		opt.Mode.Set(f.plan)

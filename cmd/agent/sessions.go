@@ -57,12 +57,13 @@ Context used is the token calculator's total (what `+"`agent context`"+` shows).
 reads each session's whole history, so it is given for the %d newest
 sessions listed; the others show "-" (null in JSON).
 
-Subcommands show, export and rm take a session id or a unique prefix of
+Subcommands show, export, rename and rm take a session id or a unique prefix of
 one (six characters or more).`, contextRows),
 		Example: `  agent sessions
   agent sessions --all --json | jq -r '.[] | "\(.id) \(.title)"'
   agent sessions show 01JX3K
   agent sessions export 01JX3K --json > session.json
+  agent sessions rename 01JX3K fix the parser
   agent sessions rm 01JX3K`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,7 +72,7 @@ one (six characters or more).`, contextRows),
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.all, "all", false, "list the sessions of every directory")
-	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsForkCmd(g), newSessionsSearchCmd(g))
+	cmd.AddCommand(newSessionsShowCmd(g), newSessionsExportCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g), newSessionsForkCmd(g), newSessionsSearchCmd(g))
 	return cmd
 }
 
@@ -443,24 +444,8 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 				continue
 			}
 		}
-		kids := subagentSessions(ctx, st, s.ID) // deleted with it (subagents.go)
-		saved := savedOutputs(ctx, st, s.ID, a.outputDir())
-		for _, k := range kids {
-			saved = append(saved, savedOutputs(ctx, st, k.ID, a.outputDir())...)
-		}
-		err := st.DeleteSession(ctx, s.ID)
-		switch {
-		case errors.Is(err, storage.ErrSessionBusy):
-			err = fmt.Errorf("session %s is in use by another running agent; close it first (%w)", s.ID, err)
-		case err == nil:
-			for _, path := range saved {
-				_ = os.Remove(path)
-			}
-			for _, sess := range append([]*message.Session{s}, kids...) {
-				if err := a.dropSnapshots(ctx, sess); err != nil {
-					fmt.Fprintf(msg, "agent: session %s: its checkpoints were not removed: %v\n", sess.ID, err)
-				}
-			}
+		err := a.deleteSession(ctx, st, s, func(w string) { fmt.Fprintln(msg, "agent:", w) })
+		if err == nil {
 			fmt.Fprintf(msg, "deleted %s\n", s.ID)
 			continue
 		}
@@ -468,6 +453,34 @@ func removeSessions(ctx context.Context, g *globalFlags, ids []string, yes bool,
 		failed = &exitError{code: exitFailure}
 	}
 	return failed
+}
+
+// deleteSession deletes s with its subagents' sessions, the full outputs
+// they saved and the checkpoints no other session shares; warn is told of
+// what could not be removed after the rows went. `agent sessions rm` and
+// the chat's /sessions picker both delete through it.
+func (a *app) deleteSession(ctx context.Context, st *storage.Store, s *message.Session, warn func(string)) error {
+	kids := subagentSessions(ctx, st, s.ID) // deleted with it (subagents.go)
+	saved := savedOutputs(ctx, st, s.ID, a.outputDir())
+	for _, k := range kids {
+		saved = append(saved, savedOutputs(ctx, st, k.ID, a.outputDir())...)
+	}
+	err := st.DeleteSession(ctx, s.ID)
+	if errors.Is(err, storage.ErrSessionBusy) {
+		return fmt.Errorf("session %s is in use by another running agent; close it first (%w)", s.ID, err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, path := range saved {
+		_ = os.Remove(path)
+	}
+	for _, sess := range append([]*message.Session{s}, kids...) {
+		if err := a.dropSnapshots(ctx, sess); err != nil {
+			warn(fmt.Sprintf("session %s: its checkpoints were not removed: %v", sess.ID, err))
+		}
+	}
+	return nil
 }
 
 // savedOutputs lists the full tool outputs a session saved in outputDir,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tui"
 )
@@ -51,6 +52,9 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 		Commands:  a.commandCatalog(), // reads nothing until the first "/"
 		MCP:       a.mcp,
 		Approvals: approval.Open(a.cfg.DataDir),
+		DeleteSession: func(ctx context.Context, st *storage.Store, s *message.Session) error {
+			return a.deleteSession(ctx, st, s, func(string) {}) // leftover checkpoints go with the daily prune
+		},
 	}
 	if g.session == "" && !g.cont {
 		// A new chat's first frame needs no database: it opens behind it.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -80,6 +81,20 @@ type file struct {
 	// Verify is "verify": a bool or {enabled, commands} (verify.go).
 	Verify  *verifyFile   `json:"verify"`
 	Sandbox *sandboxEntry `json:"sandbox"`
+
+	// unknown are the file's keys this shape lacks (unknownkeys.go),
+	// warned about by whoever applies the file.
+	unknown []unknownKey
+}
+
+// unknownWarnings are the warnings about a file's unknown keys, the file
+// read from path.
+func unknownWarnings(unknown []unknownKey, path string) []string {
+	var ws []string
+	for _, k := range unknown {
+		ws = append(ws, k.warning(path))
+	}
+	return ws
 }
 
 // modelEntry is a models entry of a config file; pointers tell set from
@@ -332,6 +347,7 @@ func readFile(path, home string, mustExist bool) (f *file, warning string, err e
 	if err := dec.Decode(f); err != nil {
 		return nil, "", fmt.Errorf("parse config %s: %w", path, err)
 	}
+	f.unknown = unknownKeys(data, reflect.TypeOf(file{}))
 	return f, "", nil
 }
 

@@ -98,6 +98,7 @@ func (c *Config) readUserFile(flagFile string, getenv func(string) string) error
 	}
 	if uf != nil {
 		c.UserFile = userFile
+		c.Warnings = append(c.Warnings, unknownWarnings(uf.unknown, userFile)...)
 		if uf.APIKey != nil {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: api_key is ignored; set OPENAI_API_KEY in the environment", userFile))
 		}
@@ -126,6 +127,7 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		return project, nil
 	}
 	c.ProjectFile = path
+	c.Warnings = append(c.Warnings, unknownWarnings(pf.unknown, path)...)
 	project.model, project.small = deref(pf.Model), deref(pf.SmallModel)
 	for name, set := range map[string]bool{
 		"base_url": pf.BaseURL != nil, "api_key": pf.APIKey != nil, "permissions": pf.Permissions != nil,

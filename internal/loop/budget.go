@@ -36,10 +36,16 @@ var ErrBudget = budget.ErrRefused
 type budgetError struct {
 	budget.RefusedError
 	inputUSD, outputUSD float64
+	hint                string // Options.BudgetHint
 }
 
 func (e *budgetError) Error() string {
-	const raise = "raise it with --max-cost or `budget`"
+	// How to raise the cap is the front end's to say (Options.BudgetHint):
+	// /budget in the chat, --max-cost for agent run.
+	raise := e.hint
+	if raise == "" {
+		raise = "raise the budget to go on"
+	}
 	held := fmt.Sprintf("%s reserved by requests in flight", usd(e.ReservedUSD))
 	if e.SpentUSD >= e.CapUSD {
 		return fmt.Sprintf("stopped: this session has cost %s of its %s budget (%s); %s",
@@ -115,7 +121,7 @@ func (sp *stepper) reserveCached(model string, inputTokens, cachedTokens, maxTok
 	res, n, err := sp.opt.Ledger.ReserveUpTo(in, perToken, minTokens, maxTokens)
 	var refused *budget.RefusedError
 	if errors.As(err, &refused) {
-		return nil, 0, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: float64(minTokens) * perToken}
+		return nil, 0, &budgetError{RefusedError: *refused, inputUSD: in, outputUSD: float64(minTokens) * perToken, hint: sp.opt.BudgetHint}
 	}
 	return res, n, err
 }

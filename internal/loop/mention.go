@@ -54,6 +54,25 @@ func (in *inbox) attach(ctx context.Context, m mention.Mention) *message.FileSta
 		f.Error = res.Output
 	default:
 		f.Content, f.Truncated = res.Output, res.Truncated
+		f.Count = attachedCount(f.Kind, res.Metadata)
 	}
 	return f
+}
+
+// attachedCount is what a chip counts from the tool's metadata: read's
+// total_lines, ls's entries; 0 when the tool did not say.
+func attachedCount(kind string, meta map[string]any) int {
+	key := "total_lines"
+	if kind == message.AttachDir {
+		key = "entries"
+	}
+	switch v := meta[key].(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case float64:
+		return int(v)
+	}
+	return 0
 }

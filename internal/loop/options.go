@@ -87,6 +87,10 @@ type Options struct {
 	// MaxCostUSD is the session's spending cap (--max-cost, config
 	// budget); 0 means none. See budget.go.
 	MaxCostUSD float64
+	// BudgetHint ends the message of a stop by the cap, telling how to
+	// raise it in this front end ("raise it with --max-cost USD"); empty
+	// says "raise the budget to go on".
+	BudgetHint string
 	// Ledger, if set, is the spending ledger this session shares (a
 	// subagent's is its parent's), and MaxCostUSD is not read; nil makes
 	// one with the cap MaxCostUSD and the session's cost so far.

@@ -27,6 +27,10 @@ type FileState struct {
 	// truncation notice when cut.
 	Content   string `json:"content,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
+	// Count is what a chip counts: the file's lines (all of them, when
+	// only some were attached) or the listing's entries; 0 when unknown
+	// (an attachment stored before it was recorded).
+	Count int `json:"count,omitempty"`
 	// Error says why nothing was attached (a binary, missing or refused
 	// file); the model is told so, and the chip shows it.
 	Error string `json:"error,omitempty"`

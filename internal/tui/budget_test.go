@@ -28,6 +28,9 @@ func TestBudgetStopsTheTurnAndRaisesWithSlashBudget(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "of its $0.30 budget") || !strings.Contains(s, "/budget") {
 		t.Fatalf("screen:\n%s", s)
 	}
+	if s := h.screen(); strings.Contains(s, "--max-cost") || !strings.Contains(s, "raise it with /budget USD") {
+		t.Fatalf("the chat's notice names agent run's flag, which the chat does not take:\n%s", s)
+	}
 	if n := len(h.srv.Requests()); n != 1 {
 		t.Fatalf("%d requests, want 1", n)
 	}

@@ -30,7 +30,7 @@ var commands = []command{
 	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
 	{name: "pins", help: "list, edit and remove the pinned facts"},
 	{name: "new", help: "start a new session"},
-	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one"},
+	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one; ctrl+r renames, ctrl+d deletes"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "effort", args: "[level]", help: "show or set the reasoning effort (minimal, low, medium, high; default: the config's) and the model's levels"},
 	{name: "plan", args: "[show|edit|run]", help: "switch plan mode (shift+tab): read-only tools only; show, edit ($EDITOR when set) or approve and run the latest plan"},

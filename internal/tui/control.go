@@ -200,6 +200,7 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	ed.ta.Placeholder = ""
 	ed.setWidth(max(10, m.width-6))
 	ed.setValue(loop.EditableSummary(text))
+	ed.ta.MoveToBegin() // the drawer shows the top: the cursor starts there too
 	m.drawer = &summaryEditDrawer{SummaryEditor: overlay.NewSummaryEditor(textArea{ed}), ed: ed}
 	return nil
 }

@@ -70,6 +70,12 @@ func TestControlPreviewPinAndSummaryEdit(t *testing.T) {
 	if v := d.ed.value(); strings.Contains(v, compact.UserMessagesHeading) || strings.Contains(v, "<user_message>") {
 		t.Errorf("the verbatim user messages are editable text:\n%s", v)
 	}
+	// It opens at the top, and so does the cursor: what is typed goes
+	// where the eye is, not below the fold (issue 32 item 6).
+	h.typeText("X")
+	if v := d.ed.value(); !strings.HasPrefix(v, "X") {
+		t.Errorf("typing in the opened summary editor went elsewhere than its top:\n%.200s", v)
+	}
 	d.ed.setValue("## Goal\nedited by hand")
 	h.key("ctrl+s")
 	h.waitScreen("summary edited")

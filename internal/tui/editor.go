@@ -61,7 +61,7 @@ type editor struct {
 func newEditor(th *theme) *editor {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
-	ta.Placeholder = "Message the agent · / for commands · enter sends, ctrl+j newline"
+	ta.Placeholder = idleEditorHint // editorhint.go
 	ta.CharLimit = 0
 	ta.DynamicHeight = true
 	ta.MinHeight = 1

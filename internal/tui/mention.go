@@ -134,17 +134,45 @@ func (c *chipItem) lines(rc *renderCtx) []string {
 	case c.f.Kind == message.AttachEnv:
 		line = th.Dim.Render(fit("  "+envChip, rc.width)) // the agent's note, not the user's words: its text is in export
 	default:
-		n := strings.Count(c.f.Content, "\n") + 1
-		what := fmt.Sprintf("%d lines", n)
-		if c.f.Kind == message.AttachDir {
-			what = fmt.Sprintf("listing, %d entries", n)
-		}
+		what := chipCount(&c.f)
 		if c.f.Truncated {
 			what += ", truncated"
 		}
 		line = th.AccentText.Render(fit("  ⎘ "+name, rc.width)) + th.Dim.Render(fit(" · "+what, max(0, rc.width-len(name)-4)))
 	}
 	return c.cache.put(rc, 0, []string{line, ""})
+}
+
+// chipCount says what an attachment holds: "3 lines", "listing, 1 entry".
+// An attachment stored without a count is counted from its content: the
+// lines of read's output (its truncation notes aside), the lines of ls's
+// under its header.
+func chipCount(f *message.FileState) string {
+	n := f.Count
+	if n == 0 {
+		text := strings.TrimRight(f.Content, "\n")
+		if f.Truncated {
+			if i := strings.LastIndex(text, "\n\n"); i >= 0 {
+				text = text[:i]
+			}
+		}
+		if text != "" {
+			n = strings.Count(text, "\n") + 1
+		}
+		if f.Kind == message.AttachDir {
+			n = max(0, n-1)
+		}
+	}
+	if f.Kind == message.AttachDir {
+		if n == 1 {
+			return "listing, 1 entry"
+		}
+		return fmt.Sprintf("listing, %d entries", n)
+	}
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 // envChip is the line of a git status the agent sent with the message

@@ -314,7 +314,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id == m.flashID {
 			m.flash = ""
 		}
-	case sessionsLoadedMsg, modelsLoadedMsg, overlay.SearchDueMsg, overlay.SearchFoundMsg:
+	case sessionsLoadedMsg, modelsLoadedMsg, sessionActedMsg, overlay.SearchDueMsg, overlay.SearchFoundMsg:
 		if m.drawer != nil {
 			d := m.drawer
 			res, cmd := d.update(m, msg)

@@ -24,6 +24,9 @@ type pickerDrawer struct {
 	// models: the /model picker (else the sessions picker, if it loads);
 	// firstRun marks the picker of a session without a model.
 	models, firstRun bool
+	// said is what the last rename or delete said, shown once the list
+	// is loaded again.
+	said string
 }
 
 type sessionsLoadedMsg struct {
@@ -38,7 +41,7 @@ type modelsLoadedMsg struct {
 }
 
 func newSessionPicker(m *Model) *pickerDrawer {
-	p := overlay.NewPicker("Sessions", nil).Loading().Searchable(sessionSearcher(m.opt.Loop.Store, m.opt.Loop.Config, m.opt.Loop.Dir, m.sess.ID))
+	p := overlay.NewPicker("Sessions", nil).Loading().Searchable(sessionSearcher(m.opt.Loop.Store, m.opt.Loop.Config, m.opt.Loop.Dir, m.sess.ID)).Manageable()
 	return &pickerDrawer{Picker: p, choose: func(m *Model, id string) tea.Cmd {
 		if id == m.sess.ID {
 			return nil
@@ -139,8 +142,12 @@ func (p *pickerDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		for _, s := range msg.list {
 			entries = append(entries, sessionEntry(m.opt.Loop.Config, s, m.sess.ID))
 		}
-		p.Loaded(entries, "", msg.err)
+		p.Loaded(entries, p.said, msg.err)
+		p.said = ""
 		return drawerKeep, nil
+	case sessionActedMsg: // sessionmanage.go
+		p.said = msg.note
+		return drawerKeep, p.load(m)
 	case modelsLoadedMsg:
 		if p.firstRun {
 			var served []string
@@ -172,6 +179,11 @@ func (p *pickerDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return drawerKeep, nil
 	}
 	res, cmd := p.Update(chatHost{m}, msg)
+	if a, ok := p.TakeAction(); ok {
+		note, act := sessionAction(m.opt.Loop.Store, m.sess.ID, m.opt.DeleteSession, a)
+		p.Say(note)
+		return res, tea.Batch(cmd, act)
+	}
 	if v, ok := p.Chosen(); ok {
 		return drawerClose, tea.Batch(cmd, p.choose(m, v))
 	}

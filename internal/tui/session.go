@@ -31,6 +31,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts := m.opt.Loop
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
+	opts.BudgetHint = "raise it with /budget USD" // the chat's way (budget.go)
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
 	if sessionID == "" {
 		opts.Environment = m.prefetch.take() // prefetch.go

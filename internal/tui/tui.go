@@ -44,6 +44,7 @@ import (
 	usercmd "github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
+	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
@@ -82,6 +83,10 @@ type Options struct {
 	// about a project's MCP server that waits for approval: it asks
 	// (mcpapproval.go). Nil: it does not ask.
 	Approvals *approval.Store
+	// DeleteSession deletes a session the /sessions picker was asked to
+	// delete, with what it saved (agent sessions rm's deletion); nil
+	// deletes its rows alone.
+	DeleteSession func(context.Context, *storage.Store, *message.Session) error
 
 	// jobsEsc is the chat's memory of the last Esc (jobs.go); New sets it.
 	jobsEsc *escTwice

@@ -140,6 +140,7 @@ func (m *Model) View() tea.View {
 	}
 	b.WriteString(m.ruleLine())
 	b.WriteByte('\n')
+	m.editor.ta.Placeholder = editorHint(m.busy) // editorhint.go
 	b.WriteString(m.editor.view())
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())

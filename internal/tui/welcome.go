@@ -69,7 +69,7 @@ func (w *welcomeItem) lines(rc *renderCtx) []string {
 	row("server", w.server, "")
 	out = append(out, "", th.Bold.Render("Tips"))
 	for _, tip := range []string{
-		"Type while the agent works: your messages queue and go in between its steps (ctrl+q edits the queue).",
+		"Type while the agent works: enter steers the running turn, tab queues a message for after it (ctrl+q edits the queue).",
 		"/context shows where the context tokens go.",
 		"/compact summarises the conversation now, with an optional focus.",
 	} {

@@ -79,8 +79,10 @@ func (d *HelpDrawer) Update(h Host, msg tea.Msg) (Result, tea.Cmd) {
 func (d *HelpDrawer) View(h Host, inline bool, commands [][2]string, custom []string, width, height int) []string {
 	th := h.Theme()
 	keys := [][2]string{
-		{"enter", "send (queued while the agent works)"},
+		{"enter", "send; while the agent works, steer the running turn (tab queues)"},
 		{"shift+enter ctrl+j", "new line"},
+		{"@path", "attach a file (@dir/ a listing), completed as you type"},
+		{"!command", "run a shell command yourself; its output joins the next message"},
 		{"↑ ↓", "history; ↑ on an empty editor pulls the last queued message back"},
 		{"esc", "interrupt the agent; close a panel"},
 		{"ctrl+c", "clear the editor; twice to quit"},

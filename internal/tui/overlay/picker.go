@@ -39,6 +39,9 @@ type Picker struct {
 	// search searches the entries' content for the filter (search.go);
 	// nil for a picker that only filters.
 	search *search
+	// manage renames and deletes entries (pickermanage.go); nil for a
+	// picker that only chooses.
+	manage *manage
 	// chosen is the value chosen (once done).
 	chosen string
 	done   bool
@@ -95,11 +98,17 @@ func (p *Picker) Update(h Host, msg tea.Msg) (Result, tea.Cmd) {
 	case SearchDueMsg, SearchFoundMsg:
 		return Keep, p.searchUpdate(msg)
 	case tea.PasteMsg:
+		if p.managePaste(msg.Content) {
+			return Keep, nil
+		}
 		p.filter += strings.ReplaceAll(msg.Content, "\n", " ")
 		p.sel = 0
 		return Keep, p.filterChanged()
 	case tea.KeyPressMsg:
 		vis := p.visible()
+		if p.manageKey(msg, vis) {
+			return Keep, nil
+		}
 		switch msg.String() {
 		case "esc":
 			return Close, nil
@@ -136,6 +145,10 @@ func (p *Picker) View(h Host, width, height int) []string {
 	th := h.Theme()
 	inner := max(10, width-4)
 	body := []string{th.AccentText.Render("filter › ") + p.filter}
+	manageLine, manageFooter := p.manageLine()
+	if manageLine != "" {
+		body[0] = th.WarnText.Render(theme.Fit(manageLine, inner))
+	}
 	if p.note != "" {
 		body = append(body, th.Dim.Render(theme.Fit(p.note, inner)))
 	}
@@ -190,6 +203,9 @@ func (p *Picker) View(h Host, width, height int) []string {
 	footer := "↑↓ choose · enter open · esc close"
 	if p.free {
 		footer = "↑↓ choose · enter switch · type a name · esc"
+	}
+	if manageFooter != "" {
+		footer = manageFooter
 	}
 	return theme.Frame(th, p.title, body, footer, width)
 }
