@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/lastmodel"
 	"github.com/ctxloop/agent/internal/provider"
 )
 
@@ -118,6 +119,7 @@ func listModels(ctx context.Context, g *globalFlags, asJSON, refresh bool, out i
 		return enc.Encode(rows)
 	}
 	fmt.Fprintln(out, catalogLine(config.CurrentCatalog()))
+	fmt.Fprintln(out, modelSourceLine(a.cfg, a.modelFrom))
 	fmt.Fprint(out, formatModelRows(rows))
 	return nil
 }
@@ -302,4 +304,36 @@ func noModelMessage(baseURL string, served []string, listErr error) string {
 		return msg + " (the server lists no models)"
 	}
 	return msg + fmt.Sprintf(" (the server offers: %s)", strings.Join(served, ", "))
+}
+
+// rememberedModel gives cfg the model last chosen for dir on its server
+// (package lastmodel) when no flag, environment variable or config file
+// named one, and says whose choice it was.
+func rememberedModel(cfg *config.Config, dir string) lastmodel.Scope {
+	if cfg.ModelConfigured {
+		return lastmodel.None
+	}
+	model, scope := lastmodel.Lookup(cfg.DataDir, dir, cfg.BaseURL)
+	if scope != lastmodel.None {
+		cfg.Model, cfg.ModelConfigured = model, true
+	}
+	return scope
+}
+
+// modelSourceLine says which model a new session uses and where it came
+// from, for `agent models`.
+func modelSourceLine(cfg *config.Config, from lastmodel.Scope) string {
+	switch {
+	case from == lastmodel.Project:
+		return fmt.Sprintf("current model: %s (remembered: last chosen in this project, in %s)", cfg.Model, lastmodel.Path(cfg.DataDir))
+	case from == lastmodel.Global:
+		return fmt.Sprintf("current model: %s (remembered: last chosen for this server, in %s)", cfg.Model, lastmodel.Path(cfg.DataDir))
+	case cfg.ModelExplicit:
+		return fmt.Sprintf("current model: %s (from --model or AGENT_MODEL)", cfg.Model)
+	case cfg.ModelConfigured:
+		return fmt.Sprintf("current model: %s (from a config file)", cfg.Model)
+	case cfg.NeedsModelChoice():
+		return "current model: none chosen (the chat asks; pass --model to agent run)"
+	}
+	return fmt.Sprintf("current model: %s (the default)", cfg.Model)
 }
