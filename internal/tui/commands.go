@@ -206,7 +206,7 @@ func (m *Model) switchModel(name, why string) tea.Cmd {
 		} else {
 			m.chat.notice(noticeInfo, text, hint)
 		}
-		return nil
+		return rememberModel(&cfg, m.opt.Loop.Dir, name) // lastmodel.go
 	}
 	if m.runner == nil {
 		return m.setFlash("no session is open yet", 2*time.Second)

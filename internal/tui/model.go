@@ -262,7 +262,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.images = append(msg.images, m.images...)
 		}
 	case modelSetMsg:
-		m.handleModelSet(msg)
+		cmds = append(cmds, m.handleModelSet(msg))
 	case customLoadedMsg:
 		m.custom.scanning = false
 		m.applyCustom(msg.set)
