@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +79,24 @@ func TestE2ERunWaitsForSlowMCPServers(t *testing.T) {
 	}
 	if tools := firstRequestTools(t, e); !slices.Contains(tools, "a__echo") {
 		t.Errorf("--wait-mcp: %v", tools)
+	}
+}
+
+// agent mcp list --verbose names each server's tools in text mode, not
+// only their count.
+func TestE2EMCPListVerboseNamesTheTools(t *testing.T) {
+	e := newEnv(t)
+	e.writeUserConfig(mcpConfig(t, []string{"t"}, ""))
+	res := e.run("", "mcp", "list", "--verbose")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, want := range []string{"t__echo", "t__dotted_name", "t__pid"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("--verbose does not name %s:\n%s", want, res.stdout)
+		}
+	}
+	if res := e.run("", "mcp", "list"); strings.Contains(res.stdout, "t__echo") {
+		t.Errorf("without --verbose the tools are named:\n%s", res.stdout)
 	}
 }
