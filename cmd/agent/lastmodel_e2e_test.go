@@ -37,6 +37,10 @@ func TestE2ERunUsesTheRememberedModel(t *testing.T) {
 	if !strings.Contains(res.stdout, "current model: qwen2.5-coder (remembered: last chosen in this project") {
 		t.Errorf("agent models does not say where the model came from:\n%s", res.stdout)
 	}
+	res = e.run("", "models", "--json")
+	if !strings.Contains(res.stdout, `"current_from": "project memory"`) {
+		t.Errorf("agent models --json does not say where the model came from:\n%.2000s", res.stdout)
+	}
 	// A named model still wins over the memory.
 	e.srv.Add(pt.Text("hello from llama"))
 	if res := e.run("", "run", "--model", "llama3.1", "hi"); res.code != 0 {
