@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,5 +74,27 @@ func TestTaskRequiredToolIsNotOffered(t *testing.T) {
 	}
 	if !slices.Contains(got, "t__quick_job") || !slices.Contains(got, "t__echo") {
 		t.Errorf("tools %v lack quick_job or echo", got)
+	}
+}
+
+// The filter itself: protocol lines pass whole, in order; a line that
+// only opens like JSON, blank lines and long banners are skipped and
+// noted in a bounded way.
+func TestStdoutFilterPassesOnlyJSONLines(t *testing.T) {
+	in := "banner line\n{\"jsonrpc\":\"2.0\",\"id\":1}\n\n{progress: 50%}\n" + strings.Repeat("y", 300<<10) + "\n[{\"jsonrpc\":\"2.0\",\"id\":2}]\n{\"jsonrpc\":\"2.0\",\"id\":3}"
+	var log strings.Builder
+	out, err := io.ReadAll(newStdoutFilter(strings.NewReader(in), &log, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"jsonrpc\":\"2.0\",\"id\":1}\n[{\"jsonrpc\":\"2.0\",\"id\":2}]\n{\"jsonrpc\":\"2.0\",\"id\":3}"
+	if string(out) != want {
+		t.Errorf("passed %q\nwant %q", out, want)
+	}
+	if n := strings.Count(log.String(), "stdout (not MCP, skipped)"); n != 3 {
+		t.Errorf("%d lines noted, want 3:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "{progress: 50%}") || log.Len() > 1<<10 {
+		t.Errorf("log %d bytes:\n%.500s", log.Len(), log.String())
 	}
 }

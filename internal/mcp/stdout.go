@@ -75,7 +75,8 @@ func (t *taskOnly) note(line []byte) {
 }
 
 // stdoutFilter reads a server's stdout and gives the protocol's lines
-// only.
+// only: those that open as JSON and are (a line that opens so and is not
+// is skipped too).
 type stdoutFilter struct {
 	r     *bufio.Reader
 	log   io.Writer // where skipped lines are noted
@@ -112,6 +113,12 @@ func (f *stdoutFilter) next() error {
 		case '{', '[':
 			line, _ := f.r.ReadBytes('\n') // an error comes again on the next read
 			f.out = append(append(f.out[:0], b), line...)
+			if !json.Valid(f.out) {
+				// "{progress: 50%}" opens as JSON and is not.
+				f.note(f.out)
+				f.out = f.out[:0]
+				return nil
+			}
 			f.tasks.note(f.out)
 			return nil
 		}
@@ -130,13 +137,18 @@ func (f *stdoutFilter) skip(b byte) error {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		line := string(bytes.TrimSpace(kept))
-		if len(kept) >= skippedLineBytes {
-			line += "…"
-		}
-		_, _ = io.WriteString(f.log, "stdout (not MCP, skipped): "+line+"\n")
+		f.note(kept)
 		return err
 	}
+}
+
+// note keeps the start of a skipped line in the log.
+func (f *stdoutFilter) note(line []byte) {
+	text := string(bytes.TrimSpace(line[:min(len(line), skippedLineBytes)]))
+	if len(line) >= skippedLineBytes {
+		text += "…"
+	}
+	_, _ = io.WriteString(f.log, "stdout (not MCP, skipped): "+text+"\n")
 }
 
 // taskOnlyOf is the task-only set of a stdio transport; nil for others.
