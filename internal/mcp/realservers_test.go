@@ -98,3 +98,14 @@ func TestStdoutFilterPassesOnlyJSONLines(t *testing.T) {
 		t.Errorf("log %d bytes:\n%.500s", log.Len(), log.String())
 	}
 }
+
+// The same over streamable HTTP.
+func TestTaskRequiredToolIsNotOfferedOverHTTP(t *testing.T) {
+	srv := mcptest.HTTPTasks(t)
+	s := start(t, map[string]config.MCPServer{"h": {URL: srv.URL}}, Options{})
+	ready(t, s)
+	got := names(s.Tools())
+	if slices.Contains(got, "h__long_job") || !slices.Contains(got, "h__quick_job") {
+		t.Errorf("tools %v: want quick_job and not long_job", got)
+	}
+}

@@ -9,7 +9,7 @@ package mcp
 // tail, where `agent mcp list` and error messages show it. A skipped line
 // is never held whole: memory stays bounded whatever its length.
 //
-// It also reads the tools/list results going by for the tools MCP's
+// It also reads (as taskNoter does for HTTP) the tools/list results going by for the tools MCP's
 // 2025-11-25 revision marks execution.taskSupport "required": those can
 // only be called as tasks, which this client does not do (a plain call
 // fails with -32601), so they are not offered (taskOnly).
@@ -151,12 +151,66 @@ func (f *stdoutFilter) note(line []byte) {
 	_, _ = io.WriteString(f.log, "stdout (not MCP, skipped): "+text+"\n")
 }
 
-// taskOnlyOf is the task-only set of a stdio transport; nil for others.
+// taskOnlyOf is the task-only set of a transport.
 func taskOnlyOf(t sdk.Transport) *taskOnly {
-	if st, ok := t.(*stdioTransport); ok {
-		return st.tasks
+	switch t := t.(type) {
+	case *stdioTransport:
+		return t.tasks
+	case *sdk.StreamableClientTransport:
+		if t.HTTPClient != nil {
+			if h, ok := t.HTTPClient.Transport.(headerTransport); ok {
+				return h.tasks
+			}
+		}
 	}
 	return nil
+}
+
+// maxNotedLineBytes bounds a response line taskNoter holds to read it: a
+// longer one is passed on unread.
+const maxNotedLineBytes = 8 << 20
+
+// taskNoter passes an HTTP response's body on and notes the task-only
+// tools of the tools/list results in it, a JSON body or an SSE stream's
+// "data:" lines.
+type taskNoter struct {
+	io.ReadCloser
+	tasks *taskOnly
+	line  []byte
+	over  bool // the current line passed maxNotedLineBytes
+}
+
+func (n *taskNoter) Read(p []byte) (int, error) {
+	k, err := n.ReadCloser.Read(p)
+	for rest := p[:k]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			n.add(rest)
+			break
+		}
+		n.add(rest[:i])
+		n.flush()
+		rest = rest[i+1:]
+	}
+	if err != nil {
+		n.flush()
+	}
+	return k, err
+}
+
+func (n *taskNoter) add(b []byte) {
+	if n.over || len(n.line)+len(b) > maxNotedLineBytes {
+		n.over, n.line = true, n.line[:0]
+		return
+	}
+	n.line = append(n.line, b...)
+}
+
+func (n *taskNoter) flush() {
+	if !n.over {
+		n.tasks.note(bytes.TrimPrefix(bytes.TrimSpace(n.line), []byte("data:")))
+	}
+	n.line, n.over = n.line[:0], false
 }
 
 // sessionRoot is the root advertised to servers: the session's directory

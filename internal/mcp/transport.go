@@ -39,7 +39,7 @@ func (sv *server) transport() (sdk.Transport, error) {
 		}
 		return &sdk.StreamableClientTransport{
 			Endpoint:             sv.spec.URL,
-			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}},
+			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers, tasks: &taskOnly{}}},
 			MaxRetries:           -1, // a failed request is the call's error; the next call tries again
 			DisableStandaloneSSE: true,
 		}, nil
@@ -217,10 +217,12 @@ func secretName(name string) bool {
 	return false
 }
 
-// headerTransport adds the entry's headers to every request.
+// headerTransport adds the entry's headers to every request, and reads
+// the task-only tools in the responses (stdout.go).
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
+	tasks   *taskOnly
 }
 
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -228,7 +230,11 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range h.headers {
 		req.Header[k] = vs
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if err == nil && h.tasks != nil {
+		resp.Body = &taskNoter{ReadCloser: resp.Body, tasks: h.tasks}
+	}
+	return resp, err
 }
 
 // killGroup kills a stdio server's process group: the server and what it

@@ -18,8 +18,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,12 +66,7 @@ func scripted(s *sdk.Server) sdk.Transport {
 		fmt.Fprintln(os.Stdout, junk)
 	}
 	if os.Getenv(EnvTaskTools) != "" {
-		for _, name := range []string{"long_job", "quick_job"} {
-			s.AddTool(&sdk.Tool{Name: name, Description: "A job.", InputSchema: map[string]any{"type": "object"}},
-				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-					return text("done without a task"), nil
-				})
-		}
+		addTaskTools(s)
 		w = taskMarker{os.Stdout}
 	}
 	if os.Getenv(EnvRoots) != "" {
@@ -88,14 +86,57 @@ func scripted(s *sdk.Server) sdk.Transport {
 	return &sdk.IOTransport{Reader: os.Stdin, Writer: w}
 }
 
+// HTTPTasks is HTTP without a required header, whose tools add long_job
+// (execution.taskSupport "required") and quick_job ("optional"), as
+// EnvTaskTools does over stdio.
+func HTTPTasks(t testing.TB) *httptest.Server {
+	t.Helper()
+	s := NewServer(false)
+	addTaskTools(s)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(markedWriter{ResponseWriter: w}, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// markedWriter marks the task tools in what an HTTP response writes.
+type markedWriter struct{ http.ResponseWriter }
+
+func (m markedWriter) Write(p []byte) (int, error) {
+	if _, err := m.ResponseWriter.Write(markTasks(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (m markedWriter) Flush() {
+	if f, ok := m.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func addTaskTools(s *sdk.Server) {
+	for _, name := range []string{"long_job", "quick_job"} {
+		s.AddTool(&sdk.Tool{Name: name, Description: "A job.", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return text("done without a task"), nil
+			})
+	}
+}
+
+func markTasks(p []byte) []byte {
+	q := bytes.ReplaceAll(p, []byte(`"name":"long_job"`), []byte(`"execution":{"taskSupport":"required"},"name":"long_job"`))
+	return bytes.ReplaceAll(q, []byte(`"name":"quick_job"`), []byte(`"execution":{"taskSupport":"optional"},"name":"quick_job"`))
+}
+
 // taskMarker adds the execution field the SDK's Tool does not have to
 // the listings of long_job and quick_job.
 type taskMarker struct{ w io.WriteCloser }
 
 func (t taskMarker) Write(p []byte) (int, error) {
-	q := bytes.ReplaceAll(p, []byte(`"name":"long_job"`), []byte(`"execution":{"taskSupport":"required"},"name":"long_job"`))
-	q = bytes.ReplaceAll(q, []byte(`"name":"quick_job"`), []byte(`"execution":{"taskSupport":"optional"},"name":"quick_job"`))
-	if _, err := t.w.Write(q); err != nil {
+	if _, err := t.w.Write(markTasks(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
