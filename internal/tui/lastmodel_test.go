@@ -49,3 +49,18 @@ func TestPickingTheCurrentModelSendsAndNeverLoops(t *testing.T) {
 		t.Errorf("the picker reopened after /new:\n%s", h.screen())
 	}
 }
+
+// A switch in an open session is remembered too.
+func TestSwitchInASessionIsRemembered(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("hello")})
+	h.typeText("hi")
+	h.key("enter")
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && m.runner != nil })
+	h.typeText("/model gpt-4.1-mini")
+	h.key("enter")
+	cfg := h.m.opt.Loop.Config
+	h.waitFor("the switch remembered", func(m *Model) bool {
+		model, _ := lastmodel.Lookup(cfg.DataDir, m.opt.Loop.Dir, cfg.BaseURL)
+		return model == "gpt-4.1-mini"
+	})
+}
