@@ -104,7 +104,7 @@ once you approve it with agent mcp approve.`,
   agent mcp approve github`,
 		Args: cobra.NoArgs,
 	}
-	var asJSON bool
+	var asJSON, verbose bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "Show each MCP server's status, tools and the tokens their schemas cost",
@@ -114,15 +114,18 @@ needs approval, refused, disabled), its tools and the tokens their
 schemas add to every request (estimated as the context breakdown does).
 A tool whose schema alone is over the share of the window tool_search
 defers at (too_large in --json) is never sent to the model. A server a
-project file declares is shown in full: what it runs and sends.`,
+project file declares is shown in full: what it runs and sends. --verbose
+names each server's tools, with the tokens of each schema.`,
 		Example: `  agent mcp list
+  agent mcp list --verbose
   agent mcp list --json | jq '.[] | select(.status != "connected")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return listMCP(cmd.Context(), g, asJSON, os.Stdout)
+			return listMCP(cmd.Context(), g, asJSON, verbose, os.Stdout)
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	list.Flags().BoolVarP(&verbose, "verbose", "v", false, "name each server's tools (text mode; --json always has tool_names)")
 	approve := &cobra.Command{
 		Use:   "approve NAME",
 		Short: "Allow a server a project file declares to start",
@@ -176,9 +179,29 @@ type mcpRow struct {
 	// out.
 	TooLarge  []string `json:"too_large,omitempty"`
 	ToolLimit int64    `json:"tool_limit,omitempty"`
+	// toolTokens are the tokens of each of Names' schemas (--verbose).
+	toolTokens []int64
 }
 
-func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) error {
+// printToolNames names a server's tools, one a line with the tokens of
+// its schema (agent mcp list --verbose).
+func printToolNames(out io.Writer, r mcpRow) {
+	if len(r.Names) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n%s tools:\n", mcp.Printable(r.Name))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for i, n := range r.Names {
+		tokens := "-"
+		if i < len(r.toolTokens) {
+			tokens = fmt.Sprintf("%d tokens", r.toolTokens[i])
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", mcp.Printable(n), tokens)
+	}
+	_ = tw.Flush()
+}
+
+func listMCP(ctx context.Context, g *globalFlags, asJSON, verbose bool, out io.Writer) error {
 	a, err := loadApp(g)
 	if err != nil {
 		return err
@@ -194,7 +217,8 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 	for _, st := range servers.Status() {
 		large, sent := st.Over(limit)
 		row := mcpRow{
-			Name: st.Name, Kind: st.Kind, Status: string(st.State), Reason: st.Reason, Project: st.Project,
+			toolTokens: st.ToolTokens,
+			Name:       st.Name, Kind: st.Kind, Status: string(st.State), Reason: st.Reason, Project: st.Project,
 			Tools: len(st.Tools), Tokens: sent, Names: append([]string{}, st.Tools...), Restarts: st.Restarts, Stderr: st.Stderr,
 			TooLarge: large,
 		}
@@ -232,6 +256,11 @@ func listMCP(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) er
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if verbose {
+		for _, r := range rows {
+			printToolNames(out, r)
+		}
 	}
 	for _, r := range rows {
 		if len(r.TooLarge) > 0 {

@@ -42,7 +42,7 @@ func TestE2EMCPToolCall(t *testing.T) {
 		pt.Text("Done."),
 	)
 	e.writeUserConfig(mcpConfig(t, []string{"t"}, `"permissions": {"t": "allow"}`))
-	res := e.run("", "run", "--wait-mcp", "--format", "json", "use the server")
+	res := e.run("", "run", "--format", "json", "use the server")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
@@ -86,7 +86,7 @@ func TestE2EMCPToolCall(t *testing.T) {
 	// Nothing allows it: denied in a headless run without --yes.
 	e.srv.Add(pt.ToolCalls(pt.Call{ID: "call_denied", Name: "t__echo", Args: `{"text":"x"}`}), pt.Text("Fine."))
 	e.writeUserConfig(mcpConfig(t, []string{"t"}, ""))
-	res = e.run("", "run", "--wait-mcp", "--format", "json", "again")
+	res = e.run("", "run", "--format", "json", "again")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}

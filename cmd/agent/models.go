@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/lastmodel"
 	"github.com/ctxloop/agent/internal/provider"
 )
 
@@ -33,8 +34,10 @@ type modelRow struct {
 	Known         bool  `json:"known"`
 	ContextWindow int64 `json:"context_window,omitempty"`
 	MaxOutput     int64 `json:"max_output,omitempty"`
-	// Current: a new session would use it.
-	Current bool `json:"current"`
+	// Current: a new session would use it; CurrentFrom, on that row, says
+	// where it came from (modelSource).
+	Current     bool   `json:"current"`
+	CurrentFrom string `json:"current_from,omitempty"`
 	// InputLimit is 0 when the window is the only cap.
 	InputLimit int64 `json:"input_limit,omitempty"`
 	// Price in USD per million tokens; null when unknown.
@@ -111,6 +114,11 @@ func listModels(ctx context.Context, g *globalFlags, asJSON, refresh bool, out i
 		fmt.Fprintf(os.Stderr, "agent: %v; listing the catalog\n", err)
 	}
 	rows := modelRows(a.cfg, served)
+	for i := range rows {
+		if rows[i].Current {
+			rows[i].CurrentFrom = modelSource(a.cfg, a.modelFrom)
+		}
+	}
 	if asJSON {
 		fmt.Fprintln(os.Stderr, "agent:", catalogLine(config.CurrentCatalog()))
 		enc := json.NewEncoder(out)
@@ -118,6 +126,7 @@ func listModels(ctx context.Context, g *globalFlags, asJSON, refresh bool, out i
 		return enc.Encode(rows)
 	}
 	fmt.Fprintln(out, catalogLine(config.CurrentCatalog()))
+	fmt.Fprintln(out, modelSourceLine(a.cfg, a.modelFrom))
 	fmt.Fprint(out, formatModelRows(rows))
 	return nil
 }
@@ -302,4 +311,54 @@ func noModelMessage(baseURL string, served []string, listErr error) string {
 		return msg + " (the server lists no models)"
 	}
 	return msg + fmt.Sprintf(" (the server offers: %s)", strings.Join(served, ", "))
+}
+
+// rememberedModel gives cfg the model last chosen for dir on its server
+// (package lastmodel) when no flag, environment variable or config file
+// named one, and says whose choice it was.
+func rememberedModel(cfg *config.Config, dir string) lastmodel.Scope {
+	if cfg.ModelConfigured {
+		return lastmodel.None
+	}
+	model, scope := lastmodel.Lookup(cfg.DataDir, dir, cfg.BaseURL)
+	if scope != lastmodel.None {
+		cfg.Model, cfg.ModelConfigured = model, true
+	}
+	return scope
+}
+
+// modelSource names where cfg.Model came from: "project memory",
+// "global memory", "flag or environment", "config", "default" or "none".
+func modelSource(cfg *config.Config, from lastmodel.Scope) string {
+	switch {
+	case from == lastmodel.Project:
+		return "project memory"
+	case from == lastmodel.Global:
+		return "global memory"
+	case cfg.ModelExplicit:
+		return "flag or environment"
+	case cfg.ModelConfigured:
+		return "config"
+	case cfg.NeedsModelChoice():
+		return "none"
+	}
+	return "default"
+}
+
+// modelSourceLine says which model a new session uses and where it came
+// from, for `agent models`.
+func modelSourceLine(cfg *config.Config, from lastmodel.Scope) string {
+	switch modelSource(cfg, from) {
+	case "project memory":
+		return fmt.Sprintf("current model: %s (remembered: last chosen in this project, in %s)", cfg.Model, lastmodel.Path(cfg.DataDir))
+	case "global memory":
+		return fmt.Sprintf("current model: %s (remembered: last chosen for this server, in %s)", cfg.Model, lastmodel.Path(cfg.DataDir))
+	case "flag or environment":
+		return fmt.Sprintf("current model: %s (from --model or AGENT_MODEL)", cfg.Model)
+	case "config":
+		return fmt.Sprintf("current model: %s (from a config file)", cfg.Model)
+	case "none":
+		return "current model: none chosen (the chat asks; pass --model to agent run)"
+	}
+	return fmt.Sprintf("current model: %s (the default)", cfg.Model)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/lastmodel"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/plan"
@@ -111,6 +112,9 @@ type app struct {
 	// command share its connections.
 	provOnce sync.Once
 	prov     provider.Provider
+	// modelFrom says where cfg.Model came from when the memory gave it
+	// (lastmodel.Project or Global); None otherwise.
+	modelFrom lastmodel.Scope
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -132,7 +136,9 @@ func loadApp(g *globalFlags) (*app, error) {
 	for _, err := range children(cfg).Reap() {
 		cfg.Warnings = append(cfg.Warnings, err.Error())
 	}
-	return &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}, nil
+	a := &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}
+	a.modelFrom = rememberedModel(cfg, dir)
+	return a, nil
 }
 
 // children is the registry of the hooks' and MCP servers' process groups

@@ -34,9 +34,10 @@ type runFlags struct {
 	stdinSteer bool
 	// images are the --image files, attached to the prompt.
 	images []string
-	// waitMCP is --wait-mcp: the first step waits for the MCP servers
-	// still starting, so that it offers their tools.
-	waitMCP bool
+	// noWaitMCP is --no-wait-mcp: the first step does not wait for the
+	// MCP servers still starting (by default it does, so that it offers
+	// their tools); waitMCP is the old --wait-mcp, now the default.
+	noWaitMCP, waitMCP bool
 	// effort is --effort: the reasoning effort (effort.go).
 	effort string
 	// plan is --plan, execute --execute (runplan.go).
@@ -90,7 +91,8 @@ model does not take, included: no request is made), 130 when interrupted.`,
 	fl.BoolVar(&f.yes, "yes", false, "approve tool permissions that would ask")
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "stop after N steps, successfully; the model is told when a quarter is left, and the Nth step answers without tools (0: the default guard of 200 steps, which fails)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "end the run after DURATION (e.g. 10m), successfully; the model is told when a quarter is left, and the step that starts after the time is up answers without tools")
-	fl.BoolVar(&f.waitMCP, "wait-mcp", false, "wait for the MCP servers still starting (each within its startup timeout) so that the first step offers their tools")
+	fl.BoolVar(&f.noWaitMCP, "no-wait-mcp", false, "do not wait for the MCP servers still starting: their tools join from the step after they connect (by default the first request waits for each, in parallel, within its startup timeout)")
+	fl.BoolVar(&f.waitMCP, "wait-mcp", false, "accepted for compatibility: waiting for the MCP servers is the default")
 	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop before a model request, with its subagents' and its output at max_tokens reserved, could take the session's cost past USD (over the config's budget); exit 1")
 	fl.StringVar(&f.session, "session", "", "continue this session")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of this directory")
@@ -295,10 +297,11 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		}
 		parts = append(parts, part)
 	}
-	// MCP servers still connecting are not waited for unless --wait-mcp:
-	// their tools join from the step after they connect. Failures are
-	// reported at the end.
-	if f.waitMCP && a.mcp != nil {
+	// The MCP servers, connecting in parallel since start-up began, are
+	// waited for (each within its startup timeout) so that the first
+	// request offers their tools; --no-wait-mcp lets them join from the
+	// step after they connect. Failures are reported at the end.
+	if !f.noWaitMCP && a.mcp != nil {
 		_ = a.mcp.Wait(ctx)
 	}
 	defer a.reportMCP()

@@ -157,6 +157,8 @@ type Servers struct {
 	closed bool
 
 	closeOnce sync.Once
+	// changes has a value after a change not yet seen (Changes).
+	changes chan struct{}
 }
 
 // Start starts connecting every server of specs in the background and
@@ -171,7 +173,7 @@ func Start(ctx context.Context, specs map[string]config.MCPServer, opt Options) 
 	if opt.MaxRestarts == 0 {
 		opt.MaxRestarts = DefaultMaxRestarts
 	}
-	s := &Servers{opt: opt, status: map[*server][]*tool{}}
+	s := &Servers{opt: opt, status: map[*server][]*tool{}, changes: make(chan struct{}, 1)}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	names := make([]string, 0, len(specs))
 	for name := range specs {
@@ -336,6 +338,10 @@ func (s *Servers) changed() {
 	s.status = status
 	s.mu.Unlock()
 	s.changeMu.Unlock()
+	select {
+	case s.changes <- struct{}{}:
+	default: // one pending is enough: the reader looks at Status
+	}
 	if s.opt.OnChange != nil {
 		s.opt.OnChange()
 	}

@@ -156,12 +156,15 @@ func (sv *server) connect() (*conn, []toolInfo, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: sv.s.opt.Version}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { sv.relist(c) },
 	})
+	if root := sessionRoot(sv.s.opt.Dir); root != nil {
+		client.AddRoots(root)
+	}
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return fail(fmt.Errorf("start: %w", err))
 	}
 	c.cs = cs
-	list, err := listTools(ctx, cs)
+	list, err := listTools(ctx, cs, taskOnlyOf(t))
 	if err != nil {
 		cs.Close()
 		return fail(fmt.Errorf("list tools: %w", err))
@@ -173,11 +176,16 @@ func (sv *server) connect() (*conn, []toolInfo, error) {
 	return c, list, nil
 }
 
-func listTools(ctx context.Context, cs *sdk.ClientSession) ([]toolInfo, error) {
+// listTools lists the server's tools but those only callable as tasks
+// (stdout.go).
+func listTools(ctx context.Context, cs *sdk.ClientSession, tasks *taskOnly) ([]toolInfo, error) {
 	var list []toolInfo
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, err
+		}
+		if tasks.has(t.Name) {
+			continue
 		}
 		if len(list) < maxTools {
 			list = append(list, toolInfo{name: t.Name, desc: t.Description, schema: normaliseSchema(t.InputSchema)})
@@ -193,7 +201,7 @@ func (sv *server) relist(c *conn) {
 		defer sv.s.wg.Done()
 		ctx, cancel := context.WithTimeout(sv.s.ctx, sv.startupTimeout())
 		defer cancel()
-		list, err := listTools(ctx, c.cs)
+		list, err := listTools(ctx, c.cs, taskOnlyOf(c.t))
 		if err != nil {
 			return
 		}

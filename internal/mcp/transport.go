@@ -39,7 +39,7 @@ func (sv *server) transport() (sdk.Transport, error) {
 		}
 		return &sdk.StreamableClientTransport{
 			Endpoint:             sv.spec.URL,
-			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers}},
+			HTTPClient:           &http.Client{Transport: headerTransport{base: http.DefaultTransport, headers: headers, tasks: &taskOnly{}}},
 			MaxRetries:           -1, // a failed request is the call's error; the next call tries again
 			DisableStandaloneSSE: true,
 		}, nil
@@ -58,7 +58,10 @@ func (sv *server) transport() (sdk.Transport, error) {
 		}
 		cmd.Env = append(cmd.Env, k+"="+sv.expand(sv.spec.Env[k]))
 	}
-	cmd.Stderr = sv.stderr
+	// This process's stderr only: what an earlier one wrote is dropped,
+	// so that its errors quote this one.
+	stderr := sv.stderr.restart()
+	cmd.Stderr = stderr
 	cmd.WaitDelay = closeGrace // a grandchild holding stderr open does not hold Wait
 	// Its own process group and parent-death signal: childproc.
 	if cmd.Err != nil {
@@ -74,7 +77,8 @@ func (sv *server) transport() (sdk.Transport, error) {
 			return nil, fmt.Errorf("start %s: sandbox %s: %w", sv.spec.Command, m, err)
 		}
 	}
-	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, children: sv.s.opt.Children, exited: make(chan struct{}), cleanup: cleanup}, nil
+	return &stdioTransport{cmd: cmd, wg: &sv.s.wg, children: sv.s.opt.Children, exited: make(chan struct{}), cleanup: cleanup,
+		log: stderr, tasks: &taskOnly{}}, nil
 }
 
 // stdioTransport runs a server's command and speaks newline-delimited
@@ -89,6 +93,10 @@ type stdioTransport struct {
 	exited   chan struct{}
 	exitErr  error
 	cleanup  func() // the sandbox's temp directory, once the process exited
+	// log is where stdout's lines that are not MCP are noted (the
+	// process's stderr tail); tasks are its task-only tools (stdout.go).
+	log   io.Writer
+	tasks *taskOnly
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -122,7 +130,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		close(t.exited)
 	}()
 	w := &stdinCloser{t: t, stdin: inW, stdout: outR}
-	return (&sdk.IOTransport{Reader: io.NopCloser(outR), Writer: w}).Connect(ctx)
+	return (&sdk.IOTransport{Reader: io.NopCloser(newStdoutFilter(outR, t.log, t.tasks)), Writer: w}).Connect(ctx)
 }
 
 // exitStatus says how the process ended, waiting at most d for it.
@@ -209,10 +217,12 @@ func secretName(name string) bool {
 	return false
 }
 
-// headerTransport adds the entry's headers to every request.
+// headerTransport adds the entry's headers to every request, and reads
+// the task-only tools in the responses (stdout.go).
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
+	tasks   *taskOnly
 }
 
 func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -220,7 +230,11 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range h.headers {
 		req.Header[k] = vs
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if err == nil && h.tasks != nil {
+		resp.Body = &taskNoter{ReadCloser: resp.Body, tasks: h.tasks}
+	}
+	return resp, err
 }
 
 // killGroup kills a stdio server's process group: the server and what it
@@ -233,11 +247,38 @@ func killGroup(t sdk.Transport) {
 	}
 }
 
-// tail keeps the last bytes written to it.
+// tail keeps the last bytes written to it: of one process at a time
+// (restart).
 type tail struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
+	gen int
+}
+
+// tailWriter writes to a tail while its generation is the tail's.
+type tailWriter struct {
+	t   *tail
+	gen int
+}
+
+func (w tailWriter) Write(p []byte) (int, error) {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	if w.gen == w.t.gen {
+		w.t.appendLocked(p)
+	}
+	return len(p), nil
+}
+
+// restart empties the tail for a new process and returns the writer of
+// that process; the writers of earlier ones write nothing more.
+func (t *tail) restart() io.Writer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gen++
+	t.buf = t.buf[:0]
+	return tailWriter{t: t, gen: t.gen}
 }
 
 func newTail(max int) *tail { return &tail{max: max} }
@@ -245,11 +286,15 @@ func newTail(max int) *tail { return &tail{max: max} }
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.appendLocked(p)
+	return len(p), nil
+}
+
+func (t *tail) appendLocked(p []byte) {
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
-	return len(p), nil
 }
 
 // lastLines returns the last n non-empty lines, safe to show on a

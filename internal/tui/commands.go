@@ -37,6 +37,7 @@ var commands = []command{
 	{name: "sandbox", args: "[mode]", help: "show or set the OS sandbox of commands: off, read-only or workspace-write (commands in it run without asking)"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
+	{name: "mcp", help: "the MCP servers: status, tools, last error; enter restarts one"},
 	{name: "jobs", args: "[kill [id]]", help: "the background processes: list and stop them; /jobs kill stops them all (so does esc twice)"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
 	{name: "redo", help: "reapply what the last /undo or /rewind took back"},
@@ -112,6 +113,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		m.resetConversation()
 		m.showWelcome()
 		return m.leaveSession()
+	case "mcp":
+		m.drawer = mcpPanel(m.opt.MCP) // mcpwatch.go
 	case "sessions":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd
@@ -206,7 +209,7 @@ func (m *Model) switchModel(name, why string) tea.Cmd {
 		} else {
 			m.chat.notice(noticeInfo, text, hint)
 		}
-		return nil
+		return rememberModel(&cfg, m.opt.Loop.Dir, name) // lastmodel.go
 	}
 	if m.runner == nil {
 		return m.setFlash("no session is open yet", 2*time.Second)

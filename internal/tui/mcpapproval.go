@@ -40,6 +40,8 @@ type mcpAsking struct {
 	known   bool               // and its result has arrived
 	queue   []overlay.MCPAsk   // servers found waiting, not asked yet
 	shown   *overlay.MCPDialog // the question asked, until it is answered
+	// told are the servers' failures told in the chat (mcpwatch.go).
+	told mcpWatch
 }
 
 // askMCPApprovals is afterUpdate's step: it starts the scan once, then

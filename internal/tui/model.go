@@ -190,7 +190,7 @@ func (m *Model) Close() {
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot),
-		watchJobs(m.opt.Loop.Jobs, m.box.done)}
+		watchJobs(m.opt.Loop.Jobs, m.box.done), watchMCP(m.opt.MCP, m.box.done)}
 	if m.opt.SessionID != "" {
 		// The last screenful is read and drawn while the session opens
 		// (resume.go).
@@ -262,7 +262,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.images = append(msg.images, m.images...)
 		}
 	case modelSetMsg:
-		m.handleModelSet(msg)
+		cmds = append(cmds, m.handleModelSet(msg))
 	case customLoadedMsg:
 		m.custom.scanning = false
 		m.applyCustom(msg.set)

@@ -27,6 +27,9 @@ type pickerDrawer struct {
 	// said is what the last rename or delete said, shown once the list
 	// is loaded again.
 	said string
+	// then, when set, runs after a model is chosen for a session that had
+	// none: it sends the message that opened the picker.
+	then func(m *Model) tea.Cmd
 }
 
 type sessionsLoadedMsg struct {
@@ -57,7 +60,10 @@ func newSessionPicker(m *Model) *pickerDrawer {
 func newModelPicker(title string) *pickerDrawer {
 	p := overlay.NewPicker(title, nil).Loading().AcceptTyped()
 	return &pickerDrawer{Picker: p, models: true, choose: func(m *Model, name string) tea.Cmd {
-		if name == sessionModel(m.sess, m.opt.Loop.Config) {
+		// A session with no model chosen takes any choice, the name the
+		// picker marks current too: otherwise that choice does nothing and
+		// the next send opens the picker again.
+		if name == sessionModel(m.sess, m.opt.Loop.Config) && !needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
 			return nil
 		}
 		return m.switchModel(name, "")
@@ -157,7 +163,7 @@ func (p *pickerDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 				}
 			}
 			if cmd, ok := m.chooseSole(served); ok {
-				return drawerClose, cmd
+				return drawerClose, tea.Batch(cmd, p.proceed(m))
 			}
 		}
 		var entries []overlay.PickerEntry
@@ -185,9 +191,22 @@ func (p *pickerDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 		return res, tea.Batch(cmd, act)
 	}
 	if v, ok := p.Chosen(); ok {
-		return drawerClose, tea.Batch(cmd, p.choose(m, v))
+		chosen := p.choose(m, v)
+		return drawerClose, tea.Batch(cmd, chosen, p.proceed(m))
 	}
 	return res, cmd
+}
+
+// proceed runs then once the session has its model (never while it
+// still has none, so a choice cannot loop back to the picker).
+func (p *pickerDrawer) proceed(m *Model) tea.Cmd {
+	if p.then == nil || needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
+		return nil
+	}
+	then := p.then
+	p.then = nil
+	m.drawer = nil // closed before the send, which may open another
+	return then(m)
 }
 
 func (p *pickerDrawer) view(m *Model, width, height int) []string {

@@ -84,8 +84,13 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		return nil
 	}
 	if needsModel(m.runner, m.fresh, m.opt.Loop.Config) {
-		// Not sent to a model the server may not have: the text stays.
-		return tea.Batch(m.askModel(), m.setFlash("pick a model first: your message stays in the editor", 3*time.Second))
+		// Not sent to a model the server may not have: the text stays,
+		// and is sent once a model is chosen.
+		ask := m.askModel()
+		if d, ok := m.drawer.(*pickerDrawer); ok {
+			d.then = func(m *Model) tea.Cmd { return m.submitAs(kind) }
+		}
+		return tea.Batch(ask, m.setFlash("pick a model first: your message is sent once you choose", 3*time.Second))
 	}
 	images, err := m.images.take(m.runner) // images.go
 	if err != nil {
@@ -211,21 +216,23 @@ func (m *Model) handleCompacted(msg compactedMsg) {
 	}
 }
 
-func (m *Model) handleModelSet(msg modelSetMsg) {
+func (m *Model) handleModelSet(msg modelSetMsg) tea.Cmd {
 	if msg.err != nil {
 		m.chat.notice(noticeError, msg.err.Error(), "")
-		return
+		return nil
 	}
+	remember := carryModel(m, msg.name) // lastmodel.go
 	if m.runner != nil {
 		m.snap = m.runner.Reading()
 		m.sess = m.runner.Session()
 		text := "model: " + msg.name
 		if !m.runner.ModelKnown() {
 			m.chat.notice(noticeWarn, text, unknownModelHint(msg.name))
-			return
+			return remember
 		}
 		m.chat.notice(noticeInfo, text, "")
 	}
+	return remember
 }
 
 func unknownModelHint(name string) string {

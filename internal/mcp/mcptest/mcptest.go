@@ -8,7 +8,8 @@
 // answers until cancelled), dotted.name (a name to sanitise), and over
 // stdio only crash (writes to stderr and exits 3 mid-call). Setting
 // EnvStartDelayMS delays the stdio server's start; EnvHugeKB adds a tool
-// with a huge schema.
+// with a huge schema; EnvStdoutJunk, EnvTaskTools, EnvOnce and EnvRoots
+// script what real servers were seen to do (scripted.go).
 package mcptest
 
 import (
@@ -83,8 +84,10 @@ func text(s string) *sdk.CallToolResult {
 }
 
 // NewServer returns the test server; stdio adds the crash tool.
-func NewServer(stdio bool) *sdk.Server {
-	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
+func NewServer(stdio bool) *sdk.Server { return newServer(stdio, nil) }
+
+func newServer(stdio bool, opt *sdk.ServerOptions) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, opt)
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back."},
 		func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
@@ -156,12 +159,13 @@ func Serve() {
 	if ms, _ := strconv.Atoi(os.Getenv(EnvStartDelayMS)); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
+	onceOnly()
 	fmt.Fprintln(os.Stderr, "mcptest: serving on stdio")
-	s := NewServer(true)
+	s := newServer(true, serverOptions())
 	if kb, _ := strconv.Atoi(os.Getenv(EnvHugeKB)); kb > 0 {
 		addHuge(s, kb)
 	}
-	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	if err := s.Run(context.Background(), scripted(s)); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptest:", err)
 		os.Exit(1)
 	}
