@@ -83,3 +83,12 @@ func TestPlanModeTurn(t *testing.T) {
 		t.Errorf("write is not offered after plan mode was left")
 	}
 }
+
+// TestTitleSkipsThePlanNote: a session started in plan mode is titled by
+// the user's words, not by the note plan mode puts before them.
+func TestTitleSkipsThePlanNote(t *testing.T) {
+	m := plan.New(true, nil)
+	if got := TitleFrom(planNote(m, "make the parser faster")); got != "make the parser faster" {
+		t.Errorf("title = %q", got)
+	}
+}

@@ -143,6 +143,7 @@ func setTitle(ctx context.Context, s *sessionState, st *storage.Store, ev emitte
 // TitleFrom makes a session title from the first user message: its first
 // non-empty line, trimmed to at most 60 characters at a word boundary.
 func TitleFrom(text string) string {
+	text = strings.TrimPrefix(strings.TrimSpace(text), PlanNote) // the user's words, not plan mode's note
 	line := ""
 	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
