@@ -139,6 +139,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+f":
 		return m.openFind("")
+	case "ctrl+g":
+		return editMessageExternal(m.editor, m.setFlash) // externaledit.go
 	case "up":
 		if m.editor.atFirstLine() {
 			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {
