@@ -56,6 +56,10 @@ type editor struct {
 
 	// todo is the model's todo list, shown above the editor (todopanel.go).
 	todo todoPanel
+	// search is Ctrl+R's search of the history (histsearch.go), its
+	// line drawn in dim above the editor while it runs.
+	search historySearch
+	dim    lipgloss.Style
 }
 
 func newEditor(th *theme) *editor {
@@ -90,11 +94,17 @@ func (e *editor) setTheme(th *theme) {
 	s.Cursor.Blink = false
 	s.Cursor.Color = th.Accent
 	e.ta.SetStyles(s)
+	e.dim = th.Dim
 }
 
 func (e *editor) setWidth(w int) { e.ta.SetWidth(w) }
 
-func (e *editor) height() int { return e.ta.Height() }
+func (e *editor) height() int {
+	if e.search.active {
+		return e.ta.Height() + 1
+	}
+	return e.ta.Height()
+}
 
 func (e *editor) value() string { return e.ta.Value() }
 
@@ -153,6 +163,7 @@ func (e *editor) reset() {
 	e.histIdx = len(e.history)
 	e.draft = ""
 	e.sel = 0
+	e.search = historySearch{}
 }
 
 // remember adds a sent text to the history.
@@ -218,7 +229,12 @@ func (e *editor) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (e *editor) view() string { return e.ta.View() }
+func (e *editor) view() string {
+	if e.search.active {
+		return e.search.line(e.dim) + "\n" + e.ta.View()
+	}
+	return e.ta.View()
+}
 
 // completions are the commands the popup offers for the current value:
 // it shows while the value is a slash and the start of a command name.

@@ -66,3 +66,51 @@ func TestCtrlGFailingEditorKeepsDraft(t *testing.T) {
 		t.Errorf("editor = %q, want the draft kept; screen:\n%s", v, h.screen())
 	}
 }
+
+// TestCtrlRSearchesSentMessages: Ctrl+R finds the newest sent message
+// holding the typed text, Ctrl+R again an older one, Enter takes it into
+// the editor; Esc gives back the draft.
+func TestCtrlRSearchesSentMessages(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, s := range []string{"run the tests", "fix the parser", "run the linter"} {
+		h.m.editor.remember(s)
+	}
+	ctrlR := tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+	h.typeText("draft")
+	h.send(ctrlR)
+	h.typeText("RUN")
+	if v := h.m.editor.value(); v != "run the linter" {
+		t.Fatalf("after typing run: editor = %q, want the newest match", v)
+	}
+	if !strings.Contains(h.screen(), "reverse-i-search)`RUN'") {
+		t.Errorf("no search line on the screen:\n%s", h.screen())
+	}
+	h.send(ctrlR)
+	if v := h.m.editor.value(); v != "run the tests" {
+		t.Fatalf("after ctrl+r: editor = %q, want the older match", v)
+	}
+	h.key("enter")
+	if v := h.m.editor.value(); v != "run the tests" || strings.Contains(h.screen(), "reverse-i-search") {
+		t.Fatalf("after enter: editor = %q, want the match taken and the search closed", v)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("enter in the search sent %d requests, want it only to take the match", n)
+	}
+
+	h.m.editor.reset()
+	h.typeText("keep me")
+	h.send(ctrlR)
+	h.typeText("parser")
+	if v := h.m.editor.value(); v != "fix the parser" {
+		t.Fatalf("editor = %q, want fix the parser", v)
+	}
+	h.key("esc")
+	if v := h.m.editor.value(); v != "keep me" {
+		t.Errorf("after esc: editor = %q, want the draft back", v)
+	}
+	h.send(ctrlR)
+	h.typeText("zzz")
+	if !strings.Contains(h.screen(), "failing reverse-i-search") {
+		t.Errorf("no failing search shown:\n%s", h.screen())
+	}
+}

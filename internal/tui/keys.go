@@ -24,6 +24,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, taken := m.questions.Key(chatHost{m}, k); taken {
 		return cmd
 	}
+	if m.editor.search.key(m.editor, k) { // Ctrl+R's search: histsearch.go
+		return nil
+	}
 	if m.cp.progress.key(s) { // checkpointline.go
 		return nil
 	}
@@ -139,6 +142,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+f":
 		return m.openFind("")
+	case "ctrl+r":
+		m.editor.search.start(m.editor)
+		return nil
 	case "ctrl+g":
 		return editMessageExternal(m.editor, m.setFlash) // externaledit.go
 	case "up":
