@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -110,7 +111,8 @@ type Model struct {
 	cp checkpointState // /undo, /rewind, /diff, /fork (rewind.go)
 
 	quitArmed time.Time
-	tick      ticker // the spinner's ticks (ticker.go)
+	tick      ticker   // the spinner's ticks (ticker.go)
+	notify    notifier // notifications to an unfocused terminal (notify.go)
 	closed    bool
 
 	// lastUsage is the newest step's usage (cacheLabel).
@@ -137,6 +139,7 @@ func New(opt Options) *Model {
 		inline:       opt.Inline,
 		printCmd:     func(text string) tea.Cmd { return tea.Println(text) },
 		clipboardCmd: tea.SetClipboard,
+		notify:       newNotifier(uiOf(opt.Loop.Config).Notify, os.Getenv),
 	}
 	if m.opt.Loop.Effort == nil { // the chat's /effort sets it (effort.go)
 		m.opt.Loop.Effort = loop.NewEffort("")
@@ -298,6 +301,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retry.tick(time.Now())
 		}
 		// afterUpdate starts the next tick if still needed
+	case tea.FocusMsg, tea.BlurMsg:
+		m.notify.focus(msg)
 	case overlay.ArmedMsg:
 		m.questions.Arm(msg)
 	case overlay.SettledMsg:
@@ -336,16 +341,19 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.Show(); ok {
-		cmds = append(cmds, m.after(overlay.Grace, armed), overlay.Bell)
+		cmds = append(cmds, m.after(overlay.Grace, armed), m.notify.question()) // notify.go
 	}
+	cmds = append(cmds, m.notify.observe(m.busy))
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
 	m.rc.size(m.width, &m.renderWidth)
 	cmds = append(cmds, m.printSettled())
 	m.layout()
 	cmds = append(cmds, m.rc.schedule(&m.renderWidth, m.after)...)
-	// The ticker runs while something moves on screen.
-	if cmd := m.tick.start(m.busy || m.compacting || m.retry != nil || m.opening, m.after); cmd != nil {
+	// The ticker runs while something moves on screen, and stops while a
+	// dialog waits for the user.
+	moving := m.busy || m.compacting || m.retry != nil || m.opening
+	if cmd := m.tick.start(moving && m.questions.Len() == 0, m.after); cmd != nil {
 		cmds = append(cmds, cmd)
 	}
 	return cmds
