@@ -60,6 +60,8 @@ type editor struct {
 	// line drawn in dim above the editor while it runs.
 	search historySearch
 	dim    lipgloss.Style
+	// vi is the vi keys' mode (ui.vi: vimode.go).
+	vi viMode
 }
 
 func newEditor(th *theme) *editor {
@@ -73,14 +75,14 @@ func newEditor(th *theme) *editor {
 	ta.MaxContentHeight = 10000
 	ta.MaxWidth = 0
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
-	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
+	ta.Focus()
+	e := &editor{ta: ta}
+	e.ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
 		if info.LineNumber == 0 {
-			return "› "
+			return e.vi.prompt() // vimode.go
 		}
 		return "  "
 	})
-	ta.Focus()
-	e := &editor{ta: ta}
 	e.setTheme(th)
 	return e
 }
@@ -164,6 +166,7 @@ func (e *editor) reset() {
 	e.draft = ""
 	e.sel = 0
 	e.search = historySearch{}
+	e.vi.normal, e.vi.pending = false, ""
 }
 
 // remember adds a sent text to the history.

@@ -114,3 +114,73 @@ func TestCtrlRSearchesSentMessages(t *testing.T) {
 		t.Errorf("no failing search shown:\n%s", h.screen())
 	}
 }
+
+// TestViModeEditsInNormalMode: with ui.vi, Esc goes to normal mode where
+// the vi keys move and edit instead of typing; i, a, A and o go back to
+// insert; Enter still sends.
+func TestViModeEditsInNormalMode(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("ok")})
+	h.m.editor.vi.on = true
+	h.typeText("hello world")
+	h.key("esc")
+	if !strings.Contains(h.screen(), "N hello world") {
+		t.Errorf("normal mode not shown in the prompt:\n%s", h.screen())
+	}
+	if h.m.busy || len(h.srv.Requests()) != 0 {
+		t.Fatal("esc did something else than enter normal mode")
+	}
+	h.typeText("0x")
+	if v := h.m.editor.value(); v != "ello world" {
+		t.Fatalf("0x: editor = %q", v)
+	}
+	h.typeText("wiX")
+	if v := h.m.editor.value(); v != "ello Xworld" {
+		t.Fatalf("w i X: editor = %q", v)
+	}
+	h.key("esc")
+	h.typeText("$aY")
+	if v := h.m.editor.value(); v != "ello XworldY" {
+		t.Fatalf("$ a Y: editor = %q", v)
+	}
+	h.key("esc")
+	h.typeText("0AZ")
+	if v := h.m.editor.value(); v != "ello XworldYZ" {
+		t.Fatalf("0 A Z: editor = %q", v)
+	}
+	h.key("esc")
+	h.typeText("onext")
+	if v := h.m.editor.value(); v != "ello XworldYZ\nnext" {
+		t.Fatalf("o next: editor = %q", v)
+	}
+	h.key("esc")
+	h.typeText("kddq") // q is not a vi key here: nothing typed
+	if v := h.m.editor.value(); v != "next" {
+		t.Fatalf("k dd: editor = %q", v)
+	}
+	h.typeText("$a!")
+	h.key("esc")
+	h.typeText("0lx")
+	h.key("enter")
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 1 })
+	msgs := h.srv.Requests()[0].Chat.Messages
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "nxt!") {
+		t.Errorf("sent %q, want the edited text", got)
+	}
+	if h.m.editor.vi.normal {
+		t.Error("the next message does not start in insert mode")
+	}
+}
+
+func TestViWordMotions(t *testing.T) {
+	line := []rune("go  test ./...")
+	for _, c := range []struct{ col, fwd, back int }{
+		{0, 4, 0}, {1, 4, 0}, {4, 9, 0}, {6, 9, 4}, {9, 14, 4}, {14, 14, 9},
+	} {
+		if got := wordForward(line, c.col); got != c.fwd {
+			t.Errorf("w from %d = %d, want %d", c.col, got, c.fwd)
+		}
+		if got := wordBack(line, c.col); got != c.back {
+			t.Errorf("b from %d = %d, want %d", c.col, got, c.back)
+		}
+	}
+}

@@ -102,6 +102,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	if m.editor.vi.key(m.editor, k) { // ui.vi: vimode.go
+		return nil
+	}
 	switch s {
 	case "esc":
 		return jobsOnEsc(m.opt.Loop.Jobs, m.opt.jobsEsc, m.interrupt(), m.setFlash) // twice: jobs.go

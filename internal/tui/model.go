@@ -154,6 +154,7 @@ func New(opt Options) *Model {
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
+	m.editor.vi.on = uiOf(opt.Loop.Config).Vi // vimode.go
 	m.width, m.height = 80, 24
 	for _, n := range opt.Notices {
 		m.chat.add(&noticeItem{kind: noticeWarn, text: n})
