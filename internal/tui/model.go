@@ -112,7 +112,6 @@ type Model struct {
 
 	quitArmed time.Time
 	tick      ticker   // the spinner's ticks (ticker.go)
-	notify    notifier // notifications to an unfocused terminal (notify.go)
 	closed    bool
 
 	// lastUsage is the newest step's usage (cacheLabel).
@@ -139,7 +138,6 @@ func New(opt Options) *Model {
 		inline:       opt.Inline,
 		printCmd:     func(text string) tea.Cmd { return tea.Println(text) },
 		clipboardCmd: tea.SetClipboard,
-		notify:       newNotifier(uiOf(opt.Loop.Config).Notify, os.Getenv),
 	}
 	if m.opt.Loop.Effort == nil { // the chat's /effort sets it (effort.go)
 		m.opt.Loop.Effort = loop.NewEffort("")
@@ -151,6 +149,7 @@ func New(opt Options) *Model {
 		m.opt.Loop.Jobs = jobs.New(maxBackground(m.opt.Loop.Config))
 	}
 	m.opt.jobsEsc = &escTwice{}
+	m.opt.notify = newNotifier(uiOf(opt.Loop.Config).Notify, os.Getenv)
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
@@ -303,7 +302,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		// afterUpdate starts the next tick if still needed
 	case tea.FocusMsg, tea.BlurMsg:
-		m.notify.focus(msg)
+		m.opt.notify.focus(msg)
 	case overlay.ArmedMsg:
 		m.questions.Arm(msg)
 	case overlay.SettledMsg:
@@ -342,9 +341,9 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.Show(); ok {
-		cmds = append(cmds, m.after(overlay.Grace, armed), m.notify.question()) // notify.go
+		cmds = append(cmds, m.after(overlay.Grace, armed), m.opt.notify.question()) // notify.go
 	}
-	cmds = append(cmds, m.notify.observe(m.busy))
+	cmds = append(cmds, m.opt.notify.observe(m.busy))
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
 	m.rc.size(m.width, &m.renderWidth)

@@ -33,8 +33,8 @@ type notifier struct {
 	write func(seq string) tea.Cmd
 }
 
-func newNotifier(setting string, getenv func(string) string) notifier {
-	return notifier{method: notifyMethod(setting, getenv("TERM"), getenv("TERM_PROGRAM")), write: rawSeq}
+func newNotifier(setting string, getenv func(string) string) *notifier {
+	return &notifier{method: notifyMethod(setting, getenv("TERM"), getenv("TERM_PROGRAM")), write: rawSeq}
 }
 
 func rawSeq(seq string) tea.Cmd { return tea.Raw(seq) }

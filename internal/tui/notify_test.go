@@ -51,8 +51,8 @@ func TestNotifySequenceStripsControls(t *testing.T) {
 // recordNotify makes the model's notifications go to a slice.
 func recordNotify(h *harness, method string) *[]string {
 	var out []string
-	h.m.notify.method = method
-	h.m.notify.write = func(seq string) tea.Cmd {
+	h.m.opt.notify.method = method
+	h.m.opt.notify.write = func(seq string) tea.Cmd {
 		out = append(out, seq)
 		return nil
 	}

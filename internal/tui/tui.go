@@ -85,6 +85,9 @@ type Options struct {
 
 	// jobsEsc is the chat's memory of the last Esc (jobs.go); New sets it.
 	jobsEsc *escTwice
+	// notify tells an unfocused terminal a turn ended or a dialog waits
+	// (notify.go); New sets it.
+	notify *notifier
 }
 
 // Run runs the chat until the user quits. It closes the session it has
