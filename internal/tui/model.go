@@ -111,7 +111,7 @@ type Model struct {
 	cp checkpointState // /undo, /rewind, /diff, /fork (rewind.go)
 
 	quitArmed time.Time
-	tick      ticker   // the spinner's ticks (ticker.go)
+	tick      ticker // the spinner's ticks (ticker.go)
 	closed    bool
 
 	// lastUsage is the newest step's usage (cacheLabel).
