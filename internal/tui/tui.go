@@ -95,8 +95,9 @@ type Options struct {
 func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error {
 	m := New(opt)
 	defer m.Close()
-	opts := append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)
-	p := tea.NewProgram(m, opts...)
+	g := &exitGuard{Model: m} // inlineexit.go
+	opts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(g.filter)}, progOpts...)
+	p := tea.NewProgram(g, opts...)
 	_, err := p.Run()
 	if m.fatal != nil {
 		return m.fatal
