@@ -54,28 +54,6 @@ const resumeInlineMessages = 20
 // at a time.
 const liveSpareRows = 3
 
-// firstFrameWait is how long inline mode holds its first print after the
-// terminal's size is known. Bubble Tea prints above the frame it drew
-// last, and before its first frame it takes the whole terminal for the
-// frame: a print then (the welcome, a notice, a resumed session's
-// messages) went to the top of the screen and scrolled the terminal by
-// its height, pushing what it printed off the screen. Bubble Tea draws on
-// a ticker (60 frames a second) and says nothing when it has drawn, so the
-// first print waits for several of its frames.
-const firstFrameWait = 100 * time.Millisecond
-
-// unprintedWelcome is the welcome screen when it waits to be printed, for
-// a conversation built again (a session opening on the first message) to
-// keep, so that the scrollback gets it; nil otherwise.
-func (c *chatView) unprintedWelcome() item {
-	for _, it := range c.items[c.printed:] {
-		if w, ok := it.(*welcomeItem); ok {
-			return w
-		}
-	}
-	return nil
-}
-
 // printedMsg acknowledges a print: it arrives after the terminal got it.
 // printStartedMsg arrives after its first piece: the frame may shrink.
 type (

@@ -215,10 +215,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// clean screen (the scrollback above is the terminal's).
 			cmds = append(cmds, func() tea.Msg { return tea.ClearScreen() })
 		}
-		if m.inline && !m.sized { // nothing is printed before the first frame: inline.go
-			m.printing = true
-			cmds = append(cmds, m.after(firstFrameWait, printedMsg{}))
-		}
 		m.width, m.height = msg.Width, msg.Height
 		m.sized = true
 	case printStartedMsg:

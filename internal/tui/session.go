@@ -163,10 +163,8 @@ func (m *Model) loadHistory(history []message.Entry) {
 // again for the parts they showed.
 func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[string]item) {
 	var printed []item
-	var welcome item
 	if m.inline {
 		printed = m.chat.items[:m.chat.printed:m.chat.printed]
-		welcome = m.chat.unprintedWelcome() // inline.go
 	}
 	m.chat.reset()
 	m.compaction.last = nil
@@ -182,9 +180,6 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		if m.opt.Setup != nil {
 			m.chat.add(setupNotice(m.opt.Setup))
 		}
-	}
-	if welcome != nil {
-		m.chat.add(welcome)
 	}
 	skip := 0
 	if m.inline {

@@ -134,15 +134,10 @@ func (m *Model) showWelcome() {
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 }
 
-// dropWelcome removes the welcome screen: the conversation starts. Inline
-// mode keeps it in the conversation: printed, it is in the scrollback
-// already; not yet printed (the first print waits for a frame, inline.go),
-// it goes there before the first message.
+// dropWelcome removes the welcome screen: the conversation starts.
 func (m *Model) dropWelcome() {
 	if m.welcome != nil {
-		if !m.inline {
-			m.chat.remove(m.welcome)
-		}
+		m.chat.remove(m.welcome)
 		m.welcome = nil
 	}
 }
