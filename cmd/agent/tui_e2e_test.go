@@ -36,12 +36,23 @@ const exitMarker = "AGENT-EXITED:"
 
 func startTUI(t *testing.T, e *env, args ...string) *tuiScreen {
 	t.Helper()
+	return startTUIAfter(t, e, "", args...)
+}
+
+// startTUIAfter starts the chat in a pane whose shell first runs before
+// (a shell command, "" for none), as a user's shell would.
+func startTUIAfter(t *testing.T, e *env, before string, args ...string) *tuiScreen {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the chat's end-to-end tests need it (apt-get install tmux)")
 	}
 	s := &tuiScreen{t: t, socket: fmt.Sprintf("agent-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	vars := append(append([]string(nil), e.vars...), "TERM=xterm-256color")
-	cmd := "cd " + shellQuote(e.work) + " && env -i"
+	cmd := "cd " + shellQuote(e.work) + " && "
+	if before != "" {
+		cmd += before + "; "
+	}
+	cmd += "env -i"
 	for _, v := range vars {
 		cmd += " " + shellQuote(v)
 	}

@@ -129,7 +129,22 @@ type UI struct {
 	// Mode is UIFullscreen (the alternate screen, the default) or UIInline
 	// (finished messages go to the terminal's own scrollback).
 	Mode string `json:"mode"`
+	// Notify is how the chat tells an unfocused terminal that a turn ended
+	// or a dialog waits: NotifyAuto (by the terminal, tui/notify.go),
+	// NotifyOSC9, NotifyOSC777, NotifyBell or NotifyOff.
+	Notify string `json:"notify"`
+	// Vi turns on the editor's vi keys (normal and insert modes).
+	Vi bool `json:"vi"`
 }
+
+// The chat's notifications (ui.notify).
+const (
+	NotifyAuto   = "auto"
+	NotifyOSC9   = "osc9"
+	NotifyOSC777 = "osc777"
+	NotifyBell   = "bell"
+	NotifyOff    = "off"
+)
 
 // The chat's screen modes (ui.mode).
 const (
@@ -211,7 +226,7 @@ type Config struct {
 	// its first byte or between chunks) before the attempt fails as
 	// retryable (config stream_idle_timeout_s, user file only; default 120 s).
 	StreamIdleTimeout time.Duration
-	// UI is the chat's screen: ui.mode, user file only.
+	// UI is the chat's screen: ui.mode, ui.notify, ui.vi, user file only.
 	UI UI
 	// Budget is the spending cap of a session in USD (config budget, user
 	// file only; agent run --max-cost overrides it); 0 means none.
@@ -285,6 +300,11 @@ func (c *Config) validate() error {
 	case UIFullscreen, UIInline:
 	default:
 		return fmt.Errorf("config: ui.mode %q: want %s or %s", c.UI.Mode, UIFullscreen, UIInline)
+	}
+	switch c.UI.Notify {
+	case NotifyAuto, NotifyOSC9, NotifyOSC777, NotifyBell, NotifyOff:
+	default:
+		return fmt.Errorf("config: ui.notify %q: want %s", c.UI.Notify, orList([]string{NotifyAuto, NotifyOSC9, NotifyOSC777, NotifyBell, NotifyOff}))
 	}
 	if err := c.Sandbox.validate(); err != nil {
 		return err

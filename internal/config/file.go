@@ -59,7 +59,9 @@ type file struct {
 	Snapshots   *snapshotsFile    `json:"snapshots"`
 	Checkpoints *snapshotsFile    `json:"checkpoints"`
 	UI          *struct {
-		Mode *string `json:"mode"`
+		Mode   *string `json:"mode"`
+		Notify *string `json:"notify"`
+		Vi     *bool   `json:"vi"`
 	} `json:"ui"`
 	MCP map[string]MCPServer `json:"mcp"`
 	// MCPAllowEnv is the user's grant of environment variables to the
@@ -216,6 +218,10 @@ func (c *Config) apply(f *file, trusted bool) {
 	}
 	if f.UI != nil {
 		setStr(&c.UI.Mode, f.UI.Mode)
+		setStr(&c.UI.Notify, f.UI.Notify)
+		if f.UI.Vi != nil {
+			c.UI.Vi = *f.UI.Vi
+		}
 	}
 	if t := f.Task; t != nil {
 		if t.Tools != nil {

@@ -13,10 +13,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -192,7 +188,7 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	// Only the summary text is editable: the user's messages kept in it
 	// verbatim and the pins stay (an editor shows them read-only below a
 	// marker, the drawer says so in its title).
-	if editor := os.Getenv("EDITOR"); strings.TrimSpace(editor) != "" {
+	if editor := userEditor(); editor != "" {
 		return editInExternal(r, editor, loop.SummaryEditFile(text, r.Pins()))
 	}
 	ed := newEditor(m.th)
@@ -230,26 +226,11 @@ func (msg summaryEditedMsg) apply(m *Model) tea.Cmd {
 // in editor on a temporary file (the TUI gives the terminal to it) and
 // stores the summary text it saved.
 func editInExternal(r *loop.Runner, editor, text string) tea.Cmd {
-	dir, err := os.MkdirTemp("", "agent-summary-")
-	if err != nil {
-		return func() tea.Msg { return summaryEditedMsg{err: err} }
-	}
-	path := filepath.Join(dir, "summary.md")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return func() tea.Msg { return summaryEditedMsg{err: err} }
-	}
-	c := exec.Command("sh", "-c", editor+` "$1"`, "editor", path)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.RemoveAll(dir)
-		if err != nil {
-			return summaryEditedMsg{err: fmt.Errorf("%s: %w", editor, err)}
-		}
-		b, err := os.ReadFile(path)
+	return editExternal(editor, "summary.md", text, func(saved string, err error) tea.Msg { // externaledit.go
 		if err != nil {
 			return summaryEditedMsg{err: err}
 		}
-		return saveSummary(r, text, string(b))
+		return saveSummary(r, text, saved)
 	})
 }
 

@@ -56,6 +56,12 @@ type editor struct {
 
 	// todo is the model's todo list, shown above the editor (todopanel.go).
 	todo todoPanel
+	// search is Ctrl+R's search of the history (histsearch.go), its
+	// line drawn in dim above the editor while it runs.
+	search historySearch
+	dim    lipgloss.Style
+	// vi is the vi keys' mode (ui.vi: vimode.go).
+	vi viMode
 }
 
 func newEditor(th *theme) *editor {
@@ -69,14 +75,14 @@ func newEditor(th *theme) *editor {
 	ta.MaxContentHeight = 10000
 	ta.MaxWidth = 0
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
-	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
+	ta.Focus()
+	e := &editor{ta: ta}
+	e.ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
 		if info.LineNumber == 0 {
-			return "› "
+			return e.vi.prompt() // vimode.go
 		}
 		return "  "
 	})
-	ta.Focus()
-	e := &editor{ta: ta}
 	e.setTheme(th)
 	return e
 }
@@ -90,11 +96,17 @@ func (e *editor) setTheme(th *theme) {
 	s.Cursor.Blink = false
 	s.Cursor.Color = th.Accent
 	e.ta.SetStyles(s)
+	e.dim = th.Dim
 }
 
 func (e *editor) setWidth(w int) { e.ta.SetWidth(w) }
 
-func (e *editor) height() int { return e.ta.Height() }
+func (e *editor) height() int {
+	if e.search.active {
+		return e.ta.Height() + 1
+	}
+	return e.ta.Height()
+}
 
 func (e *editor) value() string { return e.ta.Value() }
 
@@ -153,6 +165,8 @@ func (e *editor) reset() {
 	e.histIdx = len(e.history)
 	e.draft = ""
 	e.sel = 0
+	e.search = historySearch{}
+	e.vi.normal, e.vi.pending = false, ""
 }
 
 // remember adds a sent text to the history.
@@ -218,7 +232,12 @@ func (e *editor) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (e *editor) view() string { return e.ta.View() }
+func (e *editor) view() string {
+	if e.search.active {
+		return e.search.line(e.dim) + "\n" + e.ta.View()
+	}
+	return e.ta.View()
+}
 
 // completions are the commands the popup offers for the current value:
 // it shows while the value is a slash and the start of a command name.

@@ -444,3 +444,16 @@ func TestInlineFrameStaysWithinTheCap(t *testing.T) {
 		t.Errorf("the status line was cut:\n%s", screen)
 	}
 }
+
+// TestExitFrameKeepsHeightAndLiveLines: the last frame of inline mode is
+// as tall as the one it replaces and holds only the conversation's lines.
+func TestExitFrameKeepsHeightAndLiveLines(t *testing.T) {
+	frame := "streamed\n───\n› Message the agent\n gpt-4.1"
+	got := exitFrame(frame, []string{"streamed"})
+	if got != "\n\n\n streamed" {
+		t.Errorf("exitFrame = %q", got)
+	}
+	if got := exitFrame("a\nb", []string{"1", "2", "3"}); got != " 2\n 3" {
+		t.Errorf("exitFrame of more live lines than rows = %q", got)
+	}
+}

@@ -24,6 +24,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, taken := m.questions.Key(chatHost{m}, k); taken {
 		return cmd
 	}
+	if m.editor.search.key(m.editor, k) { // Ctrl+R's search: histsearch.go
+		return nil
+	}
 	if m.cp.progress.key(s) { // checkpointline.go
 		return nil
 	}
@@ -99,6 +102,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	if m.editor.vi.key(m.editor, k) { // ui.vi: vimode.go
+		return nil
+	}
 	switch s {
 	case "esc":
 		return jobsOnEsc(m.opt.Loop.Jobs, m.opt.jobsEsc, m.interrupt(), m.setFlash) // twice: jobs.go
@@ -139,6 +145,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case "ctrl+f":
 		return m.openFind("")
+	case "ctrl+r":
+		m.editor.search.start(m.editor)
+		return nil
+	case "ctrl+g":
+		return editMessageExternal(m.editor, m.setFlash) // externaledit.go
 	case "up":
 		if m.editor.atFirstLine() {
 			if m.editor.value() == "" && len(m.queue) > 0 && m.runner != nil {

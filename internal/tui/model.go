@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -148,9 +149,11 @@ func New(opt Options) *Model {
 		m.opt.Loop.Jobs = jobs.New(maxBackground(m.opt.Loop.Config))
 	}
 	m.opt.jobsEsc = &escTwice{}
+	m.opt.notify = newNotifier(uiOf(opt.Loop.Config).Notify, os.Getenv)
 	m.store = newStoreFuture(opt)
 	m.setTheme(true)
 	m.editor = newEditor(m.th)
+	m.editor.vi.on = uiOf(opt.Loop.Config).Vi // vimode.go
 	m.width, m.height = 80, 24
 	for _, n := range opt.Notices {
 		m.chat.add(&noticeItem{kind: noticeWarn, text: n})
@@ -298,6 +301,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retry.tick(time.Now())
 		}
 		// afterUpdate starts the next tick if still needed
+	case tea.FocusMsg, tea.BlurMsg:
+		m.opt.notify.focus(msg)
 	case overlay.ArmedMsg:
 		m.questions.Arm(msg)
 	case overlay.SettledMsg:
@@ -336,16 +341,19 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.Show(); ok {
-		cmds = append(cmds, m.after(overlay.Grace, armed), overlay.Bell)
+		cmds = append(cmds, m.after(overlay.Grace, armed), m.opt.notify.question()) // notify.go
 	}
+	cmds = append(cmds, m.opt.notify.observe(m.busy))
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
 	m.rc.size(m.width, &m.renderWidth)
 	cmds = append(cmds, m.printSettled())
 	m.layout()
 	cmds = append(cmds, m.rc.schedule(&m.renderWidth, m.after)...)
-	// The ticker runs while something moves on screen.
-	if cmd := m.tick.start(m.busy || m.compacting || m.retry != nil || m.opening, m.after); cmd != nil {
+	// The ticker runs while something moves on screen, and stops while a
+	// dialog waits for the user.
+	moving := m.busy || m.compacting || m.retry != nil || m.opening
+	if cmd := m.tick.start(moving && m.questions.Len() == 0, m.after); cmd != nil {
 		cmds = append(cmds, cmd)
 	}
 	return cmds

@@ -13,10 +13,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -157,7 +153,7 @@ func editPlan(m *Model, p message.Part) tea.Cmd {
 		saved, err := loop.SavePlanEdit(context.Background(), st, p, text)
 		return planSavedMsg{part: saved, err: err}
 	}
-	if editor := os.Getenv("EDITOR"); strings.TrimSpace(editor) != "" {
+	if editor := userEditor(); editor != "" {
 		return editPlanExternal(editor, p.Text, save)
 	}
 	ed := newEditor(m.th)
@@ -171,26 +167,11 @@ func editPlan(m *Model, p message.Part) tea.Cmd {
 
 // editPlanExternal edits text in the user's editor and saves the result.
 func editPlanExternal(editor, text string, save func(string) tea.Msg) tea.Cmd {
-	dir, err := os.MkdirTemp("", "agent-plan-")
-	if err != nil {
-		return func() tea.Msg { return planSavedMsg{err: err} }
-	}
-	path := filepath.Join(dir, "plan.md")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return func() tea.Msg { return planSavedMsg{err: err} }
-	}
-	c := exec.Command("sh", "-c", editor+` "$1"`, "editor", path)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.RemoveAll(dir)
-		if err != nil {
-			return planSavedMsg{err: fmt.Errorf("%s: %w", editor, err)}
-		}
-		b, err := os.ReadFile(path)
+	return editExternal(editor, "plan.md", text, func(saved string, err error) tea.Msg { // externaledit.go
 		if err != nil {
 			return planSavedMsg{err: err}
 		}
-		return save(string(b))
+		return save(saved)
 	})
 }
 

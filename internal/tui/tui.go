@@ -90,6 +90,9 @@ type Options struct {
 
 	// jobsEsc is the chat's memory of the last Esc (jobs.go); New sets it.
 	jobsEsc *escTwice
+	// notify tells an unfocused terminal a turn ended or a dialog waits
+	// (notify.go); New sets it.
+	notify *notifier
 }
 
 // Run runs the chat until the user quits. It closes the session it has
@@ -97,8 +100,9 @@ type Options struct {
 func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error {
 	m := New(opt)
 	defer m.Close()
-	opts := append([]tea.ProgramOption{tea.WithContext(ctx)}, progOpts...)
-	p := tea.NewProgram(m, opts...)
+	g := &exitGuard{Model: m} // inlineexit.go
+	opts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(g.filter)}, progOpts...)
+	p := tea.NewProgram(g, opts...)
 	_, err := p.Run()
 	if m.fatal != nil {
 		return m.fatal

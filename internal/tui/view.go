@@ -152,6 +152,7 @@ func (m *Model) View() tea.View {
 	// Inline mode leaves the screen and the mouse to the terminal: its
 	// scrollback, selection and wheel work as they always do.
 	v.AltScreen = !m.inline
+	v.ReportFocus = m.opt.notify.reportFocus() // notify.go
 	if !m.inline {
 		v.MouseMode = tea.MouseModeCellMotion
 	}

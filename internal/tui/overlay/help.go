@@ -92,6 +92,9 @@ func (d *HelpDrawer) View(h Host, inline bool, commands [][2]string, custom []st
 		{"alt+o", "expand or collapse every card (/expand all)"},
 		{"alt+y", "copy the focused message, else the newest reply, via OSC 52 (/copy code: its code block)"},
 		{"ctrl+f", "search the conversation (/find)"},
+		{"ctrl+r", "search the messages you sent: ctrl+r older, enter takes, esc cancels"},
+		{"ctrl+g", "write the message in $EDITOR"},
+		{"esc (ui.vi)", "vi normal mode: h j k l w b 0 $ x dd, i a A o back to insert"},
 		{"tab", "while a permission question is open: answer it (alt+a/s/d/x answer at once)"},
 		{"tab", "while the agent works: queue the message for after the turn (enter steers the running turn)"},
 		{"shift+tab", "switch plan mode: read-only tools only; the plan opens to approve (enter), edit (e) or keep planning (esc)"},
@@ -105,9 +108,9 @@ func (d *HelpDrawer) View(h Host, inline bool, commands [][2]string, custom []st
 		keys = slices.DeleteFunc(keys, func(k [2]string) bool {
 			return k[0] == "pgup pgdn wheel" || k[0] == "shift+drag" || k[0] == "ctrl+f"
 		})
-		keys = append(keys,
-			[2]string{"inline mode", "finished messages are in the terminal's scrollback: scroll, search and select there"},
-			[2]string{"", "ctrl+o on a printed card prints it again, expanded"})
+		keys = append([][2]string{ // first: the list may be taller than the screen
+			{"inline mode", "finished messages are in the terminal's scrollback: scroll, search and select there"},
+			{"", "ctrl+o on a printed card prints it again, expanded"}}, keys...)
 	}
 	var body []string
 	for _, k := range keys {

@@ -12,7 +12,8 @@ package overlay
 // A question must not be answerable by accident. It opens under the
 // user's fingers while they type, so it does not take the keyboard:
 // typed text keeps going to the editor (nothing is lost) and the terminal
-// bell rings (Bell). It answers only
+// bell rings (or, the terminal unfocused, a notification goes out:
+// tui/notify.go). It answers only
 //   - a modified key shown on its buttons (alt+a, alt+s, alt+d, …), or
 //   - Enter over a highlighted choice, once the user gave it focus with
 //     Tab (Shift+Tab) — on a choice that lets something run, only once

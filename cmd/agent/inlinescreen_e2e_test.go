@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+// Inline mode's screen at its edges (issue 32 item 7): quitting, a
+// cleared terminal, a resize. Driven in tmux like inline_e2e_test.go.
+
+// TestE2EInlineQuitLeavesNoPrompt: quitting leaves the conversation in the
+// scrollback, without the editor, its hint or the status line under it.
+func TestE2EInlineQuitLeavesNoPrompt(t *testing.T) {
+	for _, quit := range []string{"ctrl+c twice", "/quit"} {
+		t.Run(quit, func(t *testing.T) {
+			e := newEnv(t, pt.Text("short first answer"))
+			s := startTUI(t, e, "--inline")
+			s.send("hello")
+			s.waitText("short first answer")
+			s.idle()
+			if quit == "/quit" {
+				s.send("/quit")
+			} else {
+				s.keys("C-c")
+				s.waitText("press ctrl+c again")
+				s.keys("C-c")
+			}
+			h := s.waitHistory("the agent to exit", func(h string) bool { return strings.Contains(h, exitMarker) })
+			for _, stale := range []string{"Message the agent", "press ctrl+c again", "─────"} {
+				if strings.Contains(h, stale) {
+					t.Errorf("%q is left in the scrollback:\n%s", stale, h)
+				}
+			}
+			if strings.Count(h, "short first answer") != 1 || strings.Count(h, "▌ hello") != 1 {
+				t.Errorf("the conversation is not in the scrollback once:\n%s", h)
+			}
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package tui
+
+// Leaving inline mode: Bubble Tea draws the model's view once more after
+// the program is told to quit, and leaves that frame on the terminal's
+// main screen. The editor, its rule and the status line drawn there would
+// stay in the scrollback above the shell's next prompt. exitGuard notes
+// the quit (a program filter sees tea.QuitMsg before the program acts on
+// it) and gives that last draw a frame without them: what the live region
+// holds of the conversation, so nothing the user has not seen printed is
+// lost, over blank rows that keep the frame's height (a shorter frame
+// would leave the old one's top rows on the screen).
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// exitGuard is the program's model: the chat, with its last frame in
+// inline mode drawn by exitFrame.
+type exitGuard struct {
+	*Model
+	quitting bool
+}
+
+func (g *exitGuard) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := g.Model.Update(msg)
+	return g, cmd
+}
+
+func (g *exitGuard) View() tea.View {
+	v := g.Model.View()
+	if g.quitting && g.inline {
+		v.Content = exitFrame(v.Content, g.chat.visible)
+	}
+	return v
+}
+
+// filter is the program's message filter: it notes the quit.
+func (g *exitGuard) filter(_ tea.Model, msg tea.Msg) tea.Msg {
+	if _, ok := msg.(tea.QuitMsg); ok {
+		g.quitting = true
+	}
+	return msg
+}
+
+// exitFrame is the last frame of inline mode in place of frame: the
+// conversation's live lines at its bottom, blank rows above them, as tall
+// as frame.
+func exitFrame(frame string, visible []string) string {
+	rows := strings.Count(frame, "\n") + 1
+	var b strings.Builder
+	live := visible[max(0, len(visible)-rows):]
+	for range rows - len(live) {
+		b.WriteByte('\n')
+	}
+	for i, l := range live {
+		b.WriteByte(' ')
+		b.WriteString(l)
+		if i < len(live)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
