@@ -34,6 +34,11 @@ func TestFailingMCPServerIsToldAndRestartable(t *testing.T) {
 		t.Errorf("a connected server is reported:\n%s", h.screen())
 	}
 
+	// Both servers have settled (the web one may still be connecting when
+	// the bad one's failure shows).
+	if err := servers.Wait(context.Background()); err != nil {
+		t.Logf("wait: %v", err)
+	}
 	h.typeText("/mcp")
 	h.key("enter")
 	h.waitScreen("last error")
