@@ -22,7 +22,10 @@ func bigStep(id string) pt.Step {
 // ($0.26), at least 4096 ($0.03); after two steps ($0.416), a third of
 // ~100K input tokens ($0.20) and its least output would pass $0.62.
 func TestMaxCostStopsBeforeTheStepThatWouldPassIt(t *testing.T) {
-	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.MaxCostUSD, o.TrustUsage = 0.62, true },
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) {
+		o.MaxCostUSD, o.TrustUsage = 0.62, true
+		o.BudgetHint = "raise it with --max-cost USD" // agent run's (the front end says how)
+	},
 		bigStep("a"), bigStep("b"), bigStep("c"), pt.Text("done"))
 	res := h.turn("go")
 	if res.FinishReason != FinishBudget || res.Err == nil || res.Steps != 2 {
