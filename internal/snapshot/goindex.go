@@ -132,11 +132,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	h := sha1.New()
 	bw := bufio.NewWriterSize(f, 256<<10)
 	w := io.MultiWriter(bw, h)
-	var hdr [12]byte
-	copy(hdr[:], "DIRC")
-	binary.BigEndian.PutUint32(hdr[4:], 2)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
-	w.Write(hdr[:])
+	writeIndexHeader(w, n)
 	// The entries, counted per directory, those of the changed
 	// directories kept for their trees.
 	ct := newTreeCounter(tree)

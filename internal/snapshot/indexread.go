@@ -175,3 +175,13 @@ func (x *indexReader) finish() ([]byte, error) {
 	}
 	return tree, nil
 }
+
+// writeIndexHeader writes a version-2 index's header for n entries: the
+// index writers' (goindex.go, seed.go) first 12 bytes.
+func writeIndexHeader(w io.Writer, n int) {
+	var hdr [12]byte
+	copy(hdr[:], "DIRC")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	w.Write(hdr[:])
+}

@@ -268,11 +268,7 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 	bw := bufio.NewWriterSize(f, 256<<10)
 	h := sha1.New()
 	w := io.MultiWriter(bw, h)
-	var hdr [12]byte
-	copy(hdr[:], "DIRC")
-	binary.BigEndian.PutUint32(hdr[4:], 2)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
-	w.Write(hdr[:])
+	writeIndexHeader(w, n)
 	count := 0
 	err = each(func(e *indexEntry) {
 		count++
