@@ -101,22 +101,44 @@ func turnEnds(history []message.Entry, turns []loop.Turn) []string {
 }
 
 // turnDetail is a turn's line in the picker: its time and what it
-// changed in the files.
+// changed in the files. Its line counts are the turn's net change, the
+// one /diff shows: the sum of its steps' counts when no two steps changed
+// the same file (then the sum is the net change); otherwise the sum is
+// not the turn's change (a line added and edited again counts twice), and
+// the picker has no diff to count, so it names the steps and leaves the
+// lines to /diff.
 func turnDetail(t loop.Turn) string {
 	s := t.At.Local().Format("15:04")
 	files := map[string]bool{}
 	added, deleted := 0, 0
+	again := false // a file changed by a step and then another
 	for _, p := range t.Patches {
 		for _, f := range p.Files {
+			again = again || files[f.Path]
 			files[f.Path] = true
 		}
 		a, d := p.Lines()
 		added, deleted = added+a, deleted+d
 	}
-	if len(files) == 0 {
+	n := len(files)
+	switch {
+	case n == 0:
 		return s + " · no file changed"
+	case again:
+		return fmt.Sprintf("%s · %d file%s changed in %d steps · /diff counts the lines", s, n, plural(n), changingSteps(t.Patches))
 	}
-	return fmt.Sprintf("%s · %d file%s +%d −%d", s, len(files), plural(len(files)), added, deleted)
+	return fmt.Sprintf("%s · %d file%s +%d −%d", s, n, plural(n), added, deleted)
+}
+
+// changingSteps counts the patches that changed a file.
+func changingSteps(ps []message.PatchState) int {
+	k := 0
+	for _, p := range ps {
+		if len(p.Files) > 0 {
+			k++
+		}
+	}
+	return k
 }
 
 func (tp *TurnPicker) Update(h Host, msg tea.Msg) (Result, tea.Cmd) {
