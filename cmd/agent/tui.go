@@ -39,14 +39,19 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	} else if w != "" {
 		notices = append(notices, w)
 	}
-	if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
-		notices = append(notices, n)
-	}
 	opt := tui.Options{
 		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
 		PermModes: permModes(a.cfg.Permissions),
 		Setup:     a.cfg.CheckCredentials(),
 		Notices:   notices,
+		// The first run's sandbox note probes bubblewrap (a process):
+		// beside the first frame, not before it.
+		LateNotices: func() []string {
+			if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
+				return []string{n}
+			}
+			return nil
+		},
 		Version:   version,
 		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
 		Commands:  a.commandCatalog(), // reads nothing until the first "/"

@@ -193,7 +193,7 @@ func (m *Model) Close() {
 // Init opens the session and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.box.wait(), tea.RequestBackgroundColor, loadBranch(m.opt.Loop.Dir), m.store.open(m.opt.OpenStore, m.slot),
-		watchJobs(m.opt.Loop.Jobs, m.box.done), watchMCP(m.opt.MCP, m.box.done)}
+		watchJobs(m.opt.Loop.Jobs, m.box.done), watchMCP(m.opt.MCP, m.box.done), lateNotices(m.opt.LateNotices)}
 	if m.opt.SessionID != "" {
 		// The last screenful is read and drawn while the session opens
 		// (resume.go).

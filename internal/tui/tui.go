@@ -51,6 +51,9 @@ import (
 
 // Options configure the chat.
 type Options struct {
+	// LateNotices, if set, runs beside the first frame (latenotice.go);
+	// what it returns is shown as Notices are.
+	LateNotices func() []string
 	// Loop is the template of the runners the chat opens (Store,
 	// Provider, Tools, Config, Dir, OutputDir, MaxSteps…). The chat sets
 	// Observer, Doom and Perms itself.
