@@ -39,3 +39,39 @@ func TestE2EInlineQuitLeavesNoPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EInlineNarrowingLeavesNoStaleRule: narrowing the pane rewraps the
+// old frame's wide lines into more rows than the frame had; the redraw
+// clears them all, so the screen shows one rule, not a stale copy.
+func TestE2EInlineNarrowingLeavesNoStaleRule(t *testing.T) {
+	e := newEnv(t, pt.Text("short first answer"))
+	s := startTUI(t, e, "--inline")
+	s.send("hello")
+	s.waitText("short first answer")
+	s.idle()
+	s.tmux("resize-window", "-t", "main", "-x", "80")
+	// The new frame is drawn when the status line fits on one row again
+	// (the terminal wrapped the old one in two).
+	screen := s.waitFor("the frame at 80 columns", func(screen string) bool {
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, "gpt-4.1") && strings.Contains(l, "$0.") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := countRows(screen, "─────"); n != 1 {
+		t.Errorf("%d rule rows after narrowing to 80 columns, want 1:\n%s", n, screen)
+	}
+}
+
+// countRows is how many rows of screen hold text.
+func countRows(screen, text string) int {
+	n := 0
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, text) {
+			n++
+		}
+	}
+	return n
+}

@@ -18,20 +18,30 @@ import (
 
 // exitGuard is the program's model: the chat, with its last frame in
 // inline mode drawn by exitFrame.
+// It also keeps the frames' widths for the clear after a resize
+// (inlineresize.go).
 type exitGuard struct {
 	*Model
 	quitting bool
+	rewrap   rewrap
 }
 
 func (g *exitGuard) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var clear tea.Cmd
+	if size, ok := msg.(tea.WindowSizeMsg); ok && g.inline {
+		clear = g.rewrap.resized(size.Width)
+	}
 	_, cmd := g.Model.Update(msg)
-	return g, cmd
+	return g, tea.Batch(clear, cmd)
 }
 
 func (g *exitGuard) View() tea.View {
 	v := g.Model.View()
 	if g.quitting && g.inline {
 		v.Content = exitFrame(v.Content, g.chat.visible)
+	}
+	if g.inline {
+		g.rewrap.drawn(v.Content)
 	}
 	return v
 }

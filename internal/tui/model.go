@@ -210,11 +210,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		if m.inline && m.sized && msg.Width != m.width {
-			// The terminal rewrapped the old frame: draw the new one on a
-			// clean screen (the scrollback above is the terminal's).
-			cmds = append(cmds, func() tea.Msg { return tea.ClearScreen() })
-		}
+		// Inline mode: a new width is drawn on a clean screen, cleared
+		// by the program's model (exitGuard, inlineresize.go).
 		m.width, m.height = msg.Width, msg.Height
 		m.sized = true
 	case printStartedMsg:
