@@ -24,9 +24,13 @@ func rememberModel(cfg *config.Config, dir, name string) tea.Cmd {
 		if err := lastmodel.Save(dataDir, dir, baseURL, name); err != nil {
 			return opFailedMsg{What: "model " + name + " not remembered", Err: err}
 		}
-		return nil
+		return modelRememberedMsg{}
 	}
 }
+
+// modelRememberedMsg says the choice is written: nothing to do, but it
+// tells whoever waits for the next message (the tests) that it is.
+type modelRememberedMsg struct{}
 
 // carryModel makes name, just switched to in the open session, the model
 // of the chat's next new session too (unless the user's configuration

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctxloop/agent/internal/lastmodel"
@@ -55,7 +56,9 @@ func TestSwitchInASessionIsRemembered(t *testing.T) {
 	h := newHarness(t, []pt.Step{pt.Text("hello")})
 	h.typeText("hi")
 	h.key("enter")
-	h.waitFor("the turn", func(m *Model) bool { return idle(m) && m.runner != nil })
+	// The turn has answered and ended (idle alone also holds before it
+	// starts, and the switch is refused while it runs).
+	h.waitFor("the turn", func(m *Model) bool { return idle(m) && strings.Contains(screenOf(m), "hello") })
 	h.typeText("/model gpt-4.1-mini")
 	h.key("enter")
 	cfg := h.m.opt.Loop.Config
