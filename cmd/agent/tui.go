@@ -39,24 +39,31 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	} else if w != "" {
 		notices = append(notices, w)
 	}
+	// The first run's sandbox note probes bubblewrap (a process): beside
+	// the first frame, not before it. Inline mode shows it with the
+	// welcome: a notice arriving under the welcome's live frame is printed
+	// out of step with it (the welcome and its frame are not printed yet).
+	inline := g.inline || a.cfg.UI.Mode == config.UIInline
+	late := func() []string {
+		if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
+			return []string{n}
+		}
+		return nil
+	}
+	if inline {
+		notices, late = append(notices, late()...), nil
+	}
 	opt := tui.Options{
-		Loop:      a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
-		PermModes: permModes(a.cfg.Permissions),
-		Setup:     a.cfg.CheckCredentials(),
-		Notices:   notices,
-		// The first run's sandbox note probes bubblewrap (a process):
-		// beside the first frame, not before it.
-		LateNotices: func() []string {
-			if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
-				return []string{n}
-			}
-			return nil
-		},
-		Version:   version,
-		Inline:    g.inline || a.cfg.UI.Mode == config.UIInline,
-		Commands:  a.commandCatalog(), // reads nothing until the first "/"
-		MCP:       a.mcp,
-		Approvals: approval.Open(a.cfg.DataDir),
+		Loop:        a.loopOptions(nil, nil), // the chat sets the permissions with its dialog
+		PermModes:   permModes(a.cfg.Permissions),
+		Setup:       a.cfg.CheckCredentials(),
+		Notices:     notices,
+		LateNotices: late,
+		Version:     version,
+		Inline:      inline,
+		Commands:    a.commandCatalog(), // reads nothing until the first "/"
+		MCP:         a.mcp,
+		Approvals:   approval.Open(a.cfg.DataDir),
 		DeleteSession: func(ctx context.Context, st *storage.Store, s *message.Session) error {
 			return a.deleteSession(ctx, st, s, func(string) {}) // leftover checkpoints go with the daily prune
 		},
