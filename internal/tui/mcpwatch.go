@@ -50,6 +50,9 @@ func (msg mcpChangedMsg) apply(m *Model) tea.Cmd {
 	for _, text := range m.mcpAsking.told.failures(msg.servers.Status()) {
 		m.chat.notice(noticeWarn, text, "/mcp shows the servers and restarts one.")
 	}
+	if _, open := m.drawer.(mcpPanelDrawer); open {
+		m.drawer = mcpPanel(msg.servers) // the panel shows what is, as it changes
+	}
 	return watchMCP(msg.servers, msg.done)
 }
 
@@ -83,6 +86,10 @@ func flatLine(s string, n int) string {
 	return s
 }
 
+// mcpPanelDrawer is the /mcp panel in the chat's drawer slot, told apart
+// so that a change of the servers draws it again.
+type mcpPanelDrawer struct{ drawer }
+
 // mcpPanel is the /mcp panel: a picker of the servers whose choice
 // restarts the one chosen.
 func mcpPanel(servers *mcp.Servers) drawer {
@@ -110,7 +117,7 @@ func mcpPanel(servers *mcp.Servers) drawer {
 	if len(entries) == 0 {
 		title = `No MCP servers: declare them in the config's "mcp" object`
 	}
-	return pickerOn(title, entries, func(m *Model, name string) tea.Cmd {
+	return mcpPanelDrawer{pickerOn(title, entries, func(m *Model, name string) tea.Cmd {
 		if err := servers.Restart(name); err != nil {
 			m.chat.notice(noticeError, err.Error(), "")
 			return nil
@@ -119,5 +126,5 @@ func mcpPanel(servers *mcp.Servers) drawer {
 		m.mcpAsking.told.forget(name)
 		m.chat.notice(noticeInfo, "MCP server "+mcp.Printable(name)+": restarting", "its tools join from the next step once it is connected")
 		return nil
-	})
+	})}
 }
