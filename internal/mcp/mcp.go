@@ -39,7 +39,6 @@ package mcp
 
 import (
 	"context"
-	"github.com/ctxloop/agent/internal/sandbox"
 	"slices"
 	"sort"
 	"sync"
@@ -47,6 +46,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/tools"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctxloop/agent/internal/sandbox"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxloop/agent/internal/childproc"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/secrets"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
