@@ -39,7 +39,6 @@ package mcp
 
 import (
 	"context"
-	"github.com/ctxloop/agent/internal/sandbox"
 	"slices"
 	"sort"
 	"sync"
@@ -47,6 +46,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -84,9 +84,6 @@ type Options struct {
 	// recorded). Servers are started through it either way: each dies
 	// with the agent.
 	Children *childproc.Registry
-	// OnChange, when set, is called (from any goroutine, never under a
-	// lock) after a server's status or tools changed.
-	OnChange func()
 	// Sandbox is the policy a stdio server that opts into the sandbox
 	// (config mcp.NAME.sandbox) runs under: network, read-only and
 	// writable directories; the mode is the entry's, the workspace Dir.
@@ -301,7 +298,7 @@ func (s *Servers) Close() error {
 }
 
 // changed rebuilds the tools after a server's status or tools changed,
-// and tells Options.OnChange.
+// and tells Changes.
 func (s *Servers) changed() {
 	type offer struct {
 		sv    *server
@@ -341,9 +338,6 @@ func (s *Servers) changed() {
 	select {
 	case s.changes <- struct{}{}:
 	default: // one pending is enough: the reader looks at Status
-	}
-	if s.opt.OnChange != nil {
-		s.opt.OnChange()
 	}
 }
 

@@ -305,10 +305,9 @@ func TestHTTPServer(t *testing.T) {
 }
 
 func TestSlowServerDoesNotDelayStart(t *testing.T) {
-	changed := make(chan struct{}, 16)
 	began := time.Now()
-	s := start(t, map[string]config.MCPServer{"t": mcptest.Stdio(t, map[string]string{mcptest.EnvStartDelayMS: "2000"})},
-		Options{OnChange: func() { changed <- struct{}{} }})
+	s := start(t, map[string]config.MCPServer{"t": mcptest.Stdio(t, map[string]string{mcptest.EnvStartDelayMS: "2000"})}, Options{})
+	changed := s.Changes()
 	if d := time.Since(began); d > 100*time.Millisecond {
 		t.Fatalf("Start took %v", d)
 	}

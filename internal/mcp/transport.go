@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctxloop/agent/internal/sandbox"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxloop/agent/internal/childproc"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/secrets"
 	"github.com/ctxloop/agent/internal/termsafe"
 )
@@ -247,8 +247,8 @@ func killGroup(t sdk.Transport) {
 	}
 }
 
-// tail keeps the last bytes written to it: of one process at a time
-// (restart).
+// tail keeps the last bytes written to it through its writer (restart):
+// of one process at a time.
 type tail struct {
 	mu  sync.Mutex
 	max int
@@ -282,13 +282,6 @@ func (t *tail) restart() io.Writer {
 }
 
 func newTail(max int) *tail { return &tail{max: max} }
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.appendLocked(p)
-	return len(p), nil
-}
 
 func (t *tail) appendLocked(p []byte) {
 	t.buf = append(t.buf, p...)

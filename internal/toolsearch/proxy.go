@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxloop/agent/internal/tools"
@@ -102,7 +103,7 @@ func (c *Catalog) Join() bool {
 	for i, a := range c.active {
 		names[i] = a.name
 	}
-	if equalStrings(names, c.joined) {
+	if slices.Equal(names, c.joined) {
 		return false
 	}
 	c.joined = names
@@ -130,30 +131,11 @@ func (c *Catalog) Pending() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, a := range c.active {
-		found := false
-		for _, j := range c.joined {
-			if j == a.name {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(c.joined, a.name) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // describeProxy is the line a tool_search result adds about call_tool.

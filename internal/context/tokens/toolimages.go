@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
 )
 
@@ -36,7 +37,7 @@ func ImageDescription(f *message.FileState, why string) string {
 		s = append(s, f.MIME)
 	}
 	if f.SizeBytes > 0 {
-		s = append(s, sizeText(f.SizeBytes))
+		s = append(s, truncate.FormatBytes(f.SizeBytes))
 	}
 	if f.Width > 0 && f.Height > 0 {
 		s = append(s, fmt.Sprintf("%d×%d", f.Width, f.Height))
@@ -47,16 +48,6 @@ func ImageDescription(f *message.FileState, why string) string {
 		s = append(s, why)
 	}
 	return "[image: " + strings.Join(s, ", ") + "]"
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
 }
 
 // toolImagesCost counts what a step's tool images are sent as: count gets
