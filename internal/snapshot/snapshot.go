@@ -237,7 +237,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	s := &Store{
 		git: gitcmd.Private{
 			GitDir: gitDir, WorkTree: work, IndexFile: filepath.Join(gitDir, "agent-index"),
-			ExcludesFile: gitcmd.UserExcludesFile(ctx, work),
+			ExcludesFile: gitcmd.UserExcludesFile(ctx),
 		},
 		workTree: work,
 		maxBytes: opt.MaxFileBytes,
