@@ -31,9 +31,9 @@ import (
 const maxIncludeDepth = 10
 
 // UserExcludesFile returns the user's global core.excludesFile, with "~/"
-// expanded, or "" when none is set. dir is the directory the store runs
-// git in; it is not read.
-func UserExcludesFile(ctx context.Context, dir string) string {
+// expanded, or "" when none is set. Nothing of the current directory or
+// its repository is read.
+func UserExcludesFile(ctx context.Context) string {
 	home := os.Getenv("HOME")
 	var files []string
 	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok && g != "" {

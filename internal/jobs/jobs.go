@@ -6,8 +6,9 @@
 // The contract:
 //
 //   - A Table holds jobs under short ids (bg1, bg2, … in start order, never
-//     reused within a table). Add refuses a job once Max of them run at
-//     once; a finished job does not count, and stays in the table, with how
+//     reused within a table). Reserve refuses a new id once Max of them
+//     run at once (a reserved id counts until Add or Release); a finished
+//     job does not count, and stays in the table, with how
 //     it ended, until it is removed (Kill), so its last output can still
 //     be read.
 //   - The table knows nothing of shells or output: a job's Process stops
@@ -20,8 +21,8 @@
 //   - Changes delivers a signal after every start, end and removal; it is
 //     lossy (one pending signal at most), for a display that re-reads List.
 //
-// A nil *Table has no jobs: Add fails with ErrUnavailable and List is
-// empty. A Table is safe for concurrent use.
+// A nil *Table has no jobs: Reserve and Get fail with ErrUnavailable and
+// List is empty. A Table is safe for concurrent use.
 package jobs
 
 import (

@@ -25,13 +25,13 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -185,22 +185,12 @@ func had(m map[string][20]byte, p string) bool { _, ok := m[p]; return ok }
 func storeNew(put putObject, tracked map[string][20]byte) func(p string, body []byte) (string, error) {
 	return func(p string, body []byte) (string, error) {
 		if old, ok := tracked[p]; ok {
-			if oid := blobID(body); oid == old {
+			if oid := objectID("blob", body); oid == old {
 				return hexOf(oid), nil
 			}
 		}
 		return put("blob", body)
 	}
-}
-
-// blobID is the id of the blob of body.
-func blobID(body []byte) [20]byte {
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(body)) + "\x00"))
-	h.Write(body)
-	var oid [20]byte
-	copy(oid[:], h.Sum(nil))
-	return oid
 }
 
 // eachMerged hands fn the store's index's entries with changes merged in,
@@ -362,7 +352,7 @@ func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, err
 	c := &change{}
 	c.e.path = p
 	fillStat(&c.e, &st, mode, uint32(st.Size))
-	raw, _ := hexDecode(oid)
+	raw, _ := hex.DecodeString(oid)
 	copy(c.e.oid[:], raw)
 	return c, nil, nil
 }
@@ -393,28 +383,6 @@ func readRegularAt(abs string, st *syscall.Stat_t, max int64, buf *bytes.Buffer)
 		return errors.New("grew over the limit")
 	}
 	return nil
-}
-
-func hexDecode(s string) ([]byte, error) {
-	b := make([]byte, len(s)/2)
-	for i := range b {
-		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
-		if hi < 0 || lo < 0 {
-			return nil, errors.New("not hex")
-		}
-		b[i] = byte(hi<<4 | lo)
-	}
-	return b, nil
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	}
-	return -1
 }
 
 // treeCounter follows the entries of the new index into the cache-tree:
@@ -528,7 +496,7 @@ func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {
 	if err != nil {
 		return [20]byte{}, err
 	}
-	raw, _ := hexDecode(oid)
+	raw, _ := hex.DecodeString(oid)
 	copy(t.oid[:], raw)
 	t.count = c.counts[t]
 	return t.oid, nil

@@ -13,7 +13,6 @@ import (
 	"bufio"
 	"compress/zlib"
 	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -34,11 +33,8 @@ var zlibWriters = sync.Pool{New: func() any {
 
 // writeObject stores body as a loose object of kind in gitDir.
 func writeObject(gitDir, kind string, body []byte) (string, error) {
-	hdr := kind + " " + strconv.Itoa(len(body)) + "\x00"
-	h := sha1.New()
-	h.Write([]byte(hdr))
-	h.Write(body)
-	oid := hex.EncodeToString(h.Sum(nil))
+	hdr := objectHeader(kind, body)
+	oid := hexOf(objectID(kind, body))
 	dir := filepath.Join(gitDir, "objects", oid[:2])
 	path := filepath.Join(dir, oid[2:])
 	if _, err := os.Stat(path); err == nil {
@@ -78,6 +74,21 @@ func writeObject(gitDir, kind string, body []byte) (string, error) {
 		return "", err
 	}
 	return oid, nil
+}
+
+// objectHeader is the header git hashes and stores before an object's body.
+func objectHeader(kind string, body []byte) string {
+	return kind + " " + strconv.Itoa(len(body)) + "\x00"
+}
+
+// objectID is the id git gives an object of kind holding body.
+func objectID(kind string, body []byte) [20]byte {
+	h := sha1.New()
+	h.Write([]byte(objectHeader(kind, body)))
+	h.Write(body)
+	var oid [20]byte
+	h.Sum(oid[:0])
+	return oid
 }
 
 // writeReplace writes data to path through a temporary file in dir.

@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 )
 
@@ -121,11 +120,7 @@ func (c *countingCRC) Write(b []byte) (int, error) {
 
 // put stores body as an object of kind in the pack.
 func (p *packWriter) put(kind string, body []byte) (string, error) {
-	h := sha1.New()
-	h.Write([]byte(kind + " " + strconv.Itoa(len(body)) + "\x00"))
-	h.Write(body)
-	var oid [20]byte
-	copy(oid[:], h.Sum(nil))
+	oid := objectID(kind, body)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
@@ -264,11 +259,4 @@ func packIndex(ents []packEntry, sum []byte) []byte {
 }
 
 // hexOf is an object id in hex.
-func hexOf(b [20]byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 40)
-	for i, c := range b {
-		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
-	}
-	return string(out)
-}
+func hexOf(b [20]byte) string { return hex.EncodeToString(b[:]) }

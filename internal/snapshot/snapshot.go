@@ -237,7 +237,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	s := &Store{
 		git: gitcmd.Private{
 			GitDir: gitDir, WorkTree: work, IndexFile: filepath.Join(gitDir, "agent-index"),
-			ExcludesFile: gitcmd.UserExcludesFile(ctx, work),
+			ExcludesFile: gitcmd.UserExcludesFile(ctx),
 		},
 		workTree: work,
 		maxBytes: opt.MaxFileBytes,
@@ -541,7 +541,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// A few changed files: stored, and the changed trees written, in Go
 	// (goindex.go); else, or when it declines, by git.
 	goTree := ""
-	if walked && !gitWalk && len(update)+len(remove) <= goUpdateMax() {
+	if walked && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
 		goTree, err = s.fast.update(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
 		if errors.Is(err, errGoUpdate) {
