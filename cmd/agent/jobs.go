@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ctxloop/agent/internal/jobs"
-	"github.com/ctxloop/agent/internal/termsafe"
 )
 
 // stopJobs ends the background processes a headless run leaves running
@@ -19,7 +18,7 @@ func stopJobs(t *jobs.Table, w *eventWriter) {
 	names := make([]string, len(stopped))
 	list := make([]map[string]any, len(stopped))
 	for i, j := range stopped {
-		names[i] = fmt.Sprintf("%s (%s)", j.ID, termsafe.Strip(firstLine(j.Command)))
+		names[i] = fmt.Sprintf("%s (%s)", j.ID, oneLineOf(j.Command, 80))
 		list[i] = map[string]any{"id": j.ID, "command": j.Command}
 	}
 	w.notice(fmt.Sprintf("stopped %d background process(es) at exit: %s", len(stopped), strings.Join(names, ", ")))
@@ -28,12 +27,4 @@ func stopJobs(t *jobs.Table, w *eventWriter) {
 		w.emit(map[string]any{"type": "background_stopped", "jobs": list})
 		w.mu.Unlock()
 	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + "…"
-	}
-	return s
 }

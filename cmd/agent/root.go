@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/ctxloop/agent/internal/sandbox"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/task"
 	"github.com/ctxloop/agent/internal/tools"

@@ -216,3 +216,25 @@ func TestCatalogFileInForce(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogFileHostile: a FIFO, a device or a link out of the data
+// directory where the catalog file belongs is skipped with a warning and
+// the embedded catalog used; the start never blocks on it.
+func TestCatalogFileHostile(t *testing.T) {
+	t.Cleanup(func() { activeCatalog.Store(nil) })
+	for _, kind := range []string{"fifo", "dev-zero", "link-outside"} {
+		data := t.TempDir()
+		path := filepath.Join(data, CatalogFileName)
+		plantConfig(t, kind, path)
+		c, err := loadWithin(t, Flags{}, t.TempDir(), envOf(map[string]string{"HOME": t.TempDir(), "AGENT_DATA_DIR": data}))
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "catalog file "+path) || !strings.Contains(w, "embedded catalog") {
+			t.Errorf("%s: warnings %q", kind, c.Warnings)
+		}
+		if cur := CurrentCatalog(); cur.Origin != "embedded" {
+			t.Errorf("%s: current catalog %+v", kind, cur)
+		}
+	}
+}

@@ -8,6 +8,7 @@ package config
 // warning naming the file.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // DefaultCatalogURL is where `agent models --refresh` fetches the
@@ -101,11 +104,18 @@ func WriteCatalogFile(path string, rows []CatalogRow, url, asOf string) error {
 	return nil
 }
 
-// readCatalogFile reads the catalog file at path; a missing file is
-// fs.ErrNotExist.
+// maxCatalogFileBytes bounds the catalog file read at every start: the
+// rows of the models.dev data, which is fetched at most 64 MiB.
+const maxCatalogFileBytes = 64 << 20
+
+// readCatalogFile reads the catalog file at path by internal/safefile's
+// rules (a regular file inside the data directory, bounded, never
+// blocking on a FIFO); a missing file is fs.ErrNotExist.
 func readCatalogFile(path string) (*catalogTable, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := safefile.Read(context.Background(), path, filepath.Dir(path), maxCatalogFileBytes)
+	if e := (*safefile.Error)(nil); errors.As(err, &e) {
+		return nil, e.Err // the warning names the path already
+	} else if err != nil {
 		return nil, err
 	}
 	var f catalogFile

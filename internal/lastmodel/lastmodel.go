@@ -16,12 +16,15 @@
 package lastmodel
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // FileName is the memory's file in the data directory.
@@ -54,16 +57,11 @@ func Path(dataDir string) string { return filepath.Join(dataDir, FileName) }
 
 func read(dataDir string) file {
 	var f file
-	fh, err := os.Open(Path(dataDir))
+	data, err := safefile.Read(context.Background(), Path(dataDir), dataDir, maxFileBytes)
 	if err != nil {
 		return f
 	}
-	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxFileBytes {
-		return f
-	}
-	if err := json.NewDecoder(fh).Decode(&f); err != nil {
+	if err := json.Unmarshal(data, &f); err != nil {
 		return file{}
 	}
 	return f

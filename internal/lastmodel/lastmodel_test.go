@@ -2,7 +2,9 @@ package lastmodel
 
 import (
 	"os"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestSaveAndLookupPerProjectThenGlobal(t *testing.T) {
@@ -51,5 +53,41 @@ func TestCorruptMemoryIsEmpty(t *testing.T) {
 	}
 	if m, _ := Lookup(data, "/p", "u"); m != "m" {
 		t.Fatalf("after save over a corrupt file: %q", m)
+	}
+}
+
+// TestLookupSkipsHostileFile: a FIFO, or a link leading out of the data
+// directory, where the memory belongs is treated as empty, without
+// blocking the start on it.
+func TestLookupSkipsHostileFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "link-outside"} {
+		data := t.TempDir()
+		var err error
+		switch kind {
+		case "fifo":
+			err = syscall.Mkfifo(Path(data), 0o644)
+		case "link-outside":
+			other := t.TempDir()
+			if err := Save(other, "/p", "http://h/v1", "leaked"); err != nil {
+				t.Fatal(err)
+			}
+			err = os.Symlink(Path(other), Path(data))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			m, _ := Lookup(data, "/p", "http://h/v1")
+			done <- m
+		}()
+		select {
+		case m := <-done:
+			if m != "" {
+				t.Errorf("%s: Lookup = %q, want nothing", kind, m)
+			}
+		case <-time.After(time.Second):
+			t.Fatalf("%s: Lookup did not return within 1s", kind)
+		}
 	}
 }
