@@ -198,10 +198,6 @@ func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
 	}
 }
 
-// CheckpointsOff returns why checkpoints are off, or "" when they are on
-// (or switched off in the config).
-func (r *Runner) CheckpointsOff() string { return r.cp.whyOff() }
-
 // mutates reports whether any of the calls can change files.
 func (c *checkpointer) mutates(e *message.Entry, calls []int) bool {
 	for _, ix := range calls {

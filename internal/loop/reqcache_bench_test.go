@@ -141,3 +141,21 @@ func BenchmarkRequestWarm10k(b *testing.B) {
 		c.warm(hist, opt, est, func() bool { return false })
 	}
 }
+
+// BenchmarkTodoNow is the todo list's share of every request and
+// compaction decision (todo.go) in a resumed session of 4,000 messages
+// whose first answer wrote a list: the history sends that call itself,
+// so no todo message is added.
+func BenchmarkTodoNow(b *testing.B) {
+	h := newHarness(b)
+	hist := longHistory(b, h, 2000)
+	hist[1].Parts = append(hist[1].Parts, message.Part{Type: message.PartTool, Tool: &message.ToolState{
+		Name: "todo_write", Status: message.ToolCompleted, Input: `{"todos":[{"id":"1","text":"fix the handler","status":"pending"}]}`}})
+	if text, _ := todoNow(hist, h.r.mp.est); text != "" {
+		b.Fatalf("a list the history sends is sent again: %q", text)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		todoNow(hist, h.r.mp.est)
+	}
+}

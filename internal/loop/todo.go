@@ -23,12 +23,27 @@ func todoSent(history []message.Entry) string {
 	if len(l) == 0 {
 		return ""
 	}
-	for _, e := range tokens.VisibleHistory(history).Entries() {
-		if e.Message.ID == at {
-			return ""
-		}
+	if visibleHas(tokens.VisibleHistory(history), at) {
+		return ""
 	}
 	return todo.Text(l)
+}
+
+// visibleHas reports whether message id is among v's entries. It walks
+// v's pieces in place: Entries would copy the whole visible history on
+// every request (finishRequest) and every compaction decision.
+func visibleHas(v tokens.Visible, id string) bool {
+	if v.Summary != nil && v.Summary.Message.ID == id {
+		return true
+	}
+	for _, piece := range [][]message.Entry{v.Head, v.Kept, v.After} {
+		for i := range piece {
+			if piece[i].Message.ID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // todoNow is the todo message and its estimate for the next request.

@@ -23,11 +23,16 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/provider"
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // unreachableFile is the file in the data directory that remembers
 // unreachable small models.
 const unreachableFile = "unreachable_models.json"
+
+// maxUnreachableFileBytes bounds the read of unreachableFile: it holds a
+// few marks, so anything larger is not one the agent wrote.
+const maxUnreachableFileBytes = 64 << 10
 
 // unreachableFor is how long a model stays remembered unreachable.
 const unreachableFor = 10 * time.Minute
@@ -59,7 +64,9 @@ func (u unreachableModels) read() map[string]unreachableMark {
 	if u.dir == "" {
 		return marks
 	}
-	if b, err := os.ReadFile(u.path()); err == nil {
+	// safefile: a FIFO, a device or a huge file put in its place must not
+	// hang or grow the process; it remembers nothing, like a damaged file.
+	if b, err := safefile.Read(context.Background(), u.path(), u.dir, maxUnreachableFileBytes); err == nil {
 		_ = json.Unmarshal(b, &marks) // a damaged file remembers nothing
 	}
 	return marks

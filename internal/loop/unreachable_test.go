@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,4 +101,39 @@ func rewriteMarkTimes(t *testing.T, path string, at time.Time) {
 		marks[k] = m
 	}
 	u.write(marks)
+}
+
+// TestUnreachableMarksFileIsReadSafely: a FIFO, a link to /dev/zero or a
+// huge file in place of unreachableFile is not read (it would hang the
+// process or grow it); it remembers nothing, and neither call blocks.
+func TestUnreachableMarksFileIsReadSafely(t *testing.T) {
+	for _, kind := range []string{"fifo", "dev-zero", "oversize"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, unreachableFile)
+			var err error
+			switch kind {
+			case "fifo":
+				err = syscall.Mkfifo(path, 0o644)
+			case "dev-zero":
+				err = os.Symlink("/dev/zero", path)
+			case "oversize":
+				err = os.WriteFile(path, []byte(`{"x gpt-4.1-mini": {"at": "2000-01-01T00:00:00Z"}}`+strings.Repeat(" ", maxUnreachableFileBytes)), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := unreachableModels{dir: dir, baseURL: "x"}
+			done := make(chan bool, 1)
+			go func() { done <- u.Unreachable("gpt-4.1-mini", time.Now()) }()
+			select {
+			case got := <-done:
+				if got {
+					t.Errorf("a %s in place of the marks file marks the model unreachable", kind)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatalf("reading a %s in place of the marks file blocks", kind)
+			}
+		})
+	}
 }
