@@ -23,12 +23,19 @@ func (h chatHost) Width() int { return h.m.width }
 func (h chatHost) After(d time.Duration, msg tea.Msg) tea.Cmd { return h.m.after(d, msg) }
 
 func (h chatHost) TextArea(text string, width, maxHeight int) overlay.TextArea {
-	ed := newEditor(h.m.th)
+	return textArea{textEditor(h.m.th, text, width, maxHeight)}
+}
+
+// textEditor is an editor of text as the chat's (paste placeholders
+// included) for a drawer: width cells wide, at most maxHeight lines high,
+// without the message placeholder.
+func textEditor(th *theme, text string, width, maxHeight int) *editor {
+	ed := newEditor(th)
 	ed.ta.MaxHeight = maxHeight
 	ed.ta.Placeholder = ""
 	ed.setWidth(width)
 	ed.setValue(text)
-	return textArea{ed}
+	return ed
 }
 
 // textArea is the chat's editor as an overlay.TextArea: a long text shows

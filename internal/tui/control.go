@@ -191,11 +191,7 @@ func (m *Model) summaryCmd(arg string) tea.Cmd {
 	if editor := userEditor(); editor != "" {
 		return editInExternal(r, editor, loop.SummaryEditFile(text, r.Pins()))
 	}
-	ed := newEditor(m.th)
-	ed.ta.MaxHeight = max(6, m.height/2)
-	ed.ta.Placeholder = ""
-	ed.setWidth(max(10, m.width-6))
-	ed.setValue(loop.EditableSummary(text))
+	ed := textEditor(m.th, loop.EditableSummary(text), max(10, m.width-6), max(6, m.height/2))
 	ed.ta.MoveToBegin() // the drawer shows the top: the cursor starts there too
 	m.drawer = &summaryEditDrawer{SummaryEditor: overlay.NewSummaryEditor(textArea{ed}), ed: ed}
 	return nil

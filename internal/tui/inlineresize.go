@@ -5,11 +5,11 @@ package tui
 // new width, so the old frame takes more rows than Bubble Tea drew. Its
 // clear moves up only as many rows as it drew before erasing down, and
 // the rows the rewrap added above that point stay on the screen (a stale
-// copy of the rule line). rewrap remembers the display widths of the
-// last frame's lines; on a narrowing it moves the cursor up by the rows
-// the rewrap added to the lines above the cursor (a raw write, which goes
-// out before the renderer's next flush) and then clears, so the clear
-// starts at the old frame's real top. A widening or a first size only
+// copy of the rule line). rewrap remembers the last frame; on a narrowing
+// it measures the display widths of its lines and moves the cursor up by
+// the rows the rewrap added to the lines above the cursor (a raw write,
+// which goes out before the renderer's next flush) and then clears, so
+// the clear starts at the old frame's real top. A widening or a first size only
 // clears (the terminal does not join the rows of a frame's lines, which
 // never reach the width).
 
@@ -20,19 +20,24 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// rewrap is the widths of the last inline frame's lines and the width
-// they were drawn at (0 before the first size).
+// rewrap is the last inline frame and the width it was drawn at (0
+// before the first size). The frame is measured only on a resize, never
+// on each draw.
 type rewrap struct {
-	widths []int
-	width  int
+	frame string
+	width int
 }
 
 // drawn records frame, drawn at the terminal's width.
-func (r *rewrap) drawn(frame string) {
-	r.widths = r.widths[:0]
+func (r *rewrap) drawn(frame string) { r.frame = frame }
+
+// lineWidths is the display width of each line of frame.
+func lineWidths(frame string) []int {
+	var widths []int
 	for l := range strings.SplitSeq(frame, "\n") {
-		r.widths = append(r.widths, ansi.StringWidth(l))
+		widths = append(widths, ansi.StringWidth(l))
 	}
+	return widths
 }
 
 // resized answers a new terminal width: nil for the first size or an
@@ -43,7 +48,7 @@ func (r *rewrap) resized(width int) tea.Cmd {
 	if old == 0 || width == old {
 		return nil
 	}
-	if k := extraRows(r.widths, old, width); k > 0 {
+	if k := extraRows(lineWidths(r.frame), old, width); k > 0 {
 		return tea.Sequence(tea.Raw(ansi.CursorUp(k)), tea.ClearScreen)
 	}
 	return tea.ClearScreen

@@ -156,11 +156,7 @@ func editPlan(m *Model, p message.Part) tea.Cmd {
 	if editor := userEditor(); editor != "" {
 		return editPlanExternal(editor, p.Text, save)
 	}
-	ed := newEditor(m.th)
-	ed.ta.MaxHeight = max(6, m.height/2)
-	ed.ta.Placeholder = ""
-	ed.setWidth(max(10, m.width-6))
-	ed.setValue(p.Text)
+	ed := textEditor(m.th, p.Text, max(10, m.width-6), max(6, m.height/2)) // chathost.go
 	m.drawer = &planEditDrawer{ed: ed, save: save}
 	return nil
 }
