@@ -44,6 +44,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	openai "github.com/sashabaranov/go-openai"
 	"hash/maphash"
 	"sync"
 
@@ -105,6 +106,8 @@ type requestPrint struct {
 	// hands a message it did not change the same slice from step to step,
 	// so the next print reuses its hash (printRequest).
 	enc [][]byte
+	// toolDefs is the tools array tools was hashed from (see enc).
+	toolDefs []openai.Tool
 	// system is the hash of the system messages, pins of the pins text,
 	// summary the newest summary's message id, compacted the tool
 	// outputs cleared.
@@ -249,9 +252,17 @@ func breakReason(last, next *requestPrint, announced string) string {
 // the way from Enter to the request).
 func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
-	if len(req.Tools) > 0 {
-		b, _ := json.Marshal(req.Tools)
-		p.tools = printOf(b)
+	if n := len(req.Tools); n > 0 {
+		// The registry hands the same slice while the tools stay the
+		// same (tools.Registry.OpenAITools): its hash is kept, not the
+		// whole array encoded again each step.
+		if last != nil && len(last.toolDefs) == n && &last.toolDefs[0] == &req.Tools[0] {
+			p.tools = last.tools
+		} else {
+			b, _ := json.Marshal(req.Tools)
+			p.tools = printOf(b)
+		}
+		p.toolDefs = req.Tools
 	}
 	var sys maphash.Hash
 	sys.SetSeed(printSeed)
