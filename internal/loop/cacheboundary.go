@@ -44,9 +44,10 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	openai "github.com/sashabaranov/go-openai"
 	"hash/maphash"
 	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
