@@ -55,6 +55,7 @@ type eventWriter struct {
 	endLine   bool            // the text output does not end with a newline
 	lastError string          // the last error reported since the last step finished
 	finished  bool            // done was written: nothing follows it
+	steps     stepNumbers     // the run's steps, for the change lines (runsteps.go)
 }
 
 func newEventWriter(out, errOut io.Writer, format string) *eventWriter {
@@ -271,14 +272,21 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 			return
 		}
 		added, deleted := ps.Lines()
+		step := w.steps.of(p.MessageID)
 		if w.json {
-			w.emit(map[string]any{"type": "patch", "message_id": p.MessageID, "files": ps.Files, "skipped": ps.Skipped,
+			ev := map[string]any{"type": "patch", "message_id": p.MessageID, "files": ps.Files, "skipped": ps.Skipped,
 				"lines_added": added, "lines_deleted": deleted, "before": ps.Before, "after": ps.After,
-				"lost": ps.Lost, "outside": ps.Outside})
+				"lost": ps.Lost, "outside": ps.Outside}
+			if step > 0 {
+				ev["step"] = step
+			}
+			w.emit(ev)
 			return
 		}
 		w.breakLine()
-		fmt.Fprintf(w.errOut, "· changed %d file(s), +%d −%d\n", len(ps.Files), added, deleted)
+		if len(ps.Files) > 0 {
+			fmt.Fprintln(w.errOut, changeLine(step, ps)) // runsteps.go
+		}
 		if lost := loop.NotRestorableLines(ps.Lost); lost != "" {
 			fmt.Fprintln(w.errOut, "· "+strings.ReplaceAll(lost, "\n", "\n· "))
 		}
@@ -302,6 +310,8 @@ func (w *eventWriter) partUpdated(p *message.Part) {
 		}
 		w.breakLine()
 		fmt.Fprintf(w.errOut, "agent: warning: @%s: not attached: %s\n", oneLine(termsafe.Strip(f.Path), 200), oneLine(termsafe.Strip(f.Error), 300))
+	case message.PartStepStart:
+		w.steps.start(p.MessageID)
 	case message.PartStepFinish:
 		w.lastError = ""
 		w.final = ""

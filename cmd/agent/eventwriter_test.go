@@ -235,3 +235,60 @@ func TestEventWriterCheckpointProgress(t *testing.T) {
 		t.Errorf("JSON mode wrote %q / %q", out.String(), errOut.String())
 	}
 }
+
+// patchSteps is a run of three steps, the first and third of which
+// changed files, as the loop reports them (a name with an escape).
+func patchSteps() []message.Event {
+	var evs []message.Event
+	step := func(id string, files ...message.PatchFile) {
+		evs = append(evs, message.Event{Type: message.EventPartUpdated, Part: &message.Part{ID: id + "s", MessageID: id, Type: message.PartStepStart}})
+		if len(files) > 0 {
+			evs = append(evs, message.Event{Type: message.EventPartUpdated, Part: &message.Part{ID: id + "p", MessageID: id, Type: message.PartPatch,
+				Patch: &message.PatchState{Files: files}}})
+		}
+		evs = append(evs, message.Event{Type: message.EventPartUpdated, Part: &message.Part{ID: id + "f", MessageID: id, Type: message.PartStepFinish,
+			Step: &message.StepState{FinishReason: "tool_calls"}}})
+	}
+	step("m1", message.PatchFile{Path: "a.go", Status: "modified", LinesAdded: 2, LinesDeleted: 1})
+	step("m2")
+	step("m3", message.PatchFile{Path: "b.go", Status: "added", LinesAdded: 5},
+		message.PatchFile{Path: "c\x1b[2Jd.go", Status: "modified", LinesAdded: 1, LinesDeleted: 1})
+	return evs
+}
+
+// TestEventWriterTextNamesTheStepThatChangedFiles: agent run's text
+// output says which step changed which files, with their line counts, in
+// words; the JSON patch event gains the step's number and loses nothing.
+func TestEventWriterTextNamesTheStepThatChangedFiles(t *testing.T) {
+	var out, errOut bytes.Buffer
+	w := newEventWriter(&out, &errOut, "text")
+	feed(w, patchSteps())
+	got := errOut.String()
+	for _, want := range []string{
+		"· step 1 changed 1 file (+2 −1 lines): a.go\n",
+		"· step 3 changed 2 files (+6 −1 lines): b.go, c", // the name stripped of its escape
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the text output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "\x1b") {
+		t.Errorf("a file name's escape sequence reached the output: %q", got)
+	}
+
+	out.Reset()
+	w = newEventWriter(&out, &errOut, "json")
+	feed(w, patchSteps())
+	var steps []any
+	for _, ev := range jsonEvents(t, out.String()) {
+		if ev["type"] == "patch" {
+			steps = append(steps, ev["step"])
+			if ev["lines_added"] == nil || ev["files"] == nil || ev["message_id"] == nil {
+				t.Errorf("the patch event lost a field: %v", ev)
+			}
+		}
+	}
+	if !reflect.DeepEqual(steps, []any{1.0, 3.0}) {
+		t.Errorf("the patch events' steps = %v, want [1 3]", steps)
+	}
+}

@@ -75,3 +75,25 @@ func countRows(screen, text string) int {
 	}
 	return n
 }
+
+// TestE2EInlineWelcomeStaysOnAFullScreen: a pane already full of a
+// shell's output (seq 1 60 in 40 rows) still shows the whole welcome
+// after the chat opens: it is not scrolled away above before the first
+// frame is drawn.
+func TestE2EInlineWelcomeStaysOnAFullScreen(t *testing.T) {
+	e := newEnv(t, pt.Text("short first answer"))
+	s := startTUIAfter(t, e, "seq 1 60", "--inline")
+	screen := s.waitText("Tips")
+	for _, want := range []string{"agent ", "directory", "model", "/compact summarises", "Message the agent"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("%q is not on the screen after start:\n%s", want, screen)
+		}
+	}
+	// Once drawn, it goes to the scrollback once, above the conversation.
+	s.send("hello")
+	s.waitText("short first answer")
+	h := s.waitHistory("the answer in the scrollback", func(h string) bool { return strings.Count(h, "short first answer") == 1 })
+	if strings.Count(h, "directory ") != 1 || strings.Index(h, "directory ") > strings.Index(h, "▌ hello") {
+		t.Errorf("the welcome is not in the scrollback once, above the message:\n%s", h)
+	}
+}

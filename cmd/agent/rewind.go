@@ -261,17 +261,23 @@ func runDiff(ctx context.Context, g *globalFlags, f *diffFlags, out io.Writer, c
 }
 
 // colourDiff colours a unified diff for a terminal: file headers bold,
-// hunks cyan, additions green, deletions red.
+// hunks cyan, additions green, deletions red. In a hunk a line is content
+// whatever it looks like: "--- x" is the removed line "-- x".
 func colourDiff(text string) string {
 	lines := strings.SplitAfter(text, "\n")
 	var b strings.Builder
+	inHunk := false
 	for _, l := range lines {
 		body := strings.TrimSuffix(l, "\n")
 		nl := l[len(body):]
 		switch {
-		case strings.HasPrefix(body, "diff --git"), strings.HasPrefix(body, "+++"), strings.HasPrefix(body, "---"):
+		case strings.HasPrefix(body, "diff --git"):
+			inHunk = false
+			b.WriteString("\x1b[1m" + body + "\x1b[0m" + nl)
+		case !inHunk && (strings.HasPrefix(body, "+++") || strings.HasPrefix(body, "---")):
 			b.WriteString("\x1b[1m" + body + "\x1b[0m" + nl)
 		case strings.HasPrefix(body, "@@"):
+			inHunk = true
 			b.WriteString("\x1b[36m" + body + "\x1b[0m" + nl)
 		case strings.HasPrefix(body, "+"):
 			b.WriteString("\x1b[32m" + body + "\x1b[0m" + nl)

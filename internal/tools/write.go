@@ -163,20 +163,31 @@ func diffMetadata(name, old, new string) map[string]any {
 		return meta
 	}
 	diff := udiff.Unified("a/"+name, "b/"+name, old, new)
-	added, removed := 0, 0
+	added, removed := diffLineCounts(diff)
+	meta["diff"] = diff
+	meta["additions"] = added
+	meta["deletions"] = removed
+	return meta
+}
+
+// diffLineCounts counts the added and removed lines of a one-file
+// unified diff as git's numstat does: the "---" and "+++" lines before the
+// first hunk are its header; in a hunk every '+' or '-' line is content,
+// "--- x" (the removed line "-- x") included.
+func diffLineCounts(diff string) (added, removed int) {
+	inHunk := false
 	for _, line := range strings.Split(diff, "\n") {
 		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "@@"):
+			inHunk = true
+		case !inHunk:
 		case strings.HasPrefix(line, "+"):
 			added++
 		case strings.HasPrefix(line, "-"):
 			removed++
 		}
 	}
-	meta["diff"] = diff
-	meta["additions"] = added
-	meta["deletions"] = removed
-	return meta
+	return added, removed
 }
 
 // countTextLines counts lines as an editor shows them.

@@ -20,16 +20,36 @@ import (
 // inline mode drawn by exitFrame.
 // It also keeps the frames' widths for the clear after a resize
 // (inlineresize.go).
+// And it holds inline mode's prints until the first frame is drawn
+// (inlinefirst.go): watch is the program's output, nil when the caller
+// gave its own.
 type exitGuard struct {
 	*Model
 	quitting bool
 	rewrap   rewrap
+	watch    *frameWatch
+}
+
+func (g *exitGuard) Init() tea.Cmd {
+	cmd := g.Model.Init()
+	if !g.inline {
+		return cmd
+	}
+	g.printing = true // released by firstFrameMsg
+	var drawn chan struct{}
+	if g.watch != nil {
+		drawn = g.watch.drawn
+	}
+	return tea.Batch(cmd, firstFrameWait(drawn))
 }
 
 func (g *exitGuard) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var clear tea.Cmd
 	if size, ok := msg.(tea.WindowSizeMsg); ok && g.inline {
 		clear = g.rewrap.resized(size.Width)
+	}
+	if _, ok := msg.(firstFrameMsg); ok {
+		msg = printedMsg{} // the print held since the start
 	}
 	_, cmd := g.Model.Update(msg)
 	return g, tea.Batch(clear, cmd)
@@ -42,6 +62,9 @@ func (g *exitGuard) View() tea.View {
 	}
 	if g.inline {
 		g.rewrap.drawn(v.Content)
+		if g.watch != nil && g.sized {
+			g.watch.arm()
+		}
 	}
 	return v
 }

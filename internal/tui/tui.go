@@ -37,6 +37,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -104,7 +105,12 @@ func Run(ctx context.Context, opt Options, progOpts ...tea.ProgramOption) error 
 	m := New(opt)
 	defer m.Close()
 	g := &exitGuard{Model: m} // inlineexit.go
-	opts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(g.filter)}, progOpts...)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(g.filter)}
+	if m.inline && len(progOpts) == 0 {
+		g.watch = newFrameWatch(os.Stdout) // inlinefirst.go
+		opts = append(opts, tea.WithOutput(g.watch))
+	}
+	opts = append(opts, progOpts...)
 	p := tea.NewProgram(g, opts...)
 	_, err := p.Run()
 	if m.fatal != nil {
