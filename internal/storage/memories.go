@@ -156,6 +156,19 @@ func (q Memories) Remove(ctx context.Context, id string) error {
 	return q.exec(ctx, "remove memory "+id, `DELETE FROM memories WHERE id = ?`, id)
 }
 
+// MessageOfCall is the id of the message holding a session's tool call
+// (where a remembered fact came from); "" when none does (yet).
+func (q Memories) MessageOfCall(ctx context.Context, sessionID, callID string) string {
+	var id string
+	err := q.s.rdb.QueryRowContext(ctx, `SELECT message_id FROM parts
+		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.call_id') = ?
+		ORDER BY id DESC LIMIT 1`, sessionID, callID).Scan(&id)
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
 func (q Memories) exec(ctx context.Context, op, query string, args ...any) error {
 	if err := q.s.writable(op); err != nil {
 		return err
