@@ -33,7 +33,7 @@ func StoredReading(ctx context.Context, st *storage.Store, cfg *config.Config, r
 	if err != nil {
 		return tokens.Reading{}, nil, err
 	}
-	return withPromptLines(s.pr.calc.Reading()), &s.sess, nil
+	return withMemoryRow(ctx, st, s.sess.Dir, withPromptLines(s.pr.calc.Reading())), &s.sess, nil
 }
 
 // ReadPreview is Preview for a session nobody needs to drive (`agent
@@ -53,7 +53,7 @@ func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg
 	if err != nil {
 		return tokens.Reading{}, RestoreCost{}, nil, err
 	}
-	return withPromptLines(s.pr.calc.Reading()), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
+	return withMemoryRow(ctx, st, s.sess.Dir, withPromptLines(s.pr.calc.Reading())), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
 }
 
 // storedSession is a session as stored, with its pricing: what the

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,6 +91,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		}
 	}
 	opt.Tools = sessionTools(opt, st, sess.ID)
+	opt.memoryTokens = 0
+	withMemory(ctx, &opt, st, cmp.Or(sess.Dir, opt.Dir)) // memoryprompt.go
 	if opt.Ledger == nil {
 		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
 	}
