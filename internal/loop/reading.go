@@ -91,7 +91,7 @@ func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	}
 	m := newModelPricing(cfg, sess.Model, nil)
 	s := &storedSession{sess: *sess, history: history, pins: pins}
-	_, s.tools = fixedTokensOf(nil, sessionTools(Options{Tools: reg}, st, sess.ID), m.info.NoTools, m.est)
+	_, s.tools = fixedTokensOf(nil, sessionTools(Options{Tools: reg}, st, sess.ID, sess.Dir), m.info.NoTools, m.est)
 	if rec, ok := recordedSystem(ctx, st, sess.ID); ok && rec.Model == sess.Model {
 		s.system = rec.Tokens
 	} else {

@@ -78,7 +78,7 @@ func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context
 // stored: internal/todo) and the memory tools (internal/memory) — not a
 // subagent's, whose task is one step of its parent's — and the session's
 // own tools.
-func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
+func sessionTools(opt Options, st *storage.Store, sessionID, dir string) *tools.Registry {
 	own := []tools.Tool{recall.New(st, sessionID)}
 	if opt.AskFrom == "" {
 		own = append(own, todo.Tools(func() todo.List {
@@ -89,7 +89,7 @@ func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Regis
 		if opt.Config != nil {
 			mc = opt.Config.Memory
 		}
-		own = append(own, memory.Tools(st, sessionID, mc)...)
+		own = append(own, memory.Tools(context.Background(), st, sessionID, dir, mc)...)
 	}
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)

@@ -26,11 +26,16 @@ const maxTextBytes = 2000
 // searchLimit is how many memories a search returns.
 const searchLimit = 10
 
-// Tools are the memory tools of a session: memory_search always, remember
-// unless the config turns it off (an "ask" remember asks through the
-// permission dialog: tools.Gated).
-func Tools(st *storage.Store, sessionID string, cfg config.Memory) []tools.Tool {
-	out := []tools.Tool{&searchTool{q: st.Memories()}}
+// Tools are the memory tools of a session in dir: remember unless the
+// config turns it off (an "ask" remember asks through the permission
+// dialog: tools.Gated), and memory_search when there are memories to
+// search (as the session opens: every request of a session offers the
+// same tools; a session without memories pays for no search schema).
+func Tools(ctx context.Context, st *storage.Store, sessionID, dir string, cfg config.Memory) []tools.Tool {
+	var out []tools.Tool
+	if n, err := st.Memories().Count(ctx, Scopes(dir)...); err == nil && n > 0 {
+		out = append(out, &searchTool{q: st.Memories()})
+	}
 	r := rememberTool{q: st.Memories(), session: sessionID, cfg: cfg}
 	switch cfg.RememberMode() {
 	case config.RememberOff:
@@ -52,10 +57,10 @@ type rememberTool struct {
 func (*rememberTool) Name() string   { return RememberName }
 func (*rememberTool) ReadOnly() bool { return false }
 func (*rememberTool) Description() string {
-	return `Keep a lasting fact about this project (or the user) for later sessions: how to build or test, where things are, a convention, a decision the user made. One short, self-contained sentence; never a secret. Later sessions find it with memory_search. The user may be asked first, or review it before it is kept.`
+	return `Keep a lasting project fact (how to test, a convention, a decision) for later sessions: one short sentence, never a secret.`
 }
 func (*rememberTool) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The fact to remember, self-contained."}},"required":["text"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"The fact."}},"required":["text"],"additionalProperties":false}`)
 }
 
 func (t *rememberTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.Result, error) {
