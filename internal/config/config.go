@@ -258,6 +258,9 @@ type Config struct {
 	Verify Verify
 	// Sandbox confines the commands the agent runs (sandbox.go; user file only).
 	Sandbox Sandbox
+	// Memory is how the remember tool keeps facts across sessions
+	// (memory.go; user file only).
+	Memory Memory
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

@@ -83,6 +83,7 @@ type file struct {
 	// Verify is "verify": a bool or {enabled, commands} (verify.go).
 	Verify  *verifyFile   `json:"verify"`
 	Sandbox *sandboxEntry `json:"sandbox"`
+	Memory  *memoryFile   `json:"memory"`
 
 	// unknown are the file's keys this shape lacks (unknownkeys.go),
 	// warned about by whoever applies the file.
@@ -190,6 +191,7 @@ func (c *Config) apply(f *file, trusted bool) {
 		return
 	}
 	setStr(&c.BaseURL, f.BaseURL)
+	c.applyMemory(f.Memory) // memory.go
 	if v := f.Budget; v != nil && *v >= 0 {
 		c.Budget = *v
 	}

@@ -147,6 +147,7 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		"task":                          pf.Task != nil,
 		"mcp_allow_env":                 pf.MCPAllowEnv != nil,
 		"sandbox":                       pf.Sandbox != nil,
+		"memory":                        pf.Memory != nil,
 	} {
 		if set {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))

@@ -204,8 +204,8 @@ func TestTextTurnIsPersisted(t *testing.T) {
 	if !strings.Contains(msgs[1].Content, h.dir) {
 		t.Errorf("dynamic prompt lacks the directory: %q", msgs[1].Content)
 	}
-	if got := len(h.srv.Requests()[0].Chat.Tools); got != 12 {
-		t.Errorf("tools offered = %d, want 12 (the built-in tools, recall, todo_write and todo_read)", got)
+	if got := len(h.srv.Requests()[0].Chat.Tools); got != 13 {
+		t.Errorf("tools offered = %d, want 13 (the built-in tools, recall, todo_write, todo_read and remember; memory_search only with memories)", got)
 	}
 }
 

@@ -44,7 +44,9 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 // (compact.LowerPoint).
 func (r *Runner) Reading() tokens.Reading {
 	// Atomics only: the TUI reads it while the loop runs.
-	return pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()
+	s := pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()
+	s.Breakdown.PromptLines.Memory = r.opt.memoryTokens // memoryprompt.go
+	return s
 }
 
 // CompactAt is the total at which automatic compaction starts (0: never

@@ -156,6 +156,10 @@ type Options struct {
 	// with who changes it (the chat's /sandbox) and with subagents; nil:
 	// none.
 	Sandbox *sandbox.Setting
+
+	// memoryTokens is Open's: the estimate of the memory section its
+	// system prompt ends with (memoryprompt.go); a caller's is ignored.
+	memoryTokens int64
 }
 
 // TurnResult is how a turn ended.

@@ -33,7 +33,7 @@ func StoredReading(ctx context.Context, st *storage.Store, cfg *config.Config, r
 	if err != nil {
 		return tokens.Reading{}, nil, err
 	}
-	return withPromptLines(s.pr.calc.Reading()), &s.sess, nil
+	return withMemoryRow(ctx, st, s.sess.Dir, withPromptLines(s.pr.calc.Reading())), &s.sess, nil
 }
 
 // ReadPreview is Preview for a session nobody needs to drive (`agent
@@ -53,7 +53,7 @@ func ReadContext(ctx context.Context, st *storage.Store, cfg *config.Config, reg
 	if err != nil {
 		return tokens.Reading{}, RestoreCost{}, nil, err
 	}
-	return withPromptLines(s.pr.calc.Reading()), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
+	return withMemoryRow(ctx, st, s.sess.Dir, withPromptLines(s.pr.calc.Reading())), restoreCostOf(s.history, s.requestEstimate, s.pr.fitPoint()), &s.sess, nil
 }
 
 // storedSession is a session as stored, with its pricing: what the
@@ -91,7 +91,7 @@ func readStored(ctx context.Context, st *storage.Store, cfg *config.Config, reg 
 	}
 	m := newModelPricing(cfg, sess.Model, nil)
 	s := &storedSession{sess: *sess, history: history, pins: pins}
-	_, s.tools = fixedTokensOf(nil, sessionTools(Options{Tools: reg}, st, sess.ID), m.info.NoTools, m.est)
+	_, s.tools = fixedTokensOf(nil, sessionTools(Options{Tools: reg}, st, sess.ID, sess.Dir), m.info.NoTools, m.est)
 	if rec, ok := recordedSystem(ctx, st, sess.ID); ok && rec.Model == sess.Model {
 		s.system = rec.Tokens
 	} else {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,7 +90,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
 		}
 	}
-	opt.Tools = sessionTools(opt, st, sess.ID)
+	opt.Tools = sessionTools(opt, st, sess.ID, cmp.Or(sess.Dir, opt.Dir))
+	opt.memoryTokens = 0
+	withMemory(ctx, &opt, st, cmp.Or(sess.Dir, opt.Dir)) // memoryprompt.go
 	if opt.Ledger == nil {
 		opt.Ledger = budget.New(opt.MaxCostUSD, sess.CostUSD)
 	}

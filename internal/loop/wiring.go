@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/memory"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/recall"
@@ -74,15 +75,21 @@ func usageAdder(s *sessionState, st *storage.Store, ev emitter) func(ctx context
 
 // sessionTools is the registry a session offers: the given tools, recall
 // over the session's own history, the todo list's tools (the list as
-// stored: internal/todo; not a subagent's, whose task is one step of
-// its parent's) and the session's own tools.
-func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Registry {
+// stored: internal/todo) and the memory tools (internal/memory) — not a
+// subagent's, whose task is one step of its parent's — and the session's
+// own tools.
+func sessionTools(opt Options, st *storage.Store, sessionID, dir string) *tools.Registry {
 	own := []tools.Tool{recall.New(st, sessionID)}
 	if opt.AskFrom == "" {
 		own = append(own, todo.Tools(func() todo.List {
 			h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
 			return todo.Latest(h)
 		})...)
+		var mc config.Memory // a stored session's reading: the default tools
+		if opt.Config != nil {
+			mc = opt.Config.Memory
+		}
+		own = append(own, memory.Tools(context.Background(), st, sessionID, dir, mc)...)
 	}
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)

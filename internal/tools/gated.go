@@ -20,7 +20,7 @@ type Gated interface {
 // knows r's tools: a Gated tool asks by default.
 func (r *Registry) Check(ctx context.Context, env *Env, perms *Permissions, call Call) (ok bool, denial string, err error) {
 	if g, isGated := r.byName[call.Name].(Gated); isGated {
-		return perms.checkGated(ctx, call, g.PermissionKeys())
+		return perms.checkGated(ctx, call, g)
 	}
 	return perms.Check(ctx, env, call)
 }
@@ -57,7 +57,14 @@ func gatedTitle(call Call) string {
 	return call.Name + " " + args
 }
 
-func (p *Permissions) checkGated(ctx context.Context, call Call, keys []string) (bool, string, error) {
+// GateText is implemented by a Gated tool that says what its dialog
+// shows: the call's title (remember: the text to keep) and why it asks.
+type GateText interface {
+	GateText(call Call) (title, reason string)
+}
+
+func (p *Permissions) checkGated(ctx context.Context, call Call, g Gated) (bool, string, error) {
+	keys := g.PermissionKeys()
 	mode, key := p.gatedMode(keys)
 	if mode == ModeDeny {
 		return false, fmt.Sprintf("permission denied: the %s tool is disabled by the configuration (permissions.%s = \"deny\"); nothing was run. Do not retry it: do without it or ask the user.", call.Name, key), nil
@@ -66,6 +73,9 @@ func (p *Permissions) checkGated(ctx context.Context, call Call, keys []string) 
 		return true, "", nil
 	}
 	req := Request{Tool: call.Name, Title: gatedTitle(call), Reason: "tools of MCP servers ask before they run"}
+	if t, ok := g.(GateText); ok {
+		req.Title, req.Reason = t.GateText(call)
+	}
 	if p.granted(req) || p.yes {
 		return true, "", nil
 	}

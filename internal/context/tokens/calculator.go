@@ -69,6 +69,9 @@ type Breakdown struct {
 type PromptLines struct {
 	// Todo is the line on keeping a todo list (todo_write).
 	Todo int64 `json:"todo"`
+	// Memory is the memory section: how many memories the session can
+	// search, and the pinned ones (internal/memory).
+	Memory int64 `json:"memory"`
 }
 
 // PromptLine is one named line of the system prompt and its estimate.
@@ -82,6 +85,9 @@ func (p PromptLines) Named() []PromptLine {
 	var out []PromptLine
 	if p.Todo > 0 {
 		out = append(out, PromptLine{"todo list", p.Todo})
+	}
+	if p.Memory > 0 {
+		out = append(out, PromptLine{"memory", p.Memory})
 	}
 	return out
 }

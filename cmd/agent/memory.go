@@ -1,0 +1,175 @@
+package main
+
+// memory.go: agent memory list|add|rm — the facts kept across sessions
+// (internal/memory), for this directory and for the user.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxloop/agent/internal/memory"
+	"github.com/ctxloop/agent/internal/storage"
+	"github.com/ctxloop/agent/internal/termsafe"
+)
+
+func newMemoryCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "List, add and remove the facts kept across sessions",
+		Long: `Memories are facts kept across sessions: for this directory (the project)
+or for you (every project). The model saves them with the remember tool
+(config memory.remember: "ask", "propose", "allow" or "off") and finds them
+with memory_search; each session's system prompt says how many there are
+and carries the pinned ones. Review, edit and pin them with /memory in the
+chat.`,
+		Example: `  agent memory list
+  agent memory add "The tests run with make check"
+  agent memory add --user --pin "I prefer table-driven tests"
+  agent memory rm 01JX3K…`,
+		Args: cobra.NoArgs,
+	}
+	var asJSON, user, pin bool
+	list := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List this directory's memories and yours",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return listMemories(cmd.Context(), g, asJSON, cmd.OutOrStdout())
+		},
+	}
+	add := &cobra.Command{
+		Use:   "add [--user] [--pin] [--json] TEXT...",
+		Short: "Remember a fact for this directory (or, with --user, for every project)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return addMemory(cmd.Context(), g, strings.Join(args, " "), user, pin, asJSON, cmd.OutOrStdout())
+		},
+	}
+	add.Flags().BoolVar(&user, "user", false, "keep it for every project, not this directory only")
+	add.Flags().BoolVar(&pin, "pin", false, "pin it: every session's system prompt carries it")
+	rm := &cobra.Command{
+		Use:   "rm ID [--json]",
+		Short: "Remove a memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return removeMemory(cmd.Context(), g, args[0], asJSON, cmd.OutOrStdout())
+		},
+	}
+	for _, c := range []*cobra.Command{list, add, rm} {
+		c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	}
+	cmd.AddCommand(list, add, rm)
+	return cmd
+}
+
+func listMemories(ctx context.Context, g *globalFlags, asJSON bool, out io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ms, err := st.Memories().List(ctx, memory.Scopes(a.dir)...)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if ms == nil {
+			ms = []storage.Memory{}
+		}
+		return printJSON(out, ms)
+	}
+	if len(ms) == 0 {
+		fmt.Fprintf(out, "no memories for %s (add one with agent memory add TEXT)\n", termsafe.Strip(a.dir))
+		return nil
+	}
+	for _, m := range ms {
+		fmt.Fprintln(out, memoryLine(m))
+	}
+	return nil
+}
+
+// memoryLine is a memory as the text listing shows it: id, scope, marks
+// and its text on one line, with no terminal escapes.
+func memoryLine(m storage.Memory) string {
+	scope := "project"
+	if m.Scope == storage.ScopeUser {
+		scope = "user"
+	}
+	var marks []string
+	if m.Pinned {
+		marks = append(marks, "pinned")
+	}
+	if m.Status == storage.MemoryProposed {
+		marks = append(marks, "proposed")
+	}
+	if len(marks) > 0 {
+		scope += ", " + strings.Join(marks, ", ")
+	}
+	return fmt.Sprintf("%s  [%s] %s", m.ID, scope, strings.Join(strings.Fields(termsafe.Strip(m.Text)), " "))
+}
+
+func addMemory(ctx context.Context, g *globalFlags, text string, user, pin, asJSON bool, out io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	if why := memory.Refusal(text, a.cfg.APIKey); why != "" {
+		return usageError("%s", why)
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	m := storage.Memory{Scope: a.dir, Text: text, Pinned: pin}
+	if user {
+		m.Scope = storage.ScopeUser
+	}
+	if err := st.Memories().Add(ctx, &m); err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(out, m)
+	}
+	fmt.Fprintf(out, "remembered %s\n", memoryLine(m))
+	return nil
+}
+
+func removeMemory(ctx context.Context, g *globalFlags, id string, asJSON bool, out io.Writer) error {
+	a, err := loadApp(g)
+	if err != nil {
+		return err
+	}
+	st, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Memories().Remove(ctx, id); err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("no memory %s (agent memory list shows their ids)", termsafe.Strip(id))
+		}
+		return err
+	}
+	if asJSON {
+		return printJSON(out, map[string]string{"removed": id})
+	}
+	fmt.Fprintf(out, "removed memory %s\n", id)
+	return nil
+}
+
+func printJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
