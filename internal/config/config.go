@@ -258,6 +258,9 @@ type Config struct {
 	Verify Verify
 	// Sandbox confines the commands the agent runs (sandbox.go; user file only).
 	Sandbox Sandbox
+	// LSP are the language servers whose diagnostics follow each edit
+	// (lsp.go; user file only).
+	LSP LSP
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

@@ -83,6 +83,9 @@ type file struct {
 	// Verify is "verify": a bool or {enabled, commands} (verify.go).
 	Verify  *verifyFile   `json:"verify"`
 	Sandbox *sandboxEntry `json:"sandbox"`
+	// LSP is the language servers' group (lsp.go): servers by name
+	// beside the group's settings, read by applyLSP.
+	LSP map[string]json.RawMessage `json:"lsp"`
 
 	// unknown are the file's keys this shape lacks (unknownkeys.go),
 	// warned about by whoever applies the file.
