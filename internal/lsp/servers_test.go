@@ -158,9 +158,13 @@ func TestGoplsReportsTheTypeErrorAnEditIntroduced(t *testing.T) {
 		t.Fatalf("the fix reported diagnostics:\n%s", res.Output)
 	}
 	// An already broken file: only what the edit adds.
-	run(t, env, "edit", map[string]any{"path": "main.go", "old_string": "_ = s", "new_string": "_ = s\n\t_ = undefinedOne"})
+	res = run(t, env, "edit", map[string]any{"path": "main.go", "old_string": "_ = s", "new_string": "_ = s\n\t_ = undefinedOne"})
+	if !strings.Contains(res.Output, "main.go:7:6: error: undefined: undefinedOne") {
+		t.Fatalf("the first undefined name is not reported:\n%s", res.Output)
+	}
 	res = run(t, env, "edit", map[string]any{"path": "main.go", "old_string": "x := 1", "new_string": "x := 1\n\ty := undefinedTwo\n\t_ = y"})
-	if !strings.Contains(res.Output, "undefinedTwo") || strings.Contains(res.Output, "undefinedOne") {
-		t.Fatalf("want only undefinedTwo reported:\n%s", res.Output)
+	_, found, _ := strings.Cut(res.Output, "Diagnostics introduced by this edit (go):\n")
+	if found != "main.go:5:7: error: undefined: undefinedTwo" {
+		t.Fatalf("want only undefinedTwo reported, got %q in:\n%s", found, res.Output)
 	}
 }
