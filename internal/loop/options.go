@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/lsp"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -156,6 +157,11 @@ type Options struct {
 	// with who changes it (the chat's /sandbox) and with subagents; nil:
 	// none.
 	Sandbox *sandbox.Setting
+	// LSP are the language servers whose diagnostics follow each write
+	// and edit, and offer the diagnostics tool (internal/lsp), shared
+	// with the chat's /lsp and with subagents; nil: none. Close of the
+	// session (not a subagent's) shuts them down.
+	LSP *lsp.Servers
 }
 
 // TurnResult is how a turn ended.

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +61,7 @@ type docState struct {
 
 // startClient starts the server process; the caller initializes it.
 func startClient(name, command string, args []string, dir string, env []string) (*client, error) {
-	cmd := exec.Command(command, args...)
+	cmd := exec.Command(resolveCommand(command), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
@@ -91,6 +92,35 @@ func startClient(name, command string, args []string, dir string, env []string) 
 	}()
 	go func() { c.wg.Wait(); close(c.stopped) }()
 	return c, nil
+}
+
+// resolveCommand is command as found on PATH or, for a bare name that is
+// not, in Go's install directory ($GOBIN, $GOPATH/bin, ~/go/bin), where
+// go install puts gopls.
+func resolveCommand(command string) string {
+	if strings.ContainsRune(command, os.PathSeparator) {
+		return command
+	}
+	if p, err := exec.LookPath(command); err == nil {
+		return p
+	}
+	dirs := []string{os.Getenv("GOBIN")}
+	if gp := os.Getenv("GOPATH"); gp != "" {
+		dirs = append(dirs, filepath.Join(gp, "bin"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, "go", "bin"))
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := filepath.Join(d, command)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return command
 }
 
 // exitError words a process's end with the last line of its stderr.

@@ -185,7 +185,7 @@ func Configured(cfg config.LSP) []Status {
 		if cfg.Disabled {
 			st.State = "off"
 		}
-		if p, err := exec.LookPath(sc.Command); err == nil {
+		if p, err := exec.LookPath(resolveCommand(sc.Command)); err == nil {
 			st.Path = p
 		} else {
 			st.LastError = fmt.Sprintf("%q is not installed", sc.Command)
