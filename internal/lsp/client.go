@@ -57,6 +57,7 @@ type docState struct {
 	seq     uint64 // publishes so far
 	pubVer  *int   // the last publish's version, when the server gives one
 	diags   []Diagnostic
+	pubAt   time.Time // when the last publish arrived
 }
 
 // startClient starts the server process; the caller initializes it.
@@ -264,6 +265,7 @@ func (c *client) publish(p publishParams) {
 	d.seq++
 	d.pubVer = p.Version
 	d.diags = p.Diagnostics
+	d.pubAt = time.Now()
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
