@@ -18,6 +18,7 @@ import (
 	"github.com/ctxloop/agent/internal/jobs"
 	"github.com/ctxloop/agent/internal/lastmodel"
 	"github.com/ctxloop/agent/internal/loop"
+	"github.com/ctxloop/agent/internal/lsp"
 	"github.com/ctxloop/agent/internal/mcp"
 	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/provider"
@@ -69,7 +70,7 @@ history is summarised when the context window fills.`,
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newMemoryCmd(g), newCommandsCmd(g),
-		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g))
+		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -194,6 +195,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
 		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
+		LSP:          lsp.New(a.cfg.LSP),                // nil with no server configured
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp
@@ -205,7 +207,11 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 // built-in ones and the task tool), for the commands that count a
 // session's context without driving it: their figure is the chat's.
 func (a *app) offeredTools() *tools.Registry {
-	return tools.NewRegistry().With(task.New(a.cfg.Task))
+	reg := tools.NewRegistry().With(task.New(a.cfg.Task))
+	if d := lsp.ToolSchema(a.cfg.LSP); d != nil {
+		reg = reg.With(d)
+	}
+	return reg
 }
 
 // permModes is the config's permissions as the tools' modes.

@@ -261,6 +261,9 @@ type Config struct {
 	// Memory is how the remember tool keeps facts across sessions
 	// (memory.go; user file only).
 	Memory Memory
+	// LSP are the language servers whose diagnostics follow each edit
+	// (lsp.go; user file only).
+	LSP LSP
 	// Warnings are problems worth showing the user that do not stop the
 	// agent (an ignored project setting, an unknown model).
 	Warnings []string

@@ -84,6 +84,9 @@ type file struct {
 	Verify  *verifyFile   `json:"verify"`
 	Sandbox *sandboxEntry `json:"sandbox"`
 	Memory  *memoryFile   `json:"memory"`
+	// LSP is the language servers' group (lsp.go): servers by name
+	// beside the group's settings, read by applyLSP.
+	LSP map[string]json.RawMessage `json:"lsp"`
 
 	// unknown are the file's keys this shape lacks (unknownkeys.go),
 	// warned about by whoever applies the file.

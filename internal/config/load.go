@@ -106,6 +106,9 @@ func (c *Config) readUserFile(flagFile string, getenv func(string) string) error
 		if err := c.applySandbox(uf.Sandbox); err != nil {
 			return fmt.Errorf("%s: %w", userFile, err)
 		}
+		if err := c.applyLSP(uf.LSP); err != nil { // lsp.go
+			return fmt.Errorf("%s: %w", userFile, err)
+		}
 		c.MCPAllowEnv = uf.MCPAllowEnv
 		c.addMCP(uf.MCP, "")
 	}
@@ -148,6 +151,7 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		"mcp_allow_env":                 pf.MCPAllowEnv != nil,
 		"sandbox":                       pf.Sandbox != nil,
 		"memory":                        pf.Memory != nil,
+		"lsp":                           pf.LSP != nil,
 	} {
 		if set {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
@@ -219,6 +223,7 @@ func (c *Config) applyFlags(flags Flags) {
 // the catalog does not know).
 func (c *Config) finish(getenv func(string) string, project projectModels) error {
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.LSP.lspDefaults()
 	if err := c.validate(); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/hooks"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/lsp"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/storage"
@@ -160,6 +161,11 @@ type Options struct {
 	// memoryTokens is Open's: the estimate of the memory section its
 	// system prompt ends with (memoryprompt.go); a caller's is ignored.
 	memoryTokens int64
+	// LSP are the language servers whose diagnostics follow each write
+	// and edit, and offer the diagnostics tool (internal/lsp), shared
+	// with the chat's /lsp and with subagents; nil: none. Close of the
+	// session (not a subagent's) shuts them down.
+	LSP *lsp.Servers
 }
 
 // TurnResult is how a turn ended.

@@ -129,7 +129,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.toolEnv = &tools.Env{Dir: dir, OutputDir: opt.OutputDir, Limits: limitsOf(opt.Config), Files: tools.NewFileTracker(), Secrets: secretValues(opt.Config), AskFrom: opt.AskFrom,
 		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles), // what a hook runs is code: writing it asks
 		Jobs:      jobsOf(opt), Groups: opt.Children,
-		Sandbox: opt.Sandbox, AskOutside: opt.Perms.AskOutside} // bash's sandbox (tools/sandboxed.go)
+		Sandbox: opt.Sandbox, AskOutside: opt.Perms.AskOutside, // bash's sandbox (tools/sandboxed.go)
+		Edits: editObserver(opt.LSP)} // diagnostics after write and edit (wiring.go)
 	wire(r, dir) // the hook points, the stepper, the inbox, the titler (wiring.go)
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a
@@ -195,6 +196,9 @@ func (r *Runner) Close() error {
 	r.titles.stop()
 	r.stepper.stopWarming()
 	r.toolEnv.Jobs.KillAll() // the session's end ends its background processes
+	if r.opt.AskFrom == "" {
+		r.opt.LSP.Close() // and its language servers; a subagent's are its parent's
+	}
 	return r.state.release() // none when the session's row was never written
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/jobs"
+	"github.com/ctxloop/agent/internal/lsp"
 	"github.com/ctxloop/agent/internal/memory"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
@@ -94,7 +95,19 @@ func sessionTools(opt Options, st *storage.Store, sessionID, dir string) *tools.
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)
 	}
+	if opt.LSP != nil {
+		own = append(own, opt.LSP.Tool()) // diagnostics{path?}
+	}
 	return opt.Tools.With(own...)
+}
+
+// editObserver is the language servers as the tools' edit observer; nil
+// (not a nil *lsp.Servers in an interface) when there are none.
+func editObserver(s *lsp.Servers) tools.EditObserver {
+	if s == nil {
+		return nil
+	}
+	return s
 }
 
 // secretValues are the values tools must neither pass to a command nor

@@ -275,7 +275,7 @@ func (r *Registry) run(ctx context.Context, env *Env, call Call) (res Result) {
 			res.Metadata = map[string]any{"panic": fmt.Sprint(p), "stack": string(debug.Stack())}
 		}
 	}()
-	res, err := t.Run(ctx, env, call)
+	res, err := watchEdit(ctx, env, t, call) // editwatch.go: t.Run, watched when it changes a file
 	if err != nil {
 		title := res.Title
 		if title == "" {

@@ -130,6 +130,9 @@ type Env struct {
 	// AskOutside asks the user whether a command the sandbox denied may
 	// run outside it once (sandboxed.go); nil when nobody can be asked.
 	AskOutside func(ctx context.Context, req Request) bool
+	// Edits watches what write and edit change (editwatch.go: the
+	// language servers' diagnostics); nil watches nothing.
+	Edits EditObserver
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

@@ -34,6 +34,7 @@ var commands = []command{
 	{name: "model", args: "[name]", help: "switch the model of this session"},
 	{name: "effort", args: "[level]", help: "show or set the reasoning effort (minimal, low, medium, high; default: the config's) and the model's levels"},
 	{name: "plan", args: "[show|edit|run]", help: "switch plan mode (shift+tab): read-only tools only; show, edit ($EDITOR when set) or approve and run the latest plan"},
+	{name: "lsp", help: "show the language servers whose diagnostics follow each edit: state, files, last error"},
 	{name: "sandbox", args: "[mode]", help: "show or set the OS sandbox of commands: off, read-only or workspace-write (commands in it run without asking)"},
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
@@ -135,6 +136,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return planCommand(m, arg) // planmode.go
 	case "sandbox":
 		m.chat.add(sandboxNotice(m.opt.Loop.Sandbox, arg)) // sandbox.go
+	case "lsp":
+		m.chat.add(lspNotice(m.opt.Loop.LSP, m.opt.Loop.Config)) // lsp.go
 	case "budget":
 		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":
