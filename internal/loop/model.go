@@ -44,7 +44,7 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 // (compact.LowerPoint).
 func (r *Runner) Reading() tokens.Reading {
 	// Atomics only: the TUI reads it while the loop runs.
-	return pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()
+	return r.opt.Skills.row(pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()) // skills.go
 }
 
 // CompactAt is the total at which automatic compaction starts (0: never

@@ -87,6 +87,9 @@ func sessionTools(opt Options, st *storage.Store, sessionID string) *tools.Regis
 	if opt.SessionTools != nil {
 		own = append(own, opt.SessionTools(sessionID)...)
 	}
+	if t := opt.Skills.tool(); t != nil { // skills.go
+		own = append(own, t)
+	}
 	return opt.Tools.With(own...)
 }
 

@@ -69,6 +69,9 @@ type Breakdown struct {
 type PromptLines struct {
 	// Todo is the line on keeping a todo list (todo_write).
 	Todo int64 `json:"todo"`
+	// Skills is the list of skills (internal/skills), a system message
+	// of its own.
+	Skills int64 `json:"skills"`
 }
 
 // PromptLine is one named line of the system prompt and its estimate.
@@ -82,6 +85,9 @@ func (p PromptLines) Named() []PromptLine {
 	var out []PromptLine
 	if p.Todo > 0 {
 		out = append(out, PromptLine{"todo list", p.Todo})
+	}
+	if p.Skills > 0 {
+		out = append(out, PromptLine{"skills", p.Skills})
 	}
 	return out
 }
