@@ -22,6 +22,7 @@ import (
 	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/sandbox"
+	"github.com/ctxloop/agent/internal/skills"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/task"
 	"github.com/ctxloop/agent/internal/tools"
@@ -69,7 +70,7 @@ history is summarised when the context window fills.`,
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newCommandsCmd(g),
-		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g))
+		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newSkillsCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -193,7 +194,8 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg), Sandbox: a.sandbox,
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
-		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
+		TodoReminder: a.cfg.Tools.TodoReminderOn(false),     // the chat's default; agent run's is on
+		Skills:       loop.NewSkills(a.skillCatalog(a.dir)), // skills.go
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp
@@ -205,7 +207,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 // built-in ones and the task tool), for the commands that count a
 // session's context without driving it: their figure is the chat's.
 func (a *app) offeredTools() *tools.Registry {
-	return tools.NewRegistry().With(task.New(a.cfg.Task))
+	return tools.NewRegistry().With(task.New(a.cfg.Task), skills.Tool(a.skillCatalog(a.dir)))
 }
 
 // permModes is the config's permissions as the tools' modes.
