@@ -194,8 +194,8 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg), Sandbox: a.sandbox,
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
-		TodoReminder: a.cfg.Tools.TodoReminderOn(false),     // the chat's default; agent run's is on
-		Skills:       loop.NewSkills(a.skillCatalog(a.dir)), // skills.go
+		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
+		Skills:       loop.NewSkills(a.skillCatalog(a.dir)),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp
