@@ -27,6 +27,14 @@ type Skills struct {
 // NewSkills returns the skills of catalog for Options.Skills.
 func NewSkills(catalog *skills.Catalog) *Skills { return &Skills{catalog: catalog} }
 
+// Catalog is the skills' catalog (nil for nil s), for the chat's /skills.
+func (s *Skills) Catalog() *skills.Catalog {
+	if s == nil {
+		return nil
+	}
+	return s.catalog
+}
+
 // withList appends the skills list for a session in dir to the system
 // messages msgs (nil s: msgs as they are).
 func (s *Skills) withList(msgs []string, dir string) []string {
