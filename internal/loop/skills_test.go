@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,5 +112,47 @@ func TestSkillGrantsNothingPlanModeForbids(t *testing.T) {
 	loaded := h.request(1)
 	if got := loaded[len(loaded)-1].Content; !strings.Contains(got, "SECRET-BODY") || !strings.Contains(got, "grant nothing") {
 		t.Errorf("the skill in plan mode: %q", got)
+	}
+}
+
+// TestSkillsListSurvivesCompaction: the list is part of the system
+// prompt, which a compaction leaves as it was; a body loaded before it is
+// summarised away, and the model loads it again.
+func TestSkillsListSurvivesCompaction(t *testing.T) {
+	h, _ := skillsHarness(t, nil,
+		pt.ToolCall("s1", skills.ToolName, `{"name":"greet"}`),
+		pt.Text(long("greeted", 3)),
+	)
+	if res := h.turn("greet me"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	for _, q := range []string{"second", "third"} {
+		h.srv.Add(pt.Text(long(q, 3)))
+		if res := h.turn(q); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	before := systemPart(h.request(0))
+	h.srv.Add(pt.Text(summaryText))
+	if err := h.r.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Add(pt.ToolCall("s2", skills.ToolName, `{"name":"greet"}`), pt.Text("again"))
+	if res := h.turn("greet me again"); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	n := len(h.srv.Requests())
+	after := h.request(n - 2)
+	if !slices.Equal(systemPart(after), before) {
+		t.Errorf("the system part changed with the compaction")
+	}
+	for _, m := range after[systemMessages(after):] {
+		if strings.Contains(m.Content, "SECRET-BODY") {
+			t.Fatalf("the body loaded before the compaction is still sent: %.80q", m.Content)
+		}
+	}
+	reloaded := h.request(n - 1)
+	if got := reloaded[len(reloaded)-1].Content; !strings.Contains(got, "SECRET-BODY") {
+		t.Errorf("reloaded: %q", got)
 	}
 }

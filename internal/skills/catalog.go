@@ -75,7 +75,7 @@ func (c *Catalog) Load() Set {
 		for _, folder := range folders {
 			sk := c.read(src, folder, seen)
 			if sk.Name == "" {
-				sk.Name = folder
+				sk.Name = oneLine(folder, maxNameRunes+8) // a broken one's folder, safe to print
 			}
 			if i, ok := byName[sk.Name]; ok {
 				sk.ShadowedBy = set.Skills[i].Path

@@ -117,8 +117,12 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// where is a skill's folder as the prompt shows it.
+// where is a skill's folder as the prompt shows it, on one line.
 func where(skillDir, dir, home string) string {
+	return oneLine(whereRaw(skillDir, dir, home), 400)
+}
+
+func whereRaw(skillDir, dir, home string) string {
 	if dir != "" {
 		if rel, err := filepath.Rel(dir, skillDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return filepath.ToSlash(rel)

@@ -259,3 +259,39 @@ func TestSkillsAsCommandsLoseToACommandOfTheSameName(t *testing.T) {
 		t.Errorf("a skill took a built-in's name: %v", set.Notices)
 	}
 }
+
+func TestBrokenFolderNameIsSafeToPrint(t *testing.T) {
+	l := newLayout(t)
+	write(t, filepath.Join(l.userDir, "evil\x1b]0;pwned\x07", "SKILL.md"), "no front matter")
+	set := l.catalog().Load()
+	if len(set.Skills) != 1 || strings.ContainsAny(set.Skills[0].Name, "\x1b\x07") || set.Skills[0].Broken == "" {
+		t.Fatalf("skills = %+v", set.Skills)
+	}
+}
+
+// BenchmarkCatalogLoad is a turn's scan: 50 user skills, unchanged since
+// the last scan (the cache answers), and none at all.
+func BenchmarkCatalogLoad(b *testing.B) {
+	for _, n := range []int{0, 50} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			root := b.TempDir()
+			userDir := filepath.Join(root, "skills")
+			for i := range n {
+				path := filepath.Join(userDir, fmt.Sprintf("s%02d", i), "SKILL.md")
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(skillText(fmt.Sprintf("s%02d", i), strings.Repeat("describes ", 20))), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cat := NewCatalog(Roots{Dir: filepath.Join(root, "project"), Home: root, UserDir: userDir}, nil)
+			cat.Load()
+			b.ResetTimer()
+			for b.Loop() {
+				set := cat.Load()
+				_ = Prompt(set, root, root, PromptBudgetChars)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxloop/agent/internal/termsafe"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -71,7 +72,7 @@ func (t skillTool) Run(_ context.Context, _ *tools.Env, call tools.Call) (tools.
 // in it, what allowed-tools means here, and the body.
 func Loaded(sk Skill) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Skill %s, from the folder %s (paths in it are relative to that folder).\n", sk.Name, sk.Dir)
+	fmt.Fprintf(&b, "Skill %s, from the folder %s (paths in it are relative to that folder).\n", sk.Name, termsafe.Strip(sk.Dir))
 	if files := listFiles(sk.Dir); len(files) > 0 {
 		fmt.Fprintf(&b, "Its files: %s.\n", strings.Join(files, ", "))
 	}
