@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/commands"
 	"github.com/ctxloop/agent/internal/config"
+	"github.com/ctxloop/agent/internal/skills"
 	"github.com/ctxloop/agent/internal/tui"
 )
 
@@ -27,6 +28,7 @@ func (a *app) commandCatalog() *commands.Catalog {
 		ProjectFile: a.cfg.ProjectFile,
 		Home:        config.Home(os.Getenv),
 		UserDir:     config.UserCommandsDir(os.Getenv),
+		Skills:      skills.Commands(a.skillCatalog(a.dir)), // a user invokes a skill as /name (skills.go)
 	}, tui.CommandNames())
 }
 

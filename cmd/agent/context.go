@@ -67,6 +67,7 @@ func showContext(ctx context.Context, g *globalFlags, f *sessionFlags, out io.Wr
 	if err != nil {
 		return err
 	}
+	reading.Breakdown.PromptLines.Skills = a.skillsRow(sess.Dir) // skills.go
 	msgs, err := st.ListMessages(ctx, id)
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/ctxloop/agent/internal/plan"
 	"github.com/ctxloop/agent/internal/provider"
 	"github.com/ctxloop/agent/internal/sandbox"
+	"github.com/ctxloop/agent/internal/skills"
 	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/task"
 	"github.com/ctxloop/agent/internal/tools"
@@ -70,7 +71,7 @@ history is summarised when the context window fills.`,
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newMemoryCmd(g), newCommandsCmd(g),
-		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g))
+		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g), newSkillsCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
@@ -196,6 +197,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
 		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
 		LSP:          lsp.New(a.cfg.LSP),                // nil with no server configured
+		Skills:       loop.NewSkills(a.skillCatalog(a.dir)),
 	}
 	if a.mcp != nil {
 		opt.Extra = a.mcp
@@ -207,7 +209,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 // built-in ones and the task tool), for the commands that count a
 // session's context without driving it: their figure is the chat's.
 func (a *app) offeredTools() *tools.Registry {
-	reg := tools.NewRegistry().With(task.New(a.cfg.Task))
+	reg := tools.NewRegistry().With(task.New(a.cfg.Task), skills.Tool(a.skillCatalog(a.dir)))
 	if d := lsp.ToolSchema(a.cfg.LSP); d != nil {
 		reg = reg.With(d)
 	}

@@ -118,9 +118,36 @@ func (c *Catalog) Load() Set {
 		}
 	}
 	c.files = seen
+	c.addSkills(&set, byName)
 	sortCommands(set.Commands)
 	sortCommands(set.Shadowed)
 	return set
+}
+
+// addSkills adds the skills of Roots.Skills after the files: a command
+// of the same name wins, and a built-in's name is never taken.
+func (c *Catalog) addSkills(set *Set, byName map[string]int) {
+	if c.roots.Skills == nil {
+		return
+	}
+	for _, cmd := range c.roots.Skills() {
+		cmd.Source = SourceSkill
+		if c.reserved[cmd.Name] {
+			set.Notices = append(set.Notices, fmt.Sprintf("skill %s (%s) is not a command: /%s is a built-in command", cmd.Name, show(cmd.Path), cmd.Name))
+			continue
+		}
+		if i, ok := byName[cmd.Name]; ok {
+			winner := &set.Commands[i]
+			if winner.Overrides == "" {
+				winner.Overrides, winner.OverridesSource = cmd.Path, SourceSkill
+			}
+			cmd.ShadowedBy = winner.Path
+			set.Shadowed = append(set.Shadowed, cmd)
+			continue
+		}
+		byName[cmd.Name] = len(set.Commands)
+		set.Commands = append(set.Commands, cmd)
+	}
 }
 
 // Lookup loads the commands and returns the one named name.

@@ -53,6 +53,8 @@ import "strings"
 const (
 	SourceProject = "project"
 	SourceUser    = "user"
+	// SourceSkill is a skill invoked as a command (Roots.Skills).
+	SourceSkill = "skill"
 )
 
 // Bounds of a scan.
@@ -141,4 +143,9 @@ type Roots struct {
 	Home string
 	// UserDir is the user's commands directory (config.UserCommandsDir).
 	UserDir string
+	// Skills, when set, are the usable skills a user may invoke as /name
+	// (internal/skills: Source SourceSkill). A custom command of the same
+	// name wins (it is the user's own or an explicit command of the
+	// project); the skill is then listed in Set.Shadowed.
+	Skills func() []Command
 }

@@ -41,5 +41,10 @@ func UserCommandsDir(getenv func(string) string) string {
 	return filepath.Join(configHome(getenv), "agent", "commands")
 }
 
+// UserSkillsDir is the user's own skills directory (internal/skills).
+func UserSkillsDir(getenv func(string) string) string {
+	return filepath.Join(configHome(getenv), "agent", "skills")
+}
+
 // Home is the user's home directory ($HOME, else the system's idea of it).
 func Home(getenv func(string) string) string { return home(getenv) }

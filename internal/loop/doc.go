@@ -66,6 +66,7 @@
 //	the turn and its steps              runner.go (run, turn), hooks.go (Stop hooks)
 //	system prompt, instructions         prompt.go (refreshPrompt, openPrompt, systemOf),
 //	                                    instructions.go
+//	skills: their list, the skill tool  skills.go (type Skills: Options.Skills)
 //	the git status of a later turn      envcontext.go (statusNote: a part of the turn's
 //	                                    user message; the session's start status stored)
 //	the model and its calculator        model.go (SetModel, Reading, restoreCalculator)

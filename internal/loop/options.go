@@ -122,6 +122,9 @@ type Options struct {
 	// SystemPrompt makes the system messages from the environment; nil
 	// means SystemPrompt. A subagent's session has its own (internal/task).
 	SystemPrompt func(Environment) []string
+	// Skills are the skills listed in the system prompt and loaded by the
+	// skill tool (skills.go); nil means none.
+	Skills *Skills
 	// Hooks runs the user's hooks (hooks.go); nil means none.
 	Hooks *hooks.Runner
 	// CodeFiles are files that run as code besides those Hooks run

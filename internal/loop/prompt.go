@@ -185,7 +185,7 @@ func (r *Runner) PrefetchEnvironment() {
 // instead (envcontext.go). The calculator counts the new prompt. The
 // caller holds busy.
 func (r *Runner) refreshPrompt(ctx context.Context) {
-	system := systemOf(r.opt.SystemPrompt, r.hooks)
+	system := systemOf(r.opt.SystemPrompt, r.hooks, r.opt.Skills)
 	set := func(env Environment, at time.Time) {
 		if r.state.setSystem(system(r.state.sessionEnv(env)), at) {
 			r.calcp.Load().SetFixed(r.fixedTokens())
@@ -251,13 +251,13 @@ func openPrompt(ctx context.Context, s *sessionState, pending *PendingEnvironmen
 }
 
 // systemOf makes the session's system messages (make: Options.SystemPrompt,
-// nil for SystemPrompt); the SessionStart hooks' context follows them
-// (hooks.go).
-func systemOf(make func(Environment) []string, h *hookPoints) func(Environment) []string {
+// nil for SystemPrompt); the skills list (skills.go) and the SessionStart
+// hooks' context follow them (hooks.go).
+func systemOf(make func(Environment) []string, h *hookPoints, sk *Skills) func(Environment) []string {
 	if make == nil {
 		make = SystemPrompt
 	}
-	return func(env Environment) []string { return h.withContext(make(env)) }
+	return func(env Environment) []string { return h.withContext(sk.withList(make(env), env.Dir)) }
 }
 
 // SystemPrompt returns the two system messages: the stable part first and

@@ -144,7 +144,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r.stepper.refreshTools()
 	r.cp = newCheckpointer(ctx, runnerCheckpointDeps(r, dir))
 	r.trace.phase("session", time.Time{})
-	openPrompt(ctx, r.state, opt.Environment, dir, systemOf(opt.SystemPrompt, r.hooks), r.ev.note, r.trace.phase)
+	openPrompt(ctx, r.state, opt.Environment, dir, systemOf(opt.SystemPrompt, r.hooks, opt.Skills), r.ev.note, r.trace.phase)
 	r.state.system = r.hooks.sessionStart(ctx, sessionID != "", r.mp.model, r.state.system)
 	r.restoreCalculator()
 	if sessionID != "" {

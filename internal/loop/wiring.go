@@ -98,6 +98,9 @@ func sessionTools(opt Options, st *storage.Store, sessionID, dir string) *tools.
 	if opt.LSP != nil {
 		own = append(own, opt.LSP.Tool()) // diagnostics{path?}
 	}
+	if t := opt.Skills.tool(); t != nil { // skills.go
+		own = append(own, t)
+	}
 	return opt.Tools.With(own...)
 }
 

@@ -39,6 +39,7 @@ var commands = []command{
 	{name: "budget", args: "[USD]", help: "show or set this session's spending cap (0: none); the config's budget sets it for new sessions"},
 	{name: "queue", help: "edit, delete or reorder queued messages"},
 	{name: "mcp", help: "the MCP servers: status, tools, last error; enter restarts one"},
+	{name: "skills", help: "the skills (SKILL.md folders): source, approved, size, why a broken one is not loaded; a approves a project's"},
 	{name: "jobs", args: "[kill [id]]", help: "the background processes: list and stop them; /jobs kill stops them all (so does esc twice)"},
 	{name: "undo", help: "revert the last turn's file changes and put its message back in the editor"},
 	{name: "redo", help: "reapply what the last /undo or /rewind took back"},
@@ -144,6 +145,8 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.checkpointCommand(name, arg)
 	case "queue":
 		m.drawer = newQueueDrawer()
+	case "skills":
+		return skillsCommand(m.opt.Loop.Skills.Catalog(), m.opt.Approvals) // skills.go
 	case "jobs":
 		d, cmd := jobsCommand(m.opt.Loop.Jobs, arg) // jobs.go
 		if d != nil {

@@ -72,6 +72,9 @@ type PromptLines struct {
 	// Memory is the memory section: how many memories the session can
 	// search, and the pinned ones (internal/memory).
 	Memory int64 `json:"memory"`
+	// Skills is the list of skills (internal/skills), a system message
+	// of its own.
+	Skills int64 `json:"skills"`
 }
 
 // PromptLine is one named line of the system prompt and its estimate.
@@ -88,6 +91,9 @@ func (p PromptLines) Named() []PromptLine {
 	}
 	if p.Memory > 0 {
 		out = append(out, PromptLine{"memory", p.Memory})
+	}
+	if p.Skills > 0 {
+		out = append(out, PromptLine{"skills", p.Skills})
 	}
 	return out
 }
