@@ -44,8 +44,10 @@ func (r *Runner) fixedTokens() (system, tools int64) {
 // (compact.LowerPoint).
 func (r *Runner) Reading() tokens.Reading {
 	// Atomics only: the TUI reads it while the loop runs.
-	s := r.opt.Skills.row(pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot()) // skills.go
-	s.Breakdown.PromptLines.Memory = r.opt.memoryTokens                                                // memoryprompt.go
+	// The skills row (skills.go) and the memory row (memoryprompt.go)
+	// are fixed for the session.
+	s := r.opt.Skills.row(pricing{ceiling: r.stepper.ceiling.Load(), calc: r.calcp.Load()}.snapshot())
+	s.Breakdown.PromptLines.Memory = r.opt.memoryTokens
 	return s
 }
 
