@@ -72,6 +72,9 @@ type Request struct {
 	// it once (sandboxed.go); Reason says what was denied. Never granted
 	// for the session: AllowSession counts as AllowOnce.
 	OutsideSandbox bool
+	// Domain is, for a tool that asks per domain (DomainGated:
+	// web_fetch), the host asked about: AllowSession grants that host.
+	Domain string
 }
 
 // Answer is a Reply with what the user added to it.
@@ -346,6 +349,9 @@ func grantKeys(req Request) []string {
 			keys[i] = "bash\x00prefix\x00" + prefix
 		}
 		return keys
+	}
+	if req.Domain != "" {
+		return []string{req.Tool + "\x00domain\x00" + req.Domain}
 	}
 	if req.Outside {
 		return []string{req.Tool + "\x00outside"}

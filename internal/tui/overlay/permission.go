@@ -212,6 +212,8 @@ func (d *PermissionDialog) View(h Host, qs *Questions, width, height int) []stri
 		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
 	case req.Tool == "bash":
 		session = "allow this command for this session"
+	case req.Domain != "":
+		session = "allow " + termsafe.Strip(req.Domain) + " for this session"
 	case req.Outside:
 		session = "allow " + req.Tool + " outside the directory for this session"
 	default:

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// urlTool is a DomainGated tool that fetches nothing.
+type urlTool struct{}
+
+func (urlTool) Name() string                { return "web_fetch" }
+func (urlTool) Description() string         { return "fetch" }
+func (urlTool) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (urlTool) ReadOnly() bool              { return true }
+func (urlTool) Run(context.Context, *Env, Call) (Result, error) {
+	return Result{Output: "fetched"}, nil
+}
+func (urlTool) PermissionDomain(input json.RawMessage) string {
+	var in struct{ URL string }
+	_ = json.Unmarshal(input, &in)
+	u, err := url.Parse(in.URL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+func fetchCall(u string) Call { return mkCall("web_fetch", map[string]string{"url": u}) }
+
+// An "allow for this session" grants the domain asked about, not the
+// tool: the next call to the same host is not asked, one to another host
+// is.
+func TestDomainPermissionSessionGrantIsPerDomain(t *testing.T) {
+	reg := NewRegistry().With(urlTool{})
+	asker := &fakeAsker{reply: AllowSession}
+	perms := NewPermissions(nil, asker, false)
+	env := &Env{Dir: t.TempDir()}
+	ctx := context.Background()
+	for i, u := range []string{"https://docs.python.org/3/", "https://DOCS.python.org/3/library/", "https://example.com/"} {
+		ok, denial, err := reg.Check(ctx, env, perms, fetchCall(u))
+		if err != nil || !ok {
+			t.Fatalf("call %d (%s): ok=%v denial=%q err=%v", i, u, ok, denial, err)
+		}
+	}
+	if asker.count() != 2 {
+		t.Fatalf("asked %d times, want 2 (docs.python.org once, example.com once)", asker.count())
+	}
+	if got := asker.asked[0]; got.Domain != "docs.python.org" || !strings.Contains(got.Title, "https://docs.python.org/3/") {
+		t.Errorf("first request = %+v, want the domain and the URL in the title", got)
+	}
+}
+
+// permissions.web_fetch's domain patterns: exact hosts beat wildcards,
+// "*.x" matches hosts under x, the tool's own mode is the fallback, and
+// a denied domain stays denied under --yes.
+func TestDomainPermissionPatterns(t *testing.T) {
+	modes := map[string]Mode{
+		"web_fetch:docs.python.org": ModeAllow,
+		"web_fetch:*.internal":      ModeDeny,
+		"web_fetch:ok.internal":     ModeAllow,
+		"web_fetch:*.example.com":   ModeAllow,
+	}
+	reg := NewRegistry().With(urlTool{})
+	env := &Env{Dir: t.TempDir()}
+	for _, tc := range []struct {
+		url  string
+		yes  bool
+		want bool
+	}{
+		{"https://docs.python.org/3/", false, true},
+		{"https://db.internal/", false, false},
+		{"https://db.internal/", true, false}, // --yes does not undo a deny
+		{"https://ok.internal/", false, true},
+		{"https://a.example.com/", false, true},
+		{"https://example.com/", false, false}, // headless, no pattern: asks, denied
+		{"https://example.com/", true, true},
+	} {
+		perms := NewPermissions(modes, nil, tc.yes)
+		ok, denial, err := reg.Check(context.Background(), env, perms, fetchCall(tc.url))
+		if err != nil || ok != tc.want {
+			t.Errorf("%s yes=%v: ok=%v (%q) err=%v, want %v", tc.url, tc.yes, ok, denial, err, tc.want)
+		}
+		if !ok && !strings.Contains(denial, "web_fetch") {
+			t.Errorf("%s: denial %q does not name the tool", tc.url, denial)
+		}
+	}
+	// The plain form still works: the tool's mode covers every domain.
+	perms := NewPermissions(map[string]Mode{"web_fetch": ModeAllow}, nil, false)
+	if ok, denial, _ := reg.Check(context.Background(), env, perms, fetchCall("https://any.where/")); !ok {
+		t.Errorf("permissions.web_fetch = allow: denied %q", denial)
+	}
+}
