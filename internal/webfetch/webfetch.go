@@ -226,9 +226,11 @@ func failure(title, format string, args ...any) tools.Result {
 	return tools.Result{Output: fmt.Sprintf(format, args...), Title: title, IsError: true}
 }
 
-// oneLine is s on one line, at most 200 bytes, for titles and errors.
+// oneLine is s on one line, at most 200 bytes, without terminal
+// escapes, for titles and errors (a URL the parser refused may hold any
+// byte).
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(tools.Sanitize(s)), " ")
 	if len(s) > 200 {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}

@@ -279,10 +279,14 @@ func TestFetchRefusesCredentialsAndOtherSchemes(t *testing.T) {
 		{"javascript:alert(1)", `scheme "javascript" is not supported`},
 		{"example.com/docs", "no scheme"},
 		{"http:///nohost", "no host"},
+		{"https://example.com/\x1b]0;pwned\x07x", "not a URL"},
 	} {
 		res := fetch(t, local, map[string]any{"url": tc.url})
 		if !res.IsError || !strings.Contains(res.Output, tc.want) || !strings.Contains(res.Output, "Nothing was fetched") {
 			t.Errorf("%s: %s", tc.url, res.Output)
+		}
+		if strings.ContainsAny(res.Output+res.Title, "\x1b\x07") {
+			t.Errorf("%s: escapes in the result: %q %q", tc.url, res.Title, res.Output)
 		}
 		if strings.Contains(res.Output, "secret") {
 			t.Errorf("%s: the password is in the result: %s", tc.url, res.Output)
