@@ -40,3 +40,15 @@ func TestPermissionChoicesOfACodeFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionDomainChoice: a per-domain request (web_fetch) offers to
+// allow that domain for the session, not the whole tool.
+func TestPermissionDomainChoice(t *testing.T) {
+	d := NewPermissionDialog(PermissionAsk{Req: tools.Request{Tool: "web_fetch", Title: "web_fetch https://docs.python.org/3/", Domain: "docs.python.org"}})
+	var qs Questions
+	qs.Add(d)
+	view := ansi.Strip(strings.Join(d.View(fakeHost{}, &qs, 120, 30), "\n"))
+	if !strings.Contains(view, "allow docs.python.org for this session") || strings.Contains(view, "allow web_fetch for this session") {
+		t.Errorf("view:\n%s", view)
+	}
+}
