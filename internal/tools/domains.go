@@ -14,6 +14,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/secrets"
 )
 
 // DomainGated is implemented by tools whose permission is per domain.
@@ -95,7 +97,7 @@ func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host
 		Reason: fmt.Sprintf("%s asks once per domain; %s has not been allowed", call.Name, host),
 	}
 	if t := urlTitle(call); t != "" {
-		req.Title = t
+		req.Title = secrets.Redact(t, env.Secrets...)
 	}
 	if p.granted(req) || p.yes {
 		return true, "", nil

@@ -73,6 +73,9 @@ func (t *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 		return failure("web_search", "web_search: give a non-empty query"), nil
 	}
 	title := "web_search " + oneLine(in.Query)
+	if leaksSecret(in.Query, env.Secrets) {
+		return failure(title, "web_search refused the query: it holds one of the agent's secrets (the API key). Nothing was sent."), nil
+	}
 	u, why := parseTarget(searchURL(t.endpoint, in.Query))
 	if why != "" {
 		return failure(title, "web_search: the configured endpoint (tools.web_search.endpoint) cannot be used: %s", why), nil

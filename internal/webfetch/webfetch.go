@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxloop/agent/internal/secrets"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -156,6 +157,9 @@ func (t *fetchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (t
 	if why != "" {
 		return failure(title, "web_fetch refused %q: %s. Nothing was fetched.", shown, why), nil
 	}
+	if leaksSecret(in.URL, env.Secrets) {
+		return failure(title, "web_fetch refused the URL: it holds one of the agent's secrets (the API key); it was not sent anywhere. Nothing was fetched."), nil
+	}
 	limit := t.maxBytes
 	if in.MaxBytes > 0 && in.MaxBytes < limit {
 		limit = in.MaxBytes
@@ -235,4 +239,18 @@ func oneLine(s string) string {
 		s = strings.ToValidUTF8(s[:200], "") + "…"
 	}
 	return s
+}
+
+// leaksSecret reports whether raw, as written or with its escapes
+// decoded, holds a secret value: a fetch must not carry the key away.
+func leaksSecret(raw string, values []string) bool {
+	if secrets.Contains(raw, values...) {
+		return true
+	}
+	for _, unescape := range []func(string) (string, error){url.PathUnescape, url.QueryUnescape} {
+		if d, err := unescape(raw); err == nil && secrets.Contains(d, values...) {
+			return true
+		}
+	}
+	return false
 }

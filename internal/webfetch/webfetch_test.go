@@ -364,3 +364,28 @@ func TestSearchQueriesTheEndpoint(t *testing.T) {
 		t.Errorf("query sent = %q", q)
 	}
 }
+
+// A URL or query carrying the API key (as is, or percent-encoded) is
+// refused before anything is sent.
+func TestFetchRefusesURLsHoldingTheKey(t *testing.T) {
+	var hits atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })
+	const key = "sk-test-secret-0123456789abcdef"
+	cfg := local
+	cfg.SearchEndpoint = srv.URL + "/search"
+	reg := tools.NewRegistry().With(Tools(cfg)...)
+	env := &tools.Env{Dir: t.TempDir(), Secrets: []string{key}}
+	for _, c := range []struct{ name, input string }{
+		{"web_fetch", `{"url":"` + srv.URL + `/?k=` + key + `"}`},
+		{"web_fetch", `{"url":"` + srv.URL + `/?k=sk%2Dtest%2Dsecret%2D0123456789abcdef"}`},
+		{"web_search", `{"query":"` + key + `"}`},
+	} {
+		res := reg.Run(context.Background(), env, tools.Call{ID: "c", Name: c.name, Input: json.RawMessage(c.input)})
+		if !res.IsError || !strings.Contains(res.Output, "secrets") || strings.Contains(res.Output+res.Title, key) {
+			t.Errorf("%s %s: %s / %s", c.name, c.input, res.Title, res.Output)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the server got %d requests", hits.Load())
+	}
+}
