@@ -1,6 +1,8 @@
 package webfetch
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -387,5 +389,26 @@ func TestFetchRefusesURLsHoldingTheKey(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Errorf("the server got %d requests", hits.Load())
+	}
+}
+
+// A compressed body is bounded after decompression: a small gzip that
+// inflates to 16 MB is cut at the limit like any other.
+func TestFetchGzipBombIsBounded(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	chunk := make([]byte, 1<<20)
+	for range 16 {
+		zw.Write(chunk)
+	}
+	zw.Close()
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(zipped.Bytes())
+	})
+	res := fetch(t, local, map[string]any{"url": srv.URL, "max_bytes": 4096})
+	if res.IsError || res.Metadata["bytes"] != 4096 || !strings.Contains(res.Output, "cut at 4096 bytes") {
+		t.Errorf("result (%v): %.300q", res.Metadata, res.Output)
 	}
 }
