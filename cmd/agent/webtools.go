@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/tools"
 	"github.com/ctxloop/agent/internal/webfetch"
@@ -15,4 +16,10 @@ func baseTools(cfg *config.Config) *tools.Registry {
 		Enabled: w.Enabled, AllowPrivate: w.AllowPrivate, Timeout: w.Timeout, MaxBytes: w.MaxBytes,
 		SearchEndpoint: cfg.Tools.WebSearch.Endpoint,
 	})...)
+}
+
+// domainMemory is where the domains the user allowed "always" are kept:
+// the data dir's approvals (internal/approval).
+func domainMemory(cfg *config.Config) tools.DomainMemory {
+	return approval.Domains{Store: approval.Open(cfg.DataDir)}
 }

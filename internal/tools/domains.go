@@ -7,7 +7,8 @@ package tools
 // in the modes as "web_fetch:docs.python.org"), and "allow for this
 // session" grants the host, not the tool. The most specific pattern wins:
 // an exact host, then the longest "*.suffix", then "*", then the tool's
-// own mode (ask when unset). --yes approves what would ask; a deny stays.
+// own mode (ask when unset). --yes approves what would ask, and so does a
+// domain the user allowed "always" (DomainMemory); a deny stays.
 
 import (
 	"context"
@@ -24,6 +25,20 @@ import (
 // it is let through unasked).
 type DomainGated interface {
 	PermissionDomain(input json.RawMessage) string
+}
+
+// DomainMemory remembers the domains the user allowed for good (the
+// AllowAlways answer); internal/approval keeps them in the data dir.
+type DomainMemory interface {
+	Remembered(tool, host string) bool
+	Remember(tool, host string) error
+}
+
+// WithDomainMemory makes p honour and record the domains always allowed,
+// and returns p. Call it before p is used.
+func (p *Permissions) WithDomainMemory(m DomainMemory) *Permissions {
+	p.domains = m
+	return p
 }
 
 // DomainPatternSep separates a tool from a domain pattern in a
@@ -99,7 +114,7 @@ func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host
 	if t := urlTitle(call); t != "" {
 		req.Title = secrets.Redact(t, env.Secrets...)
 	}
-	if p.granted(req) || p.yes {
+	if p.granted(req) || p.yes || p.domains != nil && p.domains.Remembered(call.Name, host) {
 		return true, "", nil
 	}
 	if p.asker == nil {
@@ -119,6 +134,13 @@ func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host
 		return true, "", nil
 	case AllowSession:
 		p.grant(req)
+		return true, "", nil
+	case AllowAlways:
+		p.grant(req)
+		if p.domains != nil {
+			// Not remembered is still allowed now and for the session.
+			_ = p.domains.Remember(call.Name, host)
+		}
 		return true, "", nil
 	}
 	if ans.StopTurn {

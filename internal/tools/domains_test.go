@@ -93,3 +93,41 @@ func TestDomainPermissionPatterns(t *testing.T) {
 		t.Errorf("permissions.web_fetch = allow: denied %q", denial)
 	}
 }
+
+// memDomains is a DomainMemory in memory.
+type memDomains map[string]bool
+
+func (m memDomains) Remembered(tool, host string) bool { return m[tool+" "+host] }
+func (m memDomains) Remember(tool, host string) error {
+	m[tool+" "+host] = true
+	return nil
+}
+
+// "Always" remembers the domain: a later session (new Permissions, here
+// headless) fetches from it unasked; other domains still ask; a domain
+// the configuration denies stays denied.
+func TestDomainPermissionAlwaysIsRemembered(t *testing.T) {
+	reg := NewRegistry().With(urlTool{})
+	env := &Env{Dir: t.TempDir()}
+	ctx := context.Background()
+	mem := memDomains{}
+	asker := &fakeAsker{reply: AllowAlways}
+	perms := NewPermissions(nil, asker, false).WithDomainMemory(mem)
+	if ok, denial, err := reg.Check(ctx, env, perms, fetchCall("https://go.dev/doc/")); !ok || err != nil {
+		t.Fatalf("always: %q %v", denial, err)
+	}
+	if !mem["web_fetch go.dev"] {
+		t.Fatalf("not remembered: %v", mem)
+	}
+	later := NewPermissions(map[string]Mode{"web_fetch:*.bad.example": ModeDeny}, nil, false).WithDomainMemory(mem)
+	if ok, denial, _ := reg.Check(ctx, env, later, fetchCall("https://go.dev/ref/spec")); !ok {
+		t.Errorf("a remembered domain asked again: %q", denial)
+	}
+	if ok, _, _ := reg.Check(ctx, env, later, fetchCall("https://pkg.go.dev/")); ok {
+		t.Errorf("another domain was allowed unasked")
+	}
+	mem["web_fetch x.bad.example"] = true
+	if ok, _, _ := reg.Check(ctx, env, later, fetchCall("https://x.bad.example/")); ok {
+		t.Errorf("a denied domain was allowed by memory")
+	}
+}

@@ -37,6 +37,10 @@ const (
 	Deny         Reply = iota // do not run this call
 	AllowOnce                 // run this call
 	AllowSession              // run this call and, for the rest of the session, calls of this tool (for bash: these command prefixes)
+	// AllowAlways runs this call and, from now on, every call of the
+	// tool to this domain (DomainGated requests only: Request.Domain;
+	// remembered through DomainMemory, else for the session).
+	AllowAlways
 )
 
 // Request describes a call that needs the user's approval.
@@ -114,6 +118,8 @@ type Permissions struct {
 	grants map[string]bool
 
 	askMu sync.Mutex // one question at a time
+
+	domains DomainMemory // the domains always allowed (domains.go); nil: none
 
 	stopTurn bool // a denial asked to end the turn; see TakeStopTurn
 }
