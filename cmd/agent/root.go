@@ -190,7 +190,7 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 // session; callers add what is theirs (observer, step limit).
 func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Options {
 	opt := loop.Options{
-		Store: st, Provider: a.provider(), Tools: tools.NewRegistry(), Perms: perms,
+		Store: st, Provider: a.provider(), Tools: baseTools(a.cfg), Perms: perms,
 		Config: a.cfg, Dir: a.dir, OutputDir: a.outputDir(), MaxCostUSD: a.cfg.Budget, Hooks: a.hooks,
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg), Sandbox: a.sandbox,
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
@@ -209,7 +209,7 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 // built-in ones and the task tool), for the commands that count a
 // session's context without driving it: their figure is the chat's.
 func (a *app) offeredTools() *tools.Registry {
-	reg := tools.NewRegistry().With(task.New(a.cfg.Task), skills.Tool(a.skillCatalog(a.dir)))
+	reg := baseTools(a.cfg).With(task.New(a.cfg.Task), skills.Tool(a.skillCatalog(a.dir)))
 	if d := lsp.ToolSchema(a.cfg.LSP); d != nil {
 		reg = reg.With(d)
 	}

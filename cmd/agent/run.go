@@ -247,7 +247,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 			return noVision(a.cfg.Model) // before a session is made
 		}
 	}
-	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes))
+	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes).WithDomainMemory(domainMemory(a.cfg)))
 	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
 	opt.StartupTrace, opt.Environment = startup.Hook(), env
 	// A new session's row, lease and first message: one write.

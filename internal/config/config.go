@@ -113,6 +113,10 @@ type Tools struct {
 	// todo items not done gets one reminder step. Nil: the default, on in
 	// `agent run`, off in the chat (TodoReminderOn).
 	TodoReminder *bool `json:"todo_reminder,omitempty"`
+	// WebFetch and WebSearch are tools.web_fetch and tools.web_search
+	// (webfetch.go; user file only, but a project may turn web_fetch off).
+	WebFetch  WebFetch  `json:"web_fetch"`
+	WebSearch WebSearch `json:"web_search"`
 }
 
 // TodoReminderOn reports whether a turn's end reminds the model of its

@@ -54,10 +54,12 @@ type file struct {
 			MaxLines      *int `json:"max_lines"`
 			MaxLineLength *int `json:"max_line_length"`
 		} `json:"read"`
+		WebFetch  *webFetchFile  `json:"web_fetch"`
+		WebSearch *webSearchFile `json:"web_search"`
 	} `json:"tools"`
-	Permissions map[string]string `json:"permissions"`
-	Snapshots   *snapshotsFile    `json:"snapshots"`
-	Checkpoints *snapshotsFile    `json:"checkpoints"`
+	Permissions permissionsFile `json:"permissions"`
+	Snapshots   *snapshotsFile  `json:"snapshots"`
+	Checkpoints *snapshotsFile  `json:"checkpoints"`
 	UI          *struct {
 		Mode   *string `json:"mode"`
 		Notify *string `json:"notify"`
@@ -176,6 +178,7 @@ func (c *Config) apply(f *file, trusted bool) {
 			setNum(&c.Tools.ReadMaxLines, r.MaxLines)
 			setNum(&c.Tools.ReadMaxLineLength, r.MaxLineLength)
 		}
+		c.applyWeb(t.WebFetch, t.WebSearch, trusted)
 	}
 	if f.Mode != nil {
 		switch *f.Mode {

@@ -59,6 +59,7 @@ func defaults(dir string) *Config {
 			BashMaxOutputChars: 30000, BashTimeoutS: 120, BashMaxBackground: 8,
 			ReadMaxLines: 2000, ReadMaxLineLength: 2000,
 			SavedOutputMaxBytes: DefaultSavedOutputMaxBytes, OutputsMaxTotalBytes: DefaultOutputsMaxTotalBytes,
+			WebFetch: WebFetch{Enabled: true},
 		},
 		StreamIdleTimeout:   DefaultStreamIdleTimeout,
 		Snapshots:           Snapshots{Enabled: true, MaxFileBytes: DefaultSnapshotMaxFileBytes, IgnoredMaxBytes: DefaultSnapshotIgnoredMaxBytes, CapBytes: DefaultSnapshotCapBytes, MaxFiles: DefaultSnapshotMaxFiles, FirstSnapshot: DefaultSnapshotFirst},
@@ -154,6 +155,12 @@ func (c *Config) readProjectFile(dir string) (projectModels, error) {
 		"lsp":                           pf.LSP != nil,
 	} {
 		if set {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
+		}
+	}
+	if t := pf.Tools; t != nil {
+		ignored := webProjectIgnored(t.WebFetch, t.WebSearch)
+		for _, name := range ignored {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s is ignored in a project file; set it in your user config", path, name))
 		}
 	}

@@ -22,6 +22,9 @@ func (r *Registry) Check(ctx context.Context, env *Env, perms *Permissions, call
 	if g, isGated := r.byName[call.Name].(Gated); isGated {
 		return perms.checkGated(ctx, call, g)
 	}
+	if d, isDomain := r.byName[call.Name].(DomainGated); isDomain {
+		return perms.checkDomain(ctx, env, call, d.PermissionDomain(call.Input))
+	}
 	return perms.Check(ctx, env, call)
 }
 

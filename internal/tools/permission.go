@@ -37,6 +37,10 @@ const (
 	Deny         Reply = iota // do not run this call
 	AllowOnce                 // run this call
 	AllowSession              // run this call and, for the rest of the session, calls of this tool (for bash: these command prefixes)
+	// AllowAlways runs this call and, from now on, every call of the
+	// tool to this domain (DomainGated requests only: Request.Domain;
+	// remembered through DomainMemory, else for the session).
+	AllowAlways
 )
 
 // Request describes a call that needs the user's approval.
@@ -72,6 +76,9 @@ type Request struct {
 	// it once (sandboxed.go); Reason says what was denied. Never granted
 	// for the session: AllowSession counts as AllowOnce.
 	OutsideSandbox bool
+	// Domain is, for a tool that asks per domain (DomainGated:
+	// web_fetch), the host asked about: AllowSession grants that host.
+	Domain string
 }
 
 // Answer is a Reply with what the user added to it.
@@ -111,6 +118,8 @@ type Permissions struct {
 	grants map[string]bool
 
 	askMu sync.Mutex // one question at a time
+
+	domains DomainMemory // the domains always allowed (domains.go); nil: none
 
 	stopTurn bool // a denial asked to end the turn; see TakeStopTurn
 }
@@ -346,6 +355,9 @@ func grantKeys(req Request) []string {
 			keys[i] = "bash\x00prefix\x00" + prefix
 		}
 		return keys
+	}
+	if req.Domain != "" {
+		return []string{req.Tool + "\x00domain\x00" + req.Domain}
 	}
 	if req.Outside {
 		return []string{req.Tool + "\x00outside"}

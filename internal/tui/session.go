@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ctxloop/agent/internal/approval"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/loop"
 	"github.com/ctxloop/agent/internal/message"
@@ -32,7 +33,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
 	opts.BudgetHint = "raise it with /budget USD" // the chat's way (budget.go)
-	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false)
+	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false).WithDomainMemory(approval.Domains{Store: m.opt.Approvals})
 	if sessionID == "" {
 		opts.Environment = m.prefetch.take() // prefetch.go
 	}

@@ -26,11 +26,13 @@ const (
 	choiceAllowSession
 	choiceDeny
 	choiceDenyStop
+	choiceAllowAlways // a domain (tools.Request.Domain), from now on
 )
 
 // permissionShortcuts are the modified keys of the choices.
 var permissionShortcuts = map[int]string{
 	choiceAllowOnce: "alt+a", choiceAllowSession: "alt+s", choiceDeny: "alt+d", choiceDenyStop: "alt+x",
+	choiceAllowAlways: "alt+w",
 }
 
 // permissionChoicesFor are the choices a request offers, in button order:
@@ -39,6 +41,9 @@ var permissionShortcuts = map[int]string{
 func permissionChoicesFor(req tools.Request) []int {
 	if req.RunsCode || req.OutsideSandbox {
 		return []int{choiceAllowOnce, choiceDeny, choiceDenyStop}
+	}
+	if req.Domain != "" {
+		return []int{choiceAllowOnce, choiceAllowSession, choiceAllowAlways, choiceDeny, choiceDenyStop}
 	}
 	return []int{choiceAllowOnce, choiceAllowSession, choiceDeny, choiceDenyStop}
 }
@@ -95,7 +100,7 @@ func (d *PermissionDialog) Abandoned() bool {
 }
 
 func (d *PermissionDialog) Approving() bool {
-	return d.reason == nil && (d.chosen() == choiceAllowOnce || d.chosen() == choiceAllowSession)
+	return d.reason == nil && (d.chosen() == choiceAllowOnce || d.chosen() == choiceAllowSession || d.chosen() == choiceAllowAlways)
 }
 
 func (d *PermissionDialog) Shortcut(key string) bool { return d.row.shortcut(key) }
@@ -114,6 +119,8 @@ func (d *PermissionDialog) choose(h Host, qs *Questions, i int) (Result, tea.Cmd
 		return d.answer(tools.Answer{Reply: tools.AllowOnce})
 	case choiceAllowSession:
 		return d.answer(tools.Answer{Reply: tools.AllowSession})
+	case choiceAllowAlways:
+		return d.answer(tools.Answer{Reply: tools.AllowAlways})
 	}
 	ti := textinput.New()
 	ti.Prompt = "reason › "
@@ -212,6 +219,8 @@ func (d *PermissionDialog) View(h Host, qs *Questions, width, height int) []stri
 		session = "allow " + strings.Join(req.Prefixes, ", ") + " for this session"
 	case req.Tool == "bash":
 		session = "allow this command for this session"
+	case req.Domain != "":
+		session = "allow " + termsafe.Strip(req.Domain) + " for this session"
 	case req.Outside:
 		session = "allow " + req.Tool + " outside the directory for this session"
 	default:
@@ -224,7 +233,8 @@ func (d *PermissionDialog) View(h Host, qs *Questions, width, height int) []stri
 	if req.OutsideSandbox {
 		once = "run outside the sandbox once"
 	}
-	label := map[int]string{choiceAllowOnce: once, choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn"}
+	label := map[int]string{choiceAllowOnce: once, choiceAllowSession: session, choiceDeny: "deny…", choiceDenyStop: "deny and stop the turn",
+		choiceAllowAlways: "always allow " + termsafe.Strip(req.Domain)}
 	labels := make([]string, len(d.choices))
 	for i, c := range d.choices {
 		labels[i] = label[c] + " · " + permissionShortcuts[c]

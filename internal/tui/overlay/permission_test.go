@@ -40,3 +40,27 @@ func TestPermissionChoicesOfACodeFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionDomainChoice: a per-domain request (web_fetch) offers to
+// allow that domain for the session, not the whole tool, or always.
+func TestPermissionDomainChoice(t *testing.T) {
+	d := NewPermissionDialog(PermissionAsk{Req: tools.Request{Tool: "web_fetch", Title: "web_fetch https://docs.python.org/3/", Domain: "docs.python.org"}})
+	var qs Questions
+	qs.Add(d)
+	view := ansi.Strip(strings.Join(d.View(fakeHost{}, &qs, 120, 30), "\n"))
+	if !strings.Contains(view, "allow docs.python.org for this session") || strings.Contains(view, "allow web_fetch for this session") ||
+		!strings.Contains(view, "always allow docs.python.org · alt+w") {
+		t.Errorf("view:\n%s", view)
+	}
+	reply := make(chan tools.Answer, 1)
+	d = NewPermissionDialog(PermissionAsk{Req: tools.Request{Tool: "web_fetch", Domain: "go.dev"}, Reply: reply})
+	qs = Questions{}
+	qs.Add(d)
+	if !d.Shortcut("alt+w") {
+		t.Fatal("alt+w is not a choice")
+	}
+	d.choose(fakeHost{}, &qs, d.row.shortcuts["alt+w"])
+	if got := <-reply; got.Reply != tools.AllowAlways {
+		t.Errorf("always answered %v", got.Reply)
+	}
+}

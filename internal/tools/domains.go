@@ -1,0 +1,168 @@
+package tools
+
+// Per-domain permissions, for the tools that reach the network by URL
+// (web_fetch). Such a tool's call is asked about per host: the
+// configuration may allow or deny hosts by pattern ("permissions":
+// {"web_fetch": {"docs.python.org": "allow", "*.internal": "deny"}}, kept
+// in the modes as "web_fetch:docs.python.org"), and "allow for this
+// session" grants the host, not the tool. The most specific pattern wins:
+// an exact host, then the longest "*.suffix", then "*", then the tool's
+// own mode (ask when unset). --yes approves what would ask, and so does a
+// domain the user allowed "always" (DomainMemory); a deny stays.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxloop/agent/internal/secrets"
+)
+
+// DomainGated is implemented by tools whose permission is per domain.
+// PermissionDomain is the host a call reaches, lower case, without port;
+// "" when the input names none (the tool then refuses the call itself, so
+// it is let through unasked).
+type DomainGated interface {
+	PermissionDomain(input json.RawMessage) string
+}
+
+// DomainMemory remembers the domains the user allowed for good (the
+// AllowAlways answer); internal/approval keeps them in the data dir.
+type DomainMemory interface {
+	Remembered(tool, host string) bool
+	Remember(tool, host string) error
+}
+
+// WithDomainMemory makes p honour and record the domains always allowed,
+// and returns p. Call it before p is used.
+func (p *Permissions) WithDomainMemory(m DomainMemory) *Permissions {
+	p.domains = m
+	return p
+}
+
+// DomainPatternSep separates a tool from a domain pattern in a
+// permissions key: "web_fetch:*.internal".
+const DomainPatternSep = ":"
+
+// domainMode is the mode for tool reaching host, and the key that set it
+// ("" for the default).
+func (p *Permissions) domainMode(tool, host string) (Mode, string) {
+	best, bestKey, bestRank := Mode(""), "", -1
+	prefix := tool + DomainPatternSep
+	for key, mode := range p.configured {
+		pattern, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue
+		}
+		rank := domainMatch(strings.ToLower(pattern), host)
+		// A deny wins a tie: two patterns as specific as each other and
+		// one of them says no.
+		if rank > bestRank || rank == bestRank && rank >= 0 && mode == ModeDeny {
+			best, bestKey, bestRank = mode, key, rank
+		}
+	}
+	if bestRank >= 0 {
+		switch best {
+		case ModeAllow, ModeDeny:
+			return best, bestKey
+		}
+		return ModeAsk, bestKey
+	}
+	if _, set := p.configured[tool]; set {
+		return p.Mode(tool), tool
+	}
+	return ModeAsk, ""
+}
+
+// domainMatch ranks how specifically pattern matches host: -1 no match,
+// 0 for "*", the pattern's length for "*.suffix" (which matches hosts
+// under suffix, not suffix itself), and more than any of these for the
+// exact host.
+func domainMatch(pattern, host string) int {
+	pattern = strings.TrimSuffix(pattern, ".")
+	switch {
+	case pattern == "*":
+		return 0
+	case strings.HasPrefix(pattern, "*."):
+		if strings.HasSuffix(host, pattern[1:]) && len(host) > len(pattern)-1 {
+			return len(pattern)
+		}
+		return -1
+	case pattern == host:
+		return 1 << 20
+	}
+	return -1
+}
+
+// checkDomain is Check for a DomainGated tool.
+func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host string) (bool, string, error) {
+	if host == "" {
+		return true, "", nil
+	}
+	mode, key := p.domainMode(call.Name, host)
+	switch mode {
+	case ModeDeny:
+		return false, fmt.Sprintf("permission denied: %s of %s is denied by the configuration (permissions %q = \"deny\"); nothing was fetched. Do not retry it: do without it or ask the user.", call.Name, host, key), nil
+	case ModeAllow:
+		return true, "", nil
+	}
+	req := Request{
+		Tool: call.Name, Title: call.Name + " " + host, Domain: host, From: env.AskFrom,
+		Reason: fmt.Sprintf("%s asks once per domain; %s has not been allowed", call.Name, host),
+	}
+	if t := urlTitle(call); t != "" {
+		req.Title = secrets.Redact(t, env.Secrets...)
+	}
+	if p.granted(req) || p.yes || p.domains != nil && p.domains.Remembered(call.Name, host) {
+		return true, "", nil
+	}
+	if p.asker == nil {
+		return false, fmt.Sprintf("permission denied: %s of %s needs approval and nobody can approve it in this non-interactive run; nothing was fetched. To allow it, the user can re-run with --yes, or set \"permissions\": {%q: {%q: \"allow\"}} in the user config. Carry on without it, or explain what you need.", call.Name, host, call.Name, host), nil
+	}
+	p.askMu.Lock()
+	defer p.askMu.Unlock()
+	if p.granted(req) {
+		return true, "", nil
+	}
+	ans, err := p.ask(ctx, req)
+	if err != nil {
+		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
+	}
+	switch ans.Reply {
+	case AllowOnce:
+		return true, "", nil
+	case AllowSession:
+		p.grant(req)
+		return true, "", nil
+	case AllowAlways:
+		p.grant(req)
+		if p.domains != nil {
+			// Not remembered is still allowed now and for the session.
+			_ = p.domains.Remember(call.Name, host)
+		}
+		return true, "", nil
+	}
+	if ans.StopTurn {
+		p.mu.Lock()
+		p.stopTurn = true
+		p.mu.Unlock()
+	}
+	return false, denialText(call.Name, ans), nil
+}
+
+// urlTitle is a DomainGated call's title for the dialog: its name
+// and URL, cut to a line.
+func urlTitle(call Call) string {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(call.Input, &in) != nil || in.URL == "" {
+		return ""
+	}
+	u := strings.Join(strings.Fields(in.URL), "")
+	if len(u) > maxTitleArgs {
+		u = strings.ToValidUTF8(u[:maxTitleArgs], "") + "…"
+	}
+	return call.Name + " " + u
+}
