@@ -213,18 +213,6 @@ func longestPiece(s string, cut func(rune) bool) literal {
 	return literal{s: best}
 }
 
-// asciiLower writes b lower-cased (ASCII letters only, so offsets stay the
-// same) into dst, reusing its memory.
-func asciiLower(dst, b []byte) []byte {
-	dst = append(dst[:0], b...)
-	for i, c := range dst {
-		if c >= 'A' && c <= 'Z' {
-			dst[i] = c + ('a' - 'A')
-		}
-	}
-	return dst
-}
-
 type grepMatch struct {
 	line int
 	text string
@@ -328,9 +316,8 @@ func includeMatches(glob, rel, name string) bool {
 
 // grepWorker holds one worker's reusable buffers.
 type grepWorker struct {
-	buf   []byte // file chunks
-	lower []byte // lower-cased chunk for a case-insensitive literal
-	fd    grepFD // the file being read
+	buf []byte // file chunks
+	fd  grepFD // the file being read
 }
 
 // scanFile returns the matching lines of one file (at most limit+1),
@@ -403,17 +390,20 @@ func (s *grepSearch) scanFile(path string, w *grepWorker, walked bool) []grepMat
 // scanChunk appends the matching lines of chunk (whole lines; lineBase is
 // the 0-based number of its first line).
 func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
-	hay := chunk
+	var folded foldScan
 	if len(s.lit) > 0 && s.fold {
-		w.lower = asciiLower(w.lower, chunk)
-		hay = w.lower
+		folded = newFoldScan(chunk, s.lit) // grepprefilter.go
 	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {
 		var at int
 		verify := true
-		if len(s.lit) > 0 {
-			i := bytes.Index(hay[pos:], s.lit)
+		if len(s.lit) > 0 && s.fold {
+			if at = folded.index(pos); at < 0 {
+				break
+			}
+		} else if len(s.lit) > 0 {
+			i := bytes.Index(chunk[pos:], s.lit)
 			if i < 0 {
 				break
 			}
