@@ -31,7 +31,7 @@ func budgetRepo(tb testing.TB, n int) string {
 		}
 	}
 	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
+		cmd := exec.Command("git", append([]string{"-c", "user.email=a@b", "-c", "user.name=a", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			tb.Fatalf("git %v: %v %s", args, err, out)
