@@ -10,11 +10,13 @@
 // any other command line starts nothing. Take hands that result to the
 // first caller asking for the same directory and arguments, once; every
 // other caller runs git itself. A result nobody takes is dropped: git only
-// reads.
+// reads. TakeWithin bounds the wait: a repository too large for git to
+// answer within it costs no more than the budget (ErrNotInTime).
 package earlygit
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +48,16 @@ func init() {
 	if abs, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = abs
 	}
-	early = start(dir, StatusArgs, gitcmd.Output)
+	Start(dir, StatusArgs...)
+}
+
+// Start begins an early git run with args in dir, as init does for `agent
+// run` (benchmarks and tests call it too); it replaces one not yet taken.
+func Start(dir string, args ...string) {
+	r := start(dir, args, gitcmd.Output)
+	mu.Lock()
+	early = r
+	mu.Unlock()
 }
 
 // namesRun reports whether args (without the program's name) run the
@@ -70,11 +81,12 @@ func namesRun(args []string) bool {
 
 // result is one git run started early.
 type result struct {
-	dir  string
-	args []string
-	done chan struct{}
-	out  []byte
-	err  error
+	dir    string
+	args   []string
+	done   chan struct{}
+	cancel context.CancelFunc // ends git (TakeWithin, past its budget)
+	out    []byte
+	err    error
 }
 
 var (
@@ -84,13 +96,51 @@ var (
 
 // start runs git with args in dir in the background.
 func start(dir string, args []string, run func(context.Context, string, ...string) ([]byte, error)) *result {
-	r := &result{dir: dir, args: args, done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	r := &result{dir: dir, args: args, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(r.done)
-		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 		defer cancel()
 		r.out, r.err = run(ctx, dir, args...)
 	}()
+	return r
+}
+
+// ErrNotInTime is TakeWithin's error when git did not end within the
+// budget: the run was taken and stopped, and nobody runs it again.
+var ErrNotInTime = errors.New("git did not answer in time")
+
+// TakeWithin is Take that waits at most budget for the early run once it
+// has one: past it, git is stopped and TakeWithin returns ok true with
+// ErrNotInTime, so that the caller goes on without the status rather than
+// running git again (a large repository's status costs what it walks).
+func TakeWithin(ctx context.Context, budget time.Duration, dir string, args ...string) (out []byte, ok bool, err error) {
+	r := take(dir, args)
+	if r == nil {
+		return nil, false, nil
+	}
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	select {
+	case <-r.done:
+		return r.out, true, r.err
+	case <-timer.C:
+		r.cancel()
+		return nil, true, ErrNotInTime
+	case <-ctx.Done():
+		return nil, false, nil
+	}
+}
+
+// take hands out the early run for dir and args, once.
+func take(dir string, args []string) *result {
+	mu.Lock()
+	defer mu.Unlock()
+	r := early
+	if r == nil || r.dir != dir || !slices.Equal(r.args, args) {
+		return nil
+	}
+	early = nil
 	return r
 }
 
@@ -100,14 +150,10 @@ func start(dir string, args []string, run func(context.Context, string, ...strin
 // arguments, or ctx done first, ok is false and the caller runs git
 // itself.
 func Take(ctx context.Context, dir string, args ...string) (out []byte, ok bool, err error) {
-	mu.Lock()
-	r := early
-	if r == nil || r.dir != dir || !slices.Equal(r.args, args) {
-		mu.Unlock()
+	r := take(dir, args)
+	if r == nil {
 		return nil, false, nil
 	}
-	early = nil
-	mu.Unlock()
 	select {
 	case <-r.done:
 		return r.out, true, r.err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/ctxloop/agent/internal/gitcmd"
 )
@@ -92,5 +93,31 @@ func TestEarlyStatusMatchesGit(t *testing.T) {
 	want, err := gitcmd.Output(context.Background(), dir, StatusArgs...)
 	if err != nil || !bytes.Equal(got, want) || !bytes.Contains(got, []byte("trunk")) {
 		t.Fatalf("early %q, later %q (%v)", got, want, err)
+	}
+}
+
+// TestTakeWithinStopsGitAtTheBudget: a status slower than the budget is
+// given up (and git stopped) once the budget is spent, not waited for.
+func TestTakeWithinStopsGitAtTheBudget(t *testing.T) {
+	stopped := make(chan struct{})
+	slow := func(ctx context.Context, dir string, args ...string) ([]byte, error) {
+		<-ctx.Done() // a repository git takes a long time over
+		close(stopped)
+		return nil, ctx.Err()
+	}
+	mu.Lock()
+	early = start("/big", StatusArgs, slow)
+	mu.Unlock()
+	begin := time.Now()
+	out, ok, err := TakeWithin(context.Background(), 20*time.Millisecond, "/big", StatusArgs...)
+	if waited := time.Since(begin); waited > Timeout/2 {
+		t.Fatalf("waited %v for a status over its budget", waited)
+	}
+	if !ok || !errors.Is(err, ErrNotInTime) || out != nil {
+		t.Fatalf("TakeWithin = %q, %v, %v; want ok and ErrNotInTime", out, ok, err)
+	}
+	<-stopped // git's context was cancelled, not left to run to Timeout
+	if _, ok, _ := Take(context.Background(), "/big", StatusArgs...); ok {
+		t.Fatal("the run was handed out again")
 	}
 }

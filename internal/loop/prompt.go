@@ -106,13 +106,22 @@ func (p *PendingEnvironment) Wait() Environment {
 // gitStatus returns git's short status and branch for the prompt, "" when
 // there is none; err says why (a repository refused: *gitcmd.RepoConfigError).
 func gitStatus(ctx context.Context, dir string) (string, error) {
+	return gitStatusWithin(ctx, dir, headlessStatusBudget)
+}
+
+// gitStatusWithin is gitStatus waiting at most budget for the status
+// started early (gitbudget.go).
+func gitStatusWithin(ctx context.Context, dir string, budget time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, earlygit.Timeout)
 	defer cancel()
 	// A headless run's first turn takes the status started while the
-	// program initialised (earlygit). gitcmd runs nothing the repository
-	// configures and leaves .git as it was; no child git starts in a
-	// submodule.
-	out, ok, err := earlygit.Take(ctx, dir, earlygit.StatusArgs...)
+	// program initialised (earlygit), waiting at most budget for it.
+	// gitcmd runs nothing the repository configures and leaves .git as
+	// it was; no child git starts in a submodule.
+	out, ok, err := earlygit.TakeWithin(ctx, budget, dir, earlygit.StatusArgs...)
+	if errors.Is(err, earlygit.ErrNotInTime) {
+		return statusNotInTime(budget), nil
+	}
 	if !ok {
 		out, err = gitcmd.Output(ctx, dir, earlygit.StatusArgs...)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -108,6 +109,9 @@ func (t grepTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	lim := env.limits()
 	lit, fold := requiredLiteral(in.Pattern)
 	s := &grepSearch{re: re, lit: []byte(lit), fold: fold, limit: lim.GrepMaxMatches, include: in.Include}
+	if lit == "" {
+		s.set = requiredBytes(in.Pattern) // grepprefilter.go
+	}
 	if info.IsDir() {
 		err = s.searchDir(ctx, root)
 	} else {
@@ -166,7 +170,8 @@ func literalIn(re *syntax.Regexp) literal {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase == 0 {
-			return literal{s: string(re.Rune)}
+			// U+FFFD also matches an invalid byte: not a literal.
+			return longestPiece(string(re.Rune), func(r rune) bool { return r == utf8.RuneError })
 		}
 		return foldLiteral(string(re.Rune))
 	case syntax.OpCapture, syntax.OpPlus:
@@ -191,26 +196,21 @@ func literalIn(re *syntax.Regexp) literal {
 // ASCII lower-casing finds exactly: ASCII only, and without k and s, which
 // Unicode folding also matches to the Kelvin sign and the long s.
 func foldLiteral(s string) literal {
-	s = strings.ToLower(s)
+	l := longestPiece(strings.ToLower(s), func(r rune) bool { return r >= 0x80 || r == 'k' || r == 's' })
+	l.fold = true
+	return l
+}
+
+// longestPiece returns the longest piece of s between runes cut says
+// cannot be part of a literal.
+func longestPiece(s string, cut func(rune) bool) literal {
 	var best string
-	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r >= 0x80 || r == 'k' || r == 's' }) {
+	for _, piece := range strings.FieldsFunc(s, cut) {
 		if len(piece) > len(best) {
 			best = piece
 		}
 	}
-	return literal{s: best, fold: true}
-}
-
-// asciiLower writes b lower-cased (ASCII letters only, so offsets stay the
-// same) into dst, reusing its memory.
-func asciiLower(dst, b []byte) []byte {
-	dst = append(dst[:0], b...)
-	for i, c := range dst {
-		if c >= 'A' && c <= 'Z' {
-			dst[i] = c + ('a' - 'A')
-		}
-	}
-	return dst
+	return literal{s: best}
 }
 
 type grepMatch struct {
@@ -232,7 +232,8 @@ type grepFile struct {
 type grepSearch struct {
 	re      *regexp.Regexp
 	lit     []byte
-	fold    bool // lit is lower case; search a lower-cased copy
+	fold    bool     // lit is lower case; search a lower-cased copy
+	set     *byteSet // without lit: bytes every match holds one of, or nil
 	limit   int
 	include string
 
@@ -260,7 +261,7 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 			defer wg.Done()
 			var w grepWorker
 			for job := range jobs {
-				if matches := s.scanFile(job.path, &w); len(matches) > 0 {
+				if matches := s.scanFile(job.path, &w, true); len(matches) > 0 {
 					s.mu.Lock()
 					s.files[job.index] = grepFile{path: job.path, matches: matches}
 					s.mu.Unlock()
@@ -298,7 +299,7 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 func (s *grepSearch) searchFile(path string) {
 	s.files = map[int]grepFile{}
 	var w grepWorker
-	if matches := s.scanFile(path, &w); len(matches) > 0 {
+	if matches := s.scanFile(path, &w, false); len(matches) > 0 {
 		s.files[0] = grepFile{path: path, matches: matches}
 	}
 	s.next = 1
@@ -315,15 +316,24 @@ func includeMatches(glob, rel, name string) bool {
 
 // grepWorker holds one worker's reusable buffers.
 type grepWorker struct {
-	buf   []byte // file chunks
-	lower []byte // lower-cased chunk for a case-insensitive literal
+	buf []byte // file chunks
+	fd  grepFD // the file being read
 }
 
 // scanFile returns the matching lines of one file (at most limit+1),
 // reading it in line-aligned chunks through w's buffer. Binary files give
 // none.
-func (s *grepSearch) scanFile(path string, w *grepWorker) []grepMatch {
-	f, _, err := openRegular(path)
+// A file the walk gave (walked) is opened by grepread.go's rules, the
+// path asked for by openRegular's.
+func (s *grepSearch) scanFile(path string, w *grepWorker, walked bool) []grepMatch {
+	var f io.ReadCloser
+	var err error
+	if walked {
+		err = w.fd.open(path)
+		f = &w.fd
+	} else {
+		f, _, err = openRegular(path)
+	}
 	if err != nil {
 		if errors.Is(err, errNotRegular) {
 			s.special.Add(1) // swapped in since the walk saw it
@@ -380,17 +390,26 @@ func (s *grepSearch) scanFile(path string, w *grepWorker) []grepMatch {
 // scanChunk appends the matching lines of chunk (whole lines; lineBase is
 // the 0-based number of its first line).
 func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
-	hay := chunk
+	var folded foldScan
 	if len(s.lit) > 0 && s.fold {
-		w.lower = asciiLower(w.lower, chunk)
-		hay = w.lower
+		folded = newFoldScan(chunk, s.lit) // grepprefilter.go
 	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {
 		var at int
 		verify := true
-		if len(s.lit) > 0 {
-			i := bytes.Index(hay[pos:], s.lit)
+		if len(s.lit) > 0 && s.fold {
+			if at = folded.index(pos); at < 0 {
+				break
+			}
+		} else if len(s.lit) > 0 {
+			i := bytes.Index(chunk[pos:], s.lit)
+			if i < 0 {
+				break
+			}
+			at = pos + i
+		} else if s.set != nil {
+			i := s.set.index(chunk[pos:])
 			if i < 0 {
 				break
 			}
