@@ -65,7 +65,7 @@ func (p *Permissions) checkGated(ctx context.Context, call Call, keys []string) 
 	if mode == ModeAllow {
 		return true, "", nil
 	}
-	req := Request{Tool: call.Name, Title: gatedTitle(call), Reason: "tools of MCP servers ask before they run"}
+	req := Request{Tool: call.Name, CallID: call.ID, Title: gatedTitle(call), Reason: "tools of MCP servers ask before they run"}
 	if p.granted(req) || p.yes {
 		return true, "", nil
 	}
