@@ -100,7 +100,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, b Backend, log *slo
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	a := newAgent(b, log)
-	conn := sdk.NewAgentSideConnection(a, out, in)
+	w := &lockedWriter{w: out}
+	conn := sdk.NewAgentSideConnection(a, w, parseGuard(in, w))
 	conn.SetLogger(log)
 	a.conn = conn
 	select {
