@@ -130,7 +130,7 @@ func (b *acpBackend) Open(ctx context.Context, spec acp.OpenSpec) (*acp.Opened, 
 	}
 	a.startMCP(context.WithoutCancel(ctx))
 	opt := a.loopOptions(b.st, tools.NewPermissions(permModes(a.cfg.Permissions), spec.Asker, false))
-	opt.Observer = spec.Observer
+	opt.Observer, opt.Editor = spec.Observer, spec.Editor
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, id)
 	if err != nil {
 		a.closeMCP()

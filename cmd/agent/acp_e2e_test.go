@@ -572,3 +572,63 @@ this is not json
 		t.Errorf("error codes %v", codes)
 	}
 }
+
+// TestE2EACPClientFiles: with the client's fs capabilities, read sees the
+// editor's unsaved buffer, and an edit applies to it, lands on disk and
+// is sent to the editor.
+func TestE2EACPClientFiles(t *testing.T) {
+	e := newEnv(t,
+		pt.ToolCall("call_r", "read", `{"path":"notes.txt"}`),
+		pt.ToolCall("call_e", "edit", `{"path":"notes.txt","old_string":"unsaved","new_string":"edited"}`),
+		pt.Text("Done."),
+	)
+	path := filepath.Join(e.work, "notes.txt")
+	if err := os.WriteFile(path, []byte("disk-only text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newACPClient()
+	c.buffers[path] = "unsaved buffer\n"
+	p := e.startACP(c)
+	p.initialize(t, sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true})
+	id := p.newSession(t, e.work)
+	if resp := p.prompt(t, id, "edit the notes"); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(string(reqs[1].Body), "unsaved buffer") || strings.Contains(string(reqs[1].Body), "disk-only text") {
+		t.Fatalf("read did not see the editor's buffer: %d requests; %s; stderr %s", len(reqs), reqs[len(reqs)-1].Body, p.stderr.String())
+	}
+	if b, _ := os.ReadFile(path); string(b) != "edited buffer\n" {
+		t.Errorf("on disk: %q", b)
+	}
+	c.mu.Lock()
+	sent := c.written[path]
+	c.mu.Unlock()
+	if sent != "edited buffer\n" {
+		t.Errorf("sent to the editor: %q", sent)
+	}
+	p.exit(t)
+}
+
+// TestE2EACPStdinClosedMidTurn: the client going away mid-turn cancels
+// the turn, stores what was streamed and exits 0.
+func TestE2EACPStdinClosedMidTurn(t *testing.T) {
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	e := newEnv(t, pt.Reply(pt.TextChunk("Streamed before the end"), pt.Block(hold)))
+	c := newACPClient()
+	p := e.startACP(c)
+	p.initialize(t, sdk.FileSystemCapabilities{})
+	id := p.newSession(t, e.work)
+	go func() {
+		_, _ = p.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("talk")}})
+	}()
+	c.waitFor(t, "the first chunk", func(ups []sdk.SessionNotification) bool {
+		return strings.Contains(agentText(ups), "Streamed")
+	})
+	p.exit(t)
+	res := e.run("", "sessions", "show", string(id))
+	if res.code != 0 || !strings.Contains(res.stdout, "Streamed before the end") {
+		t.Errorf("the streamed text was not stored: %d %s %s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -73,6 +73,9 @@ type OpenSpec struct {
 	Observer func(message.Event)
 	// Asker asks the user what the permission rules leave open.
 	Asker tools.Asker
+	// Editor is the client's file system when it offers one (the file
+	// tools' tools.Env.Editor); nil: the disk only.
+	Editor tools.Editor
 }
 
 // Opened is a session the Backend opened.

@@ -100,9 +100,12 @@ func (a *agent) open(ctx context.Context, id, cwd string, servers []sdk.McpServe
 	if err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
+	a.mu.Lock()
+	fs := a.client.Fs
+	a.mu.Unlock()
 	s := &session{a: a, dir: cwd, calls: newToolCalls(cwd)}
 	s.asker = &asker{s: s}
-	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker})
+	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, fs)})
 	if err != nil {
 		if id != "" {
 			return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})

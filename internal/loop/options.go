@@ -156,6 +156,10 @@ type Options struct {
 	// with who changes it (the chat's /sandbox) and with subagents; nil:
 	// none.
 	Sandbox *sandbox.Setting
+	// Editor is the editor whose buffers the file tools read and update
+	// (tools.Env.Editor: agent acp with a client's fs capabilities); nil:
+	// the disk only.
+	Editor tools.Editor
 }
 
 // TurnResult is how a turn ended.

@@ -130,6 +130,9 @@ type Env struct {
 	// AskOutside asks the user whether a command the sandbox denied may
 	// run outside it once (sandboxed.go); nil when nobody can be asked.
 	AskOutside func(ctx context.Context, req Request) bool
+	// Editor, when set, is the editor whose buffers read and edit see and
+	// whose buffers write and edit update (editor.go); nil: the disk only.
+	Editor Editor
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }
