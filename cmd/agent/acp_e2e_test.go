@@ -632,3 +632,54 @@ func TestE2EACPStdinClosedMidTurn(t *testing.T) {
 		t.Errorf("the streamed text was not stored: %d %s %s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestE2EACPModes: session/set_mode plan refuses a write without asking;
+// accept_edits runs it without asking; an unknown mode is invalid params.
+func TestE2EACPModes(t *testing.T) {
+	e := newEnv(t,
+		pt.ToolCall("call_p", "write", `{"path":"plan.txt","content":"x"}`),
+		pt.Text("Planned."),
+		pt.ToolCall("call_a", "write", `{"path":"accepted.txt","content":"y"}`),
+		pt.Text("Written."),
+	)
+	c := newACPClient()
+	p := e.startACP(c)
+	p.initialize(t, sdk.FileSystemCapabilities{})
+	resp, err := p.conn.NewSession(ctxT(t), sdk.NewSessionRequest{Cwd: e.work, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "default" || len(resp.Modes.AvailableModes) != 3 {
+		t.Fatalf("modes %+v", resp.Modes)
+	}
+	id := resp.SessionId
+	setMode := func(m string) error {
+		_, err := p.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: id, ModeId: sdk.SessionModeId(m)})
+		return err
+	}
+	if err := setMode("plan"); err != nil {
+		t.Fatal(err)
+	}
+	p.prompt(t, id, "plan it")
+	if err := setMode("accept_edits"); err != nil {
+		t.Fatal(err)
+	}
+	p.prompt(t, id, "write it")
+	if _, err := os.Stat(filepath.Join(e.work, "plan.txt")); !os.IsNotExist(err) {
+		t.Errorf("plan mode wrote: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.work, "accepted.txt")); err != nil || string(b) != "y" {
+		t.Errorf("accept_edits: %q %v", b, err)
+	}
+	c.mu.Lock()
+	asked := len(c.perms)
+	c.mu.Unlock()
+	if asked != 0 {
+		t.Errorf("%d permission requests", asked)
+	}
+	var re *sdk.RequestError
+	if err := setMode("yolo"); err == nil || !asRequestError(err, &re) || re.Code != -32602 {
+		t.Errorf("unknown mode: %v", err)
+	}
+	p.exit(t)
+}
