@@ -683,3 +683,85 @@ func TestE2EACPModes(t *testing.T) {
 	}
 	p.exit(t)
 }
+
+// tsSDKVersion is the reference TypeScript client's package, pinned.
+const tsSDKVersion = "@agentclientprotocol/sdk@2.4.0"
+
+// tsSDK is a directory holding the reference TypeScript SDK: the one
+// $AGENT_ACP_TS_SDK names, or one installed once into the user's cache.
+// The test is skipped (with the reason) when node or npm is missing or the
+// install fails (offline).
+func tsSDK(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the reference TypeScript client needs node and npm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed: the reference TypeScript ACP client cannot run")
+	}
+	if dir := os.Getenv("AGENT_ACP_TS_SDK"); dir != "" {
+		return dir
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no cache directory for the TypeScript SDK: %v", err)
+	}
+	dir := filepath.Join(cache, "agent-tests", "acp-ts-sdk-2.4.0")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err == nil {
+		return dir
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: the reference TypeScript ACP client cannot be installed")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, tsSDKVersion)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("cannot install %s (offline?): %v\n%s", tsSDKVersion, err, out)
+	}
+	return dir
+}
+
+// TestE2EACPReferenceTSClient: a client that is not ours, the reference
+// TypeScript SDK's, runs one prompt end to end: initialize, session/new,
+// session/prompt with a write the client allows.
+func TestE2EACPReferenceTSClient(t *testing.T) {
+	sdkDir := tsSDK(t)
+	e := newEnv(t,
+		pt.ToolCall("call_w", "write", `{"path":"ts.txt","content":"from ts\n"}`),
+		pt.Text("Written for TypeScript."),
+	)
+	script, err := filepath.Abs(filepath.Join("testdata", "acp", "tsclient.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, sdkDir, agentBin, e.work)
+	cmd.Dir = e.work
+	cmd.Env = e.vars
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\nstdout %s\nstderr %s", err, out.String(), errb.String())
+	}
+	var got struct {
+		StopReason  string `json:"stopReason"`
+		Text        string `json:"text"`
+		ToolCalls   int    `json:"toolCalls"`
+		Permissions int    `json:"permissions"`
+		Exit        int    `json:"exit"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("client output %q: %v (stderr %s)", out.String(), err, errb.String())
+	}
+	if got.StopReason != "end_turn" || got.Text != "Written for TypeScript." || got.ToolCalls != 1 || got.Permissions != 1 || got.Exit != 0 {
+		t.Errorf("reference client: %+v (stderr %s)", got, errb.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(e.work, "ts.txt")); err != nil || string(b) != "from ts\n" {
+		t.Errorf("ts.txt: %q %v", b, err)
+	}
+}
