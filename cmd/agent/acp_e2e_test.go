@@ -765,3 +765,45 @@ func TestE2EACPReferenceTSClient(t *testing.T) {
 		t.Errorf("ts.txt: %q %v", b, err)
 	}
 }
+
+// TestE2EACPSlashCommands: /compact, /context and the project's custom
+// commands are offered; /context answers without a model request, and a
+// custom command sends its expanded text.
+func TestE2EACPSlashCommands(t *testing.T) {
+	e := newEnv(t, pt.Text("Hello, world."))
+	dir := filepath.Join(e.work, ".agent", "commands")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "greet.md"), []byte("---\ndescription: Greet someone\nargument-hint: NAME\n---\nSay hello to $ARGUMENTS, warmly.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newACPClient()
+	p := e.startACP(c)
+	p.initialize(t, sdk.FileSystemCapabilities{})
+	id := p.newSession(t, e.work)
+	c.waitFor(t, "the available commands", func(ups []sdk.SessionNotification) bool {
+		for _, u := range ups {
+			if a := u.Update.AvailableCommandsUpdate; a != nil {
+				var names []string
+				for _, c := range a.AvailableCommands {
+					names = append(names, c.Name)
+				}
+				return strings.Join(names, ",") == "compact,context,greet"
+			}
+		}
+		return false
+	})
+	if resp := p.prompt(t, id, "/context"); resp.StopReason != sdk.StopReasonEndTurn || !strings.Contains(agentText(c.snapshot()), "Context: ") {
+		t.Fatalf("/context: %+v %q", resp, agentText(c.snapshot()))
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("/context made %d requests", n)
+	}
+	p.prompt(t, id, "/greet the team")
+	reqs := e.srv.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "Say hello to the team, warmly.") {
+		t.Errorf("the custom command was not expanded")
+	}
+	p.exit(t)
+}
