@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"go.uber.org/goleak"
@@ -168,5 +169,21 @@ func TestParseGuard(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"code":-32700`) || !strings.Contains(out.String(), `"id":null`) {
 		t.Errorf("answered %q", out.String())
+	}
+}
+
+func TestNotesOfTheLoop(t *testing.T) {
+	for _, c := range []struct {
+		ev   message.Event
+		want string
+	}{
+		{message.Event{Type: message.EventCompacted, Compaction: &message.CompactionState{TokensBefore: 900, TokensAfter: 300}}, "context compacted: 900 → 300 tokens"},
+		{message.Event{Type: message.EventRetrying, Retry: &message.RetryInfo{Attempt: 2, Delay: 1500 * time.Millisecond, Reason: "429"}}, "retrying in 1.5s (attempt 2): 429"},
+		{message.Event{Type: message.EventNote, Note: "checkpoints are off"}, "checkpoints are off"},
+		{message.Event{Type: message.EventStatus, Busy: true}, ""},
+	} {
+		if got := noteOf(c.ev); got != c.want {
+			t.Errorf("%s: %q, want %q", c.ev.Type, got, c.want)
+		}
 	}
 }

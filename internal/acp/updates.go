@@ -13,10 +13,12 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -60,7 +62,29 @@ func (s *session) observe(ev message.Event) {
 		if ev.Err != "" {
 			s.notify(ctx, sdk.UpdateAgentMessageText("\n\n[error: "+ev.Err+"]\n"))
 		}
+	default:
+		if note := noteOf(ev); note != "" {
+			s.notify(ctx, sdk.UpdateAgentThoughtText("\n["+note+"]\n"))
+		}
 	}
+}
+
+// noteOf is the line the client is shown, as a thought, for the loop's
+// own events: a compaction, a retry, a note; "" for the others.
+func noteOf(ev message.Event) string {
+	switch {
+	case ev.Type == message.EventCompacted && ev.Compaction != nil:
+		c := ev.Compaction
+		if c.Rejected {
+			return "compaction " + c.Outcome + ": " + c.Error
+		}
+		return fmt.Sprintf("context compacted: %d → %d tokens", c.TokensBefore, c.TokensAfter)
+	case ev.Type == message.EventRetrying && ev.Retry != nil:
+		return fmt.Sprintf("retrying in %s (attempt %d): %s", ev.Retry.Delay.Round(100*time.Millisecond), ev.Retry.Attempt, ev.Retry.Reason)
+	case ev.Type == message.EventNote:
+		return ev.Note
+	}
+	return ""
 }
 
 // toolCalls tracks what the client was told of each tool part.
