@@ -114,6 +114,9 @@ func (b *acpBackend) appIn(dir string, servers map[string]config.MCPServer) (*ap
 }
 
 func (b *acpBackend) Open(ctx context.Context, spec acp.OpenSpec) (*acp.Opened, error) {
+	// git and the AGENTS.md files are read while the runner opens; the
+	// first turn waits for them.
+	env := loop.GatherEnvironment(context.WithoutCancel(ctx), spec.Dir)
 	a, err := b.appIn(spec.Dir, spec.MCP)
 	if err != nil {
 		return nil, err
@@ -130,7 +133,7 @@ func (b *acpBackend) Open(ctx context.Context, spec acp.OpenSpec) (*acp.Opened, 
 	}
 	a.startMCP(context.WithoutCancel(ctx))
 	opt := a.loopOptions(b.st, tools.NewPermissions(permModes(a.cfg.Permissions), spec.Asker, false))
-	opt.Observer, opt.Editor = spec.Observer, spec.Editor
+	opt.Observer, opt.Editor, opt.Environment = spec.Observer, spec.Editor, env
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, id)
 	if err != nil {
 		a.closeMCP()
