@@ -71,7 +71,7 @@ history is summarised when the context window fills.`,
 
 	root.AddCommand(newRunCmd(g), newSessionsCmd(g), newContextCmd(g), newCompactCmd(g), newInspectCmd(g),
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newMemoryCmd(g), newCommandsCmd(g),
-		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g), newSkillsCmd(g))
+		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g), newSkillsCmd(g), newACPCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.LocalFlags().Lookup("session") != nil {
 			completeSessionFlag(c, g)

@@ -169,6 +169,10 @@ type Options struct {
 	// with the chat's /lsp and with subagents; nil: none. Close of the
 	// session (not a subagent's) shuts them down.
 	LSP *lsp.Servers
+	// Editor is the editor whose buffers the file tools read and update
+	// (tools.Env.Editor: agent acp with a client's fs capabilities); nil:
+	// the disk only.
+	Editor tools.Editor
 }
 
 // TurnResult is how a turn ended.

@@ -130,7 +130,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 		CodeFiles: slices.Concat(opt.Hooks.RepositoryFiles(dir), opt.CodeFiles), // what a hook runs is code: writing it asks
 		Jobs:      jobsOf(opt), Groups: opt.Children,
 		Sandbox: opt.Sandbox, AskOutside: opt.Perms.AskOutside, // bash's sandbox (tools/sandboxed.go)
-		Edits: editObserver(opt.LSP)} // diagnostics after write and edit (wiring.go)
+		Edits:  editObserver(opt.LSP), // diagnostics after write and edit (wiring.go)
+		Editor: opt.Editor}
 	wire(r, dir) // the hook points, the stepper, the inbox, the titler (wiring.go)
 	if c := opt.Config; sessionID != "" && c.ModelExplicit && c.Model != sess.Model {
 		// --model or AGENT_MODEL switches a resumed session's model; a

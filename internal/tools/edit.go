@@ -97,6 +97,9 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
 	content := string(b)
+	if text, ok := editorText(ctx, env, real); ok { // the editor's buffer, saved or not
+		content = text
+	}
 
 	if in.OldString == "" {
 		if content != "" {
@@ -118,6 +121,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	if err := writeFile(env, abs, real, updated); err != nil {
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
+	editorWrote(ctx, env, real, updated)
 
 	meta := diffMetadata(shown, content, updated)
 	meta["path"] = real

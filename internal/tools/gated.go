@@ -75,7 +75,7 @@ func (p *Permissions) checkGated(ctx context.Context, call Call, g Gated) (bool,
 	if mode == ModeAllow {
 		return true, "", nil
 	}
-	req := Request{Tool: call.Name, Title: gatedTitle(call), Reason: "tools of MCP servers ask before they run"}
+	req := Request{Tool: call.Name, CallID: call.ID, Title: gatedTitle(call), Reason: "tools of MCP servers ask before they run"}
 	if t, ok := g.(GateText); ok {
 		req.Title, req.Reason = t.GateText(call)
 	}

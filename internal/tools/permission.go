@@ -45,7 +45,10 @@ const (
 
 // Request describes a call that needs the user's approval.
 type Request struct {
-	Tool    string
+	Tool string
+	// CallID is the model's id of the call asked about (Call.ID), so that
+	// a front end can tie the question to the call it shows.
+	CallID  string
 	Title   string // the call's title, e.g. "bash: go test ./..."
 	Command string // bash: the command
 	// Prefixes are, for bash, the command prefixes ("go test", "git status")
@@ -270,7 +273,7 @@ var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "l
 
 // request describes call for the dialog and the grants.
 func (p *Permissions) request(env *Env, call Call) Request {
-	req := Request{Tool: call.Name, Title: builtinRegistry().Title(env, call), From: env.AskFrom}
+	req := Request{Tool: call.Name, CallID: call.ID, Title: builtinRegistry().Title(env, call), From: env.AskFrom}
 	var in struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`

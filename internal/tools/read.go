@@ -102,6 +102,9 @@ func (t readTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		return errorResult(title, "%s is a binary file (%s, %s); read shows text files only", shown, describeContent(sniff), truncate.FormatBytes(info.Size())), nil
 	}
 
+	if text, ok := editorText(ctx, env, abs); ok { // the editor's buffer, saved or not
+		br = bufio.NewReaderSize(strings.NewReader(text), 64*1024)
+	}
 	lim := env.limits()
 	offset := max(in.Offset, 1)
 	limit := lim.ReadMaxLines

@@ -54,7 +54,7 @@ func sandboxOutcome(ctx context.Context, env *Env, call Call, pol sandbox.Policy
 		return res
 	}
 	if env.AskOutside != nil {
-		req := Request{Tool: "bash", Title: res.Title, Command: commandOf(call), OutsideSandbox: true, From: env.AskFrom,
+		req := Request{Tool: "bash", CallID: call.ID, Title: res.Title, Command: commandOf(call), OutsideSandbox: true, From: env.AskFrom,
 			Reason: "the sandbox denied " + sandbox.Summary(res.Output, pol) + "; run it outside the sandbox once?"}
 		req.Commands, _ = shellCommands(req.Command)
 		if env.AskOutside(ctx, req) {

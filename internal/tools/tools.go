@@ -133,6 +133,9 @@ type Env struct {
 	// Edits watches what write and edit change (editwatch.go: the
 	// language servers' diagnostics); nil watches nothing.
 	Edits EditObserver
+	// Editor, when set, is the editor whose buffers read and edit see and
+	// whose buffers write and edit update (editor.go); nil: the disk only.
+	Editor Editor
 }
 
 func (e *Env) limits() Limits { return e.Limits.withDefaults() }

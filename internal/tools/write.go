@@ -98,6 +98,7 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 	if err := writeFile(env, abs, real, in.Content); err != nil {
 		return errorResult(title, "cannot write %s: %v", shown, err), nil
 	}
+	editorWrote(ctx, env, real, in.Content)
 	meta := diffMetadata(shown, old, in.Content)
 	meta["path"] = real
 	meta["created"] = !existed

@@ -1,0 +1,63 @@
+package acp
+
+// files.go: the client's file system (fs/read_text_file,
+// fs/write_text_file) as the session's tools.Editor, when the client
+// offered it at initialize: the read and edit tools see the editor's
+// buffers, and what write and edit store is sent to the editor after it is
+// on disk (tools/editor.go).
+
+import (
+	"context"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ctxloop/agent/internal/tools"
+)
+
+// fileTimeout bounds one file request to the client.
+const fileTimeout = 30 * time.Second
+
+type clientFiles struct {
+	s            *session
+	read, writes bool
+}
+
+// editorOf is the session's editor, nil when the client offers neither.
+func editorOf(s *session, fs sdk.FileSystemCapabilities) tools.Editor {
+	if !fs.ReadTextFile && !fs.WriteTextFile {
+		return nil
+	}
+	return &clientFiles{s: s, read: fs.ReadTextFile, writes: fs.WriteTextFile}
+}
+
+func (c *clientFiles) ReadText(ctx context.Context, path string) (string, error) {
+	if !c.read {
+		return "", errNoCapability
+	}
+	ctx, cancel := context.WithTimeout(ctx, fileTimeout)
+	defer cancel()
+	resp, err := c.s.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(c.s.id), Path: path})
+	if err != nil {
+		c.s.a.log.Debug("fs/read_text_file", "path", path, "error", err)
+		return "", err
+	}
+	return resp.Content, nil
+}
+
+func (c *clientFiles) WroteText(ctx context.Context, path, content string) {
+	if !c.writes {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
+	defer cancel()
+	if _, err := c.s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(c.s.id), Path: path, Content: content}); err != nil {
+		c.s.a.log.Warn("fs/write_text_file", "path", path, "error", err)
+	}
+}
+
+type capabilityError string
+
+func (e capabilityError) Error() string { return string(e) }
+
+const errNoCapability = capabilityError("the client does not offer fs/read_text_file")
