@@ -207,11 +207,18 @@ func (p *MemoryPanel) View(h Host, width, height int) []string {
 		rows[i] = theme.OneLine(memoryRow(m), inner)
 	}
 	p.list.clamp(len(p.mems))
-	sel := p.list.sel
+	sel, selLine := p.list.sel, 0
+	if len(p.mems) > 0 {
+		body = append(body, th.Dim.Render(theme.OneLine(fmt.Sprintf(memoryColumns, "status", "scope", "pin", "source", "text"), inner)))
+	}
+	rowsAt := len(body)
 	for i, row := range p.list.view(th, rows, inner) {
 		body = append(body, row)
-		if i == sel && p.list.editing == nil && sel < len(p.mems) {
-			body = append(body, th.Dim.Render(theme.OneLine("   "+memorySource(p.mems[sel]), inner)))
+		if i == sel {
+			selLine = rowsAt + i
+			if p.list.editing == nil && sel < len(p.mems) {
+				body = append(body, th.Dim.Render("   "+theme.OneLine(memorySource(p.mems[sel]), inner-3)))
+			}
 		}
 	}
 	if p.said != "" {
@@ -228,7 +235,7 @@ func (p *MemoryPanel) View(h Host, width, height int) []string {
 		title += fmt.Sprintf(" · %d proposed", proposed)
 	}
 	title += ") · this project's and yours; pinned ones go in every session's prompt"
-	return theme.Frame(th, title, theme.ClampBody(body, height, sel), p.footer(), width)
+	return theme.Frame(th, title, theme.ClampBody(body, height, selLine), p.footer(), width)
 }
 
 func (p *MemoryPanel) footer() string {
@@ -262,8 +269,11 @@ func memoryRow(m storage.Memory) string {
 		source = theme.OneLine(termsafe.Strip(m.SessionID), 11)
 	}
 	text := strings.Join(strings.Fields(termsafe.Strip(m.Text)), " ")
-	return fmt.Sprintf("%-8s  %-7s  %-6s  %-11s  %s", m.Status, scope, pin, source, text)
+	return fmt.Sprintf(memoryColumns, m.Status, scope, pin, source, text)
 }
+
+// memoryColumns lays out a row: status, scope, pin, source, text.
+const memoryColumns = "%-8s  %-7s  %-6s  %-11s  %s"
 
 // memorySource says where a memory came from and when.
 func memorySource(m storage.Memory) string {
