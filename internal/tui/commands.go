@@ -29,6 +29,7 @@ var commands = []command{
 	{name: "summary", args: "edit", help: "edit the newest summary ($EDITOR when set); later requests carry your text"},
 	{name: "pin", args: "[text]", help: "pin a fact (or the selected message) sent word for word after every summary"},
 	{name: "pins", help: "list, edit and remove the pinned facts"},
+	{name: "memory", help: "the facts kept across sessions (this project's and yours): edit, pin, accept or reject proposed ones, delete"},
 	{name: "new", help: "start a new session"},
 	{name: "sessions", help: "browse this directory's sessions (type to search their history) and resume one; ctrl+r renames, ctrl+d deletes"},
 	{name: "model", args: "[name]", help: "switch the model of this session"},
@@ -108,6 +109,10 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 		return m.pinCmd(arg)
 	case "pins":
 		m.drawer = newPinsDrawer()
+	case "memory":
+		d, cmd := openMemoryPanel(m) // memorypanel.go
+		m.drawer = d
+		return cmd
 	case "new":
 		if cmd := m.refuseSwitch(); cmd != nil {
 			return cmd

@@ -22,7 +22,8 @@
 //   - gate.go: the Enter gate of a focused question;
 //   - permission.go, doom.go, mcp.go, outside.go: the questions;
 //   - picker.go, search.go, turnpicker.go: the filterable pickers;
-//   - listeditor.go, queue.go, pins.go: the drawers that edit a list;
+//   - listeditor.go, queue.go, pins.go, memory.go: the drawers that edit a
+//     list (memory.go, /memory, reads and writes the memories itself);
 //   - context.go, help.go (and LinesDrawer), summaryedit.go: the /context,
 //     /help, preview and /summary edit panels.
 package overlay
