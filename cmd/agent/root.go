@@ -195,8 +195,8 @@ func (a *app) loopOptions(st *storage.Store, perms *tools.Permissions) loop.Opti
 		SessionTools: task.SessionTools(a.cfg.Task), Children: children(a.cfg), Sandbox: a.sandbox,
 		Mode:         plan.New(a.cfg.Mode == config.ModePlan, a.cfg.MCP),
 		Jobs:         jobs.New(a.cfg.Tools.BashMaxBackground),
-		TodoReminder: a.cfg.Tools.TodoReminderOn(false), // the chat's default; agent run's is on
-		LSP:          lsp.New(a.cfg.LSP),                // nil with no server configured
+		TodoReminder: a.cfg.Tools.TodoReminderOn(false),                // the chat's default; agent run's is on
+		LSP:          lsp.New(a.cfg.LSP).WithChildren(children(a.cfg)), // nil with no server configured
 		Skills:       loop.NewSkills(a.skillCatalog(a.dir)),
 	}
 	if a.mcp != nil {

@@ -22,7 +22,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/ctxloop/agent/internal/childproc"
 )
 
 // writeQueue is how many messages may wait for the server to read them.
@@ -61,7 +64,7 @@ type docState struct {
 }
 
 // startClient starts the server process; the caller initializes it.
-func startClient(name, command string, args []string, dir string, env []string) (*client, error) {
+func startClient(children *childproc.Registry, name, command string, args []string, dir string, env []string) (*client, error) {
 	cmd := exec.Command(resolveCommand(command), args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -77,7 +80,10 @@ func startClient(name, command string, args []string, dir string, env []string) 
 		stderr: &tail{max: stderrTail}, pending: map[string]chan wireMessage{}, docs: map[string]*docState{}, changed: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	// A group of its own with the agent's death as its end (childproc),
+	// so that die ends what the server started too.
+	release, err := children.Start(cmd)
+	if err != nil {
 		return nil, err
 	}
 	c.wg.Add(3)
@@ -90,6 +96,8 @@ func startClient(name, command string, args []string, dir string, env []string) 
 			err = errors.New("exited")
 		}
 		c.die(fmt.Errorf("%s %w", name, exitError(err, c.stderr.String())))
+		killGroup(cmd) // what the server started and left behind
+		release()
 	}()
 	go func() { c.wg.Wait(); close(c.stopped) }()
 	return c, nil
@@ -150,6 +158,13 @@ func lastLine(s string) string {
 	return s
 }
 
+// killGroup kills cmd's process group: the server and what it started.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil && cmd.Process.Pid > 0 {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
 // die records why the client is gone (the first reason wins), kills the
 // process and fails every pending call.
 func (c *client) die(err error) {
@@ -158,9 +173,7 @@ func (c *client) die(err error) {
 		c.err = err
 		c.mu.Unlock()
 		close(c.dead)
-		if c.cmd.Process != nil {
-			_ = c.cmd.Process.Kill()
-		}
+		killGroup(c.cmd)
 	})
 }
 

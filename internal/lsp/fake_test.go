@@ -4,18 +4,23 @@ package lsp
 // LSP_FAKE names a behaviour: "good" (each line containing BAD is an
 // error "bad thing"), "crash" (exits at once), "hang" (reads, never
 // answers), "flood" (answers, then floods log messages and never
-// publishes), "mute" (answers, never publishes).
+// publishes), "mute" (answers, never publishes), "spawn" (starts a helper
+// process, then hangs).
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/ctxloop/agent/internal/childproc"
 )
 
 func TestMain(m *testing.M) {
@@ -23,13 +28,21 @@ func TestMain(m *testing.M) {
 		fakeServer(mode)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(childproc.SpawnerFunc))
 }
 
 func fakeServer(mode string) {
 	if mode == "crash" {
 		fmt.Fprintln(os.Stderr, "fake: boom")
 		os.Exit(3)
+	}
+	if mode == "spawn" {
+		// Starts a helper of its own (as node servers do), then hangs.
+		helper := exec.Command("sleep", "300")
+		if helper.Start() == nil {
+			_ = os.WriteFile(os.Getenv("LSP_FAKE_PIDFILE"), []byte(strconv.Itoa(helper.Process.Pid)), 0o600)
+		}
+		mode = "hang"
 	}
 	r := bufio.NewReader(os.Stdin)
 	out := make(chan []byte, 1024)

@@ -14,7 +14,9 @@
 // together are bounded by the configured wait: an edit never waits
 // longer, never fails, and a server that is missing, crashes, hangs or
 // floods leaves the edit as it was, with one note per server per session
-// saying diagnostics were unavailable and why.
+// saying diagnostics were unavailable and why. A server runs in a process
+// group of its own that dies with the agent (childproc); when it ends or
+// is shut down, the whole group is killed: nothing it started outlives it.
 package lsp
 
 import (
@@ -29,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/safefile"
 	"github.com/ctxloop/agent/internal/tools"
@@ -55,6 +58,19 @@ type Servers struct {
 
 	mu    sync.Mutex
 	slots map[string]*server // by name and root
+
+	// children records the servers' process groups, so that the next
+	// agent stops what a killed one left (childproc); nil records none.
+	children *childproc.Registry
+}
+
+// WithChildren makes s record its servers' process groups in r, and
+// returns s (nil stays nil). Call it before s is used.
+func (s *Servers) WithChildren(r *childproc.Registry) *Servers {
+	if s != nil {
+		s.children = r
+	}
+	return s
 }
 
 // New returns the servers cfg configures, or nil when there is none or
@@ -190,7 +206,7 @@ func (s *Servers) client(ctx context.Context, sv *server) (*client, error) {
 // start starts sv's process and initializes it, in the background.
 func (s *Servers) start(life context.Context, sv *server, done chan struct{}) {
 	defer s.starts.Done()
-	c, err := startClient(sv.name, sv.cfg.Command, sv.cfg.Args, sv.root, sv.env)
+	c, err := startClient(s.children, sv.name, sv.cfg.Command, sv.cfg.Args, sv.root, sv.env)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(life, startTimeout)
 		err = c.initialize(ctx, sv.root)

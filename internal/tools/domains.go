@@ -14,7 +14,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strings"
+
+	"golang.org/x/net/idna"
 
 	"github.com/ctxloop/agent/internal/secrets"
 )
@@ -75,12 +78,64 @@ func (p *Permissions) domainMode(tool, host string) (Mode, string) {
 	return ModeAsk, ""
 }
 
+// CanonicalHost is host as a request reaches it and as permissions
+// compare it: an IP literal as it is, a name mapped through IDNA's lookup
+// profile as net/http maps it before it resolves (so fullwidth letters and
+// upper case fold to ASCII, and a Unicode name becomes punycode, which a
+// look-alike cannot imitate), without the root's trailing dot. "" when
+// host is no name a request could reach (an empty label, a Unicode name
+// IDNA refuses).
+func CanonicalHost(host string) string {
+	host = strings.ToLower(host)
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.String()
+	}
+	ascii, err := idna.Lookup.ToASCII(host)
+	if err != nil {
+		if !isASCII(host) {
+			return ""
+		}
+		ascii = host // net/http dials an ASCII name IDNA refuses (a_b.example) as it is
+	}
+	if strings.HasPrefix(ascii, ".") || strings.Contains(ascii, "..") {
+		return ""
+	}
+	return strings.TrimSuffix(ascii, ".")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalPattern is a permissions domain pattern in CanonicalHost's
+// form: "*", "*." and a host, or a host.
+func canonicalPattern(pattern string) string {
+	if pattern == "*" {
+		return pattern
+	}
+	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
+		if h := CanonicalHost(suffix); h != "" {
+			return "*." + h
+		}
+		return pattern
+	}
+	if h := CanonicalHost(pattern); h != "" {
+		return h
+	}
+	return pattern
+}
+
 // domainMatch ranks how specifically pattern matches host: -1 no match,
 // 0 for "*", the pattern's length for "*.suffix" (which matches hosts
 // under suffix, not suffix itself), and more than any of these for the
 // exact host.
 func domainMatch(pattern, host string) int {
-	pattern = strings.TrimSuffix(pattern, ".")
+	pattern = canonicalPattern(pattern)
 	switch {
 	case pattern == "*":
 		return 0

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // refusedPrefixes are the ranges refused besides what netip classifies
@@ -117,12 +119,17 @@ func checkURL(u *url.URL) string {
 	if u.Opaque != "" || u.Hostname() == "" {
 		return "it has no host"
 	}
+	if hostOf(u) == "" {
+		return fmt.Sprintf("its host %q is not a valid domain name", u.Hostname())
+	}
 	return ""
 }
 
-// hostOf is the lower-case host of u without port or trailing dot.
+// hostOf is the host of u as the request reaches it and as permissions
+// judge it (tools.CanonicalHost: IDNA-mapped, punycode, no port, no
+// trailing dot); "" when it is no valid host.
 func hostOf(u *url.URL) string {
-	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return tools.CanonicalHost(u.Hostname())
 }
 
 // isRefused is the guard's refusal inside err (from a request), if any.
