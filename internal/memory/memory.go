@@ -5,8 +5,9 @@
 // prompt see of them.
 //
 // Contract:
-//   - A memory's scope is a project directory (a session's directory) or
-//     the user (storage.ScopeUser); a session sees both.
+//   - A memory's scope is a project directory (the session's repository,
+//     or its directory outside one: project.go) or the user
+//     (storage.ScopeUser); a session sees both.
 //   - remember{text} stores one, as config memory.remember says: "ask"
 //     (the permission dialog shows the text), "propose" (stored as
 //     proposed: not counted, searched nor sent until the user accepts it
@@ -32,10 +33,6 @@ import (
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/storage"
 )
-
-// Scopes are the scopes a session in dir sees: the project's, then the
-// user's.
-func Scopes(dir string) []string { return []string{dir, storage.ScopeUser} }
 
 // BlockHeader starts the system prompt's memory section: /context finds
 // the section by it (Tokens).
