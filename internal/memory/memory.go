@@ -52,7 +52,7 @@ func Block(ctx context.Context, q storage.Memories, dir string) string {
 	if err != nil || n == 0 {
 		return ""
 	}
-	all, err := q.List(ctx, scopes...)
+	pinned, err := q.Pinned(ctx, scopes...)
 	if err != nil {
 		return ""
 	}
@@ -66,10 +66,7 @@ func Block(ctx context.Context, q storage.Memories, dir string) string {
 		"(how to build, test or deploy; conventions; decisions), search them with memory_search; "+
 		"save a lasting fact with remember.\n", BlockHeader, n, noun)
 	used, left := 0, 0
-	for _, m := range all {
-		if !m.Pinned || m.Status != storage.MemoryActive {
-			continue
-		}
+	for _, m := range pinned {
 		if used+len(m.Text) > maxPinnedChars {
 			left++
 			continue
