@@ -22,8 +22,8 @@ func newMemoryCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
 		Short: "List, add and remove the facts kept across sessions",
-		Long: `Memories are facts kept across sessions: for this directory (the project)
-or for you (every project). The model saves them with the remember tool
+		Long: `Memories are facts kept across sessions: for this project (its git
+repository, or this directory outside one) or for you (every project). The model saves them with the remember tool
 (config memory.remember: "ask", "propose", "allow" or "off") and finds them
 with memory_search; each session's system prompt says how many there are
 and carries the pinned ones. Review, edit and pin them with /memory in the
@@ -37,7 +37,7 @@ chat.`,
 	var asJSON, user, pin bool
 	list := &cobra.Command{
 		Use:   "list [--json]",
-		Short: "List this directory's memories and yours",
+		Short: "List this project's memories and yours",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return listMemories(cmd.Context(), g, asJSON, cmd.OutOrStdout())
@@ -45,7 +45,7 @@ chat.`,
 	}
 	add := &cobra.Command{
 		Use:   "add [--user] [--pin] [--json] TEXT...",
-		Short: "Remember a fact for this directory (or, with --user, for every project)",
+		Short: "Remember a fact for this project (or, with --user, for every project)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return addMemory(cmd.Context(), g, strings.Join(args, " "), user, pin, asJSON, cmd.OutOrStdout())
@@ -131,7 +131,7 @@ func addMemory(ctx context.Context, g *globalFlags, text string, user, pin, asJS
 		return err
 	}
 	defer st.Close()
-	m := storage.Memory{Scope: a.dir, Text: text, Pinned: pin}
+	m := storage.Memory{Scope: memory.Project(a.dir), Text: text, Pinned: pin}
 	if user {
 		m.Scope = storage.ScopeUser
 	}

@@ -5,8 +5,9 @@
 // prompt see of them.
 //
 // Contract:
-//   - A memory's scope is a project directory (a session's directory) or
-//     the user (storage.ScopeUser); a session sees both.
+//   - A memory's scope is a project directory (the session's repository,
+//     or its directory outside one: project.go) or the user
+//     (storage.ScopeUser); a session sees both.
 //   - remember{text} stores one, as config memory.remember says: "ask"
 //     (the permission dialog shows the text), "propose" (stored as
 //     proposed: not counted, searched nor sent until the user accepts it
@@ -33,10 +34,6 @@ import (
 	"github.com/ctxloop/agent/internal/storage"
 )
 
-// Scopes are the scopes a session in dir sees: the project's, then the
-// user's.
-func Scopes(dir string) []string { return []string{dir, storage.ScopeUser} }
-
 // BlockHeader starts the system prompt's memory section: /context finds
 // the section by it (Tokens).
 const BlockHeader = "Project memory:"
@@ -55,7 +52,7 @@ func Block(ctx context.Context, q storage.Memories, dir string) string {
 	if err != nil || n == 0 {
 		return ""
 	}
-	all, err := q.List(ctx, scopes...)
+	pinned, err := q.Pinned(ctx, scopes...)
 	if err != nil {
 		return ""
 	}
@@ -69,10 +66,7 @@ func Block(ctx context.Context, q storage.Memories, dir string) string {
 		"(how to build, test or deploy; conventions; decisions), search them with memory_search; "+
 		"save a lasting fact with remember.\n", BlockHeader, n, noun)
 	used, left := 0, 0
-	for _, m := range all {
-		if !m.Pinned || m.Status != storage.MemoryActive {
-			continue
-		}
+	for _, m := range pinned {
 		if used+len(m.Text) > maxPinnedChars {
 			left++
 			continue

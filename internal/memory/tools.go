@@ -74,7 +74,7 @@ func (t *rememberTool) Run(ctx context.Context, env *tools.Env, call tools.Call)
 	if msg := Refusal(text, env.Secrets...); msg != "" {
 		return failed("%s", msg), nil
 	}
-	m := storage.Memory{Scope: env.Dir, Text: text, SessionID: t.session, MessageID: t.q.MessageOfCall(ctx, t.session, call.ID)}
+	m := storage.Memory{Scope: Project(env.Dir), Text: text, SessionID: t.session, MessageID: t.q.MessageOfCall(ctx, t.session, call.ID)}
 	if t.cfg.UserScope() {
 		m.Scope = storage.ScopeUser
 	}

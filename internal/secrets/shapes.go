@@ -16,6 +16,7 @@ var shapes = []struct {
 	{"a GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
 	{"a GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
 	{"an AWS access key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+	{"an AWS secret access key", regexp.MustCompile(`(?i)aws.{0,20}secret.{0,20}[=:]\s*["']?[A-Za-z0-9/+]{40}`)},
 	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
 	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
 	{"a Stripe key", regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}`)},
@@ -24,11 +25,21 @@ var shapes = []struct {
 }
 
 // Shaped reports what kind of credential text holds, by its shape or as
-// one of values (the agent's key, named "the API key"); "" when none.
+// one of values (the agent's key, named "the API key"), plain or in a
+// disguise (disguised.go: in pieces, spaced out, base64 or hex); "" when
+// none.
 func Shaped(text string, values ...string) string {
 	if Contains(text, values...) {
 		return "the API key"
 	}
+	if kind := shapeOf(text); kind != "" {
+		return kind
+	}
+	return disguised(text, values, encodedDepth)
+}
+
+// shapeOf is the kind of the first token shape text holds, "" for none.
+func shapeOf(text string) string {
 	for _, s := range shapes {
 		if s.re.MatchString(text) {
 			return s.name

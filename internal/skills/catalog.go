@@ -169,28 +169,51 @@ func (c *Catalog) sources() []source {
 // a name.
 var projectDirs = []string{".agent", ".claude", ".agents"}
 
-// projectRoot is the nearest directory from dir up (home excluded) that
-// has a skills directory, "" when none has.
+// projectRoot is the nearest directory from dir up that has a skills
+// directory, "" when none has. The walk stops at searchTop and never
+// reaches the home.
 func projectRoot(dir, home string) string {
 	if dir == "" {
 		return ""
 	}
+	dir = filepath.Clean(dir)
 	if home != "" {
 		home = filepath.Clean(home)
 	}
-	for d := filepath.Clean(dir); d != home; {
+	top := searchTop(dir, home)
+	for d := dir; d != home; d = filepath.Dir(d) {
 		for _, p := range projectDirs {
 			if fi, err := os.Stat(filepath.Join(d, p, "skills")); err == nil && fi.IsDir() {
 				return d
 			}
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
+		if d == top || filepath.Dir(d) == d {
 			return ""
 		}
-		d = parent
 	}
 	return ""
+}
+
+// searchTop is the last directory the walk from dir looks at, as the
+// prompt's AGENTS.md lookup has it: the repository's root (the nearest
+// directory with a .git); outside a repository, the home's child dir is
+// in, or dir alone outside the home (a parent such as /tmp is anyone's).
+func searchTop(dir, home string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if home != "" && home != dir {
+		if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+			return filepath.Join(home, first)
+		}
+	}
+	return dir
 }
 
 // listFolders lists the skill folders of dir (hidden ones left out), in

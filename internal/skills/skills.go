@@ -12,8 +12,9 @@
 //   - the user: $XDG_CONFIG_HOME/agent/skills/*/SKILL.md
 //     (~/.config/agent/skills) and ~/.claude/skills/*/SKILL.md;
 //   - the project: .agent/skills/, .claude/skills/ and .agents/skills/
-//     of the nearest directory, from the session's directory up (the
-//     user's home excluded), that has any of them.
+//     of the nearest directory, from the session's directory up to its
+//     repository's root (outside a repository: up to the home, excluded,
+//     or the directory alone outside the home), that has any of them.
 //
 // The user's skill wins a name over a project's (a cloned repository may
 // add skills, never replace the user's); the hidden one is listed in

@@ -106,6 +106,14 @@ func (q Memories) List(ctx context.Context, scopes ...string) ([]Memory, error) 
 	return q.query(ctx, "list memories", `SELECT `+memoryColumns+` FROM memories`+where+` ORDER BY created_at, id`, args...)
 }
 
+// Pinned returns the active pinned memories of the scopes, oldest first:
+// what a session's prompt carries, read without the rest.
+func (q Memories) Pinned(ctx context.Context, scopes ...string) ([]Memory, error) {
+	where, args := scopeFilter(scopes)
+	return q.query(ctx, "list pinned memories", `SELECT `+memoryColumns+` FROM memories`+where+andOrWhere(where)+
+		`status = 'active' AND pinned ORDER BY created_at, id`, args...)
+}
+
 // Count is how many active memories the scopes hold.
 func (q Memories) Count(ctx context.Context, scopes ...string) (int, error) {
 	where, args := scopeFilter(scopes)
