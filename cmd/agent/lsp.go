@@ -28,7 +28,8 @@ language: {"go": {"command": "gopls"}, "python": {"command":
 "pyright-langserver", "args": ["--stdio"]}}, each with optional
 "extensions". After each write or edit of a file they serve, the edit's
 result gets the errors it introduced (see the README's Diagnostics).`,
-		Args: cobra.NoArgs,
+		Example: "  agent lsp list\n  agent lsp list --json",
+		Args:    cobra.NoArgs,
 	}
 	var asJSON bool
 	list := &cobra.Command{

@@ -36,27 +36,30 @@ chat.`,
 	}
 	var asJSON, user, pin bool
 	list := &cobra.Command{
-		Use:   "list [--json]",
-		Short: "List this project's memories and yours",
-		Args:  cobra.NoArgs,
+		Use:     "list [--json]",
+		Short:   "List this project's memories and yours",
+		Example: "  agent memory list\n  agent memory list --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return listMemories(cmd.Context(), g, asJSON, cmd.OutOrStdout())
 		},
 	}
 	add := &cobra.Command{
-		Use:   "add [--user] [--pin] [--json] TEXT...",
-		Short: "Remember a fact for this project (or, with --user, for every project)",
-		Args:  cobra.MinimumNArgs(1),
+		Use:     "add [--user] [--pin] [--json] TEXT...",
+		Short:   "Remember a fact for this project (or, with --user, for every project)",
+		Example: "  agent memory add \"The tests run with make check\"\n  agent memory add --user --pin \"I prefer table-driven tests\"",
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return addMemory(cmd.Context(), g, strings.Join(args, " "), user, pin, asJSON, cmd.OutOrStdout())
 		},
 	}
-	add.Flags().BoolVar(&user, "user", false, "keep it for every project, not this directory only")
+	add.Flags().BoolVar(&user, "user", false, "keep it for every project, not this project only")
 	add.Flags().BoolVar(&pin, "pin", false, "pin it: every session's system prompt carries it")
 	rm := &cobra.Command{
-		Use:   "rm ID [--json]",
-		Short: "Remove a memory",
-		Args:  cobra.ExactArgs(1),
+		Use:     "rm ID [--json]",
+		Short:   "Remove a memory",
+		Example: "  agent memory list   # the ids\n  agent memory rm 01JX3K…",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return removeMemory(cmd.Context(), g, args[0], asJSON, cmd.OutOrStdout())
 		},

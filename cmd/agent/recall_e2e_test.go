@@ -101,16 +101,22 @@ func TestE2ERecallUndoAndSearch(t *testing.T) {
 		t.Fatalf("undo: %q", res.stdout)
 	}
 	run("run", "-c", "fourth")
-	reqs := e.srv.Requests()
-	next := reqs[len(reqs)-1].Chat.Messages
-	if next[len(next)-1].Content != "fourth" || !sentContent(next, "big one answer words") || !sentContent(next, "big three answer words") {
+	// The step's request, not a title request that may come after it.
+	var next []openai.ChatCompletionMessage
+	model := ""
+	for _, r := range e.srv.Requests() {
+		if m := r.Chat.Messages; len(m) > 0 && m[len(m)-1].Content == "fourth" {
+			next, model = m, r.Chat.Model
+		}
+	}
+	if next == nil || !sentContent(next, "big one answer words") || !sentContent(next, "big three answer words") {
 		t.Errorf("the request after the undo lacks the restored turns")
 	}
 	if sentContent(next, "Three big answers.") {
 		t.Errorf("the undone summary was sent")
 	}
-	if reqs[len(reqs)-1].Chat.Model != "large" {
-		t.Errorf("model %q", reqs[len(reqs)-1].Chat.Model)
+	if model != "large" {
+		t.Errorf("model %q", model)
 	}
 
 	// From session B's directory, search finds session A's pruned output.
