@@ -19,8 +19,8 @@ import (
 // same scripted server: wall time and peak RSS of each, and their ratios
 // (issue 36 item 1: ≤ 1.5× the time and ≤ 1.2× the peak RSS). The session
 // is generated through the store's own API (seedLongSession): 10,000 and
-// 100,000 parts with a compaction every fifth of the way, pins, tool
-// parts with outputs and pruned ones.
+// 100,000 parts with a compaction every 285 turns, pins, tool parts with
+// outputs and pruned ones.
 func BenchmarkResumeRun(b *testing.B) {
 	for _, parts := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
@@ -67,7 +67,7 @@ func BenchmarkResumeRun(b *testing.B) {
 // the store: turns of a question and an answer (text, a bash call with a
 // 600-byte output, pruned in all but the newest turns before each
 // compaction, more text, a step-finish), a compaction (its marker, the
-// summary, a kept tail) after every fifth of them, and three pins.
+// summary, a kept tail) every 285 turns, and three pins.
 func seedLongSession(b *testing.B, data, dir string, parts int) {
 	b.Helper()
 	ctx := context.Background()
@@ -81,8 +81,9 @@ func seedLongSession(b *testing.B, data, dir string, parts int) {
 		b.Fatal(err)
 	}
 	turns := parts / 5
-	const compactions = 6
-	every := turns / (compactions + 1)
+	// A compaction every 285 turns, as a 128K window fills: 6 in
+	// 10,000 parts (the issue's session), 70 in 100,000.
+	const every = 285
 	now := time.Now()
 	output := strings.Repeat("a line of output\n", 35)
 	var batch []message.Entry
@@ -94,7 +95,7 @@ func seedLongSession(b *testing.B, data, dir string, parts int) {
 		batch = batch[:0]
 	}
 	for i := range turns {
-		if i > 0 && i%every == 0 && i/every <= compactions {
+		if i > 0 && i%every == 0 {
 			marker := message.NewID() // ids are time-ordered: the marker before its summary
 			sum := message.NewID()
 			batch = append(batch, message.Entry{

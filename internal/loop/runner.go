@@ -109,7 +109,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
 		}
 		var err error
-		if r.state.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
+		if r.state.history, err = openHistory(ctx, st, sess.ID); err != nil { // what it sends (openwindow.go)
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
@@ -195,9 +195,13 @@ func (r *Runner) Close() error {
 	return r.state.release() // none when the session's row was never written
 }
 
-// History returns a copy of the loaded history (for tests and inspection
-// while idle).
-func (r *Runner) History() []message.Entry { return r.state.historyCopy() }
+// History returns a copy of the whole history: what Open left unread
+// before its window is read now (openwindow.go). For inspection while
+// idle; the window alone when the older messages cannot be read.
+func (r *Runner) History() []message.Entry {
+	h, _ := wholeHistory(context.Background(), r.store, r.state.id(), r.state.historyCopy())
+	return h
+}
 
 // run is the loop goroutine: turns until nothing is queued.
 func (r *Runner) run(ctx context.Context) TurnResult {
