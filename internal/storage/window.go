@@ -71,8 +71,11 @@ func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, 
 	defer tx.Rollback()
 	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ? AND id < ? ORDER BY id`, sessionID, before)
-	if err != nil || len(msgs) == 0 {
-		return nil, s.failIf(op, err)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	if len(msgs) == 0 {
+		return nil, nil
 	}
 	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts WHERE message_id IN
 		(SELECT id FROM messages WHERE session_id = ? AND id < ?) ORDER BY message_id, id`, sessionID, before)
@@ -80,14 +83,6 @@ func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, 
 		return nil, s.fail(op, err)
 	}
 	return joinParts(msgs, parts), nil
-}
-
-// failIf is fail for an error that may be nil.
-func (s *Store) failIf(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return s.fail(op, err)
 }
 
 // readSkeleton reads the skeleton Window.Load hands its caller.
