@@ -3,7 +3,7 @@ package storage
 // window.go: reading the part of a session's history that a request
 // sends (issue 36, "open what you send"). A session opens by reading a
 // skeleton — its summaries, the messages that hold compaction parts and
-// todo_write calls, with those parts only (found through migration 0009's
+// the latest todo list, with those parts only (found through migration 0009's
 // partial indexes) — letting the caller decide from it where the history
 // it needs starts, and reading the messages from there on with all their
 // parts, in one snapshot. What lies before is read on demand (Before).
@@ -24,8 +24,9 @@ type Window struct{ s *Store }
 func (s *Store) Window() Window { return Window{s} }
 
 // Load reads the skeleton of a session's history (its summary messages,
-// and the messages holding compaction parts or todo_write tool parts,
-// each with those parts only, oldest first), asks from where to start,
+// and the messages holding compaction parts or the latest todo list,
+// each with those parts only, oldest first: readSkeleton), asks from
+// where to start,
 // and returns the messages from that id on with all their parts, in the
 // order LoadHistory gives them (the end of its result). from returning ""
 // reads the whole history. Its cost grows with the skeleton and the
@@ -85,24 +86,50 @@ func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, 
 	return joinParts(msgs, parts), nil
 }
 
-// readSkeleton reads the skeleton Window.Load hands its caller.
+// readSkeleton reads the skeleton Window.Load hands its caller: every
+// summary, every compaction part, and the latest todo list — the newest
+// completed todo_write of an assistant message no rewind took back (a
+// completed call's input parsed: the tool refuses others), as
+// todo.LatestIn finds it — with their messages. It grows with the
+// compactions (one per window's worth of history), not with the history.
 func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID string) ([]Entry, error) {
 	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
-		WHERE session_id = ? AND type = 'compaction'
-		UNION ALL SELECT `+partColumns+` FROM parts
-		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write'`, sessionID, sessionID)
+		WHERE session_id = ? AND type = 'compaction' ORDER BY id`, sessionID)
 	if err != nil {
 		return nil, err
 	}
+	todo, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
+		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write'
+		AND json_extract(state, '$.tool.status') = 'completed'
+		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = parts.message_id AND m.rewind_id = '' AND m.role = 'assistant')
+		ORDER BY message_id DESC, id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	parts = append(parts, todo...)
 	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ? AND summary = 1
 		UNION SELECT `+messageColumns+` FROM messages WHERE id IN
-		(SELECT message_id FROM parts WHERE session_id = ? AND type = 'compaction'
-		 UNION SELECT message_id FROM parts WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write')
-		ORDER BY id`, sessionID, sessionID, sessionID)
+		(SELECT message_id FROM parts WHERE session_id = ? AND type = 'compaction') ORDER BY id`, sessionID, sessionID)
 	if err != nil {
 		return nil, err
 	}
+	have := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		have[m.ID] = true
+	}
+	for _, p := range parts {
+		if have[p.MessageID] {
+			continue
+		}
+		have[p.MessageID] = true
+		m, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, p.MessageID))
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, *m)
+	}
+	sort.Slice(msgs, func(i, j int) bool { return msgs[i].ID < msgs[j].ID })
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
 	return joinParts(msgs, parts), nil
 }

@@ -5,7 +5,7 @@
 -- the tables, once.
 CREATE INDEX IF NOT EXISTS messages_summary ON messages (session_id, id) WHERE summary = 1;
 CREATE INDEX IF NOT EXISTS parts_compaction ON parts (session_id, id) WHERE type = 'compaction';
-CREATE INDEX IF NOT EXISTS parts_todo ON parts (session_id, id)
+CREATE INDEX IF NOT EXISTS parts_todo ON parts (session_id, message_id, id)
     WHERE type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write';
 -- What Open repairs after a crash (repair.go: unfinishedTools,
 -- repairMessages) is found the same way, not by decoding every tool
