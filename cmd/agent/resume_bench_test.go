@@ -81,8 +81,9 @@ func seedLongSession(b *testing.B, data, dir string, parts int) {
 		b.Fatal(err)
 	}
 	turns := parts / 5
-	// A compaction every 285 turns, as a 128K window fills: 6 in
-	// 10,000 parts (the session), 70 in 100,000.
+	// A compaction every 285 turns, as a 128K window fills: 7 in
+	// 10,000 parts (the session had 6), 70 in 100,000; the last
+	// one 142 turns before the end in both, so that both send the same.
 	const every = 285
 	now := time.Now()
 	output := strings.Repeat("a line of output\n", 35)
@@ -95,7 +96,7 @@ func seedLongSession(b *testing.B, data, dir string, parts int) {
 		batch = batch[:0]
 	}
 	for i := range turns {
-		if i > 0 && i%every == 0 {
+		if i > 0 && (turns-i)%every == every/2 {
 			marker := message.NewID() // ids are time-ordered: the marker before its summary
 			sum := message.NewID()
 			batch = append(batch, message.Entry{
@@ -109,14 +110,14 @@ func seedLongSession(b *testing.B, data, dir string, parts int) {
 			flush()
 		}
 		compacted := time.Time{}
-		if i%every < every-10 {
+		if (turns-i)%every > every/2+10 || (turns-i)%every <= every/2 && turns-i > 10 {
 			compacted = now
 		}
 		user := message.Entry{
 			Message: message.Message{ID: message.NewID(), Role: message.RoleUser, FinishedAt: now},
 			Parts:   []message.Part{{Type: message.PartText, Text: fmt.Sprintf("question %d: why does the handler fail?", i)}},
 		}
-		if i%every == every-3 {
+		if (turns-i)%every == every/2+3 {
 			tailFrom = user.Message.ID
 		}
 		batch = append(batch, user, message.Entry{
