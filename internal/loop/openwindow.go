@@ -56,6 +56,14 @@ func wholeHistory(ctx context.Context, st *storage.Store, sessionID string, h []
 	return append(older, h...), nil
 }
 
+// WholeHistory returns a copy of r's whole history: the stored messages
+// before the window Open read, then the history r holds (History). It
+// reads the database; the window alone when the older messages cannot be
+// read (err says why). For inspection while idle, off a UI's update loop.
+func WholeHistory(ctx context.Context, r *Runner) ([]message.Entry, error) {
+	return wholeHistory(ctx, r.store, r.state.id(), r.state.historyCopy())
+}
+
 // readWhole makes the session's history whole in place (the caller holds
 // busy): what needs the history before the newest summary — an undo of
 // its compaction, pricing one — calls it first.

@@ -86,8 +86,8 @@ func checkOpenWindow(t *testing.T, history []message.Entry) (windowLen, wholeLen
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.History(); len(got)+len(whole) > 0 && !reflect.DeepEqual(got, whole) {
-		t.Fatalf("History() holds %d entries, the store %d", len(got), len(whole))
+	if got, err := WholeHistory(ctx, r); err != nil || len(got)+len(whole) > 0 && !reflect.DeepEqual(got, whole) {
+		t.Fatalf("WholeHistory holds %d entries (%v), the store %d", len(got), err, len(whole))
 	}
 	sent := func() ([]byte, int64) {
 		req := r.stepper.buildRequest(ctx)

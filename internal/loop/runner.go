@@ -195,13 +195,10 @@ func (r *Runner) Close() error {
 	return r.state.release() // none when the session's row was never written
 }
 
-// History returns a copy of the whole history: what Open left unread
-// before its window is read now (openwindow.go). For inspection while
-// idle; the window alone when the older messages cannot be read.
-func (r *Runner) History() []message.Entry {
-	h, _ := wholeHistory(context.Background(), r.store, r.state.id(), r.state.historyCopy())
-	return h
-}
+// History returns a copy of the loaded history (for tests and inspection
+// while idle): from the window Open read on (openwindow.go); WholeHistory
+// reads what lies before it too.
+func (r *Runner) History() []message.Entry { return r.state.historyCopy() }
 
 // run is the loop goroutine: turns until nothing is queued.
 func (r *Runner) run(ctx context.Context) TurnResult {
