@@ -74,7 +74,7 @@ var exceptions = []exception{
 	{"internal/tui/markdown/gfm.Node", fields, 23, "the syntax tree's node: one struct for every kind, as cmark's; data, not behaviour"},
 	{"internal/tui/markdown/gfm.parser", fields, 17, "the block parser's line state, named as in commonmark.js so the two can be read side by side"},
 	{"internal/config.Config", fields, 31, "one field per setting of the contract's configuration (DESIGN.md): data, not behaviour (29: mode and verify, issue 30; sandbox, issue 31; 30, 31: memory, issue 34, and lsp, issue 35: each one grouped field)"},
-	{"internal/storage.Store", methods, 87, "the one package that owns the SQL (STYLE.md): its methods are its queries, a file per table; over the limit before issue 28 (87: the Memories accessor, issue 34, whose queries are a type of their own)"},
+	{"internal/storage.Store", methods, 88, "the one package that owns the SQL (STYLE.md): its methods are its queries, a file per table; over the limit before issue 28 (87: the Memories accessor, issue 34, whose queries are a type of their own; 88: Window, issue 36, the one accessor of the history-window reads, window.go)"},
 	{"internal/snapshot.Store", methods, 63, "over the limit before issue 28, not in its scope (61, 66 with issue 26's seeding; the Go walk, reuse and modes moved to goPath, lastTakes and functions: 63)"},
 	{"internal/context/tokens.Calculator", fields, 26, "the one calculator's anchor, sums and calibration under one lock; over the limit before issue 28, not in its scope"},
 	{"internal/context/tokens.Reading", fields, 18, "the calculator's reading as agent context --json prints it: one field per contract field; data, not behaviour"},

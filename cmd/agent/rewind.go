@@ -107,7 +107,8 @@ func runRewind(ctx context.Context, g *globalFlags, f *rewindFlags, out, msg io.
 	}
 	to := f.to
 	if to == "" {
-		turns := loop.Turns(r.History())
+		whole, _ := loop.WholeHistory(ctx, r) // before the window Open read too
+		turns := loop.Turns(whole)
 		if len(turns) < f.turns {
 			return fmt.Errorf("rewind: the session has %d turn(s) to take back, not %d", len(turns), f.turns)
 		}

@@ -8,6 +8,7 @@ package main
 // plan as the user's own addition.
 
 import (
+	"context"
 	"strings"
 
 	"github.com/ctxloop/agent/internal/loop"
@@ -29,7 +30,8 @@ func checkPlanFlags(f *runFlags) error {
 // with extra (the prompt given with --execute) after it; bad usage when
 // the session has no plan.
 func executePrompt(r *loop.Runner, extra string) (string, error) {
-	p, ok := loop.LatestPlan(r.History())
+	whole, _ := loop.WholeHistory(context.Background(), r)
+	p, ok := loop.LatestPlan(whole)
 	if !ok {
 		return "", usageError("--execute: session %s has no plan; make one with agent run --plan", r.Session().ID)
 	}

@@ -186,7 +186,7 @@ func recoveryNote(rec *snapshot.RestoreResult) string {
 // values read and write. The checkpointer keeps the functions, not r.
 func runnerCheckpointDeps(r *Runner, dir string) checkpointDeps {
 	return checkpointDeps{db: r.store, session: r.state.id(), dir: dir, config: r.opt.Config,
-		emit: r.ev.emit, note: r.ev.note, registry: r.stepper.registry, history: r.History,
+		emit: r.ev.emit, note: r.ev.note, registry: r.stepper.registry, history: func() []message.Entry { h, _ := WholeHistory(context.Background(), r); return h },
 		editHistory: r.state.editHistory,
 		claim:       r.turns.claim,
 		release:     r.turns.release,

@@ -365,7 +365,11 @@ func summaryEntries(history []message.Entry) (summary, marker int) {
 type funcHistory struct {
 	get func() []message.Entry
 	set func(edit func([]message.Entry) []message.Entry)
+	// whole reads what Open's window left out (readWhole, openwindow.go).
+	whole func(ctx context.Context) error
 }
+
+func (h funcHistory) readWhole(ctx context.Context) error { return h.whole(ctx) }
 
 func (h funcHistory) entries() []message.Entry { return h.get() }
 
@@ -378,8 +382,9 @@ func runnerCompactor(r *Runner) *compactor {
 	d := compactorDeps{
 		store: r.store,
 		history: funcHistory{
-			get: func() []message.Entry { return r.state.history },
-			set: r.state.editHistory,
+			get:   func() []message.Entry { return r.state.history },
+			set:   r.state.editHistory,
+			whole: func(ctx context.Context) error { return readWhole(ctx, r.store, r.state) },
 		},
 		session: r.state.id,
 		price:   func() pricing { return r.mp.priced(r.opt.Config, r.stepper.ceiling.Load(), r.calcp.Load()) },

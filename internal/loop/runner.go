@@ -112,7 +112,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
 		}
 		var err error
-		if r.state.history, err = st.LoadHistory(ctx, sess.ID); err != nil {
+		if r.state.history, err = openHistory(ctx, st, sess.ID); err != nil { // what it sends (openwindow.go)
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
@@ -204,7 +204,8 @@ func (r *Runner) Close() error {
 }
 
 // History returns a copy of the loaded history (for tests and inspection
-// while idle).
+// while idle): from the window Open read on (openwindow.go); WholeHistory
+// reads what lies before it too.
 func (r *Runner) History() []message.Entry { return r.state.historyCopy() }
 
 // run is the loop goroutine: turns until nothing is queued.

@@ -204,6 +204,7 @@ func (r *Runner) RestoreCost() (cost RestoreCost, ok bool) {
 		return RestoreCost{}, false
 	}
 	defer r.turns.release()
+	_ = readWhole(context.Background(), r.store, r.state) // unreadable: priced from the window
 	return r.comp.restoreCost(r.state.history), true
 }
 
@@ -219,6 +220,12 @@ func (c *compactor) undoNow(ctx context.Context) (Undo, error) {
 	release, _, err := c.claim()
 	if err != nil {
 		return Undo{}, fmt.Errorf("undo compaction: %w", err)
+	}
+	if w, ok := c.history.(interface{ readWhole(context.Context) error }); ok {
+		if err := w.readWhole(ctx); err != nil { // the history before the window (openwindow.go)
+			release(TurnResult{FinishReason: FinishError, Err: err})
+			return Undo{}, fmt.Errorf("undo compaction: %w", err)
+		}
 	}
 	u, err := c.undo(ctx)
 	res := TurnResult{FinishReason: "undone"}

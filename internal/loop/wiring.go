@@ -27,14 +27,14 @@ import (
 func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
 	addSynthetic := func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }
-	remind := &todoReminder{d: todoReminderDeps{on: opt.TodoReminder, turn: r.turn, history: r.History, addSynthetic: addSynthetic, // todoreminder.go
+	remind := &todoReminder{d: todoReminderDeps{on: opt.TodoReminder, turn: r.turn, history: r.state.historyCopy, addSynthetic: addSynthetic, // todoreminder.go
 		stepsBefore: func() int { return r.hooks.stepsBefore }, setBefore: func(n int) { r.hooks.stepsBefore = n },
 		maxSteps: opt.MaxSteps, emit: r.ev.emit, session: r.state.id}}
 	r.hooks = newHookPoints(hookDeps{hooks: opt.Hooks, perms: opt.Perms, dir: dir, mode: opt.Mode, session: r.state.id, emit: r.ev.emit, note: r.ev.note,
-		addSynthetic: addSynthetic, history: r.History, maxSteps: opt.MaxSteps})
+		addSynthetic: addSynthetic, history: r.state.historyCopy, maxSteps: opt.MaxSteps})
 	// A turn, then the todo reminder, the check before "done" and the
 	// answer by policy of a headless run, each at most once.
-	vd := verifyDeps{cfg: opt.Config.Verify, dir: dir, session: r.state.id, emit: r.ev.emit, history: r.History, addSynthetic: addSynthetic,
+	vd := verifyDeps{cfg: opt.Config.Verify, dir: dir, session: r.state.id, emit: r.ev.emit, history: r.state.historyCopy, addSynthetic: addSynthetic,
 		turn: remind.turn, maxSteps: opt.MaxSteps, stepsBefore: &r.hooks.stepsBefore}
 	ad := vd
 	ad.turn = func(ctx context.Context) TurnResult { return verifiedTurn(ctx, vd) }                            // verifystep.go
@@ -83,7 +83,7 @@ func sessionTools(opt Options, st *storage.Store, sessionID, dir string) *tools.
 	own := []tools.Tool{recall.New(st, sessionID)}
 	if opt.AskFrom == "" {
 		own = append(own, todo.Tools(func() todo.List {
-			h, _ := st.LoadHistory(context.Background(), sessionID) // an unreadable history reads as no list
+			h, _ := openHistory(context.Background(), st, sessionID) // from the latest list on (openwindow.go); an unreadable history reads as no list
 			return todo.Latest(h)
 		})...)
 		var mc config.Memory // a stored session's reading: the default tools

@@ -92,7 +92,7 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	case "redo":
 		return m.cp.rewind(m.gen, "redo", "", r.Redo, r.RedoForce)
 	case "rewind", "fork":
-		h := r.History()
+		h := wholeHistory(r) // turns before the window Open read too (loop/openwindow.go)
 		turns := loop.Turns(h)
 		if len(turns) == 0 {
 			return m.setFlash("nothing to "+name+" yet: no message was sent in this session", 3*time.Second)
@@ -216,7 +216,7 @@ func rewindSummary(op, mode string, res *loop.RewindResult) (text, hint string) 
 // editor's history of sent messages is kept as it was.
 func (m *Model) rebuildConversation() {
 	hist, idx := m.editor.history, m.editor.histIdx
-	m.loadHistory(m.runner.History())
+	m.loadHistory(wholeHistory(m.runner))
 	m.editor.history, m.editor.histIdx = hist, idx
 	m.chat.focus = nil
 }

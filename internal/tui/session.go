@@ -60,7 +60,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 			// this one opened: close it here, or its lease stays held.
 			_ = prev.Close()
 		}
-		return openedMsg{gen: gen, runner: r, history: r.History(), sess: r.Session(), snap: r.Reading()}
+		return openedMsg{gen: gen, runner: r, history: wholeHistory(r), sess: r.Session(), snap: r.Reading()}
 	}
 }
 
@@ -249,4 +249,14 @@ func workDir(sessDir, chatDir string) string {
 		return sessDir
 	}
 	return chatDir
+}
+
+// wholeHistory is the runner's whole history, what lies before the
+// window its Open read included (loop.WholeHistory): the window alone if
+// the rest cannot be read. It reads the database: not on the Update loop
+// but for the one-off reads of a rewind's turns and a rebuilt
+// conversation.
+func wholeHistory(r *loop.Runner) []message.Entry {
+	h, _ := loop.WholeHistory(context.Background(), r)
+	return h
 }

@@ -1,0 +1,169 @@
+package storage
+
+// window.go: reading the part of a session's history that a request
+// sends (issue 36, "open what you send"). A session opens by reading a
+// skeleton — its summaries, the messages that hold compaction parts and
+// the latest todo list, with those parts only (found through migration 0010's
+// partial indexes) — letting the caller decide from it where the history
+// it needs starts, and reading the messages from there on with all their
+// parts, in one snapshot. What lies before is read on demand (Before).
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// Window reads a session's history from a point on, and the rest of it
+// on demand. Its zero value is unusable: get one from Store.Window.
+type Window struct{ s *Store }
+
+// Window returns the store's reader of history windows.
+func (s *Store) Window() Window { return Window{s} }
+
+// Load reads the skeleton of a session's history (its summary messages,
+// and the messages holding compaction parts or the latest todo list,
+// each with those parts only, oldest first: readSkeleton), asks from
+// where to start,
+// and returns the messages from that id on with all their parts, in the
+// order LoadHistory gives them (the end of its result). from returning ""
+// reads the whole history. Its cost grows with the skeleton and the
+// window, not with the history before the window.
+func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton []Entry) string) ([]Entry, error) {
+	s := w.s
+	op := "load the history sent of session " + sessionID
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer tx.Rollback()
+	skeleton, err := readSkeleton(ctx, tx, sessionID)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	start := from(skeleton)
+	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, start)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	parts, err := tailParts(ctx, tx, sessionID, msgs[0].ID)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	return joinParts(msgs, parts), nil
+}
+
+// Before returns the messages of a session older than message id before,
+// with their parts, in order: what a window leaves out (nil when it
+// left out nothing).
+func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, error) {
+	s := w.s
+	op := "load the older history of session " + sessionID
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer tx.Rollback()
+	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? AND id < ? ORDER BY id`, sessionID, before)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts WHERE message_id IN
+		(SELECT id FROM messages WHERE session_id = ? AND id < ?) ORDER BY message_id, id`, sessionID, before)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	return joinParts(msgs, parts), nil
+}
+
+// readSkeleton reads the skeleton Window.Load hands its caller: every
+// summary, every compaction part, and the latest todo list — the newest
+// completed todo_write of an assistant message no rewind took back (a
+// completed call's input parsed: the tool refuses others), as
+// todo.LatestIn finds it — with their messages. It grows with the
+// compactions (one per window's worth of history), not with the history.
+func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID string) ([]Entry, error) {
+	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
+		WHERE session_id = ? AND type = 'compaction' ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	todo, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
+		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write'
+		AND json_extract(state, '$.tool.status') = 'completed'
+		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = parts.message_id AND m.rewind_id = '' AND m.role = 'assistant')
+		ORDER BY message_id DESC, id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	parts = append(parts, todo...)
+	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? AND summary = 1
+		UNION SELECT `+messageColumns+` FROM messages WHERE id IN
+		(SELECT message_id FROM parts WHERE session_id = ? AND type = 'compaction') ORDER BY id`, sessionID, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		have[m.ID] = true
+	}
+	for _, p := range parts {
+		if have[p.MessageID] {
+			continue
+		}
+		have[p.MessageID] = true
+		m, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = ?`, p.MessageID))
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, *m)
+	}
+	sort.Slice(msgs, func(i, j int) bool { return msgs[i].ID < msgs[j].ID })
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
+	return joinParts(msgs, parts), nil
+}
+
+// queryMessages runs a query selecting messageColumns.
+func queryMessages(ctx context.Context, q querier, query string, args ...any) ([]message.Message, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []message.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, *m)
+	}
+	return list, rows.Err()
+}
+
+// joinParts puts each part under its message, in the parts' order.
+func joinParts(msgs []message.Message, parts []message.Part) []Entry {
+	entries := make([]Entry, len(msgs))
+	index := make(map[string]int, len(msgs))
+	for i, m := range msgs {
+		entries[i].Message = m
+		index[m.ID] = i
+	}
+	for _, p := range parts {
+		if i, ok := index[p.MessageID]; ok {
+			entries[i].Parts = append(entries[i].Parts, p)
+		}
+	}
+	return entries
+}
