@@ -105,6 +105,7 @@ func (a *agent) open(ctx context.Context, id, cwd string, servers []sdk.McpServe
 	a.mu.Unlock()
 	s := &session{a: a, dir: cwd, calls: newToolCalls(cwd)}
 	s.asker = &asker{s: s}
+	s.calls.read = textOf(s, fs)
 	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, fs)})
 	if err != nil {
 		if id != "" {

@@ -7,8 +7,9 @@ package acp
 // repeat them, and are not sent again); a user message's own parts are
 // not echoed. A tool part is announced (tool_call) the first time it is
 // seen and updated (tool_call_update) as its input, status and output
-// change; write and edit carry their diff, worked out from the file as it
-// is before the call runs.
+// change; write and edit carry their diff, worked out from the file as the
+// tool will read it before the call runs: the editor's buffer when the
+// client offers fs/read_text_file (as tools.Env.Editor), else the disk.
 
 import (
 	"context"
@@ -90,6 +91,9 @@ func noteOf(ev message.Event) string {
 // toolCalls tracks what the client was told of each tool part.
 type toolCalls struct {
 	dir string
+	// read is the text of a file as the file tools see it (files.go's
+	// textOf); nil: the disk.
+	read func(path string) (string, bool)
 
 	mu     sync.Mutex
 	roles  map[string]message.Role // by message id
@@ -155,7 +159,7 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 			opts = append(opts, sdk.WithUpdateLocations(locs))
 		}
 		if st.Status == message.ToolPending || st.Status == message.ToolRunning {
-			c.diff = diffOf(t.dir, st)
+			c.diff = diffOf(t.dir, st, t.read)
 		}
 		if c.diff != nil {
 			opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{*c.diff}))
@@ -305,10 +309,10 @@ func locations(dir string, st *message.ToolState) []sdk.ToolCallLocation {
 	return nil
 }
 
-// diffOf is the diff a write or edit call would make, from the file as it
-// is now; nil for other tools, or when the file cannot be read or the
-// edit would not apply.
-func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
+// diffOf is the diff a write or edit call would make, from the file's
+// text as read reads it now (nil: the disk); nil for other tools, or when
+// the file cannot be read or the edit would not apply.
+func diffOf(dir string, st *message.ToolState, read func(string) (string, bool)) *sdk.ToolCallContent {
 	if st.Name != "write" && st.Name != "edit" {
 		return nil
 	}
@@ -317,7 +321,10 @@ func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
 		return nil
 	}
 	path := abs(dir, in.Path)
-	old, exists := readSmall(path)
+	if read == nil {
+		read = readSmall
+	}
+	old, exists := read(path)
 	var c sdk.ToolCallContent
 	switch st.Name {
 	case "write":
@@ -327,6 +334,10 @@ func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
 			c = sdk.ToolDiffContent(path, in.Content)
 		}
 	case "edit":
+		if in.OldString == "" && old == "" { // edit creates the file
+			c = sdk.ToolDiffContent(path, in.NewString)
+			break
+		}
 		if !exists || in.OldString == "" || !strings.Contains(old, in.OldString) {
 			return nil
 		}
