@@ -155,7 +155,10 @@ type acpProc struct {
 	client *acpClient
 }
 
-func (e *env) startACP(c *acpClient) *acpProc {
+func (e *env) startACP(c *acpClient) *acpProc { return e.startACPWith(c, c) }
+
+// startACPWith starts agent acp whose requests handler answers; c records.
+func (e *env) startACPWith(handler sdk.Client, c *acpClient) *acpProc {
 	e.t.Helper()
 	cmd := exec.Command(agentBin, "acp")
 	cmd.Dir = e.work
@@ -173,7 +176,7 @@ func (e *env) startACP(c *acpClient) *acpProc {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	p := &acpProc{conn: sdk.NewClientSideConnection(c, stdin, stdout), cmd: cmd, stdin: stdin, stderr: &errb, client: c}
+	p := &acpProc{conn: sdk.NewClientSideConnection(handler, stdin, stdout), cmd: cmd, stdin: stdin, stderr: &errb, client: c}
 	e.t.Cleanup(func() {
 		_ = stdin.Close()
 		done := make(chan struct{})

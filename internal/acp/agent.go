@@ -101,12 +101,12 @@ func (a *agent) open(ctx context.Context, id, cwd string, servers []sdk.McpServe
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	a.mu.Lock()
-	fs := a.client.Fs
+	caps := a.client
 	a.mu.Unlock()
 	s := &session{a: a, dir: cwd, calls: newToolCalls(cwd)}
 	s.asker = &asker{s: s}
-	s.calls.read = textOf(s, fs)
-	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, fs)})
+	s.calls.read = textOf(s, caps.Fs)
+	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, caps)})
 	if err != nil {
 		if id != "" {
 			return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})

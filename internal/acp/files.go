@@ -12,8 +12,6 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
-
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // fileTimeout bounds one file request to the client.
@@ -22,14 +20,6 @@ const fileTimeout = 30 * time.Second
 type clientFiles struct {
 	s            *session
 	read, writes bool
-}
-
-// editorOf is the session's editor, nil when the client offers neither.
-func editorOf(s *session, fs sdk.FileSystemCapabilities) tools.Editor {
-	if !fs.ReadTextFile && !fs.WriteTextFile {
-		return nil
-	}
-	return &clientFiles{s: s, read: fs.ReadTextFile, writes: fs.WriteTextFile}
 }
 
 func (c *clientFiles) ReadText(ctx context.Context, path string) (string, error) {

@@ -106,6 +106,8 @@ type sentCall struct {
 	status message.ToolStatus
 	diff   *sdk.ToolCallContent
 	output string
+	// terminal is the client's terminal the call runs in (terminal.go).
+	terminal *sdk.ToolCallContent
 }
 
 func newToolCalls(dir string) *toolCalls {
@@ -133,6 +135,20 @@ func (t *toolCalls) partOf(callID string) (string, *sdk.ToolCallContent) {
 		return callID, nil
 	}
 	return id, t.sent[id].diff
+}
+
+// inTerminal records that the model's call callID runs in the client's
+// terminal tid and returns the update that shows it.
+func (t *toolCalls) inTerminal(callID, tid string) (sdk.SessionUpdate, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.byCall[callID]
+	if !ok {
+		return sdk.SessionUpdate{}, false
+	}
+	ref := sdk.ToolTerminalRef(tid)
+	t.sent[id].terminal = &ref
+	return sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateContent([]sdk.ToolCallContent{ref})), true
 }
 
 // update returns the notifications that bring the client up to p.
@@ -170,7 +186,7 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 		opts = append(opts, sdk.WithUpdateStatus(statusOf(st.Status)))
 	}
 	switch {
-	case st.Status == message.ToolRunning && st.Progress != "" && st.Progress != c.output:
+	case st.Status == message.ToolRunning && st.Progress != "" && st.Progress != c.output && c.terminal == nil:
 		c.output = st.Progress
 		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fence(st.Progress)))}))
 	case st.Status == message.ToolCompleted || st.Status == message.ToolError:
@@ -186,9 +202,13 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 }
 
 // finalContent is a finished call's content: its diff (write and edit
-// that succeeded) or its output.
+// that succeeded) or its output; a call that ran in the client's terminal
+// keeps showing it.
 func finalContent(c *sentCall, st *message.ToolState) []sdk.ToolCallContent {
 	var out []sdk.ToolCallContent
+	if c.terminal != nil {
+		return []sdk.ToolCallContent{*c.terminal}
+	}
 	if c.diff != nil && st.Status == message.ToolCompleted {
 		out = append(out, *c.diff)
 	}
