@@ -21,6 +21,9 @@
 //   - A permission the agent's own rules leave to the user is asked with
 //     session/request_permission (allow once, allow for the session,
 //     reject), the call's diff shown.
+//   - The client's capabilities are the session's tools.Editor: its files
+//     (fs/*: files.go) for read, write and edit and the diffs, its
+//     terminals (terminal/*: terminal.go) for a foreground bash.
 //
 // Nothing but protocol messages is written to out; diagnostics go to the
 // logger. When in closes, running turns are cancelled (their work is
@@ -73,8 +76,9 @@ type OpenSpec struct {
 	Observer func(message.Event)
 	// Asker asks the user what the permission rules leave open.
 	Asker tools.Asker
-	// Editor is the client's file system when it offers one (the file
-	// tools' tools.Env.Editor); nil: the disk only.
+	// Editor is the client's files and terminals when it offers them
+	// (tools.Env.Editor; a tools.Terminals too with terminals); nil: the
+	// disk and the agent's own bash only.
 	Editor tools.Editor
 }
 
