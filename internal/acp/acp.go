@@ -4,6 +4,7 @@
 // sessions. Serve is the one entry point; the SDK does the framing and the
 // JSON-RPC error codes, this package maps ACP onto the agent:
 //
+//   - session/list lists the stored sessions (Backend.Sessions).
 //   - session/new and session/load open a loop.Runner through the Backend
 //     (the command's configuration, database and provider); load first
 //     replays the stored conversation as session/update notifications.
@@ -61,6 +62,9 @@ type Backend interface {
 	Expand(dir, text string) (expanded string, ok bool, err error)
 	// SaveImage stores an image of a prompt as an attachment.
 	SaveImage(name string, data []byte) (*message.FileState, error)
+	// Sessions are the stored sessions of dir (every directory's when
+	// dir is ""), most recently updated first (session/list).
+	Sessions(ctx context.Context, dir string) ([]message.Session, error)
 }
 
 // OpenSpec is what a session is opened with.
