@@ -170,6 +170,10 @@ func (b *acpBackend) Expand(dir, text string) (string, bool, error) {
 	return commands.Expand(cmd.Body, raw, commands.SplitArgs(raw)), true, nil
 }
 
+func (b *acpBackend) Sessions(ctx context.Context, dir string) ([]message.Session, error) {
+	return b.st.ListSessions(ctx, dir)
+}
+
 func (b *acpBackend) SaveImage(name string, data []byte) (*message.FileState, error) {
 	if _, err := attachments.Check(data); err != nil {
 		return nil, err

@@ -155,7 +155,10 @@ type acpProc struct {
 	client *acpClient
 }
 
-func (e *env) startACP(c *acpClient) *acpProc {
+func (e *env) startACP(c *acpClient) *acpProc { return e.startACPWith(c, c) }
+
+// startACPWith starts agent acp whose requests handler answers; c records.
+func (e *env) startACPWith(handler sdk.Client, c *acpClient) *acpProc {
 	e.t.Helper()
 	cmd := exec.Command(agentBin, "acp")
 	cmd.Dir = e.work
@@ -173,7 +176,7 @@ func (e *env) startACP(c *acpClient) *acpProc {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	p := &acpProc{conn: sdk.NewClientSideConnection(c, stdin, stdout), cmd: cmd, stdin: stdin, stderr: &errb, client: c}
+	p := &acpProc{conn: sdk.NewClientSideConnection(handler, stdin, stdout), cmd: cmd, stdin: stdin, stderr: &errb, client: c}
 	e.t.Cleanup(func() {
 		_ = stdin.Close()
 		done := make(chan struct{})
@@ -580,6 +583,7 @@ func TestE2EACPClientFiles(t *testing.T) {
 	e := newEnv(t,
 		pt.ToolCall("call_r", "read", `{"path":"notes.txt"}`),
 		pt.ToolCall("call_e", "edit", `{"path":"notes.txt","old_string":"unsaved","new_string":"edited"}`),
+		pt.ToolCall("call_c", "edit", `{"path":"made/new.txt","old_string":"","new_string":"created\n"}`),
 		pt.Text("Done."),
 	)
 	path := filepath.Join(e.work, "notes.txt")
@@ -595,17 +599,52 @@ func TestE2EACPClientFiles(t *testing.T) {
 		t.Fatalf("stop reason %q", resp.StopReason)
 	}
 	reqs := e.srv.Requests()
-	if len(reqs) != 3 || !strings.Contains(string(reqs[1].Body), "unsaved buffer") || strings.Contains(string(reqs[1].Body), "disk-only text") {
+	if len(reqs) != 4 || !strings.Contains(string(reqs[1].Body), "unsaved buffer") || strings.Contains(string(reqs[1].Body), "disk-only text") {
 		t.Fatalf("read did not see the editor's buffer: %d requests; %s; stderr %s", len(reqs), reqs[len(reqs)-1].Body, p.stderr.String())
 	}
 	if b, _ := os.ReadFile(path); string(b) != "edited buffer\n" {
 		t.Errorf("on disk: %q", b)
 	}
+	created := filepath.Join(e.work, "made", "new.txt")
 	c.mu.Lock()
-	sent := c.written[path]
+	sent, sentNew, perms := c.written[path], c.written[created], c.perms
 	c.mu.Unlock()
 	if sent != "edited buffer\n" {
 		t.Errorf("sent to the editor: %q", sent)
+	}
+	if sentNew != "created\n" {
+		t.Errorf("the created file was not sent to the editor: %q (written: %v)", sentNew, c.written)
+	}
+	// The diff asked about and shown is the editor's buffer's, which the
+	// edit applied to, not the disk's.
+	var diffs []*sdk.ToolCallContentDiff
+	for _, q := range perms {
+		for _, ct := range q.ToolCall.Content {
+			if ct.Diff != nil && ct.Diff.Path == path {
+				diffs = append(diffs, ct.Diff)
+			}
+		}
+	}
+	for _, u := range p.client.snapshot() {
+		if tu := u.Update.ToolCallUpdate; tu != nil {
+			for _, ct := range tu.Content {
+				if ct.Diff != nil && ct.Diff.Path == path {
+					diffs = append(diffs, ct.Diff)
+				}
+			}
+		}
+	}
+	if len(diffs) < 2 {
+		t.Fatalf("%d diffs of notes.txt (permission %d); updates %s", len(diffs), len(perms), dumpUpdates(p.client.snapshot()))
+	}
+	for _, d := range diffs {
+		if d.OldText == nil || *d.OldText != "unsaved buffer\n" || d.NewText != "edited buffer\n" {
+			old := "<nil>"
+			if d.OldText != nil {
+				old = *d.OldText
+			}
+			t.Errorf("diff %q → %q, want the buffer's \"unsaved buffer\" → \"edited buffer\"", old, d.NewText)
+		}
 	}
 	p.exit(t)
 }

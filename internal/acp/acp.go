@@ -4,6 +4,7 @@
 // sessions. Serve is the one entry point; the SDK does the framing and the
 // JSON-RPC error codes, this package maps ACP onto the agent:
 //
+//   - session/list lists the stored sessions (Backend.Sessions).
 //   - session/new and session/load open a loop.Runner through the Backend
 //     (the command's configuration, database and provider); load first
 //     replays the stored conversation as session/update notifications.
@@ -21,6 +22,9 @@
 //   - A permission the agent's own rules leave to the user is asked with
 //     session/request_permission (allow once, allow for the session,
 //     reject), the call's diff shown.
+//   - The client's capabilities are the session's tools.Editor: its files
+//     (fs/*: files.go) for read, write and edit and the diffs, its
+//     terminals (terminal/*: terminal.go) for a foreground bash.
 //
 // Nothing but protocol messages is written to out; diagnostics go to the
 // logger. When in closes, running turns are cancelled (their work is
@@ -58,6 +62,9 @@ type Backend interface {
 	Expand(dir, text string) (expanded string, ok bool, err error)
 	// SaveImage stores an image of a prompt as an attachment.
 	SaveImage(name string, data []byte) (*message.FileState, error)
+	// Sessions are the stored sessions of dir (every directory's when
+	// dir is ""), most recently updated first (session/list).
+	Sessions(ctx context.Context, dir string) ([]message.Session, error)
 }
 
 // OpenSpec is what a session is opened with.
@@ -73,8 +80,9 @@ type OpenSpec struct {
 	Observer func(message.Event)
 	// Asker asks the user what the permission rules leave open.
 	Asker tools.Asker
-	// Editor is the client's file system when it offers one (the file
-	// tools' tools.Env.Editor); nil: the disk only.
+	// Editor is the client's files and terminals when it offers them
+	// (tools.Env.Editor; a tools.Terminals too with terminals); nil: the
+	// disk and the agent's own bash only.
 	Editor tools.Editor
 }
 

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -50,9 +52,10 @@ func (a *agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 	return sdk.InitializeResponse{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
-			McpCapabilities:    sdk.McpCapabilities{Http: true},
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			McpCapabilities:     sdk.McpCapabilities{Http: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "agent", Title: sdk.Ptr("agent")},
 		AuthMethods: []sdk.AuthMethod{}, // the key comes from the environment or the config
@@ -101,11 +104,12 @@ func (a *agent) open(ctx context.Context, id, cwd string, servers []sdk.McpServe
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	a.mu.Lock()
-	fs := a.client.Fs
+	caps := a.client
 	a.mu.Unlock()
 	s := &session{a: a, dir: cwd, calls: newToolCalls(cwd)}
 	s.asker = &asker{s: s}
-	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, fs)})
+	s.calls.read = textOf(s, caps.Fs)
+	opened, err := a.b.Open(ctx, OpenSpec{ID: id, Dir: cwd, MCP: mcp, Observer: s.observe, Asker: s.asker, Editor: editorOf(s, caps)})
 	if err != nil {
 		if id != "" {
 			return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
@@ -172,8 +176,45 @@ func (a *agent) CloseSession(context.Context, sdk.CloseSessionRequest) (sdk.Clos
 	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
 }
 
-func (a *agent) ListSessions(context.Context, sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+// listPage is how many sessions one session/list answer holds.
+const listPage = 100
+
+// ListSessions lists the stored sessions of the cwd asked (of every
+// directory without one), newest first, a page at a time: the cursor is
+// the offset of the next page.
+func (a *agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	dir := ""
+	if p.Cwd != nil && *p.Cwd != "" {
+		if !filepath.IsAbs(*p.Cwd) {
+			return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd must be an absolute path, not %q", *p.Cwd)})
+		}
+		dir = filepath.Clean(*p.Cwd)
+	}
+	from := 0
+	if p.Cursor != nil && *p.Cursor != "" {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 {
+			return sdk.ListSessionsResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cursor %q is not one this agent gave", *p.Cursor)})
+		}
+		from = n
+	}
+	list, err := a.b.Sessions(ctx, dir)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	resp := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for i := from; i < len(list) && i < from+listPage; i++ {
+		s := list[i]
+		info := sdk.SessionInfo{SessionId: sdk.SessionId(s.ID), Cwd: s.Dir, UpdatedAt: sdk.Ptr(s.UpdatedAt.UTC().Format(time.RFC3339))}
+		if s.Title != "" {
+			info.Title = sdk.Ptr(s.Title)
+		}
+		resp.Sessions = append(resp.Sessions, info)
+	}
+	if from+listPage < len(list) {
+		resp.NextCursor = sdk.Ptr(strconv.Itoa(from + listPage))
+	}
+	return resp, nil
 }
 
 func (a *agent) ResumeSession(context.Context, sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {

@@ -8,11 +8,10 @@ package acp
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
-
-	"github.com/ctxloop/agent/internal/tools"
 )
 
 // fileTimeout bounds one file request to the client.
@@ -21,14 +20,6 @@ const fileTimeout = 30 * time.Second
 type clientFiles struct {
 	s            *session
 	read, writes bool
-}
-
-// editorOf is the session's editor, nil when the client offers neither.
-func editorOf(s *session, fs sdk.FileSystemCapabilities) tools.Editor {
-	if !fs.ReadTextFile && !fs.WriteTextFile {
-		return nil
-	}
-	return &clientFiles{s: s, read: fs.ReadTextFile, writes: fs.WriteTextFile}
 }
 
 func (c *clientFiles) ReadText(ctx context.Context, path string) (string, error) {
@@ -53,6 +44,24 @@ func (c *clientFiles) WroteText(ctx context.Context, path, content string) {
 	defer cancel()
 	if _, err := c.s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(c.s.id), Path: path, Content: content}); err != nil {
 		c.s.a.log.Warn("fs/write_text_file", "path", path, "error", err)
+	}
+}
+
+// textOf is the text of path as the file tools read it: the editor's
+// buffer when the client offers fs/read_text_file, else the disk (nil).
+func textOf(s *session, fs sdk.FileSystemCapabilities) func(string) (string, bool) {
+	if !fs.ReadTextFile {
+		return nil
+	}
+	files := &clientFiles{s: s, read: true}
+	return func(path string) (string, bool) {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+		if text, err := files.ReadText(context.Background(), path); err == nil && len(text) <= maxDiffFileBytes {
+			return text, true
+		}
+		return readSmall(path)
 	}
 }
 

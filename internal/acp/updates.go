@@ -7,8 +7,9 @@ package acp
 // repeat them, and are not sent again); a user message's own parts are
 // not echoed. A tool part is announced (tool_call) the first time it is
 // seen and updated (tool_call_update) as its input, status and output
-// change; write and edit carry their diff, worked out from the file as it
-// is before the call runs.
+// change; write and edit carry their diff, worked out from the file as the
+// tool will read it before the call runs: the editor's buffer when the
+// client offers fs/read_text_file (as tools.Env.Editor), else the disk.
 
 import (
 	"context"
@@ -90,6 +91,9 @@ func noteOf(ev message.Event) string {
 // toolCalls tracks what the client was told of each tool part.
 type toolCalls struct {
 	dir string
+	// read is the text of a file as the file tools see it (files.go's
+	// textOf); nil: the disk.
+	read func(path string) (string, bool)
 
 	mu     sync.Mutex
 	roles  map[string]message.Role // by message id
@@ -102,6 +106,8 @@ type sentCall struct {
 	status message.ToolStatus
 	diff   *sdk.ToolCallContent
 	output string
+	// terminal is the client's terminal the call runs in (terminal.go).
+	terminal *sdk.ToolCallContent
 }
 
 func newToolCalls(dir string) *toolCalls {
@@ -131,6 +137,20 @@ func (t *toolCalls) partOf(callID string) (string, *sdk.ToolCallContent) {
 	return id, t.sent[id].diff
 }
 
+// inTerminal records that the model's call callID runs in the client's
+// terminal tid and returns the update that shows it.
+func (t *toolCalls) inTerminal(callID, tid string) (sdk.SessionUpdate, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.byCall[callID]
+	if !ok {
+		return sdk.SessionUpdate{}, false
+	}
+	ref := sdk.ToolTerminalRef(tid)
+	t.sent[id].terminal = &ref
+	return sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateContent([]sdk.ToolCallContent{ref})), true
+}
+
 // update returns the notifications that bring the client up to p.
 func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 	t.mu.Lock()
@@ -155,7 +175,7 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 			opts = append(opts, sdk.WithUpdateLocations(locs))
 		}
 		if st.Status == message.ToolPending || st.Status == message.ToolRunning {
-			c.diff = diffOf(t.dir, st)
+			c.diff = diffOf(t.dir, st, t.read)
 		}
 		if c.diff != nil {
 			opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{*c.diff}))
@@ -166,7 +186,7 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 		opts = append(opts, sdk.WithUpdateStatus(statusOf(st.Status)))
 	}
 	switch {
-	case st.Status == message.ToolRunning && st.Progress != "" && st.Progress != c.output:
+	case st.Status == message.ToolRunning && st.Progress != "" && st.Progress != c.output && c.terminal == nil:
 		c.output = st.Progress
 		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fence(st.Progress)))}))
 	case st.Status == message.ToolCompleted || st.Status == message.ToolError:
@@ -182,9 +202,13 @@ func (t *toolCalls) update(p *message.Part) []sdk.SessionUpdate {
 }
 
 // finalContent is a finished call's content: its diff (write and edit
-// that succeeded) or its output.
+// that succeeded) or its output; a call that ran in the client's terminal
+// keeps showing it.
 func finalContent(c *sentCall, st *message.ToolState) []sdk.ToolCallContent {
 	var out []sdk.ToolCallContent
+	if c.terminal != nil {
+		return []sdk.ToolCallContent{*c.terminal}
+	}
 	if c.diff != nil && st.Status == message.ToolCompleted {
 		out = append(out, *c.diff)
 	}
@@ -305,10 +329,10 @@ func locations(dir string, st *message.ToolState) []sdk.ToolCallLocation {
 	return nil
 }
 
-// diffOf is the diff a write or edit call would make, from the file as it
-// is now; nil for other tools, or when the file cannot be read or the
-// edit would not apply.
-func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
+// diffOf is the diff a write or edit call would make, from the file's
+// text as read reads it now (nil: the disk); nil for other tools, or when
+// the file cannot be read or the edit would not apply.
+func diffOf(dir string, st *message.ToolState, read func(string) (string, bool)) *sdk.ToolCallContent {
 	if st.Name != "write" && st.Name != "edit" {
 		return nil
 	}
@@ -317,7 +341,10 @@ func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
 		return nil
 	}
 	path := abs(dir, in.Path)
-	old, exists := readSmall(path)
+	if read == nil {
+		read = readSmall
+	}
+	old, exists := read(path)
 	var c sdk.ToolCallContent
 	switch st.Name {
 	case "write":
@@ -327,6 +354,10 @@ func diffOf(dir string, st *message.ToolState) *sdk.ToolCallContent {
 			c = sdk.ToolDiffContent(path, in.Content)
 		}
 	case "edit":
+		if in.OldString == "" && old == "" { // edit creates the file
+			c = sdk.ToolDiffContent(path, in.NewString)
+			break
+		}
 		if !exists || in.OldString == "" || !strings.Contains(old, in.OldString) {
 			return nil
 		}

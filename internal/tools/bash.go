@@ -117,6 +117,9 @@ func (t bashTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		}
 	}
 
+	if res, ok := runInTerminal(ctx, env, call, in.Command, timeout, title, note); ok { // bash_terminal.go
+		return res, nil
+	}
 	pol := sandboxPolicy(env)
 	res := t.runCommand(ctx, env, call, in.Command, pol, timeout, title, note)
 	return sandboxOutcome(ctx, env, call, pol, res, func() Result { // sandboxed.go

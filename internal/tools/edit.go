@@ -81,7 +81,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		if in.OldString != "" {
 			return errorResult(title, "%s", notFoundMessage(env.Dir, abs)), nil
 		}
-		return t.create(env, abs, real, shown, title, in.NewString)
+		return t.create(ctx, env, abs, real, shown, title, in.NewString)
 	case err != nil:
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	case info.IsDir():
@@ -105,7 +105,7 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 		if content != "" {
 			return errorResult(title, "old_string is empty but %s is not: give the exact text to replace (or use write to replace the whole file)", shown), nil
 		}
-		return t.create(env, abs, real, shown, title, in.NewString)
+		return t.create(ctx, env, abs, real, shown, title, in.NewString)
 	}
 
 	r := replaceIn(content, in)
@@ -118,10 +118,9 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 			count, shown, joinInts(occurrenceLines(content, old, 10))), nil
 	}
 	firstAt, updated := r.firstAt, r.updated
-	if err := writeFile(env, abs, real, updated); err != nil {
+	if err := writeFile(ctx, env, abs, real, updated); err != nil {
 		return errorResult(title, "cannot edit %s: %v", shown, err), nil
 	}
-	editorWrote(ctx, env, real, updated)
 
 	meta := diffMetadata(shown, content, updated)
 	meta["path"] = real
@@ -138,8 +137,8 @@ func (t editTool) Run(ctx context.Context, env *Env, call Call) (Result, error) 
 	return Result{Output: out, Title: title, Metadata: meta}, nil
 }
 
-func (editTool) create(env *Env, abs, real, shown, title, content string) (Result, error) {
-	if err := writeFile(env, abs, real, content); err != nil {
+func (editTool) create(ctx context.Context, env *Env, abs, real, shown, title, content string) (Result, error) {
+	if err := writeFile(ctx, env, abs, real, content); err != nil {
 		return errorResult(title, "cannot create %s: %v", shown, err), nil
 	}
 	meta := diffMetadata(shown, "", content)

@@ -5,8 +5,9 @@ package tools
 // internal/acp). Its open buffers, saved or not, are what read and edit
 // see; what write and edit store goes to the disk as always (so the
 // checks of write.go, the file tracker and the checkpoints see it) and is
-// then sent to the editor, so its buffer shows the change. A failure to
-// reach the editor falls back to the disk: the call never fails for it.
+// then sent to the editor (writeFile: every write, a created file too), so
+// its buffer shows the change. A failure to reach the editor falls back to
+// the disk: the call never fails for it.
 
 import "context"
 

@@ -63,3 +63,26 @@ func TestEditorBuffersAreReadAndTold(t *testing.T) {
 		t.Errorf("write not told: %v", ed.told)
 	}
 }
+
+// TestEditorToldOfEveryWrite: every file a tool writes is told to the
+// editor, the files it creates included (edit with an empty old_string of
+// a new file, or of an empty one).
+func TestEditorToldOfEveryWrite(t *testing.T) {
+	env := newEnv(t)
+	writeFiles(t, env.Dir, map[string]string{"empty.txt": ""})
+	ed := &fakeEditor{buffers: map[string]string{}, told: map[string]string{}}
+	env.Editor = ed
+	call(t, env, "read", map[string]any{"path": "empty.txt"})
+	for _, c := range []struct{ tool, path string }{{"edit", "created.txt"}, {"edit", "sub/deep.txt"}, {"edit", "empty.txt"}, {"write", "written.txt"}} {
+		input := map[string]any{"path": c.path, "old_string": "", "new_string": "made by " + c.tool + "\n"}
+		if c.tool == "write" {
+			input = map[string]any{"path": c.path, "content": "made by write\n"}
+		}
+		if r := call(t, env, c.tool, input); r.IsError {
+			t.Fatalf("%s %s: %+v", c.tool, c.path, r)
+		}
+		if got := ed.told[filepath.Join(env.Dir, c.path)]; got != "made by "+c.tool+"\n" {
+			t.Errorf("%s of %s: the editor was told %q (told: %v)", c.tool, c.path, got, ed.told)
+		}
+	}
+}

@@ -95,10 +95,9 @@ func (t writeTool) Run(ctx context.Context, env *Env, call Call) (Result, error)
 		old, existed = string(b), true
 	}
 
-	if err := writeFile(env, abs, real, in.Content); err != nil {
+	if err := writeFile(ctx, env, abs, real, in.Content); err != nil {
 		return errorResult(title, "cannot write %s: %v", shown, err), nil
 	}
-	editorWrote(ctx, env, real, in.Content)
 	meta := diffMetadata(shown, old, in.Content)
 	meta["path"] = real
 	meta["created"] = !existed
@@ -122,9 +121,11 @@ func throughLink(env *Env, abs, real string) string {
 
 // writeFile writes content to real, the resolved path of abs (see
 // writeResolved: parent directories created, an existing file's mode kept,
-// no symlink followed at the last moment), and records the new state in
-// the tracker under abs, the path the model reads and writes by.
-func writeFile(env *Env, abs, real, content string) error {
+// no symlink followed at the last moment), records the new state in the
+// tracker under abs, the path the model reads and writes by, and tells the
+// session's editor (every file a tool writes, created or not, goes
+// through here).
+func writeFile(ctx context.Context, env *Env, abs, real, content string) error {
 	if err := writeResolved(real, content); err != nil {
 		return err
 	}
@@ -133,6 +134,7 @@ func writeFile(env *Env, abs, real, content string) error {
 			env.Files.Record(abs, info)
 		}
 	}
+	editorWrote(ctx, env, real, content)
 	return nil
 }
 
