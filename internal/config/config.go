@@ -183,8 +183,10 @@ const DefaultTaskMaxSteps = 50
 // DefaultTaskMaxParallel is task.max_parallel when unset.
 const DefaultTaskMaxParallel = 4
 
-// taskToolNames are the tools task.tools may name: the built-in ones.
-var taskToolNames = []string{"bash", "read", "write", "edit", "grep", "glob", "ls"}
+// taskToolNames are the tools task.tools may name: the built-in ones,
+// and the web tools (a subagent has them when the session offers them:
+// internal/task's SessionOffered).
+var taskToolNames = []string{"bash", "read", "write", "edit", "grep", "glob", "ls", "web_fetch", "web_search"}
 
 // Permission modes of a tool.
 const (

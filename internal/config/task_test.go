@@ -22,12 +22,12 @@ func TestTaskConfig(t *testing.T) {
 
 	home := t.TempDir()
 	writeJSON(t, filepath.Join(home, ".config", "agent", "config.json"),
-		`{"task": {"tools": ["read", "grep", "bash"], "model": "gpt-4.1-mini", "max_steps": 12, "max_parallel": 2}}`)
+		`{"task": {"tools": ["read", "grep", "bash", "web_fetch"], "model": "gpt-4.1-mini", "max_steps": 12, "max_parallel": 2}}`)
 	u, err := Load(Flags{}, t.TempDir(), envOf(map[string]string{"HOME": home}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(u.Task.Tools, []string{"read", "grep", "bash"}) || u.Task.Model != "gpt-4.1-mini" || u.Task.MaxSteps != 12 || u.Task.MaxParallel != 2 {
+	if !slices.Equal(u.Task.Tools, []string{"read", "grep", "bash", "web_fetch"}) || u.Task.Model != "gpt-4.1-mini" || u.Task.MaxSteps != 12 || u.Task.MaxParallel != 2 {
 		t.Errorf("user task = %+v", u.Task)
 	}
 

@@ -42,7 +42,7 @@ func BenchmarkTaskSpawn(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := tool.open(ctx, parent, "bench", nil)
+		r, err := tool.open(ctx, parent, tool.reg, "bench", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

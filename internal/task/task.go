@@ -14,7 +14,10 @@
 //     will read.
 //   - Its tools are config task.tools (read, grep, glob and ls by default)
 //     plus recall of its own history; never task (no recursion), no MCP
-//     tools. Its calls go through the parent session's permissions: the
+//     tools. task.tools may also name the web tools (web_fetch,
+//     web_search: SessionOffered): the child gets the parent session's
+//     own (loop.Options.Tools) when the session offers them, and goes
+//     without when it does not (web fetch off, no search endpoint). Its calls go through the parent session's permissions: the
 //     read-only tools need no approval; a configured write tool asks the
 //     parent's asker (the chat's dialog; headless it is denied unless
 //     --yes), and a grant for the session covers parent and children alike.
@@ -69,9 +72,17 @@ type Tool struct {
 	cfg      config.Task
 	slots    chan struct{}   // one per running child, task.max_parallel
 	names    []string        // the child's tools, validated
-	reg      *tools.Registry // the child's tools (recall joins in loop.Open)
+	reg      *tools.Registry // the child's built-in tools (recall joins in loop.Open)
+	offered  []string        // the child's SessionOffered tools, taken from the parent's at open
 	readOnly bool
 }
+
+// SessionOffered are the tools task.tools may name besides the built-in
+// ones: tools a session offers by configuration (internal/webfetch),
+// which a child takes from its parent session. All are read-only; their
+// permission (per domain) is the parent's, asked through the parent's
+// asker like any call of a child.
+var SessionOffered = []string{"web_fetch", "web_search"}
 
 // New returns the task tool for subagents configured by cfg (config task).
 // Unknown tool names and task itself are left out (config.Load refuses
@@ -90,8 +101,16 @@ func New(cfg config.Task) *Tool {
 	builtin := tools.NewRegistry()
 	var own []tools.Tool
 	for _, name := range cfg.Tools {
+		if name == Name || slices.Contains(t.names, name) {
+			continue
+		}
+		if slices.Contains(SessionOffered, name) {
+			t.names = append(t.names, name)
+			t.offered = append(t.offered, name)
+			continue
+		}
 		tool, ok := builtin.Get(name)
-		if !ok || name == Name || slices.Contains(t.names, name) {
+		if !ok {
 			continue
 		}
 		t.names = append(t.names, name)
@@ -174,9 +193,10 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 		return fail("Not started: this session has spent $%.4f of its budget of $%.2f.", l.Spent(), l.Cap())
 	}
 
-	prog := newProgress(call.Progress, t.reg, parent.Dir)
+	reg := t.childTools(parent.Options.Tools)
+	prog := newProgress(call.Progress, reg, parent.Dir)
 	defer prog.close()
-	child, err := t.open(ctx, parent, in.Description, prog.observe)
+	child, err := t.open(ctx, parent, reg, in.Description, prog.observe)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail("task was cancelled before the subagent started\n%s", message.InterruptedOutput)
@@ -196,8 +216,8 @@ func (t *Tool) Run(ctx context.Context, env *tools.Env, call tools.Call) (tools.
 	return t.result(title, run), nil
 }
 
-// open creates the child session of parent and opens it.
-func (t *Tool) open(ctx context.Context, parent loop.Parent, description string, observe func(message.Event)) (*loop.Runner, error) {
+// open creates the child session of parent, with the tools reg, and opens it.
+func (t *Tool) open(ctx context.Context, parent loop.Parent, reg *tools.Registry, description string, observe func(message.Event)) (*loop.Runner, error) {
 	po := parent.Options
 	model := t.cfg.Model
 	if model == "" {
@@ -214,7 +234,7 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		perms = tools.NewPermissions(nil, nil, false)
 	}
 	opt := loop.Options{
-		Store: po.Store, Provider: po.Provider, Config: &cfg, Tools: t.reg, Perms: perms,
+		Store: po.Store, Provider: po.Provider, Config: &cfg, Tools: reg, Perms: perms,
 		Dir: parent.Dir, OutputDir: po.OutputDir,
 		Observer: observe, MaxSteps: t.cfg.MaxSteps, MaxCostUSD: parent.BudgetUSD,
 		Retry: po.Retry, Estimator: po.Estimator, Sleep: po.Sleep,
@@ -232,6 +252,25 @@ func (t *Tool) open(ctx context.Context, parent loop.Parent, description string,
 		return nil, fmt.Errorf("open subagent session: %w", err)
 	}
 	return r, nil
+}
+
+// childTools are the child's tools: the built-in ones of task.tools and
+// those of its SessionOffered ones that the parent's tools hold.
+func (t *Tool) childTools(parent *tools.Registry) *tools.Registry {
+	if len(t.offered) == 0 || parent == nil {
+		return t.reg
+	}
+	var own []tools.Tool
+	for _, name := range t.names {
+		tool, ok := t.reg.Get(name)
+		if !ok {
+			tool, ok = parent.Get(name)
+		}
+		if ok {
+			own = append(own, tool)
+		}
+	}
+	return new(tools.Registry).With(own...)
 }
 
 // run is how a child's turn went.

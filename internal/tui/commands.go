@@ -143,7 +143,11 @@ func (m *Model) runCommand(name, arg string) tea.Cmd {
 	case "sandbox":
 		m.chat.add(sandboxNotice(m.opt.Loop.Sandbox, arg)) // sandbox.go
 	case "lsp":
-		m.chat.add(lspNotice(m.opt.Loop.LSP, m.opt.Loop.Config)) // lsp.go
+		if d, n := lspCommand(m.opt.Loop.LSP, m.opt.Loop.Config); d != nil { // lsp.go
+			m.drawer = d
+		} else {
+			m.chat.add(n)
+		}
 	case "budget":
 		m.budgetCmd(arg)
 	case "undo", "redo", "rewind", "diff", "fork":

@@ -1,16 +1,60 @@
 package tui
 
-// lsp.go: /lsp, the session's language servers (internal/lsp) as a
-// notice: each with its state, restarts, files checked and last error.
+// lsp.go: /lsp, the session's language servers (internal/lsp): the
+// drawer of overlay/lsp.go when the session has servers, else a notice
+// of what is configured.
 
 import (
 	"fmt"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/lsp"
 	"github.com/ctxloop/agent/internal/termsafe"
+	"github.com/ctxloop/agent/internal/tui/overlay"
 )
+
+// lspCommand is /lsp: the drawer when the session has servers, else
+// the notice.
+func lspCommand(s *lsp.Servers, c *config.Config) (drawer, *noticeItem) {
+	if s == nil {
+		return nil, lspNotice(s, c)
+	}
+	return lspDrawer{overlay.NewLSPDrawer()}, nil
+}
+
+// lspDrawer puts overlay.LSPDrawer in the chat's drawer slot.
+type lspDrawer struct{ *overlay.LSPDrawer }
+
+func (d lspDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
+	s := m.opt.Loop.LSP
+	res, cmd := d.Update(chatHost{m}, s, s.Status(), msg)
+	if cmd == nil {
+		return res, nil
+	}
+	return res, func() tea.Msg { return lspRestarted(cmd().(overlay.LSPRestartedMsg)) }
+}
+
+func (d lspDrawer) view(m *Model, width, height int) []string {
+	return d.View(chatHost{m}, m.opt.Loop.LSP.Status(), width, height)
+}
+
+// lspRestarted is overlay.LSPRestartedMsg applied to the chat: a notice.
+type lspRestarted overlay.LSPRestartedMsg
+
+func (r lspRestarted) apply(m *Model) tea.Cmd {
+	switch {
+	case r.Err != nil:
+		m.chat.notice(noticeError, "restart "+r.Name+": "+r.Err.Error(), "")
+	case r.N == 0:
+		m.chat.notice(noticeInfo, r.Name+" had not stopped: nothing to restart", "")
+	default:
+		m.chat.notice(noticeInfo, r.Name+" starts again at the next edit of one of its files", "")
+	}
+	return nil
+}
 
 // lspNotice is /lsp's notice for the servers s of the config c.
 func lspNotice(s *lsp.Servers, c *config.Config) *noticeItem {

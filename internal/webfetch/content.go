@@ -118,11 +118,22 @@ func decodeUTF16(b []byte, bigEndian bool) string {
 // toMarkdown converts an HTML page to Markdown, links made absolute
 // against pageURL. Invalid HTML is parsed as browsers do (the HTML5
 // algorithm never fails); the result is bounded by the input.
+// A page of more than two pieces is converted piece by piece
+// (pieces.go), so its whole tree is never held at once.
 func toMarkdown(ctx context.Context, page, pageURL string) (string, error) {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin(),
 	))
-	return conv.ConvertString(page, converter.WithContext(ctx), converter.WithDomain(pageURL))
+	return convertPieces(page, pieces(page, pieceBytes), func(piece string) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		doc, err := html.Parse(strings.NewReader(piece))
+		if err != nil {
+			return nil, err
+		}
+		return conv.ConvertNode(doc, converter.WithContext(ctx), converter.WithDomain(pageURL))
+	})
 }
 
 // describe is what the model reads of a body not shown: its type and size.

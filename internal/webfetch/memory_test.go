@@ -54,7 +54,8 @@ func heapPeak(stop <-chan struct{}) func() uint64 {
 
 // Target of issue 35: fetching a 2 MB HTML page adds at most 64 MiB to
 // the peak memory (the heap's objects, sampled every millisecond, over
-// the heap after a collection before the fetch).
+// the heap after a collection before the fetch). Converted in pieces
+// (pieces.go) it measures 15-18 MiB; converted whole it was 50-57.
 func TestFetch2MBPageMemory(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("converts a 2 MB page (about a second; five under -race, whose instrumentation also changes the memory measured)")
