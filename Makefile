@@ -84,6 +84,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSanitize$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
 	$(GO) test -run '^$$' -fuzz '^FuzzStrip$$' -fuzztime $${FUZZTIME:-1m} ./internal/termsafe
 	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $${FUZZTIME:-1m} ./internal/tui/markdown
+	$(GO) test -run '^$$' -fuzz '^FuzzGrepPrefilter$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
+	$(GO) test -run '^$$' -fuzz '^FuzzReadMessage$$' -fuzztime $${FUZZTIME:-1m} ./internal/lsp
+	$(GO) test -run '^$$' -fuzz '^FuzzOpenWindow$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzPiecesKeepTheText$$' -fuzztime $${FUZZTIME:-1m} ./internal/webfetch
 
 clean:
 	rm -rf bin
