@@ -262,6 +262,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	s.fast = goPath{
 		gitDir: gitDir, indexFile: s.git.IndexFile, excludesFile: s.git.ExcludesFile,
 		workTree: work, maxBytes: s.maxBytes, excludes: s.excludes, secrets: opt.Secrets,
+		dirs: newDirCache(filepath.Join(gitDir, "agent-dircache")),
 	}
 	s.reuse = &lastTakes{indexFile: s.git.IndexFile}
 
