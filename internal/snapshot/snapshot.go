@@ -350,7 +350,7 @@ func realPath(path string) string {
 func (s *Store) init(ctx context.Context) error {
 	gitDir := s.git.GitDir
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
-		if _, err := s.git.Output(ctx, nil, "init", "-q", "--template="); err != nil {
+		if err := initRepo(gitDir, s.workTree); err != nil { // repoinit.go
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		os.WriteFile(filepath.Join(gitDir, "agent-worktree"), []byte(s.workTree+"\n"), 0o600)
