@@ -474,7 +474,9 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			}
 		}
 		var dirs []string
-		for _, p := range strings.Split(string(out), "\x00") {
+		listed := strings.Split(string(out), "\x00")
+		classified := classifyAll(s.classify, listed) // classify.go
+		for _, p := range listed {
 			if p == "" || seen[p] {
 				continue
 			}
@@ -493,7 +495,11 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				seen[anc] = true
 				p = anc
 			}
-			switch skip := s.classify(p); {
+			skip, ok := classified[p]
+			if !ok {
+				skip = s.classify(p)
+			}
+			switch {
 			case skip == nil:
 				update = append(update, p)
 			case skip.Reason == "":
