@@ -70,8 +70,9 @@
 //
 // Cost: a snapshot is one walk of the tree in Go (walk.go: the store's
 // index streamed alongside as the stat cache, .gitignore honoured as it
-// goes, stat data compared in parallel; ≈ git status, see BENCHMARKS.md)
-// that also gives the files' modes and the ignored files; only what
+// goes, stat data compared in parallel, a directory whose stat data are
+// unchanged not read again (dircache.go, git's untracked cache); ≈ git
+// status, see BENCHMARKS.md) that also gives the files' modes and the ignored files; only what
 // differs from the store's index is read and stored. A step that changed
 // a few files runs no git process: their blobs, the index, the trees of
 // the changed directories (the index's cache-tree keeps the others), the

@@ -13,7 +13,9 @@ package snapshot
 // so neither is held whole; it matches ignore files with
 // internal/tools/gitignore (the store's info/exclude, the user's excludes
 // file, each directory's .gitignore, deeper first) and never descends
-// into an ignored directory that has no entry of the index. A file is
+// into an ignored directory that has no entry of the index; a
+// directory's entries come from its listing in the untracked cache
+// (dircache.go) when its stat data allow. A file is
 // "modified" as git decides with core.checkStat=default and
 // core.trustctime=true: its type, its owner's x bit, mtime, ctime, inode,
 // uid, gid or size (32 bits) differ, its entry's size was cleared, or it
