@@ -37,7 +37,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -70,8 +70,8 @@ type dirCache struct {
 // dirRecord is one directory's listing and the stat data it was read at.
 type dirRecord struct {
 	st     dirStat
-	listed int64 // UnixNano of the clock before the stat
-	ents   []dirent
+	listed int64  // UnixNano of the clock before the stat
+	list   string // the entries, packed (packDirents): ≈ a name's bytes each
 	gen    uint32 // the last walk that visited it
 }
 
@@ -133,18 +133,19 @@ func (c *dirCache) list(rel, abs string) ([]dirent, error) {
 	if r := c.dirs[rel]; r != nil && r.st == ds && trusted(ds, r.listed) {
 		r.gen = c.gen
 		dirCacheHits.Add(1)
-		return r.ents, nil
+		return unpackDirents(r.list), nil
 	}
 	ents, err := readDirents(abs)
 	if err != nil {
 		delete(c.dirs, rel)
 		return ents, err
 	}
+	list := packDirents(ents)
 	old := c.dirs[rel]
-	if old == nil || old.st != ds || !sameEnts(old.ents, ents) || !trusted(ds, old.listed) && trusted(ds, now) {
+	if old == nil || old.st != ds || old.list != list || !trusted(ds, old.listed) && trusted(ds, now) {
 		c.dirty = true
 	}
-	c.dirs[rel] = &dirRecord{st: ds, listed: now, ents: ents, gen: c.gen}
+	c.dirs[rel] = &dirRecord{st: ds, listed: now, list: list, gen: c.gen}
 	return ents, nil
 }
 
@@ -164,8 +165,53 @@ func dirStatOf(st *syscall.Stat_t) dirStat {
 	}
 }
 
-func sameEnts(a, b []dirent) bool {
-	return slices.EqualFunc(a, b, func(x, y dirent) bool { return x.name == y.name && x.typ == y.typ })
+// packDirents packs a listing into one string: for each entry its type
+// ('f' regular, 'd' directory, 'l' symlink, 'o' anything else), its key
+// and a NUL. A cached directory costs about its names' bytes, not a
+// dirent (≈ 40 bytes and two strings) per entry.
+func packDirents(ents []dirent) string {
+	var b strings.Builder
+	for _, e := range ents {
+		switch {
+		case e.typ.IsRegular():
+			b.WriteByte('f')
+		case e.typ.IsDir():
+			b.WriteByte('d')
+		case e.typ&fs.ModeSymlink != 0:
+			b.WriteByte('l')
+		default:
+			b.WriteByte('o')
+		}
+		b.WriteString(e.key)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// unpackDirents is packDirents' listing again; the names are slices of
+// list.
+func unpackDirents(list string) []dirent {
+	ents := make([]dirent, 0, strings.Count(list, "\x00"))
+	for len(list) > 0 {
+		i := strings.IndexByte(list, 0)
+		if i < 1 {
+			break
+		}
+		e := dirent{key: list[1:i]}
+		e.name = e.key
+		switch list[0] {
+		case 'd':
+			e.typ = fs.ModeDir
+			e.name = strings.TrimSuffix(e.key, "/")
+		case 'l':
+			e.typ = fs.ModeSymlink
+		case 'o':
+			e.typ = fs.ModeNamedPipe
+		}
+		ents = append(ents, e)
+		list = list[i+1:]
+	}
+	return ents
 }
 
 // cacheableFS reports whether the file system of dir is one whose
@@ -189,10 +235,10 @@ func cacheableFS(dir string) bool {
 	return false
 }
 
-// The file: "ADC1", then per directory its path, stat data, listing time
-// and entries (name, type), lengths and numbers as uvarints, then the
-// CRC-32 of all before it.
-const dirCacheMagic = "ADC1"
+// The file: "ADC2", then per directory its path, stat data, listing time
+// and packed entries (packDirents), lengths and numbers as uvarints, then
+// the CRC-32 of all before it.
+const dirCacheMagic = "ADC2"
 
 var errDirCache = errors.New("dircache: unreadable")
 
@@ -207,11 +253,7 @@ func (c *dirCache) save() error {
 		for _, v := range []uint64{r.st.dev, r.st.ino, uint64(r.st.mtS), uint64(r.st.mtN), uint64(r.st.ctS), uint64(r.st.ctN), uint64(r.listed)} {
 			put(v)
 		}
-		put(uint64(len(r.ents)))
-		for _, e := range r.ents {
-			str(e.name)
-			put(uint64(e.typ))
-		}
+		str(r.list)
 	}
 	b.Write(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b.Bytes())))
 	tmp := c.file + ".tmp"
@@ -265,14 +307,7 @@ func (c *dirCache) load() map[string]*dirRecord {
 		rec.st.dev, rec.st.ino = get(), get()
 		rec.st.mtS, rec.st.mtN, rec.st.ctS, rec.st.ctN = int64(get()), int64(get()), int64(get()), int64(get())
 		rec.listed = int64(get())
-		m := get()
-		if m > uint64(len(body)) {
-			err = errDirCache
-		}
-		for j := uint64(0); j < m && err == nil; j++ {
-			name := str()
-			rec.ents = append(rec.ents, newDirent(name, fs.FileMode(get())))
-		}
+		rec.list = str()
 		dirs[rel] = rec
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ package snapshot
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,5 +161,27 @@ func TestDirCacheIsKeptBesideTheIndex(t *testing.T) {
 	}
 	if n := again(); n < 2 {
 		t.Errorf("the file was not written again after the damaged one: %d listings from it", n)
+	}
+}
+
+// TestDirentsPackedAndBack: a listing packed for the cache comes back as
+// read: names, keys and the types the walk tells apart.
+func TestDirentsPackedAndBack(t *testing.T) {
+	dir := t.TempDir()
+	sh(t, dir, "echo a >a && mkdir b && ln -s a c && mkfifo d && echo e >'é z' && mkdir .hidden")
+	ents, err := readDirents(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := unpackDirents(packDirents(ents))
+	if len(back) != len(ents) {
+		t.Fatalf("%d entries back of %d", len(back), len(ents))
+	}
+	for i, e := range ents {
+		b := back[i]
+		if b.name != e.name || b.key != e.key || b.typ.IsDir() != e.typ.IsDir() || b.typ.IsRegular() != e.typ.IsRegular() ||
+			b.typ&fs.ModeSymlink != e.typ&fs.ModeSymlink {
+			t.Errorf("%+v came back as %+v", e, b)
+		}
 	}
 }
