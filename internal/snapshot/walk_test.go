@@ -33,13 +33,15 @@ func TestGoWalkSameSnapshotsAsGit(t *testing.T) {
 	// The directories' listings answered from the untracked cache
 	// (dircache.go) whenever their stat data allow: its clock an hour
 	// ahead, so that no listing is too recent to trust.
-	t.Run("cached", func(t *testing.T) {
-		hits := dirCacheHits.Load()
-		differential(t, false, 3, true)
-		if dirCacheHits.Load() == hits {
-			t.Error("no listing came from the cache: the test compared the walk without it")
-		}
-	})
+	for _, seeded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached/seeded=%v", seeded), func(t *testing.T) {
+			hits := dirCacheHits.Load()
+			differential(t, seeded, 3, true)
+			if dirCacheHits.Load() == hits {
+				t.Error("no listing came from the cache: the test compared the walk without it")
+			}
+		})
+	}
 }
 
 // trustEveryListing moves the untracked cache's clock an hour ahead for
