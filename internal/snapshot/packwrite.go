@@ -20,6 +20,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
+	"hash/adler32"
 	"hash/crc32"
 	"io"
 	"os"
@@ -79,21 +80,15 @@ func newPackWriter(gitDir string, secrets []string) (*packWriter, error) {
 
 var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
 
-// packStored are reused level-0 compressors: stored blocks, a copy and
-// a checksum, as `tar c` costs (`git gc` at the store's next collection
-// compresses them, prune.go). packDeflate are level-2 ones, for an object
-// that holds a secret value (Options.Secrets): stored blocks would keep
-// it readable in the store (Go's level 1 too, on short input).
-var (
-	packStored = sync.Pool{New: func() any {
-		w, _ := zlib.NewWriterLevel(io.Discard, zlib.NoCompression)
-		return w
-	}}
-	packDeflate = sync.Pool{New: func() any {
-		w, _ := zlib.NewWriterLevel(io.Discard, 2)
-		return w
-	}}
-)
+// packDeflate are reused level-2 compressors, for an object that holds
+// a secret value (Options.Secrets): stored blocks (packEntryBytes: a copy
+// and a checksum, as `tar c` costs; `git gc` at the store's next
+// collection compresses them, prune.go) would keep it readable in the
+// store (Go's level 1 too, on short input).
+var packDeflate = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(io.Discard, 2)
+	return w
+}}
 
 // holdsSecret reports whether body holds one of secrets.
 func holdsSecret(body []byte, secrets []string) bool {
@@ -105,31 +100,54 @@ func holdsSecret(body []byte, secrets []string) bool {
 	return false
 }
 
-// countingCRC counts and checksums what passes to w.
-type countingCRC struct {
-	w   io.Writer
-	n   uint64
-	crc uint32
-}
-
-func (c *countingCRC) Write(b []byte) (int, error) {
-	c.crc = crc32.Update(c.crc, crc32.IEEETable, b)
-	c.n += uint64(len(b))
-	return c.w.Write(b)
-}
-
-// put stores body as an object of kind in the pack.
+// put stores body as an object of kind in the pack. The entry is encoded
+// (packEntryBytes) before the pack's lock is taken: only its copy into
+// the pack is serial, the hashers encode in parallel.
 func (p *packWriter) put(kind string, body []byte) (string, error) {
 	oid := objectID(kind, body)
+	p.mu.Lock()
+	seen, err := p.seen[oid], p.err
+	p.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	if seen {
+		return hexOf(oid), nil
+	}
+	buf := entryBufs.Get().(*bytes.Buffer)
+	defer entryBufs.Put(buf)
+	if err := packEntryBytes(buf, kind, body, holdsSecret(body, p.secrets)); err != nil {
+		return "", err
+	}
+	crc := crc32.ChecksumIEEE(buf.Bytes())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
 		return "", p.err
 	}
-	if p.seen[oid] {
+	if p.seen[oid] { // put by another hasher meanwhile
 		return hexOf(oid), nil
 	}
-	// The entry's header: type and size, 4 bits then 7 a byte.
+	if _, err := p.bw.Write(buf.Bytes()); err != nil {
+		p.err = err
+		return "", err
+	}
+	p.seen[oid] = true
+	p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: crc})
+	p.off += uint64(buf.Len())
+	return hexOf(oid), nil
+}
+
+// entryBufs hold pack entries being encoded (a file's size and a little).
+var entryBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// packEntryBytes encodes an object of kind holding body as a pack entry
+// into buf: its header (type and size, 4 bits then 7 a byte), then body
+// in zlib — deflated when secret, else in stored blocks written here
+// directly (no compressor's window copy: ≈ what `tar c` costs).
+func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) error {
+	buf.Reset()
+	buf.Grow(len(body) + len(body)/65535*5 + 32)
 	var hdr [16]byte
 	size := uint64(len(body))
 	hdr[0] = packTypes[kind]<<4 | byte(size&15)
@@ -141,28 +159,38 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 		size >>= 7
 		n++
 	}
-	cw := &countingCRC{w: p.bw}
-	cw.Write(hdr[:n])
-	pool := &packStored
-	if holdsSecret(body, p.secrets) {
-		pool = &packDeflate
+	buf.Write(hdr[:n])
+	if secret {
+		zw := packDeflate.Get().(*zlib.Writer)
+		zw.Reset(buf)
+		_, err := zw.Write(body)
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+		zw.Reset(io.Discard)
+		packDeflate.Put(zw)
+		return err
 	}
-	zw := pool.Get().(*zlib.Writer)
-	zw.Reset(cw)
-	_, err := zw.Write(body)
-	if cerr := zw.Close(); err == nil {
-		err = cerr
+	buf.Write([]byte{0x78, 0x01}) // zlib: deflate, 32K window, no compression
+	rest := body
+	for {
+		chunk := rest[:min(len(rest), 0xffff)]
+		rest = rest[len(chunk):]
+		final := byte(0)
+		if len(rest) == 0 {
+			final = 1
+		}
+		l := uint16(len(chunk))
+		buf.Write([]byte{final, byte(l), byte(l >> 8), byte(^l), byte(^l >> 8)})
+		buf.Write(chunk)
+		if final == 1 {
+			break
+		}
 	}
-	zw.Reset(io.Discard)
-	pool.Put(zw)
-	if err != nil {
-		p.err = err
-		return "", err
-	}
-	p.seen[oid] = true
-	p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: cw.crc})
-	p.off += cw.n
-	return hexOf(oid), nil
+	var sum [4]byte
+	binary.BigEndian.PutUint32(sum[:], adler32.Checksum(body))
+	buf.Write(sum[:])
+	return nil
 }
 
 // abort removes the unfinished pack.

@@ -189,26 +189,52 @@ func simplePattern(p string) bool {
 // patterns: "name" any component, "name/" any directory, "a/b" or "/a"
 // anchored at the work tree (a file or a directory), "a/b/" a directory.
 func excludedBy(patterns []string, rel string) bool {
+	return compileExcludes(patterns).match(rel)
+}
+
+// excludeMatcher is excludedBy's patterns made ready for many paths:
+// each path's components looked up once, not once per pattern.
+type excludeMatcher struct {
+	name     map[string]bool // "name": any component
+	dirName  map[string]bool // "name/": any component but the last
+	anchored []anchoredPattern
+}
+
+type anchoredPattern struct {
+	body    string // without the slashes around it
+	dirOnly bool
+}
+
+func compileExcludes(patterns []string) *excludeMatcher {
+	m := &excludeMatcher{name: map[string]bool{}, dirName: map[string]bool{}}
 	for _, p := range patterns {
 		dirOnly := strings.HasSuffix(p, "/")
 		body := strings.TrimSuffix(p, "/")
-		if !strings.Contains(body, "/") {
-			// Any component (a directory's when dirOnly), without
-			// splitting rel.
-			for rest := rel; ; {
-				comp, tail, more := strings.Cut(rest, "/")
-				if comp == body && (!dirOnly || more) {
-					return true
-				}
-				if !more {
-					break
-				}
-				rest = tail
-			}
-			continue
+		switch {
+		case strings.Contains(body, "/"):
+			m.anchored = append(m.anchored, anchoredPattern{strings.TrimPrefix(body, "/"), dirOnly})
+		case dirOnly:
+			m.dirName[body] = true
+		default:
+			m.name[body] = true
 		}
-		body = strings.TrimPrefix(body, "/")
-		if strings.HasPrefix(rel, body+"/") || !dirOnly && rel == body {
+	}
+	return m
+}
+
+func (m *excludeMatcher) match(rel string) bool {
+	for rest := rel; ; {
+		comp, tail, more := strings.Cut(rest, "/")
+		if m.name[comp] || more && m.dirName[comp] {
+			return true
+		}
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	for _, a := range m.anchored {
+		if strings.HasPrefix(rel, a.body) && (len(rel) > len(a.body) && rel[len(a.body)] == '/' || !a.dirOnly && len(rel) == len(a.body)) {
 			return true
 		}
 	}
@@ -416,6 +442,7 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	for _, p := range s.excludes {
 		simple = simple && simplePattern(p)
 	}
+	excluded := compileExcludes(s.excludes)
 	// The user's index is read twice, one entry at a time (indexread.go),
 	// never held: once to count and check what is kept, once to write it.
 	var dropped []string // their directories' trees are not the store's
@@ -445,7 +472,7 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 				e.ext&0x2000 != 0, // intent-to-add: no content yet
 				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
 				int64(e.size()) > s.maxBytes,
-				simple && excludedBy(s.excludes, rel):
+				simple && excluded.match(rel):
 				if fn == nil {
 					dropped = append(dropped, rel)
 				}

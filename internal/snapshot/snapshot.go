@@ -70,8 +70,9 @@
 //
 // Cost: a snapshot is one walk of the tree in Go (walk.go: the store's
 // index streamed alongside as the stat cache, .gitignore honoured as it
-// goes, stat data compared in parallel; ≈ git status, see BENCHMARKS.md)
-// that also gives the files' modes and the ignored files; only what
+// goes, stat data compared in parallel, a directory whose stat data are
+// unchanged not read again (dircache.go, git's untracked cache); ≈ git
+// status, see BENCHMARKS.md) that also gives the files' modes and the ignored files; only what
 // differs from the store's index is read and stored. A step that changed
 // a few files runs no git process: their blobs, the index, the trees of
 // the changed directories (the index's cache-tree keeps the others), the
@@ -262,6 +263,7 @@ func Open(ctx context.Context, dataDir, workDir string, opt Options) (*Store, er
 	s.fast = goPath{
 		gitDir: gitDir, indexFile: s.git.IndexFile, excludesFile: s.git.ExcludesFile,
 		workTree: work, maxBytes: s.maxBytes, excludes: s.excludes, secrets: opt.Secrets,
+		dirs: newDirCache(filepath.Join(gitDir, "agent-dircache")),
 	}
 	s.reuse = &lastTakes{indexFile: s.git.IndexFile}
 
@@ -349,7 +351,7 @@ func realPath(path string) string {
 func (s *Store) init(ctx context.Context) error {
 	gitDir := s.git.GitDir
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
-		if _, err := s.git.Output(ctx, nil, "init", "-q", "--template="); err != nil {
+		if err := initRepo(gitDir, s.workTree); err != nil { // repoinit.go
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		os.WriteFile(filepath.Join(gitDir, "agent-worktree"), []byte(s.workTree+"\n"), 0o600)
@@ -473,7 +475,9 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			}
 		}
 		var dirs []string
-		for _, p := range strings.Split(string(out), "\x00") {
+		listed := strings.Split(string(out), "\x00")
+		classified := classifyAll(s.classify, listed) // classify.go
+		for _, p := range listed {
 			if p == "" || seen[p] {
 				continue
 			}
@@ -492,7 +496,11 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				seen[anc] = true
 				p = anc
 			}
-			switch skip := s.classify(p); {
+			skip, ok := classified[p]
+			if !ok {
+				skip = s.classify(p)
+			}
+			switch {
 			case skip == nil:
 				update = append(update, p)
 			case skip.Reason == "":

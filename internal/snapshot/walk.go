@@ -13,7 +13,9 @@ package snapshot
 // so neither is held whole; it matches ignore files with
 // internal/tools/gitignore (the store's info/exclude, the user's excludes
 // file, each directory's .gitignore, deeper first) and never descends
-// into an ignored directory that has no entry of the index. A file is
+// into an ignored directory that has no entry of the index; a
+// directory's entries come from its listing in the untracked cache
+// (dircache.go) when its stat data allow. A file is
 // "modified" as git decides with core.checkStat=default and
 // core.trustctime=true: its type, its owner's x bit, mtime, ctime, inode,
 // uid, gid or size (32 bits) differ, its entry's size was cleared, or it
@@ -43,9 +45,10 @@ type goPath struct {
 	indexFile    string // the store's index
 	excludesFile string // the user's configured excludes file ("": git's default)
 	workTree     string
-	maxBytes     int64    // the largest file stored
-	excludes     []string // the store's own ignore patterns (its info/exclude)
-	secrets      []string // Options.Secrets
+	maxBytes     int64     // the largest file stored
+	excludes     []string  // the store's own ignore patterns (its info/exclude)
+	secrets      []string  // Options.Secrets
+	dirs         *dirCache // the directories' listings (dircache.go); nil: none
 }
 
 // gitWalk, when set (tests), makes take list the changes with git as
@@ -87,6 +90,7 @@ type walker struct {
 	err      error
 	jobs     chan statJob // directories' entries to compare, to the statters
 	batch    statJob      // the current directory's
+	dc       *dirCache    // nil: every directory is read
 }
 
 // statJob is one directory's files that have an index entry: their stat
@@ -117,6 +121,11 @@ func (g *goPath) walk() (walkResult, error) {
 		return walkResult{}, errNoGoWalk
 	}
 	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string][20]byte{}}}
+	if g.dirs != nil {
+		w.dc = g.dirs
+		w.dc.begin(g.workTree)
+		defer func() { w.dc.end(w.err == nil) }()
+	}
 	f, err := os.Open(g.indexFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -214,32 +223,17 @@ type dirent struct {
 // ignored).
 func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 	abs := filepath.Join(w.work, filepath.FromSlash(rel))
-	f, err := os.Open(abs)
-	var des []fs.DirEntry
-	if err == nil {
-		des, err = f.ReadDir(-1)
-		f.Close()
-	}
+	ents, err := w.dc.list(rel, abs)
 	if err != nil && w.err == nil && rel == "" {
 		w.err = err
 	}
-	ents := make([]dirent, 0, len(des))
 	hasIgnoreFile := false
-	for _, d := range des {
-		name := d.Name()
-		if name == ".git" {
-			continue
-		}
-		e := dirent{name: name, key: name, typ: d.Type()}
-		if e.typ.IsDir() {
-			e.key += "/"
-		}
-		if name == ".gitignore" && e.typ.IsRegular() {
+	for _, e := range ents {
+		if e.name == ".gitignore" && e.typ.IsRegular() {
 			hasIgnoreFile = true
+			break
 		}
-		ents = append(ents, e)
 	}
-	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
 	if hasIgnoreFile && !ignored {
 		stack = stack.Push(abs, gitignore.Load(filepath.Join(abs, ".gitignore")))
 	}
@@ -375,4 +369,31 @@ func (g *goPath) walkUnlessGit() (walkResult, error) {
 		return walkResult{}, errNoGoWalk
 	}
 	return g.walk()
+}
+
+// readDirents reads the directory abs: its entries but .git, sorted by
+// key.
+func readDirents(abs string) ([]dirent, error) {
+	f, err := os.Open(abs)
+	var des []fs.DirEntry
+	if err == nil {
+		des, err = f.ReadDir(-1)
+		f.Close()
+	}
+	ents := make([]dirent, 0, len(des))
+	for _, d := range des {
+		if name := d.Name(); name != ".git" {
+			ents = append(ents, newDirent(name, d.Type()))
+		}
+	}
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.key, b.key) })
+	return ents, err
+}
+
+func newDirent(name string, typ fs.FileMode) dirent {
+	e := dirent{name: name, key: name, typ: typ}
+	if typ.IsDir() {
+		e.key += "/"
+	}
+	return e
 }

@@ -26,13 +26,35 @@ func TestGoWalkSameSnapshotsAsGit(t *testing.T) {
 	for _, seeded := range []bool{false, true} {
 		for seed := range uint64(2) {
 			t.Run(fmt.Sprintf("seeded=%v/%d", seeded, seed), func(t *testing.T) {
-				differential(t, seeded, seed)
+				differential(t, seeded, seed, false)
 			})
 		}
 	}
+	// The directories' listings answered from the untracked cache
+	// (dircache.go) whenever their stat data allow: its clock an hour
+	// ahead, so that no listing is too recent to trust.
+	for _, seeded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cached/seeded=%v", seeded), func(t *testing.T) {
+			hits := dirCacheHits.Load()
+			differential(t, seeded, 3, true)
+			if dirCacheHits.Load() == hits {
+				t.Error("no listing came from the cache: the test compared the walk without it")
+			}
+		})
+	}
 }
 
-func differential(t *testing.T, seeded bool, seed uint64) {
+// trustEveryListing moves the untracked cache's clock an hour ahead for
+// the test.
+func trustEveryListing(t *testing.T) {
+	dirCacheNow = func() time.Time { return time.Now().Add(time.Hour) }
+	t.Cleanup(func() { dirCacheNow = time.Now })
+}
+
+func differential(t *testing.T, seeded bool, seed uint64, cached bool) {
+	if cached {
+		trustEveryListing(t)
+	}
 	ctx := context.Background()
 	work := t.TempDir()
 	rng := rand.New(rand.NewPCG(seed, 26))
@@ -158,7 +180,7 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 		for range 1 + rng.IntN(6) {
 			p := randPath()
 			abs := filepath.Join(work, p)
-			switch rng.IntN(9) {
+			switch rng.IntN(10) {
 			case 0, 1:
 				write(p, fmt.Sprint("changed ", rng.IntN(1000)), 0o644)
 			case 2:
@@ -192,6 +214,9 @@ func differential(t *testing.T, seeded bool, seed uint64) {
 				}
 			case 8:
 				write(p, "", 0o644)
+			case 9: // a .gitignore edited in place: its directory unchanged
+				rules := []string{"*.log\n!keep.log\n/build/\nout/\n", "*.log\n/build/\n", "out/\nvendor\n!keep.log\n*.log\n", "*.txt\n"}
+				os.WriteFile(filepath.Join(work, ".gitignore"), []byte(rules[rng.IntN(len(rules))]), 0o644)
 			}
 		}
 		// The last file of the walk, changed each round.
