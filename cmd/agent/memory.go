@@ -171,6 +171,57 @@ func removeMemory(ctx context.Context, g *globalFlags, id string, asJSON bool, o
 	return nil
 }
 
+// proposedWatch finds the memories the model proposed during a headless
+// run (memory.remember "propose"), to say so in one line at its end: they
+// wait for the user's review, which a run cannot give.
+type proposedWatch struct {
+	st     *storage.Store
+	scopes []string
+	before map[string]bool // proposed before the run
+}
+
+// watchProposed notes the memories of dir proposed before the run.
+func watchProposed(ctx context.Context, st *storage.Store, dir string) proposedWatch {
+	w := proposedWatch{st: st, scopes: memory.Scopes(dir), before: map[string]bool{}}
+	for _, m := range w.proposed(ctx) {
+		w.before[m.ID] = true
+	}
+	return w
+}
+
+func (w proposedWatch) proposed(ctx context.Context) []storage.Memory {
+	ms, _ := w.st.Memories().List(ctx, w.scopes...) // best effort: a note
+	var out []storage.Memory
+	for _, m := range ms {
+		if m.Status == storage.MemoryProposed {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// note is the line about the memories proposed since watchProposed, ""
+// for none.
+func (w proposedWatch) note(ctx context.Context) string {
+	var texts []string
+	for _, m := range w.proposed(ctx) {
+		if !w.before[m.ID] {
+			texts = append(texts, oneLine(termsafe.Strip(m.Text), 60))
+		}
+	}
+	switch len(texts) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the model proposed 1 memory for your review (%s): accept or reject it with /memory in the chat; agent memory list shows it", texts[0])
+	}
+	shown := strings.Join(texts[:min(len(texts), 3)], "; ")
+	if len(texts) > 3 {
+		shown += fmt.Sprintf("; and %d more", len(texts)-3)
+	}
+	return fmt.Sprintf("the model proposed %d memories for your review (%s): accept or reject them with /memory in the chat; agent memory list shows them", len(texts), shown)
+}
+
 func printJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")

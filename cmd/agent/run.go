@@ -310,6 +310,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		_ = a.mcp.Wait(ctx)
 	}
 	defer a.reportMCP()
+	proposed := watchProposed(ctx, st, a.dir) // memory.go
 	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}
@@ -328,6 +329,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		res.FinishReason = loop.FinishCancelled
 	}
 	stopJobs(opt.Jobs, out) // the run's end is its background processes' end
+	if n := proposed.note(context.WithoutCancel(ctx)); n != "" {
+		out.notice(n)
+	}
 	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:
