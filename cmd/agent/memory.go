@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,7 @@ chat.`,
   agent memory rm 01JX3K…`,
 		Args: cobra.NoArgs,
 	}
-	var asJSON, user, pin bool
+	var asJSON, user, pin, anyScope bool
 	list := &cobra.Command{
 		Use:     "list [--json]",
 		Short:   "List this project's memories and yours",
@@ -56,14 +57,15 @@ chat.`,
 	add.Flags().BoolVar(&user, "user", false, "keep it for every project, not this project only")
 	add.Flags().BoolVar(&pin, "pin", false, "pin it: every session's system prompt carries it")
 	rm := &cobra.Command{
-		Use:     "rm ID [--json]",
-		Short:   "Remove a memory",
+		Use:     "rm ID [--any] [--json]",
+		Short:   "Remove a memory of this project or yours (--any: of any project)",
 		Example: "  agent memory list   # the ids\n  agent memory rm 01JX3K…",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return removeMemory(cmd.Context(), g, args[0], asJSON, cmd.OutOrStdout())
+			return removeMemory(cmd.Context(), g, args[0], anyScope, asJSON, cmd.OutOrStdout())
 		},
 	}
+	rm.Flags().BoolVar(&anyScope, "any", false, "remove it even when it belongs to another project")
 	for _, c := range []*cobra.Command{list, add, rm} {
 		c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	}
@@ -148,7 +150,10 @@ func addMemory(ctx context.Context, g *globalFlags, text string, user, pin, asJS
 	return nil
 }
 
-func removeMemory(ctx context.Context, g *globalFlags, id string, asJSON bool, out io.Writer) error {
+// removeMemory removes the memory id when this directory's session would
+// see it (this project's or the user's); another project's only with
+// anyScope, and the output names that project.
+func removeMemory(ctx context.Context, g *globalFlags, id string, anyScope, asJSON bool, out io.Writer) error {
 	a, err := loadApp(g)
 	if err != nil {
 		return err
@@ -158,14 +163,36 @@ func removeMemory(ctx context.Context, g *globalFlags, id string, asJSON bool, o
 		return err
 	}
 	defer st.Close()
+	notFound := fmt.Errorf("no memory %s (agent memory list shows their ids)", termsafe.Strip(id))
+	m, err := st.Memories().Get(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return notFound
+	} else if err != nil {
+		return err
+	}
+	var elsewhere string // the other project it belongs to
+	if !slices.Contains(memory.Scopes(a.dir), m.Scope) {
+		elsewhere = m.Scope
+		if !anyScope {
+			return fmt.Errorf("memory %s belongs to the project %s, not this one; pass --any to remove it from here", termsafe.Strip(id), termsafe.Strip(elsewhere))
+		}
+	}
 	if err := st.Memories().Remove(ctx, id); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
-			return fmt.Errorf("no memory %s (agent memory list shows their ids)", termsafe.Strip(id))
+			return notFound
 		}
 		return err
 	}
 	if asJSON {
-		return printJSON(out, map[string]string{"removed": id})
+		removed := map[string]string{"removed": id}
+		if elsewhere != "" {
+			removed["project"] = elsewhere
+		}
+		return printJSON(out, removed)
+	}
+	if elsewhere != "" {
+		fmt.Fprintf(out, "removed memory %s (of the project %s)\n", id, termsafe.Strip(elsewhere))
+		return nil
 	}
 	fmt.Fprintf(out, "removed memory %s\n", id)
 	return nil
@@ -175,4 +202,55 @@ func printJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// proposedWatch finds the memories the model proposed during a headless
+// run (memory.remember "propose"), to say so in one line at its end: they
+// wait for the user's review, which a run cannot give.
+type proposedWatch struct {
+	st     *storage.Store
+	scopes []string
+	before map[string]bool // proposed before the run
+}
+
+// watchProposed notes the memories of dir proposed before the run.
+func watchProposed(ctx context.Context, st *storage.Store, dir string) proposedWatch {
+	w := proposedWatch{st: st, scopes: memory.Scopes(dir), before: map[string]bool{}}
+	for _, m := range w.proposed(ctx) {
+		w.before[m.ID] = true
+	}
+	return w
+}
+
+func (w proposedWatch) proposed(ctx context.Context) []storage.Memory {
+	ms, _ := w.st.Memories().List(ctx, w.scopes...) // best effort: a note
+	var out []storage.Memory
+	for _, m := range ms {
+		if m.Status == storage.MemoryProposed {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// note is the line about the memories proposed since watchProposed, ""
+// for none.
+func (w proposedWatch) note(ctx context.Context) string {
+	var texts []string
+	for _, m := range w.proposed(ctx) {
+		if !w.before[m.ID] {
+			texts = append(texts, oneLine(termsafe.Strip(m.Text), 60))
+		}
+	}
+	switch len(texts) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the model proposed 1 memory for your review (%s): accept or reject it with /memory in the chat; agent memory list shows it", texts[0])
+	}
+	shown := strings.Join(texts[:min(len(texts), 3)], "; ")
+	if len(texts) > 3 {
+		shown += fmt.Sprintf("; and %d more", len(texts)-3)
+	}
+	return fmt.Sprintf("the model proposed %d memories for your review (%s): accept or reject them with /memory in the chat; agent memory list shows them", len(texts), shown)
 }

@@ -261,6 +261,11 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		opt.Mode.Set(f.plan)
 	}
 	opt.TodoReminder = a.cfg.Tools.TodoReminderOn(true)
+	if f.format == "text" { // skills.go
+		if n := skillsWaiting(opt.Skills.Catalog(), "agent skills list, approve with agent skills approve"); n != "" {
+			fmt.Fprintln(os.Stderr, "agent: note:", n)
+		}
+	}
 	opt.NonInteractive = true // nobody answers: a question is answered by the run's policy
 	if f.maxSteps > 0 || f.timeout > 0 {
 		opt.Limits = &loop.RunLimits{Steps: f.maxSteps, Timeout: f.timeout, Start: time.Now()}
@@ -305,6 +310,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		_ = a.mcp.Wait(ctx)
 	}
 	defer a.reportMCP()
+	proposed := watchProposed(ctx, st, a.dir) // memory.go
 	if err := r.SendImages(ctx, prompt, parts); err != nil {
 		return err
 	}
@@ -323,6 +329,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		res.FinishReason = loop.FinishCancelled
 	}
 	stopJobs(opt.Jobs, out) // the run's end is its background processes' end
+	if n := proposed.note(context.WithoutCancel(ctx)); n != "" {
+		out.notice(n)
+	}
 	var runErr error
 	switch {
 	case res.FinishReason == loop.FinishCancelled:

@@ -36,6 +36,16 @@ func (a *app) skillsRow(dir string) int64 {
 	return loop.SkillsTokens(skills.Prompt(a.skillCatalog(dir).Load(), dir, config.Home(os.Getenv), skills.PromptBudgetChars))
 }
 
+// skillsWaiting is the one line a session's start says about the
+// project's skills that wait for approval ("" when none, or no catalog);
+// review says how to review them.
+func skillsWaiting(c *skills.Catalog, review string) string {
+	if c == nil {
+		return ""
+	}
+	return skills.WaitingNotice(c.Load(), review)
+}
+
 func newSkillsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skills",

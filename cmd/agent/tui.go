@@ -44,11 +44,16 @@ func runTUI(ctx context.Context, g *globalFlags) error {
 	// welcome: a notice arriving under the welcome's live frame is printed
 	// out of step with it (the welcome and its frame are not printed yet).
 	inline := g.inline || a.cfg.UI.Mode == config.UIInline
+	skillCatalog := a.skillCatalog(a.dir)
 	late := func() []string {
+		var out []string
 		if n := sandboxAnnouncement(a.cfg.Sandbox, a.cfg.DataDir, ""); n != "" {
-			return []string{n}
+			out = append(out, n)
 		}
-		return nil
+		if n := skillsWaiting(skillCatalog, "/skills"); n != "" { // skills.go
+			out = append(out, n)
+		}
+		return out
 	}
 	if inline {
 		notices, late = append(notices, late()...), nil

@@ -48,8 +48,8 @@ func Prompt(set Set, dir, home string, budget int) string {
 	n := len(rows) // rows listed
 	limit := -1    // runes a description keeps (-1: all)
 	for {
-		cap := capFor(descs[:n], budget-fixed)
-		if cap >= minDescriptionRunes || n == 1 {
+		cap := capFor(descs[:n], budget-fixed) // -1: all fit whole
+		if cap < 0 || cap >= minDescriptionRunes || n == 1 {
 			limit = cap
 			break
 		}
