@@ -21,13 +21,27 @@ func TestOneStepTurnOpensOneConnection(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts open files through /proc/self/fd")
 	}
-	h := newHarness(t, pt.Text("Hello there."))
-	if res := h.turn("hi"); res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	db := filepath.Join(h.data, storage.DBName)
-	if n := openFilesOf(t, db); n != 1 {
-		t.Fatalf("%d open files of %s after a one-step turn, want 1 (the writer)", n, db)
+	for _, tt := range []struct {
+		name string
+		step pt.Step
+	}{
+		{"plain answer", pt.Text("Hello there.")},
+		// A provider's usage report far from the request's size: the
+		// first suspect report of the session is noted in its event log
+		// once, after reading whether the log has one.
+		{"suspect usage", pt.Reply(pt.TextChunk("Hello there."), pt.FinishChunk("stop"),
+			pt.UsageChunk(pt.Usage{Prompt: 1, Completion: 3}))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.step)
+			if res := h.turn("hi"); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			db := filepath.Join(h.data, storage.DBName)
+			if n := openFilesOf(t, db); n != 1 {
+				t.Fatalf("%d open files of %s after a one-step turn, want 1 (the writer)", n, db)
+			}
+		})
 	}
 }
 
