@@ -73,7 +73,10 @@ history is summarised when the context window fills.`,
 		newModelsCmd(g), newRewindCmd(g), newDiffCmd(g), newCompletionCmd(), newPinsCmd(g), newMemoryCmd(g), newCommandsCmd(g),
 		newMCPCmd(g), newHooksCmd(g), newSteerCmd(g), newLSPCmd(g), newSkillsCmd(g), newACPCmd(g))
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
-		if c.LocalFlags().Lookup("session") != nil {
+		// Flags, not LocalFlags: that one copies every flag into a new set
+		// on each call, at every start. No command declares a persistent
+		// --session.
+		if c.Flags().Lookup("session") != nil {
 			completeSessionFlag(c, g)
 		}
 	}

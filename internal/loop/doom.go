@@ -150,9 +150,10 @@ func (g *doomGuard) reset() {
 	g.last, g.count, g.recent, g.paths = "", 0, nil, nil
 }
 
+// quotedRe and numberRe are compiled on first use: a start pays nothing.
 var (
-	quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'`)
-	numberRe = regexp.MustCompile(`[0-9]+`)
+	quotedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'`) })
+	numberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 )
 
 // normaliseCall is what near-repeats are compared by: a bash call's
@@ -168,8 +169,8 @@ func normaliseCall(name, input string) string {
 			s = in.Command
 		}
 	}
-	s = quotedRe.ReplaceAllString(s, `"Q"`)
-	s = numberRe.ReplaceAllString(s, "N")
+	s = quotedRe().ReplaceAllString(s, `"Q"`)
+	s = numberRe().ReplaceAllString(s, "N")
 	return strings.Join(strings.Fields(s), " ")
 }
 

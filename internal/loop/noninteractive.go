@@ -16,6 +16,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -40,8 +41,11 @@ func answeredTurn(ctx context.Context, d verifyDeps, nonInteractive bool) TurnRe
 	return continueTurn(ctx, d, res, "question", assumePrompt)
 }
 
-// asksUserRe matches a closing paragraph that asks the user to decide.
-var asksUserRe = regexp.MustCompile(`(?i)^(would you like|do you want|should i|shall i|can you|could you|please (confirm|let me know|tell me)|let me know|which (one|option))\b`)
+// asksUserRe matches a closing paragraph that asks the user to decide
+// (compiled on first use).
+var asksUserRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(would you like|do you want|should i|shall i|can you|could you|please (confirm|let me know|tell me)|let me know|which (one|option))\b`)
+})
 
 // asksUser reports whether an answer ends by asking the user something:
 // its last paragraph ends with a question mark (outside code), or opens
@@ -54,7 +58,7 @@ func asksUser(text string) bool {
 	paras := strings.Split(text, "\n\n")
 	last := strings.TrimSpace(paras[len(paras)-1])
 	end := strings.TrimRight(last, "*_ )")
-	return strings.HasSuffix(end, "?") || asksUserRe.MatchString(strings.TrimLeft(last, "*_ -"))
+	return strings.HasSuffix(end, "?") || asksUserRe().MatchString(strings.TrimLeft(last, "*_ -"))
 }
 
 // turnHas reports whether the newest turn of history (after the last

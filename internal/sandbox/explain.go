@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Denial is one thing the sandbox refused.
@@ -19,20 +20,30 @@ type Denial struct {
 	Resource string // the path, process or host as the command named it
 }
 
-var (
-	rofsQuoted = regexp.MustCompile(`['‘"]([^'’"\n]+)['’"]: Read-only file system`)
-	rofsBare   = regexp.MustCompile(`(?m)(?:^|[\s:])([^\s:'"‘’]+): Read-only file system`)
-	rofsGo     = regexp.MustCompile(`(?i)(?:open|mkdir|create|remove|rename|write) ([^\s:]+): read-only file system`)
-	procPath   = regexp.MustCompile(`(/proc/\d+/[\w/]+)['"]?: No such file or directory`)
-	devTCP     = regexp.MustCompile(`/dev/(?:tcp|udp)/([^/\s]+)/(\d+): (?:Connection refused|Network is unreachable)`)
-	curlHost   = regexp.MustCompile(`(?:Failed to connect to|connect to) ([^\s]+) port (\d+)`)
-	resolve    = regexp.MustCompile(`(?:Could not resolve host|Temporary failure in name resolution|Name or service not known|no such host)[: ]*([\w.-]*)`)
-	dialTCP    = regexp.MustCompile(`dial (?:tcp|udp)\d? ([^\s:]+:\d+): connect: (?:connection refused|network is unreachable)`)
+// explainRegexps are the shapes Denials reads, compiled on its first
+// call: a start of the agent pays nothing for them.
+type explainRegexps struct {
+	rofsQuoted, rofsBare, rofsGo, procPath, devTCP, curlHost, resolve, dialTCP *regexp.Regexp
 	// proxyDenied is the relay's line for a host the allow-list refused
 	// (deniedLine).
-	proxyDenied = regexp.MustCompile(`sandbox: network connection to (\S+) denied: the host is not in`)
-	netErr      = regexp.MustCompile(`(?i)network is unreachable|connection refused`)
-)
+	proxyDenied *regexp.Regexp
+	netErr      *regexp.Regexp
+}
+
+var explainRes = sync.OnceValue(func() *explainRegexps {
+	return &explainRegexps{
+		rofsQuoted:  regexp.MustCompile(`['‘"]([^'’"\n]+)['’"]: Read-only file system`),
+		rofsBare:    regexp.MustCompile(`(?m)(?:^|[\s:])([^\s:'"‘’]+): Read-only file system`),
+		rofsGo:      regexp.MustCompile(`(?i)(?:open|mkdir|create|remove|rename|write) ([^\s:]+): read-only file system`),
+		procPath:    regexp.MustCompile(`(/proc/\d+/[\w/]+)['"]?: No such file or directory`),
+		devTCP:      regexp.MustCompile(`/dev/(?:tcp|udp)/([^/\s]+)/(\d+): (?:Connection refused|Network is unreachable)`),
+		curlHost:    regexp.MustCompile(`(?:Failed to connect to|connect to) ([^\s]+) port (\d+)`),
+		resolve:     regexp.MustCompile(`(?:Could not resolve host|Temporary failure in name resolution|Name or service not known|no such host)[: ]*([\w.-]*)`),
+		dialTCP:     regexp.MustCompile(`dial (?:tcp|udp)\d? ([^\s:]+:\d+): connect: (?:connection refused|network is unreachable)`),
+		proxyDenied: regexp.MustCompile(`sandbox: network connection to (\S+) denied: the host is not in`),
+		netErr:      regexp.MustCompile(`(?i)network is unreachable|connection refused`),
+	}
+})
 
 // Denials finds what the sandbox denied in output, a failed command's
 // combined output, under policy p. A denied write shows as EROFS ("Read-
@@ -42,6 +53,7 @@ var (
 // and is not blamed on it. Network errors count only when the network is
 // cut.
 func Denials(output string, p Policy) []Denial {
+	re := explainRes()
 	var ds []Denial
 	seen := map[Denial]bool{}
 	add := func(kind, res string) {
@@ -51,8 +63,8 @@ func Denials(output string, p Policy) []Denial {
 			ds = append(ds, d)
 		}
 	}
-	for _, re := range []*regexp.Regexp{rofsQuoted, rofsGo, rofsBare} {
-		for _, m := range re.FindAllStringSubmatch(output, -1) {
+	for _, rx := range []*regexp.Regexp{re.rofsQuoted, re.rofsGo, re.rofsBare} {
+		for _, m := range rx.FindAllStringSubmatch(output, -1) {
 			path := m[1]
 			if strings.HasPrefix(path, "/dev/tcp/") || strings.HasPrefix(path, "/dev/udp/") {
 				continue
@@ -62,15 +74,15 @@ func Denials(output string, p Policy) []Denial {
 			}
 		}
 	}
-	for _, m := range procPath.FindAllStringSubmatch(output, -1) {
+	for _, m := range re.procPath.FindAllStringSubmatch(output, -1) {
 		add("process", m[1])
 	}
-	for _, m := range proxyDenied.FindAllStringSubmatch(output, -1) {
+	for _, m := range re.proxyDenied.FindAllStringSubmatch(output, -1) {
 		add("network", m[1])
 	}
 	if p.Network != NetworkAllow {
-		for _, re := range []*regexp.Regexp{devTCP, curlHost, dialTCP} {
-			for _, m := range re.FindAllStringSubmatch(output, -1) {
+		for _, rx := range []*regexp.Regexp{re.devTCP, re.curlHost, re.dialTCP} {
+			for _, m := range rx.FindAllStringSubmatch(output, -1) {
 				host := m[1]
 				if len(m) > 2 {
 					host += ":" + m[2]
@@ -78,14 +90,14 @@ func Denials(output string, p Policy) []Denial {
 				add("network", host)
 			}
 		}
-		for _, m := range resolve.FindAllStringSubmatch(output, -1) {
+		for _, m := range re.resolve.FindAllStringSubmatch(output, -1) {
 			h := m[1]
 			if h == "" {
 				h = "(a host name)"
 			}
 			add("network", h)
 		}
-		if !hasKind(ds, "network") && netErr.MatchString(output) {
+		if !hasKind(ds, "network") && re.netErr.MatchString(output) {
 			add("network", "(a network connection)")
 		}
 	}

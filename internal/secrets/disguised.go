@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -30,9 +31,11 @@ const (
 	encodedDepth = 2
 )
 
+// base64Run and hexRun find encoded runs, compiled on first use (a
+// start pays nothing for them: TestE2EInitAllocatesLittle).
 var (
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}`)
-	hexRun    = regexp.MustCompile(`[0-9A-Fa-f]{16,}`)
+	base64Run = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}`) })
+	hexRun    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9A-Fa-f]{16,}`) })
 )
 
 // disguised is the kind of secret text holds in a disguise ("" for none):
@@ -101,7 +104,7 @@ func decodedRuns(text string) []string {
 			out = append(out, string(b))
 		}
 	}
-	for _, run := range base64Run.FindAllString(text, -1) {
+	for _, run := range base64Run().FindAllString(text, -1) {
 		for off := 0; off < 4 && len(run)-off >= minEncodedLen; off++ {
 			s := run[off:]
 			if len(s)%4 == 1 { // one character short of a byte
@@ -111,7 +114,7 @@ func decodedRuns(text string) []string {
 			keep(base64.RawURLEncoding.DecodeString(s))
 		}
 	}
-	for _, run := range hexRun.FindAllString(text, -1) {
+	for _, run := range hexRun().FindAllString(text, -1) {
 		for off := 0; off < 2; off++ {
 			s := run[off:]
 			keep(hex.DecodeString(s[:len(s)-len(s)%2]))

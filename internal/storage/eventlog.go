@@ -47,8 +47,17 @@ func (s *Store) ListEventLogKind(ctx context.Context, sessionID, kind string) ([
 		WHERE session_id = ? AND kind = ? ORDER BY id`, sessionID, kind)
 }
 
+// listEventLog reads through the writing connection of a writable store,
+// as ListQueueLatest does: the loop reads a session's log while it runs
+// (its first suspect usage report, its context-limit refusals at Open),
+// and a one-step `agent run` then opens no reading connection. A
+// read-only store (agent inspect) reads through its readers.
 func (s *Store) listEventLog(ctx context.Context, op, query string, args ...any) ([]LogEntry, error) {
-	rows, err := s.rdb.QueryContext(ctx, query, args...)
+	var q querier = s.db
+	if s.db == nil {
+		q = s.rdb
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

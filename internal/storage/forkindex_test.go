@@ -86,7 +86,7 @@ func TestForkIndexMigrationIndexesExistingForks(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	version := 0
-	for _, m := range migrations {
+	for _, m := range migrations() {
 		if strings.Contains(m.name, "index_forks") {
 			version = m.version
 		}

@@ -92,7 +92,7 @@ func (q Memories) Add(ctx context.Context, m *Memory) error {
 
 // Get returns one memory; ErrNotFound when there is none.
 func (q Memories) Get(ctx context.Context, id string) (Memory, error) {
-	m, err := scanMemory(q.s.rdb.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
+	m, err := scanMemory(q.reader().QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Memory{}, fmt.Errorf("memory %s: %w", id, ErrNotFound)
 	}
@@ -118,7 +118,7 @@ func (q Memories) Pinned(ctx context.Context, scopes ...string) ([]Memory, error
 func (q Memories) Count(ctx context.Context, scopes ...string) (int, error) {
 	where, args := scopeFilter(scopes)
 	var n int
-	err := q.s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM memories`+where+andOrWhere(where)+`status = 'active'`, args...).Scan(&n)
+	err := q.reader().QueryRowContext(ctx, `SELECT count(*) FROM memories`+where+andOrWhere(where)+`status = 'active'`, args...).Scan(&n)
 	return n, q.s.fail("count memories", err)
 }
 
@@ -168,7 +168,7 @@ func (q Memories) Remove(ctx context.Context, id string) error {
 // (where a remembered fact came from); "" when none does (yet).
 func (q Memories) MessageOfCall(ctx context.Context, sessionID, callID string) string {
 	var id string
-	err := q.s.rdb.QueryRowContext(ctx, `SELECT message_id FROM parts
+	err := q.reader().QueryRowContext(ctx, `SELECT message_id FROM parts
 		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.call_id') = ?
 		ORDER BY id DESC LIMIT 1`, sessionID, callID).Scan(&id)
 	if err != nil {
@@ -191,8 +191,21 @@ func (q Memories) exec(ctx context.Context, op, query string, args ...any) error
 	return nil
 }
 
+// reader is the connection memories are read through: the writing one of
+// a writable store, as ListQueueLatest reads (a session opening counts
+// and lists its memories: a one-step `agent run` then opens no reading
+// connection, a file open and a parse of the whole schema), the readers
+// of a read-only one. No Memories read runs inside a transaction of the
+// writer, which would wait for itself.
+func (q Memories) reader() querier {
+	if q.s.db != nil {
+		return q.s.db
+	}
+	return q.s.rdb
+}
+
 func (q Memories) query(ctx context.Context, op, query string, args ...any) ([]Memory, error) {
-	rows, err := q.s.rdb.QueryContext(ctx, query, args...)
+	rows, err := q.reader().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, q.s.fail(op, err)
 	}

@@ -73,3 +73,43 @@ func TestMemoriesScopeSearchAndLifecycle(t *testing.T) {
 		t.Fatalf("a removed memory was found: %+v", hits)
 	}
 }
+
+// TestMemoryReadsOpenNoReader: the memory reads a session makes as it
+// opens (Count for the tools and the prompt's section, List for the
+// pinned ones) go through the writing connection of a writable store, as
+// ListQueueLatest does: a one-step `agent run` opens no reading
+// connection (each costs a file open and a parse of the whole schema)
+// for them. A read-only store reads through its readers.
+func TestMemoryReadsOpenNoReader(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openAt(t, dir)
+	m := Memory{Scope: "/w", Text: "make check runs the tests", Pinned: true}
+	if err := s.Memories().Add(ctx, &m); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Memories().Count(ctx, "/w"); err != nil || n != 1 {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	if all, err := s.Memories().List(ctx, "/w"); err != nil || len(all) != 1 {
+		t.Fatalf("List = %v, %v", all, err)
+	}
+	if got, err := s.Memories().Get(ctx, m.ID); err != nil || got.Text != m.Text {
+		t.Fatalf("Get = %v, %v", got, err)
+	}
+	if found, err := s.Memories().Search(ctx, "tests", 5, "/w"); err != nil || len(found) != 1 {
+		t.Fatalf("Search = %v, %v", found, err)
+	}
+	if n := s.rdb.Stats().OpenConnections; n != 0 {
+		t.Errorf("%d reading connections opened by the memory reads", n)
+	}
+	s.Close()
+	ro, err := OpenReadOnly(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if n, err := ro.Memories().Count(ctx, "/w"); err != nil || n != 1 {
+		t.Fatalf("read-only Count = %d, %v", n, err)
+	}
+}

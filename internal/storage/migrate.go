@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Migrations only move forward: each file in migrations/ is named
@@ -25,7 +26,20 @@ type migration struct {
 	sql     string
 }
 
-var migrations = mustLoadMigrations(migrationFiles)
+// migrations are read from migrationFiles the first time a database
+// needs them: a start on a current schema reads only how many there are
+// (latestVersion), not their text.
+var migrations = sync.OnceValue(func() []migration { return mustLoadMigrations(migrationFiles) })
+
+// migrationCount is how many migration files there are; loadMigrations
+// checks, when they are read, that they are numbered 1 to that.
+var migrationCount = sync.OnceValue(func() int {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	return len(names)
+})
 
 func mustLoadMigrations(fsys fs.FS) []migration {
 	ms, err := loadMigrations(fsys)
@@ -66,7 +80,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 }
 
 // latestVersion is the schema version this binary writes.
-func latestVersion() int { return len(migrations) }
+func latestVersion() int { return migrationCount() }
 
 // schemaError reports a database whose schema version is not this binary's.
 type schemaError struct{ found, known int }
@@ -101,7 +115,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if version == known {
 		return nil
 	}
-	for _, m := range migrations[version:] {
+	for _, m := range migrations()[version:] {
 		if err := s.applyMigration(ctx, m); err != nil {
 			return err
 		}

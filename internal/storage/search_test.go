@@ -215,7 +215,7 @@ func TestHistoryIndexMigrationIndexesOldDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 	var before int
-	for _, m := range migrations {
+	for _, m := range migrations() {
 		if strings.Contains(m.name, "history_index") {
 			break
 		}

@@ -38,6 +38,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/gitcmd"
 )
@@ -129,18 +130,20 @@ func inHooksDir(env *Env, hooks, p string) bool {
 	if !withinFold(hooks, env.Dir) && !withinFold(hooks, resolvePath(env.Dir)) {
 		return true
 	}
-	return strings.EqualFold(filepath.Dir(p), hooks) && gitHookNames[strings.ToLower(filepath.Base(p))]
+	return strings.EqualFold(filepath.Dir(p), hooks) && gitHookNames()[strings.ToLower(filepath.Base(p))]
 }
 
 // gitHookNames are the hooks git runs (githooks(5)).
-var gitHookNames = map[string]bool{
-	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true, "pre-merge-commit": true,
-	"prepare-commit-msg": true, "commit-msg": true, "post-commit": true, "pre-rebase": true, "post-checkout": true,
-	"post-merge": true, "pre-push": true, "pre-receive": true, "update": true, "proc-receive": true, "post-receive": true,
-	"post-update": true, "reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
-	"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true, "p4-prepare-changelist": true,
-	"p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
-}
+var gitHookNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true, "pre-merge-commit": true,
+		"prepare-commit-msg": true, "commit-msg": true, "post-commit": true, "pre-rebase": true, "post-checkout": true,
+		"post-merge": true, "pre-push": true, "pre-receive": true, "update": true, "proc-receive": true, "post-receive": true,
+		"post-update": true, "reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
+		"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true, "p4-prepare-changelist": true,
+		"p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
+	}
+})
 
 // matchCodePath returns the entry of codePaths p matches, looking only at
 // its components below base when it is inside base.

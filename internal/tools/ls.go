@@ -200,7 +200,7 @@ func readLsDir(d *lsNode, parentIgn *gitignore.Stack) ([]*lsNode, *gitignore.Sta
 			n.note = safefile.Kind(t) + ", not a regular file" // listed, never opened
 		}
 		if n.isDir {
-			if why, skip := skippedDirs[n.name]; skip {
+			if why, skip := skippedDirs()[n.name]; skip {
 				n.note = why + ", not expanded"
 			} else if ign.Ignored(n.path, true) {
 				n.note = "ignored by .gitignore, not expanded"

@@ -191,7 +191,7 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 	if p.granted(req) { // granted while this call waited for its turn
 		return true, "", nil
 	}
-	if writeTools[call.Name] {
+	if writeTools()[call.Name] {
 		req.Diff = PreviewDiff(env, call)
 	}
 	ans, err := p.ask(ctx, req)
@@ -266,10 +266,10 @@ func (p *Permissions) StopTurn() {
 
 // writeTools change files; a file that runs as code always asks
 // (codepaths.go).
-var writeTools = map[string]bool{"write": true, "edit": true}
+var writeTools = sync.OnceValue(func() map[string]bool { return map[string]bool{"write": true, "edit": true} })
 
 // readOnlyTools may read the saved outputs without approval.
-var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true}
+var readOnlyTools = sync.OnceValue(func() map[string]bool { return map[string]bool{"read": true, "grep": true, "glob": true, "ls": true} })
 
 // request describes call for the dialog and the grants.
 func (p *Permissions) request(env *Env, call Call) Request {
@@ -297,7 +297,7 @@ func (p *Permissions) request(env *Env, call Call) Request {
 	// Saved full outputs are the agent's own: reading them back (as the
 	// truncation notice tells the model to) needs no approval.
 	outputs := ""
-	if env.OutputDir != "" && readOnlyTools[call.Name] {
+	if env.OutputDir != "" && readOnlyTools()[call.Name] {
 		outputs = resolvePath(absPath(env.Dir, env.OutputDir))
 	}
 	inside := func(r string) bool { return within(dir, r) || outputs != "" && within(outputs, r) }
@@ -305,7 +305,7 @@ func (p *Permissions) request(env *Env, call Call) Request {
 	codeReason := ""
 	for _, path := range paths {
 		r, err := resolveLinks(path)
-		if writeTools[call.Name] {
+		if writeTools()[call.Name] {
 			if why, git := codeFile(env, path, r); why != "" {
 				shown := r
 				if err != nil {

@@ -70,16 +70,18 @@ var (
 )
 
 // intVariables are bash's variables that always hold an integer.
-var intVariables = map[string]bool{
-	"RANDOM": true, "SRANDOM": true, "SECONDS": true, "EPOCHSECONDS": true, "LINENO": true,
-	"BASHPID": true, "PPID": true, "UID": true, "EUID": true,
-	"#": true, "?": true, "$": true, "!": true,
-}
+var intVariables = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"RANDOM": true, "SRANDOM": true, "SECONDS": true, "EPOCHSECONDS": true, "LINENO": true,
+		"BASHPID": true, "PPID": true, "UID": true, "EUID": true,
+		"#": true, "?": true, "$": true, "!": true,
+	}
+})
 
 // cleanName reports whether the value of variable name cannot be text
 // the line chose.
 func (t arithTaint) cleanName(name string) bool {
-	return intVariables[name] || lowerName().MatchString(name) && !t[name]
+	return intVariables()[name] || lowerName().MatchString(name) && !t[name]
 }
 
 // expr reports whether an arithmetic expression is safe to evaluate.
@@ -215,17 +217,19 @@ func isWordOf(x syntax.ArithmExpr, values ...string) bool {
 }
 
 // arithTestOps are the [[ ]] operators whose operands are arithmetic.
-var arithTestOps = map[syntax.BinTestOperator]bool{
-	syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLss: true,
-	syntax.TsLeq: true, syntax.TsGtr: true, syntax.TsGeq: true,
-}
+var arithTestOps = sync.OnceValue(func() map[syntax.BinTestOperator]bool {
+	return map[syntax.BinTestOperator]bool{
+		syntax.TsEql: true, syntax.TsNeq: true, syntax.TsLss: true,
+		syntax.TsLeq: true, syntax.TsGtr: true, syntax.TsGeq: true,
+	}
+})
 
 // test reports whether a [[ ]] test is safe: arithmetic comparisons of
 // safe operands, -v and -R of a plain name.
 func (t arithTaint) test(x syntax.TestExpr) bool {
 	switch x := x.(type) {
 	case *syntax.BinaryTest:
-		if arithTestOps[x.Op] {
+		if arithTestOps()[x.Op] {
 			return t.testOperand(x.X) && t.testOperand(x.Y)
 		}
 	case *syntax.UnaryTest:
@@ -246,13 +250,15 @@ func (t arithTaint) testOperand(x syntax.TestExpr) bool {
 // name, run a command given as an argument, or read or define shell
 // state that decides which program runs: a line using them is granted
 // exactly. wrapperCommands (shellgrant.go) holds the older ones.
-var exactOnlyCommands = map[string]bool{
-	"let": true, "read": true, "mapfile": true, "readarray": true, "getopts": true,
-	"compgen": true, "complete": true, "compopt": true, "bind": true, "fc": true, "history": true, "jobs": true,
-	"setsid": true, "stdbuf": true, "chroot": true, "flock": true, "strace": true, "ltrace": true,
-	"unshare": true, "nsenter": true, "busybox": true, "script": true, "runuser": true,
-	"pkexec": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "systemd-run": true,
-}
+var exactOnlyCommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"let": true, "read": true, "mapfile": true, "readarray": true, "getopts": true,
+		"compgen": true, "complete": true, "compopt": true, "bind": true, "fc": true, "history": true, "jobs": true,
+		"setsid": true, "stdbuf": true, "chroot": true, "flock": true, "strace": true, "ltrace": true,
+		"unshare": true, "nsenter": true, "busybox": true, "script": true, "runuser": true,
+		"pkexec": true, "ionice": true, "taskset": true, "chrt": true, "prlimit": true, "systemd-run": true,
+	}
+})
 
 // builtinArgsGrantable reports whether a builtin whose options decide
 // whether it assigns or evaluates can be granted by prefix with these

@@ -34,25 +34,29 @@ import (
 
 // subcommandTools are commands whose first argument names what they do, so
 // a grant covers the pair ("go test", "git status").
-var subcommandTools = map[string]bool{
-	"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
-	"cargo": true, "docker": true, "kubectl": true, "make": true, "pip": true, "pip3": true,
-	"uv": true, "poetry": true, "dotnet": true, "gradle": true, "mvn": true, "gh": true,
-	"brew": true, "apt": true, "apt-get": true, "systemctl": true, "python": true, "python3": true,
-}
+var subcommandTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
+		"cargo": true, "docker": true, "kubectl": true, "make": true, "pip": true, "pip3": true,
+		"uv": true, "poetry": true, "dotnet": true, "gradle": true, "mvn": true, "gh": true,
+		"brew": true, "apt": true, "apt-get": true, "systemctl": true, "python": true, "python3": true,
+	}
+})
 
 // wrapperCommands run other commands, or change how the commands after
 // them run (variables, aliases, traps, options); granting them by prefix
 // would grant anything, so lines using them are granted exactly.
-var wrapperCommands = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"eval": true, "exec": true, "env": true, "sudo": true, "su": true, "doas": true,
-	"xargs": true, "nohup": true, "time": true, "timeout": true, "nice": true, "command": true,
-	"builtin": true, "source": true, ".": true, "watch": true, "parallel": true, "find": true,
-	"export": true, "declare": true, "typeset": true, "local": true, "readonly": true,
-	"set": true, "unset": true, "alias": true, "unalias": true, "trap": true, "shopt": true,
-	"enable": true, "hash": true,
-}
+var wrapperCommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+		"eval": true, "exec": true, "env": true, "sudo": true, "su": true, "doas": true,
+		"xargs": true, "nohup": true, "time": true, "timeout": true, "nice": true, "command": true,
+		"builtin": true, "source": true, ".": true, "watch": true, "parallel": true, "find": true,
+		"export": true, "declare": true, "typeset": true, "local": true, "readonly": true,
+		"set": true, "unset": true, "alias": true, "unalias": true, "trap": true, "shopt": true,
+		"enable": true, "hash": true,
+	}
+})
 
 // loopVar is a loop variable that cannot redirect later commands (PATH,
 // IFS, LD_PRELOAD... are upper case).
@@ -141,10 +145,10 @@ func shellCommands(command string) (commands, prefixes []string) {
 // cannot be granted by prefix.
 func commandPrefix(args []*syntax.Word) (string, bool) {
 	name := args[0].Lit()
-	if !isCommandWord(name) || wrapperCommands[baseName(name)] || exactOnlyCommands[baseName(name)] {
+	if !isCommandWord(name) || wrapperCommands()[baseName(name)] || exactOnlyCommands()[baseName(name)] {
 		return "", false
 	}
-	if !subcommandTools[name] || len(args) < 2 {
+	if !subcommandTools()[name] || len(args) < 2 {
 		return name, true
 	}
 	sub := args[1].Lit()

@@ -19,6 +19,7 @@ package tools
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -31,21 +32,23 @@ type argRule func(args []string) string
 // readOnlyCommands are the commands (and git subcommands, as "git log")
 // that only read, with the rule their arguments must pass; nil: any
 // literal arguments.
-var readOnlyCommands = map[string]argRule{
-	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "pwd": nil, "echo": nil,
-	"printf": nil, "true": nil, "false": nil, "test": nil, "stat": nil, "du": nil,
-	"df": nil, "basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "which": nil,
-	"grep": nil, "egrep": nil, "fgrep": nil, "diff": nil, "cmp": nil, "cut": nil, "tr": nil,
-	"nl": nil, "column": nil, "fold": nil, "rev": nil, "seq": nil, "sha256sum": nil,
-	"sha1sum": nil, "md5sum": nil, "jq": nil,
-	"sort":    refuseOptions("oT", "--output", "--compress-program", "--temporary-directory"),
-	"tree":    refuseOptions("oR", "--output"),
-	"rg":      refuseOptions("", "--pre"),
-	"git log": refuseOptions("", "--output", "--ext-diff"), "git diff": refuseOptions("", "--output", "--ext-diff"),
-	"git show": refuseOptions("", "--output", "--ext-diff"), "git blame": nil, "git ls-files": nil,
-	"git rev-parse": nil, "git shortlog": refuseOptions("", "--output"), "git cat-file": refuseOptions("", "--textconv", "--filters"),
-	"git grep": refuseOptions("O", "--open-files-in-pager", "--ext-grep"),
-}
+var readOnlyCommands = sync.OnceValue(func() map[string]argRule {
+	return map[string]argRule{
+		"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "pwd": nil, "echo": nil,
+		"printf": nil, "true": nil, "false": nil, "test": nil, "stat": nil, "du": nil,
+		"df": nil, "basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "which": nil,
+		"grep": nil, "egrep": nil, "fgrep": nil, "diff": nil, "cmp": nil, "cut": nil, "tr": nil,
+		"nl": nil, "column": nil, "fold": nil, "rev": nil, "seq": nil, "sha256sum": nil,
+		"sha1sum": nil, "md5sum": nil, "jq": nil,
+		"sort":    refuseOptions("oT", "--output", "--compress-program", "--temporary-directory"),
+		"tree":    refuseOptions("oR", "--output"),
+		"rg":      refuseOptions("", "--pre"),
+		"git log": refuseOptions("", "--output", "--ext-diff"), "git diff": refuseOptions("", "--output", "--ext-diff"),
+		"git show": refuseOptions("", "--output", "--ext-diff"), "git blame": nil, "git ls-files": nil,
+		"git rev-parse": nil, "git shortlog": refuseOptions("", "--output"), "git cat-file": refuseOptions("", "--textconv", "--filters"),
+		"git grep": refuseOptions("O", "--open-files-in-pager", "--ext-grep"),
+	}
+})
 
 // refuseOptions is the rule refusing short options containing any of the
 // letters in short (bundled: sort -uo) and long options starting with any
@@ -117,7 +120,7 @@ func readOnlyCall(args []*syntax.Word) string {
 	if name == "git" && len(rest) > 0 {
 		name, rest = "git "+rest[0], rest[1:]
 	}
-	rule, ok := readOnlyCommands[name]
+	rule, ok := readOnlyCommands()[name]
 	if !ok {
 		return fmt.Sprintf("%s is not a known read-only command", name)
 	}

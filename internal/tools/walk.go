@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ctxloop/agent/internal/tools/gitignore"
@@ -15,15 +16,17 @@ import (
 // skippedDirs are never descended into by grep, glob and ls (unless one is
 // the directory asked for): version control data and dependency or cache
 // trees that are huge and rarely what a search is about.
-var skippedDirs = map[string]string{
-	".git":         "version control data",
-	".hg":          "version control data",
-	".svn":         "version control data",
-	".jj":          "version control data",
-	"node_modules": "dependencies",
-	"__pycache__":  "Python cache",
-	".venv":        "Python virtual environment",
-}
+var skippedDirs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		".git":         "version control data",
+		".hg":          "version control data",
+		".svn":         "version control data",
+		".jj":          "version control data",
+		"node_modules": "dependencies",
+		"__pycache__":  "Python cache",
+		".venv":        "Python virtual environment",
+	}
+})
 
 // walkFunc is called for each file (not directory) the walk visits, in
 // lexical order. path is absolute, rel is slash-separated and relative to the
@@ -74,7 +77,7 @@ func (w *fileWalker) dir(path, rel string, depth int, ign *gitignore.Stack) erro
 		}
 		isDir := e.IsDir()
 		if isDir {
-			if _, skip := skippedDirs[name]; skip {
+			if _, skip := skippedDirs()[name]; skip {
 				continue
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -60,14 +61,16 @@ func classify(contentType string, body []byte) (media string, k kind, charset st
 
 // metaCharset finds <meta charset=…> or its http-equiv form near the
 // start of an HTML document.
-var metaCharset = regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_:.-]+)`)
+var metaCharset = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<meta[^>]+charset\s*=\s*["']?\s*([a-z0-9_:.-]+)`)
+})
 
 // toUTF8 decodes body by charset into valid UTF-8; note is set when the
 // charset is not one it knows.
 func toUTF8(body []byte, charset string, html bool) (text, note string) {
 	if charset == "" && html {
 		head := body[:min(len(body), 2048)]
-		if m := metaCharset.FindSubmatch(head); m != nil {
+		if m := metaCharset().FindSubmatch(head); m != nil {
 			charset = strings.ToLower(string(m[1]))
 		}
 	}
