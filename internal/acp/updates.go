@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/safefile"
 	"github.com/ctxloop/agent/internal/todo"
 )
 
@@ -370,13 +370,11 @@ func diffOf(dir string, st *message.ToolState, read func(string) (string, bool))
 	return &c
 }
 
-// readSmall reads a regular file of at most maxDiffFileBytes.
+// readSmall reads a regular file of at most maxDiffFileBytes by
+// internal/safefile's rules: a FIFO swapped in does not block the
+// observer, a kernel pseudo-file (/proc/self/environ) is not read.
 func readSmall(path string) (string, bool) {
-	info, err := os.Stat(path)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxDiffFileBytes {
-		return "", false
-	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(context.Background(), path, "", maxDiffFileBytes)
 	if err != nil {
 		return "", false
 	}

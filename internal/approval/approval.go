@@ -12,6 +12,7 @@
 package approval
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +24,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // Kinds of entries a project file may declare.
@@ -111,8 +114,14 @@ func (s *Store) Approve(project, kind, name, digest string) error {
 	return nil
 }
 
+// maxFileBytes bounds the approvals file read.
+const maxFileBytes = 4 << 20
+
+// read reads the approvals by internal/safefile's rules (the data dir's
+// file: a FIFO or a device in its place is refused without blocking, a
+// huge one is not read); a missing file wraps fs.ErrNotExist.
 func (s *Store) read() ([]Entry, error) {
-	b, err := os.ReadFile(s.path)
+	b, err := safefile.Read(context.Background(), s.path, filepath.Dir(s.path), maxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -163,7 +163,7 @@ func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host
 		return true, "", nil
 	}
 	req := Request{
-		Tool: call.Name, Title: call.Name + " " + host, Domain: host, From: env.AskFrom,
+		Tool: call.Name, CallID: call.ID, Title: call.Name + " " + host, Domain: host, From: env.AskFrom,
 		Reason: fmt.Sprintf("%s asks once per domain; %s has not been allowed", call.Name, host),
 	}
 	if t := urlTitle(call); t != "" {

@@ -131,3 +131,19 @@ func TestDomainPermissionAlwaysIsRemembered(t *testing.T) {
 		t.Errorf("a denied domain was allowed by memory")
 	}
 }
+
+// A domain question carries the call's id, as every other question does,
+// so that a front end (the ACP client) ties it to the call it shows.
+func TestDomainPermissionRequestCarriesTheCallID(t *testing.T) {
+	reg := NewRegistry().With(urlTool{})
+	asker := &fakeAsker{reply: AllowOnce}
+	perms := NewPermissions(nil, asker, false)
+	call := fetchCall("https://docs.python.org/3/")
+	call.ID = "call_7"
+	if ok, denial, err := reg.Check(context.Background(), &Env{Dir: t.TempDir()}, perms, call); err != nil || !ok {
+		t.Fatalf("ok=%v denial=%q err=%v", ok, denial, err)
+	}
+	if asker.count() != 1 || asker.asked[0].CallID != "call_7" {
+		t.Fatalf("requests = %+v, want one with CallID call_7", asker.asked)
+	}
+}
