@@ -29,6 +29,8 @@ type chatView struct {
 	// focus is the card the user moved to (focus.go); nil: the newest
 	// on screen.
 	focus item
+
+	window renderWindow // renderwindow.go: what keeps its rendered lines
 }
 
 func newChatView() *chatView { return &chatView{follow: true} }
@@ -88,6 +90,9 @@ func (c *chatView) layout(rc *renderCtx) {
 		}
 		c.visible = append(padV, c.visible...)
 		c.rows = append(padR, c.rows...)
+	}
+	if first, last, ok := shownItems(c.rows); ok {
+		c.window.sweep(c.items, first, last)
 	}
 }
 
