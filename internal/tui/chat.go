@@ -233,6 +233,14 @@ func (c *chatView) remaining(rc *renderCtx, p chatPos) int {
 
 func (c *chatView) toBottom() { c.follow = true }
 
+// toTop starts the view at the first line without laying out what lies
+// between (a long session's every item).
+func (c *chatView) toTop() {
+	if len(c.items) > 0 {
+		c.top, c.follow = chatPos{}, false
+	}
+}
+
 // reveal scrolls so that item idx is in view: nothing moves when it is
 // already; otherwise it starts the view.
 func (c *chatView) reveal(rc *renderCtx, idx int) {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func heapInUse() uint64 {
 func BenchmarkPageUpHistory(b *testing.B) {
 	small := newBenchSession(b, 1)
 	s := newBenchSession(b, 2000)
-	var frames []time.Duration
+	var frames, home []time.Duration
 	var floor, idle, paged uint64
 	frame := func(m *Model, msg tea.Msg) []tea.Msg {
 		start := time.Now()
@@ -78,12 +79,21 @@ func BenchmarkPageUpHistory(b *testing.B) {
 		}
 		b.StopTimer()
 		paged = max(paged, heapInUse())
+		// ctrl+end, then ctrl+home: the top in one frame.
+		frame(m, tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl})
+		start := time.Now()
+		frame(m, tea.KeyPressMsg{Code: tea.KeyHome, Mod: tea.ModCtrl})
+		home = append(home, time.Since(start))
+		if !strings.Contains(screenOf(m), "question 0:") {
+			b.Fatalf("ctrl+home shows:\n%s", screenOf(m))
+		}
 		m.Close()
 		b.StartTimer()
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(percentile(frames, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(frames, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentile(home, 0.5).Microseconds())/1000, "ctrl-home-ms")
 	b.ReportMetric(float64(floor)/(1<<20), "floor-heap-MB")
 	b.ReportMetric(float64(idle)/(1<<20), "idle-heap-MB")
 	b.ReportMetric(float64(paged)/(1<<20), "paged-heap-MB")
