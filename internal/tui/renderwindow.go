@@ -113,9 +113,14 @@ func (d *mdDoc) holdsRenderings() bool {
 	return d.tail.r.lines != nil
 }
 
-// dropRenderings lets go of the blocks' markdown renderings; a render in
-// flight still lands (and is dropped by a later sweep).
+// dropRenderings lets go of the blocks' markdown renderings, and a whole
+// document's blocks too (split again when next laid out); a render in
+// flight still lands on its block (and is dropped by a later sweep).
 func (d *mdDoc) dropRenderings() {
+	if d.whole != "" && !d.tailBusy && !d.tailWake {
+		d.blocks, d.done, d.tail, d.lazy = nil, 0, mdBlock{}, true
+		return
+	}
 	for _, b := range d.blocks {
 		b.r = mdRendering{}
 	}

@@ -97,3 +97,37 @@ func TestScrolledPastItemsDropTheirRendering(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishedMarkdownSplitsWhenShown: a finished text (a resumed
+// session's part) is held as given, split into blocks only when laid
+// out, and let go of again when its renderings are dropped; laid out
+// again it reads the same.
+func TestFinishedMarkdownSplitsWhenShown(t *testing.T) {
+	text := "# Title\n\nA paragraph with **bold**.\n\n```go\nfunc main() {}\n```"
+	d := newMarkdown(text, true)
+	if len(d.blocks) != 0 || d.text() != text {
+		t.Fatalf("a finished text was split before it was shown: %d blocks", len(d.blocks))
+	}
+	plain, missing := d.lines(40, true)
+	if len(missing) != 3 {
+		t.Fatalf("missing %d blocks, want 3", len(missing))
+	}
+	for _, blk := range missing {
+		blk.r = mdRendering{key: mdKey{40, true, blk.src}, lines: renderMarkdown(blk.src, 40, true)}
+	}
+	if !d.holdsRenderings() || !d.rendered(40, true) {
+		t.Fatal("the renderings did not land")
+	}
+	d.dropRenderings()
+	if d.holdsRenderings() || len(d.blocks) != 0 || d.text() != text {
+		t.Fatalf("after the drop: %d blocks, text %q", len(d.blocks), d.text())
+	}
+	again, missing := d.lines(40, true)
+	if strings.Join(again, "\n") != strings.Join(plain, "\n") || len(missing) != 3 {
+		t.Fatalf("laid out again:\n%s\nwant:\n%s", strings.Join(again, "\n"), strings.Join(plain, "\n"))
+	}
+	d.append("\n\nmore") // a finished text that changes again
+	if d.text() != text+"\n\nmore" {
+		t.Fatalf("text after append: %q", d.text())
+	}
+}
