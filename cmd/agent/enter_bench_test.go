@@ -154,7 +154,10 @@ func (p *benchPane) turn(srv *arrivalServer, text string) time.Duration {
 // the first message of a new chat (a new program each pair); LaterTurn a
 // message after three in the same chat; Resumed10k the first message
 // after resuming a session of 10,000 parts (a new program each pair). It
-// reports each median and their ratio (target ≤ 1.25). It needs tmux.
+// reports each median and their ratio (target ≤ 1.25). With
+// AGENT_BENCH_BASELINE naming another agent binary, that one's turns run
+// in the same rounds too (FirstTurn and Resumed10k), reported as
+// baseline-ms. It needs tmux.
 func BenchmarkEnterVsBare(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux is not installed: the Enter → request benchmark needs it")
@@ -182,14 +185,16 @@ func BenchmarkEnterVsBare(b *testing.B) {
 		p.waitText("bare enter ready")
 		return p.turn(srv, marker())
 	}
-	firstAgent := func(data string, args ...string) time.Duration {
-		p := startPane(b, work, agentEnv(data), agentBin, args...)
+	baseline := os.Getenv("AGENT_BENCH_BASELINE")
+	firstAgentWith := func(bin, data string, args ...string) time.Duration {
+		p := startPane(b, work, agentEnv(data), bin, args...)
 		defer p.kill()
 		p.waitText("Message the agent")
 		return p.turn(srv, marker())
 	}
+	firstAgent := func(data string, args ...string) time.Duration { return firstAgentWith(agentBin, data, args...) }
 	b.Run("FirstTurn", func(b *testing.B) {
-		var bt, at []time.Duration
+		var bt, at, base []time.Duration
 		for i := 0; b.Loop(); i++ {
 			data := filepath.Join(root, fmt.Sprintf("data-%d", i))
 			if i%2 == 0 {
@@ -199,8 +204,12 @@ func BenchmarkEnterVsBare(b *testing.B) {
 				at = append(at, firstAgent(data))
 				bt = append(bt, firstBare())
 			}
+			if baseline != "" {
+				base = append(base, firstAgentWith(baseline, data+"-baseline"))
+			}
 		}
 		reportVsBare(b, bt, at)
+		reportBaseline(b, base)
 	})
 	b.Run("LaterTurn", func(b *testing.B) {
 		bp := startPane(b, work, base, bare)
@@ -228,7 +237,12 @@ func BenchmarkEnterVsBare(b *testing.B) {
 	b.Run("Resumed10k", func(b *testing.B) {
 		data := filepath.Join(root, "data-10k")
 		id := seedBenchSession(b, data, work, 2000)
-		var bt, at []time.Duration
+		if baseline != "" {
+			if out, err := exec.Command("cp", "-r", data, data+"-baseline").CombinedOutput(); err != nil {
+				b.Fatalf("copy the session for the baseline: %v: %s", err, out)
+			}
+		}
+		var bt, at, base []time.Duration
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
 				bt = append(bt, firstBare())
@@ -237,9 +251,19 @@ func BenchmarkEnterVsBare(b *testing.B) {
 				at = append(at, firstAgent(data, "--session", id))
 				bt = append(bt, firstBare())
 			}
+			if baseline != "" {
+				base = append(base, firstAgentWith(baseline, data+"-baseline", "--session", id))
+			}
 		}
 		reportVsBare(b, bt, at)
+		reportBaseline(b, base)
 	})
+}
+
+func reportBaseline(b *testing.B, base []time.Duration) {
+	if len(base) > 0 {
+		b.ReportMetric(float64(median(base).Microseconds())/1000, "baseline-ms")
+	}
 }
 
 func reportVsBare(b *testing.B, bare, agent []time.Duration) {
