@@ -129,7 +129,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
 	cmds = append(cmds, loadQueue(m.runner, m.gen))
-	cmds = append(cmds, m.sendNext())
+	cmds = append(cmds, m.sendNext(), releaseOpenPeak(len(msg.history))) // memrelease.go
 	return tea.Batch(cmds...)
 }
 
