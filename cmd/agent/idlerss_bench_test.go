@@ -73,7 +73,9 @@ func BenchmarkChatIdleRSS(b *testing.B) {
 	}
 	var fresh, resumed, baseFresh, baseResumed []int
 	for i := 0; b.Loop(); i++ {
-		f := func() { fresh = append(fresh, idle(agentBin, filepath.Join(root, fmt.Sprintf("data-%d", i)), "Message the agent")) }
+		f := func() {
+			fresh = append(fresh, idle(agentBin, filepath.Join(root, fmt.Sprintf("data-%d", i)), "Message the agent"))
+		}
 		r := func() { resumed = append(resumed, idle(agentBin, data, "Answer 1999", "--session", id)) }
 		if i%2 == 0 {
 			f()
