@@ -2,10 +2,11 @@ package tui
 
 // The chat holds rendered lines only for what is on screen and a window
 // around it. Every item keeps what it is made from (its text, its tool
-// state) and renders itself again on demand; the lines it rendered, and
-// the markdown renderings of its blocks, are dropped once the view has
-// moved more than renderKeepItems items away from it. A sweep runs after
-// a layout whose first visible item moved, so a long session scrolled
+// state) and renders itself again on demand; the lines it rendered, the
+// markdown renderings of its blocks and a finished text's blocks
+// themselves are dropped once the view is more than renderKeepItems items
+// away from it. A sweep runs after a layout whose first visible item moved
+// by half that since the last sweep, so a long session scrolled
 // through from end to start holds about as many rendered lines as a
 // short one.
 
