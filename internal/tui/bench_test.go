@@ -30,7 +30,7 @@ type benchSession struct {
 	id    string
 }
 
-func newBenchSession(b *testing.B, turns int) *benchSession {
+func newBenchSession(b testing.TB, turns int) *benchSession {
 	b.Helper()
 	ctx := context.Background()
 	s := &benchSession{dir: b.TempDir(), data: b.TempDir()}
@@ -86,7 +86,7 @@ func (s *benchSession) options() Options {
 }
 
 // openModel opens the model on the session synchronously.
-func (s *benchSession) openModel(b *testing.B, width, height int) *Model {
+func (s *benchSession) openModel(b testing.TB, width, height int) *Model {
 	m := New(s.options())
 	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	m.Update(m.openSession(s.id)())

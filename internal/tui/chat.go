@@ -29,6 +29,8 @@ type chatView struct {
 	// focus is the card the user moved to (focus.go); nil: the newest
 	// on screen.
 	focus item
+
+	window renderWindow // renderwindow.go: what keeps its rendered lines
 }
 
 func newChatView() *chatView { return &chatView{follow: true} }
@@ -88,6 +90,9 @@ func (c *chatView) layout(rc *renderCtx) {
 		}
 		c.visible = append(padV, c.visible...)
 		c.rows = append(padR, c.rows...)
+	}
+	if first, last, ok := shownItems(c.rows); ok {
+		c.window.sweep(c.items, first, last)
 	}
 }
 
@@ -227,6 +232,14 @@ func (c *chatView) remaining(rc *renderCtx, p chatPos) int {
 }
 
 func (c *chatView) toBottom() { c.follow = true }
+
+// toTop starts the view at the first line without laying out what lies
+// between (a long session's every item).
+func (c *chatView) toTop() {
+	if len(c.items) > 0 {
+		c.top, c.follow = chatPos{}, false
+	}
+}
 
 // reveal scrolls so that item idx is in view: nothing moves when it is
 // already; otherwise it starts the view.

@@ -221,6 +221,19 @@ func BenchmarkEnterToRequest(b *testing.B) {
 		}
 		reportEnter(b, ds)
 	})
+	b.Run("Resumed10kFirst", func(b *testing.B) {
+		// The first message after resuming: the chat opened anew each
+		// time, the message typed as soon as the editor is ready.
+		s := newBenchSession(b, 2000) // 10,000 parts
+		e := newEnterBench(b, s.store, s.dir, benchConfig(b, s.dir, s.data))
+		var ds []time.Duration
+		for i := 0; b.Loop(); i++ {
+			e.start(s.id)
+			ds = append(ds, e.turn(fmt.Sprintf("first after resume %d", i)))
+			e.stop()
+		}
+		reportEnter(b, ds)
+	})
 }
 
 func reportEnter(b *testing.B, ds []time.Duration) {

@@ -2,8 +2,8 @@ package tui
 
 // The conversation is a list of items: user messages, assistant text,
 // reasoning, tool cards and markers. Each item renders itself to lines for
-// a width and caches them until it changes; the chat view asks only the
-// items it shows.
+// a width and caches them until it changes, or until the view is far from
+// it (renderwindow.go); the chat view asks only the items it shows.
 
 import (
 	"fmt"

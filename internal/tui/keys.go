@@ -54,7 +54,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	case "ctrl+home":
-		m.chat.scrollUp(&m.rc, 1<<30)
+		m.chat.toTop()
 		return nil
 	}
 	if m.drawer != nil {

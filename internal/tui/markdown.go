@@ -43,7 +43,13 @@ type mdRendering struct {
 // mdDoc is the markdown of one text part, split into finished blocks and
 // the open tail that is still streaming.
 type mdDoc struct {
-	b      strings.Builder
+	b strings.Builder
+	// whole is the text of a document finished when made (a part of a
+	// resumed session), kept as given rather than copied into b, and
+	// split into blocks only when first laid out (lazy until then);
+	// renderwindow.go lets go of its blocks again out of view.
+	whole  string
+	lazy   bool
 	done   int // offset in the text where the open tail starts
 	blocks []*mdBlock
 	tail   mdBlock
@@ -55,16 +61,42 @@ type mdDoc struct {
 }
 
 func newMarkdown(text string, final bool) *mdDoc {
-	d := &mdDoc{final: final}
+	if final {
+		return &mdDoc{final: true, whole: text, lazy: true}
+	}
+	d := &mdDoc{}
 	d.b.WriteString(text)
 	d.resplit()
 	return d
 }
 
-func (d *mdDoc) text() string { return d.b.String() }
+func (d *mdDoc) text() string {
+	if d.whole != "" {
+		return d.whole
+	}
+	return d.b.String()
+}
+
+// ensureSplit splits a lazy document into its blocks.
+func (d *mdDoc) ensureSplit() {
+	if d.lazy {
+		d.lazy = false
+		d.resplit()
+	}
+}
+
+// thaw moves a whole document's text into b before it changes.
+func (d *mdDoc) thaw() {
+	d.ensureSplit()
+	if d.whole != "" {
+		d.b.WriteString(d.whole)
+		d.whole = ""
+	}
+}
 
 // append adds streamed text.
 func (d *mdDoc) append(s string) {
+	d.thaw()
 	d.b.WriteString(s)
 	d.resplit()
 }
@@ -72,23 +104,22 @@ func (d *mdDoc) append(s string) {
 // setText replaces the text (the part's final state); a text that only
 // extends the current one is appended.
 func (d *mdDoc) setText(s string, final bool) {
-	cur := d.b.String()
+	cur := d.text()
 	if s == cur && final == d.final {
 		return
 	}
 	if strings.HasPrefix(s, cur) && (!d.final || final) {
+		d.thaw()
 		d.final = final
 		d.b.WriteString(s[len(cur):])
 		d.resplit()
 		return
 	}
-	*d = mdDoc{final: final}
-	d.b.WriteString(s)
-	d.resplit()
+	*d = *newMarkdown(s, final)
 }
 
 func (d *mdDoc) resplit() {
-	src := d.b.String()
+	src := d.text()
 	blocks, rest := splitBlocks(src[d.done:], d.final)
 	for _, s := range blocks {
 		blk := &mdBlock{src: s}
@@ -109,6 +140,7 @@ func (d *mdDoc) resplit() {
 // lines lays the document out at width: rendered blocks where renders
 // exist, plain wrapped text elsewhere. missing lists the blocks to render.
 func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
+	d.ensureSplit()
 	add := func(ls []string) {
 		if len(out) > 0 && len(ls) > 0 {
 			out = append(out, "")
@@ -153,6 +185,7 @@ func (d *mdDoc) lines(width int, dark bool) (out []string, missing []*mdBlock) {
 // rendered reports whether every block has its rendering for width and
 // background, so that the document's lines are final.
 func (d *mdDoc) rendered(width int, dark bool) bool {
+	d.ensureSplit()
 	for _, blk := range d.blocks {
 		if blk.r.key != (mdKey{width, dark, blk.src}) {
 			return false

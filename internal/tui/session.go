@@ -36,6 +36,9 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	opts.Perms = tools.NewPermissions(m.opt.PermModes, permissionAsker{box: m.box, gen: gen}, false).WithDomainMemory(approval.Domains{Store: m.opt.Approvals})
 	if sessionID == "" {
 		opts.Environment = m.prefetch.take() // prefetch.go
+		// The row and lease are written with the first message, in its
+		// transaction: one write less between Enter and the request.
+		opts.RowOnFirstMessage = true
 	}
 	slot, store := m.slot, m.store
 	return func() tea.Msg {
@@ -126,7 +129,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
 	cmds = append(cmds, loadQueue(m.runner, m.gen))
-	cmds = append(cmds, m.sendNext())
+	cmds = append(cmds, m.sendNext(), releaseOpenPeak(len(msg.history))) // memrelease.go
 	return tea.Batch(cmds...)
 }
 
