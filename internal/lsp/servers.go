@@ -272,7 +272,7 @@ func (s *Servers) diagnose(ctx context.Context, sv *server, c *client, path, tex
 	if diags, sent, ok := c.current(path); ok && sent == text {
 		return diags, nil
 	}
-	seq, version, _, err := c.sync(ctx, path, sv.name, text)
+	seq, version, err := c.sync(ctx, path, sv.name, text)
 	if err != nil {
 		return nil, err
 	}
