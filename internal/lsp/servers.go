@@ -80,15 +80,7 @@ func New(cfg config.LSP) *Servers {
 	if !cfg.Active() {
 		return nil
 	}
-	if cfg.WaitMS <= 0 {
-		cfg.WaitMS = config.DefaultLSPWaitMS
-	}
-	if cfg.MaxDiagnostics <= 0 {
-		cfg.MaxDiagnostics = config.DefaultLSPMaxDiagnostics
-	}
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = config.DefaultLSPMaxBytes
-	}
+	cfg = cfg.WithDefaults()
 	s := &Servers{cfg: cfg, wait: time.Duration(cfg.WaitMS) * time.Millisecond, slots: map[string]*server{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
