@@ -273,6 +273,13 @@ func (c *client) publish(p publishParams) {
 	defer c.mu.Unlock()
 	d := c.docs[p.URI]
 	if d == nil {
+		// The server may escape the path otherwise than fileURI (vscode-uri
+		// writes @ as %40): the same path is the same document.
+		if path := uriPath(p.URI); path != "" {
+			d = c.docs[fileURI(path)]
+		}
+	}
+	if d == nil {
 		return // a file the agent did not open: not kept
 	}
 	d.seq++
