@@ -6,7 +6,6 @@ package main
 // servers (state, restarts, last error) are shown by its /lsp.
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -57,9 +56,7 @@ func listLSP(rows []lsp.Status, asJSON bool, out io.Writer) error {
 		if rows == nil {
 			rows = []lsp.Status{}
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(out, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(out, `No language server is configured: add "lsp": {"go": {"command": "gopls"}} to your config.`)

@@ -176,11 +176,11 @@ needs approving again. Read them first (agent skills list shows where).`,
 }
 
 func approveSkills(out io.Writer, set skills.Set, store *approval.Store, names []string) error {
-	var waiting []skills.Skill
-	for _, sk := range set.Skills {
-		if sk.Source == skills.SourceProject && sk.Broken == "" && (len(names) == 0 || slices.Contains(names, sk.Name)) {
-			waiting = append(waiting, sk)
-		}
+	waiting := set.Waiting() // none named: those not approved yet
+	if len(names) > 0 {
+		waiting = slices.DeleteFunc(slices.Clone(set.Skills), func(sk skills.Skill) bool {
+			return sk.Source != skills.SourceProject || sk.Broken != "" || !slices.Contains(names, sk.Name)
+		})
 	}
 	for _, n := range names {
 		sk, ok := set.Find(n)

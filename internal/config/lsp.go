@@ -143,6 +143,13 @@ func (c *Config) applyLSP(raw map[string]json.RawMessage) error {
 	return nil
 }
 
+// WithDefaults is l with its unset limits filled (Load fills them; a
+// config.LSP made by hand, as tests do, may lack them).
+func (l LSP) WithDefaults() LSP {
+	l.lspDefaults()
+	return l
+}
+
 // lspDefaults fills the unset limits.
 func (l *LSP) lspDefaults() {
 	if l.WaitMS <= 0 {

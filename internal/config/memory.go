@@ -10,7 +10,8 @@ package config
 // permission dialog shows the text), "propose" (stored as proposed, the
 // user accepts it in /memory), "allow" (stored at once) or "off" (the
 // tool is not offered). scope is where it stores: "project" (the
-// session's directory, the default) or "user" (every project).
+// session's repository, or its directory outside one: memory.Project;
+// the default) or "user" (every project).
 
 import "fmt"
 

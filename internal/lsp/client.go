@@ -273,6 +273,13 @@ func (c *client) publish(p publishParams) {
 	defer c.mu.Unlock()
 	d := c.docs[p.URI]
 	if d == nil {
+		// The server may escape the path otherwise than fileURI (vscode-uri
+		// writes @ as %40): the same path is the same document.
+		if path := uriPath(p.URI); path != "" {
+			d = c.docs[fileURI(path)]
+		}
+	}
+	if d == nil {
 		return // a file the agent did not open: not kept
 	}
 	d.seq++
@@ -369,15 +376,15 @@ func (c *client) initialize(ctx context.Context, root string) error {
 // sync makes the server's copy of the document at path hold text: opened
 // the first time, changed (the whole text, then saved) after. It returns
 // the publish count and version to wait past; unchanged text sends
-// nothing and returns ok false.
-func (c *client) sync(ctx context.Context, path, server, text string) (seq uint64, version int, sent bool, err error) {
+// nothing and returns zeros.
+func (c *client) sync(ctx context.Context, path, server, text string) (seq uint64, version int, err error) {
 	uri := fileURI(path)
 	c.mu.Lock()
 	d := c.docs[uri]
 	opened := d != nil
 	if opened && d.text == text {
 		c.mu.Unlock()
-		return 0, 0, false, nil
+		return 0, 0, nil
 	}
 	if !opened {
 		d = &docState{}
@@ -389,7 +396,7 @@ func (c *client) sync(ctx context.Context, path, server, text string) (seq uint6
 	c.mu.Unlock()
 	if !opened {
 		err = c.notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": textDocumentItem{URI: uri, LanguageID: languageID(path, server), Version: version, Text: text}})
-		return seq, version, true, err
+		return seq, version, err
 	}
 	err = c.notify(ctx, "textDocument/didChange", map[string]any{
 		"textDocument":   versionedDoc{URI: uri, Version: version},
@@ -398,7 +405,7 @@ func (c *client) sync(ctx context.Context, path, server, text string) (seq uint6
 	if err == nil {
 		err = c.notify(ctx, "textDocument/didSave", map[string]any{"textDocument": docID{URI: uri}})
 	}
-	return seq, version, true, err
+	return seq, version, err
 }
 
 // await waits until the server published diagnostics for path past the

@@ -34,6 +34,7 @@ import (
 	"github.com/ctxloop/agent/internal/childproc"
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/safefile"
+	"github.com/ctxloop/agent/internal/secrets"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -79,15 +80,7 @@ func New(cfg config.LSP) *Servers {
 	if !cfg.Active() {
 		return nil
 	}
-	if cfg.WaitMS <= 0 {
-		cfg.WaitMS = config.DefaultLSPWaitMS
-	}
-	if cfg.MaxDiagnostics <= 0 {
-		cfg.MaxDiagnostics = config.DefaultLSPMaxDiagnostics
-	}
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = config.DefaultLSPMaxBytes
-	}
+	cfg = cfg.WithDefaults()
 	s := &Servers{cfg: cfg, wait: time.Duration(cfg.WaitMS) * time.Millisecond, slots: map[string]*server{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -111,7 +104,7 @@ type server struct {
 
 // serverFor is the server of path's extension for the root dir, made on
 // first use; nil when none serves it or path is outside dir.
-func (s *Servers) serverFor(dir, path string, secrets []string) *server {
+func (s *Servers) serverFor(dir, path string, secretValues []string) *server {
 	if s == nil || !safefile.Within(dir, path) {
 		return nil
 	}
@@ -128,25 +121,12 @@ func (s *Servers) serverFor(dir, path string, secrets []string) *server {
 		key := name + "\x00" + dir
 		sv := s.slots[key]
 		if sv == nil {
-			sv = &server{name: name, root: dir, cfg: s.cfg.Servers[name], env: serverEnv(secrets)}
+			sv = &server{name: name, root: dir, cfg: s.cfg.Servers[name], env: secrets.Environ(nil, nil, secretValues...)}
 			s.slots[key] = sv
 		}
 		return sv
 	}
 	return nil
-}
-
-// serverEnv is the agent's environment without its secrets.
-func serverEnv(secrets []string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "OPENAI_API_KEY" || (v != "" && slices.Contains(secrets, v)) {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 // client returns the running client, starting it when needed, waiting at
@@ -284,7 +264,7 @@ func (s *Servers) diagnose(ctx context.Context, sv *server, c *client, path, tex
 	if diags, sent, ok := c.current(path); ok && sent == text {
 		return diags, nil
 	}
-	seq, version, _, err := c.sync(ctx, path, sv.name, text)
+	seq, version, err := c.sync(ctx, path, sv.name, text)
 	if err != nil {
 		return nil, err
 	}

@@ -20,12 +20,11 @@ import (
 
 // frontMatter is what is read of SKILL.md's YAML.
 type frontMatter struct {
-	Name         string         `yaml:"name"`
-	Description  string         `yaml:"description"`
-	AllowedTools any            `yaml:"allowed-tools"` // "Read, Bash(git:*)" or a list
-	License      string         `yaml:"license"`
-	Metadata     map[string]any `yaml:"metadata"`
-	NoModel      bool           `yaml:"disable-model-invocation"`
+	Name         string `yaml:"name"`
+	Description  string `yaml:"description"`
+	AllowedTools any    `yaml:"allowed-tools"` // "Read, Bash(git:*)" or a list
+	License      string `yaml:"license"`
+	NoModel      bool   `yaml:"disable-model-invocation"`
 }
 
 // parsed is SKILL.md read: its fields, or why it is broken.

@@ -71,6 +71,7 @@ func TestParseSkill(t *testing.T) {
 	}{
 		{"claude", claudeSkill, "", []string{"Bash(bash scripts/hello.sh:*)", "Read"}},
 		{"list tools", "---\nname: a\ndescription: d\nallowed-tools: [Read, Grep]\n---\nx", "", []string{"Read", "Grep"}},
+		{"other keys ignored", "---\nname: a\ndescription: d\nmetadata: v1\nmodel: sonnet\n---\nx", "", nil},
 		{"crlf and bom", "\ufeff---\r\nname: a\r\ndescription: d\r\n---\r\nx", "", nil},
 		{"no front matter", "# Hello\n", "no front matter", nil},
 		{"unclosed", "---\nname: a\ndescription: d\n", "not closed", nil},

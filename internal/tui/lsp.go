@@ -20,7 +20,7 @@ import (
 // the notice.
 func lspCommand(s *lsp.Servers, c *config.Config) (drawer, *noticeItem) {
 	if s == nil {
-		return nil, lspNotice(s, c)
+		return nil, lspNotice(c)
 	}
 	return lspDrawer{overlay.NewLSPDrawer()}, nil
 }
@@ -56,10 +56,11 @@ func (r lspRestarted) apply(m *Model) tea.Cmd {
 	return nil
 }
 
-// lspNotice is /lsp's notice for the servers s of the config c.
-func lspNotice(s *lsp.Servers, c *config.Config) *noticeItem {
-	rows := s.Status()
-	if s == nil && c != nil {
+// lspNotice is /lsp's notice when the session runs no server: those the
+// config c declares (a session with servers gets the drawer).
+func lspNotice(c *config.Config) *noticeItem {
+	var rows []lsp.Status
+	if c != nil {
 		rows = lsp.Configured(c.LSP)
 	}
 	if len(rows) == 0 {

@@ -86,7 +86,7 @@ func toUTF8(body []byte, charset string, html bool) (text, note string) {
 	case "", "utf-8", "utf8", "us-ascii", "ascii":
 	case "iso-8859-1", "latin1", "l1", "iso8859-1", "windows-1252", "cp1252":
 		if !utf8.Valid(body) {
-			return decodeLatin1(body), ""
+			return decodeWindows1252(body), ""
 		}
 	default:
 		note = fmt.Sprintf("[the page's charset %q is not supported; shown as UTF-8, other bytes replaced]\n", charset)
@@ -97,13 +97,27 @@ func toUTF8(body []byte, charset string, html bool) (text, note string) {
 	return strings.ToValidUTF8(string(body), "\uFFFD"), note
 }
 
-func decodeLatin1(b []byte) string {
+// decodeWindows1252 decodes the Latin-1 labels as browsers do (WHATWG):
+// as windows-1252, Latin-1 but for 0x80-0x9F, which are printable (“ ” €
+// …) instead of the C1 controls that Sanitize would remove.
+func decodeWindows1252(b []byte) string {
 	var s strings.Builder
 	s.Grow(len(b) + len(b)/8)
 	for _, c := range b {
-		s.WriteRune(rune(c))
+		r := rune(c)
+		if c >= 0x80 && c < 0xA0 {
+			r = cp1252[c-0x80]
+		}
+		s.WriteRune(r)
 	}
 	return s.String()
+}
+
+// cp1252 are windows-1252's 0x80-0x9F (the five it leaves undefined kept
+// as Latin-1's).
+var cp1252 = [32]rune{
+	'€', 0x81, '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', 0x8D, 'Ž', 0x8F,
+	0x90, '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', 0x9D, 'ž', 'Ÿ',
 }
 
 func decodeUTF16(b []byte, bigEndian bool) string {

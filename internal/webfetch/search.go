@@ -82,7 +82,7 @@ func (t *searchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (
 	}
 	resp, err := t.f.get(ctx, u, t.maxBytes, "application/json, text/html;q=0.9, */*;q=0.5")
 	if err != nil {
-		return failure(title, "web_search failed: %v", err), nil
+		return getFailure(title, "web_search", u, err), nil
 	}
 	return render(ctx, title, resp, t.maxBytes), nil
 }

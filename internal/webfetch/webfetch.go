@@ -168,14 +168,19 @@ func (t *fetchTool) Run(ctx context.Context, env *tools.Env, call tools.Call) (t
 	}
 	resp, err := t.f.get(ctx, u, limit, "text/html, text/markdown;q=0.9, text/plain;q=0.9, application/json;q=0.9, */*;q=0.5")
 	if err != nil {
-		if _, refused := isRefused(err); refused {
-			return failure(title, "web_fetch of %s failed: %v. Nothing was fetched.", u.Redacted(), err), nil
-		}
-		// Past the guard, an error may quote what the server sent (a
-		// malformed status line or header): it is labelled like a page.
-		return failure(title, "%s\nweb_fetch of %s failed: %v. Nothing was fetched.", untrustedError(u.Redacted()), u.Redacted(), err), nil
+		return getFailure(title, "web_fetch", u, err), nil
 	}
 	return render(ctx, title, resp, limit), nil
+}
+
+// getFailure is the result of tool's GET of u that failed with err.
+func getFailure(title, tool string, u *url.URL, err error) tools.Result {
+	if _, refused := isRefused(err); refused {
+		return failure(title, "%s of %s failed: %v. Nothing was fetched.", tool, u.Redacted(), err)
+	}
+	// Past the guard, an error may quote what the server sent (a
+	// malformed status line or header): it is labelled like a page.
+	return failure(title, "%s\n%s of %s failed: %v. Nothing was fetched.", untrustedError(u.Redacted()), tool, u.Redacted(), err)
 }
 
 // untrustedError is the line that opens a failed fetch's error, which may

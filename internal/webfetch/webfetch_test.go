@@ -86,6 +86,9 @@ func TestFetchPassesTextThroughAndDescribesOtherTypes(t *testing.T) {
 		case "/latin1":
 			w.Header().Set("Content-Type", "text/plain; charset=ISO-8859-1")
 			w.Write([]byte("caf\xe9"))
+		case "/cp1252":
+			w.Header().Set("Content-Type", "text/plain; charset=windows-1252")
+			w.Write([]byte("\x93caf\xe9\x94 \x80 5"))
 		case "/a.png":
 			w.Header().Set("Content-Type", "image/png")
 			w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00binary"))
@@ -95,6 +98,7 @@ func TestFetchPassesTextThroughAndDescribesOtherTypes(t *testing.T) {
 		{"/a.json", `{"name": "<b>not html</b>"}`},
 		{"/a.txt", "# not a heading to convert\n<p>raw</p>"},
 		{"/latin1", "café"},
+		{"/cp1252", "“café” € 5"}, // 0x80-0x9F are windows-1252's, not C1 controls
 		{"/a.png", "[image/png content, 16 bytes: not shown"},
 	} {
 		res := fetch(t, local, map[string]any{"url": srv.URL + tc.path})
