@@ -22,15 +22,22 @@ func lspCommand(s *lsp.Servers, c *config.Config) (drawer, *noticeItem) {
 	if s == nil {
 		return nil, lspNotice(c)
 	}
-	return lspDrawer{overlay.NewLSPDrawer()}, nil
+	rows := s.Status()
+	return lspDrawer{overlay.NewLSPDrawer(), &rows}, nil
 }
 
-// lspDrawer puts overlay.LSPDrawer in the chat's drawer slot.
-type lspDrawer struct{ *overlay.LSPDrawer }
+// lspDrawer puts overlay.LSPDrawer in the chat's drawer slot. rows are
+// the servers' status as of the drawer's last update (its opening, a
+// key): a frame draws them without looking commands up on PATH again.
+type lspDrawer struct {
+	*overlay.LSPDrawer
+	rows *[]lsp.Status
+}
 
 func (d lspDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	s := m.opt.Loop.LSP
-	res, cmd := d.Update(chatHost{m}, s, s.Status(), msg)
+	*d.rows = s.Status()
+	res, cmd := d.Update(chatHost{m}, s, *d.rows, msg)
 	if cmd == nil {
 		return res, nil
 	}
@@ -38,7 +45,7 @@ func (d lspDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 }
 
 func (d lspDrawer) view(m *Model, width, height int) []string {
-	return d.View(chatHost{m}, m.opt.Loop.LSP.Status(), width, height)
+	return d.View(chatHost{m}, *d.rows, width, height)
 }
 
 // lspRestarted is overlay.LSPRestartedMsg applied to the chat: a notice.
