@@ -65,8 +65,13 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	// A first snapshot of many files goes into one pack (packwrite.go).
 	put := toLoose(g.gitDir)
-	if tree == nil && len(update) >= packMin {
-		pack, err := newPackWriter(g.gitDir, g.secrets)
+	// A step's, small as it is, too (steppack.go).
+	if tree == nil && len(update) >= packMin || tree != nil {
+		newPack := newPackWriter
+		if tree != nil {
+			newPack = newStepPack
+		}
+		pack, err := newPack(g.gitDir, g.secrets)
 		if err != nil {
 			return "", err
 		}
@@ -77,7 +82,14 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			}
 		}()
 		put = pack.put
-		finishPack = func() error { finished = true; return pack.finish() }
+		finishPack = func() error {
+			finished = true
+			if err := pack.finish(); err != nil {
+				return err
+			}
+			pack.dropMerged()
+			return nil
+		}
 	}
 	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
 		return "", err

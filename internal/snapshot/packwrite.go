@@ -51,6 +51,8 @@ type packWriter struct {
 	err  error // the first write error: every later put fails with it
 	// secrets are values an object must not hold readable (Options.Secrets).
 	secrets []string
+	// merged are the small packs this one took in (steppack.go).
+	merged []string
 }
 
 type packEntry struct {
