@@ -4,11 +4,12 @@ package snapshot
 
 // goindex.go: a step's changed files stored without a git process.
 // Contract: goPath.update hashes the changed paths (up to goUpdateMax, four at a
-// time, reporting progress by chunks), writes their blobs (loose objects,
-// objwrite.go), rewrites the store's index with their new stat data (the
+// time, reporting progress by chunks), writes their blobs (a first snapshot
+// of fewer than packMin files: loose objects, objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only (a first snapshot's objects in one pack, packwrite.go): the index's cache-tree (cachetree.go) keeps the tree of
+// changed only (a first snapshot's objects in one pack, packwrite.go; a
+// step's in a small pack, steppack.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
 // written. The result is the tree `update-index` + `write-tree` give
@@ -67,11 +68,13 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	put := toLoose(g.gitDir)
 	// A step's, small as it is, too (steppack.go).
 	if tree == nil && len(update) >= packMin || tree != nil {
-		newPack := newPackWriter
+		var pack *packWriter
+		var err error
 		if tree != nil {
-			newPack = newStepPack
+			pack, err = newStepPack(g.gitDir, g.secrets)
+		} else {
+			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
 		}
-		pack, err := newPack(g.gitDir, g.secrets)
 		if err != nil {
 			return "", err
 		}

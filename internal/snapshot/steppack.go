@@ -36,7 +36,7 @@ const (
 // newStepPack starts a step's pack in gitDir, with the store's small packs
 // copied in when there are stepPackMerge of them.
 func newStepPack(gitDir string, secrets []string) (*packWriter, error) {
-	p, err := newPackWriter(gitDir, secrets)
+	p, err := newPackWriter(gitDir, secrets, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (p *packWriter) copyPack(base string) bool {
 		if p.err != nil || p.seen[e.oid] {
 			continue
 		}
-		if _, err := p.bw.Write(raws[i]); err != nil {
+		if err := p.write(raws[i]); err != nil {
 			p.err = err
 			break
 		}
