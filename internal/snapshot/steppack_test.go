@@ -88,6 +88,12 @@ func TestStepWritesItsObjectsInOnePack(t *testing.T) {
 		t.Errorf("the step wrote %d loose objects and %d packs; want at most 2 loose (commit, modes) and 1 pack", loose2-loose, packs2-packs)
 	}
 	fsck(t, s)
+	packFiles, _ := filepath.Glob(filepath.Join(s.fast.gitDir, "objects", "pack", "*.pack"))
+	for _, f := range packFiles {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), "changed a1/b1/c1/f001.txt") {
+			t.Errorf("%s holds a changed file's bytes as they are; a step's objects are deflated", f)
+		}
+	}
 	out, err := s.git.Output(ctx, nil, "show", snap.Tree+":a1/b1/c1/f001.txt")
 	if err != nil || string(out) != "changed a1/b1/c1/f001.txt" {
 		t.Errorf("the step's blob reads %q, %v", out, err)
