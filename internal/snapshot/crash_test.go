@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashEnv) != "" {
 		os.Exit(runCrashHelper())
 	}
+	if os.Getenv(stepCrashEnv) != "" {
+		os.Exit(runStepCrashHelper())
+	}
 	if os.Getenv(unreadableEnv) != "" {
 		os.Exit(runUnreadableHelper())
 	}

@@ -4,11 +4,12 @@ package snapshot
 
 // goindex.go: a step's changed files stored without a git process.
 // Contract: goPath.update hashes the changed paths (up to goUpdateMax, four at a
-// time, reporting progress by chunks), writes their blobs (loose objects,
-// objwrite.go), rewrites the store's index with their new stat data (the
+// time, reporting progress by chunks), writes their blobs (a first snapshot
+// of fewer than packMin files: loose objects, objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only (a first snapshot's objects in one pack, packwrite.go): the index's cache-tree (cachetree.go) keeps the tree of
+// changed only (a first snapshot's objects in one pack, packwrite.go; a
+// step's in a small pack, steppack.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
 // written. The result is the tree `update-index` + `write-tree` give
@@ -65,8 +66,15 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	// A first snapshot of many files goes into one pack (packwrite.go).
 	put := toLoose(g.gitDir)
-	if tree == nil && len(update) >= packMin {
-		pack, err := newPackWriter(g.gitDir, g.secrets)
+	// A step's, small as it is, too (steppack.go).
+	if tree == nil && len(update) >= packMin || tree != nil {
+		var pack *packWriter
+		var err error
+		if tree != nil {
+			pack, err = newStepPack(g.gitDir, g.secrets)
+		} else {
+			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
+		}
 		if err != nil {
 			return "", err
 		}
@@ -77,7 +85,14 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			}
 		}()
 		put = pack.put
-		finishPack = func() error { finished = true; return pack.finish() }
+		finishPack = func() error {
+			finished = true
+			if err := pack.finish(); err != nil {
+				return err
+			}
+			pack.dropMerged()
+			return nil
+		}
 	}
 	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
 		return "", err
@@ -137,10 +152,14 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	// directories kept for their trees.
 	ct := newTreeCounter(tree)
 	written := 0
-	err = g.eachMerged(idx, paths, changes, func(e *indexEntry) error {
+	err = g.eachMerged(idx, paths, changes, func(e *indexEntry, path, raw []byte) error {
 		written++
-		writeEntry(w, e)
-		return ct.add(e)
+		if raw != nil {
+			w.Write(raw) // unchanged: its bytes as they are (indexcopy.go)
+		} else {
+			writeEntry(w, e)
+		}
+		return ct.add(path, e.mode(), e.oid)
 	})
 	if err == nil && written != n {
 		err = errGoUpdate // not the index the walk saw
@@ -194,12 +213,15 @@ func storeNew(put putObject, tracked map[string][20]byte) func(p string, body []
 }
 
 // eachMerged hands fn the store's index's entries with changes merged in,
-// in order.
-func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(*indexEntry) error) error {
+// in order, each with its path; an unchanged entry of a version-2 index
+// also with its bytes in the file (raw, to be copied: indexcopy.go), a
+// changed one, or one of another version, with raw nil. path and raw are
+// valid until fn returns.
+func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(e *indexEntry, path, raw []byte) error) error {
 	if idx == nil { // no index yet: the changes alone
 		for _, p := range paths {
 			if c := changes[p]; !c.gone {
-				if err := fn(&c.e); err != nil {
+				if err := fn(&c.e, []byte(p), nil); err != nil {
 					return err
 				}
 			}
@@ -218,34 +240,41 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 	if err != nil {
 		return errGoUpdate
 	}
+	// The walk read this file in this step and checked its checksum; update
+	// checks, before it renames the new index, that it is still the same
+	// file (inode, size and mtime).
+	x.trusted = true
 	var e indexEntry
-	has := x.next(&e)
+	raw, path, has := x.nextRaw(&e)
 	i := 0
 	for has || i < len(paths) {
 		switch {
-		case i < len(paths) && (!has || paths[i] < e.path):
+		case i < len(paths) && (!has || paths[i] < string(path)):
 			if c := changes[paths[i]]; !c.gone {
-				if err := fn(&c.e); err != nil {
+				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
 			i++
-		case i < len(paths) && paths[i] == e.path:
+		case i < len(paths) && paths[i] == string(path):
 			if c := changes[paths[i]]; !c.gone {
-				if err := fn(&c.e); err != nil {
+				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
 			i++
-			has = x.next(&e)
+			raw, path, has = x.nextRaw(&e)
 		default:
 			if e.flags&0x3000 != 0 || e.ext != 0 {
 				return errGoUpdate // a stage or a flag the store never writes
 			}
-			if err := fn(&e); err != nil {
+			if raw == nil {
+				entriesEncoded.Add(1)
+			}
+			if err := fn(&e, path, raw); err != nil {
 				return err
 			}
-			has = x.next(&e)
+			raw, path, has = x.nextRaw(&e)
 		}
 	}
 	if _, err := x.finish(); err != nil {
@@ -406,17 +435,18 @@ func newTreeCounter(root *cacheTree) *treeCounter {
 	return &treeCounter{root: root, counts: map[*cacheTree]int{}, files: map[*cacheTree][]treeEntry{}, chain: []*cacheTree{root}}
 }
 
-// add counts e in its directories.
-func (c *treeCounter) add(e *indexEntry) error {
-	dir, name := "", e.path
-	if i := strings.LastIndexByte(e.path, '/'); i >= 0 {
-		dir, name = e.path[:i], e.path[i+1:]
+// add counts the entry at path (mode, oid) in its directories; path is
+// only read during the call.
+func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
+	var dir, name []byte = nil, path
+	if i := bytes.LastIndexByte(path, '/'); i >= 0 {
+		dir, name = path[:i], path[i+1:]
 	}
-	if dir != c.lastDir || len(c.chain) == 0 {
+	if string(dir) != c.lastDir || len(c.chain) == 0 {
 		c.chain = c.chain[:1]
 		node := c.root
-		if dir != "" {
-			for _, comp := range strings.Split(dir, "/") {
+		if len(dir) != 0 {
+			for _, comp := range strings.Split(string(dir), "/") {
 				var next *cacheTree
 				for _, k := range node.kids {
 					if k.name == comp {
@@ -435,13 +465,13 @@ func (c *treeCounter) add(e *indexEntry) error {
 				c.chain = append(c.chain, node)
 			}
 		}
-		c.lastDir = dir
+		c.lastDir = string(dir)
 	}
 	for _, n := range c.chain {
 		c.counts[n]++
 	}
 	if last := c.chain[len(c.chain)-1]; last.count < 0 {
-		c.files[last] = append(c.files[last], treeEntry{name: name, mode: e.mode(), oid: e.oid})
+		c.files[last] = append(c.files[last], treeEntry{name: string(name), mode: mode, oid: oid})
 	}
 	return nil
 }

@@ -7,7 +7,9 @@ package snapshot
 // store's next collection compresses them, prune.go) but an object that
 // holds a secret value (Options.Secrets: the API key), which is deflated so
 // that it never sits readable in the store; finish writes the
-// pack's object count and SHA-1 trailer and its version-2 index, as git's
+// pack's SHA-1 trailer (computed as the pack was written when its count
+// was planned, packplan.go; else the count written and the pack read
+// back) and its version-2 index, as git's
 // index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
 // index renamed last: git sees the pack whole or not at all), and git reads
 // them as its own (packwrite_test.go: verify-pack, fsck). abort removes
@@ -20,6 +22,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"hash/adler32"
 	"hash/crc32"
 	"io"
@@ -51,6 +54,15 @@ type packWriter struct {
 	err  error // the first write error: every later put fails with it
 	// secrets are values an object must not hold readable (Options.Secrets).
 	secrets []string
+	// merged are the small packs this one took in (steppack.go).
+	merged []string
+	// planned is the object count the header gives from the start, sum
+	// the SHA-1 of what was written (packplan.go); 0 and nil: unknown.
+	planned int
+	sum     hash.Hash
+	// deflateAll: every object deflated, not only a secret's (a step's
+	// pack, steppack.go: as its loose objects were).
+	deflateAll bool
 }
 
 type packEntry struct {
@@ -59,8 +71,11 @@ type packEntry struct {
 	crc uint32
 }
 
-// newPackWriter starts a pack in gitDir.
-func newPackWriter(gitDir string, secrets []string) (*packWriter, error) {
+// newPackWriter starts a pack in gitDir. planned, when not 0, is the
+// most objects the pack will hold (packplan.go): the header says so from
+// the start and the pack's SHA-1 is computed as it is written; else the
+// count is written, and the pack read back for its SHA-1, by finish.
+func newPackWriter(gitDir string, secrets []string, planned int) (*packWriter, error) {
 	dir := filepath.Join(gitDir, "objects", "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -69,13 +84,26 @@ func newPackWriter(gitDir string, secrets []string) (*packWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}, secrets: secrets}
-	var hdr [12]byte // the count is written by finish
+	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}, secrets: secrets, planned: planned}
+	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
-	p.bw.Write(hdr[:])
+	binary.BigEndian.PutUint32(hdr[8:], uint32(planned))
+	if planned > 0 {
+		p.sum = sha1.New()
+	}
+	p.write(hdr[:])
 	p.off = 12
 	return p, nil
+}
+
+// write appends b to the pack (and to its running SHA-1, if planned).
+func (p *packWriter) write(b []byte) error {
+	if p.sum != nil {
+		p.sum.Write(b)
+	}
+	_, err := p.bw.Write(b)
+	return err
 }
 
 var packTypes = map[string]byte{"commit": 1, "tree": 2, "blob": 3, "tag": 4}
@@ -116,7 +144,7 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 	}
 	buf := entryBufs.Get().(*bytes.Buffer)
 	defer entryBufs.Put(buf)
-	if err := packEntryBytes(buf, kind, body, holdsSecret(body, p.secrets)); err != nil {
+	if err := packEntryBytes(buf, kind, body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
 		return "", err
 	}
 	crc := crc32.ChecksumIEEE(buf.Bytes())
@@ -128,7 +156,7 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 	if p.seen[oid] { // put by another hasher meanwhile
 		return hexOf(oid), nil
 	}
-	if _, err := p.bw.Write(buf.Bytes()); err != nil {
+	if err := p.write(buf.Bytes()); err != nil {
 		p.err = err
 		return "", err
 	}
@@ -209,19 +237,7 @@ func (p *packWriter) finish() error {
 		p.abort()
 		return nil
 	}
-	err := p.bw.Flush()
-	var cnt [4]byte
-	binary.BigEndian.PutUint32(cnt[:], uint32(len(p.ents)))
-	if err == nil {
-		_, err = p.f.WriteAt(cnt[:], 8)
-	}
-	// The trailer: the SHA-1 of all before it, read back (the count was
-	// written last).
-	h := sha1.New()
-	if err == nil {
-		_, err = io.Copy(h, io.NewSectionReader(p.f, 0, int64(p.off)))
-	}
-	sum := h.Sum(nil)
+	sum, err := p.trailer()
 	if err == nil {
 		_, err = p.f.WriteAt(sum, int64(p.off))
 	}

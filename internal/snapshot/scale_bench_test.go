@@ -78,6 +78,25 @@ func timed(tb testing.TB, f func() error) time.Duration {
 	return time.Since(start)
 }
 
+// cpuOf runs timed(f) and appends its wall time to wall and the CPU time
+// it cost to cpu: user + system of this process (every thread: the
+// snapshot's goroutines) and of the children it waited for (git, tar),
+// far less moved than wall time by other work on a loaded machine.
+func cpuOf(tb testing.TB, wall, cpu *[]time.Duration, f func() error) {
+	tb.Helper()
+	before := cpuNow()
+	*wall = append(*wall, timed(tb, f))
+	*cpu = append(*cpu, cpuNow()-before)
+}
+
+func cpuNow() time.Duration {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+}
+
 func run(dir, script string) error {
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = dir
@@ -131,38 +150,39 @@ func BenchmarkCheckpointsVsGit(b *testing.B) {
 				b.Fatal(err)
 			}
 			var status, first, step, unchanged, full, tar []time.Duration
+			var statusCPU, firstCPU, stepCPU, unchangedCPU, fullCPU, tarCPU []time.Duration
 			round := 0
 			for b.Loop() {
 				round++
-				status = append(status, timed(b, func() error { return run(repo, "git status --porcelain >/dev/null") }))
+				cpuOf(b, &status, &statusCPU, func() error { return run(repo, "git status --porcelain >/dev/null") })
 				data := b.TempDir()
-				first = append(first, timed(b, func() error {
+				cpuOf(b, &first, &firstCPU, func() error {
 					s, err := Open(ctx, data, repo, Options{})
 					if err == nil {
 						_, err = s.Take(ctx, "bench", "first")
 					}
 					return err
-				}))
+				})
 				for k := range 3 {
 					p := filepath.Join(repo, paths[(round*7919+k*104729)%len(paths)])
 					if err := os.WriteFile(p, []byte(fmt.Sprintf("step %d %d\n", round, k)), 0o644); err != nil {
 						b.Fatal(err)
 					}
 				}
-				step = append(step, timed(b, func() error { _, err := stepStore.Take(ctx, "bench", "step"); return err }))
-				unchanged = append(unchanged, timed(b, func() error { _, err := stepStore.Take(ctx, "bench", "same"); return err }))
+				cpuOf(b, &step, &stepCPU, func() error { _, err := stepStore.Take(ctx, "bench", "step"); return err })
+				cpuOf(b, &unchanged, &unchangedCPU, func() error { _, err := stepStore.Take(ctx, "bench", "same"); return err })
 				if round <= 2 { // the slow pair, twice
 					data := b.TempDir()
 					noSeed = true
-					full = append(full, timed(b, func() error {
+					cpuOf(b, &full, &fullCPU, func() error {
 						s, err := Open(ctx, data, repo, Options{})
 						if err == nil {
 							_, err = s.Take(ctx, "bench", "first")
 						}
 						return err
-					}))
+					})
 					noSeed = false
-					tar = append(tar, timed(b, func() error { return run(repo, "tar c --exclude=.git . | cat >/dev/null") }))
+					cpuOf(b, &tar, &tarCPU, func() error { return run(repo, "tar c --exclude=.git . | cat >/dev/null") })
 				}
 			}
 			st := median(status)
@@ -174,6 +194,13 @@ func BenchmarkCheckpointsVsGit(b *testing.B) {
 			b.ReportMetric(median(unchanged), "unchanged-ms")
 			b.ReportMetric(median(full), "first-full-ms")
 			b.ReportMetric(median(tar), "tar-ms")
+			// CPU time (ms), the same runs: what the load moves least.
+			b.ReportMetric(median(statusCPU), "git-status-cpu-ms")
+			b.ReportMetric(median(firstCPU), "first-cpu-ms")
+			b.ReportMetric(median(stepCPU), "step3-cpu-ms")
+			b.ReportMetric(median(unchangedCPU), "unchanged-cpu-ms")
+			b.ReportMetric(median(fullCPU), "first-full-cpu-ms")
+			b.ReportMetric(median(tarCPU), "tar-cpu-ms")
 			self, child := rssChild(b, repo)
 			b.ReportMetric(self+child, "rss-added-MiB")
 			b.Logf("%s: rss added by the agent's side %.1f MiB, largest git child %.1f MiB", tc.name, self, child)
