@@ -114,9 +114,6 @@ func (b *acpBackend) appIn(dir string, servers map[string]config.MCPServer) (*ap
 }
 
 func (b *acpBackend) Open(ctx context.Context, spec acp.OpenSpec) (*acp.Opened, error) {
-	// git and the AGENTS.md files are read while the runner opens; the
-	// first turn waits for them.
-	env := loop.GatherEnvironment(context.WithoutCancel(ctx), spec.Dir)
 	a, err := b.appIn(spec.Dir, spec.MCP)
 	if err != nil {
 		return nil, err
@@ -131,6 +128,10 @@ func (b *acpBackend) Open(ctx context.Context, spec acp.OpenSpec) (*acp.Opened, 
 	} else if err := a.chooseModel(ctx); err != nil {
 		return nil, err
 	}
+	// Once the session and the configuration are known good, git and the
+	// AGENTS.md files are read while the runner opens; the first turn
+	// waits for them.
+	env := loop.GatherEnvironment(context.WithoutCancel(ctx), spec.Dir)
 	a.startMCP(context.WithoutCancel(ctx))
 	opt := a.loopOptions(b.st, tools.NewPermissions(permModes(a.cfg.Permissions), spec.Asker, false))
 	opt.Observer, opt.Editor, opt.Environment = spec.Observer, spec.Editor, env

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -24,6 +25,10 @@ type termClient struct {
 	killed   []string
 	released []string
 	started  chan string // each terminal's id once its command runs
+	// slow, when set, is how late this editor answers terminal/create
+	// (after its command started) and terminal/release: an editor slower
+	// than the agent's grace for a cancelled tool.
+	slow time.Duration
 }
 
 type clientTerm struct {
@@ -73,8 +78,10 @@ func (c *termClient) CreateTerminal(_ context.Context, p sdk.CreateTerminalReque
 	id := "term-" + string(rune('a'+len(c.created)))
 	c.created = append(c.created, p)
 	c.terms[id] = term
+	slow := c.slow
 	c.tmu.Unlock()
 	c.started <- id
+	time.Sleep(slow) // a slow editor, not a synchronisation
 	return sdk.CreateTerminalResponse{TerminalId: id}, nil
 }
 
@@ -113,6 +120,10 @@ func (c *termClient) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalReq
 	t := c.term(p.TerminalId)
 	_ = t.cmd.Process.Kill()
 	<-t.done
+	c.tmu.Lock()
+	slow := c.slow
+	c.tmu.Unlock()
+	time.Sleep(slow)
 	c.tmu.Lock()
 	c.released = append(c.released, p.TerminalId)
 	c.tmu.Unlock()
@@ -182,7 +193,13 @@ func TestE2EACPTerminal(t *testing.T) {
 		t.Errorf("the background bash: %s", reqs[2].Body)
 	}
 
-	// A cancel kills the command in the terminal and releases it.
+	// A cancel kills the command in the terminal and releases it, before
+	// the prompt answers: even when the cancel reaches the agent while
+	// terminal/create is answered, and when the editor answers slower
+	// than the agent's grace for a cancelled tool.
+	c.tmu.Lock()
+	c.slow = 400 * time.Millisecond
+	c.tmu.Unlock()
 	done := make(chan sdk.PromptResponse, 1)
 	go func() {
 		resp, _ := p.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("sleep")}})

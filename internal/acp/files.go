@@ -47,19 +47,27 @@ func (c *clientFiles) WroteText(ctx context.Context, path, content string) {
 	}
 }
 
-// textOf is the text of path as the file tools read it: the editor's
-// buffer when the client offers fs/read_text_file, else the disk (nil).
-func textOf(s *session, fs sdk.FileSystemCapabilities) func(string) (string, bool) {
+// diffReadTimeout bounds the editor's read of a file a write or edit's
+// diff is worked out from: the observer waits for it before the call
+// runs, so an editor slow to answer falls back to the disk soon.
+const diffReadTimeout = 2 * time.Second
+
+// textOf is the text of path as the file tools read it, for a diff: the
+// editor's buffer when the client offers fs/read_text_file and answers
+// within diffReadTimeout, else the disk (nil: the disk only).
+func textOf(s *session, fs sdk.FileSystemCapabilities) func(string) (string, bool, error) {
 	if !fs.ReadTextFile {
 		return nil
 	}
 	files := &clientFiles{s: s, read: true}
-	return func(path string) (string, bool) {
+	return func(path string) (string, bool, error) {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
-		if text, err := files.ReadText(context.Background(), path); err == nil && len(text) <= maxDiffFileBytes {
-			return text, true
+		ctx, cancel := context.WithTimeout(context.Background(), diffReadTimeout)
+		defer cancel()
+		if text, err := files.ReadText(ctx, path); err == nil && len(text) <= maxDiffFileBytes {
+			return text, true, nil
 		}
 		return readSmall(path)
 	}

@@ -29,7 +29,13 @@ type asker struct{ s *session }
 var (
 	_ tools.Asker       = (*asker)(nil)
 	_ tools.AnswerAsker = (*asker)(nil)
+	_ tools.DiffShower  = (*asker)(nil)
 )
+
+// ShowsOwnDiffs: a write or edit's diff is the one worked out as its call
+// arrived (updates.go), from the editor's buffer; the permission check
+// does not work it out again.
+func (k *asker) ShowsOwnDiffs() bool { return true }
 
 func (k *asker) Ask(ctx context.Context, req tools.Request) (tools.Reply, error) {
 	a, err := k.AskAnswer(ctx, req)
@@ -46,8 +52,6 @@ func (k *asker) AskAnswer(ctx context.Context, req tools.Request) (tools.Answer,
 		Status: sdk.Ptr(sdk.ToolCallStatusPending)}
 	if diff != nil {
 		call.Content = []sdk.ToolCallContent{*diff}
-	} else if req.Diff != "" {
-		call.Content = []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(fence(req.Diff)))}
 	}
 	for _, p := range req.Paths {
 		call.Locations = append(call.Locations, sdk.ToolCallLocation{Path: p})

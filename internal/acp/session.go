@@ -29,6 +29,9 @@ type session struct {
 	mode   *plan.Mode
 	asker  *asker
 	calls  *toolCalls
+	// work is what the turn asked of the client that must end before
+	// the prompt answers (pending.go).
+	work pending
 
 	mu         sync.Mutex
 	busy       bool
@@ -194,6 +197,7 @@ func (s *session) prompt(reqCtx context.Context, blocks []sdk.ContentBlock) (sdk
 		_, _ = r.Cancel(context.Background())
 	}
 	res = r.Wait(context.Background())
+	s.settle()
 	select {
 	case <-cancelled:
 		res.FinishReason = loop.FinishCancelled
@@ -201,6 +205,29 @@ func (s *session) prompt(reqCtx context.Context, blocks []sdk.ContentBlock) (sdk
 	}
 	s.usage(ctx)
 	return stopReason(res)
+}
+
+// settleTimeout bounds how long a prompt's answer waits for the client
+// work its turn left behind: each of a terminal's last requests (kill,
+// output, release) has fileTimeout.
+const settleTimeout = 3 * fileTimeout
+
+// settle waits for the client work the turn left behind (a cancelled
+// bash's terminal being killed and released) to end, within
+// settleTimeout or until the connection closes.
+func (s *session) settle() {
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.a.conn.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if !s.work.wait(ctx) {
+		s.a.log.Warn("session/prompt: answering before the editor's terminals were released", "session", s.id)
+	}
 }
 
 // waitReady waits once for the session's MCP servers.

@@ -51,7 +51,16 @@ func (c clientTerminals) RunCommand(ctx context.Context, cmd tools.TerminalComma
 	if cmd.OutputLimit > 0 {
 		req.OutputByteLimit = sdk.Ptr(cmd.OutputLimit)
 	}
-	cctx, cancel := context.WithTimeout(ctx, fileTimeout)
+	// The prompt answers once this call has stopped and released its
+	// terminal (pending.go), whenever the loop moves on.
+	defer s.work.start()()
+	// From terminal/create on, the requests must reach the client and be
+	// answered even when the turn is cancelled meanwhile: a terminal the
+	// editor made is the agent's to stop and release.
+	after := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
+	}
+	cctx, cancel := after()
 	created, err := conn.CreateTerminal(cctx, req)
 	cancel()
 	if err != nil {
@@ -59,11 +68,6 @@ func (c clientTerminals) RunCommand(ctx context.Context, cmd tools.TerminalComma
 		return tools.TerminalOutcome{}, err
 	}
 	tid := created.TerminalId
-	// The requests after the command started must reach the client even
-	// when the turn is cancelled: they stop and release its terminal.
-	after := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
-	}
 	defer func() {
 		rctx, cancel := after()
 		defer cancel()

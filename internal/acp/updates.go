@@ -14,17 +14,20 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/ctxloop/agent/internal/context/truncate"
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/safefile"
 	"github.com/ctxloop/agent/internal/todo"
+	"github.com/ctxloop/agent/internal/tools"
 )
 
 // maxDiffFileBytes bounds a file read to show a diff.
@@ -93,7 +96,7 @@ type toolCalls struct {
 	dir string
 	// read is the text of a file as the file tools see it (files.go's
 	// textOf); nil: the disk.
-	read func(path string) (string, bool)
+	read func(path string) (text string, exists bool, err error)
 
 	mu     sync.Mutex
 	roles  map[string]message.Role // by message id
@@ -282,6 +285,9 @@ func inputOf(st *message.ToolState) toolInput {
 	return in
 }
 
+// maxTitleArgBytes bounds the argument shown in a call's title.
+const maxTitleArgBytes = 200
+
 // title is the call's title: the loop's when it has one, else the tool
 // and its main argument.
 func title(st *message.ToolState) string {
@@ -291,21 +297,13 @@ func title(st *message.ToolState) string {
 	in := inputOf(st)
 	for _, arg := range []string{in.Command, in.Path, in.Pattern, in.URL, in.Query} {
 		if arg != "" {
-			if len(arg) > 200 {
-				arg = arg[:200] + "…"
+			if cut, long := truncate.Apply(arg, 0, maxTitleArgBytes); long {
+				arg = cut + "…" // at a line's end or a character's boundary
 			}
 			return st.Name + ": " + arg
 		}
 	}
 	return st.Name
-}
-
-// abs resolves a tool's path against the session's directory.
-func abs(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, p)
 }
 
 // locations are the files a call touches.
@@ -316,69 +314,54 @@ func locations(dir string, st *message.ToolState) []sdk.ToolCallLocation {
 		if in.Path == "" {
 			return nil
 		}
-		loc := sdk.ToolCallLocation{Path: abs(dir, in.Path)}
+		loc := sdk.ToolCallLocation{Path: tools.AbsPath(dir, in.Path)}
 		if in.Offset > 0 {
 			loc.Line = sdk.Ptr(in.Offset)
 		}
 		return []sdk.ToolCallLocation{loc}
 	case "grep", "glob", "ls":
 		if in.Path != "" {
-			return []sdk.ToolCallLocation{{Path: abs(dir, in.Path)}}
+			return []sdk.ToolCallLocation{{Path: tools.AbsPath(dir, in.Path)}}
 		}
 	}
 	return nil
 }
 
-// diffOf is the diff a write or edit call would make, from the file's
-// text as read reads it now (nil: the disk); nil for other tools, or when
-// the file cannot be read or the edit would not apply.
-func diffOf(dir string, st *message.ToolState, read func(string) (string, bool)) *sdk.ToolCallContent {
+// diffOf is the diff a write or edit call would make, worked out by the
+// tools' own rules (tools.PreviewChange) from the file's text as read
+// reads it now (nil: the disk); nil for other tools, or when the file
+// cannot be read or the tool would refuse the call.
+func diffOf(dir string, st *message.ToolState, read func(string) (string, bool, error)) *sdk.ToolCallContent {
 	if st.Name != "write" && st.Name != "edit" {
 		return nil
 	}
-	in := inputOf(st)
-	if in.Path == "" {
-		return nil
-	}
-	path := abs(dir, in.Path)
 	if read == nil {
 		read = readSmall
 	}
-	old, exists := read(path)
-	var c sdk.ToolCallContent
-	switch st.Name {
-	case "write":
-		if exists {
-			c = sdk.ToolDiffContent(path, in.Content, old)
-		} else {
-			c = sdk.ToolDiffContent(path, in.Content)
-		}
-	case "edit":
-		if in.OldString == "" && old == "" { // edit creates the file
-			c = sdk.ToolDiffContent(path, in.NewString)
-			break
-		}
-		if !exists || in.OldString == "" || !strings.Contains(old, in.OldString) {
-			return nil
-		}
-		n := 1
-		if in.ReplaceAll {
-			n = -1
-		}
-		c = sdk.ToolDiffContent(path, strings.Replace(old, in.OldString, in.NewString, n), old)
+	c, ok := tools.PreviewChange(dir, tools.Call{Name: st.Name, Input: json.RawMessage(st.Input)}, read)
+	if !ok {
+		return nil
 	}
-	return &c
+	d := sdk.ToolDiffContent(c.Path, c.New)
+	if c.Exists {
+		d = sdk.ToolDiffContent(c.Path, c.New, c.Old)
+	}
+	return &d
 }
 
 // readSmall reads a regular file of at most maxDiffFileBytes by
 // internal/safefile's rules: a FIFO swapped in does not block the
-// observer, a kernel pseudo-file (/proc/self/environ) is not read.
-func readSmall(path string) (string, bool) {
+// observer, a kernel pseudo-file (/proc/self/environ) is not read. A
+// missing file is not an error: exists is false.
+func readSmall(path string) (text string, exists bool, err error) {
 	b, err := safefile.Read(context.Background(), path, "", maxDiffFileBytes)
-	if err != nil {
-		return "", false
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
 	}
-	return string(b), true
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), true, nil
 }
 
 // planUpdate is the todo list as an ACP plan.

@@ -14,17 +14,17 @@ func TestDiffFileIsReadSafely(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc")
 	}
-	if text, ok := readSmall("/proc/self/status"); ok {
+	if text, _, err := readSmall("/proc/self/status"); err == nil {
 		t.Errorf("readSmall(/proc/self/status) = %d bytes, want refused", len(text))
 	}
 	p := filepath.Join(t.TempDir(), "a.txt")
 	if err := os.WriteFile(p, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if text, ok := readSmall(p); !ok || text != "hello\n" {
-		t.Errorf("readSmall(a regular file) = %q, %v", text, ok)
+	if text, exists, err := readSmall(p); err != nil || !exists || text != "hello\n" {
+		t.Errorf("readSmall(a regular file) = %q, %v, %v", text, exists, err)
 	}
-	if _, ok := readSmall(filepath.Join(t.TempDir(), "missing")); ok {
-		t.Error("readSmall(a missing file) = ok")
+	if _, exists, err := readSmall(filepath.Join(t.TempDir(), "missing")); exists || err != nil {
+		t.Errorf("readSmall(a missing file) = %v, %v; want no file, no error", exists, err)
 	}
 }

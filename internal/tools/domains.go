@@ -175,35 +175,12 @@ func (p *Permissions) checkDomain(ctx context.Context, env *Env, call Call, host
 	if p.asker == nil {
 		return false, fmt.Sprintf("permission denied: %s of %s needs approval and nobody can approve it in this non-interactive run; nothing was fetched. To allow it, the user can re-run with --yes, or set \"permissions\": {%q: {%q: \"allow\"}} in the user config. Carry on without it, or explain what you need.", call.Name, host, call.Name, host), nil
 	}
-	p.askMu.Lock()
-	defer p.askMu.Unlock()
-	if p.granted(req) {
-		return true, "", nil
-	}
-	ans, err := p.ask(ctx, req)
-	if err != nil {
-		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
-	}
-	switch ans.Reply {
-	case AllowOnce:
-		return true, "", nil
-	case AllowSession:
-		p.grant(req)
-		return true, "", nil
-	case AllowAlways:
-		p.grant(req)
+	return p.askUser(ctx, req, nil, func() {
 		if p.domains != nil {
 			// Not remembered is still allowed now and for the session.
 			_ = p.domains.Remember(call.Name, host)
 		}
-		return true, "", nil
-	}
-	if ans.StopTurn {
-		p.mu.Lock()
-		p.stopTurn = true
-		p.mu.Unlock()
-	}
-	return false, denialText(call.Name, ans), nil
+	})
 }
 
 // urlTitle is a DomainGated call's title for the dialog: its name

@@ -89,26 +89,5 @@ func (p *Permissions) checkGated(ctx context.Context, call Call, g Gated) (bool,
 		}
 		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
 	}
-	p.askMu.Lock()
-	defer p.askMu.Unlock()
-	if p.granted(req) {
-		return true, "", nil
-	}
-	ans, err := p.ask(ctx, req)
-	if err != nil {
-		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
-	}
-	switch ans.Reply {
-	case AllowOnce:
-		return true, "", nil
-	case AllowSession:
-		p.grant(req)
-		return true, "", nil
-	}
-	if ans.StopTurn {
-		p.mu.Lock()
-		p.stopTurn = true
-		p.mu.Unlock()
-	}
-	return false, denialText(call.Name, ans), nil
+	return p.askUser(ctx, req, nil, nil)
 }

@@ -18,6 +18,10 @@ func sprintf(format string, args ...any) string {
 	return fmt.Sprintf(format, args...)
 }
 
+// AbsPath is the path a tool's path argument p names in the session's
+// directory dir (absPath): what a front end shows for the call.
+func AbsPath(dir, p string) string { return absPath(dir, p) }
+
 // absPath resolves p against dir: "~/" is the home directory, a relative
 // path joins dir, and the result is cleaned. Symlinks are not resolved.
 func absPath(dir, p string) string {
@@ -139,4 +143,4 @@ func displayPath(dir, p string) string {
 
 // shownPath is how a tool call's path appears in titles and messages: p
 // resolved against the session's directory, shown relative to it.
-func shownPath(env *Env, p string) string { return displayPath(env.Dir, absPath(env.Dir, p)) }
+func shownPath(env *Env, p string) string { return displayPath(env.Dir, AbsPath(env.Dir, p)) }

@@ -186,24 +186,45 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		return false, fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can approve it in this non-interactive run; nothing was run. To allow it, %s. Carry on without it, or explain what you need.", call.Name, req.Reason, hint), nil
 	}
 
+	return p.askUser(ctx, req, func(req *Request) {
+		if writeTools()[call.Name] && !showsOwnDiffs(p.asker) {
+			req.Diff = PreviewDiff(env, call)
+		}
+	}, nil)
+}
+
+// askUser asks the user about req, one question at a time, and applies
+// the answer: the ask → grant → deny sequence of every permission check.
+// A grant made while this call waited for its turn to ask answers it
+// without a question; prepare, when not nil, completes the request just
+// before it is asked (a diff worth working out only then). AllowOnce runs
+// the call; AllowSession grants req for the session (for this call only
+// when req.RunsCode); AllowAlways does too and calls remember, and is a
+// denial where remember is nil (only per-domain questions offer it). A
+// denial is the model's message, and stops the turn when the user said
+// so. err is non-nil only when asking failed (ctx done).
+func (p *Permissions) askUser(ctx context.Context, req Request, prepare func(*Request), remember func()) (ok bool, denial string, err error) {
 	p.askMu.Lock()
 	defer p.askMu.Unlock()
 	if p.granted(req) { // granted while this call waited for its turn
 		return true, "", nil
 	}
-	if writeTools()[call.Name] {
-		req.Diff = PreviewDiff(env, call)
+	if prepare != nil {
+		prepare(&req)
 	}
 	ans, err := p.ask(ctx, req)
 	if err != nil {
-		return false, "", fmt.Errorf("ask permission for %s: %w", call.Name, err)
+		return false, "", fmt.Errorf("ask permission for %s: %w", req.Tool, err)
 	}
-	switch ans.Reply {
-	case AllowOnce:
+	switch {
+	case ans.Reply == AllowOnce:
 		return true, "", nil
-	case AllowSession:
+	case ans.Reply == AllowSession, ans.Reply == AllowAlways && remember != nil:
 		if !req.RunsCode { // never granted for the session: this call only
 			p.grant(req)
+		}
+		if ans.Reply == AllowAlways {
+			remember()
 		}
 		return true, "", nil
 	}
@@ -212,7 +233,20 @@ func (p *Permissions) Check(ctx context.Context, env *Env, call Call) (ok bool, 
 		p.stopTurn = true
 		p.mu.Unlock()
 	}
-	return false, denialText(call.Name, ans), nil
+	return false, denialText(req.Tool, ans), nil
+}
+
+// DiffShower is an Asker that shows the diffs of write and edit calls
+// itself (the ACP server works each out as the call arrives, from the
+// editor's buffer): Check leaves Request.Diff empty for it rather than
+// work the same diff out twice.
+type DiffShower interface {
+	ShowsOwnDiffs() bool
+}
+
+func showsOwnDiffs(a Asker) bool {
+	d, ok := a.(DiffShower)
+	return ok && d.ShowsOwnDiffs()
 }
 
 // ask asks through the AnswerAsker when the asker is one.

@@ -91,3 +91,63 @@ func TestDenialCarriesTheReasonAndStopsTheTurn(t *testing.T) {
 		t.Error("TakeStopTurn must report a stop once")
 	}
 }
+
+// diffShower is an answerAsker that shows its own diffs.
+type diffShower struct{ answerAsker }
+
+func (*diffShower) ShowsOwnDiffs() bool { return true }
+
+// TestNoDiffForAnAskerThatShowsItsOwn: the diff is worked out once: an
+// asker that shows its own (the ACP server's) gets no Request.Diff, and
+// the file is not read for one; the question is still asked.
+func TestNoDiffForAnAskerThatShowsItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &diffShower{answerAsker{ans: Answer{Reply: Deny}}}
+	p := NewPermissions(nil, a, false)
+	call := mkCall("edit", map[string]any{"path": "a.txt", "old_string": "old", "new_string": "new"})
+	if ok, _, err := p.Check(context.Background(), &Env{Dir: dir}, call); ok || err != nil {
+		t.Fatalf("ok %v err %v, want a denial", ok, err)
+	}
+	if len(a.asked) != 1 || a.asked[0].Diff != "" {
+		t.Fatalf("asked %+v; want one question without a diff", a.asked)
+	}
+}
+
+// TestPreviewChangeIsTheToolsRule: PreviewChange refuses what the edit
+// tool refuses, expands ~/ as the tools do, and tells a new file apart.
+func TestPreviewChangeIsTheToolsRule(t *testing.T) {
+	read := func(text string, exists bool) func(string) (string, bool, error) {
+		return func(string) (string, bool, error) { return text, exists, nil }
+	}
+	home, _ := os.UserHomeDir()
+	for _, c := range []struct {
+		name   string
+		call   Call
+		read   func(string) (string, bool, error)
+		ok     bool
+		newTxt string
+	}{
+		{"ambiguous", mkCall("edit", map[string]any{"path": "a", "old_string": "x", "new_string": "y"}), read("x x", true), false, ""},
+		{"all", mkCall("edit", map[string]any{"path": "a", "old_string": "x", "new_string": "y", "replace_all": true}), read("x x", true), true, "y y"},
+		{"crlf", mkCall("edit", map[string]any{"path": "a", "old_string": "a\nb", "new_string": "c"}), read("a\r\nb\r\n", true), true, "c\r\n"},
+		{"create over text", mkCall("edit", map[string]any{"path": "a", "old_string": "", "new_string": "y"}), read("x", true), false, ""},
+		{"create", mkCall("edit", map[string]any{"path": "a", "old_string": "", "new_string": "y"}), read("", false), true, "y"},
+		{"write", mkCall("write", map[string]any{"path": "a", "content": "z"}), read("x", true), true, "z"},
+		{"other tool", mkCall("read", map[string]any{"path": "a"}), read("x", true), false, ""},
+	} {
+		c.call.Input = append([]byte(nil), c.call.Input...)
+		got, ok := PreviewChange("/p", c.call, c.read)
+		if ok != c.ok || ok && (got.New != c.newTxt || got.Path != "/p/a") {
+			t.Errorf("%s: %+v, %v; want %v, new %q", c.name, got, ok, c.ok, c.newTxt)
+		}
+	}
+	if home != "" {
+		got, _ := PreviewChange("/p", mkCall("write", map[string]any{"path": "~/n", "content": "z"}), read("", false))
+		if got.Path != filepath.Join(home, "n") || got.Exists {
+			t.Errorf("~/n: %+v", got)
+		}
+	}
+}
