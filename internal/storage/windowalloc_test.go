@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -51,5 +52,30 @@ func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
 		len(w), parts, stored, bytes, allocs, float64(bytes)/float64(floor), floor)
 	if bytes > 4*floor {
 		t.Errorf("Window.Load allocated %d bytes, %.1f× its floor of %d bytes; want ≤ 4×", bytes, float64(bytes)/float64(floor), floor)
+	}
+}
+
+// The reading connections keep a small page cache (readerCacheKiB), not
+// SQLite's 2,000 KiB each: what they read is read once.
+func TestReadersKeepASmallPageCache(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	conns := make([]*sql.Conn, 2) // two of the pool's connections
+	for i := range conns {
+		c, err := s.rdb.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	for i, c := range conns {
+		var size int
+		if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if size != -readerCacheKiB {
+			t.Errorf("reader %d: cache_size %d, want %d (KiB)", i, size, -readerCacheKiB)
+		}
 	}
 }
