@@ -87,6 +87,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzGrepPrefilter$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
 	$(GO) test -run '^$$' -fuzz '^FuzzReadMessage$$' -fuzztime $${FUZZTIME:-1m} ./internal/lsp
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenWindow$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzStateDecodesAsEncodingJSON$$' -fuzztime $${FUZZTIME:-1m} ./internal/storage
 	$(GO) test -run '^$$' -fuzz '^FuzzPiecesKeepTheText$$' -fuzztime $${FUZZTIME:-1m} ./internal/webfetch
 
 clean:

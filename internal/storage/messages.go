@@ -15,17 +15,25 @@ const messageColumns = `id, session_id, role, parent_id, summary, synthetic, mod
 
 func scanMessage(r rowScanner) (*message.Message, error) {
 	var m message.Message
+	if err := scanMessageInto(r, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// scanMessageInto scans a row of messageColumns into m, in place.
+func scanMessageInto(r rowScanner, m *message.Message) error {
 	var summary, synthetic int
 	var created, updated, finished int64
 	err := r.Scan(&m.ID, &m.SessionID, &m.Role, &m.ParentID, &summary, &synthetic, &m.Model,
 		&m.FinishReason, &m.Error, &m.Usage.Input, &m.Usage.Output, &m.Usage.Reasoning,
 		&m.Usage.CachedInput, &m.Usage.CacheWrite, &m.CostUSD, &created, &updated, &finished, &m.RewindID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.Summary, m.Synthetic = summary != 0, synthetic != 0
 	m.CreatedAt, m.UpdatedAt, m.FinishedAt = fromUnix(created), fromUnix(updated), fromUnix(finished)
-	return &m, nil
+	return nil
 }
 
 // CreateMessage stores a new message, filling its ID, CreatedAt and

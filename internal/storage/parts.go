@@ -50,7 +50,7 @@ func encodeState(p *message.Part) (string, error) {
 
 func decodeState(p *message.Part, state []byte) error {
 	var st partState
-	if err := json.Unmarshal(state, &st); err != nil {
+	if err := unmarshalState(state, &st); err != nil {
 		return fmt.Errorf("decode state of part %s: %w", p.ID, err)
 	}
 	p.Text, p.Tool, p.Step, p.Compaction, p.Patch, p.File = st.Text, st.Tool, st.Step, st.Compaction, st.Patch, st.File

@@ -329,11 +329,21 @@ func keepWAL(ctx context.Context, db *sql.DB) error {
 	})
 }
 
+// readerCacheKiB bounds each reading connection's page cache (SQLite's
+// default is 2,000 KiB). Readers read a window, a tail, a search's hits:
+// pages read once, which the operating system's cache keeps anyway. With
+// the default, opening a 100,000-part session filled the cache with the
+// skeleton's scattered rows and added 1.5 MiB to a headless run's peak
+// memory (issue 36, BenchmarkResumeRun); the pool's four connections
+// could hold 8 MB.
+const readerCacheKiB = 512
+
 // openReaders opens the pool of reading connections.
 func openReaders(path string, readOnly, immutable bool) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "query_only(1)")
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readerCacheKiB))
 	if readOnly {
 		q.Set("mode", "ro")
 	}

@@ -43,20 +43,11 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	start := from(skeleton)
-	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
-		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, start)
+	entries, err := readWindow(ctx, tx, sessionID, from(skeleton))
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	parts, err := tailParts(ctx, tx, sessionID, msgs[0].ID)
-	if err != nil {
-		return nil, s.fail(op, err)
-	}
-	return joinParts(msgs, parts), nil
+	return entries, nil
 }
 
 // Before returns the messages of a session older than message id before,

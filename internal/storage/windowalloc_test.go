@@ -1,0 +1,81 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// Window.Load reads the window's rows into its entries as they come: the
+// messages and parts are not gathered in lists of their own first and
+// then copied under each message, and a part's state is decoded from the
+// row as it is read. What it allocates is the entries themselves, within
+// a small factor of their size (issue 36: a resumed run's peak memory is
+// ≤ 1.2× a new session's).
+func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	sess := windowSession(t, s, 300, 1000)
+	var stored int64
+	if err := s.rdb.QueryRowContext(ctx, `SELECT sum(length(state)) FROM parts WHERE session_id = ?`, sess.ID).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	load := func() []Entry {
+		w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	load() // the statements prepared, the decoder's caches filled
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	w := load()
+	runtime.ReadMemStats(&after)
+	bytes := int64(after.TotalAlloc - before.TotalAlloc)
+	allocs := after.Mallocs - before.Mallocs
+	parts := 0
+	for _, e := range w {
+		parts += len(e.Parts)
+	}
+	// The floor: the entries' and parts' structs and the text decoded
+	// from the states. Gathering the rows in lists and copying them under
+	// their messages, and the states' bytes kept for a second pass, made
+	// it 6.6× that.
+	floor := int64(len(w))*int64(unsafe.Sizeof(Entry{})) + int64(parts)*int64(unsafe.Sizeof(message.Part{})) + stored
+	t.Logf("%d entries, %d parts, %d bytes of state: %d bytes in %d allocations (%.1f× the floor of %d)",
+		len(w), parts, stored, bytes, allocs, float64(bytes)/float64(floor), floor)
+	if bytes > 4*floor {
+		t.Errorf("Window.Load allocated %d bytes, %.1f× its floor of %d bytes; want ≤ 4×", bytes, float64(bytes)/float64(floor), floor)
+	}
+}
+
+// The reading connections keep a small page cache (readerCacheKiB), not
+// SQLite's 2,000 KiB each: what they read is read once.
+func TestReadersKeepASmallPageCache(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	conns := make([]*sql.Conn, 2) // two of the pool's connections
+	for i := range conns {
+		c, err := s.rdb.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	for i, c := range conns {
+		var size int
+		if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if size != -readerCacheKiB {
+			t.Errorf("reader %d: cache_size %d, want %d (KiB)", i, size, -readerCacheKiB)
+		}
+	}
+}
