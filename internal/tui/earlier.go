@@ -45,6 +45,7 @@ type earlierState struct {
 type chatStart struct {
 	more bool      // messages lie before the first given
 	todo todo.List // the newest todo list, when it lies before them
+	read int       // the messages the runner's open read (memrelease.go)
 }
 
 // earlierLoadedMsg carries the page above message before.
@@ -78,13 +79,14 @@ func chatHistory(r *loop.Runner, st *storage.Store, inline bool) ([]message.Entr
 	}
 	historyRead()
 	h := r.History()
-	var start chatStart
+	start := chatStart{read: len(h)}
 	if len(h) > chatOpenMessages {
 		tail := h[len(h)-chatOpenMessages:]
 		if l, at := todo.LatestIn(h); at != "" && at < tail[0].Message.ID {
 			start.todo = l
 		}
-		return slices.Clone(tail), chatStart{more: true, todo: start.todo}
+		start.more = true
+		return slices.Clone(tail), start
 	}
 	if len(h) > 0 && st != nil {
 		_, start.more, _ = st.Window().Earlier(context.Background(), r.Session().ID, h[0].Message.ID, 0)

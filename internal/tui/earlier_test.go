@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"context"
+	"fmt"
+
+	"github.com/ctxloop/agent/internal/message"
 	"runtime"
 	"strconv"
 	"strings"
@@ -114,4 +118,29 @@ func goroutineID() int {
 	s := strings.TrimPrefix(string(buf[:runtime.Stack(buf[:], false)]), "goroutine ")
 	n, _ := strconv.Atoi(s[:strings.IndexByte(s, ' ')])
 	return n
+}
+
+// TestTodoListBeforeTheTailShows: the newest todo list lies before the
+// tail the chat opens with; the panel shows it all the same, and the
+// older list in a page read above does not replace it.
+func TestTodoListBeforeTheTailShows(t *testing.T) {
+	s := newBenchSession(t, 0)
+	turns := benchTurns(2 * chatOpenMessages)
+	for i, text := range map[int]string{1: "older plan", 5: "newer plan"} {
+		a := &turns[2*i+1]
+		a.Parts = append(a.Parts, message.Part{Type: message.PartTool, Tool: &message.ToolState{CallID: fmt.Sprint("t", i),
+			Name: "todo_write", Status: message.ToolCompleted, Input: `{"todos":[{"id":"1","text":"` + text + `","status":"in_progress"}]}`}})
+	}
+	if err := s.store.ImportHistory(context.Background(), s.id, turns); err != nil {
+		t.Fatal(err)
+	}
+	m := s.openModel(t, 100, 30)
+	defer m.Close()
+	if got := todoText(m); !strings.Contains(got, "newer plan") {
+		t.Fatalf("the panel at open: %q", got)
+	}
+	scrollToTop(t, m, func() {})
+	if got := todoText(m); !strings.Contains(got, "newer plan") {
+		t.Fatalf("the panel after the pages above were read: %q", got)
+	}
 }

@@ -131,7 +131,7 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
 	cmds = append(cmds, loadQueue(m.runner, m.gen))
-	cmds = append(cmds, m.sendNext(), releaseOpenPeak(len(msg.history))) // memrelease.go
+	cmds = append(cmds, m.sendNext(), releaseOpenPeak(max(len(msg.history), msg.start.read))) // memrelease.go
 	return tea.Batch(cmds...)
 }
 
