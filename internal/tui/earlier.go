@@ -117,20 +117,37 @@ func startEarlier(m *Model, history []message.Entry, start chatStart) {
 // loadEarlier starts reading the page above the chat's first message
 // once its row is on screen (nil otherwise, or while one is read).
 func loadEarlier(m *Model) tea.Cmd {
-	c := m.chat
-	e := &c.earlier
-	if !e.more || e.loading || m.runner == nil || !earlierShown(c) {
+	if !earlierShown(m.chat) {
+		return nil
+	}
+	return readEarlier(m, earlierPage)
+}
+
+// loadAllEarlier starts reading every message above the chat's first:
+// a search (find.go) looks through the whole conversation.
+func loadAllEarlier(m *Model) tea.Cmd { return readEarlier(m, 0) }
+
+// readEarlier reads the n messages above the chat's first (0: all of
+// them) in a command; nil when none are left or some are being read.
+func readEarlier(m *Model, n int) tea.Cmd {
+	e := &m.chat.earlier
+	if !e.more || e.loading || m.runner == nil {
 		return nil
 	}
 	e.loading = true
 	gen, store, id, before := m.gen, m.store, m.runner.Session().ID, e.from
 	return func() tea.Msg {
+		msg := earlierLoadedMsg{gen: gen, before: before}
 		st, err := store.wait()
-		if err != nil {
-			return earlierLoadedMsg{gen: gen, before: before, err: err}
+		switch {
+		case err != nil:
+			msg.err = err
+		case n == 0:
+			msg.entries, msg.err = st.Window().Before(context.Background(), id, before)
+		default:
+			msg.entries, msg.more, msg.err = st.Window().Earlier(context.Background(), id, before, n)
 		}
-		page, more, err := st.Window().Earlier(context.Background(), id, before, earlierPage)
-		return earlierLoadedMsg{gen: gen, before: before, entries: page, more: more, err: err}
+		return msg
 	}
 }
 
@@ -148,20 +165,44 @@ func earlierShown(c *chatView) bool {
 }
 
 // apply puts the page's items above the conversation, below the row if
-// more remain, and keeps the lines on screen where they were.
-func (msg earlierLoadedMsg) apply(m *Model) {
+// more remain, and keeps the lines on screen where they were; an open
+// search looks through them too, and has the rest read.
+func (msg earlierLoadedMsg) apply(m *Model) tea.Cmd {
 	c := m.chat
 	e := &c.earlier
 	if msg.gen != m.gen || !e.loading || e.from != msg.before || len(c.items) == 0 || c.items[0] != e.row {
-		return
+		return nil
 	}
 	e.loading = false
 	if msg.err != nil {
 		e.more = false
 		e.row.text = "earlier messages could not be read: " + msg.err.Error()
 		e.row.ver++
-		return
+		return nil
 	}
+	msg.prepend(m)
+	if d, ok := m.drawer.(*findDrawer); ok {
+		searchAgain(d, m)
+		return loadAllEarlier(m)
+	}
+	return nil
+}
+
+// searchAgain looks for an open search's query in the conversation
+// again, keeping the hit shown.
+func searchAgain(d *findDrawer, m *Model) {
+	hits, cur := len(d.hits), d.cur
+	d.query = ""
+	d.search(m)
+	if cur >= 0 {
+		d.show(m, cur+len(d.hits)-hits)
+	}
+}
+
+// prepend puts the page's items above the conversation.
+func (msg earlierLoadedMsg) prepend(m *Model) {
+	c := m.chat
+	e := &c.earlier
 	rc := &m.rc
 	shown := 0 // the row's lines on screen
 	if !c.follow && c.top.idx == 0 {
@@ -178,16 +219,16 @@ func (msg earlierLoadedMsg) apply(m *Model) {
 	}
 	added := c.items
 	m.compaction, m.editor.todo.list = compaction, list
-	var head []item
-	if msg.more {
-		head = []item{e.row}
-	}
-	c.items = append(append(head, added...), kept...)
-	c.rows = c.rows[:0] // the last layout's rows name other items now
 	if len(msg.entries) > 0 {
 		e.from = msg.entries[0].Message.ID
 	}
 	e.more = msg.more && len(msg.entries) > 0
+	var head []item
+	if e.more {
+		head = []item{e.row}
+	}
+	c.items = append(append(head, added...), kept...)
+	c.rows = c.rows[:0] // the last layout's rows name other items now
 	if c.follow {
 		return
 	}

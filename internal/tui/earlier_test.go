@@ -144,3 +144,23 @@ func TestTodoListBeforeTheTailShows(t *testing.T) {
 		t.Fatalf("the panel after the pages above were read: %q", got)
 	}
 }
+
+// TestFindSearchesTheMessagesAboveTheTail: Ctrl+F in a resumed session
+// that opened by its tail reads the messages above it first, so that a
+// search finds the session's first question.
+func TestFindSearchesTheMessagesAboveTheTail(t *testing.T) {
+	s := newBenchSession(t, 150)
+	m := s.openModel(t, 100, 30)
+	defer m.Close()
+	_, cmd := m.Update(keyPress("ctrl+f"))
+	if !m.chat.earlier.loading {
+		t.Fatal("Ctrl+F did not read the messages above the tail")
+	}
+	m.Update(awaitEarlier(t, cmd))
+	for _, r := range "question 3:" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if screen := screenOf(m); !strings.Contains(screen, "match 1 of 1") || !strings.Contains(screen, "question 3: could you") {
+		t.Fatalf("the search for the fourth question:\n%s", screen)
+	}
+}

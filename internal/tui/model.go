@@ -291,7 +291,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case turnsLoadedMsg:
 		cmds = append(cmds, msg.apply(m)) // rewindread.go
 	case earlierLoadedMsg:
-		msg.apply(m) // earlier.go
+		cmds = append(cmds, msg.apply(m)) // earlier.go
 	case renderedMsg:
 		msg.apply()
 	case tailDueMsg:
