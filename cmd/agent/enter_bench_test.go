@@ -286,7 +286,7 @@ func reportVsBare(b *testing.B, bare, agent []time.Duration) {
 
 // seedBenchSession writes a session of turns (five parts a turn) in dir
 // into the database in data, in one transaction, and returns its id.
-func seedBenchSession(b *testing.B, data, dir string, turns int) string {
+func seedBenchSession(b testing.TB, data, dir string, turns int) string {
 	ctx := context.Background()
 	st, err := storage.Open(ctx, data)
 	if err != nil {

@@ -31,6 +31,8 @@ type chatView struct {
 	focus item
 
 	window renderWindow // renderwindow.go: what keeps its rendered lines
+
+	earlier earlierState // earlier.go: the messages above the first
 }
 
 func newChatView() *chatView { return &chatView{follow: true} }
@@ -40,6 +42,7 @@ func (c *chatView) reset() {
 	c.printed = 0
 	c.follow = true
 	c.top = chatPos{}
+	c.earlier = earlierState{}
 }
 
 func (c *chatView) add(it item) { c.items = append(c.items, it) }

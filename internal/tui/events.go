@@ -309,7 +309,7 @@ func loadSummary(r *loop.Runner, id string) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		h := wholeHistory(r) // an older summary lies before the window Open read
+		h := readHistory(r) // an older summary lies before the window Open read
 		for i := len(h) - 1; i >= 0; i-- {
 			if h[i].Message.ID == id {
 				text := ""

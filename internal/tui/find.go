@@ -39,7 +39,7 @@ func (m *Model) openFind(query string) tea.Cmd {
 	d := &findDrawer{input: ti}
 	m.drawer = d
 	d.search(m)
-	return cmd
+	return tea.Batch(cmd, loadAllEarlier(m)) // earlier.go: the messages above the tail
 }
 
 // search finds the query in the conversation and shows the newest hit.

@@ -288,6 +288,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.handleForked(msg))
 	case controlMsg:
 		cmds = append(cmds, msg.apply(m))
+	case turnsLoadedMsg:
+		cmds = append(cmds, msg.apply(m)) // rewindread.go
+	case earlierLoadedMsg:
+		cmds = append(cmds, msg.apply(m)) // earlier.go
 	case renderedMsg:
 		msg.apply()
 	case tailDueMsg:
@@ -336,6 +340,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	var cmds []tea.Cmd
 	m.questions.DropAbandoned()
 	cmds = append(cmds, m.askMCPApprovals()) // mcpapproval.go
+	cmds = append(cmds, loadEarlier(m))      // earlier.go
 	m.welcome.refresh(m.opt.Loop.Config, sessionModel(m.sess, m.opt.Loop.Config), m.opt.Loop.Dir, m.opt.Version)
 	if armed, ok := m.questions.Show(); ok {
 		cmds = append(cmds, m.after(overlay.Grace, armed), m.opt.notify.question()) // notify.go

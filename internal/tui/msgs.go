@@ -13,6 +13,7 @@ type (
 		gen     int
 		runner  *loop.Runner
 		history []message.Entry
+		start   chatStart // earlier.go: what lies above history
 		sess    message.Session
 		snap    tokens.Reading
 		err     error

@@ -11,7 +11,8 @@ import (
 )
 
 // scrollToTop presses PageUp until the view starts at the first line,
-// calling look after every frame; it fails after too many pages.
+// calling look after every frame, and loads the earlier messages each
+// time it reaches their row; it fails after too many pages.
 func scrollToTop(t *testing.T, m *Model, look func()) {
 	t.Helper()
 	for i := 0; ; i++ {
@@ -21,19 +22,28 @@ func scrollToTop(t *testing.T, m *Model, look func()) {
 		if i > 20000 {
 			t.Fatalf("still not at the top after %d pages; top %+v", i, m.chat.top)
 		}
-		m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
+		_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyPgUp})
 		look()
+		if m.chat.earlier.loading { // earlier.go: the page above is read
+			m.Update(awaitEarlier(t, cmd))
+			look()
+		}
 	}
 }
 
 // TestScrollingToTheTopShowsEveryMessage pages from the end of a long
 // session to its start and finds every question and every answer on some
-// screen on the way: dropping renderings out of the window loses nothing.
+// screen on the way, in order: dropping renderings out of the window
+// loses nothing, and the chat, opened with the session's tail, loads the
+// messages above it as the view reaches them (earlier.go).
 func TestScrollingToTheTopShowsEveryMessage(t *testing.T) {
 	const turns = 150
 	s := newBenchSession(t, turns)
 	m := s.openModel(t, 100, 30)
 	defer m.Close()
+	if len(m.msgs) >= 2*turns || !m.chat.earlier.more {
+		t.Fatalf("the chat opened with %d of %d messages (more above: %v), want its tail", len(m.msgs), 2*turns, m.chat.earlier.more)
+	}
 	questions, answers := map[int]bool{}, map[int]bool{}
 	qre, are := regexp.MustCompile(`question (\d+):`), regexp.MustCompile(`Answer \**(\d+)\**`)
 	look := func() {
@@ -63,6 +73,20 @@ func TestScrollingToTheTopShowsEveryMessage(t *testing.T) {
 	}
 	if len(missing) > 0 {
 		t.Fatalf("never on screen while paging up: %v", missing)
+	}
+	next := 0
+	for _, it := range m.chat.items {
+		if u, ok := it.(*userItem); ok {
+			if g := qre.FindStringSubmatch(u.text); g != nil {
+				if n, _ := strconv.Atoi(g[1]); n != next {
+					t.Fatalf("question %d where question %d belongs", n, next)
+				}
+				next++
+			}
+		}
+	}
+	if next != turns || m.chat.earlier.more {
+		t.Fatalf("%d questions in the conversation at the top, want %d (more above: %v)", next, turns, m.chat.earlier.more)
 	}
 }
 

@@ -59,6 +59,11 @@ type (
 		// force runs the operation again despite changes made outside
 		// the agent (nil once forced).
 		force func(ctx context.Context) (*loop.RewindResult, error)
+		// reread reads what the chat shows after it (rewindread.go);
+		// history and start are what it read.
+		reread  func(*rewoundMsg)
+		history []message.Entry
+		start   chatStart
 	}
 	diffLoadedMsg struct {
 		gen  int
@@ -88,16 +93,11 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 	}
 	switch name {
 	case "undo":
-		return m.cp.rewind(m.gen, "undo", "", r.Undo, r.UndoForce)
+		return m.cp.rewind(m.gen, "undo", "", r.Undo, r.UndoForce, rereader(m))
 	case "redo":
-		return m.cp.rewind(m.gen, "redo", "", r.Redo, r.RedoForce)
+		return m.cp.rewind(m.gen, "redo", "", r.Redo, r.RedoForce, rereader(m))
 	case "rewind", "fork":
-		h := wholeHistory(r) // turns before the window Open read too (loop/openwindow.go)
-		turns := loop.Turns(h)
-		if len(turns) == 0 {
-			return m.setFlash("nothing to "+name+" yet: no message was sent in this session", 3*time.Second)
-		}
-		m.drawer = turnDrawer{overlay.NewTurnPicker(name, h, turns)}
+		return listTurns(r, m.gen, name) // rewindread.go
 	case "diff":
 		n := 0
 		if arg != "" {
@@ -116,12 +116,15 @@ func (m *Model) checkpointCommand(name, arg string) tea.Cmd {
 }
 
 // rewind runs a rewind, an undo or a redo for the session of generation
-// gen; force is its forced form.
-func (cp *checkpointState) rewind(gen int, op, mode string, run, force func(context.Context) (*loop.RewindResult, error)) tea.Cmd {
+// gen; force is its forced form, and reread reads what the chat shows
+// after it.
+func (cp *checkpointState) rewind(gen int, op, mode string, run, force func(context.Context) (*loop.RewindResult, error), reread func(*rewoundMsg)) tea.Cmd {
 	cp.rewinding = true
 	return func() tea.Msg {
 		res, err := run(context.Background())
-		return rewoundMsg{gen: gen, op: op, mode: mode, res: res, err: err, force: force}
+		msg := rewoundMsg{gen: gen, op: op, mode: mode, res: res, err: err, force: force, reread: reread}
+		reread(&msg)
+		return msg
 	}
 }
 
@@ -159,7 +162,7 @@ func (m *Model) showRewound(msg rewoundMsg) tea.Cmd {
 	}
 	res := msg.res
 	if len(res.Messages) > 0 {
-		m.rebuildConversation()
+		m.rebuildConversation(msg.history, msg.start)
 	}
 	text, hint := rewindSummary(msg.op, msg.mode, res)
 	m.chat.notice(noticeInfo, text, hint)
@@ -212,11 +215,13 @@ func rewindSummary(op, mode string, res *loop.RewindResult) (text, hint string) 
 }
 
 // rebuildConversation lays the conversation out again from the runner's
-// history, after a rewind or redo changed which messages it holds. The
-// editor's history of sent messages is kept as it was.
-func (m *Model) rebuildConversation() {
+// history (chatHistory's, read with the rewind), after a rewind or redo
+// changed which messages it holds. The editor's history of sent messages
+// is kept as it was.
+func (m *Model) rebuildConversation(history []message.Entry, start chatStart) {
 	hist, idx := m.editor.history, m.editor.histIdx
-	m.loadHistory(wholeHistory(m.runner))
+	m.loadHistory(history)
+	startEarlier(m, history, start)
 	m.editor.history, m.editor.histIdx = hist, idx
 	m.chat.focus = nil
 }
@@ -242,6 +247,9 @@ func (o *outsideDrawer) update(m *Model, msg tea.Msg) (drawerResult, tea.Cmd) {
 	m.cp.rewinding = true
 	return drawerClose, func() tea.Msg {
 		forced.res, forced.err = run(context.Background())
+		if forced.reread != nil {
+			forced.reread(&forced)
+		}
 		return forced
 	}
 }

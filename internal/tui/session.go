@@ -40,7 +40,7 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		// transaction: one write less between Enter and the request.
 		opts.RowOnFirstMessage = true
 	}
-	slot, store := m.slot, m.store
+	slot, store, inline := m.slot, m.store, m.inline
 	return func() tea.Msg {
 		if !slot.begin() {
 			return nil // the chat closed first
@@ -63,7 +63,8 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 			// this one opened: close it here, or its lease stays held.
 			_ = prev.Close()
 		}
-		return openedMsg{gen: gen, runner: r, history: wholeHistory(r), sess: r.Session(), snap: r.Reading()}
+		history, start := chatHistory(r, st, inline) // earlier.go
+		return openedMsg{gen: gen, runner: r, history: history, start: start, sess: r.Session(), snap: r.Reading()}
 	}
 }
 
@@ -124,12 +125,13 @@ func (m *Model) handleOpened(msg openedMsg) tea.Cmd {
 	m.sess = msg.sess
 	m.snap = msg.snap
 	m.loadHistory(msg.history)
+	startEarlier(m, msg.history, msg.start) // earlier.go
 	m.cp.opened(m.chat)
 	m.showNotes()
 	m.hooks.show(m.chat)
 	var cmds []tea.Cmd
 	cmds = append(cmds, loadQueue(m.runner, m.gen))
-	cmds = append(cmds, m.sendNext(), releaseOpenPeak(len(msg.history))) // memrelease.go
+	cmds = append(cmds, m.sendNext(), releaseOpenPeak(max(len(msg.history), msg.start.read))) // memrelease.go
 	return tea.Batch(cmds...)
 }
 
@@ -198,39 +200,46 @@ func (m *Model) buildHistory(history []message.Entry, remember bool, reuse map[s
 		if e.Message.Rewound() {
 			continue // taken back: kept in the database, not shown
 		}
-		m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 		if i < skip {
+			m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
 			if remember {
 				m.editor.rememberSent(e)
 			}
 			continue
 		}
-		if e.Message.Summary {
-			text := ""
-			for _, p := range e.Parts {
-				if p.Type == message.PartText {
-					text += p.Text
-				}
-			}
-			m.compaction.summaryArrived(m.chat, m.parts, &e.Message, text)
-			continue
-		}
-		for j := range e.Parts {
-			p := &e.Parts[j]
-			if it, ok := reuse[p.ID]; ok && reusable(it, e.Message.Role, p) {
-				m.parts[p.ID] = it
-				m.chat.add(it)
-			}
-			m.addPart(e.Message.Role, e.Message.Synthetic, p, true)
-		}
-		if e.Message.Role == message.RoleAssistant && e.Message.Error != "" && e.Message.Error != loop.ErrSuperseded {
-			m.chat.add(messageErrorItem(e.Message.Error))
-		}
-		if remember {
-			m.editor.rememberSent(e)
-		}
+		addEntry(m, e, remember, reuse)
 	}
 	m.chat.toBottom()
+}
+
+// addEntry adds the items of a message to the end of the conversation
+// (buildHistory; earlier.go's page goes in the same way).
+func addEntry(m *Model, e *message.Entry, remember bool, reuse map[string]item) {
+	m.msgs[e.Message.ID] = msgInfo{role: e.Message.Role, synthetic: e.Message.Synthetic, summary: e.Message.Summary}
+	if e.Message.Summary {
+		text := ""
+		for _, p := range e.Parts {
+			if p.Type == message.PartText {
+				text += p.Text
+			}
+		}
+		m.compaction.summaryArrived(m.chat, m.parts, &e.Message, text)
+		return
+	}
+	for j := range e.Parts {
+		p := &e.Parts[j]
+		if it, ok := reuse[p.ID]; ok && reusable(it, e.Message.Role, p) {
+			m.parts[p.ID] = it
+			m.chat.add(it)
+		}
+		m.addPart(e.Message.Role, e.Message.Synthetic, p, true)
+	}
+	if e.Message.Role == message.RoleAssistant && e.Message.Error != "" && e.Message.Error != loop.ErrSuperseded {
+		m.chat.add(messageErrorItem(e.Message.Error))
+	}
+	if remember {
+		m.editor.rememberSent(e)
+	}
 }
 
 func setupNotice(err error) *noticeItem {
@@ -252,14 +261,4 @@ func workDir(sessDir, chatDir string) string {
 		return sessDir
 	}
 	return chatDir
-}
-
-// wholeHistory is the runner's whole history, what lies before the
-// window its Open read included (loop.WholeHistory): the window alone if
-// the rest cannot be read. It reads the database: not on the Update loop
-// but for the one-off reads of a rewind's turns and a rebuilt
-// conversation.
-func wholeHistory(r *loop.Runner) []message.Entry {
-	h, _ := loop.WholeHistory(context.Background(), r)
-	return h
 }

@@ -49,7 +49,7 @@ func (m *Model) rewindTo(t loop.Turn, mode string) tea.Cmd {
 			return r.Rewind(ctx, id, loop.RewindOptions{Mode: mode, Force: force})
 		}
 	}
-	return m.cp.rewind(m.gen, "rewind", mode, run(false), run(true))
+	return m.cp.rewind(m.gen, "rewind", mode, run(false), run(true), rereader(m))
 }
 
 // forkCmd copies session from up to message atID ("" for all of it)

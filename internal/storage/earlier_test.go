@@ -1,0 +1,38 @@
+package storage
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// TestEarlierPagesMakeTheWholeHistory reads a session from its last
+// message back in pages of 7: the pages, in order, are what LoadHistory
+// reads, and the last says that nothing older remains.
+func TestEarlierPagesMakeTheWholeHistory(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	sess := windowSession(t, s, 20, 10)
+	whole, err := s.LoadHistory(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := whole[len(whole)-1:]
+	for more := true; more; {
+		var page []Entry
+		page, more, err = s.Window().Earlier(ctx, sess.ID, got[0].Message.ID, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 || len(page) > 7 {
+			t.Fatalf("a page of %d entries (more %v)", len(page), more)
+		}
+		got = append(page, got...)
+	}
+	if !reflect.DeepEqual(got, whole) {
+		t.Fatalf("pages make %d entries, LoadHistory %d", len(got), len(whole))
+	}
+	if page, more, err := s.Window().Earlier(ctx, sess.ID, whole[0].Message.ID, 7); err != nil || page != nil || more {
+		t.Fatalf("before the first message: %d entries, more %v (%v)", len(page), more, err)
+	}
+}
