@@ -66,11 +66,25 @@ func acpFirstUpdate(b *testing.B, env []string, work string) (time.Duration, int
 	}
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(make([]byte, 0, 1<<20), 10<<20)
+	// Responses may come in any order (the requests are served
+	// concurrently): one skipped while waiting for another is kept.
+	responses := map[float64]map[string]any{}
 	next := func(want func(map[string]any) bool) map[string]any {
+		for _, m := range responses {
+			if want(m) {
+				return m
+			}
+		}
 		for lines.Scan() {
 			var m map[string]any
-			if json.Unmarshal(lines.Bytes(), &m) == nil && want(m) {
+			if json.Unmarshal(lines.Bytes(), &m) != nil {
+				continue
+			}
+			if want(m) {
 				return m
+			}
+			if id, ok := m["id"].(float64); ok && m["method"] == nil {
+				responses[id] = m
 			}
 		}
 		b.Fatalf("agent acp ended early: %v", lines.Err())
