@@ -137,21 +137,8 @@ func (s *Store) ListMessages(ctx context.Context, sessionID string) ([]message.M
 }
 
 func listMessages(ctx context.Context, q querier, sessionID string) ([]message.Message, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
+	return queryMessages(ctx, q, `SELECT `+messageColumns+` FROM messages
 		WHERE session_id = ? ORDER BY id`, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var list []message.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, *m)
-	}
-	return list, rows.Err()
 }
 
 func (s *Store) publishMessage(m *message.Message) {
