@@ -33,7 +33,7 @@ import (
 // compactionStore is what the compactor writes to and reads from the
 // database; a *storage.Store is one.
 type compactionStore interface {
-	CreateMessage(ctx context.Context, m *message.Message) error
+	CreateMessage(ctx context.Context, m *message.Message, parts ...*message.Part) error
 	UpsertPart(ctx context.Context, p *message.Part) error
 	MarkCompacted(ctx context.Context, partIDs []string, at time.Time) error
 	RestoreCompacted(ctx context.Context, partIDs []string) error

@@ -86,18 +86,6 @@ func storedGitStart(ctx context.Context, st *storage.Store, sessionID string) *s
 	return &g.Status
 }
 
-// recordGitStart stores the session's start status once, after a turn
-// (off the path from Enter to the request). Only the loop calls it,
-// holding busy.
-func recordGitStart(ctx context.Context, st *storage.Store, s *sessionState) {
-	if s.git.recorded || s.git.start == nil || !s.stored() {
-		return
-	}
-	if st.LogEvent(context.WithoutCancel(ctx), s.id(), gitStartKind, gitStartRow{Status: *s.git.start}) == nil {
-		s.git.recorded = true
-	}
-}
-
 // lastSeenStatus is the git status the model last saw in history: that
 // of the newest status part sent (neither rewound nor before the newest
 // summary), else start, the system message's.

@@ -117,17 +117,6 @@ type systemCount struct {
 	Tokens int64  `json:"tokens"`
 }
 
-// recordSystem records c as the session's system prompt count unless it
-// is the count recorded last. Only the loop calls it, holding busy.
-func recordSystem(ctx context.Context, st *storage.Store, s *sessionState, c systemCount) {
-	if c == s.systemRecorded {
-		return
-	}
-	if err := st.LogEvent(context.WithoutCancel(ctx), s.id(), systemTokensKind, c); err == nil {
-		s.systemRecorded = c
-	}
-}
-
 // recordedSystem is the newest system prompt count recorded for a
 // session; ok is false when there is none.
 func recordedSystem(ctx context.Context, st *storage.Store, sessionID string) (c systemCount, ok bool) {

@@ -217,8 +217,7 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 		recordPlan(ctx, r.store, r.state, r.ev.emit, r.opt.Mode, res)
 		r.cp.settle(ctx)
 		sys, _ := r.fixedTokens() // what `agent context` counts the prompt with
-		recordSystem(ctx, r.store, r.state, systemCount{Model: r.mp.model, Tokens: sys})
-		recordGitStart(ctx, r.store, r.state)
+		recordAfterTurn(ctx, r.store, r.state, systemCount{Model: r.mp.model, Tokens: sys})
 		if res.FinishReason == FinishCancelled {
 			// The partial text, the interrupted tool outputs and the
 			// results kept were written outside the calculator's step

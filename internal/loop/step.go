@@ -214,7 +214,7 @@ func (sp *stepper) stream(ctx context.Context, estimate int64, conv *conversatio
 	e := &message.Entry{Message: m}
 	sp.appendEntry(*e)
 	s := &streamState{sp: sp, ctx: ctx, entry: e, calls: map[int]int{}}
-	s.opened(opening.start, opening.partErr)
+	s.opened(opening.start, nil)
 
 	if err == nil {
 		err = s.consume(st)

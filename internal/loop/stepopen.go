@@ -21,10 +21,10 @@ import (
 type stepOpening struct {
 	m     message.Message
 	start message.Part
-	// err is the message's write failing; partErr the part's (reported,
-	// not fatal, as addPart reports it).
-	err, partErr error
-	done         chan struct{}
+	// err is the write failing: the message and its part are one
+	// transaction (storage.Store.CreateMessage).
+	err  error
+	done chan struct{}
 }
 
 // openStep starts writing m and its step-start part. It returns at once;
@@ -36,11 +36,8 @@ func (sp *stepper) openStep(ctx context.Context, m message.Message) *stepOpening
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(o.done)
-		if o.err = sp.store.CreateMessage(ctx, &o.m); o.err != nil {
-			return
-		}
-		o.start = message.Part{SessionID: o.m.SessionID, MessageID: o.m.ID, Type: message.PartStepStart}
-		o.partErr = sp.store.UpsertPart(ctx, &o.start)
+		o.start = message.Part{Type: message.PartStepStart}
+		o.err = sp.store.CreateMessage(ctx, &o.m, &o.start)
 	}()
 	return o
 }

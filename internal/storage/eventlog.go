@@ -2,8 +2,10 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ctxloop/agent/internal/message"
@@ -20,17 +22,54 @@ type LogEntry struct {
 
 // LogEvent records an event of the given kind with data encoded as JSON.
 func (s *Store) LogEvent(ctx context.Context, sessionID, kind string, data any) error {
-	op := fmt.Sprintf("log %s event in session %s", kind, sessionID)
+	return s.LogEvents(ctx, sessionID, Event{Kind: kind, Data: data})
+}
+
+// Event is one record for LogEvents: its kind and its data, encoded as
+// JSON.
+type Event struct {
+	Kind string
+	Data any
+}
+
+// LogEvents records events in order, in one transaction: all of them or,
+// on an error, none. Records written at the same moment (the loop's after
+// a turn) cost one commit instead of one each: pages appended to the WAL
+// again, and more for the checkpoint at close to copy.
+func (s *Store) LogEvents(ctx context.Context, sessionID string, events ...Event) error {
+	kinds := make([]string, len(events))
+	for i, e := range events {
+		kinds[i] = e.Kind
+	}
+	op := fmt.Sprintf("log %s event in session %s", strings.Join(kinds, ", "), sessionID)
 	if err := s.writable(op); err != nil {
 		return err
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("%s: encode data: %w", op, err)
+	data := make([]string, len(events))
+	for i, e := range events {
+		b, err := json.Marshal(e.Data)
+		if err != nil {
+			return fmt.Errorf("%s: encode %s data: %w", op, e.Kind, err)
+		}
+		data[i] = string(b)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO event_log (id, session_id, kind, at, data)
-		VALUES (?, ?, ?, ?, ?)`, message.NewID(), sessionID, kind, toUnix(now()), string(b))
-	return s.fail(op, err)
+	const insert = `INSERT INTO event_log (id, session_id, kind, at, data) VALUES (?, ?, ?, ?, ?)`
+	switch len(events) {
+	case 0:
+		return nil
+	case 1: // no BEGIN and COMMIT of its own: one statement is atomic
+		_, err := s.db.ExecContext(ctx, insert, message.NewID(), sessionID, events[0].Kind, toUnix(now()), data[0])
+		return s.fail(op, err)
+	}
+	return s.inTx(ctx, op, func(tx *sql.Tx) error {
+		at := toUnix(now())
+		for i, e := range events {
+			if _, err := tx.ExecContext(ctx, insert, message.NewID(), sessionID, e.Kind, at, data[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ListEventLog returns a session's event log, oldest first.

@@ -37,37 +37,31 @@ func scanMessageInto(r rowScanner, m *message.Message) error {
 }
 
 // CreateMessage stores a new message, filling its ID, CreatedAt and
-// UpdatedAt when they are empty, and marks its session as updated.
-func (s *Store) CreateMessage(ctx context.Context, m *message.Message) error {
+// UpdatedAt when they are empty, and marks its session as updated. Parts
+// given are stored with it in the same transaction (filled as UpsertPart
+// fills them): a step's assistant message and its step-start part are one
+// commit, not two. Events follow the commit: the message, the session,
+// then the parts.
+func (s *Store) CreateMessage(ctx context.Context, m *message.Message, parts ...*message.Part) error {
 	if err := s.writable("create message"); err != nil {
 		return err
 	}
 	ts := now()
 	stampMessage(m, ts)
 	op := "create message " + m.ID
-	tx, err := s.db.BeginTx(ctx, nil)
+	states, docs, err := prepareParts(op, m, parts, ts)
 	if err != nil {
-		return s.fail(op, err)
+		return err
 	}
-	defer tx.Rollback()
-	sess, err := scanSession(tx.QueryRowContext(ctx, `UPDATE sessions SET updated_at = ?
-		WHERE id = ? RETURNING `+sessionColumns, toUnix(ts), m.SessionID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: session %s: %w", op, m.SessionID, ErrNotFound)
-	}
+	var sess *message.Session
+	err = s.inTx(ctx, op, func(tx *sql.Tx) (err error) {
+		sess, err = s.insertMessage(ctx, tx, m, parts, states, docs, "", ts)
+		return err
+	})
 	if err != nil {
-		return s.fail(op, err)
+		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...)
-	if err != nil {
-		return s.fail(op, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail(op, err)
-	}
-	s.publishMessage(m)
-	s.publishSession(sess)
+	s.publishNewMessage(m, sess, parts)
 	return nil
 }
 
