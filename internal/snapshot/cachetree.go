@@ -128,4 +128,3 @@ func (t *cacheTree) encode(b *bytes.Buffer, root bool) {
 		k.encode(b, false)
 	}
 }
-
