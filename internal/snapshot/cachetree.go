@@ -3,7 +3,8 @@ package snapshot
 // cachetree.go: the user's index also knows the trees of its directories
 // (the "TREE" extension, git's cache-tree). The seed keeps it, for the
 // subtree of the work tree, with every directory that lost an entry marked
-// invalid, and copies the valid trees into one pack of the store: then
+// invalid, and stores the valid trees, built from the entries and checked
+// against it (seedtrees.go), in one pack of the store: then
 // goPath.update (goindex.go), or git's write-tree, which runs without the
 // borrowed objects, finds them and writes only the trees of what differs
 // — not one object per directory of a clean checkout. goPath.update keeps the
@@ -11,7 +12,6 @@ package snapshot
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -127,26 +127,4 @@ func (t *cacheTree) encode(b *bytes.Buffer, root bool) {
 	for _, k := range t.kids {
 		k.encode(b, false)
 	}
-}
-
-// valid appends the trees of t's valid directories.
-func (t *cacheTree) valid(out []string) []string {
-	if t.count >= 0 {
-		out = append(out, fmt.Sprintf("%x", t.oid))
-	}
-	for _, k := range t.kids {
-		out = k.valid(out)
-	}
-	return out
-}
-
-// packTrees copies the trees into one pack of the store, read from the
-// borrowed objects (pack-objects reads them; it touches nothing there).
-func (s *Store) packTrees(ctx context.Context, oids []string) error {
-	if len(oids) == 0 {
-		return nil
-	}
-	_, err := s.git.Output(ctx, []byte(strings.Join(oids, "\n")+"\n"),
-		"pack-objects", "-q", "--window=0", "--depth=0", s.git.GitDir+"/objects/pack/pack")
-	return err
 }

@@ -416,7 +416,7 @@ var noSeed bool
 // seedIndex writes the store's index from the user's, when the store has
 // none yet, and names the user's objects in the store's alternates. It
 // reports whether it seeded; on any doubt it leaves the store as it was.
-// The copy of the valid trees into the store (packTrees) runs alongside
+// The store's copy of the valid trees (storeTrees) is written alongside
 // the caller's walk: wait (nil when there is none) says how it went, and
 // must be called before the lock is let go.
 func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) {
@@ -536,6 +536,11 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 		return false, nil
 	}
 	tmp := s.git.IndexFile + ".seed"
+	var built *seedTrees // the trees, built from the entries (seedtrees.go)
+	if tree != nil {
+		built = newSeedTrees(tree)
+	}
+	var trees [][]byte
 	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
 		i := 0
 		_, err := forKept(func(k *indexEntry) {
@@ -545,9 +550,15 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 				}
 			} else {
 				put(k)
+				if built != nil {
+					built.add(k.path, k.mode(), k.oid)
+				}
 			}
 			i++
 		})
+		if built != nil {
+			trees = built.finish() // before the cache-tree is written
+		}
 		return err
 	})
 	if err == nil {
@@ -576,11 +587,11 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	if tree == nil {
 		return true, nil
 	}
-	// The trees git has in the user's objects, copied into the store
+	// The trees, built in Go and checked against the cache-tree, stored
 	// while the caller walks: a store that refers to them does not
 	// depend on the user's repository keeping them.
 	done := make(chan error, 1)
-	go func() { done <- s.packTrees(ctx, tree.valid(nil)) }()
+	go func() { done <- storeTrees(s.git.GitDir, s.fast.secrets, trees) }()
 	return true, sync.OnceValue(func() error {
 		if err := <-done; err != nil {
 			os.Remove(s.git.IndexFile) // the next snapshot seeds again

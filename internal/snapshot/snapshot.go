@@ -81,7 +81,8 @@
 // In a git repository the store's first index is
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
-// either; outside git the first snapshot reads and stores every file, and
+// either and runs no git process (its trees built in Go from the user's
+// index, seedtrees.go); outside git the first snapshot reads and stores every file, and
 // the store's index is the stat cache from then on. More than a `true`
 // step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
@@ -417,7 +418,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 	}()
 	// The first snapshot in a git repository (seed.go); its trees are
-	// copied while the tree is walked.
+	// stored while the tree is walked.
 	_, waitSeed := s.seedIndex(ctx)
 	if waitSeed != nil {
 		defer func() {
