@@ -31,17 +31,21 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 // racyMargin: a directory changed less than this before its listing was
@@ -268,11 +272,16 @@ func (c *dirCache) save() error {
 	return nil
 }
 
-// load reads the file; an empty cache when it is missing or does not
+// dirCacheMaxBytes bounds the cache file read back: past it (a file
+// grown by someone else), the cache starts empty.
+const dirCacheMaxBytes = 64 << 20
+
+// load reads the file (through safefile: a FIFO in its place must not
+// hang a step); an empty cache when it is missing, too large or does not
 // read back whole.
 func (c *dirCache) load() map[string]*dirRecord {
 	dirs := map[string]*dirRecord{}
-	data, err := os.ReadFile(c.file)
+	data, err := safefile.Read(context.Background(), c.file, filepath.Dir(c.file), dirCacheMaxBytes)
 	if err != nil || len(data) < len(dirCacheMagic)+4 || string(data[:4]) != dirCacheMagic {
 		return dirs
 	}

@@ -425,12 +425,6 @@ type treeCounter struct {
 	chain   []*cacheTree // root … the last entry's directory
 }
 
-type treeEntry struct {
-	name string
-	mode uint32
-	oid  [20]byte
-}
-
 func newTreeCounter(root *cacheTree) *treeCounter {
 	return &treeCounter{root: root, counts: map[*cacheTree]int{}, files: map[*cacheTree][]treeEntry{}, chain: []*cacheTree{root}}
 }
@@ -530,18 +524,4 @@ func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {
 	copy(t.oid[:], raw)
 	t.count = c.counts[t]
 	return t.oid, nil
-}
-
-func strconvOctal(m uint32) string {
-	switch m {
-	case 0o100644:
-		return "100644"
-	case 0o100755:
-		return "100755"
-	case 0o120000:
-		return "120000"
-	case 0o40000:
-		return "40000"
-	}
-	return "160000"
 }

@@ -20,12 +20,15 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctxloop/agent/internal/safefile"
 )
 
 const (
@@ -69,8 +72,11 @@ func newStepPack(gitDir string, secrets []string) (*packWriter, error) {
 // each as it is; false, and nothing copied, when the pack is not one of
 // whole objects that p can take whole.
 func (p *packWriter) copyPack(base string) bool {
-	idx, err1 := os.ReadFile(base + ".idx")
-	pack, err2 := os.ReadFile(base + ".pack")
+	// Both files are the store's own, read through safefile all the same:
+	// a FIFO put in their place must not hang a step, nor a huge file
+	// grow the process (an index of a pack this small is under 2 MiB).
+	idx, err1 := safefile.Read(context.Background(), base+".idx", filepath.Dir(base), 2<<20)
+	pack, err2 := safefile.Read(context.Background(), base+".pack", filepath.Dir(base), smallPackBytes)
 	if err1 != nil || err2 != nil || len(pack) < 32 || string(pack[:4]) != "PACK" ||
 		binary.BigEndian.Uint32(pack[4:]) != 2 || len(idx) < 8+1024 ||
 		!bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
