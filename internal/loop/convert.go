@@ -204,14 +204,25 @@ func appendAssistant(out []openai.ChatCompletionMessage, e message.Entry, whole 
 }
 
 func joinText(parts []message.Part, typ message.PartType) string {
+	var first string // the only text, as it is: no copy (most messages)
 	var b strings.Builder
 	for _, p := range parts {
-		if p.Type == typ && p.Text != "" {
-			if b.Len() > 0 {
-				b.WriteString("\n")
-			}
+		if p.Type != typ || p.Text == "" {
+			continue
+		}
+		switch {
+		case first == "":
+			first = p.Text
+		case b.Len() == 0:
+			b.WriteString(first)
+			fallthrough
+		default:
+			b.WriteString("\n")
 			b.WriteString(p.Text)
 		}
+	}
+	if b.Len() == 0 {
+		return first
 	}
 	return b.String()
 }

@@ -207,3 +207,43 @@ func TestOpenReadsTheWindowOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWindowOfTheNewestCompactions is the oracle over sessions of
+// many compactions, where the store reads the skeleton of the newest
+// ones only (storage/skeleton.go), with each compaction in turn undone,
+// given a kept head reaching back, or naming no summary, and the todo
+// list before and inside the newest ones: what is sent is what the whole
+// history sends.
+func TestOpenWindowOfTheNewestCompactions(t *testing.T) {
+	markers := func(h []message.Entry) []*message.CompactionState {
+		var cs []*message.CompactionState
+		for i := range h {
+			for j := range h[i].Parts {
+				if c := h[i].Parts[j].Compaction; c != nil {
+					cs = append(cs, c)
+				}
+			}
+		}
+		return cs
+	}
+	const turns = 80 // 7 compactions
+	for k := range 7 {
+		for _, change := range []string{"undone", "head", "unnamed", "tail"} {
+			t.Run(fmt.Sprint(change, k), func(t *testing.T) {
+				h := compactedSession(turns, 15+k*9)
+				c := markers(h)[k]
+				switch change {
+				case "undone":
+					c.UndoneAt = time.Unix(5, 0)
+				case "head":
+					c.HeadUpTo = h[len(h)/(k+2)].Message.ID
+				case "unnamed":
+					c.SummaryID = ""
+				case "tail":
+					c.TailFrom = h[3].Message.ID
+				}
+				checkOpenWindow(t, h)
+			})
+		}
+	}
+}

@@ -35,6 +35,9 @@ type wireRequest struct {
 // (its output is json.Marshal's already: compact, HTML and U+2028
 // escaped; TestEncodeRequestIsEncodeWhole).
 func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
+	if b, ok := appendMessage(make([]byte, 0, messageSize(&m)), &m); ok {
+		return b, nil // MarshalJSON's bytes, without its reflection (msgencode.go)
+	}
 	return m.MarshalJSON()
 }
 

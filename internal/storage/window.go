@@ -29,8 +29,9 @@ func (s *Store) Window() Window { return Window{s} }
 // where to start,
 // and returns the messages from that id on with all their parts, in the
 // order LoadHistory gives them (the end of its result). from returning ""
-// reads the whole history. Its cost grows with the skeleton and the
-// window, not with the history before the window.
+// reads the whole history. Its cost grows with the window and the
+// skeleton of the newest compactions (skeleton.go), not with the history
+// before the window.
 func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton []Entry) string) ([]Entry, error) {
 	s := w.s
 	op := "load the history sent of session " + sessionID
@@ -39,11 +40,11 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 		return nil, s.fail(op, err)
 	}
 	defer tx.Rollback()
-	skeleton, err := readSkeleton(ctx, tx, sessionID)
+	at, err := loadSkeleton(ctx, tx, sessionID, from)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	entries, err := readWindow(ctx, tx, sessionID, from(skeleton))
+	entries, err := readWindow(ctx, tx, sessionID, at)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
@@ -81,11 +82,13 @@ func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, 
 // summary, every compaction part, and the latest todo list — the newest
 // completed todo_write of an assistant message no rewind took back (a
 // completed call's input parsed: the tool refuses others), as
-// todo.LatestIn finds it — with their messages. It grows with the
-// compactions (one per window's worth of history), not with the history.
-func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID string) ([]Entry, error) {
-	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
-		WHERE session_id = ? AND type = 'compaction' ORDER BY id`, sessionID)
+// todo.LatestIn finds it — with their messages; the summaries and
+// compaction parts only of the messages from id since on ("" all of
+// them: skeleton.go). It grows with the compactions read (one per
+// window's worth of history), not with the history.
+func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID, since string) ([]Entry, error) {
+	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts INDEXED BY parts_compaction_message
+		WHERE session_id = ? AND type = 'compaction' AND message_id >= ? ORDER BY id`, sessionID, since)
 	if err != nil {
 		return nil, err
 	}
@@ -99,9 +102,10 @@ func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID string) ([]Entry, e
 	}
 	parts = append(parts, todo...)
 	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
-		WHERE session_id = ? AND summary = 1
+		WHERE session_id = ? AND summary = 1 AND id >= ?
 		UNION SELECT `+messageColumns+` FROM messages WHERE id IN
-		(SELECT message_id FROM parts WHERE session_id = ? AND type = 'compaction') ORDER BY id`, sessionID, sessionID)
+		(SELECT message_id FROM parts INDEXED BY parts_compaction_message
+		WHERE session_id = ? AND type = 'compaction' AND message_id >= ?) ORDER BY id`, sessionID, since, sessionID, since)
 	if err != nil {
 		return nil, err
 	}
