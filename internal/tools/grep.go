@@ -318,6 +318,8 @@ func includeMatches(glob, rel, name string) bool {
 type grepWorker struct {
 	buf []byte // file chunks
 	fd  grepFD // the file being read
+
+	anchor foldAnchor // a case-insensitive literal's anchor
 }
 
 // scanFile returns the matching lines of one file (at most limit+1),
@@ -392,7 +394,8 @@ func (s *grepSearch) scanFile(path string, w *grepWorker, walked bool) []grepMat
 func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
 	var folded foldScan
 	if len(s.lit) > 0 && s.fold {
-		folded = newFoldScan(chunk, s.lit) // grepprefilter.go
+		k, anchor := w.anchor.pick(s.lit, chunk)      // grepanchor.go
+		folded = newFoldScan(chunk, s.lit, k, anchor) // grepprefilter.go
 	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {

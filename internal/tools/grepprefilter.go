@@ -162,24 +162,10 @@ type foldScan struct {
 	next   [2]int  // the next index of each in hay at or after the last from; -2 unknown
 }
 
-func newFoldScan(hay, lit []byte) foldScan {
-	k, best := 0, 1<<30
-	for i, c := range lit {
-		var s byteSet
-		s.add(c)
-		if c >= 'a' && c <= 'z' {
-			s.add(c - ('a' - 'A'))
-		}
-		if cost := s.cost(); cost < best {
-			k, best = i, cost
-		}
-	}
-	a := lit[k]
-	upper := a
-	if a >= 'a' && a <= 'z' {
-		upper = a - ('a' - 'A')
-	}
-	return foldScan{hay: hay, lit: lit, k: k, anchor: [2]byte{a, upper}, next: [2]int{-2, -2}}
+// newFoldScan scans hay for lit (lower case) anchored on lit[k], whose
+// two cases are anchor (grepanchor.go picks them).
+func newFoldScan(hay, lit []byte, k int, anchor [2]byte) foldScan {
+	return foldScan{hay: hay, lit: lit, k: k, anchor: anchor, next: [2]int{-2, -2}}
 }
 
 // index returns the first index at or after from where the literal

@@ -108,3 +108,30 @@ func FuzzGrepPrefilter(f *testing.F) {
 		checkAgainstOracle(t, pattern, content)
 	})
 }
+
+// A case-insensitive literal is anchored on the byte the text holds least,
+// not the one the static guess calls rare: in Go code full of `:=`, the
+// ':' of "deprecated:" is on nearly every line (issue 36: the guess made
+// (?i)deprecated: 1.25× rg on the benchmark tree).
+func TestGrepFoldAnchorAvoidsFrequentByte(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "\tcount := strings.TrimSpace(line[1:]) // %d\n", i)
+	}
+	b.WriteString("// Deprecated: use the other one.\n")
+	var a foldAnchor
+	lit := []byte("deprecated:")
+	k, pair := a.pick(lit, []byte(b.String()))
+	if lit[k] != 'd' {
+		t.Fatalf("anchored on %q (index %d), want 'd', the only byte of the literal not on every line", pair[0], k)
+	}
+	if pair != [2]byte{lit[k], upperASCII(lit[k])} {
+		t.Fatalf("pair %q for %q", pair, lit[k])
+	}
+	// Nothing sampled yet: the static guess, which picks ':' here.
+	var fresh foldAnchor
+	if k, _ := fresh.pick(lit, nil); lit[k] != ':' {
+		t.Fatalf("without a sample anchored on %q, want the guess ':'", lit[k])
+	}
+	checkAgainstOracle(t, "(?i)deprecated:", b.String())
+}
