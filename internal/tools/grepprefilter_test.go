@@ -38,7 +38,7 @@ func grepScan(t testing.TB, pattern, path string) ([]grepMatch, bool) {
 		s.set = requiredBytes(pattern)
 	}
 	var w grepWorker
-	return s.scanFile(path, &w, true), true
+	return s.scanFile(path, &w, &grepAt{dir: atFDCWD, rel: path}), true
 }
 
 func checkAgainstOracle(t *testing.T, pattern, content string) {
