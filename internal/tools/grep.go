@@ -408,8 +408,7 @@ func (s *grepSearch) scanFile(path string, w *grepWorker, walked *grepAt) []grep
 func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
 	var folded foldScan
 	if len(s.lit) > 0 && s.fold {
-		k, anchor := w.anchor.pick(s.lit, chunk)      // grepanchor.go
-		folded = newFoldScan(chunk, s.lit, k, anchor) // grepprefilter.go
+		folded = newFoldScan(chunk, s.lit, w.anchor.pick(s.lit, chunk)) // grepanchor.go, grepprefilter.go
 	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {
