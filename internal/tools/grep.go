@@ -248,11 +248,14 @@ type grepSearch struct {
 
 type grepJob struct {
 	index int
-	path  string
+	path  string // absolute
+	rel   string // relative to the root
 }
 
 func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 	s.files = map[int]grepFile{}
+	rootFD := openGrepRoot(root) // grepread.go
+	defer closeGrepRoot(rootFD)
 	jobs := make(chan grepJob, 64)
 	var wg sync.WaitGroup
 	for range max(runtime.GOMAXPROCS(0), 1) {
@@ -261,7 +264,11 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 			defer wg.Done()
 			var w grepWorker
 			for job := range jobs {
-				if matches := s.scanFile(job.path, &w, true); len(matches) > 0 {
+				at := grepAt{dir: rootFD, rel: job.rel}
+				if rootFD == atFDCWD {
+					at.rel = job.path
+				}
+				if matches := s.scanFile(job.path, &w, &at); len(matches) > 0 {
 					s.mu.Lock()
 					s.files[job.index] = grepFile{path: job.path, matches: matches}
 					s.mu.Unlock()
@@ -284,7 +291,7 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 			return nil
 		}
 		select {
-		case jobs <- grepJob{index: s.next, path: path}:
+		case jobs <- grepJob{index: s.next, path: path, rel: rel}:
 			s.next++
 			return nil
 		case <-ctx.Done():
@@ -299,7 +306,7 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 func (s *grepSearch) searchFile(path string) {
 	s.files = map[int]grepFile{}
 	var w grepWorker
-	if matches := s.scanFile(path, &w, false); len(matches) > 0 {
+	if matches := s.scanFile(path, &w, nil); len(matches) > 0 {
 		s.files[0] = grepFile{path: path, matches: matches}
 	}
 	s.next = 1
@@ -314,22 +321,31 @@ func includeMatches(glob, rel, name string) bool {
 	return doublestar.MatchUnvalidated(glob, name)
 }
 
+// grepAt is where a walked file is opened from: rel from the directory
+// dir (grepread.go).
+type grepAt struct {
+	dir int
+	rel string
+}
+
 // grepWorker holds one worker's reusable buffers.
 type grepWorker struct {
 	buf []byte // file chunks
 	fd  grepFD // the file being read
+
+	anchor foldAnchor // a case-insensitive literal's anchor
 }
 
 // scanFile returns the matching lines of one file (at most limit+1),
 // reading it in line-aligned chunks through w's buffer. Binary files give
 // none.
-// A file the walk gave (walked) is opened by grepread.go's rules, the
-// path asked for by openRegular's.
-func (s *grepSearch) scanFile(path string, w *grepWorker, walked bool) []grepMatch {
+// A file the walk gave (walked: where grepFD.open finds it) is opened by
+// grepread.go's rules, the path asked for (walked nil) by openRegular's.
+func (s *grepSearch) scanFile(path string, w *grepWorker, walked *grepAt) []grepMatch {
 	var f io.ReadCloser
 	var err error
-	if walked {
-		err = w.fd.open(path)
+	if walked != nil {
+		err = w.fd.open(walked.dir, walked.rel)
 		f = &w.fd
 	} else {
 		f, _, err = openRegular(path)
@@ -392,7 +408,7 @@ func (s *grepSearch) scanFile(path string, w *grepWorker, walked bool) []grepMat
 func (s *grepSearch) scanChunk(chunk []byte, lineBase int, matches []grepMatch, w *grepWorker) []grepMatch {
 	var folded foldScan
 	if len(s.lit) > 0 && s.fold {
-		folded = newFoldScan(chunk, s.lit) // grepprefilter.go
+		folded = newFoldScan(chunk, s.lit, w.anchor.pick(s.lit, chunk)) // grepanchor.go, grepprefilter.go
 	}
 	pos, counted, lineNo := 0, 0, lineBase
 	for pos < len(chunk) && len(matches) <= s.limit {

@@ -152,49 +152,35 @@ func bestRequired(re *syntax.Regexp) *byteSet {
 
 // foldScan finds a case-insensitive literal (lower case, ASCII folding:
 // requiredLiteral) in a buffer without lower-casing a copy of it: it looks
-// for the literal's rarest byte (in both cases for a letter) with
-// bytes.IndexByte and compares the literal around each one found.
+// for a window of the literal (one or two bytes, grepanchor.go picks it)
+// in each of its case forms with bytes.Index and compares the literal
+// around each one found.
 type foldScan struct {
-	hay    []byte
-	lit    []byte
-	k      int     // the anchor's index in lit
-	anchor [2]byte // its two cases (the same byte twice for a non-letter)
-	next   [2]int  // the next index of each in hay at or after the last from; -2 unknown
+	hay  []byte
+	lit  []byte
+	win  foldWindow
+	next [4]int // the next index of each form in hay at or after the last from; -2 unknown
 }
 
-func newFoldScan(hay, lit []byte) foldScan {
-	k, best := 0, 1<<30
-	for i, c := range lit {
-		var s byteSet
-		s.add(c)
-		if c >= 'a' && c <= 'z' {
-			s.add(c - ('a' - 'A'))
-		}
-		if cost := s.cost(); cost < best {
-			k, best = i, cost
-		}
-	}
-	a := lit[k]
-	upper := a
-	if a >= 'a' && a <= 'z' {
-		upper = a - ('a' - 'A')
-	}
-	return foldScan{hay: hay, lit: lit, k: k, anchor: [2]byte{a, upper}, next: [2]int{-2, -2}}
+// newFoldScan scans hay for lit (lower case) anchored on win.
+func newFoldScan(hay, lit []byte, win foldWindow) foldScan {
+	return foldScan{hay: hay, lit: lit, win: win, next: [4]int{-2, -2, -2, -2}}
 }
 
 // index returns the first index at or after from where the literal
 // starts, ignoring ASCII case, or -1.
 func (f *foldScan) index(from int) int {
+	k := f.win.k
 	for {
-		if from+f.k >= len(f.hay) {
+		if from+k >= len(f.hay) {
 			return -1
 		}
 		at := -1
-		for i := range 2 {
-			if f.next[i] == -2 || f.next[i] >= 0 && f.next[i] < from+f.k {
+		for i := range f.win.n {
+			if f.next[i] == -2 || f.next[i] >= 0 && f.next[i] < from+k {
 				f.next[i] = -1
-				if j := bytes.IndexByte(f.hay[from+f.k:], f.anchor[i]); j >= 0 {
-					f.next[i] = from + f.k + j
+				if j := f.win.find(f.hay[from+k:], i); j >= 0 {
+					f.next[i] = from + k + j
 				}
 			}
 			if f.next[i] >= 0 && (at < 0 || f.next[i] < at) {
@@ -204,7 +190,7 @@ func (f *foldScan) index(from int) int {
 		if at < 0 {
 			return -1
 		}
-		start := at - f.k
+		start := at - k
 		if start+len(f.lit) <= len(f.hay) && asciiEqualFold(f.hay[start:start+len(f.lit)], f.lit) {
 			return start
 		}

@@ -3,6 +3,8 @@ package tools
 import (
 	"io"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // How grep reads the files of a walk: with the fewest system calls that
@@ -15,6 +17,26 @@ import (
 // for an end-of-file read: what is appended after the fstat is not
 // searched.
 
+// atFDCWD makes grepFD.open take its path as it is.
+const atFDCWD = unix.AT_FDCWD
+
+// openGrepRoot opens the root directory of a walk for grepFD.open, or
+// returns atFDCWD when it cannot (paths are then opened whole); close
+// what it returns with closeGrepRoot.
+func openGrepRoot(root string) int {
+	fd, err := syscall.Open(root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return atFDCWD
+	}
+	return fd
+}
+
+func closeGrepRoot(fd int) {
+	if fd != atFDCWD {
+		syscall.Close(fd)
+	}
+}
+
 // grepFD is one opened file of a walk.
 type grepFD struct {
 	fd   int
@@ -22,13 +44,16 @@ type grepFD struct {
 }
 
 // open opens a file the walk reported as regular into f (a worker's, so
-// that no file allocates); errNotRegular when it no longer is.
-func (f *grepFD) open(path string) error {
+// that no file allocates); errNotRegular when it no longer is. path is
+// relative to the directory dir (the search's root, opened once: the
+// kernel then resolves only the components below it), or absolute with
+// dir atFDCWD.
+func (f *grepFD) open(dir int, path string) error {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
+		fd, err = unix.Openat(dir, path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
 			break
 		}
 	}
