@@ -315,9 +315,15 @@ func (s *Servers) BeforeEdit(ctx context.Context, env *tools.Env, path string) f
 		if err != nil {
 			return sv.unavailable(err)
 		}
-		newText, _, rerr := readText(dctx, path, env.Dir)
+		newText, _, rerr := readText(ctx, path, env.Dir)
 		if rerr != nil {
 			return "" // not a file the server can read (too large): nothing to say
+		}
+		if dctx.Err() != nil && ctx.Err() == nil {
+			// The wait went before the change was done (a cold server's
+			// start, a slow tool): say so rather than nothing, which reads
+			// as "no error introduced" (TestWaitSpentBeforeTheEditIsNoted).
+			return sv.unavailable(fmt.Errorf("the %v wait was spent before the edit was done (the server may still be starting): nothing was checked", s.wait))
 		}
 		after, err := s.diagnose(dctx, sv, c, path, newText)
 		if err != nil {
