@@ -33,9 +33,9 @@
 // The user's hooks fire at fixed points of this order: at Open, before a
 // user message is stored, around each tool call and each compaction, and
 // when a turn ends (hooks.go). A turn that ends in plan mode stores its
-// final answer as the session's plan (planmode.go).
-// when a turn ends (hooks.go). A turn that ends on its own with todo items
-// not done gets one reminder step (todoreminder.go).
+// final answer as the session's plan (planmode.go). A turn that ends on
+// its own with todo items not done gets one reminder step
+// (todoreminder.go).
 // Everything is persisted as it happens, so a cancel or a crash loses
 // nothing; Open repairs what a crash left.
 //
@@ -50,6 +50,8 @@
 // runnerCompactor and runnerCheckpointDeps):
 //
 //	Open, repair after a crash          runner.go (Open), wiring.go (wire), recover.go
+//	what Open reads: the window sent    openwindow.go (openHistory; WholeHistory for
+//	  (not the whole history)           the readers that need more)
 //	options and results                 options.go (Options, TurnResult, finish reasons,
 //	                                    DoomAsker)
 //	session state: row, history,        session.go (type sessionState: one lock, mu;
@@ -67,6 +69,9 @@
 //	system prompt, instructions         prompt.go (refreshPrompt, openPrompt, systemOf),
 //	                                    instructions.go
 //	skills: their list, the skill tool  skills.go (type Skills: Options.Skills)
+//	memory: the prompt's section        memoryprompt.go (withMemory, made once at Open;
+//	                                    the tools are internal/memory's, in sessionTools)
+//	a headless start's git status       gitbudget.go (at most 20 ms of waiting)
 //	the git status of a later turn      envcontext.go (statusNote: a part of the turn's
 //	                                    user message; the session's start status stored)
 //	the model and its calculator        model.go (SetModel, Reading, restoreCalculator)
@@ -114,5 +119,6 @@
 //	the session's title                 title.go (type titler), unreachable.go
 //	                                    (small_model down)
 //	startup timings                     startuptrace.go (type startupTrace)
-//	after the turn: prune, idle         compaction.go (compactor.prune), turn.go (settle)
+//	after the turn: prune, idle,        compaction.go (compactor.prune), turn.go (settle),
+//	  the records after it              afterturn.go (recordAfterTurn: one commit)
 package loop
