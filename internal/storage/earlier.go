@@ -13,7 +13,8 @@ import (
 
 // Earlier returns the last n messages of a session older than message id
 // before, with their parts, oldest first, and whether older ones remain:
-// Before's result in pages from its end.
+// Before's result in pages from its end. n = 0 reads none and only says
+// whether any are older.
 func (w Window) Earlier(ctx context.Context, sessionID, before string, n int) ([]Entry, bool, error) {
 	s := w.s
 	op := "load earlier messages of session " + sessionID
@@ -32,7 +33,7 @@ func (w Window) Earlier(ctx context.Context, sessionID, before string, n int) ([
 		newest = newest[:n]
 	}
 	if len(newest) == 0 {
-		return nil, false, nil
+		return nil, more, nil // n = 0 asks only whether older messages exist
 	}
 	msgs := make([]message.Message, 0, len(newest))
 	for i := len(newest) - 1; i >= 0; i-- {

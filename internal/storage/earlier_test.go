@@ -35,4 +35,12 @@ func TestEarlierPagesMakeTheWholeHistory(t *testing.T) {
 	if page, more, err := s.Window().Earlier(ctx, sess.ID, whole[0].Message.ID, 7); err != nil || page != nil || more {
 		t.Fatalf("before the first message: %d entries, more %v (%v)", len(page), more, err)
 	}
+	// A page of none only asks whether anything lies above.
+	last := whole[len(whole)-1].Message.ID
+	if page, more, err := s.Window().Earlier(ctx, sess.ID, last, 0); err != nil || page != nil || !more {
+		t.Fatalf("a page of none above the last message: %d entries, more %v (%v), want none and more", len(page), more, err)
+	}
+	if _, more, _ := s.Window().Earlier(ctx, sess.ID, whole[0].Message.ID, 0); more {
+		t.Fatal("a page of none above the first message says more")
+	}
 }

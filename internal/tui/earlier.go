@@ -89,9 +89,8 @@ func chatHistory(r *loop.Runner, st *storage.Store, inline bool) ([]message.Entr
 		return slices.Clone(tail), start
 	}
 	if len(h) > 0 && st != nil {
-		// A page of one: Earlier with n 0 returns nothing and no "more".
-		older, _, _ := st.Window().Earlier(context.Background(), r.Session().ID, h[0].Message.ID, 1)
-		start.more = len(older) > 0
+		// A page of none: whether anything lies above the runner's window.
+		_, start.more, _ = st.Window().Earlier(context.Background(), r.Session().ID, h[0].Message.ID, 0)
 	}
 	return h, start
 }
