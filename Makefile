@@ -89,6 +89,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenWindow$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
 	$(GO) test -run '^$$' -fuzz '^FuzzStateDecodesAsEncodingJSON$$' -fuzztime $${FUZZTIME:-1m} ./internal/storage
 	$(GO) test -run '^$$' -fuzz '^FuzzPiecesKeepTheText$$' -fuzztime $${FUZZTIME:-1m} ./internal/webfetch
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendMessageIsMarshalJSON$$' -fuzztime $${FUZZTIME:-1m} ./internal/provider
 
 clean:
 	rm -rf bin
