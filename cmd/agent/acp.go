@@ -171,6 +171,9 @@ func (b *acpBackend) Expand(dir, text string) (string, bool, error) {
 	return commands.Expand(cmd.Body, raw, commands.SplitArgs(raw)), true, nil
 }
 
+// Version is the agent's version (version.go).
+func (b *acpBackend) Version() string { return version }
+
 func (b *acpBackend) Sessions(ctx context.Context, dir string) ([]message.Session, error) {
 	return b.st.ListSessions(ctx, dir)
 }

@@ -220,6 +220,9 @@ func (p *acpProc) initialize(t *testing.T, fs sdk.FileSystemCapabilities) sdk.In
 	if err != nil {
 		t.Fatalf("initialize: %v; stderr: %s", err, p.stderr.String())
 	}
+	if resp.AgentInfo == nil || resp.AgentInfo.Version == "" {
+		t.Errorf("initialize names no version of the agent: %+v", resp.AgentInfo)
+	}
 	return resp
 }
 

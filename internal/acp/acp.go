@@ -65,6 +65,8 @@ type Backend interface {
 	// Sessions are the stored sessions of dir (every directory's when
 	// dir is ""), most recently updated first (session/list).
 	Sessions(ctx context.Context, dir string) ([]message.Session, error)
+	// Version is the agent's version, as `agent --version` says it.
+	Version() string
 }
 
 // OpenSpec is what a session is opened with.

@@ -57,7 +57,7 @@ func (a *agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 			McpCapabilities:     sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},
 		},
-		AgentInfo:   &sdk.Implementation{Name: "agent", Title: sdk.Ptr("agent")},
+		AgentInfo:   &sdk.Implementation{Name: "agent", Title: sdk.Ptr("agent"), Version: a.b.Version()},
 		AuthMethods: []sdk.AuthMethod{}, // the key comes from the environment or the config
 	}, nil
 }
