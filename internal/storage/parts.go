@@ -338,18 +338,7 @@ func (s *Store) LoadHistory(ctx context.Context, sessionID string) ([]Entry, err
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	entries := make([]Entry, len(msgs))
-	index := make(map[string]int, len(msgs))
-	for i, m := range msgs {
-		entries[i].Message = m
-		index[m.ID] = i
-	}
-	for _, p := range parts {
-		if i, ok := index[p.MessageID]; ok {
-			entries[i].Parts = append(entries[i].Parts, p)
-		}
-	}
-	return entries, nil
+	return joinParts(msgs, parts), nil
 }
 
 func (s *Store) publishPart(p *message.Part) {
