@@ -286,12 +286,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.handleDiffLoaded(msg))
 	case forkedMsg:
 		cmds = append(cmds, m.handleForked(msg))
-	case controlMsg:
+	case controlMsg: // also turnsLoadedMsg (rewindread.go), earlierLoadedMsg (earlier.go)
 		cmds = append(cmds, msg.apply(m))
-	case turnsLoadedMsg:
-		cmds = append(cmds, msg.apply(m)) // rewindread.go
-	case earlierLoadedMsg:
-		cmds = append(cmds, msg.apply(m)) // earlier.go
 	case renderedMsg:
 		msg.apply()
 	case tailDueMsg:
