@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // snapFiles lists the files of snap's tree.
@@ -183,5 +184,41 @@ func TestDirentsPackedAndBack(t *testing.T) {
 			b.typ&fs.ModeSymlink != e.typ&fs.ModeSymlink {
 			t.Errorf("%+v came back as %+v", e, b)
 		}
+	}
+}
+
+// TestDirCacheFileThatIsAFIFOIsIgnored: a FIFO where the cache file
+// should be (put there by someone else) never hangs a snapshot: the cache
+// starts empty and the step goes on.
+func TestDirCacheFileThatIsAFIFOIsIgnored(t *testing.T) {
+	s, work := cachedTree(t)
+	ctx := context.Background()
+	data := filepath.Dir(filepath.Dir(s.git.GitDir))
+	file := filepath.Join(s.git.GitDir, "agent-dircache")
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		s2, err := Open(ctx, data, work, Options{})
+		if err == nil {
+			_, err = s2.Take(ctx, "s", "after the fifo")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		w, _ := os.OpenFile(file, os.O_WRONLY, 0) // unblock the reader, then fail
+		if w != nil {
+			w.Close()
+		}
+		t.Fatal("a FIFO in place of the cache file hung the snapshot")
 	}
 }
