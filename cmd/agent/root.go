@@ -120,6 +120,11 @@ type app struct {
 	// modelFrom says where cfg.Model came from when the memory gave it
 	// (lastmodel.Project or Global); None otherwise.
 	modelFrom lastmodel.Scope
+	// skills is the catalog of the skills of dir, made with the app and
+	// shared by the loop, the chat's notice, /name commands and the
+	// counted tools (skills.go): each SKILL.md is read once, then only
+	// checked by its stat.
+	skills *skills.Catalog
 }
 
 func loadApp(g *globalFlags) (*app, error) {
@@ -142,6 +147,7 @@ func loadApp(g *globalFlags) (*app, error) {
 		cfg.Warnings = append(cfg.Warnings, err.Error())
 	}
 	a := &app{cfg: cfg, dir: dir, hooks: loadHooks(cfg)}
+	a.skills = newSkillCatalog(cfg, dir) // reads nothing until used
 	a.modelFrom = rememberedModel(cfg, dir)
 	return a, nil
 }

@@ -23,11 +23,18 @@ import (
 	"github.com/ctxloop/agent/internal/skills"
 )
 
-// skillCatalog is the catalog of skills for dir; it reads nothing until
-// used.
+// skillCatalog is the catalog of skills for dir: the app's own for its
+// directory; it reads nothing until used.
 func (a *app) skillCatalog(dir string) *skills.Catalog {
+	if dir == a.dir && a.skills != nil {
+		return a.skills
+	}
+	return newSkillCatalog(a.cfg, dir)
+}
+
+func newSkillCatalog(cfg *config.Config, dir string) *skills.Catalog {
 	return skills.NewCatalog(skills.Roots{Dir: dir, Home: config.Home(os.Getenv), UserDir: config.UserSkillsDir(os.Getenv)},
-		approval.Open(a.cfg.DataDir))
+		approval.Open(cfg.DataDir))
 }
 
 // skillsRow is the skills row of a stored session in dir, as its next
