@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxloop/agent/internal/gitcmd"
 	"github.com/ctxloop/agent/internal/safefile"
 )
 
@@ -48,7 +49,7 @@ func instructionFiles(dir, userAgentsFile string) []instructionFile {
 // returns is the repository's root (or dir). A link counts as a file
 // found: reading decides whether it may be followed.
 func findAgentsFile(dir string) (instructionFile, bool) {
-	root, inRepo := repositoryRoot(dir)
+	root, inRepo := gitcmd.NearestRoot(dir)
 	if !inRepo {
 		root = dir
 	}
@@ -60,21 +61,6 @@ func findAgentsFile(dir string) (instructionFile, bool) {
 		parent := filepath.Dir(d)
 		if d == root || parent == d {
 			return instructionFile{}, false
-		}
-		d = parent
-	}
-}
-
-// repositoryRoot returns the nearest directory from dir up that has a
-// .git (a directory or a worktree's file).
-func repositoryRoot(dir string) (string, bool) {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
 		}
 		d = parent
 	}

@@ -11,9 +11,9 @@ package memory
 // repository, even one inside this one's tree, is another project.
 
 import (
-	"os"
 	"path/filepath"
 
+	"github.com/ctxloop/agent/internal/gitcmd"
 	"github.com/ctxloop/agent/internal/storage"
 )
 
@@ -35,16 +35,14 @@ func Scopes(dir string) []string {
 // last of them), and that root.
 func projectDirs(dir string) (string, []string) {
 	dir = filepath.Clean(dir)
-	var dirs []string
-	for d := dir; ; {
-		dirs = append(dirs, d)
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, dirs
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir, dirs[:1] // not in a repository: dir alone
-		}
-		d = parent
+	root, ok := gitcmd.NearestRoot(dir)
+	if !ok {
+		return dir, []string{dir} // not in a repository: dir alone
 	}
+	dirs := []string{dir}
+	for d := dir; d != root; {
+		d = filepath.Dir(d)
+		dirs = append(dirs, d)
+	}
+	return root, dirs
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxloop/agent/internal/approval"
+	"github.com/ctxloop/agent/internal/gitcmd"
 	"github.com/ctxloop/agent/internal/safefile"
 )
 
@@ -199,13 +200,8 @@ func projectRoot(dir, home string) string {
 // directory with a .git); outside a repository, the home's child dir is
 // in, or dir alone outside the home (a parent such as /tmp is anyone's).
 func searchTop(dir, home string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
+	if root, ok := gitcmd.NearestRoot(dir); ok {
+		return root
 	}
 	if home != "" && home != dir {
 		if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
