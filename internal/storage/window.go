@@ -11,6 +11,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"math"
 	"sort"
 
 	"github.com/ctxloop/agent/internal/message"
@@ -55,27 +56,8 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 // with their parts, in order: what a window leaves out (nil when it
 // left out nothing).
 func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, error) {
-	s := w.s
-	op := "load the older history of session " + sessionID
-	tx, err := s.rdb.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, s.fail(op, err)
-	}
-	defer tx.Rollback()
-	msgs, err := queryMessages(ctx, tx, `SELECT `+messageColumns+` FROM messages
-		WHERE session_id = ? AND id < ? ORDER BY id`, sessionID, before)
-	if err != nil {
-		return nil, s.fail(op, err)
-	}
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts WHERE message_id IN
-		(SELECT id FROM messages WHERE session_id = ? AND id < ?) ORDER BY message_id, id`, sessionID, before)
-	if err != nil {
-		return nil, s.fail(op, err)
-	}
-	return joinParts(msgs, parts), nil
+	entries, _, err := w.Earlier(ctx, sessionID, before, math.MaxInt32) // every one: a page of all
+	return entries, err
 }
 
 // readSkeleton reads the skeleton Window.Load hands its caller: every
