@@ -1,0 +1,6 @@
+//go:build !linux
+
+package initpages
+
+// Release does nothing on this system.
+func Release() {}
