@@ -7,10 +7,10 @@
 // code that never runs again. Release drops them; what the command then
 // runs is faulted in again from the page cache (minor faults, no I/O).
 //
-// Contract: Release touches only the executable's own code mappings
-// (private, executable, not writable, matched by the file's device and
-// inode), never a writable one, so no state is lost: a dropped page reads
-// back the same bytes from the file. It is best effort and silent: on another system, or
+// Contract: Release touches only the executable's own read-only mappings
+// (code and read-only data, matched by the file's device and inode), never
+// a writable one, so no state is lost: a dropped page reads back the same
+// bytes from the file. It is best effort and silent: on another system, or
 // when /proc cannot be read, it does nothing. It costs one read of
 // /proc/self/maps and a system call per mapping (≈ 50 µs).
 package initpages
