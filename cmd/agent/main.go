@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/ctxloop/agent/internal/initpages"
 	"github.com/ctxloop/agent/internal/procguard"
 	"github.com/ctxloop/agent/internal/sandbox"
 	"github.com/ctxloop/agent/internal/startup"
@@ -48,9 +47,6 @@ func usageError(format string, args ...any) error {
 
 func main() {
 	startup.Mark("main") // the runtime's start and the packages' init
-	// The binary's pages those faulted in, mostly code that never runs
-	// again, are given back: the run faults in what it uses.
-	initpages.Release()
 	// Started as the sandbox's network relay (a host allow-list), it runs
 	// as that and exits; see internal/sandbox/relay.go.
 	sandbox.RelayEntry()
