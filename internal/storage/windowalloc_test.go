@@ -55,8 +55,11 @@ func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
 	}
 }
 
-// The reading connections keep a small page cache (readerCacheKiB), not
-// SQLite's 2,000 KiB each: what they read is read once.
+// The reading connections keep a small page cache (readerCacheKiB, at
+// most 128 KiB), not SQLite's 2,000 KiB each: what they read is read
+// once. A resumed `agent run -c` opens one reader for its window, whose
+// cache filled to its size (512 KiB held 0.8 MiB of its peak RSS, issue
+// 36).
 func TestReadersKeepASmallPageCache(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
@@ -74,8 +77,8 @@ func TestReadersKeepASmallPageCache(t *testing.T) {
 		if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
 			t.Fatal(err)
 		}
-		if size != -readerCacheKiB {
-			t.Errorf("reader %d: cache_size %d, want %d (KiB)", i, size, -readerCacheKiB)
+		if size != -readerCacheKiB || size < -128 {
+			t.Errorf("reader %d: cache_size %d, want %d (KiB), at most 128 KiB", i, size, -readerCacheKiB)
 		}
 	}
 }
