@@ -339,7 +339,9 @@ func keepWAL(ctx context.Context, db *sql.DB) error {
 // window (0.8 MiB of anonymous memory with the pages' headers); with 128
 // the run makes 231 reads of the file instead of 211 (pages
 // read again from the operating system's cache) and the run's peak is
-// 0.7 MiB lower.
+// 0.7 MiB lower. The price is paid by a process that reads the same
+// rows again and again: reading a 1,300-part history whole 200 times in
+// one process took 8.6 ms of CPU a time against 7.6 with 512 KiB.
 const readerCacheKiB = 128
 
 // openReaders opens the pool of reading connections.
