@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxloop/agent/internal/message"
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
 // packedCopy returns h's entries with their own parts and states, packed.
@@ -184,4 +185,30 @@ func BenchmarkHoldHistory10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(read)/1e6, "read-MB")
 	b.ReportMetric(float64(held)/1e6, "held-MB")
+}
+
+// TestRewoundHistoryIsHeldPacked: the whole history a rewind reads back
+// is held as Open holds its window (historypack.go).
+func TestRewoundHistoryIsHeldPacked(t *testing.T) {
+	needGit(t)
+	h := newHarness(t, pt.Text("first answer"), pt.Text("second answer"))
+	h.turn("first question")
+	h.turn("second question")
+	turns := Turns(h.r.History())
+	if _, err := h.r.Rewind(context.Background(), turns[1].MessageID, RewindOptions{Mode: message.RewindConversation}); err != nil {
+		t.Fatal(err)
+	}
+	id := unsafe.StringData(h.r.state.sess.ID)
+	parts := 0
+	for _, e := range h.r.state.history {
+		for _, p := range e.Parts {
+			parts++
+			if unsafe.StringData(p.SessionID) != id {
+				t.Fatalf("part %s of the reloaded history holds a session id of its own: not packed", p.ID)
+			}
+		}
+	}
+	if parts == 0 {
+		t.Fatal("no parts after the rewind")
+	}
 }
