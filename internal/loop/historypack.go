@@ -22,8 +22,9 @@ package loop
 //   - tool and step states are copied into one array of each.
 //
 // A string kept in a block keeps its block alive: the history lives as
-// long as its Runner, and what the loop replaces later (an output a
-// prune clears, a rewound history) is allocated anew as before.
+// long as its Runner, and what the loop adds or replaces later (a new
+// message, an output a prune clears) is allocated anew as before. The
+// whole history a rewind reads back is packed again (rewind.go, reload).
 
 import (
 	"strings"
