@@ -4,25 +4,28 @@ package snapshot
 
 // fullstore.go: a first snapshot's files read once, straight into their
 // pack entries (issue 26: outside git the first snapshot stores every
-// file, at the cost of `tar c`). Contract: readEntry reads the regular
-// file abs that st describes — as readRegularAt does: no link followed, no
-// FIFO waited on, a file that is no longer the one st names is an error,
-// at most max bytes — into the pack entry packEntryBytes would encode for
-// it, byte for byte (fullstore_test.go): the body is read from the file
-// into its stored blocks in place, each block's 5-byte header left free
-// before it, so its bytes are copied once, from the file into the buffer
-// the pack is written from; the object id (SHA-1 of "blob <n>\0" and the
-// body), the zlib Adler-32 and the entry's CRC-32 (the pack index's) are
+// file, at the cost of `tar c`). Contract: hashOpened opens a changed
+// path as readRegularAt does (no link followed, no FIFO waited on) and
+// takes its stat data from the open file, before it is read (an lstat
+// fewer a file); one that is not a regular file that opens is left to
+// hashPath's lstat. fileEntry.readFD reads the open file, at most max
+// bytes, into the pack entry packEntryBytes would encode for it, byte for
+// byte (fullstore_test.go): the body is read into its stored blocks in
+// place, each block's 5-byte header left free before it, so its bytes
+// are copied once, from the file into the buffer the pack is written
+// from; the object id (SHA-1 of "blob <n>\0" and the body), the zlib
+// Adler-32 (adler.go) and the entry's CRC-32 (the pack index's) are
 // computed over that buffer. A body that holds a secret value
 // (Options.Secrets, looked for across the blocks' seams too) is encoded
-// deflated, by packEntryBytes, as before. blobPut is what hashPath
-// stores a changed file with: body, the bytes it read; file, when not nil
-// (a first snapshot's pack), reads and stores the file itself.
+// deflated, by packEntryBytes, as before. blobPut is what hashPath stores
+// a changed file with: body, the bytes it read; file, when not nil (a
+// first snapshot's pack), the file hashOpened opened.
 
 import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	hexpkg "encoding/hex"
 	"errors"
 	"hash/crc32"
 	"strconv"
@@ -34,20 +37,55 @@ import (
 type blobPut struct {
 	// body stores the content read from p.
 	body func(p string, body []byte) (string, error)
-	// file reads the regular file p (at abs, as st describes it) and
+	// file reads the regular file p, open as fd, that st describes, and
 	// stores it; readErr: it could not be read (nothing stored), err:
 	// the store failed. nil: hashPath reads the file and calls body.
-	file func(p, abs string, st *syscall.Stat_t, max int64) (oid string, readErr, err error)
+	file func(p string, fd int, st *syscall.Stat_t, max int64) (oid string, readErr, err error)
+}
+
+// hashOpened is hashPath for a blobPut with file: p opened, as
+// readRegularAt opens, and fstat'ed; done false when it is not a regular
+// file that opens (a link, a directory, gone, unreadable): hashPath's
+// lstat says what it is.
+func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, done bool, err error) {
+	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, nil, false, nil
+	}
+	if st.Size > g.maxBytes {
+		return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, true, nil
+	}
+	oid, readErr, err := put.file(p, fd, &st, g.maxBytes)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	if readErr != nil {
+		return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, true, nil
+	}
+	mode := uint32(0o100644)
+	if st.Mode&0o100 != 0 {
+		mode = 0o100755
+	}
+	c = &change{}
+	c.e.path = p
+	fillStat(&c.e, &st, mode, uint32(st.Size))
+	c.e.oid = oidOf(oid)
+	return c, nil, true, nil
 }
 
 // packFiles is file for a first snapshot's pack: the file read into its
 // entry, which is stored unless tracked already names its blob for p
 // (storeNew).
-func packFiles(pack *packWriter, tracked map[string][20]byte) func(p, abs string, st *syscall.Stat_t, max int64) (string, error, error) {
-	return func(p, abs string, st *syscall.Stat_t, max int64) (string, error, error) {
+func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) (string, error, error) {
+	return func(p string, fd int, st *syscall.Stat_t, max int64) (string, error, error) {
 		e := entryPool.Get().(*fileEntry)
 		defer entryPool.Put(e)
-		if err := e.read(abs, st, max, pack.secrets); err != nil {
+		if err := e.readFD(fd, st.Size, max, pack.secrets); err != nil {
 			return "", err, nil
 		}
 		if old, ok := tracked[p]; ok && old == e.oid {
@@ -58,11 +96,11 @@ func packFiles(pack *packWriter, tracked map[string][20]byte) func(p, abs string
 }
 
 const (
-	storedMax   = 0xffff         // a stored block's most bytes
-	blockStride = storedMax + 5  // a stored block: its header and bytes
-	entryHead   = 12             // room for an entry's header (≤ 10 bytes) and zlib's (2)
-	zlibStored0 = 0x78           // zlib: deflate, 32K window
-	zlibStored1 = 0x01           // … no compression, header check
+	storedMax   = 0xffff        // a stored block's most bytes
+	blockStride = storedMax + 5 // a stored block: its header and bytes
+	entryHead   = 12            // room for an entry's header (≤ 10 bytes) and zlib's (2)
+	zlibStored0 = 0x78          // zlib: deflate, 32K window
+	zlibStored1 = 0x01          // … no compression, header check
 )
 
 // fileEntry is a file read as a pack entry: buf[start:end] is the entry.
@@ -88,22 +126,13 @@ func framedLen(n int) int {
 	return entryHead + max(1, (n+storedMax-1)/storedMax)*5 + n + 4
 }
 
-// errChanged: the file is not the one its stat data describe, or grew
-// over the limit, as it was read.
+// errChanged: the file grew over the limit as it was read.
 var errChanged = errors.New("changed while read")
 
-// read reads the regular file abs (st) into e and encodes its entry.
-func (e *fileEntry) read(abs string, st *syscall.Stat_t, max int64, secrets []string) error {
-	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer syscall.Close(fd)
-	var now syscall.Stat_t
-	if err := syscall.Fstat(fd, &now); err != nil || now.Ino != st.Ino || now.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return errChanged
-	}
-	n, err := e.readBody(fd, int(min(now.Size, max)), max)
+// readFD reads the open regular file fd, of size bytes by its stat data,
+// into e and encodes its entry.
+func (e *fileEntry) readFD(fd int, size, max int64, secrets []string) error {
+	n, err := e.readBody(fd, int(min(size, max)), max)
 	if err != nil {
 		return err
 	}
@@ -249,4 +278,12 @@ func (e *fileEntry) deflate(n, blocks int) {
 	e.buf = append(e.buf[:0], e.gather.Bytes()...)
 	e.start, e.end = 0, len(e.buf)
 	e.crc = crc32.ChecksumIEEE(e.buf)
+}
+
+// oidOf is the id of hex, an object id in hex.
+func oidOf(hex string) [20]byte {
+	var oid [20]byte
+	raw, _ := hexpkg.DecodeString(hex)
+	copy(oid[:], raw)
+	return oid
 }

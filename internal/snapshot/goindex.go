@@ -348,6 +348,11 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // kept.
 func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
+	if put.file != nil { // opened first, no lstat (fullstore.go)
+		if c, sk, done, err := g.hashOpened(p, abs, put); done {
+			return c, sk, err
+		}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
@@ -357,7 +362,6 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 	}
 	var body []byte
 	var mode uint32
-	oid := ""
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFLNK:
 		target, err := os.Readlink(abs)
@@ -369,33 +373,21 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 		if st.Size > g.maxBytes {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
 		}
-		mode = 0o100644
-		if st.Mode&0o100 != 0 {
-			mode = 0o100755
-		}
-		if put.file != nil {
-			var readErr, err error
-			if oid, readErr, err = put.file(p, abs, &st, g.maxBytes); err != nil {
-				return nil, nil, err
-			} else if readErr != nil {
-				return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
-			}
-			break
-		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
 		if err := readRegularAt(abs, &st, g.maxBytes, buf); err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
-		body = buf.Bytes()
+		body, mode = buf.Bytes(), 0o100644
+		if st.Mode&0o100 != 0 {
+			mode = 0o100755
+		}
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	if oid == "" {
-		var err error
-		if oid, err = put.body(p, body); err != nil {
-			return nil, nil, err
-		}
+	oid, err := put.body(p, body)
+	if err != nil {
+		return nil, nil, err
 	}
 	c := &change{}
 	c.e.path = p
