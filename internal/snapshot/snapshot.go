@@ -524,7 +524,8 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
-	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored); err != nil {
+	fresh := walked && wr.index == nil // a first snapshot the Go walk listed
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored, fresh); err != nil {
 		return snap, err
 	}
 	im := <-indexModes
