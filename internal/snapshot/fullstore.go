@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // blobPut stores changed files' blobs (hashPath).
@@ -58,7 +59,7 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 		return nil, nil, false, nil
 	}
 	if st.Size > g.maxBytes {
-		return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, true, nil
+		return &change{gone: true}, tooLarge(p, &st, g.maxBytes), true, nil
 	}
 	oid, readErr, err := put.file(p, fd, &st, g.maxBytes)
 	if err != nil {
@@ -286,4 +287,10 @@ func oidOf(hex string) [20]byte {
 	raw, _ := hexpkg.DecodeString(hex)
 	copy(oid[:], raw)
 	return oid
+}
+
+// tooLarge is the Skip of the file p over max bytes (st), as classify
+// gives it.
+func tooLarge(p string, st *syscall.Stat_t, max int64) *Skip {
+	return &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Limit: max}
 }

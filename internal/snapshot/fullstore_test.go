@@ -153,3 +153,69 @@ func TestFirstPackOfOddFilesIsGitAdds(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSnapshotClassifiedLateAsBefore: a first snapshot outside git
+// classifies its files as it reads them, not before (take's classify:
+// an lstat, an open and a close a file); what it leaves out is said as
+// classify says it (a file over the limit: its size, mtime and the
+// limit), its mode is not kept, and the same holds when goPath declines
+// and git's path stores the files (classifyLate): both give the same
+// tree, skips and modes.
+func TestFirstSnapshotClassifiedLateAsBefore(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	for i := range 80 { // over packMin
+		os.WriteFile(filepath.Join(work, "f"+strconv.Itoa(i)), []byte(strconv.Itoa(i)), 0o644)
+	}
+	os.Chmod(filepath.Join(work, "f3"), 0o600)
+	os.WriteFile(filepath.Join(work, "big"), make([]byte, 5000), 0o600)
+	type result struct {
+		snap  Snapshot
+		modes map[string]uint32
+	}
+	take := func(decline bool) result {
+		s, err := Open(ctx, t.TempDir(), work, Options{MaxFileBytes: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if decline { // an index appears before the update: goPath declines
+			beforeIndexHook = func([]string) {
+				if out, err := s.git.Output(ctx, nil, "read-tree", "--empty"); err != nil {
+					t.Fatalf("read-tree: %v %s", err, out)
+				}
+			}
+			defer func() { beforeIndexHook = nil }()
+		}
+		updates := goUpdates.Load()
+		snap, err := s.Take(ctx, "ses1", "first")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if went := goUpdates.Load() > updates; went == decline {
+			t.Fatalf("decline %v: goPath stored it %v", decline, went)
+		}
+		modes, err := s.modesOf(ctx, snap.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return result{snap, modes}
+	}
+	fi, _ := os.Stat(filepath.Join(work, "big"))
+	want := Skip{Path: "big", Reason: ReasonTooLarge, Bytes: 5000, MTime: fi.ModTime(), Limit: 4096}
+	var trees []string
+	for _, decline := range []bool{false, true} {
+		r := take(decline)
+		if len(r.snap.Skipped) != 1 || r.snap.Skipped[0].Path != want.Path || r.snap.Skipped[0].Reason != want.Reason ||
+			r.snap.Skipped[0].Bytes != want.Bytes || !r.snap.Skipped[0].MTime.Equal(want.MTime) || r.snap.Skipped[0].Limit != want.Limit {
+			t.Errorf("decline %v: skipped %+v, want %+v", decline, r.snap.Skipped, want)
+		}
+		if len(r.modes) != 1 || r.modes["f3"] != 0o600 {
+			t.Errorf("decline %v: modes %v, want f3's 0600 alone", decline, r.modes)
+		}
+		trees = append(trees, r.snap.Tree)
+	}
+	if trees[0] != trees[1] {
+		t.Errorf("trees %v differ", trees)
+	}
+}

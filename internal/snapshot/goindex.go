@@ -371,7 +371,7 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 		body, mode = []byte(target), 0o120000
 	case syscall.S_IFREG:
 		if st.Size > g.maxBytes {
-			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
+			return &change{gone: true}, tooLarge(p, &st, g.maxBytes), nil
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)

@@ -182,6 +182,25 @@ func updatedModes(work string, m map[string]uint32, update, remove []string) str
 	return b.String()
 }
 
+// withoutModes is the modes text without the lines of the skipped paths.
+func withoutModes(text string, skipped []Skip) string {
+	if text == "" || len(skipped) == 0 {
+		return text
+	}
+	drop := make(map[string]bool, len(skipped))
+	for _, sk := range skipped {
+		drop[sk.Path] = true
+	}
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		if _, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok && drop[p] {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
 // storeModes writes the modes text as a blob ("" when empty) — once for
 // a text the Store wrote last.
 func (s *Store) storeModes(ctx context.Context, text string) (string, error) {

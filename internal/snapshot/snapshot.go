@@ -467,6 +467,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"}
 	var update, remove []string
 	seen, dirOK := map[string]bool{}, map[string]bool{}
+	// A first snapshot the Go walk listed is classified by goPath.update
+	// as it opens each file (fullstore.go), not here first (an lstat, an
+	// open and a close a file); git's path, should it run, classifies.
+	late := walked && wr.index == nil && len(wr.changed) <= goUpdateMax()
 	for round := 0; round < 8 && args != nil; round++ {
 		out := first
 		if round > 0 || !walked {
@@ -477,7 +481,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 		var dirs []string
 		listed := strings.Split(string(out), "\x00")
-		classified := classifyAll(s.classify, listed) // classify.go
+		var classified map[string]*Skip
+		if !late {
+			classified = classifyAll(s.classify, listed) // classify.go
+		}
 		for _, p := range listed {
 			if p == "" || seen[p] {
 				continue
@@ -498,7 +505,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				p = anc
 			}
 			skip, ok := classified[p]
-			if !ok {
+			if !ok && !late {
 				skip = s.classify(p)
 			}
 			switch {
@@ -551,6 +558,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// A few changed files: stored, and the changed trees written, in Go
 	// (goindex.go); else, or when it declines, by git.
 	goTree := ""
+	lateSkips := len(snap.Skipped)
 	if walked && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
 		goTree, err = s.fast.update(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
@@ -564,6 +572,12 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		if goTree != "" {
 			goUpdates.Add(1)
 		}
+	}
+	if goTree == "" && late {
+		update = s.classifyLate(update, &remove, &snap.Skipped)
+	}
+	if late { // what was left out has no mode to keep
+		modes = withoutModes(modes, snap.Skipped[lateSkips:])
 	}
 	if goTree == "" {
 		if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
