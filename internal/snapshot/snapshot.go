@@ -103,6 +103,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -532,6 +533,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 	}
 	fresh := walked && wr.index == nil // a first snapshot the Go walk listed
+	classSkips := len(snap.Skipped)    // where classify's skips end
 	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored, fresh); err != nil {
 		return snap, err
 	}
@@ -576,8 +578,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	if goTree == "" && late {
 		update = s.classifyLate(update, &remove, &snap.Skipped)
 	}
-	if late { // what was left out has no mode to keep
-		modes = withoutModes(modes, snap.Skipped[lateSkips:])
+	if late { // what was left out: no mode kept, said where classify says it
+		added := slices.Clone(snap.Skipped[lateSkips:])
+		modes = withoutModes(modes, added)
+		snap.Skipped = slices.Insert(snap.Skipped[:lateSkips], classSkips, added...)
 	}
 	if goTree == "" {
 		if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
