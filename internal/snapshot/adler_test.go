@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzAdler32UpdateIsHashAdler32: adler32Update agrees with hash/adler32
-// for any bytes, split anywhere (the sum carried from the first part).
+// FuzzAdler32UpdateIsHashAdler32: adler32Update (AVX2 where the CPU has
+// it) and adler32Generic agree with hash/adler32 for any bytes, split
+// anywhere (the sum carried from the first part).
 func FuzzAdler32UpdateIsHashAdler32(f *testing.F) {
 	f.Add([]byte{}, 0)
 	f.Add([]byte("abc"), 1)
@@ -22,16 +23,18 @@ func FuzzAdler32UpdateIsHashAdler32(f *testing.F) {
 			cut = len(p) / 2
 		}
 		want := adler32.Checksum(p)
-		got := adler32Update(adler32Update(1, p[:cut]), p[cut:])
-		if got != want {
+		if got := adler32Update(adler32Update(1, p[:cut]), p[cut:]); got != want {
 			t.Fatalf("%d bytes cut at %d: %08x, hash/adler32 %08x", len(p), cut, got, want)
+		}
+		if got := adler32Generic(adler32Generic(1, p[:cut]), p[cut:]); got != want {
+			t.Fatalf("generic: %d bytes cut at %d: %08x, hash/adler32 %08x", len(p), cut, got, want)
 		}
 	})
 }
 
 // TestAdler32UpdateIsHashAdler32: every length to 5,000 and a few large
 // ones, random bytes and all 0xff (the largest sums), against
-// hash/adler32.
+// hash/adler32, with AVX2 (where the CPU has it) and without.
 func TestAdler32UpdateIsHashAdler32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	big := make([]byte, 3<<20)
@@ -48,8 +51,12 @@ func TestAdler32UpdateIsHashAdler32(t *testing.T) {
 	}
 	for _, src := range [][]byte{big, ff} {
 		for _, n := range lengths {
-			if got, want := adler32Update(1, src[:n]), adler32.Checksum(src[:n]); got != want {
+			want := adler32.Checksum(src[:n])
+			if got := adler32Update(1, src[:n]); got != want {
 				t.Fatalf("%d bytes: %08x, hash/adler32 %08x", n, got, want)
+			}
+			if got := adler32Generic(1, src[:n]); got != want {
+				t.Fatalf("generic: %d bytes: %08x, hash/adler32 %08x", n, got, want)
 			}
 		}
 	}
@@ -64,6 +71,12 @@ func BenchmarkAdler32(b *testing.B) {
 		b.SetBytes(int64(len(p)))
 		for b.Loop() {
 			adler32.Checksum(p)
+		}
+	})
+	b.Run("adler32Generic", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			adler32Generic(1, p)
 		}
 	})
 	b.Run("adler32Update", func(b *testing.B) {
