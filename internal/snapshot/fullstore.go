@@ -19,7 +19,9 @@ package snapshot
 // (Options.Secrets, looked for across the blocks' seams too) is encoded
 // deflated, by packEntryBytes, as before. blobPut is what hashPath stores
 // a changed file with: body, the bytes it read; file, when not nil (a
-// first snapshot's pack), the file hashOpened opened.
+// first snapshot's pack), the file hashOpened opened. A permLog holds the
+// modes hashOpened saw that are not git's canonical ones (modes.go), for
+// take's modes text without an lstat of each file again.
 
 import (
 	"bytes"
@@ -61,6 +63,7 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 	if st.Size > g.maxBytes {
 		return &change{gone: true}, tooLarge(p, &st, g.maxBytes), true, nil
 	}
+
 	oid, readErr, err := put.file(p, fd, &st, g.maxBytes)
 	if err != nil {
 		return nil, nil, true, err
@@ -71,6 +74,9 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 	mode := uint32(0o100644)
 	if st.Mode&0o100 != 0 {
 		mode = 0o100755
+	}
+	if g.perms != nil {
+		g.perms.note(p, st.Mode)
 	}
 	c = &change{}
 	c.e.path = p
@@ -293,4 +299,41 @@ func oidOf(hex string) [20]byte {
 // gives it.
 func tooLarge(p string, st *syscall.Stat_t, max int64) *Skip {
 	return &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Limit: max}
+}
+
+// permLog is the odd permission bits (oddPerm's) of the files hashOpened
+// stored.
+type permLog struct {
+	mu  sync.Mutex
+	odd map[string]uint32
+}
+
+// note records the bits of mode (a regular file's) for p when they are
+// not git's canonical ones.
+func (l *permLog) note(p string, mode uint32) {
+	perm, want := mode&0o7777, uint32(0o644)
+	if perm&0o100 != 0 {
+		want = 0o755
+	}
+	if perm == want {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.odd == nil {
+		l.odd = map[string]uint32{}
+	}
+	l.odd[p] = perm
+}
+
+// text is the modes text of m (the index's odd modes) with l's added and
+// remove's left out.
+func (l *permLog) text(m map[string]uint32, remove []string) string {
+	for p, perm := range l.odd {
+		m[p] = perm
+	}
+	for _, p := range remove {
+		delete(m, p)
+	}
+	return modesText(m)
 }

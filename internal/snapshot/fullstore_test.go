@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"hash/crc32"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,7 +159,8 @@ func TestFirstPackOfOddFilesIsGitAdds(t *testing.T) {
 // classifies its files as it reads them, not before (take's classify:
 // an lstat, an open and a close a file); what it leaves out is said as
 // classify says it (a file over the limit: its size, mtime and the
-// limit), its mode is not kept, and the same holds when goPath declines
+// limit), its mode is not kept, the odd modes of the files it keeps are
+// (noted as they are opened, not lstat'ed again), and the same holds when goPath declines
 // and git's path stores the files (classifyLate): both give the same
 // tree, skips and modes.
 func TestFirstSnapshotClassifiedLateAsBefore(t *testing.T) {
@@ -169,6 +171,10 @@ func TestFirstSnapshotClassifiedLateAsBefore(t *testing.T) {
 		os.WriteFile(filepath.Join(work, "f"+strconv.Itoa(i)), []byte(strconv.Itoa(i)), 0o644)
 	}
 	os.Chmod(filepath.Join(work, "f3"), 0o600)
+	os.Chmod(filepath.Join(work, "f4"), 0o750)
+	os.Chmod(filepath.Join(work, "f5"), 0o755) // canonical: not listed
+	os.Chmod(filepath.Join(work, "f6"), 0o755|os.ModeSetuid)
+	wantModes := map[string]uint32{"f3": 0o600, "f4": 0o750, "f6": 0o4755}
 	os.WriteFile(filepath.Join(work, "big"), make([]byte, 5000), 0o600)
 	type result struct {
 		snap  Snapshot
@@ -210,8 +216,8 @@ func TestFirstSnapshotClassifiedLateAsBefore(t *testing.T) {
 			r.snap.Skipped[0].Bytes != want.Bytes || !r.snap.Skipped[0].MTime.Equal(want.MTime) || r.snap.Skipped[0].Limit != want.Limit {
 			t.Errorf("decline %v: skipped %+v, want %+v", decline, r.snap.Skipped, want)
 		}
-		if len(r.modes) != 1 || r.modes["f3"] != 0o600 {
-			t.Errorf("decline %v: modes %v, want f3's 0600 alone", decline, r.modes)
+		if !maps.Equal(r.modes, wantModes) {
+			t.Errorf("decline %v: modes %v, want %v", decline, r.modes, wantModes)
 		}
 		trees = append(trees, r.snap.Tree)
 	}

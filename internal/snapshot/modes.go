@@ -170,6 +170,12 @@ func updatedModes(work string, m map[string]uint32, update, remove []string) str
 	for _, p := range remove {
 		delete(m, p)
 	}
+	return modesText(m)
+}
+
+// modesText is the modes text of m: a line "<bits>\t<path>" a path, in
+// order.
+func modesText(m map[string]uint32) string {
 	paths := make([]string, 0, len(m))
 	for p := range m {
 		paths = append(paths, p)
@@ -178,25 +184,6 @@ func updatedModes(work string, m map[string]uint32, update, remove []string) str
 	var b strings.Builder
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%04o\t%s\n", m[p], p)
-	}
-	return b.String()
-}
-
-// withoutModes is the modes text without the lines of the skipped paths.
-func withoutModes(text string, skipped []Skip) string {
-	if text == "" || len(skipped) == 0 {
-		return text
-	}
-	drop := make(map[string]bool, len(skipped))
-	for _, sk := range skipped {
-		drop[sk.Path] = true
-	}
-	var b strings.Builder
-	for line := range strings.SplitAfterSeq(text, "\n") {
-		if _, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "\t"); ok && drop[p] {
-			continue
-		}
-		b.WriteString(line)
 	}
 	return b.String()
 }

@@ -541,7 +541,12 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	if im.err != nil {
 		return snap, im.err
 	}
-	modes := updatedModes(s.workTree, im.modes, update, remove)
+	// A late-classified first snapshot's modes are noted as its files are
+	// opened (fullstore.go), not lstat'ed each here.
+	modes := ""
+	if !late || len(update) == 0 {
+		modes = updatedModes(s.workTree, im.modes, update, remove)
+	}
 	if len(update) == 0 {
 		if prev, ok := s.reuse.reusable(session, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
@@ -563,7 +568,15 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	lateSkips := len(snap.Skipped)
 	if walked && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
+		if late {
+			s.fast.perms = new(permLog)
+		}
 		goTree, err = s.fast.update(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
+		perms := s.fast.perms
+		s.fast.perms = nil
+		if late && goTree != "" {
+			modes = perms.text(im.modes, remove)
+		}
 		if errors.Is(err, errGoUpdate) {
 			goTree, err = "", nil
 			snap.Skipped = snap.Skipped[:skips]
@@ -577,10 +590,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	}
 	if goTree == "" && late {
 		update = s.classifyLate(update, &remove, &snap.Skipped)
+		modes = updatedModes(s.workTree, im.modes, update, remove)
 	}
-	if late { // what was left out: no mode kept, said where classify says it
+	if late { // what was left out, said where classify says it
 		added := slices.Clone(snap.Skipped[lateSkips:])
-		modes = withoutModes(modes, added)
 		snap.Skipped = slices.Insert(snap.Skipped[:lateSkips], classSkips, added...)
 	}
 	if goTree == "" {
