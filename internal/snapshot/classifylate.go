@@ -8,14 +8,15 @@ package snapshot
 // the paths to add, and appends the others to remove and, with their
 // reasons, to skipped, as take does with classify's answers.
 
-// classifyLate is classify of a first snapshot's update, late.
-func (s *Store) classifyLate(update []string, remove *[]string, skipped *[]Skip) []string {
-	classified := classifyAll(s.classify, update)
+// classifyLate is classify (Store.classify) of a first snapshot's update,
+// late.
+func classifyLate(classify func(string) *Skip, update []string, remove *[]string, skipped *[]Skip) []string {
+	classified := classifyAll(classify, update)
 	kept := update[:0]
 	for _, p := range update {
 		skip, ok := classified[p]
 		if !ok {
-			skip = s.classify(p)
+			skip = classify(p)
 		}
 		switch {
 		case skip == nil:

@@ -20,8 +20,9 @@ package snapshot
 // deflated, by packEntryBytes, as before. blobPut is what hashPath stores
 // a changed file with: body, the bytes it read; file, when not nil (a
 // first snapshot's pack), the file hashOpened opened. A permLog holds the
-// modes hashOpened saw that are not git's canonical ones (modes.go), for
-// take's modes text without an lstat of each file again.
+// modes hashOpened and hashPath saw of the regular files they stored that
+// are not git's canonical ones (modes.go), for take's modes text without
+// an lstat of each file again.
 
 import (
 	"bytes"
@@ -301,8 +302,8 @@ func tooLarge(p string, st *syscall.Stat_t, max int64) *Skip {
 	return &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Limit: max}
 }
 
-// permLog is the odd permission bits (oddPerm's) of the files hashOpened
-// stored.
+// permLog is the odd permission bits (oddPerm's) of the regular files
+// hashOpened and hashPath stored.
 type permLog struct {
 	mu  sync.Mutex
 	odd map[string]uint32

@@ -382,6 +382,9 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 		if st.Mode&0o100 != 0 {
 			mode = 0o100755
 		}
+		if g.perms != nil {
+			g.perms.note(p, st.Mode) // fullstore.go
+		}
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}

@@ -589,7 +589,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 	}
 	if goTree == "" && late {
-		update = s.classifyLate(update, &remove, &snap.Skipped)
+		update = classifyLate(s.classify, update, &remove, &snap.Skipped)
 		modes = updatedModes(s.workTree, im.modes, update, remove)
 	}
 	if late { // what was left out, said where classify says it
