@@ -28,7 +28,6 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
-	hexpkg "encoding/hex"
 	"errors"
 	"hash/crc32"
 	"strconv"
@@ -44,7 +43,7 @@ type blobPut struct {
 	// file reads the regular file p, open as fd, that st describes, and
 	// stores it; readErr: it could not be read (nothing stored), err:
 	// the store failed. nil: hashPath reads the file and calls body.
-	file func(p string, fd int, st *syscall.Stat_t, max int64) (oid string, readErr, err error)
+	file func(p string, fd int, st *syscall.Stat_t, max int64) (oid [20]byte, readErr, err error)
 }
 
 // hashOpened is hashPath for a blobPut with file: p opened, as
@@ -64,7 +63,6 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 	if st.Size > g.maxBytes {
 		return &change{gone: true}, tooLarge(p, &st, g.maxBytes), true, nil
 	}
-
 	oid, readErr, err := put.file(p, fd, &st, g.maxBytes)
 	if err != nil {
 		return nil, nil, true, err
@@ -82,24 +80,24 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 	c = &change{}
 	c.e.path = p
 	fillStat(&c.e, &st, mode, uint32(st.Size))
-	c.e.oid = oidOf(oid)
+	c.e.oid = oid
 	return c, nil, true, nil
 }
 
 // packFiles is file for a first snapshot's pack: the file read into its
 // entry, which is stored unless tracked already names its blob for p
 // (storeNew).
-func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) (string, error, error) {
-	return func(p string, fd int, st *syscall.Stat_t, max int64) (string, error, error) {
+func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
+	return func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 		e := entryPool.Get().(*fileEntry)
 		defer entryPool.Put(e)
 		if err := e.readFD(fd, st.Size, max, pack.secrets); err != nil {
-			return "", err, nil
+			return [20]byte{}, err, nil
 		}
 		if old, ok := tracked[p]; ok && old == e.oid {
-			return hexOf(e.oid), nil, nil
+			return e.oid, nil, nil
 		}
-		return hexOf(e.oid), nil, pack.putEntry(e.oid, e.entry(), e.crc)
+		return e.oid, nil, pack.putEntry(e.oid, e.entry(), e.crc)
 	}
 }
 
@@ -286,14 +284,6 @@ func (e *fileEntry) deflate(n, blocks int) {
 	e.buf = append(e.buf[:0], e.gather.Bytes()...)
 	e.start, e.end = 0, len(e.buf)
 	e.crc = crc32.ChecksumIEEE(e.buf)
-}
-
-// oidOf is the id of hex, an object id in hex.
-func oidOf(hex string) [20]byte {
-	var oid [20]byte
-	raw, _ := hexpkg.DecodeString(hex)
-	copy(oid[:], raw)
-	return oid
 }
 
 // tooLarge is the Skip of the file p over max bytes (st), as classify
