@@ -19,10 +19,8 @@ package snapshot
 // (Options.Secrets, looked for across the blocks' seams too) is encoded
 // deflated, by packEntryBytes, as before. blobPut is what hashPath stores
 // a changed file with: body, the bytes it read; file, when not nil (a
-// first snapshot's pack), the file hashOpened opened. A permLog holds the
-// modes hashOpened and hashPath saw of the regular files they stored that
-// are not git's canonical ones (modes.go), for take's modes text without
-// an lstat of each file again.
+// first snapshot's pack), the file hashOpened opened; both note the odd
+// modes of what they store in goPath.perms (permlog.go).
 
 import (
 	"bytes"
@@ -290,41 +288,4 @@ func (e *fileEntry) deflate(n, blocks int) {
 // gives it.
 func tooLarge(p string, st *syscall.Stat_t, max int64) *Skip {
 	return &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size, MTime: time.Unix(st.Mtim.Sec, st.Mtim.Nsec), Limit: max}
-}
-
-// permLog is the odd permission bits (oddPerm's) of the regular files
-// hashOpened and hashPath stored.
-type permLog struct {
-	mu  sync.Mutex
-	odd map[string]uint32
-}
-
-// note records the bits of mode (a regular file's) for p when they are
-// not git's canonical ones.
-func (l *permLog) note(p string, mode uint32) {
-	perm, want := mode&0o7777, uint32(0o644)
-	if perm&0o100 != 0 {
-		want = 0o755
-	}
-	if perm == want {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.odd == nil {
-		l.odd = map[string]uint32{}
-	}
-	l.odd[p] = perm
-}
-
-// text is the modes text of m (the index's odd modes) with l's added and
-// remove's left out.
-func (l *permLog) text(m map[string]uint32, remove []string) string {
-	for p, perm := range l.odd {
-		m[p] = perm
-	}
-	for _, p := range remove {
-		delete(m, p)
-	}
-	return modesText(m)
 }
