@@ -60,6 +60,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
 	finishPack := func() error { return nil }
+	var first *packWriter // a first snapshot's pack: files read into it (fullstore.go)
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
@@ -74,6 +75,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			pack, err = newStepPack(g.gitDir, g.secrets)
 		} else {
 			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
+			first = pack
 		}
 		if err != nil {
 			return "", err
@@ -94,7 +96,11 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			return nil
 		}
 	}
-	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
+	bp := &blobPut{body: storeNew(put, wr.tracked)}
+	if first != nil {
+		bp.file = packFiles(first, wr.tracked)
+	}
+	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -289,7 +295,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put func(p string, body []byte) (string, error)) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -340,8 +346,13 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, error)) (*change, *Skip, error) {
+func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
+	if put.file != nil { // opened first, no lstat (fullstore.go)
+		if c, sk, done, err := g.hashOpened(p, abs, put); done {
+			return c, sk, err
+		}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
@@ -360,7 +371,7 @@ func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, err
 		body, mode = []byte(target), 0o120000
 	case syscall.S_IFREG:
 		if st.Size > g.maxBytes {
-			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
+			return &change{gone: true}, tooLarge(p, &st, g.maxBytes), nil
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
@@ -371,10 +382,13 @@ func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, err
 		if st.Mode&0o100 != 0 {
 			mode = 0o100755
 		}
+		if g.perms != nil {
+			g.perms.note(p, st.Mode) // fullstore.go
+		}
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := put(p, body)
+	oid, err := put.body(p, body)
 	if err != nil {
 		return nil, nil, err
 	}

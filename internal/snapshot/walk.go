@@ -49,6 +49,7 @@ type goPath struct {
 	excludes     []string  // the store's own ignore patterns (its info/exclude)
 	secrets      []string  // Options.Secrets
 	dirs         *dirCache // the directories' listings (dircache.go); nil: none
+	perms        *permLog  // a first snapshot's odd modes, noted by hashPath (fullstore.go); nil: none
 }
 
 // gitWalk, when set (tests), makes take list the changes with git as
