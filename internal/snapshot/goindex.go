@@ -22,9 +22,7 @@ package snapshot
 // timestamp tick is not missed: the next walk hashes it again.
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -144,9 +142,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			os.Remove(tmp)
 		}
 	}()
-	h := sha1.New()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	w := io.MultiWriter(bw, h)
+	w := newIndexWriter(f)
 	writeIndexHeader(w, n)
 	// The entries, counted per directory, those of the changed
 	// directories kept for their trees.
@@ -175,8 +171,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return "", err
 	}
 	writeTreeExt(w, tree)
-	bw.Write(h.Sum(nil))
-	if err := bw.Flush(); err != nil {
+	if err := w.finish(); err != nil {
 		return "", err
 	}
 	if err := f.Close(); err != nil {
@@ -243,7 +238,7 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 	// The walk read this file in this step and checked its checksum; update
 	// checks, before it renames the new index, that it is still the same
 	// file (inode, size and mtime).
-	x.trusted = true
+	x.trust()
 	var e indexEntry
 	raw, path, has := x.nextRaw(&e)
 	i := 0

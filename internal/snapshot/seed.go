@@ -222,19 +222,30 @@ func compileExcludes(patterns []string) *excludeMatcher {
 	return m
 }
 
-func (m *excludeMatcher) match(rel string) bool {
+func (m *excludeMatcher) match(rel string) bool { return matchExcluded(m, rel) }
+
+// matchBytes is match of a path read in place (indexReader.nextPath): no
+// string made of it.
+func (m *excludeMatcher) matchBytes(rel []byte) bool { return matchExcluded(m, rel) }
+
+func matchExcluded[P string | []byte](m *excludeMatcher, rel P) bool {
 	for rest := rel; ; {
-		comp, tail, more := strings.Cut(rest, "/")
-		if m.name[comp] || more && m.dirName[comp] {
+		i := 0
+		for i < len(rest) && rest[i] != '/' {
+			i++
+		}
+		comp, more := rest[:i], i < len(rest)
+		if m.name[string(comp)] || more && m.dirName[string(comp)] {
 			return true
 		}
 		if !more {
 			break
 		}
-		rest = tail
+		rest = rest[i+1:]
 	}
 	for _, a := range m.anchored {
-		if strings.HasPrefix(rel, a.body) && (len(rel) > len(a.body) && rel[len(a.body)] == '/' || !a.dirOnly && len(rel) == len(a.body)) {
+		if len(rel) >= len(a.body) && string(rel[:len(a.body)]) == a.body &&
+			(len(rel) > len(a.body) && rel[len(a.body)] == '/' || !a.dirOnly && len(rel) == len(a.body)) {
 			return true
 		}
 	}
@@ -291,9 +302,7 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 256<<10)
-	h := sha1.New()
-	w := io.MultiWriter(bw, h)
+	w := newIndexWriter(f)
 	writeIndexHeader(w, n)
 	count := 0
 	err = each(func(e *indexEntry) {
@@ -305,8 +314,7 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 	}
 	if err == nil {
 		writeTreeExt(w, tree)
-		bw.Write(h.Sum(nil))
-		err = bw.Flush()
+		err = w.finish()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -448,6 +456,9 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	var dropped []string // their directories' trees are not the store's
 	var sizes []blobSize // the kept entries' blobs and sizes, in order
 	hasAttrs := false
+	prefix := []byte(repo.prefix)
+	// The first pass makes no string per entry (nextPath), the second one
+	// per kept entry: its path, which the trees built keep (seedtrees.go).
 	forKept := func(fn func(k *indexEntry)) ([]byte, error) {
 		f, info, err := safefile.Open(repo.index, repo.gitDir)
 		if err != nil {
@@ -462,32 +473,39 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 			return nil, err
 		}
 		var e indexEntry
-		for x.next(&e) {
-			rel, ok := strings.CutPrefix(e.path, repo.prefix)
-			if !ok || rel == "" {
+		for {
+			path, ok := x.nextPath(&e)
+			if !ok {
+				break
+			}
+			if !bytes.HasPrefix(path, prefix) || len(path) == len(prefix) {
 				continue
 			}
+			rel := path[len(prefix):]
 			switch {
 			case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
 				e.ext&0x2000 != 0, // intent-to-add: no content yet
 				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
 				int64(e.size()) > s.maxBytes,
-				simple && excluded.match(rel):
+				simple && excluded.matchBytes(rel):
 				if fn == nil {
-					dropped = append(dropped, rel)
+					dropped = append(dropped, string(rel))
 				}
 				continue
 			}
-			e.path = rel
 			if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
 				binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
 			}
 			if fn != nil {
+				e.path = string(rel) // the one string of each kept entry
 				fn(&e)
 				continue
 			}
+			if sizes == nil {
+				sizes = make([]blobSize, 0, x.n)
+			}
 			sizes = append(sizes, blobSize{e.oid, e.size()})
-			if rel == ".gitattributes" || strings.HasSuffix(rel, "/.gitattributes") {
+			if bytes.Equal(rel, []byte(".gitattributes")) || bytes.HasSuffix(rel, []byte("/.gitattributes")) {
 				hasAttrs = true
 			}
 		}

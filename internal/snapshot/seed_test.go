@@ -239,6 +239,9 @@ func TestExcludedByMatchesGit(t *testing.T) {
 		if got := excludedBy(patterns, p); got != gitSays[p] {
 			t.Errorf("%s: excludedBy %v, git %v", p, got, gitSays[p])
 		}
+		if got := compileExcludes(patterns).matchBytes([]byte(p)); got != gitSays[p] {
+			t.Errorf("%s: matchBytes %v, git %v", p, got, gitSays[p])
+		}
 	}
 	for _, p := range []string{".git/config", "sub/.git"} {
 		if !excludedBy(patterns, p) {
