@@ -98,6 +98,7 @@ type walker struct {
 // in parallel).
 type statJob struct {
 	dir   string // absolute
+	d     *dirFD // the directory, held for the job (nil: opened by path)
 	items []statItem
 }
 
@@ -161,7 +162,7 @@ func (g *goPath) walk() (walkResult, error) {
 			results <- r
 		}()
 	}
-	w.dir("", stack, false)
+	w.dir("", openDirAt(nil, "", g.workTree), stack, false)
 	w.flush()
 	close(w.jobs)
 	for range statters {
@@ -218,12 +219,14 @@ type dirent struct {
 	typ  fs.FileMode
 }
 
-// dir walks the directory rel ("" or "a/b/"); ignored: the directory is
-// ignored (only entries of the index are looked at, the rest is listed as
+// dir walks the directory rel ("" or "a/b/"), open as d (nil: it could
+// not be opened; dir lets go of it); ignored: the directory is ignored
+// (only entries of the index are looked at, the rest is listed as
 // ignored).
-func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
+func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool) {
+	defer d.release()
 	abs := filepath.Join(w.work, filepath.FromSlash(rel))
-	ents, err := w.dc.list(rel, abs)
+	ents, err := w.dc.list(rel, abs, d)
 	if err != nil && w.err == nil && rel == "" {
 		w.err = err
 	}
@@ -245,12 +248,12 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 			// by a statter.
 			if w.batch.dir != abs {
 				w.flush()
-				w.batch.dir = abs
+				w.batch.dir, w.batch.d = abs, d.hold()
 			}
 			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
 			if len(w.batch.items) >= 256 {
 				w.flush()
-				w.batch.dir = abs
+				w.batch.dir, w.batch.d = abs, d.hold()
 			}
 			w.advance()
 			continue
@@ -260,13 +263,13 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 		case e.typ.IsDir():
 			switch ign := ignored || stack.Ignored(filepath.Join(abs, e.name), true); {
 			case w.has && strings.HasPrefix(w.cur.path, p+"/"):
-				w.dir(p+"/", stack, ign)
+				w.dir(p+"/", openDirAt(d, e.name, abs), stack, ign)
 			case ign:
 				w.res.ignored = append(w.res.ignored, p+"/")
 			case isRepo(filepath.Join(abs, e.name)):
 				w.res.changed = append(w.res.changed, p+"/")
 			default:
-				w.dir(p+"/", stack, false)
+				w.dir(p+"/", openDirAt(d, e.name, abs), stack, false)
 			}
 		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
 			// FIFOs, sockets, devices: git lists none.
@@ -283,17 +286,25 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 func (w *walker) flush() {
 	if len(w.batch.items) > 0 {
 		w.jobs <- w.batch
+	} else {
+		w.batch.d.release()
 	}
 	w.batch = statJob{}
 }
 
 // statDir compares a directory's files with their entries.
 func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
-	d := openDir(job.dir)
-	defer closeDir(d)
+	fd := -1
+	if job.d != nil {
+		fd = job.d.fd
+		defer job.d.release()
+	} else {
+		fd = openDir(job.dir)
+		defer closeDir(fd)
+	}
 	for i := range job.items {
 		it := &job.items[i]
-		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
+		if fileChanged(fd, job.dir, it.name, &it.e, idxMtime, r.modes) {
 			r.changed[it.e.path] = it.e.oid
 		}
 	}
