@@ -417,6 +417,10 @@ func mightConvert(repo userRepo, hasAttrsFile bool) bool {
 	return false
 }
 
+// seedPassHook, when set (tests), runs between the seed's two passes over
+// the user's index.
+var seedPassHook func()
+
 // noSeed, when set (benchmarks), makes a store read every file as it
 // would outside a repository.
 var noSeed bool
@@ -426,24 +430,26 @@ var noSeed bool
 // reports whether it seeded; on any doubt it leaves the store as it was.
 // The store's copy of the valid trees (storeTrees) is written alongside
 // the caller's walk: wait (nil when there is none) says how it went, and
-// must be called before the lock is let go.
-func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) {
+// must be called before the lock is let go. walking: the caller walks
+// with goPath.walk next; it may then be handed a feed (not nil) to walk
+// with, the store's index being written while it reads (seedfeed.go).
+func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wait func() error) {
 	if noSeed {
-		return false, nil
+		return nil, nil
 	}
 	if _, err := os.Lstat(s.git.IndexFile); err == nil {
-		return false, nil
+		return nil, nil
 	}
 	repo, ok := findUserRepo(s.workTree)
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
-		return false, nil
+		return nil, nil
 	}
 	ifi, err := os.Stat(repo.index)
 	if err != nil || !ifi.Mode().IsRegular() {
-		return false, nil
+		return nil, nil
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	simple := true
@@ -452,7 +458,8 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	excluded := compileExcludes(s.excludes)
 	// The user's index is read twice, one entry at a time (indexread.go),
-	// never held: once to count and check what is kept, once to write it.
+	// never held: once to count and check what is kept, once to write it
+	// (while the walk reads the entries: seedfeed.go).
 	var dropped []string // their directories' trees are not the store's
 	var sizes []blobSize // the kept entries' blobs and sizes, in order
 	hasAttrs := false
@@ -513,7 +520,7 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	treeExt, err := forKept(nil)
 	if err != nil {
-		return false, nil
+		return nil, nil
 	}
 	var tree *cacheTree
 	if treeExt != nil {
@@ -529,12 +536,12 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	dropped = nil
 	if len(sizes) == 0 {
-		return false, nil
+		return nil, nil
 	}
 	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
 	// named in the store, for every later process too.
 	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
-		return false, nil
+		return nil, nil
 	}
 	s.git.Borrow = repo.objects
 	var bad []bool // by kept entry: its blob is not the file's size
@@ -551,42 +558,86 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	if err != nil || n == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false, nil
+		return nil, nil
 	}
 	tmp := s.git.IndexFile + ".seed"
 	var built *seedTrees // the trees, built from the entries (seedtrees.go)
 	if tree != nil {
 		built = newSeedTrees(tree)
 	}
+	if seedPassHook != nil {
+		seedPassHook()
+	}
 	var trees [][]byte
-	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
-		i := 0
-		_, err := forKept(func(k *indexEntry) {
-			if bad != nil && bad[i] {
-				if tree != nil {
-					tree.invalidate(k.path)
+	// writeSeed writes the store's index from the kept entries (the
+	// second pass), handing each to feed too when there is one.
+	writeSeed := func(feed *seedFeed) error {
+		err := writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
+			i := 0
+			_, err := forKept(func(k *indexEntry) {
+				if bad != nil && bad[i] {
+					if tree != nil {
+						tree.invalidate(k.path)
+					}
+				} else {
+					put(k)
+					if built != nil {
+						built.add(k.path, k.mode(), k.oid)
+					}
+					if feed != nil {
+						feed.add(k)
+					}
 				}
-			} else {
-				put(k)
-				if built != nil {
-					built.add(k.path, k.mode(), k.oid)
-				}
+				i++
+			})
+			if built != nil {
+				trees = built.finish() // before the cache-tree is written
 			}
-			i++
+			return err
 		})
-		if built != nil {
-			trees = built.finish() // before the cache-tree is written
+		if err == nil {
+			err = os.Rename(tmp, s.git.IndexFile)
+		}
+		if err != nil {
+			os.Remove(tmp)
 		}
 		return err
-	})
-	if err == nil {
-		err = os.Rename(tmp, s.git.IndexFile)
 	}
-	if err != nil {
-		os.Remove(tmp)
+	if walking && simple && bad == nil {
+		// The walk reads the entries as they are written (seedfeed.go):
+		// the second pass and the walk run side by side. Should the
+		// pass fail (the user's index changed under it), the walk fails
+		// with it and the caller walks with git, borrowing still.
+		feed := newSeedFeed(n, [2]uint32{idxSec, idxNsec})
+		stored := make(chan error, 1)
+		go func() {
+			err := writeSeed(feed)
+			var ext []byte
+			if err == nil && tree != nil {
+				ext = encodeCacheTree(tree)
+			}
+			feed.close(ext, err)
+			if err != nil || tree == nil {
+				stored <- nil
+				return
+			}
+			stored <- storeTrees(s.git.GitDir, s.fast.secrets, trees)
+		}()
+		return feed, sync.OnceValue(func() error {
+			feed.drain()
+			if err := <-stored; err != nil {
+				os.Remove(s.git.IndexFile) // the next snapshot seeds again
+				os.Remove(s.borrowFile())
+				s.git.Borrow = ""
+				return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
+			}
+			return nil
+		})
+	}
+	if err := writeSeed(nil); err != nil {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false, nil
+		return nil, nil
 	}
 	if !simple {
 		// What the store excludes (node_modules/, the data directory, ...)
@@ -599,18 +650,18 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 		}
 		if err != nil {
 			os.Remove(s.git.IndexFile)
-			return false, nil
+			return nil, nil
 		}
 	}
 	if tree == nil {
-		return true, nil
+		return nil, nil
 	}
 	// The trees, built in Go and checked against the cache-tree, stored
 	// while the caller walks: a store that refers to them does not
 	// depend on the user's repository keeping them.
 	done := make(chan error, 1)
 	go func() { done <- storeTrees(s.git.GitDir, s.fast.secrets, trees) }()
-	return true, sync.OnceValue(func() error {
+	return nil, sync.OnceValue(func() error {
 		if err := <-done; err != nil {
 			os.Remove(s.git.IndexFile) // the next snapshot seeds again
 			os.Remove(s.borrowFile())

@@ -419,7 +419,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	}()
 	// The first snapshot in a git repository (seed.go); its trees are
 	// stored while the tree is walked.
-	_, waitSeed := s.seedIndex(ctx)
+	seed, waitSeed := s.seedIndex(ctx, statSupported && !gitWalk)
 	if waitSeed != nil {
 		defer func() {
 			if werr := waitSeed(); werr != nil && err == nil {
@@ -436,7 +436,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
 	var werr error
-	if wr, werr = s.fast.walkUnlessGit(); werr == nil {
+	if wr, werr = s.fast.walkUnlessGit(seed); werr == nil {
 		first, walked = nulJoin(wr.changed), true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead

@@ -82,7 +82,7 @@ var errNoGoWalk = errors.New("no go walk on this system")
 // walker is one goPath.walk.
 type walker struct {
 	work     string
-	idx      *indexReader
+	idx      indexSource
 	cur      indexEntry
 	has      bool // cur holds the next entry of the index
 	idxMtime [2]uint32
@@ -91,6 +91,13 @@ type walker struct {
 	jobs     chan statJob // directories' entries to compare, to the statters
 	batch    statJob      // the current directory's
 	dc       *dirCache    // nil: every directory is read
+}
+
+// indexSource is where the walk reads the store's index: the file
+// (indexReader), or the entries as the seed writes them (seedFeed).
+type indexSource interface {
+	next(e *indexEntry) bool
+	finish() ([]byte, error)
 }
 
 // statJob is one directory's files that have an index entry: their stat
@@ -116,8 +123,9 @@ type statResult struct {
 // statters is how many goroutines compare stat data.
 const statters = 4
 
-// walk walks the work tree against the store's index.
-func (g *goPath) walk() (walkResult, error) {
+// walk walks the work tree against the store's index, read from seed
+// when not nil (the first snapshot's: seedfeed.go), else from its file.
+func (g *goPath) walk(seed *seedFeed) (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
@@ -127,8 +135,15 @@ func (g *goPath) walk() (walkResult, error) {
 		w.dc.begin(g.workTree)
 		defer func() { w.dc.end(w.err == nil) }()
 	}
-	f, err := os.Open(g.indexFile)
+	var f *os.File
+	var err error
+	if seed == nil {
+		f, err = os.Open(g.indexFile)
+	}
 	switch {
+	case seed != nil:
+		w.idx, w.idxMtime, w.res.entries = seed, seed.since, seed.n
+		w.advance()
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return walkResult{}, err
@@ -140,10 +155,11 @@ func (g *goPath) walk() (walkResult, error) {
 		}
 		w.res.index = fi
 		w.idxMtime = [2]uint32{uint32(fi.ModTime().Unix()), uint32(fi.ModTime().Nanosecond())}
-		if w.idx, err = newIndexReader(f); err != nil {
+		x, err := newIndexReader(f)
+		if err != nil {
 			return walkResult{}, err
 		}
-		w.res.entries = w.idx.n
+		w.idx, w.res.entries = x, x.n
 		w.advance()
 	}
 	// Deeper files first: each directory's .gitignore, the store's
@@ -188,6 +204,9 @@ func (g *goPath) walk() (walkResult, error) {
 		}
 		if ext != nil {
 			w.res.tree, _ = parseCacheTree(ext)
+		}
+		if seed != nil && w.err == nil { // the index the seed wrote, now in place
+			w.res.index, w.err = os.Stat(g.indexFile)
 		}
 	}
 	return w.res, w.err
@@ -375,11 +394,11 @@ func sizeCleared(e *indexEntry) bool {
 }
 
 // walkUnlessGit is walk, or errNoGoWalk when the tests ask for git's.
-func (g *goPath) walkUnlessGit() (walkResult, error) {
+func (g *goPath) walkUnlessGit(seed *seedFeed) (walkResult, error) {
 	if gitWalk {
 		return walkResult{}, errNoGoWalk
 	}
-	return g.walk()
+	return g.walk(seed)
 }
 
 // readDirents reads the directory abs: its entries but .git, sorted by
