@@ -267,12 +267,12 @@ func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool)
 			// by a statter.
 			if w.batch.dir != abs {
 				w.flush()
-				w.batch.dir, w.batch.d = abs, d.hold()
+				w.batch = w.newBatch(abs, d, len(ents))
 			}
 			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
-			if len(w.batch.items) >= 256 {
+			if len(w.batch.items) >= statBatch {
 				w.flush()
-				w.batch.dir, w.batch.d = abs, d.hold()
+				w.batch = w.newBatch(abs, d, len(ents))
 			}
 			w.advance()
 			continue
@@ -299,6 +299,15 @@ func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool)
 		}
 	}
 	w.deletedBefore(rel, "\xff") // what is left of this directory's entries
+}
+
+// statBatch is the most files of a statJob.
+const statBatch = 256
+
+// newBatch starts a statJob for the directory abs (open as d) of n
+// entries: its items allocated once, not grown entry by entry.
+func (w *walker) newBatch(abs string, d *dirFD, n int) statJob {
+	return statJob{dir: abs, d: d.hold(), items: make([]statItem, 0, min(n, statBatch))}
 }
 
 // flush hands the current directory's files to the statters.
