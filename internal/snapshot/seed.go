@@ -252,6 +252,60 @@ func matchExcluded[P string | []byte](m *excludeMatcher, rel P) bool {
 	return false
 }
 
+// excludeMemo is match for paths that come directory by directory (an
+// index's, sorted): a directory's answer is kept while its files come,
+// each file's own name then looked up alone.
+type excludeMemo struct {
+	m      *excludeMatcher
+	dir    []byte
+	dirHit bool
+	valid  bool
+}
+
+func (x *excludeMemo) match(rel []byte) bool {
+	i := bytes.LastIndexByte(rel, '/')
+	if i < 0 {
+		return x.m.matchBytes(rel)
+	}
+	if dir := rel[:i]; !x.valid || !bytes.Equal(dir, x.dir) {
+		x.dir, x.dirHit, x.valid = append(x.dir[:0], dir...), x.m.matchDir(dir), true
+	}
+	if x.dirHit || x.m.name[string(rel[i+1:])] {
+		return true
+	}
+	for _, a := range x.m.anchored {
+		if !a.dirOnly && string(rel) == a.body {
+			return true
+		}
+	}
+	return false
+}
+
+// matchDir reports whether a file in dir is excluded by dir alone: one
+// of its components by name, or an anchored pattern naming it or an
+// ancestor.
+func (m *excludeMatcher) matchDir(dir []byte) bool {
+	for rest := dir; ; {
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			i = len(rest)
+		}
+		if m.name[string(rest[:i])] || m.dirName[string(rest[:i])] {
+			return true
+		}
+		if i == len(rest) {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	for _, a := range m.anchored {
+		if len(dir) >= len(a.body) && string(dir[:len(a.body)]) == a.body && (len(dir) == len(a.body) || dir[len(a.body)] == '/') {
+			return true
+		}
+	}
+	return false
+}
+
 // varint reads git's offset encoding of index version 4.
 func varint(b []byte) (uint64, int) {
 	if len(b) == 0 {
@@ -479,6 +533,7 @@ func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wa
 		if err != nil {
 			return nil, err
 		}
+		memo := excludeMemo{m: excluded}
 		var e indexEntry
 		for {
 			path, ok := x.nextPath(&e)
@@ -494,7 +549,7 @@ func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wa
 				e.ext&0x2000 != 0, // intent-to-add: no content yet
 				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
 				int64(e.size()) > s.maxBytes,
-				simple && excluded.matchBytes(rel):
+				simple && memo.match(rel):
 				if fn == nil {
 					dropped = append(dropped, string(rel))
 				}
