@@ -418,6 +418,7 @@ type treeCounter struct {
 	files   map[*cacheTree][]treeEntry
 	lastDir string
 	chain   []*cacheTree // root … the last entry's directory
+	run     int          // entries added since chain was set, not yet in counts
 }
 
 func newTreeCounter(root *cacheTree) *treeCounter {
@@ -432,6 +433,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		dir, name = path[:i], path[i+1:]
 	}
 	if string(dir) != c.lastDir || len(c.chain) == 0 {
+		c.flushRun()
 		c.chain = c.chain[:1]
 		node := c.root
 		if len(dir) != 0 {
@@ -456,9 +458,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		}
 		c.lastDir = string(dir)
 	}
-	for _, n := range c.chain {
-		c.counts[n]++
-	}
+	c.run++ // counted in the chain's directories once it changes
 	if last := c.chain[len(c.chain)-1]; last.count < 0 {
 		c.files[last] = append(c.files[last], treeEntry{name: string(name), mode: mode, oid: oid})
 	}
@@ -468,11 +468,23 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 // trees writes the trees of the changed directories, bottom up, checks
 // the valid ones' counts, and returns the root tree.
 func (c *treeCounter) trees(put putObject) (string, error) {
+	c.flushRun()
 	oid, err := c.tree(put, c.root)
 	if err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
+}
+
+// flushRun adds the entries of the last run of one directory to the
+// counts of its directories: a map update per directory, not per entry.
+func (c *treeCounter) flushRun() {
+	if c.run > 0 {
+		for _, n := range c.chain {
+			c.counts[n] += c.run
+		}
+	}
+	c.run = 0
 }
 
 func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {
