@@ -6,7 +6,8 @@ package snapshot
 //   - Read only. The user's index file is read (not through git: no
 //     process opens the user's repository), twice and one entry at a time,
 //     never held whole (indexread.go), and the store's own index is
-//     written from its entries; the user's object directory is
+//     written from its entries, which the first walk reads as they are
+//     written (seedfeed.go); the user's object directory is
 //     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
 //     repository already holds and never stores them again. Nothing is
 //     written under the user's .git, and no git command runs there.

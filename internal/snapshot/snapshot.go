@@ -82,7 +82,8 @@
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
 // either and runs no git process (its trees built in Go from the user's
-// index, seedtrees.go); outside git the first snapshot reads and stores every file, and
+// index, seedtrees.go; the walk reads the seeded entries as they are
+// written, seedfeed.go); outside git the first snapshot reads and stores every file, and
 // the store's index is the stat cache from then on. More than a `true`
 // step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
