@@ -380,11 +380,12 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 // writeEntry encodes e as a version 2 entry, flags cleared but the name
 // length.
 func writeEntry(w io.Writer, e *indexEntry) {
-	var buf [62 + 256 + 8]byte
 	n := 62 + len(e.path)
 	size := (n + 8) &^ 7 // 1 to 8 NULs after the name
-	b := buf[:0]
-	if size > len(buf) {
+	var b []byte
+	if iw, ok := w.(*indexWriter); ok && iw.Available() >= size {
+		b = iw.AvailableBuffer() // encoded in place: no buffer per entry
+	} else {
 		b = make([]byte, 0, size)
 	}
 	b = append(b, e.stat[:]...)

@@ -99,6 +99,9 @@ func (d *dirFD) entries(abs string) ([]dirent, error) {
 		if n <= 0 {
 			break
 		}
+		if ents == nil {
+			ents = make([]dirent, 0, n/24+1) // ≈ 24 bytes a dirent with a short name
+		}
 		for b := buf[:n]; len(b) > 0; {
 			// struct linux_dirent64: ino, off, reclen, type, name.
 			if len(b) < 19 {
