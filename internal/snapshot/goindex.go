@@ -22,9 +22,7 @@ package snapshot
 // timestamp tick is not missed: the next walk hashes it again.
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -150,9 +148,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			os.Remove(tmp)
 		}
 	}()
-	h := sha1.New()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	w := io.MultiWriter(bw, h)
+	w := newIndexWriter(f)
 	writeIndexHeader(w, n)
 	// The entries, counted per directory, those of the changed
 	// directories kept for their trees.
@@ -181,8 +177,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return "", err
 	}
 	writeTreeExt(w, tree)
-	bw.Write(h.Sum(nil))
-	if err := bw.Flush(); err != nil {
+	if err := w.finish(); err != nil {
 		return "", err
 	}
 	if err := f.Close(); err != nil {
@@ -249,7 +244,7 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 	// The walk read this file in this step and checked its checksum; update
 	// checks, before it renames the new index, that it is still the same
 	// file (inode, size and mtime).
-	x.trusted = true
+	x.trust()
 	var e indexEntry
 	raw, path, has := x.nextRaw(&e)
 	i := 0
@@ -437,6 +432,7 @@ type treeCounter struct {
 	files   map[*cacheTree][]treeEntry
 	lastDir string
 	chain   []*cacheTree // root … the last entry's directory
+	run     int          // entries added since chain was set, not yet in counts
 }
 
 func newTreeCounter(root *cacheTree) *treeCounter {
@@ -451,6 +447,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		dir, name = path[:i], path[i+1:]
 	}
 	if string(dir) != c.lastDir || len(c.chain) == 0 {
+		c.flushRun()
 		c.chain = c.chain[:1]
 		node := c.root
 		if len(dir) != 0 {
@@ -475,9 +472,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		}
 		c.lastDir = string(dir)
 	}
-	for _, n := range c.chain {
-		c.counts[n]++
-	}
+	c.run++ // counted in the chain's directories once it changes
 	if last := c.chain[len(c.chain)-1]; last.count < 0 {
 		c.files[last] = append(c.files[last], treeEntry{name: string(name), mode: mode, oid: oid})
 	}
@@ -487,11 +482,23 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 // trees writes the trees of the changed directories, bottom up, checks
 // the valid ones' counts, and returns the root tree.
 func (c *treeCounter) trees(put putObject) (string, error) {
+	c.flushRun()
 	oid, err := c.tree(put, c.root)
 	if err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
+}
+
+// flushRun adds the entries of the last run of one directory to the
+// counts of its directories: a map update per directory, not per entry.
+func (c *treeCounter) flushRun() {
+	if c.run > 0 {
+		for _, n := range c.chain {
+			c.counts[n] += c.run
+		}
+	}
+	c.run = 0
 }
 
 func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {

@@ -82,7 +82,8 @@
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
 // either and runs no git process (its trees built in Go from the user's
-// index, seedtrees.go); outside git the first snapshot reads and stores every file, and
+// index, seedtrees.go; the walk reads the seeded entries as they are
+// written, seedfeed.go); outside git the first snapshot reads and stores every file, and
 // the store's index is the stat cache from then on. More than a `true`
 // step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
@@ -420,7 +421,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	}()
 	// The first snapshot in a git repository (seed.go); its trees are
 	// stored while the tree is walked.
-	_, waitSeed := s.seedIndex(ctx)
+	seed, waitSeed := s.seedIndex(ctx, statSupported && !gitWalk)
 	if waitSeed != nil {
 		defer func() {
 			if werr := waitSeed(); werr != nil && err == nil {
@@ -437,7 +438,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
 	var werr error
-	if wr, werr = s.fast.walkUnlessGit(); werr == nil {
+	if wr, werr = s.fast.walkUnlessGit(seed); werr == nil {
 		first, walked = nulJoin(wr.changed), true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
