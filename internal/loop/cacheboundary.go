@@ -361,6 +361,7 @@ func (sp *stepper) recordBoundary(ctx context.Context, v verdict) {
 		return
 	}
 	joined, now := sp.tt.joined()
+	_ = awaitUserCommit(ctx) // the log's order is the database's
 	_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, CacheBoundaryKind, CacheBoundary{
 		Reason: v.reason, Model: v.print.model, AtMessage: v.at, Joined: joined, JoinedNow: now})
 }

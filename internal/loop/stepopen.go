@@ -37,6 +37,9 @@ func (sp *stepper) openStep(ctx context.Context, m message.Message) *stepOpening
 	go func() {
 		defer close(o.done)
 		o.start = message.Part{Type: message.PartStepStart}
+		if o.err = awaitUserCommit(ctx); o.err != nil {
+			return // the user message was not stored: nor is its answer
+		}
 		o.err = sp.store.CreateMessage(ctx, &o.m, &o.start)
 	}()
 	return o
