@@ -39,6 +39,9 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 		done   bool
 		failed error
 	}
+	// The user message's write runs beside the request (usercommit.go):
+	// the request waits here until it is stored and the lock taken.
+	taken := make(chan struct{})
 	var h *harness
 	h = newHarnessWith(t, func(o *Options, _ *config.Config) {
 		observe := o.Observer
@@ -53,6 +56,7 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 				return
 			}
 			lock.done = true
+			defer close(taken)
 			// The user message is stored: hold the database's write lock
 			// from another connection until the request is sent.
 			db, err := sql.Open("sqlite", h.store.Path())
@@ -65,6 +69,7 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 			lock.failed = err
 		}
 		o.Provider = &lockedUntilSent{inner: o.Provider, unlock: func() {
+			<-taken
 			lock.Lock()
 			defer lock.Unlock()
 			if lock.conn != nil {

@@ -3,8 +3,10 @@ package loop
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
@@ -83,5 +85,38 @@ func TestRequestDoesNotWaitForTheUserMessageWrite(t *testing.T) {
 	got := h.r.History()
 	if len(got) != 2 || got[0].Message.ID != hist[0].Message.ID || got[0].Parts[0].ID != hist[0].Parts[0].ID {
 		t.Errorf("the runner's history differs from the stored one")
+	}
+}
+
+// A user message whose write fails is the send's error, as before the
+// write moved beside the request, and the turn stops there: no answer
+// stored, the message out of the runner's history. (It waits out the
+// store's busy timeout: 5 s.)
+func TestUserMessageWriteFailureStopsTheTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, pt.Text("hello"))
+	lock := lockDB(t, h.store.Path())
+	_, err := h.r.Send(context.Background(), "hi")
+	lock.release()
+	if err == nil || !strings.Contains(err.Error(), "save user message") {
+		t.Fatalf("send: %v, want the write's error", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res := h.r.Wait(ctx); res.FinishReason != FinishError || res.Err == nil {
+		t.Errorf("turn: %+v, want it ended by the write's error", res)
+	}
+	hist, err := h.store.LoadHistory(context.Background(), h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 0 {
+		t.Errorf("%d messages stored, want none", len(hist))
+	}
+	if got := h.r.History(); len(got) != 0 {
+		t.Errorf("the runner's history has %d entries, want none", len(got))
+	}
+	if ev := h.eventsOf(message.EventMessageUpdated); len(ev) != 0 {
+		t.Errorf("%d message events, want none", len(ev))
 	}
 }
