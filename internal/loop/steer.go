@@ -68,7 +68,7 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 	// The turn starts while the message is written (usercommit.go); a
 	// write that fails is this send's error, and the turn's.
 	r.turns.startWith(c)
-	return false, c.wait()
+	return false, c.waitBegun()
 }
 
 // Steer queues text to steer the running turn, only if one runs: it

@@ -23,8 +23,9 @@ type lockedUntilSent struct {
 }
 
 func (p *lockedUntilSent) Stream(ctx context.Context, req provider.Request) (provider.Stream, error) {
+	st, err := p.inner.Stream(ctx, req)
 	p.unlock()
-	return p.inner.Stream(ctx, req)
+	return st, err
 }
 
 // The assistant message and its step-start part are written while the
@@ -39,8 +40,9 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 		done   bool
 		failed error
 	}
-	// The user message's write runs beside the request (usercommit.go):
-	// the request waits here until it is stored and the lock taken.
+	// The user message is written once the request's body is sent
+	// (usercommit.go): the lock is let go once it is stored and the lock
+	// taken, the request through.
 	taken := make(chan struct{})
 	var h *harness
 	h = newHarnessWith(t, func(o *Options, _ *config.Config) {

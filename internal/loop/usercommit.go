@@ -7,6 +7,11 @@ package loop
 // transaction) runs meanwhile on a goroutine of its own, so that the
 // commit does not stand between Enter and the request on the wire.
 //
+// The write starts once the request's body is on the wire
+// (provider.Request.Sent), or as soon as anything waits for it to be
+// done: on two cores, SQLite's work beside the request's would delay the
+// request it is moved out of the way of.
+//
 // The order in the database and of the events stays what it was: the
 // user message's events are emitted when its write has committed, and
 // whatever the turn writes waits for that commit first (awaitUserCommit:
@@ -20,31 +25,51 @@ package loop
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
 )
 
-// userCommit is a user message's write under way.
+// userCommit is a user message's write, held until begin.
 type userCommit struct {
-	id   string // the message's
-	done chan struct{}
-	err  error
+	id    string // the message's
+	start chan struct{}
+	once  sync.Once
+	done  chan struct{}
+	err   error
 }
 
-// startCommit runs write on a goroutine; wait says how it went.
+// startCommit runs write on a goroutine once begin is called; wait says
+// how it went.
 func startCommit(id string, write func() error) *userCommit {
-	c := &userCommit{id: id, done: make(chan struct{})}
+	c := &userCommit{id: id, start: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
+		<-c.start
 		c.err = write()
 	}()
 	return c
 }
 
-// wait waits for the write and returns its error; a nil c has nothing
-// to wait for.
+// begin lets the write start (more calls do nothing; a nil c has no
+// write).
+func (c *userCommit) begin() {
+	if c != nil {
+		c.once.Do(func() { close(c.start) })
+	}
+}
+
+// wait starts the write if it waits, waits for it and returns its
+// error; a nil c has nothing to wait for.
 func (c *userCommit) wait() error {
+	c.begin()
+	return c.waitBegun()
+}
+
+// waitBegun waits for the write without starting it: whoever waits so
+// relies on the request's Sent, or a later wait, to start it.
+func (c *userCommit) waitBegun() error {
 	if c == nil {
 		return nil
 	}
