@@ -61,7 +61,7 @@ type Request struct {
 	// handed to the connection, or the request failed before that: what
 	// the caller holds back so as not to compete with the request for
 	// the CPU (the loop's user message write) starts then.
-	Sent func()
+	Sent func() `json:"-"`
 }
 
 // EventType says what an Event carries.
