@@ -1,0 +1,48 @@
+package loop
+
+import (
+	"encoding/json"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// toolsPrint is the print of a request's tools array (requestPrint.tools),
+// hashed the first time a judgement reads it: the first request of a run
+// is judged against nothing, so a one-step `agent run` never encodes its
+// tools for the print (the provider encodes them to send them). Prints of
+// requests with the same array (the same slice: tools.Registry hands one
+// while the tools stay the same) share one toolsPrint, so an array is
+// hashed at most once. A nil *toolsPrint is the print of no tools. Like
+// the prints, it is used on the loop goroutine only.
+type toolsPrint struct {
+	defs   []openai.Tool
+	hashed bool
+	p      partPrint
+}
+
+// toolsPrintOf is the print of defs, reusing last's when defs is the slice
+// it was made from.
+func toolsPrintOf(defs []openai.Tool, last *toolsPrint) *toolsPrint {
+	if len(defs) == 0 {
+		return nil
+	}
+	if last != nil && len(last.defs) == len(defs) && &last.defs[0] == &defs[0] {
+		return last
+	}
+	return &toolsPrint{defs: defs}
+}
+
+// printed is a tools print made from its hash and size (tests).
+func printed(p partPrint) *toolsPrint { return &toolsPrint{hashed: true, p: p} }
+
+// print is the hash and size of the array's JSON.
+func (t *toolsPrint) print() partPrint {
+	if t == nil {
+		return partPrint{}
+	}
+	if !t.hashed {
+		b, _ := json.Marshal(t.defs)
+		t.p, t.hashed = printOf(b), true
+	}
+	return t.p
+}
