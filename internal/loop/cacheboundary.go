@@ -46,7 +46,6 @@ import (
 	"hash/maphash"
 	"sync"
 
-
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
 )
