@@ -84,7 +84,8 @@
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
 //	                                    config's, the catalog's rule; the stepper's)
 //	cache boundaries: the request's     cacheboundary.go (stepper: boundaryWatch; found
-//	  prefix kept between them, each     tools join at one, call_tool before)
+//	  prefix kept between them, each     tools join at one, call_tool before),
+//	                                    toolsprint.go (the tools' print, hashed when judged)
 //	  recorded with its reason
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	images from tools: stored, sent,    toolimages.go (stepper: a model that
