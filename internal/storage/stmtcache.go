@@ -84,16 +84,13 @@ func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // warm prepares the queries not yet prepared, best effort: a query that
-// fails to prepare here (ctx done, the store closed) runs as text later
-// and reports its error there.
+// fails to prepare here runs as text later and reports its error there.
 func (c *stmtCache) warm(ctx context.Context, queries ...string) {
 	if c == nil {
 		return
 	}
 	for _, q := range queries {
-		if _, err := c.stmt(ctx, q); err != nil && ctx.Err() != nil {
-			return
-		}
+		_, _ = c.stmt(context.WithoutCancel(ctx), q)
 	}
 }
 
