@@ -57,7 +57,7 @@ func (s *Store) ImportHistory(ctx context.Context, sessionID string, entries []E
 					return err
 				}
 				if indexed(p) {
-					if err := indexPart(ctx, s.stmts, tx, p.ID, indexText(p, true)); err != nil {
+					if err := indexPart(ctx, tx, p.ID, indexText(p, true)); err != nil {
 						return err
 					}
 				}

@@ -199,7 +199,7 @@ func (q Memories) exec(ctx context.Context, op, query string, args ...any) error
 // writer, which would wait for itself.
 func (q Memories) reader() querier {
 	if q.s.db != nil {
-		return cachedReader{q.s.stmts} // the same reads, parsed once (stmtcache.go)
+		return q.s.db
 	}
 	return q.s.rdb
 }

@@ -54,7 +54,6 @@ func (s *Store) CreateMessage(ctx context.Context, m *message.Message, parts ...
 		return err
 	}
 	var sess *message.Session
-	warmInsertMessage(ctx, s.stmts)
 	err = s.inTx(ctx, op, func(tx *sql.Tx) (err error) {
 		sess, err = s.insertMessage(ctx, tx, m, parts, states, docs, "", ts)
 		return err

@@ -105,12 +105,11 @@ func (s *Store) UpsertPart(ctx context.Context, p *message.Part) error {
 		// What the part says is final: index it with the write (search.go).
 		// The saved output is read before the write lock is taken.
 		doc := indexText(p, true)
-		s.stmts.warm(ctx, indexSQL...)
 		err = s.inTx(ctx, "upsert part "+p.ID, func(tx *sql.Tx) error {
 			if _, err := tx.StmtContext(ctx, s.upsertPartStmt).ExecContext(ctx, args...); err != nil {
 				return err
 			}
-			return indexPart(ctx, s.stmts, tx, p.ID, doc)
+			return indexPart(ctx, tx, p.ID, doc)
 		})
 	} else if _, err = s.upsertPartStmt.ExecContext(ctx, args...); err != nil {
 		err = s.fail("upsert part "+p.ID, err)

@@ -51,7 +51,6 @@ func (s *Store) DeliverQueued(ctx context.Context, ids []string, m *message.Mess
 	}
 	var queue []message.QueuedMessage
 	var sess *message.Session
-	warmInsertMessage(ctx, s.stmts)
 	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
 		for _, id := range ids {
 			res, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE id = ? AND session_id = ?`, id, m.SessionID)

@@ -109,7 +109,7 @@ func repairStreams(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Ti
 		if err := writeState(ctx, tx, p); err != nil {
 			return nil, err
 		}
-		if err := indexIfFinal(ctx, nil, tx, p); err != nil {
+		if err := indexIfFinal(ctx, tx, p); err != nil {
 			return nil, err
 		}
 		fixed = append(fixed, p)
@@ -163,7 +163,7 @@ func repairTools(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Time
 		if err := writeState(ctx, tx, p); err != nil {
 			return nil, err
 		}
-		if err := indexIfFinal(ctx, nil, tx, p); err != nil {
+		if err := indexIfFinal(ctx, tx, p); err != nil {
 			return nil, err
 		}
 	}

@@ -271,7 +271,7 @@ func (s *Store) ForkSession(ctx context.Context, srcID, atMessageID string) (*me
 					return err
 				}
 				if index {
-					if err := indexPart(ctx, s.stmts, tx, p.ID, doc); err != nil {
+					if err := indexPart(ctx, tx, p.ID, doc); err != nil {
 						return err
 					}
 				}

@@ -110,36 +110,26 @@ func readSavedOutput(path string, maxBytes int64) string {
 }
 
 // indexPart replaces the index row of part id with text, within tx.
-func indexPart(ctx context.Context, c *stmtCache, tx *sql.Tx, id, text string) error {
+func indexPart(ctx context.Context, tx *sql.Tx, id, text string) error {
 	var rowid int64
-	if err := c.queryRow(ctx, tx, indexRowidSQL, id).Scan(&rowid); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT rowid FROM parts WHERE id = ?`, id).Scan(&rowid); err != nil {
 		return fmt.Errorf("index part %s: %w", id, err)
 	}
-	if _, err := c.exec(ctx, tx, indexDeleteSQL, rowid); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM history_fts WHERE rowid = ?`, rowid); err != nil {
 		return fmt.Errorf("index part %s: %w", id, err)
 	}
-	if _, err := c.exec(ctx, tx, indexInsertSQL, rowid, text); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO history_fts (rowid, body) VALUES (?, ?)`, rowid, text); err != nil {
 		return fmt.Errorf("index part %s: %w", id, err)
 	}
 	return nil
 }
 
-// The statements of indexPart (prepared once: stmtcache.go).
-const (
-	indexRowidSQL  = `SELECT rowid FROM parts WHERE id = ?`
-	indexDeleteSQL = `DELETE FROM history_fts WHERE rowid = ?`
-	indexInsertSQL = `INSERT INTO history_fts (rowid, body) VALUES (?, ?)`
-)
-
-// indexSQL are indexPart's statements, for stmtCache.warm.
-var indexSQL = []string{indexRowidSQL, indexDeleteSQL, indexInsertSQL}
-
 // indexIfFinal indexes p within tx when it is indexed in its state.
-func indexIfFinal(ctx context.Context, c *stmtCache, tx *sql.Tx, p *message.Part) error {
+func indexIfFinal(ctx context.Context, tx *sql.Tx, p *message.Part) error {
 	if !indexed(p) {
 		return nil
 	}
-	return indexPart(ctx, c, tx, p.ID, indexText(p, true))
+	return indexPart(ctx, tx, p.ID, indexText(p, true))
 }
 
 // RebuildHistoryIndex indexes every part again, saved outputs included.
@@ -173,7 +163,7 @@ func (s *Store) RebuildHistoryIndex(ctx context.Context) error {
 			return err
 		}
 		for _, p := range parts {
-			if err := indexIfFinal(ctx, s.stmts, tx, p); err != nil {
+			if err := indexIfFinal(ctx, tx, p); err != nil {
 				return err
 			}
 		}

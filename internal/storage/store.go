@@ -81,7 +81,6 @@ type Store struct {
 	events   *pubsub.Broker[message.Event]
 
 	upsertPartStmt *sql.Stmt
-	stmts          *stmtCache // the writer's statements prepared once (stmtcache.go)
 
 	mu      sync.Mutex
 	closed  bool
@@ -128,7 +127,6 @@ func Open(ctx context.Context, dataDir string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s.stmts = newStmtCache(db)
 	if s.upsertPartStmt, err = db.PrepareContext(ctx, upsertPartSQL); err != nil {
 		s.rdb.Close()
 		db.Close()
@@ -224,9 +222,6 @@ func (s *Store) Close() error {
 		errs = append(errs, l.Release())
 	}
 	s.events.Close()
-	if s.stmts != nil {
-		errs = append(errs, s.stmts.close())
-	}
 	if s.upsertPartStmt != nil {
 		errs = append(errs, s.upsertPartStmt.Close())
 	}

@@ -195,9 +195,6 @@ func (t *TextStream) Finish(ctx context.Context) (message.Part, error) {
 
 	op := "finish text of part " + p.ID
 	s := t.store
-	if indexed(&p) {
-		s.stmts.warm(ctx, indexSQL...)
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return message.Part{}, s.fail(op, err)
@@ -210,7 +207,7 @@ func (t *TextStream) Finish(ctx context.Context) (message.Part, error) {
 	if err := writeState(ctx, tx, &p); err != nil {
 		return message.Part{}, s.fail(op, err)
 	}
-	if err := indexIfFinal(ctx, s.stmts, tx, &p); err != nil {
+	if err := indexIfFinal(ctx, tx, &p); err != nil {
 		return message.Part{}, s.fail(op, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -34,7 +34,6 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 		return nil, err
 	}
 	var sess *message.Session
-	warmInsertMessage(ctx, s.stmts)
 	err = s.inTx(ctx, op, func(tx *sql.Tx) (err error) {
 		sess, err = s.insertMessage(ctx, tx, m, parts, states, docs, title, ts)
 		return err
@@ -69,7 +68,6 @@ func (s *Store) CreateSessionWithMessage(ctx context.Context, sess *message.Sess
 	}
 	var stored *message.Session
 	var l *Lease
-	warmInsertMessage(ctx, s.stmts)
 	err = s.inTx(ctx, op, func(tx *sql.Tx) error {
 		if err := insertSession(ctx, tx, sess); err != nil {
 			return err
@@ -146,17 +144,6 @@ func prepareParts(op string, m *message.Message, parts []*message.Part, ts time.
 // insertMessage stores a new message with its parts (prepareParts) in
 // tx, indexes them, and touches the session (giving it title when set).
 // It returns the session as stored.
-// insertMessageSQL inserts a message (prepared once: stmtcache.go).
-const insertMessageSQL = `INSERT INTO messages (` + messageColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// warmInsertMessage prepares insertMessage's statements before its
-// transaction begins.
-func warmInsertMessage(ctx context.Context, c *stmtCache) {
-	c.warm(ctx, insertMessageSQL)
-	c.warm(ctx, indexSQL...)
-}
-
 func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *message.Message, parts []*message.Part,
 	states, docs []string, title string, ts time.Time) (*message.Session, error) {
 	var sess *message.Session
@@ -174,7 +161,8 @@ func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *message.Messag
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.stmts.exec(ctx, tx, insertMessageSQL, messageArgs(m)...); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, messageArgs(m)...); err != nil {
 		return nil, err
 	}
 	for i, p := range parts {
@@ -183,7 +171,7 @@ func (s *Store) insertMessage(ctx context.Context, tx *sql.Tx, m *message.Messag
 			return nil, err
 		}
 		if indexed(p) {
-			if err := indexPart(ctx, s.stmts, tx, p.ID, docs[i]); err != nil {
+			if err := indexPart(ctx, tx, p.ID, docs[i]); err != nil {
 				return nil, err
 			}
 		}
