@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -12,12 +13,11 @@ import (
 // tools for the print (the provider encodes them to send them). Prints of
 // requests with the same array (the same slice: tools.Registry hands one
 // while the tools stay the same) share one toolsPrint, so an array is
-// hashed at most once. A nil *toolsPrint is the print of no tools. Like
-// the prints, it is used on the loop goroutine only.
+// hashed at most once. A nil *toolsPrint is the print of no tools.
 type toolsPrint struct {
-	defs   []openai.Tool
-	hashed bool
-	p      partPrint
+	defs []openai.Tool
+	once sync.Once
+	p    partPrint
 }
 
 // toolsPrintOf is the print of defs, reusing last's when defs is the slice
@@ -33,16 +33,20 @@ func toolsPrintOf(defs []openai.Tool, last *toolsPrint) *toolsPrint {
 }
 
 // printed is a tools print made from its hash and size (tests).
-func printed(p partPrint) *toolsPrint { return &toolsPrint{hashed: true, p: p} }
+func printed(p partPrint) *toolsPrint {
+	t := &toolsPrint{p: p}
+	t.once.Do(func() {})
+	return t
+}
 
 // print is the hash and size of the array's JSON.
 func (t *toolsPrint) print() partPrint {
 	if t == nil {
 		return partPrint{}
 	}
-	if !t.hashed {
+	t.once.Do(func() {
 		b, _ := json.Marshal(t.defs)
-		t.p, t.hashed = printOf(b), true
-	}
+		t.p = printOf(b)
+	})
 	return t.p
 }

@@ -22,7 +22,7 @@ func TestToolsPrintHashedOnlyWhenJudged(t *testing.T) {
 	if v := judgePrints(nil, first, ""); v.broken {
 		t.Fatal("the first request broke a prefix")
 	}
-	if first.tools.hashed {
+	if first.tools.p != (partPrint{}) {
 		t.Fatal("the first request's tools were encoded for a print no one compared")
 	}
 	second := printRequest(req, 0, "", nil, first)
