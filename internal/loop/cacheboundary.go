@@ -43,11 +43,8 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"hash/maphash"
 	"sync"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/provider"
@@ -101,14 +98,12 @@ type requestPrint struct {
 	// a change is a boundary the user made: some providers key their
 	// cache on it).
 	effort string
-	tools  partPrint
+	tools  *toolsPrint // hashed when first judged (toolsprint.go)
 	msgs   []partPrint
 	// enc are the encodings msgs were hashed from: the request cache
 	// hands a message it did not change the same slice from step to step,
 	// so the next print reuses its hash (printRequest).
 	enc [][]byte
-	// toolDefs is the tools array tools was hashed from (see enc).
-	toolDefs []openai.Tool
 	// system is the hash of the system messages, pins of the pins text,
 	// summary the newest summary's message id, compacted the tool
 	// outputs cleared.
@@ -190,7 +185,7 @@ func judgePrints(last, next *requestPrint, announced string) verdict {
 	if last == nil {
 		return v
 	}
-	total := next.tools.bytes
+	total := next.tools.print().bytes
 	for _, m := range next.msgs {
 		total += m.bytes
 	}
@@ -198,10 +193,10 @@ func judgePrints(last, next *requestPrint, announced string) verdict {
 	switch {
 	case last.model != next.model, last.effort != next.effort:
 		v.broken = true
-	case last.tools != next.tools:
+	case last.tools.print() != next.tools.print():
 		v.broken = true
 	default:
-		common = next.tools.bytes
+		common = next.tools.print().bytes
 		n := min(len(last.msgs), len(next.msgs))
 		i := 0
 		for i < n && last.msgs[i] == next.msgs[i] {
@@ -241,7 +236,7 @@ func breakReason(last, next *requestPrint, announced string) string {
 		return BoundarySystem
 	case announced != "":
 		return announced
-	case last.tools != next.tools:
+	case last.tools.print() != next.tools.print():
 		return BoundaryTools
 	case next.history < last.history:
 		return BoundaryHistory
@@ -260,18 +255,11 @@ func breakReason(last, next *requestPrint, announced string) string {
 // warming's: printmemo.go), by their first byte's address.
 func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo printMemo) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
-	if n := len(req.Tools); n > 0 {
-		// The registry hands the same slice while the tools stay the
-		// same (tools.Registry.OpenAITools): its hash is kept, not the
-		// whole array encoded again each step.
-		if last != nil && len(last.toolDefs) == n && &last.toolDefs[0] == &req.Tools[0] {
-			p.tools = last.tools
-		} else {
-			b, _ := json.Marshal(req.Tools)
-			p.tools = printOf(b)
-		}
-		p.toolDefs = req.Tools
+	var lastTools *toolsPrint
+	if last != nil {
+		lastTools = last.tools
 	}
+	p.tools = toolsPrintOf(req.Tools, lastTools)
 	var sys maphash.Hash
 	sys.SetSeed(printSeed)
 	for i, m := range req.Messages {

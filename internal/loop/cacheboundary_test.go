@@ -8,7 +8,7 @@ import "testing"
 // history, and an announced change names a break it explains.
 func TestJudgePrints(t *testing.T) {
 	base := func() *requestPrint {
-		return &requestPrint{model: "m", tools: partPrint{1, 100}, msgs: []partPrint{{2, 50}, {3, 50}}, system: 9, history: 4}
+		return &requestPrint{model: "m", tools: printed(partPrint{1, 100}), msgs: []partPrint{{2, 50}, {3, 50}}, system: 9, history: 4}
 	}
 	appended := base()
 	appended.msgs = append(appended.msgs, partPrint{4, 200})
@@ -24,13 +24,13 @@ func TestJudgePrints(t *testing.T) {
 		{"appended", func(p *requestPrint) { *p = *appended }, "", false, "", -1},
 		{"model", func(p *requestPrint) { p.model = "m2" }, "", true, BoundaryModel, -1},
 		{"effort", func(p *requestPrint) { p.effort = "high" }, "", true, BoundaryEffort, -1},
-		{"tools", func(p *requestPrint) { p.tools = partPrint{5, 120} }, "", true, BoundaryTools, -1},
+		{"tools", func(p *requestPrint) { p.tools = printed(partPrint{5, 120}) }, "", true, BoundaryTools, -1},
 		{"prune", func(p *requestPrint) { p.msgs[1] = partPrint{7, 20}; p.compacted = 3 }, "", true, BoundaryPrune, 1},
 		{"compaction", func(p *requestPrint) { p.msgs = p.msgs[:1]; p.summary = "s1" }, "", true, BoundaryCompaction, 1},
 		{"pins", func(p *requestPrint) { p.msgs[1] = partPrint{8, 60}; p.pins = 4 }, "", true, BoundaryPins, 1},
 		{"system", func(p *requestPrint) { p.msgs[0] = partPrint{8, 60}; p.system = 10 }, "", true, BoundarySystem, 0},
 		{"rewound", func(p *requestPrint) { p.msgs = p.msgs[:1]; p.history = 2 }, "", true, BoundaryHistory, 1},
-		{"announced", func(p *requestPrint) { p.tools = partPrint{6, 130} }, BoundaryEffort, true, BoundaryEffort, -1},
+		{"announced", func(p *requestPrint) { p.tools = printed(partPrint{6, 130}) }, BoundaryEffort, true, BoundaryEffort, -1},
 		{"unexplained", func(p *requestPrint) { p.msgs[1] = partPrint{9, 50} }, "", true, BoundaryUnexplained, 1},
 	} {
 		next := base()

@@ -90,6 +90,7 @@
 //	                                    config's, the catalog's rule; the stepper's)
 //	cache boundaries: the request's     cacheboundary.go (stepper: boundaryWatch; found
 //	  prefix kept between them, each     tools join at one, call_tool before),
+//	                                    toolsprint.go (the tools' print, hashed when judged)
 //	  recorded with its reason          printmemo.go (the warming's hashes, for the
 //	                                    first print after a resume)
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)

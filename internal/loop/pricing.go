@@ -186,8 +186,18 @@ func fixedTokensOf(system []string, offered *tools.Registry, toolsOff bool, est 
 	if toolsOff {
 		return systemTokens, 0
 	}
+	_, chars := est.(tokens.Chars)
 	for _, t := range offered.Tools() {
+		if chars {
+			// The same count without concatenating every schema
+			// (~100 KB a start): Chars counts bytes.
+			toolTokens += int64(charsCount(len(t.Name())+len(t.Description())+len(t.Parameters()))) + 8
+			continue
+		}
 		toolTokens += int64(est.Count(t.Name()+t.Description()+string(t.Parameters()))) + 8
 	}
 	return systemTokens, toolTokens
 }
+
+// charsCount is tokens.Chars' count of n bytes of text.
+func charsCount(n int) int { return (n + 3) / 4 }

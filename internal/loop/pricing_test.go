@@ -93,3 +93,20 @@ func TestPricingPureParts(t *testing.T) {
 		t.Errorf("preview of an empty history: %+v", p)
 	}
 }
+
+// TestFixedTokensCharsWithoutConcatenating: the chars/4 estimate of the
+// tool schemas, counted from their lengths, is what counting their
+// concatenation gives (an estimator that is not tokens.Chars takes that
+// path), for every built-in tool.
+func TestFixedTokensCharsWithoutConcatenating(t *testing.T) {
+	type concatenated struct{ tokens.Chars }
+	reg := tools.NewRegistry()
+	if len(reg.Tools()) < 5 {
+		t.Fatalf("only %d built-in tools", len(reg.Tools()))
+	}
+	sys, tl := fixedTokensOf([]string{"system"}, reg, false, tokens.Chars{})
+	wantSys, wantTl := fixedTokensOf([]string{"system"}, reg, false, concatenated{})
+	if sys != wantSys || tl != wantTl || tl <= 8*int64(len(reg.Tools())) {
+		t.Fatalf("chars: %d, %d; concatenated: %d, %d", sys, tl, wantSys, wantTl)
+	}
+}

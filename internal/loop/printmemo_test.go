@@ -24,7 +24,7 @@ func TestPrintWithTheWarmingsMemoIsThePrintWithout(t *testing.T) {
 	}
 	want := printRequest(req, conv.systems, pins, hist, nil, nil)
 	got := printRequest(req, conv.systems, pins, hist, nil, memo)
-	if !reflect.DeepEqual(got.msgs, want.msgs) || got.system != want.system || got.tools != want.tools {
+	if !reflect.DeepEqual(got.msgs, want.msgs) || got.system != want.system || got.tools.print() != want.tools.print() {
 		t.Fatal("the print with the memo differs from the print without it")
 	}
 	wrong := printMemo{}
