@@ -13,8 +13,8 @@ package tui
 // MB more (on a resumed 10,000-part session 0.6–1.2 MiB were still held
 // 2 s later). So the command then waits for the process to go quiet —
 // less than quietAllocBytes allocated in a quietPoll, read from the
-// runtime's own counter, for at most quietWait — and collects once more.
-// It holds nothing and blocks no one while it waits.
+// runtime's own counter, for at most quietWait — and collects once more,
+// on a goroutine of its own: it holds nothing and blocks no one.
 
 import (
 	"runtime/debug"
@@ -39,7 +39,8 @@ const (
 )
 
 // releasedOpenPeak is called after each collection releaseOpenPeak's
-// command makes, with its number from 1 (a test's hook).
+// command makes, with its number, 1 or 2 (a test's hook, read when the
+// command is made).
 var releasedOpenPeak = func(int) {}
 
 // releaseOpenPeak returns a command that gives the memory freed by an
@@ -49,12 +50,15 @@ func releaseOpenPeak(entries int) tea.Cmd {
 	if entries < releaseOpenPeakMinEntries {
 		return nil
 	}
+	released := releasedOpenPeak
 	return func() tea.Msg {
 		debug.FreeOSMemory()
-		releasedOpenPeak(1)
-		waitQuiet(quietPoll, quietAllocBytes, quietWait)
-		debug.FreeOSMemory()
-		releasedOpenPeak(2)
+		released(1)
+		go func() { // the command returns: nothing batched or sequenced with it waits
+			waitQuiet(quietPoll, quietAllocBytes, quietWait)
+			debug.FreeOSMemory()
+			released(2)
+		}()
 		return nil
 	}
 }

@@ -33,14 +33,17 @@ func TestReleaseOpenPeakReturnsWhatTheOpensFollowUpFrees(t *testing.T) {
 	madeAndDropped := make(chan struct{})
 	old := releasedOpenPeak
 	t.Cleanup(func() { releasedOpenPeak = old })
+	done := make(chan struct{})
 	releasedOpenPeak = func(n int) {
-		if n == 1 {
+		switch n {
+		case 1:
 			close(first)
 			<-madeAndDropped
+		case 2:
+			close(done)
 		}
 	}
-	done := make(chan struct{})
-	go func() { releaseOpenPeak(10000)(); close(done) }()
+	go releaseOpenPeak(10000)()
 	<-first
 	before := heapHeld()
 	for range 256 { // 32 MiB made after the first collection, then dropped
