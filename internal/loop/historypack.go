@@ -76,9 +76,7 @@ func packHistory(h []message.Entry, sessionID string) {
 			pt := &h[i].Parts[j]
 			p.block(&pt.ID)
 			p.share(&pt.SessionID)
-			if pt.MessageID == m.ID {
-				pt.MessageID = m.ID
-			} else {
+			if pt.MessageID != m.ID { // else its message's, after the flush
 				p.block(&pt.MessageID)
 			}
 			intern(&p, &pt.Type)
@@ -106,6 +104,15 @@ func packHistory(h []message.Entry, sessionID string) {
 		}
 	}
 	p.flush()
+	// A part's message id is its message's packed one, known only now:
+	// sharing the id as decoded would keep that alive too.
+	for i := range h {
+		for j := range h[i].Parts {
+			if pt := &h[i].Parts[j]; pt.MessageID == h[i].Message.ID {
+				pt.MessageID = h[i].Message.ID
+			}
+		}
+	}
 }
 
 // historyPacker collects the strings packHistory moves.

@@ -212,3 +212,39 @@ func TestRewoundHistoryIsHeldPacked(t *testing.T) {
 		t.Fatal("no parts after the rewind")
 	}
 }
+
+// TestPackedPartsShareTheirMessagesPackedID: a part's message id is its
+// message's packed id, not the id as the store decoded it — else every
+// message keeps its decoded id alive, scattered over the decoding's
+// pages, beside the packed one (4,000 strings on a 10,000-part session).
+func TestPackedPartsShareTheirMessagesPackedID(t *testing.T) {
+	var h []message.Entry
+	for i := range 50 {
+		id := fmt.Sprintf("m%03d", i) // each its own allocation, as decoded
+		h = append(h, message.Entry{
+			Message: message.Message{ID: id, SessionID: "s1", Role: message.RoleUser},
+			Parts: []message.Part{
+				{ID: fmt.Sprintf("p%03da", i), SessionID: "s1", MessageID: fmt.Sprintf("m%03d", i), Type: message.PartText, Text: "hello"},
+				{ID: fmt.Sprintf("p%03db", i), SessionID: "s1", MessageID: fmt.Sprintf("m%03d", i), Type: message.PartText, Text: "world"},
+			},
+		})
+	}
+	decoded := make([]*byte, len(h))
+	for i := range h {
+		decoded[i] = unsafe.StringData(h[i].Message.ID)
+	}
+	packHistory(h, "s1")
+	for i, e := range h {
+		if unsafe.StringData(e.Message.ID) == decoded[i] {
+			t.Fatalf("message %s kept its decoded id: not packed", e.Message.ID)
+		}
+		for _, p := range e.Parts {
+			if p.MessageID != e.Message.ID {
+				t.Fatalf("part %s's message id %q, want %q", p.ID, p.MessageID, e.Message.ID)
+			}
+			if unsafe.StringData(p.MessageID) != unsafe.StringData(e.Message.ID) {
+				t.Fatalf("part %s holds a message id of its own beside its message's packed one", p.ID)
+			}
+		}
+	}
+}
