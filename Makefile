@@ -9,12 +9,15 @@ LDFLAGS   := -X main.version=$(VERSION)
 
 all: lint test
 
+# Statically linked (CGO_ENABLED=0): cgo is on by default only for net's
+# resolver and os/user, both also in pure Go; without it there is no ld.so
+# and no libc in each run (peak RSS of `agent run` 22.4 → 21.1 MiB, issue 36).
 build:
 	@echo "building $(BIN) (the first build compiles everything, silently: a minute or more)"
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/agent
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/agent
 
 run:
-	$(GO) run ./cmd/agent $(ARGS)
+	CGO_ENABLED=0 $(GO) run ./cmd/agent $(ARGS)
 
 # -race turns on the compiler's pointer checks (checkptr) for every package.
 # RACE leaves them out for modernc.org's SQLite, machine-translated C whose

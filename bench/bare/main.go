@@ -16,7 +16,8 @@
 // OPENAI_API_KEY, AGENT_MODEL and AGENT_DATA_DIR (bare.db is written
 // there). The prompt is its arguments. cmd/agent's
 // BenchmarkHeadlessVsBare builds it and runs it interleaved with
-// `agent run`.
+// `agent run`, both linked statically (CGO_ENABLED=0) as `make build`
+// links the agent: a dynamic floor would carry ld.so and libc (1.3 MiB).
 package main
 
 import (

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	agentBin = filepath.Join(dir, "agent")
-	build := exec.Command("go", "build", "-o", agentBin, ".")
+	build := goBuild(agentBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("build agent: " + err.Error())

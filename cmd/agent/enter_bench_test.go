@@ -184,7 +184,7 @@ func BenchmarkEnterVsBare(b *testing.B) {
 		b.Skip("tmux is not installed: the Enter → request benchmark needs it")
 	}
 	bare := filepath.Join(b.TempDir(), "bareenter")
-	if out, err := exec.Command("go", "build", "-o", bare, "github.com/ctxloop/agent/bench/bareenter").CombinedOutput(); err != nil {
+	if out, err := goBuild(bare, "github.com/ctxloop/agent/bench/bareenter").CombinedOutput(); err != nil {
 		b.Fatalf("build the bare program: %v: %s", err, out)
 	}
 	srv := newArrivalServer(b)

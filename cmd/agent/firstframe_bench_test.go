@@ -29,7 +29,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.Skip("tmux is not installed: the first-frame benchmark needs it")
 	}
 	bare := filepath.Join(b.TempDir(), "barefirstframe")
-	if out, err := exec.Command("go", "build", "-o", bare, "github.com/ctxloop/agent/bench/barefirstframe").CombinedOutput(); err != nil {
+	if out, err := goBuild(bare, "github.com/ctxloop/agent/bench/barefirstframe").CombinedOutput(); err != nil {
 		b.Fatalf("build the bare program: %v: %s", err, out)
 	}
 	srv := pt.New(b)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxloop/agent/internal/storage"
 )
 
 // chatIdleWait is how long a chat is left alone before its RSS is read:
@@ -18,14 +21,17 @@ import (
 // history is in at ≈ 0.2 s).
 const chatIdleWait = 2 * time.Second
 
-// BenchmarkChatIdleRSS starts the chat in tmux on a fresh data directory
-// and on a session of 10,000 parts (2,000 turns), interleaved, and reads
-// each process's RSS once it has sat idle for chatIdleWait after its
-// first frame (the resumed one's: its last answer on screen). It reports
-// the medians and their ratio (issue 36's target: ≤ 1.3). With
-// AGENT_BENCH_BASELINE naming another agent binary, that one runs in the
-// same rounds too (its own copy of the data), reported as baseline-*. It
-// needs tmux.
+// BenchmarkChatIdleRSS starts the chat in tmux on a fresh data directory,
+// on a session of 10,000 parts (2,000 turns) never compacted, which the
+// loop sends and holds whole, and on one of 10,000 parts with 7
+// compactions (seedLongSession: the issue's session had 6), which it
+// holds from the last summary on, interleaved, and reads each process's
+// RSS once it has sat idle for chatIdleWait after its first frame (a
+// resumed one's: its last answer on screen). It reports the medians and
+// their ratios to the fresh chat's (issue 36's target: ≤ 1.3 for both
+// sessions). With AGENT_BENCH_BASELINE naming another agent binary, that
+// one runs in the same rounds too (its own copy of the data), reported as
+// baseline-*. It needs tmux.
 func BenchmarkChatIdleRSS(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux is not installed: the idle RSS benchmark needs it")
@@ -41,11 +47,15 @@ func BenchmarkChatIdleRSS(b *testing.B) {
 		"OPENAI_API_KEY=sk-bench", "OPENAI_BASE_URL=" + srv.url, "AGENT_MODEL=gpt-4.1"}
 	data := filepath.Join(root, "data-10k")
 	id := seedBenchSession(b, data, work, 2000)
+	compData := filepath.Join(root, "data-compacted")
+	compID := seedCompactedSession(b, compData, work)
 	baseline := os.Getenv("AGENT_BENCH_BASELINE")
-	baseData := filepath.Join(root, "data-10k-baseline")
+	baseData, baseComp := filepath.Join(root, "data-10k-baseline"), filepath.Join(root, "data-compacted-baseline")
 	if baseline != "" {
-		if out, err := exec.Command("cp", "-r", data, baseData).CombinedOutput(); err != nil {
-			b.Fatalf("copy the session for the baseline: %v: %s", err, out)
+		for from, to := range map[string]string{data: baseData, compData: baseComp} {
+			if out, err := exec.Command("cp", "-r", from, to).CombinedOutput(); err != nil {
+				b.Fatalf("copy the session for the baseline: %v: %s", err, out)
+			}
 		}
 	}
 	idle := func(bin, data, want string, args ...string) int {
@@ -71,34 +81,58 @@ func BenchmarkChatIdleRSS(b *testing.B) {
 		b.Fatal("no VmRSS")
 		return 0
 	}
-	var fresh, resumed, baseFresh, baseResumed []int
+	var fresh, resumed, compacted, baseFresh, baseResumed, baseCompacted []int
 	for i := 0; b.Loop(); i++ {
-		f := func() {
-			fresh = append(fresh, idle(agentBin, filepath.Join(root, fmt.Sprintf("data-%d", i)), "Message the agent"))
-		}
-		r := func() { resumed = append(resumed, idle(agentBin, data, "Answer 1999", "--session", id)) }
-		if i%2 == 0 {
-			f()
-			r()
-		} else {
-			r()
-			f()
+		runs := []func(){
+			func() {
+				fresh = append(fresh, idle(agentBin, filepath.Join(root, fmt.Sprintf("data-%d", i)), "Message the agent"))
+			},
+			func() { resumed = append(resumed, idle(agentBin, data, "Answer 1999", "--session", id)) },
+			func() { compacted = append(compacted, idle(agentBin, compData, "Answer 1999", "--session", compID)) },
 		}
 		if baseline != "" {
-			baseFresh = append(baseFresh, idle(baseline, filepath.Join(root, fmt.Sprintf("data-b%d", i)), "Message the agent"))
-			baseResumed = append(baseResumed, idle(baseline, baseData, "Answer 1999", "--session", id))
+			runs = append(runs,
+				func() {
+					baseFresh = append(baseFresh, idle(baseline, filepath.Join(root, fmt.Sprintf("data-b%d", i)), "Message the agent"))
+				},
+				func() { baseResumed = append(baseResumed, idle(baseline, baseData, "Answer 1999", "--session", id)) },
+				func() {
+					baseCompacted = append(baseCompacted, idle(baseline, baseComp, "Answer 1999", "--session", compID))
+				})
+		}
+		for k := range runs { // each round starts with another of them
+			runs[(k+i)%len(runs)]()
 		}
 	}
-	mf, mr := medianInt(fresh), medianInt(resumed)
-	b.ReportMetric(float64(mf)/1024, "fresh-MiB")
-	b.ReportMetric(float64(mr)/1024, "resumed-MiB")
-	b.ReportMetric(float64(mr)/float64(mf), "ratio")
-	if baseline != "" {
-		bf, br := medianInt(baseFresh), medianInt(baseResumed)
-		b.ReportMetric(float64(bf)/1024, "baseline-fresh-MiB")
-		b.ReportMetric(float64(br)/1024, "baseline-resumed-MiB")
-		b.ReportMetric(float64(br)/float64(bf), "baseline-ratio")
+	report := func(prefix string, fresh, resumed, compacted []int) {
+		mf, mr, mc := medianInt(fresh), medianInt(resumed), medianInt(compacted)
+		b.ReportMetric(float64(mf)/1024, prefix+"fresh-MiB")
+		b.ReportMetric(float64(mr)/1024, prefix+"resumed-MiB")
+		b.ReportMetric(float64(mr)/float64(mf), prefix+"ratio")
+		b.ReportMetric(float64(mc)/1024, prefix+"compacted-MiB")
+		b.ReportMetric(float64(mc)/float64(mf), prefix+"compacted-ratio")
 	}
+	report("", fresh, resumed, compacted)
+	if baseline != "" {
+		report("baseline-", baseFresh, baseResumed, baseCompacted)
+	}
+}
+
+// seedCompactedSession stores seedLongSession's 10,000 parts in data and
+// returns the session's id.
+func seedCompactedSession(b *testing.B, data, dir string) string {
+	seedLongSession(b, data, dir, 10000)
+	ctx := context.Background()
+	st, err := storage.Open(ctx, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	s, err := st.LatestSession(ctx, dir)
+	if err != nil || s == nil {
+		b.Fatalf("the compacted session: %v", err)
+	}
+	return s.ID
 }
 
 func medianInt(v []int) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,10 @@ import (
 // (issue 36 item 1: ≤ 1.5× the time and ≤ 1.2× the peak RSS). The session
 // is generated through the store's own API (seedLongSession): 10,000 and
 // 100,000 parts with a compaction every 285 turns, pins, tool parts with
-// outputs and pruned ones.
+// outputs and pruned ones. It reports CPU time too; with
+// AGENT_BENCH_BASELINE naming another agent binary (an older build), that
+// one resumes a copy of the session and makes new sessions in the same
+// rounds, reported as baseline-*.
 func BenchmarkResumeRun(b *testing.B) {
 	for _, parts := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
@@ -39,28 +43,69 @@ func BenchmarkResumeRun(b *testing.B) {
 			// New sessions go to a data dir of their own, so that -c
 			// keeps finding the long one.
 			newEnv := append(env[:len(env):len(env)], "AGENT_DATA_DIR="+filepath.Join(home, "data-new"))
+			// The baseline build resumes a copy of the same session and
+			// makes its new sessions in a data dir of its own.
+			baseline := os.Getenv("AGENT_BENCH_BASELINE")
+			var baseEnv, baseNewEnv []string
+			if baseline != "" {
+				baseData := filepath.Join(home, "data-baseline")
+				if out, err := exec.Command("cp", "-r", data, baseData).CombinedOutput(); err != nil {
+					b.Fatalf("copy the session for the baseline: %v: %s", err, out)
+				}
+				baseEnv = append(env[:len(env):len(env)], "AGENT_DATA_DIR="+baseData)
+				baseNewEnv = append(env[:len(env):len(env)], "AGENT_DATA_DIR="+filepath.Join(home, "data-baseline-new"))
+				tools.measure(b, baseEnv, work, benchAnswer, baseline, "run", "-c", "hi")
+				tools.measure(b, baseNewEnv, work, benchAnswer, baseline, "run", "hi")
+			}
 			tools.measure(b, env, work, benchAnswer, agentBin, "run", "-c", "hi")
 			tools.measure(b, newEnv, work, benchAnswer, agentBin, "run", "hi")
-			var resumed, fresh time.Duration
-			var resumedRSS, freshRSS int64
+			var resumed, fresh, base, baseNew resumeTotals
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m := tools.measure(b, env, work, benchAnswer, agentBin, "run", "-c", "hi")
-				resumed += m.wall
-				resumedRSS = max(resumedRSS, m.maxRSSKiB)
-				m = tools.measure(b, newEnv, work, benchAnswer, agentBin, "run", "hi")
-				fresh += m.wall
-				freshRSS = max(freshRSS, m.maxRSSKiB)
+				if baseline != "" {
+					base.add(tools.measure(b, baseEnv, work, benchAnswer, baseline, "run", "-c", "hi"))
+					baseNew.add(tools.measure(b, baseNewEnv, work, benchAnswer, baseline, "run", "hi"))
+				}
+				resumed.add(tools.measure(b, env, work, benchAnswer, agentBin, "run", "-c", "hi"))
+				fresh.add(tools.measure(b, newEnv, work, benchAnswer, agentBin, "run", "hi"))
 			}
-			n := float64(b.N)
-			b.ReportMetric(float64(resumed.Microseconds())/1000/n, "resume-ms")
-			b.ReportMetric(float64(fresh.Microseconds())/1000/n, "new-ms")
-			b.ReportMetric(float64(resumed)/float64(fresh), "time-ratio")
-			b.ReportMetric(float64(resumedRSS)/1024, "resume-peak-RSS-MiB")
-			b.ReportMetric(float64(freshRSS)/1024, "new-peak-RSS-MiB")
-			b.ReportMetric(float64(resumedRSS)/float64(freshRSS), "rss-ratio")
+			resumed.report(b, fresh, "")
+			if baseline != "" {
+				base.report(b, baseNew, "baseline-")
+			}
 		})
 	}
+}
+
+// resumeTotals sums the runs of one program in BenchmarkResumeRun.
+type resumeTotals struct {
+	n         int
+	wall, cpu time.Duration
+	rssKiB    int64 // the highest peak
+}
+
+func (t *resumeTotals) add(m runMeasure) {
+	t.n++
+	t.wall += m.wall
+	t.cpu += m.cpu
+	t.rssKiB = max(t.rssKiB, m.maxRSSKiB)
+}
+
+// report reports t (resumed runs) against fresh (new sessions), each
+// metric's name after prefix: mean wall and CPU time (user + system,
+// which a busy machine disturbs less), the highest peak RSS, and the
+// ratios the issue's targets are about.
+func (t resumeTotals) report(b *testing.B, fresh resumeTotals, prefix string) {
+	ms := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+	b.ReportMetric(ms(t.wall, t.n), prefix+"resume-ms")
+	b.ReportMetric(ms(fresh.wall, fresh.n), prefix+"new-ms")
+	b.ReportMetric(float64(t.wall)/float64(fresh.wall), prefix+"time-ratio")
+	b.ReportMetric(ms(t.cpu, t.n), prefix+"resume-cpu-ms")
+	b.ReportMetric(ms(fresh.cpu, fresh.n), prefix+"new-cpu-ms")
+	b.ReportMetric(float64(t.cpu)/float64(fresh.cpu), prefix+"cpu-ratio")
+	b.ReportMetric(float64(t.rssKiB)/1024, prefix+"resume-peak-RSS-MiB")
+	b.ReportMetric(float64(fresh.rssKiB)/1024, prefix+"new-peak-RSS-MiB")
+	b.ReportMetric(float64(t.rssKiB)/float64(fresh.rssKiB), prefix+"rss-ratio")
 }
 
 // seedLongSession writes one session of about parts parts in dir through

@@ -136,7 +136,7 @@ func buildBenchTools(b *testing.B) benchTools {
 		dir := filepath.Dir(agentBin)
 		t := benchTools{bare: filepath.Join(dir, "bare"), rusage: filepath.Join(dir, "rusage")}
 		for _, p := range []struct{ out, pkg string }{{t.bare, "../../bench/bare"}, {t.rusage, "../../bench/rusage"}} {
-			if out, err := exec.Command("go", "build", "-o", p.out, p.pkg).CombinedOutput(); err != nil {
+			if out, err := goBuild(p.out, p.pkg).CombinedOutput(); err != nil {
 				benchToolsErr = fmt.Errorf("build %s: %v: %s", p.pkg, err, out)
 				return
 			}

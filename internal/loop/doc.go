@@ -52,6 +52,7 @@
 //	Open, repair after a crash          runner.go (Open), wiring.go (wire), recover.go
 //	what Open reads: the window sent    openwindow.go (openHistory; WholeHistory for
 //	  (not the whole history)           the readers that need more)
+//	how Open holds it, densely          historypack.go (packHistory)
 //	options and results                 options.go (Options, TurnResult, finish reasons,
 //	                                    DoomAsker)
 //	session state: row, history,        session.go (type sessionState: one lock, mu;

@@ -403,6 +403,7 @@ func (c *checkpointer) reload(ctx context.Context, changed []string) error {
 	if err != nil {
 		return err
 	}
+	packHistory(history, c.session) // held as Open holds its window (historypack.go)
 	c.reloaded(history)
 	want := map[string]bool{}
 	for _, id := range changed {

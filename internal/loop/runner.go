@@ -116,6 +116,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
+		packHistory(r.state.history, sess.ID) // held densely (historypack.go)
 		if r.state.pins, err = st.ListPins(ctx, sess.ID); err != nil {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)

@@ -178,7 +178,7 @@ func BenchmarkGoWalk10k(b *testing.B) {
 	start, n := cpu(), 0
 	for b.Loop() {
 		n++
-		if _, err := s.fast.walk(); err != nil {
+		if _, err := s.fast.walk(nil); err != nil {
 			b.Fatal(err)
 		}
 	}

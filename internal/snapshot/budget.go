@@ -183,7 +183,7 @@ func (ps pathsOnly) take(ctx context.Context, session, label string, paths []str
 			s.discardFailed(context.WithoutCancel(ctx))
 		}
 	}()
-	if _, wait := s.seedIndex(ctx); wait != nil {
+	if _, wait := s.seedIndex(ctx, false); wait != nil {
 		if err := wait(); err != nil {
 			return snap, err
 		}

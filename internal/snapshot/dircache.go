@@ -121,17 +121,18 @@ func (c *dirCache) end(ok bool) {
 	}
 }
 
-// list returns the entries of the directory rel (abs its path), sorted
+// list returns the entries of the directory rel (abs its path, d the
+// directory opened: walkdir_linux.go, nil when it could not be), sorted
 // by key; an error when it cannot be read.
-func (c *dirCache) list(rel, abs string) ([]dirent, error) {
+func (c *dirCache) list(rel, abs string, d *dirFD) ([]dirent, error) {
 	if c == nil || !c.on {
-		return readDirents(abs)
+		return d.entries(abs)
 	}
 	now := dirCacheNow().UnixNano()
 	var st syscall.Stat_t
-	if err := syscall.Lstat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	if err := d.stat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		delete(c.dirs, rel)
-		return readDirents(abs)
+		return d.entries(abs)
 	}
 	ds := dirStatOf(&st)
 	if r := c.dirs[rel]; r != nil && r.st == ds && trusted(ds, r.listed) {
@@ -139,7 +140,7 @@ func (c *dirCache) list(rel, abs string) ([]dirent, error) {
 		dirCacheHits.Add(1)
 		return unpackDirents(r.list), nil
 	}
-	ents, err := readDirents(abs)
+	ents, err := d.entries(abs)
 	if err != nil {
 		delete(c.dirs, rel)
 		return ents, err

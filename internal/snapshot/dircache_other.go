@@ -23,4 +23,4 @@ func newDirCache(string) *dirCache { return nil }
 func (c *dirCache) begin(string) {}
 func (c *dirCache) end(bool)     {}
 
-func (c *dirCache) list(_, abs string) ([]dirent, error) { return readDirents(abs) }
+func (c *dirCache) list(_, abs string, d *dirFD) ([]dirent, error) { return d.entries(abs) }

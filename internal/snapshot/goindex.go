@@ -22,9 +22,7 @@ package snapshot
 // timestamp tick is not missed: the next walk hashes it again.
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -60,6 +58,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
 	finishPack := func() error { return nil }
+	var first *packWriter // a first snapshot's pack: files read into it (fullstore.go)
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
@@ -74,6 +73,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			pack, err = newStepPack(g.gitDir, g.secrets)
 		} else {
 			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
+			first = pack
 		}
 		if err != nil {
 			return "", err
@@ -94,7 +94,11 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			return nil
 		}
 	}
-	if err := g.hashAll(update, changes, skipped, rep, storeNew(put, wr.tracked)); err != nil {
+	bp := &blobPut{body: storeNew(put, wr.tracked)}
+	if first != nil {
+		bp.file = packFiles(first, wr.tracked)
+	}
+	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
 		return "", err
 	}
 	paths := make([]string, 0, len(changes))
@@ -144,9 +148,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			os.Remove(tmp)
 		}
 	}()
-	h := sha1.New()
-	bw := bufio.NewWriterSize(f, 256<<10)
-	w := io.MultiWriter(bw, h)
+	w := newIndexWriter(f)
 	writeIndexHeader(w, n)
 	// The entries, counted per directory, those of the changed
 	// directories kept for their trees.
@@ -175,8 +177,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return "", err
 	}
 	writeTreeExt(w, tree)
-	bw.Write(h.Sum(nil))
-	if err := bw.Flush(); err != nil {
+	if err := w.finish(); err != nil {
 		return "", err
 	}
 	if err := f.Close(); err != nil {
@@ -243,7 +244,7 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 	// The walk read this file in this step and checked its checksum; update
 	// checks, before it renames the new index, that it is still the same
 	// file (inode, size and mtime).
-	x.trusted = true
+	x.trust()
 	var e indexEntry
 	raw, path, has := x.nextRaw(&e)
 	i := 0
@@ -289,7 +290,7 @@ const hashers = 4
 // hashAll hashes paths into changes, in chunks of progressChunk read in
 // parallel; with a reporter and more than a chunk it reports after each
 // chunk and stops with ErrSkipped when the user skips (progress.go).
-func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put func(p string, body []byte) (string, error)) error {
+func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
@@ -340,8 +341,13 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // hashPath reads the changed path p and writes its blob: its new entry,
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
-func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, error)) (*change, *Skip, error) {
+func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
+	if put.file != nil { // opened first, no lstat (fullstore.go)
+		if c, sk, done, err := g.hashOpened(p, abs, put); done {
+			return c, sk, err
+		}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
@@ -360,7 +366,7 @@ func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, err
 		body, mode = []byte(target), 0o120000
 	case syscall.S_IFREG:
 		if st.Size > g.maxBytes {
-			return &change{gone: true}, &Skip{Path: p, Reason: ReasonTooLarge, Bytes: st.Size}, nil
+			return &change{gone: true}, tooLarge(p, &st, g.maxBytes), nil
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
@@ -371,10 +377,13 @@ func (g *goPath) hashPath(p string, put func(p string, body []byte) (string, err
 		if st.Mode&0o100 != 0 {
 			mode = 0o100755
 		}
+		if g.perms != nil {
+			g.perms.note(p, st.Mode) // fullstore.go
+		}
 	default:
 		return &change{gone: true}, &Skip{Path: p, Reason: ReasonNotFile}, nil
 	}
-	oid, err := put(p, body)
+	oid, err := put.body(p, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -423,6 +432,7 @@ type treeCounter struct {
 	files   map[*cacheTree][]treeEntry
 	lastDir string
 	chain   []*cacheTree // root … the last entry's directory
+	run     int          // entries added since chain was set, not yet in counts
 }
 
 func newTreeCounter(root *cacheTree) *treeCounter {
@@ -437,6 +447,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		dir, name = path[:i], path[i+1:]
 	}
 	if string(dir) != c.lastDir || len(c.chain) == 0 {
+		c.flushRun()
 		c.chain = c.chain[:1]
 		node := c.root
 		if len(dir) != 0 {
@@ -461,9 +472,7 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 		}
 		c.lastDir = string(dir)
 	}
-	for _, n := range c.chain {
-		c.counts[n]++
-	}
+	c.run++ // counted in the chain's directories once it changes
 	if last := c.chain[len(c.chain)-1]; last.count < 0 {
 		c.files[last] = append(c.files[last], treeEntry{name: string(name), mode: mode, oid: oid})
 	}
@@ -473,11 +482,23 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 // trees writes the trees of the changed directories, bottom up, checks
 // the valid ones' counts, and returns the root tree.
 func (c *treeCounter) trees(put putObject) (string, error) {
+	c.flushRun()
 	oid, err := c.tree(put, c.root)
 	if err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
+}
+
+// flushRun adds the entries of the last run of one directory to the
+// counts of its directories: a map update per directory, not per entry.
+func (c *treeCounter) flushRun() {
+	if c.run > 0 {
+		for _, n := range c.chain {
+			c.counts[n] += c.run
+		}
+	}
+	c.run = 0
 }
 
 func (c *treeCounter) tree(put putObject, t *cacheTree) ([20]byte, error) {

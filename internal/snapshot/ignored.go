@@ -188,8 +188,10 @@ func (s *Store) ignoredOf(ctx context.Context, paths []string) map[string]bool {
 //
 // listed, when not nil, is ignoredFiles' answer computed while git walked
 // the tree for the changed paths (take starts it first: the two walks
-// overlap); nil to list them now.
-func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skipped *[]Skip, listed <-chan ignoredRead) error {
+// overlap); nil to list them now. fresh: the store's index had no entry
+// when the Go walk listed update, so none of it is a kept ignored file
+// (and none is looked at: on a first snapshot, every file).
+func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skipped *[]Skip, listed <-chan ignoredRead, fresh bool) error {
 	if s.ignoredMax < 0 {
 		return nil
 	}
@@ -198,6 +200,9 @@ func (s *Store) limitIgnored(ctx context.Context, update, remove *[]string, skip
 	big := map[string]os.FileInfo{}
 	var bigPaths []string
 	for _, p := range *update {
+		if fresh {
+			break
+		}
 		fi, err := os.Lstat(filepath.Join(s.workTree, filepath.FromSlash(p)))
 		if err == nil && fi.Mode().IsRegular() && fi.Size() > s.ignoredMax {
 			big[p] = fi

@@ -59,9 +59,6 @@ func (x *indexReader) nextRaw(e *indexEntry) (raw, path []byte, ok bool) {
 		x.err = errSeed
 		return nil, nil, false
 	}
-	if !x.trusted {
-		x.h.Write(raw)
-	}
 	copy(e.stat[:], raw[:40])
 	copy(e.oid[:], raw[40:60])
 	e.flags, e.ext = flags, 0

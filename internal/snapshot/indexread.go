@@ -4,7 +4,8 @@ package snapshot
 // from a stream. The seed (seed.go), the modes (modes.go) and the walk
 // (walk.go) share it. Contract: next hands out the entries in the file's
 // order (git's: paths sorted bytewise) and finish reads the extensions and
-// checks the trailing SHA-1 of everything read; a reader never holds more
+// checks the trailing SHA-1 of everything read (hashed as the buffer
+// fills, not entry by entry: tailHasher); a reader never holds more
 // than one entry and the extensions, so a 100,000-file index (≈ 10 MB) is
 // never in memory whole. Anything it does not know — a split or sparse
 // index, a version other than 2–4, a short or corrupt file — is errSeed.
@@ -21,21 +22,61 @@ import (
 // indexReader reads an index file's entries in order.
 type indexReader struct {
 	r       *bufio.Reader
-	h       hash.Hash
+	sum     *tailHasher
 	version uint32
 	n, i    int
 	prev    []byte
 	err     error
 	// trusted: the file's checksum was checked by an earlier reader of
-	// the same file (the walk): it is not hashed again (indexcopy.go).
+	// the same file (the walk): it is not compared again (indexcopy.go).
 	trusted bool
+}
+
+// tailHasher hashes what is read through it but its last 20 bytes (an
+// index's trailing checksum, held back until more comes): the bytes are
+// hashed as the reader's buffer fills, 64 KiB at a time, not entry by
+// entry.
+type tailHasher struct {
+	r     io.Reader
+	h     hash.Hash
+	held  [20]byte
+	nheld int
+}
+
+func (t *tailHasher) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if t.h == nil { // trusted: nothing to compare
+		return n, err
+	}
+	if total := t.nheld + n; total <= len(t.held) {
+		copy(t.held[t.nheld:], p[:n])
+		t.nheld = total
+	} else {
+		out := total - len(t.held) // leave the held part, then p
+		fromHeld := min(out, t.nheld)
+		t.h.Write(t.held[:fromHeld])
+		t.h.Write(p[:out-fromHeld])
+		var held [20]byte
+		k := copy(held[:], t.held[fromHeld:t.nheld])
+		copy(held[k:], p[out-fromHeld:n])
+		t.held, t.nheld = held, len(held)
+	}
+	return n, err
+}
+
+// trust makes x a reader of a file whose checksum an earlier reader
+// checked: what is left is not hashed, nor compared.
+func (x *indexReader) trust() {
+	x.trusted = true
+	x.sum.h = nil
 }
 
 // newIndexReader reads the header of the index in r.
 func newIndexReader(r io.Reader) (*indexReader, error) {
-	x := &indexReader{r: bufio.NewReaderSize(r, 64<<10), h: sha1.New()}
-	var hdr [12]byte
-	if !x.full(hdr[:]) || string(hdr[:4]) != "DIRC" {
+	sum := &tailHasher{r: r, h: sha1.New()}
+	x := &indexReader{r: bufio.NewReaderSize(sum, 64<<10), sum: sum}
+	hdr, err := x.r.Peek(12)
+	if err != nil || string(hdr[:4]) != "DIRC" {
 		return nil, errSeed
 	}
 	x.version = binary.BigEndian.Uint32(hdr[4:])
@@ -43,44 +84,46 @@ func newIndexReader(r io.Reader) (*indexReader, error) {
 		return nil, errSeed
 	}
 	x.n = int(binary.BigEndian.Uint32(hdr[8:]))
+	x.r.Discard(12)
 	return x, nil
-}
-
-// full reads len(b) bytes into b and hashes them.
-func (x *indexReader) full(b []byte) bool {
-	if _, err := io.ReadFull(x.r, b); err != nil {
-		x.err = errSeed
-		return false
-	}
-	if !x.trusted {
-		x.h.Write(b)
-	}
-	return true
 }
 
 // next reads the next entry into e, false at the end or on an error (then
 // finish reports it). e.path is a new string each time.
 func (x *indexReader) next(e *indexEntry) bool {
+	p, ok := x.nextPath(e)
+	if ok {
+		e.path = string(p)
+	}
+	return ok
+}
+
+// nextPath is next without e.path: the path is returned, valid until the
+// next read (no string per entry).
+func (x *indexReader) nextPath(e *indexEntry) ([]byte, bool) {
 	if x.err != nil || x.i >= x.n {
-		return false
+		return nil, false
 	}
 	x.i++
-	var fixed [62]byte
-	if !x.full(fixed[:]) {
-		return false
+	fixed, err := x.r.Peek(62)
+	if err != nil {
+		x.err = errSeed
+		return nil, false
 	}
 	copy(e.stat[:], fixed[:40])
 	copy(e.oid[:], fixed[40:60])
 	e.flags = binary.BigEndian.Uint16(fixed[60:])
 	e.ext = 0
+	x.r.Discard(62)
 	size := 62
 	if e.flags&0x4000 != 0 {
-		var ext [2]byte
-		if x.version < 3 || !x.full(ext[:]) {
+		ext, err := x.r.Peek(2)
+		if x.version < 3 || err != nil {
 			x.err = errSeed
-			return false
+			return nil, false
 		}
-		e.ext = binary.BigEndian.Uint16(ext[:])
+		e.ext = binary.BigEndian.Uint16(ext)
+		x.r.Discard(2)
 		size += 2
 	}
 	if x.version == 4 {
@@ -90,7 +133,7 @@ func (x *indexReader) next(e *indexEntry) bool {
 			c, err := x.r.ReadByte()
 			if err != nil || nb == len(vb) {
 				x.err = errSeed
-				return false
+				return nil, false
 			}
 			vb[nb] = c
 			nb++
@@ -98,35 +141,33 @@ func (x *indexReader) next(e *indexEntry) bool {
 				break
 			}
 		}
-		if !x.trusted {
-			x.h.Write(vb[:nb])
-		}
 		strip, w := varint(vb[:nb])
 		if w == 0 || strip > uint64(len(x.prev)) {
 			x.err = errSeed
-			return false
+			return nil, false
 		}
 		name, ok := x.name()
 		if !ok {
-			return false
+			return nil, false
 		}
 		x.prev = append(x.prev[:len(x.prev)-int(strip)], name...)
-		e.path = string(x.prev)
-		return true
+		return x.prev, true
 	}
 	name, ok := x.name()
 	if !ok {
-		return false
+		return nil, false
 	}
-	e.path = string(name)
 	x.prev = append(x.prev[:0], name...)
 	// NUL padding to a multiple of 8: the name's NUL is the first.
 	pad := (size+len(name)+8)&^7 - size - len(name) - 1
-	var zeros [8]byte
-	return x.full(zeros[:pad])
+	if n, err := x.r.Discard(pad); err != nil || n != pad {
+		x.err = errSeed
+		return nil, false
+	}
+	return x.prev, true
 }
 
-// name reads a NUL-terminated path (the NUL hashed, not returned); the
+// name reads a NUL-terminated path (the NUL consumed, not returned); the
 // slice is valid until the next read.
 func (x *indexReader) name() ([]byte, bool) {
 	b, err := x.r.ReadSlice(0)
@@ -142,9 +183,6 @@ func (x *indexReader) name() ([]byte, bool) {
 		x.err = errSeed
 		return nil, false
 	}
-	if !x.trusted {
-		x.h.Write(b)
-	}
 	return b[:len(b)-1], true
 }
 
@@ -154,21 +192,18 @@ func (x *indexReader) name() ([]byte, bool) {
 func (x *indexReader) finish() ([]byte, error) {
 	for x.err == nil && x.i < x.n {
 		var e indexEntry
-		x.next(&e)
+		x.nextPath(&e)
 	}
 	if x.err != nil {
 		return nil, x.err
 	}
 	rest, err := io.ReadAll(x.r)
-	if err != nil || len(rest) < 20 {
+	if err != nil || len(rest) < 20 || !x.trusted && x.sum.nheld != len(x.sum.held) {
 		return nil, errSeed
 	}
 	body, sum := rest[:len(rest)-20], rest[len(rest)-20:]
-	if !x.trusted {
-		x.h.Write(body)
-		if !bytes.Equal(x.h.Sum(nil), sum) {
-			return nil, errSeed
-		}
+	if !x.trusted && !bytes.Equal(x.sum.h.Sum(nil), sum) {
+		return nil, errSeed
 	}
 	// Extensions: a split index ("link") holds only part of the entries, a
 	// sparse one ("sdir") directories in place of files.
@@ -195,4 +230,26 @@ func writeIndexHeader(w io.Writer, n int) {
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
 	w.Write(hdr[:])
+}
+
+// indexWriter buffers an index file's bytes and hashes them a buffer at a
+// time on their way out, not entry by entry; finish writes the checksum.
+type indexWriter struct {
+	*bufio.Writer
+	f io.Writer
+	h hash.Hash
+}
+
+func newIndexWriter(f io.Writer) *indexWriter {
+	h := sha1.New()
+	return &indexWriter{Writer: bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10), f: f, h: h}
+}
+
+// finish writes what is buffered and the checksum of all that was written.
+func (w *indexWriter) finish() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	_, err := w.f.Write(w.h.Sum(nil))
+	return err
 }

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -111,31 +112,70 @@ func (s *Store) readModes(ctx context.Context) (map[string]uint32, error) {
 // ones for the mode git gives it (the owner's x bit), and forgets it
 // otherwise (gone, or not a regular file).
 func noteMode(work string, m map[string]uint32, path string) {
+	setMode(m, path, oddPerm(work, path))
+}
+
+// oddPerm is path's permission bits when they are not git's canonical
+// ones for the mode git gives it (the owner's x bit), else 0 (also when
+// it is gone, or not a regular file).
+func oddPerm(work, path string) uint32 {
 	fi, err := os.Lstat(filepath.Join(work, filepath.FromSlash(path)))
 	if err != nil || !fi.Mode().IsRegular() {
-		delete(m, path)
-		return
+		return 0
 	}
 	p, want := unixPerm(fi), uint32(0o644)
 	if p&0o100 != 0 {
 		want = 0o755
 	}
 	if p != want {
-		m[path] = p
+		return p
+	}
+	return 0
+}
+
+// setMode records perm (oddPerm's) for path in m, or forgets path at 0.
+func setMode(m map[string]uint32, path string, perm uint32) {
+	if perm != 0 {
+		m[path] = perm
 	} else {
 		delete(m, path)
 	}
 }
 
 // updatedModes is the modes text of a snapshot: the index's modes with
-// the changed paths looked at again and the removed ones left out.
+// the changed paths looked at again and the removed ones left out. A long
+// list (a first snapshot's every file) is looked at on classifiers
+// goroutines, as classifyAll's.
 func updatedModes(work string, m map[string]uint32, update, remove []string) string {
-	for _, p := range update {
-		noteMode(work, m, p)
+	if len(update) < classifyMin {
+		for _, p := range update {
+			noteMode(work, m, p)
+		}
+	} else {
+		perms := make([]uint32, len(update))
+		var wg sync.WaitGroup
+		per := (len(update) + classifiers - 1) / classifiers
+		for lo := 0; lo < len(update); lo += per {
+			wg.Go(func() {
+				for i := lo; i < min(lo+per, len(update)); i++ {
+					perms[i] = oddPerm(work, update[i])
+				}
+			})
+		}
+		wg.Wait()
+		for i, p := range update {
+			setMode(m, p, perms[i])
+		}
 	}
 	for _, p := range remove {
 		delete(m, p)
 	}
+	return modesText(m)
+}
+
+// modesText is the modes text of m: a line "<bits>\t<path>" a path, in
+// order.
+func modesText(m map[string]uint32) string {
 	paths := make([]string, 0, len(m))
 	for p := range m {
 		paths = append(paths, p)

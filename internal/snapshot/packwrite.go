@@ -23,7 +23,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"hash/adler32"
 	"hash/crc32"
 	"io"
 	"os"
@@ -147,23 +146,31 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 	if err := packEntryBytes(buf, kind, body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
 		return "", err
 	}
-	crc := crc32.ChecksumIEEE(buf.Bytes())
+	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes())); err != nil {
+		return "", err
+	}
+	return hexOf(oid), nil
+}
+
+// putEntry appends the encoded entry ent of the object oid, whose CRC-32
+// is crc, unless the pack holds it already.
+func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
-		return "", p.err
+		return p.err
 	}
 	if p.seen[oid] { // put by another hasher meanwhile
-		return hexOf(oid), nil
+		return nil
 	}
-	if err := p.write(buf.Bytes()); err != nil {
+	if err := p.write(ent); err != nil {
 		p.err = err
-		return "", err
+		return err
 	}
 	p.seen[oid] = true
 	p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: crc})
-	p.off += uint64(buf.Len())
-	return hexOf(oid), nil
+	p.off += uint64(len(ent))
+	return nil
 }
 
 // entryBufs hold pack entries being encoded (a file's size and a little).
@@ -216,7 +223,7 @@ func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) er
 		}
 	}
 	var sum [4]byte
-	binary.BigEndian.PutUint32(sum[:], adler32.Checksum(body))
+	binary.BigEndian.PutUint32(sum[:], adler32Update(1, body)) // adler.go
 	buf.Write(sum[:])
 	return nil
 }

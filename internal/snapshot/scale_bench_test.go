@@ -31,6 +31,17 @@ import (
 // clone's are.
 func genRepo(tb testing.TB, dir string, files int, median float64) ([]string, int64) {
 	tb.Helper()
+	paths, total := genFiles(tb, dir, files, median)
+	userGit(tb, dir, "init", "-q", "-b", "main")
+	userGit(tb, dir, "add", "-A")
+	userGit(tb, dir, "-c", "gc.auto=0", "commit", "-q", "-m", "generated")
+	userGit(tb, dir, "gc", "-q") // packed, as a clone is
+	return paths, total
+}
+
+// genFiles writes genRepo's files into dir, no repository.
+func genFiles(tb testing.TB, dir string, files int, median float64) ([]string, int64) {
+	tb.Helper()
 	rng := rand.New(rand.NewPCG(26, uint64(files)))
 	words := []string{"func", "return", "if", "err", "nil", "the", "context", "package", "value", "type", "struct", "range", "for", "string", "int", "map", "{", "}", "(", ")", ":=", "=", "//", "x", "y", "buf"}
 	var text bytes.Buffer
@@ -61,10 +72,6 @@ func genRepo(tb testing.TB, dir string, files int, median float64) ([]string, in
 		paths = append(paths, rel)
 		total += int64(len(body))
 	}
-	userGit(tb, dir, "init", "-q", "-b", "main")
-	userGit(tb, dir, "add", "-A")
-	userGit(tb, dir, "-c", "gc.auto=0", "commit", "-q", "-m", "generated")
-	userGit(tb, dir, "gc", "-q") // packed, as a clone is
 	return paths, total
 }
 

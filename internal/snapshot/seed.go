@@ -6,7 +6,8 @@ package snapshot
 //   - Read only. The user's index file is read (not through git: no
 //     process opens the user's repository), twice and one entry at a time,
 //     never held whole (indexread.go), and the store's own index is
-//     written from its entries; the user's object directory is
+//     written from its entries, which the first walk reads as they are
+//     written (seedfeed.go); the user's object directory is
 //     borrowed (GIT_ALTERNATE_OBJECT_DIRECTORIES), so git reads the blobs the user's
 //     repository already holds and never stores them again. Nothing is
 //     written under the user's .git, and no git command runs there.
@@ -222,19 +223,84 @@ func compileExcludes(patterns []string) *excludeMatcher {
 	return m
 }
 
-func (m *excludeMatcher) match(rel string) bool {
+func (m *excludeMatcher) match(rel string) bool { return matchExcluded(m, rel) }
+
+// matchBytes is match of a path read in place (indexReader.nextPath): no
+// string made of it.
+func (m *excludeMatcher) matchBytes(rel []byte) bool { return matchExcluded(m, rel) }
+
+func matchExcluded[P string | []byte](m *excludeMatcher, rel P) bool {
 	for rest := rel; ; {
-		comp, tail, more := strings.Cut(rest, "/")
-		if m.name[comp] || more && m.dirName[comp] {
+		i := 0
+		for i < len(rest) && rest[i] != '/' {
+			i++
+		}
+		comp, more := rest[:i], i < len(rest)
+		if m.name[string(comp)] || more && m.dirName[string(comp)] {
 			return true
 		}
 		if !more {
 			break
 		}
-		rest = tail
+		rest = rest[i+1:]
 	}
 	for _, a := range m.anchored {
-		if strings.HasPrefix(rel, a.body) && (len(rel) > len(a.body) && rel[len(a.body)] == '/' || !a.dirOnly && len(rel) == len(a.body)) {
+		if len(rel) >= len(a.body) && string(rel[:len(a.body)]) == a.body &&
+			(len(rel) > len(a.body) && rel[len(a.body)] == '/' || !a.dirOnly && len(rel) == len(a.body)) {
+			return true
+		}
+	}
+	return false
+}
+
+// excludeMemo is match for paths that come directory by directory (an
+// index's, sorted): a directory's answer is kept while its files come,
+// each file's own name then looked up alone.
+type excludeMemo struct {
+	m      *excludeMatcher
+	dir    []byte
+	dirHit bool
+	valid  bool
+}
+
+func (x *excludeMemo) match(rel []byte) bool {
+	i := bytes.LastIndexByte(rel, '/')
+	if i < 0 {
+		return x.m.matchBytes(rel)
+	}
+	if dir := rel[:i]; !x.valid || !bytes.Equal(dir, x.dir) {
+		x.dir, x.dirHit, x.valid = append(x.dir[:0], dir...), x.m.matchDir(dir), true
+	}
+	if x.dirHit || x.m.name[string(rel[i+1:])] {
+		return true
+	}
+	for _, a := range x.m.anchored {
+		if !a.dirOnly && string(rel) == a.body {
+			return true
+		}
+	}
+	return false
+}
+
+// matchDir reports whether a file in dir is excluded by dir alone: one
+// of its components by name, or an anchored pattern naming it or an
+// ancestor.
+func (m *excludeMatcher) matchDir(dir []byte) bool {
+	for rest := dir; ; {
+		i := bytes.IndexByte(rest, '/')
+		if i < 0 {
+			i = len(rest)
+		}
+		if m.name[string(rest[:i])] || m.dirName[string(rest[:i])] {
+			return true
+		}
+		if i == len(rest) {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	for _, a := range m.anchored {
+		if len(dir) >= len(a.body) && string(dir[:len(a.body)]) == a.body && (len(dir) == len(a.body) || dir[len(a.body)] == '/') {
 			return true
 		}
 	}
@@ -291,9 +357,7 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 256<<10)
-	h := sha1.New()
-	w := io.MultiWriter(bw, h)
+	w := newIndexWriter(f)
 	writeIndexHeader(w, n)
 	count := 0
 	err = each(func(e *indexEntry) {
@@ -305,8 +369,7 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 	}
 	if err == nil {
 		writeTreeExt(w, tree)
-		bw.Write(h.Sum(nil))
-		err = bw.Flush()
+		err = w.finish()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -317,11 +380,12 @@ func writeIndexStream(path string, n int, tree *cacheTree, each func(put func(*i
 // writeEntry encodes e as a version 2 entry, flags cleared but the name
 // length.
 func writeEntry(w io.Writer, e *indexEntry) {
-	var buf [62 + 256 + 8]byte
 	n := 62 + len(e.path)
 	size := (n + 8) &^ 7 // 1 to 8 NULs after the name
-	b := buf[:0]
-	if size > len(buf) {
+	var b []byte
+	if iw, ok := w.(*indexWriter); ok && iw.Available() >= size {
+		b = iw.AvailableBuffer() // encoded in place: no buffer per entry
+	} else {
 		b = make([]byte, 0, size)
 	}
 	b = append(b, e.stat[:]...)
@@ -409,6 +473,10 @@ func mightConvert(repo userRepo, hasAttrsFile bool) bool {
 	return false
 }
 
+// seedPassHook, when set (tests), runs between the seed's two passes over
+// the user's index.
+var seedPassHook func()
+
 // noSeed, when set (benchmarks), makes a store read every file as it
 // would outside a repository.
 var noSeed bool
@@ -418,24 +486,26 @@ var noSeed bool
 // reports whether it seeded; on any doubt it leaves the store as it was.
 // The store's copy of the valid trees (storeTrees) is written alongside
 // the caller's walk: wait (nil when there is none) says how it went, and
-// must be called before the lock is let go.
-func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) {
+// must be called before the lock is let go. walking: the caller walks
+// with goPath.walk next; it may then be handed a feed (not nil) to walk
+// with, the store's index being written while it reads (seedfeed.go).
+func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wait func() error) {
 	if noSeed {
-		return false, nil
+		return nil, nil
 	}
 	if _, err := os.Lstat(s.git.IndexFile); err == nil {
-		return false, nil
+		return nil, nil
 	}
 	repo, ok := findUserRepo(s.workTree)
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
 	if fi, err := os.Stat(repo.objects); err != nil || !fi.IsDir() {
-		return false, nil
+		return nil, nil
 	}
 	ifi, err := os.Stat(repo.index)
 	if err != nil || !ifi.Mode().IsRegular() {
-		return false, nil
+		return nil, nil
 	}
 	idxSec, idxNsec := uint32(ifi.ModTime().Unix()), uint32(ifi.ModTime().Nanosecond())
 	simple := true
@@ -444,10 +514,14 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	excluded := compileExcludes(s.excludes)
 	// The user's index is read twice, one entry at a time (indexread.go),
-	// never held: once to count and check what is kept, once to write it.
+	// never held: once to count and check what is kept, once to write it
+	// (while the walk reads the entries: seedfeed.go).
 	var dropped []string // their directories' trees are not the store's
 	var sizes []blobSize // the kept entries' blobs and sizes, in order
 	hasAttrs := false
+	prefix := []byte(repo.prefix)
+	// The first pass makes no string per entry (nextPath), the second one
+	// per kept entry: its path, which the trees built keep (seedtrees.go).
 	forKept := func(fn func(k *indexEntry)) ([]byte, error) {
 		f, info, err := safefile.Open(repo.index, repo.gitDir)
 		if err != nil {
@@ -461,33 +535,41 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 		if err != nil {
 			return nil, err
 		}
+		memo := excludeMemo{m: excluded}
 		var e indexEntry
-		for x.next(&e) {
-			rel, ok := strings.CutPrefix(e.path, repo.prefix)
-			if !ok || rel == "" {
+		for {
+			path, ok := x.nextPath(&e)
+			if !ok {
+				break
+			}
+			if !bytes.HasPrefix(path, prefix) || len(path) == len(prefix) {
 				continue
 			}
+			rel := path[len(prefix):]
 			switch {
 			case e.flags&0x3000 != 0, // conflicted: a path in conflict has no stage 0
 				e.ext&0x2000 != 0, // intent-to-add: no content yet
 				e.mode() != 0o100644 && e.mode() != 0o100755 && e.mode() != 0o120000, // gitlinks, sparse directories
 				int64(e.size()) > s.maxBytes,
-				simple && excluded.match(rel):
+				simple && memo.match(rel):
 				if fn == nil {
-					dropped = append(dropped, rel)
+					dropped = append(dropped, string(rel))
 				}
 				continue
 			}
-			e.path = rel
 			if sec, nsec := e.mtime(); sec > idxSec || sec == idxSec && nsec >= idxNsec {
 				binary.BigEndian.PutUint32(e.stat[36:], 0) // racily clean: git reads it
 			}
 			if fn != nil {
+				e.path = string(rel) // the one string of each kept entry
 				fn(&e)
 				continue
 			}
+			if sizes == nil {
+				sizes = make([]blobSize, 0, x.n)
+			}
 			sizes = append(sizes, blobSize{e.oid, e.size()})
-			if rel == ".gitattributes" || strings.HasSuffix(rel, "/.gitattributes") {
+			if bytes.Equal(rel, []byte(".gitattributes")) || bytes.HasSuffix(rel, []byte("/.gitattributes")) {
 				hasAttrs = true
 			}
 		}
@@ -495,7 +577,7 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	treeExt, err := forKept(nil)
 	if err != nil {
-		return false, nil
+		return nil, nil
 	}
 	var tree *cacheTree
 	if treeExt != nil {
@@ -511,12 +593,12 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	}
 	dropped = nil
 	if len(sizes) == 0 {
-		return false, nil
+		return nil, nil
 	}
 	// The user's objects are borrowed, read only (gitcmd.Private.Borrow):
 	// named in the store, for every later process too.
 	if err := os.WriteFile(s.borrowFile(), []byte(repo.objects+"\n"), 0o600); err != nil {
-		return false, nil
+		return nil, nil
 	}
 	s.git.Borrow = repo.objects
 	var bad []bool // by kept entry: its blob is not the file's size
@@ -533,42 +615,86 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 	if err != nil || n == 0 {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false, nil
+		return nil, nil
 	}
 	tmp := s.git.IndexFile + ".seed"
 	var built *seedTrees // the trees, built from the entries (seedtrees.go)
 	if tree != nil {
 		built = newSeedTrees(tree)
 	}
+	if seedPassHook != nil {
+		seedPassHook()
+	}
 	var trees [][]byte
-	err = writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
-		i := 0
-		_, err := forKept(func(k *indexEntry) {
-			if bad != nil && bad[i] {
-				if tree != nil {
-					tree.invalidate(k.path)
+	// writeSeed writes the store's index from the kept entries (the
+	// second pass), handing each to feed too when there is one.
+	writeSeed := func(feed *seedFeed) error {
+		err := writeIndexStream(tmp, n, tree, func(put func(*indexEntry)) error {
+			i := 0
+			_, err := forKept(func(k *indexEntry) {
+				if bad != nil && bad[i] {
+					if tree != nil {
+						tree.invalidate(k.path)
+					}
+				} else {
+					put(k)
+					if built != nil {
+						built.add(k.path, k.mode(), k.oid)
+					}
+					if feed != nil {
+						feed.add(k)
+					}
 				}
-			} else {
-				put(k)
-				if built != nil {
-					built.add(k.path, k.mode(), k.oid)
-				}
+				i++
+			})
+			if built != nil {
+				trees = built.finish() // before the cache-tree is written
 			}
-			i++
+			return err
 		})
-		if built != nil {
-			trees = built.finish() // before the cache-tree is written
+		if err == nil {
+			err = os.Rename(tmp, s.git.IndexFile)
+		}
+		if err != nil {
+			os.Remove(tmp)
 		}
 		return err
-	})
-	if err == nil {
-		err = os.Rename(tmp, s.git.IndexFile)
 	}
-	if err != nil {
-		os.Remove(tmp)
+	if walking && simple && bad == nil {
+		// The walk reads the entries as they are written (seedfeed.go):
+		// the second pass and the walk run side by side. Should the
+		// pass fail (the user's index changed under it), the walk fails
+		// with it and the caller walks with git, borrowing still.
+		feed := newSeedFeed(n, [2]uint32{idxSec, idxNsec})
+		stored := make(chan error, 1)
+		go func() {
+			err := writeSeed(feed)
+			var ext []byte
+			if err == nil && tree != nil {
+				ext = encodeCacheTree(tree)
+			}
+			feed.close(ext, err)
+			if err != nil || tree == nil {
+				stored <- nil
+				return
+			}
+			stored <- storeTrees(s.git.GitDir, s.fast.secrets, trees)
+		}()
+		return feed, sync.OnceValue(func() error {
+			feed.drain()
+			if err := <-stored; err != nil {
+				os.Remove(s.git.IndexFile) // the next snapshot seeds again
+				os.Remove(s.borrowFile())
+				s.git.Borrow = ""
+				return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
+			}
+			return nil
+		})
+	}
+	if err := writeSeed(nil); err != nil {
 		os.Remove(s.borrowFile())
 		s.git.Borrow = ""
-		return false, nil
+		return nil, nil
 	}
 	if !simple {
 		// What the store excludes (node_modules/, the data directory, ...)
@@ -581,18 +707,18 @@ func (s *Store) seedIndex(ctx context.Context) (seeded bool, wait func() error) 
 		}
 		if err != nil {
 			os.Remove(s.git.IndexFile)
-			return false, nil
+			return nil, nil
 		}
 	}
 	if tree == nil {
-		return true, nil
+		return nil, nil
 	}
 	// The trees, built in Go and checked against the cache-tree, stored
 	// while the caller walks: a store that refers to them does not
 	// depend on the user's repository keeping them.
 	done := make(chan error, 1)
 	go func() { done <- storeTrees(s.git.GitDir, s.fast.secrets, trees) }()
-	return true, sync.OnceValue(func() error {
+	return nil, sync.OnceValue(func() error {
 		if err := <-done; err != nil {
 			os.Remove(s.git.IndexFile) // the next snapshot seeds again
 			os.Remove(s.borrowFile())

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -239,6 +241,9 @@ func TestExcludedByMatchesGit(t *testing.T) {
 		if got := excludedBy(patterns, p); got != gitSays[p] {
 			t.Errorf("%s: excludedBy %v, git %v", p, got, gitSays[p])
 		}
+		if got := compileExcludes(patterns).matchBytes([]byte(p)); got != gitSays[p] {
+			t.Errorf("%s: matchBytes %v, git %v", p, got, gitSays[p])
+		}
 	}
 	for _, p := range []string{".git/config", "sub/.git"} {
 		if !excludedBy(patterns, p) {
@@ -382,5 +387,34 @@ func TestPruningASeededStoreLeavesTheRepositoryAlone(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "pkg000", "file00001.go")); !strings.HasPrefix(string(b), "// 1\n") || len(res.NotRestored) > 0 {
 		t.Errorf("after gc, restored %q, not restored %+v", b, res.NotRestored)
+	}
+}
+
+// TestExcludeMemoIsMatch: the seed's memo of a directory's answer agrees
+// with the matcher on every path, in the index's order or any other.
+func TestExcludeMemoIsMatch(t *testing.T) {
+	patterns := append(append([]string{}, DefaultExcludes...), "/.agent-data/", "gen/out", "/top.txt", "logs/", "/a/b")
+	m := compileExcludes(patterns)
+	comps := []string{"a", "b", "gen", "out", "logs", "node_modules", ".git", "top.txt", ".agent-data", "x", ".venv", "src"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var paths []string
+	for range 5000 {
+		n := 1 + rng.IntN(4)
+		var p []string
+		for range n {
+			p = append(p, comps[rng.IntN(len(comps))])
+		}
+		paths = append(paths, strings.Join(p, "/"))
+	}
+	for _, order := range []string{"random", "sorted"} {
+		if order == "sorted" {
+			sort.Strings(paths)
+		}
+		memo := excludeMemo{m: m}
+		for _, p := range paths {
+			if got, want := memo.match([]byte(p)), m.match(p); got != want {
+				t.Fatalf("%s order: %s: memo %v, matcher %v", order, p, got, want)
+			}
+		}
 	}
 }

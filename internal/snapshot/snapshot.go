@@ -82,7 +82,8 @@
 // seeded from the user's and the user's objects are borrowed read-only
 // (seed.go), so the first snapshot of a clean checkout reads no file
 // either and runs no git process (its trees built in Go from the user's
-// index, seedtrees.go); outside git the first snapshot reads and stores every file, and
+// index, seedtrees.go; the walk reads the seeded entries as they are
+// written, seedfeed.go); outside git the first snapshot reads and stores every file, and
 // the store's index is the stat cache from then on. More than a `true`
 // step's tools. To keep within 10% of a
 // step, the loop takes the "after" snapshot while the next request
@@ -103,6 +104,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,7 +421,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	}()
 	// The first snapshot in a git repository (seed.go); its trees are
 	// stored while the tree is walked.
-	_, waitSeed := s.seedIndex(ctx)
+	seed, waitSeed := s.seedIndex(ctx, statSupported && !gitWalk)
 	if waitSeed != nil {
 		defer func() {
 			if werr := waitSeed(); werr != nil && err == nil {
@@ -436,7 +438,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
 	var werr error
-	if wr, werr = s.fast.walkUnlessGit(); werr == nil {
+	if wr, werr = s.fast.walkUnlessGit(seed); werr == nil {
 		first, walked = nulJoin(wr.changed), true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
@@ -467,6 +469,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	args := []string{"ls-files", "-z", "--others", "--modified", "--deleted", "--exclude-standard"}
 	var update, remove []string
 	seen, dirOK := map[string]bool{}, map[string]bool{}
+	// A first snapshot the Go walk listed is classified by goPath.update
+	// as it opens each file (fullstore.go), not here first (an lstat, an
+	// open and a close a file); git's path, should it run, classifies.
+	late := walked && wr.index == nil && len(wr.changed) <= goUpdateMax()
 	for round := 0; round < 8 && args != nil; round++ {
 		out := first
 		if round > 0 || !walked {
@@ -477,7 +483,10 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		}
 		var dirs []string
 		listed := strings.Split(string(out), "\x00")
-		classified := classifyAll(s.classify, listed) // classify.go
+		var classified map[string]*Skip
+		if !late {
+			classified = classifyAll(s.classify, listed) // classify.go
+		}
 		for _, p := range listed {
 			if p == "" || seen[p] {
 				continue
@@ -498,7 +507,7 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				p = anc
 			}
 			skip, ok := classified[p]
-			if !ok {
+			if !ok && !late {
 				skip = s.classify(p)
 			}
 			switch {
@@ -524,14 +533,21 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
-	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored); err != nil {
+	fresh := walked && wr.index == nil // a first snapshot the Go walk listed
+	classSkips := len(snap.Skipped)    // where classify's skips end
+	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored, fresh); err != nil {
 		return snap, err
 	}
 	im := <-indexModes
 	if im.err != nil {
 		return snap, im.err
 	}
-	modes := updatedModes(s.workTree, im.modes, update, remove)
+	// A late-classified first snapshot's modes are noted as its files are
+	// opened (fullstore.go), not lstat'ed each here.
+	modes := ""
+	if !late || len(update) == 0 {
+		modes = updatedModes(s.workTree, im.modes, update, remove)
+	}
 	if len(update) == 0 {
 		if prev, ok := s.reuse.reusable(session, remove, modes); ok {
 			prev.Label, prev.Time = label, snap.Time
@@ -550,9 +566,18 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// A few changed files: stored, and the changed trees written, in Go
 	// (goindex.go); else, or when it declines, by git.
 	goTree := ""
+	lateSkips := len(snap.Skipped)
 	if walked && len(update)+len(remove) <= goUpdateMax() {
 		skips := len(snap.Skipped)
+		if late {
+			s.fast.perms = new(permLog)
+		}
 		goTree, err = s.fast.update(update, remove, &snap.Skipped, wr, progressOf(ctx, snap.Time))
+		perms := s.fast.perms
+		s.fast.perms = nil
+		if late && goTree != "" {
+			modes = perms.text(im.modes, remove)
+		}
 		if errors.Is(err, errGoUpdate) {
 			goTree, err = "", nil
 			snap.Skipped = snap.Skipped[:skips]
@@ -563,6 +588,14 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 		if goTree != "" {
 			goUpdates.Add(1)
 		}
+	}
+	if goTree == "" && late {
+		update = classifyLate(s.classify, update, &remove, &snap.Skipped)
+		modes = updatedModes(s.workTree, im.modes, update, remove)
+	}
+	if late { // what was left out, said where classify says it
+		added := slices.Clone(snap.Skipped[lateSkips:])
+		snap.Skipped = slices.Insert(snap.Skipped[:lateSkips], classSkips, added...)
 	}
 	if goTree == "" {
 		if err := updateIndexChunked(ctx, s, update, &snap.Skipped, progressOf(ctx, snap.Time)); err != nil {
@@ -655,11 +688,14 @@ func (s *Store) classify(p string) *Skip {
 		}
 		return skip
 	}
-	f, err := os.Open(abs)
+	// Readable? An open and a close, no more: not os.Open's poller
+	// registration (two system calls more a file, on a first snapshot
+	// every file); not blocking should a FIFO have taken its place.
+	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return &Skip{Path: p, Reason: ReasonUnreadable}
 	}
-	f.Close()
+	syscall.Close(fd)
 	return nil
 }
 

@@ -49,6 +49,7 @@ type goPath struct {
 	excludes     []string  // the store's own ignore patterns (its info/exclude)
 	secrets      []string  // Options.Secrets
 	dirs         *dirCache // the directories' listings (dircache.go); nil: none
+	perms        *permLog  // a first snapshot's odd modes, noted by hashPath (fullstore.go); nil: none
 }
 
 // gitWalk, when set (tests), makes take list the changes with git as
@@ -82,7 +83,7 @@ var errNoGoWalk = errors.New("no go walk on this system")
 // walker is one goPath.walk.
 type walker struct {
 	work     string
-	idx      *indexReader
+	idx      indexSource
 	cur      indexEntry
 	has      bool // cur holds the next entry of the index
 	idxMtime [2]uint32
@@ -93,11 +94,19 @@ type walker struct {
 	dc       *dirCache    // nil: every directory is read
 }
 
+// indexSource is where the walk reads the store's index: the file
+// (indexReader), or the entries as the seed writes them (seedFeed).
+type indexSource interface {
+	next(e *indexEntry) bool
+	finish() ([]byte, error)
+}
+
 // statJob is one directory's files that have an index entry: their stat
 // data are compared by one of the statters (as git's preload-index does,
 // in parallel).
 type statJob struct {
 	dir   string // absolute
+	d     *dirFD // the directory, held for the job (nil: opened by path)
 	items []statItem
 }
 
@@ -115,8 +124,9 @@ type statResult struct {
 // statters is how many goroutines compare stat data.
 const statters = 4
 
-// walk walks the work tree against the store's index.
-func (g *goPath) walk() (walkResult, error) {
+// walk walks the work tree against the store's index, read from seed
+// when not nil (the first snapshot's: seedfeed.go), else from its file.
+func (g *goPath) walk(seed *seedFeed) (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
@@ -126,8 +136,15 @@ func (g *goPath) walk() (walkResult, error) {
 		w.dc.begin(g.workTree)
 		defer func() { w.dc.end(w.err == nil) }()
 	}
-	f, err := os.Open(g.indexFile)
+	var f *os.File
+	var err error
+	if seed == nil {
+		f, err = os.Open(g.indexFile)
+	}
 	switch {
+	case seed != nil:
+		w.idx, w.idxMtime, w.res.entries = seed, seed.since, seed.n
+		w.advance()
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return walkResult{}, err
@@ -139,10 +156,11 @@ func (g *goPath) walk() (walkResult, error) {
 		}
 		w.res.index = fi
 		w.idxMtime = [2]uint32{uint32(fi.ModTime().Unix()), uint32(fi.ModTime().Nanosecond())}
-		if w.idx, err = newIndexReader(f); err != nil {
+		x, err := newIndexReader(f)
+		if err != nil {
 			return walkResult{}, err
 		}
-		w.res.entries = w.idx.n
+		w.idx, w.res.entries = x, x.n
 		w.advance()
 	}
 	// Deeper files first: each directory's .gitignore, the store's
@@ -161,7 +179,7 @@ func (g *goPath) walk() (walkResult, error) {
 			results <- r
 		}()
 	}
-	w.dir("", stack, false)
+	w.dir("", openDirAt(nil, "", g.workTree), stack, false)
 	w.flush()
 	close(w.jobs)
 	for range statters {
@@ -187,6 +205,9 @@ func (g *goPath) walk() (walkResult, error) {
 		}
 		if ext != nil {
 			w.res.tree, _ = parseCacheTree(ext)
+		}
+		if seed != nil && w.err == nil { // the index the seed wrote, now in place
+			w.res.index, w.err = os.Stat(g.indexFile)
 		}
 	}
 	return w.res, w.err
@@ -218,12 +239,14 @@ type dirent struct {
 	typ  fs.FileMode
 }
 
-// dir walks the directory rel ("" or "a/b/"); ignored: the directory is
-// ignored (only entries of the index are looked at, the rest is listed as
+// dir walks the directory rel ("" or "a/b/"), open as d (nil: it could
+// not be opened; dir lets go of it); ignored: the directory is ignored
+// (only entries of the index are looked at, the rest is listed as
 // ignored).
-func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
+func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool) {
+	defer d.release()
 	abs := filepath.Join(w.work, filepath.FromSlash(rel))
-	ents, err := w.dc.list(rel, abs)
+	ents, err := w.dc.list(rel, abs, d)
 	if err != nil && w.err == nil && rel == "" {
 		w.err = err
 	}
@@ -245,12 +268,12 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 			// by a statter.
 			if w.batch.dir != abs {
 				w.flush()
-				w.batch.dir = abs
+				w.batch = w.newBatch(abs, d, len(ents))
 			}
 			w.batch.items = append(w.batch.items, statItem{e.name, w.cur})
-			if len(w.batch.items) >= 256 {
+			if len(w.batch.items) >= statBatch {
 				w.flush()
-				w.batch.dir = abs
+				w.batch = w.newBatch(abs, d, len(ents))
 			}
 			w.advance()
 			continue
@@ -260,13 +283,13 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 		case e.typ.IsDir():
 			switch ign := ignored || stack.Ignored(filepath.Join(abs, e.name), true); {
 			case w.has && strings.HasPrefix(w.cur.path, p+"/"):
-				w.dir(p+"/", stack, ign)
+				w.dir(p+"/", openDirAt(d, e.name, abs), stack, ign)
 			case ign:
 				w.res.ignored = append(w.res.ignored, p+"/")
 			case isRepo(filepath.Join(abs, e.name)):
 				w.res.changed = append(w.res.changed, p+"/")
 			default:
-				w.dir(p+"/", stack, false)
+				w.dir(p+"/", openDirAt(d, e.name, abs), stack, false)
 			}
 		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
 			// FIFOs, sockets, devices: git lists none.
@@ -279,21 +302,38 @@ func (w *walker) dir(rel string, stack *gitignore.Stack, ignored bool) {
 	w.deletedBefore(rel, "\xff") // what is left of this directory's entries
 }
 
+// statBatch is the most files of a statJob.
+const statBatch = 256
+
+// newBatch starts a statJob for the directory abs (open as d) of n
+// entries: its items allocated once, not grown entry by entry.
+func (w *walker) newBatch(abs string, d *dirFD, n int) statJob {
+	return statJob{dir: abs, d: d.hold(), items: make([]statItem, 0, min(n, statBatch))}
+}
+
 // flush hands the current directory's files to the statters.
 func (w *walker) flush() {
 	if len(w.batch.items) > 0 {
 		w.jobs <- w.batch
+	} else {
+		w.batch.d.release()
 	}
 	w.batch = statJob{}
 }
 
 // statDir compares a directory's files with their entries.
 func statDir(job statJob, idxMtime [2]uint32, r *statResult) {
-	d := openDir(job.dir)
-	defer closeDir(d)
+	fd := -1
+	if job.d != nil {
+		fd = job.d.fd
+		defer job.d.release()
+	} else {
+		fd = openDir(job.dir)
+		defer closeDir(fd)
+	}
 	for i := range job.items {
 		it := &job.items[i]
-		if fileChanged(d, job.dir, it.name, &it.e, idxMtime, r.modes) {
+		if fileChanged(fd, job.dir, it.name, &it.e, idxMtime, r.modes) {
 			r.changed[it.e.path] = it.e.oid
 		}
 	}
@@ -364,11 +404,11 @@ func sizeCleared(e *indexEntry) bool {
 }
 
 // walkUnlessGit is walk, or errNoGoWalk when the tests ask for git's.
-func (g *goPath) walkUnlessGit() (walkResult, error) {
+func (g *goPath) walkUnlessGit(seed *seedFeed) (walkResult, error) {
 	if gitWalk {
 		return walkResult{}, errNoGoWalk
 	}
-	return g.walk()
+	return g.walk(seed)
 }
 
 // readDirents reads the directory abs: its entries but .git, sorted by

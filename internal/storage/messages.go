@@ -23,7 +23,7 @@ func scanMessage(r rowScanner) (*message.Message, error) {
 
 // scanMessageInto scans a row of messageColumns into m, in place.
 func scanMessageInto(r rowScanner, m *message.Message) error {
-	var summary, synthetic int
+	var summary, synthetic int64 // the driver's type: an int is scanned through its text
 	var created, updated, finished int64
 	err := r.Scan(&m.ID, &m.SessionID, &m.Role, &m.ParentID, &summary, &synthetic, &m.Model,
 		&m.FinishReason, &m.Error, &m.Usage.Input, &m.Usage.Output, &m.Usage.Reasoning,

@@ -152,6 +152,13 @@ func readParts(ctx context.Context, q querier, sessionID, query string, args ...
 	if err != nil {
 		return nil, err
 	}
+	return readPartsWith(ctx, q, deltas, query, args...)
+}
+
+// readPartsWith is readParts with the session's unfinished deltas
+// (sessionDeltas) already read, in the same snapshot: a reader that runs
+// several queries of parts reads them once.
+func readPartsWith(ctx context.Context, q querier, deltas map[string]string, query string, args ...any) ([]message.Part, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -38,24 +38,24 @@ const newestCompactions = 3
 // loadSkeleton reads the skeleton from where the cut says and asks from
 // where to start; it falls back to the whole skeleton as skeleton.go
 // says.
-func loadSkeleton(ctx context.Context, tx *sql.Tx, sessionID string, from func(skeleton []Entry) string) (string, error) {
+func loadSkeleton(ctx context.Context, tx *sql.Tx, sessionID string, deltas map[string]string, from func(skeleton []Entry) string) (string, error) {
 	cut, err := skeletonCut(ctx, tx, sessionID)
 	if err != nil {
 		return "", err
 	}
-	skeleton, err := readSkeleton(ctx, tx, sessionID, cut)
+	skeleton, err := readSkeleton(ctx, tx, sessionID, cut, deltas)
 	if err != nil {
 		return "", err
 	}
 	if cut != "" && !summariesMarked(skeleton) {
 		cut = ""
-		if skeleton, err = readSkeleton(ctx, tx, sessionID, ""); err != nil {
+		if skeleton, err = readSkeleton(ctx, tx, sessionID, "", deltas); err != nil {
 			return "", err
 		}
 	}
 	at := from(skeleton)
 	if cut != "" && (at == "" || at < cut) {
-		if skeleton, err = readSkeleton(ctx, tx, sessionID, ""); err != nil {
+		if skeleton, err = readSkeleton(ctx, tx, sessionID, "", deltas); err != nil {
 			return "", err
 		}
 		at = from(skeleton)

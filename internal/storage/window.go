@@ -41,11 +41,17 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 		return nil, s.fail(op, err)
 	}
 	defer tx.Rollback()
-	at, err := loadSkeleton(ctx, tx, sessionID, from)
+	// The flushed text of unfinished streams, read once for the skeleton's
+	// parts and the window's.
+	deltas, err := sessionDeltas(ctx, tx, sessionID)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	entries, err := readWindow(ctx, tx, sessionID, at)
+	at, err := loadSkeleton(ctx, tx, sessionID, deltas, from)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	entries, err := readWindow(ctx, tx, sessionID, at, deltas)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
@@ -67,14 +73,15 @@ func (w Window) Before(ctx context.Context, sessionID, before string) ([]Entry, 
 // todo.LatestIn finds it — with their messages; the summaries and
 // compaction parts only of the messages from id since on ("" all of
 // them: skeleton.go). It grows with the compactions read (one per
-// window's worth of history), not with the history.
-func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID, since string) ([]Entry, error) {
-	parts, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts INDEXED BY parts_compaction_message
+// window's worth of history), not with the history. deltas are the
+// session's unfinished streams (sessionDeltas).
+func readSkeleton(ctx context.Context, tx *sql.Tx, sessionID, since string, deltas map[string]string) ([]Entry, error) {
+	parts, err := readPartsWith(ctx, tx, deltas, `SELECT `+partColumns+` FROM parts INDEXED BY parts_compaction_message
 		WHERE session_id = ? AND type = 'compaction' AND message_id >= ? ORDER BY id`, sessionID, since)
 	if err != nil {
 		return nil, err
 	}
-	todo, err := readParts(ctx, tx, sessionID, `SELECT `+partColumns+` FROM parts
+	todo, err := readPartsWith(ctx, tx, deltas, `SELECT `+partColumns+` FROM parts
 		WHERE session_id = ? AND type = 'tool' AND json_extract(state, '$.tool.name') = 'todo_write'
 		AND json_extract(state, '$.tool.status') = 'completed'
 		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = parts.message_id AND m.rewind_id = '' AND m.role = 'assistant')

@@ -55,8 +55,11 @@ func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
 	}
 }
 
-// The reading connections keep a small page cache (readerCacheKiB), not
-// SQLite's 2,000 KiB each: what they read is read once.
+// The reading connections keep a small page cache (readerCacheKiB, at
+// most 128 KiB), not SQLite's 2,000 KiB each: what they read is read
+// once. A resumed `agent run -c` opens one reader for its window, whose
+// cache filled to its size (512 KiB held 0.8 MiB of its peak RSS, issue
+// 36).
 func TestReadersKeepASmallPageCache(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
@@ -74,8 +77,32 @@ func TestReadersKeepASmallPageCache(t *testing.T) {
 		if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
 			t.Fatal(err)
 		}
-		if size != -readerCacheKiB {
-			t.Errorf("reader %d: cache_size %d, want %d (KiB)", i, size, -readerCacheKiB)
+		if size != -readerCacheKiB || size < -128 {
+			t.Errorf("reader %d: cache_size %d, want %d (KiB), at most 128 KiB", i, size, -readerCacheKiB)
 		}
+	}
+}
+
+// A resumed session's next turn appends to the window Load returned: its
+// user message, then each step's answer. The window leaves room for them,
+// so that the first appends do not copy the whole window into a new array
+// twice its size (a resumed `agent run -c` held both: issue 36, its peak
+// RSS).
+func TestWindowLeavesRoomForTheNextTurn(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	sess := windowSession(t, s, 40, 1000)
+	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != 80 {
+		t.Fatalf("window of %d messages, want 80", len(w))
+	}
+	if room := cap(w) - len(w); room < windowRoom {
+		t.Errorf("window of %d messages with room for %d more; want room for %d (a turn's appends copy it)", len(w), room, windowRoom)
+	}
+	if cap(w) > len(w)+windowRoom {
+		t.Errorf("window of %d messages with capacity %d; want at most %d", len(w), cap(w), len(w)+windowRoom)
 	}
 }

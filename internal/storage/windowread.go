@@ -21,27 +21,26 @@ import (
 )
 
 // readWindow returns the messages of a session from id from on ("" from
-// the start) with all their parts, in LoadHistory's order; nil when there
-// are none. tx is a read transaction: the counts and the rows are one
-// snapshot.
-func readWindow(ctx context.Context, tx *sql.Tx, sessionID, from string) ([]Entry, error) {
+// the start) with all their parts, in LoadHistory's order, with room for
+// windowRoom more messages; nil when there are none. tx is a read
+// transaction: the counts and the rows are one snapshot. deltas are the
+// session's unfinished streams (sessionDeltas).
+func readWindow(ctx context.Context, tx *sql.Tx, sessionID, from string, deltas map[string]string) ([]Entry, error) {
 	var nMsgs, nParts int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ? AND id >= ?`,
-		sessionID, from).Scan(&nMsgs); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM messages WHERE session_id = ?1 AND id >= ?2),
+		(SELECT count(*) FROM parts WHERE message_id IN (SELECT id FROM messages WHERE session_id = ?1 AND id >= ?2))`,
+		sessionID, from).Scan(&nMsgs, &nParts); err != nil {
 		return nil, err
 	}
 	if nMsgs == 0 {
 		return nil, nil
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM parts WHERE message_id IN
-		(SELECT id FROM messages WHERE session_id = ? AND id >= ?)`, sessionID, from).Scan(&nParts); err != nil {
-		return nil, err
-	}
-	entries, err := readWindowMessages(ctx, tx, sessionID, from, nMsgs)
+	entries, err := readWindowMessages(ctx, tx, sessionID, from, nMsgs+windowRoom)
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}
-	if err := readWindowParts(ctx, tx, sessionID, from, entries, nParts); err != nil {
+	if err := readWindowParts(ctx, tx, sessionID, from, entries, nParts, deltas); err != nil {
 		return nil, err
 	}
 	return entries, nil
@@ -68,14 +67,11 @@ func readWindowMessages(ctx context.Context, tx *sql.Tx, sessionID, from string,
 
 // readWindowParts reads the parts of entries' messages (ordered by id, as
 // the parts are by message) into one array of capacity n, decoding each
-// state as its row is read, adds the flushed text of unfinished streams,
+// state as its row is read, adds the flushed text of unfinished streams
+// (deltas),
 // and gives each entry its run of the array (nil when it has none; its
 // capacity its length, so that an append copies).
-func readWindowParts(ctx context.Context, tx *sql.Tx, sessionID, from string, entries []Entry, n int) error {
-	deltas, err := sessionDeltas(ctx, tx, sessionID)
-	if err != nil {
-		return err
-	}
+func readWindowParts(ctx context.Context, tx *sql.Tx, sessionID, from string, entries []Entry, n int, deltas map[string]string) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+partColumns+` FROM parts WHERE message_id IN
 		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, sessionID, from)
 	if err != nil {
@@ -121,3 +117,8 @@ func readWindowParts(ctx context.Context, tx *sql.Tx, sessionID, from string, en
 	}
 	return nil
 }
+
+// windowRoom is how many messages past its end a window's array has room
+// for: a turn's user message and the answers of its first steps are
+// appended to it without copying it.
+const windowRoom = 16
