@@ -177,8 +177,8 @@ func (p *benchPane) turn(srv *arrivalServer, text string) time.Duration {
 // (a new program each pair). It
 // reports each median and their ratio (target ≤ 1.25). With
 // AGENT_BENCH_BASELINE naming another agent binary, that one's turns run
-// in the same rounds too (FirstTurn and Resumed10k), reported as
-// baseline-ms. It needs tmux.
+// in the same rounds too (each kind; LaterTurn in a third pane), reported
+// as baseline-ms. It needs tmux.
 func BenchmarkEnterVsBare(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux is not installed: the Enter → request benchmark needs it")
@@ -245,11 +245,20 @@ func BenchmarkEnterVsBare(b *testing.B) {
 		defer ap.kill()
 		bp.waitText("bare enter ready")
 		ap.waitText("Message the agent")
+		var basep *benchPane
+		if baseline != "" {
+			basep = startPane(b, work, agentEnv(filepath.Join(root, "data-later-baseline")), baseline)
+			defer basep.kill()
+			basep.waitText("Message the agent")
+		}
 		for range 3 {
 			bp.turn(srv, marker())
 			ap.turn(srv, marker())
+			if basep != nil {
+				basep.turn(srv, marker())
+			}
 		}
-		var bt, at []time.Duration
+		var bt, at, base []time.Duration
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
 				bt = append(bt, bp.turn(srv, marker()))
@@ -258,8 +267,12 @@ func BenchmarkEnterVsBare(b *testing.B) {
 				at = append(at, ap.turn(srv, marker()))
 				bt = append(bt, bp.turn(srv, marker()))
 			}
+			if basep != nil {
+				base = append(base, basep.turn(srv, marker()))
+			}
 		}
 		reportVsBare(b, bt, at)
+		reportBaseline(b, base)
 	})
 	b.Run("Resumed10k", func(b *testing.B) {
 		data := filepath.Join(root, "data-10k")

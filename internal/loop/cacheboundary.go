@@ -126,6 +126,10 @@ type boundaryWatch struct {
 	mu        sync.Mutex
 	last      *requestPrint
 	announced string
+	// memo is the warming's hashes of the messages it encoded
+	// (printmemo.go), for the first print after a resume; the print
+	// takes it.
+	memo printMemo
 }
 
 // verdict is a prepared request's relation to the last one.
@@ -251,7 +255,10 @@ func breakReason(last, next *requestPrint, announced string) string {
 // same bytes (the same slice) keeps its hash, so a step hashes only what
 // the request cache encoded anew, not the whole history (the print is on
 // the way from Enter to the request).
-func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint) *requestPrint {
+//
+// memo, if not nil, has the hashes of encodings made before (the
+// warming's: printmemo.go), by their first byte's address.
+func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo printMemo) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
 	if n := len(req.Tools); n > 0 {
 		// The registry hands the same slice while the tools stay the
@@ -278,6 +285,8 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 		p.enc[i] = b
 		if last != nil && i < len(last.enc) && sameBytes(last.enc[i], b) {
 			p.msgs[i] = last.msgs[i]
+		} else if h, ok := memo.of(b); ok {
+			p.msgs[i] = h
 		} else {
 			p.msgs[i] = printOf(b)
 		}
@@ -339,13 +348,14 @@ func (sp *stepper) settleRequest(req *provider.Request, systems int) verdict {
 	pins, _ := sp.pinsNow()
 	history := sp.history()
 	announced := sp.bounds.takeAnnounced()
-	v := sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint()), announced)
+	memo := sp.bounds.takeMemo()
+	v := sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
 	if (v.broken || announced != "") && sp.tt.join() {
 		sp.refreshTools()
 		if len(req.Tools) > 0 {
 			req.Tools = sp.offered().OpenAITools()
 		}
-		v = sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint()), announced)
+		v = sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
 		if !v.broken { // only the join breaks it: the announced change is why
 			v.broken, v.at, v.reason = true, -1, announced
 		}
@@ -361,6 +371,7 @@ func (sp *stepper) recordBoundary(ctx context.Context, v verdict) {
 		return
 	}
 	joined, now := sp.tt.joined()
+	_ = awaitUserCommit(ctx) // the log's order is the database's
 	_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, CacheBoundaryKind, CacheBoundary{
 		Reason: v.reason, Model: v.print.model, AtMessage: v.at, Joined: joined, JoinedNow: now})
 }

@@ -403,7 +403,7 @@ func runnerCompactor(r *Runner) *compactor {
 		// these funcs reach them when called, not now.
 		preHooks:     func(ctx context.Context, req compactRequest) error { return r.hooks.preCompact(ctx, req) },
 		postHooks:    func(ctx context.Context, req compactRequest, err error) { r.hooks.postCompact(ctx, req, err) },
-		continueTask: func(ctx context.Context) error { return r.addUserMessage(ctx, compact.ContinuePrompt, true) },
+		continueTask: func(ctx context.Context) error { return committed(r.addUserMessage(ctx, compact.ContinuePrompt, true)) },
 		claim: func() (func(TurnResult), TurnResult, error) {
 			last, err := r.turns.claimPeriod()
 			if err != nil {

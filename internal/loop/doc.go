@@ -37,7 +37,10 @@
 // its own with todo items not done gets one reminder step
 // (todoreminder.go).
 // Everything is persisted as it happens, so a cancel or a crash loses
-// nothing; Open repairs what a crash left.
+// nothing; Open repairs what a crash left. The one exception is the user
+// message that starts a turn: it is in the history at once and written
+// once its request's body is sent (usercommit.go), before anything of
+// the turn is written, so a kill in that window (milliseconds) loses it.
 //
 // A Runner owns its session's lease in the database: one process drives a
 // session at a time.
@@ -57,7 +60,8 @@
 //	                                    DoomAsker)
 //	session state: row, history,        session.go (type sessionState: one lock, mu;
 //	  system prompt, pins, notes,       the row's writes under sessWrite),
-//	  lease, the user message's write   usermessage.go (storeUserMessage), pins.go, notes.go
+//	  lease, the user message's write   usermessage.go (storeUserMessage), usercommit.go
+//	                                    (written once its request is sent), pins.go, notes.go
 //	turn control: busy, cancel, idle,   turn.go (type turnControl: claim, claimPeriod,
 //	  the last result, resuming the     claimOr, release, setIdle, settle; guarded by
 //	  queue when a period ends          sessionState.mu)
@@ -85,8 +89,9 @@
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
 //	                                    config's, the catalog's rule; the stepper's)
 //	cache boundaries: the request's     cacheboundary.go (stepper: boundaryWatch; found
-//	  prefix kept between them, each     tools join at one, call_tool before)
-//	  recorded with its reason
+//	  prefix kept between them, each     tools join at one, call_tool before),
+//	  recorded with its reason          printmemo.go (the warming's hashes, for the
+//	                                    first print after a resume)
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	images from tools: stored, sent,    toolimages.go (stepper: a model that
 //	  described; vision refused         refused images)

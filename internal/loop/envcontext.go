@@ -137,6 +137,9 @@ func (n statusNote) attach(ctx context.Context) {
 	ts := time.Now()
 	p := &message.Part{SessionID: last.Message.SessionID, MessageID: last.Message.ID, Type: message.PartFile,
 		CreatedAt: ts, File: &message.FileState{Kind: message.AttachEnv, Path: envPath, Content: now}}
+	if err := awaitUserCommit(ctx); err != nil {
+		return // the message is not stored: the turn ends at its next write
+	}
 	if err := n.store.UpsertPart(ctx, p); err != nil {
 		if ctx.Err() == nil { // a cancelled turn sends nothing anyway
 			n.ev.note("the git status was not sent with this message: " + err.Error())

@@ -94,7 +94,8 @@ func (sp *stepper) prebuildRequest() {
 	if hist == nil {
 		return
 	}
-	sp.reqc.conversation(system, hist, opt, sp.calc(), est)
+	cv := sp.reqc.conversation(system, hist, opt, sp.calc(), est)
+	sp.bounds.setMemo(memoOf(cv.enc)) // printmemo.go
 }
 
 // stopWarming waits for the warming to end (Close).

@@ -215,6 +215,11 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.hooks.turnWithStop(ctx)
+		if c := userCommitOf(ctx); c.wait() != nil { // the turn's message was never stored
+			dropUserEntry(r.state, c.id)
+			r.restoreCalculator()
+			return TurnResult{FinishReason: FinishError, Err: c.wait(), Steps: res.Steps}
+		}
 		recordPlan(ctx, r.store, r.state, r.ev.emit, r.opt.Mode, res)
 		r.cp.settle(ctx)
 		sys, _ := r.fixedTokens() // what `agent context` counts the prompt with
@@ -264,6 +269,9 @@ func (r *Runner) turn(ctx context.Context) TurnResult {
 		r.comp.announceNear(snap, steps == 0)
 		if ok, reason := compact.Decide(r.mp.strategy, snap); ok && !r.comp.failedCovers(snap) {
 			conv = nil // the history the step sends is the compacted one
+			if err := awaitUserCommit(ctx); err != nil {
+				return TurnResult{FinishReason: FinishError, Err: err, Steps: steps}
+			}
 			err := r.comp.compact(ctx, compactRequest{auto: true, reason: reason, midTask: r.midTask(steps)})
 			switch {
 			case err == nil:

@@ -60,12 +60,15 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 		r.ev.queue(ctx)
 		return true, nil
 	}
-	if err := r.addUserMessage(ctx, planNote(r.opt.Mode, text), false, images...); err != nil {
+	c, err := r.addUserMessage(ctx, planNote(r.opt.Mode, text), false, images...)
+	if err != nil {
 		r.turns.setIdle(TurnResult{FinishReason: FinishError, Err: err})
 		return false, err
 	}
-	r.turns.start()
-	return false, nil
+	// The turn starts while the message is written (usercommit.go); a
+	// write that fails is this send's error, and the turn's.
+	r.turns.startWith(c)
+	return false, c.waitBegun()
 }
 
 // Steer queues text to steer the running turn, only if one runs: it

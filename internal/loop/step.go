@@ -43,6 +43,7 @@ func (sp *stepper) prepare() *conversation {
 // (as they are now), the model's limits and tools. It logs the repairs.
 func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.Request {
 	if c.repairs > 0 {
+		_ = awaitUserCommit(ctx) // the log's order is the database's
 		_ = sp.store.LogEvent(context.WithoutCancel(ctx), sp.sessionID, "request_repaired", map[string]int{"repairs": c.repairs})
 	}
 	msgs, enc := c.msgs, c.enc

@@ -37,6 +37,9 @@ func (sp *stepper) openStep(ctx context.Context, m message.Message) *stepOpening
 	go func() {
 		defer close(o.done)
 		o.start = message.Part{Type: message.PartStepStart}
+		if o.err = userCommitOf(ctx).waitBegun(); o.err != nil { // begun by send
+			return // the user message was not stored: nor is its answer
+		}
 		o.err = sp.store.CreateMessage(ctx, &o.m, &o.start)
 	}()
 	return o
@@ -52,5 +55,10 @@ func (o *stepOpening) wait() (message.Message, error) {
 // send starts the provider's stream of req (the request on the wire).
 func (sp *stepper) send(ctx context.Context, req provider.Request) (provider.Stream, error) {
 	sp.firstRequest()
+	c := userCommitOf(ctx)
+	defer c.begin() // a provider that does not call Sent
+	if c != nil {
+		req.Sent = c.begin
+	}
 	return sp.opt.Provider.Stream(ctx, req)
 }

@@ -23,8 +23,9 @@ type lockedUntilSent struct {
 }
 
 func (p *lockedUntilSent) Stream(ctx context.Context, req provider.Request) (provider.Stream, error) {
+	st, err := p.inner.Stream(ctx, req)
 	p.unlock()
-	return p.inner.Stream(ctx, req)
+	return st, err
 }
 
 // The assistant message and its step-start part are written while the
@@ -39,6 +40,10 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 		done   bool
 		failed error
 	}
+	// The user message is written once the request's body is sent
+	// (usercommit.go): the lock is let go once it is stored and the lock
+	// taken, the request through.
+	taken := make(chan struct{})
 	var h *harness
 	h = newHarnessWith(t, func(o *Options, _ *config.Config) {
 		observe := o.Observer
@@ -53,6 +58,7 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 				return
 			}
 			lock.done = true
+			defer close(taken)
 			// The user message is stored: hold the database's write lock
 			// from another connection until the request is sent.
 			db, err := sql.Open("sqlite", h.store.Path())
@@ -65,6 +71,7 @@ func TestStepRequestDoesNotWaitForItsMessageWrite(t *testing.T) {
 			lock.failed = err
 		}
 		o.Provider = &lockedUntilSent{inner: o.Provider, unlock: func() {
+			<-taken
 			lock.Lock()
 			defer lock.Unlock()
 			if lock.conn != nil {

@@ -111,8 +111,12 @@ func (t *turnControl) locked(fn func(busy bool)) {
 }
 
 // start runs the loop goroutine; the caller has claimed the turn.
-func (t *turnControl) start() {
-	ctx, cancel := context.WithCancel(context.Background())
+func (t *turnControl) start() { t.startWith(nil) }
+
+// startWith runs the loop goroutine with the user message's write c
+// under way, which the run waits for before it writes (usercommit.go).
+func (t *turnControl) startWith(c *userCommit) {
+	ctx, cancel := context.WithCancel(withUserCommit(context.Background(), c))
 	t.mu.Lock()
 	t.cancel = cancel
 	t.idle = make(chan struct{})

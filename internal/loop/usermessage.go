@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ctxloop/agent/internal/context/tokens"
-
 	"github.com/ctxloop/agent/internal/message"
 	"github.com/ctxloop/agent/internal/storage"
 )
@@ -70,55 +68,80 @@ func (r *Runner) Stored() bool { return r.state.stored() }
 // A non-synthetic message starts a new turn; the first one of a session
 // also gives it its title, written with the message in one transaction.
 // Images, if any, are attached after the text and the @mentions.
-func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) error {
+//
+// A message the user wrote (with no hook's context to add after it) is
+// in the history when it returns and its write goes on beside the turn
+// (usercommit.go): the write is returned, for the turn to wait for
+// before it writes. Any other is written before it returns (the write
+// returned is then nil). Either waits first for the write of the user
+// message before it that ctx carries.
+func (r *Runner) addUserMessage(ctx context.Context, text string, synthetic bool, images ...*message.FileState) (*userCommit, error) {
+	if err := awaitUserCommit(ctx); err != nil {
+		return nil, err
+	}
 	extra := ""
 	if !synthetic {
 		var err error
 		if extra, err = r.hooks.prompt(ctx, text); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	m := message.Message{SessionID: r.state.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.mp.model}
-	m.FinishedAt = time.Now()
+	ts := time.Now()
+	m := message.Message{ID: message.NewID(), SessionID: r.state.sess.ID, Role: message.RoleUser, Synthetic: synthetic, Model: r.mp.model,
+		CreatedAt: ts, UpdatedAt: ts, FinishedAt: ts}
 	parts := []*message.Part{{Type: message.PartText, Text: text}}
 	if !synthetic {
 		parts = r.inbox.parts(ctx, text) // @mentions resolved now (mention.go)
 	}
 	parts = append(parts, imageParts(images)...)
-	first := firstText(parts)
-	sess, title, err := r.state.storeUserMessage(ctx, r.store, &m, parts, first, synthetic)
-	if err != nil {
-		return fmt.Errorf("save user message: %w", err)
-	}
 	stored := make([]message.Part, len(parts))
 	for i, p := range parts {
+		// The ids and times the store would give, given here: the
+		// history has the message before the store has it.
+		p.SessionID, p.MessageID = m.SessionID, m.ID
+		if p.ID == "" {
+			p.ID = message.NewID()
+		}
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = ts
+		}
+		p.UpdatedAt = ts
 		stored[i] = *p
 	}
-	r.userMessageAdded(ctx, m, stored, synthetic)
-	if title != "" {
-		r.ev.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
-		r.titles.request(first, title)
+	first := firstText(parts)
+	write := func() error {
+		sess, title, err := r.state.storeUserMessage(context.WithoutCancel(ctx), r.store, &m, parts, first, synthetic)
+		if err != nil {
+			return fmt.Errorf("save user message: %w", err)
+		}
+		emitUserMessage(r.ev, m, stored)
+		if title != "" {
+			r.ev.emit(message.Event{Type: message.EventSessionUpdated, SessionID: sess.ID, Session: sess})
+			r.titles.request(first, title)
+		}
+		return nil
 	}
-	return r.hooks.addPromptContext(ctx, extra)
+	if synthetic || extra != "" {
+		if err := write(); err != nil {
+			return nil, err
+		}
+		appendUserEntry(r.state, r.calcp.Load(), m, stored)
+		if !synthetic {
+			r.stepper.doom.reset()
+		}
+		return nil, r.hooks.addPromptContext(ctx, extra)
+	}
+	appendUserEntry(r.state, r.calcp.Load(), m, stored)
+	r.stepper.doom.reset()
+	return startCommit(m.ID, write), nil
 }
 
 // userMessageAdded does what follows a stored user message: events, the
 // history, the calculator, and for one the user wrote the doom guard and
 // the title.
 func (r *Runner) userMessageAdded(ctx context.Context, m message.Message, parts []message.Part, synthetic bool) {
-	r.ev.emit(message.Event{Type: message.EventMessageUpdated, SessionID: r.state.sess.ID, Message: &m})
-	text := ""
-	for i := range parts {
-		r.ev.emit(message.Event{Type: message.EventPartUpdated, SessionID: r.state.sess.ID, Part: &parts[i]})
-		if parts[i].Type == message.PartText && text == "" {
-			text = parts[i].Text
-		}
-	}
-	r.state.mu.Lock()
-	r.state.history = append(r.state.history, message.Entry{Message: m, Parts: parts})
-	r.state.mu.Unlock()
-	r.calcp.Load().AddText(tokens.UserContent(parts))
-	r.calcp.Load().AddTokens(tokens.TokensPerMessage + tokens.ImagesCost(parts))
+	text := emitUserMessage(r.ev, m, parts)
+	appendUserEntry(r.state, r.calcp.Load(), m, parts)
 	if !synthetic {
 		r.stepper.doom.reset()
 		r.state.mu.Lock()

@@ -26,7 +26,7 @@ import (
 // for a session in dir.
 func wire(r *Runner, dir string) {
 	opt, st := r.opt, r.store
-	addSynthetic := func(ctx context.Context, text string) error { return r.addUserMessage(ctx, text, true) }
+	addSynthetic := func(ctx context.Context, text string) error { return committed(r.addUserMessage(ctx, text, true)) }
 	remind := &todoReminder{d: todoReminderDeps{on: opt.TodoReminder, turn: r.turn, history: r.state.historyCopy, addSynthetic: addSynthetic, // todoreminder.go
 		stepsBefore: func() int { return r.hooks.stepsBefore }, setBefore: func(n int) { r.hooks.stepsBefore = n },
 		maxSteps: opt.MaxSteps, emit: r.ev.emit, session: r.state.id}}

@@ -302,3 +302,27 @@ func markCache(b []byte) ([]byte, error) {
 	fields["content"] = content
 	return json.Marshal(fields)
 }
+
+// sentReader is a body of left bytes that calls sent once they are
+// read, or at its end (Request.Sent).
+type sentReader struct {
+	r    io.Reader
+	left int
+	sent func()
+}
+
+func (s *sentReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if s.left -= n; err != nil || s.left <= 0 {
+		s.sent()
+	}
+	return n, err
+}
+
+// onceFunc is sync.OnceFunc of f, or a no-op for a nil f.
+func onceFunc(f func()) func() {
+	if f == nil {
+		return func() {}
+	}
+	return sync.OnceFunc(f)
+}

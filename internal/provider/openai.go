@@ -123,13 +123,15 @@ func (p *openAIProvider) wantsMaxCompletionTokens(model string) bool {
 }
 
 func (p *openAIProvider) send(ctx context.Context, cr openai.ChatCompletionRequest, req Request) (Stream, error) {
+	sent := onceFunc(req.Sent)
+	defer sent() // a request that failed before its body's end
 	payload, err := encodeRequest(cr, req.CacheBreakpoints, req.Encoded)
 	if err != nil {
 		return nil, &Error{Class: ClassBadRequest, Message: "encode request: " + err.Error(), Err: err}
 	}
 	payload = payload.withFields(p.effort.fields(req.Effort, req.MaxTokens))
 	reqCtx, idle := watchIdle(ctx, p.idle)
-	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", payload.reader())
+	httpReq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.baseURL+"/chat/completions", &sentReader{r: payload.reader(), left: payload.size, sent: sent})
 	if err != nil {
 		idle.release()
 		return nil, &Error{Class: ClassOther, Message: "invalid base URL " + displayURL(p.baseURL), Err: err}

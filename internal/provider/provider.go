@@ -57,6 +57,11 @@ type Request struct {
 	// a caller sending a long history again and again encodes each message
 	// once. The body is the same bytes either way.
 	Encoded [][]byte
+	// Sent, when set, is called once the body's last byte has been
+	// handed to the connection, or the request failed before that: what
+	// the caller holds back so as not to compete with the request for
+	// the CPU (the loop's user message write) starts then.
+	Sent func() `json:"-"`
 }
 
 // EventType says what an Event carries.
