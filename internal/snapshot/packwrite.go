@@ -59,8 +59,8 @@ type packWriter struct {
 	// the SHA-1 of what was written (packplan.go); 0 and nil: unknown.
 	planned int
 	sum     hash.Hash
-	// deflateAll: every object deflated, not only a secret's (a step's
-	// pack, steppack.go: as its loose objects were).
+	// deflateAll: every blob deflated, not only a secret's (a step's
+	// pack, steppack.go: as its loose objects were); trees are not.
 	deflateAll bool
 }
 
@@ -143,7 +143,7 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 	}
 	buf := entryBufs.Get().(*bytes.Buffer)
 	defer entryBufs.Put(buf)
-	if err := packEntryBytes(buf, kind, body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
+	if err := packEntryBytes(buf, kind, body, (p.deflateAll && kind == "blob") || holdsSecret(body, p.secrets)); err != nil {
 		return "", err
 	}
 	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes())); err != nil {

@@ -4,9 +4,11 @@ package snapshot
 // of the directories that changed) in one small pack, not a loose object
 // each: creating a file dominates a step's writes (≈ 0.4 ms each on an
 // overlay file system, a step writes ≈ 15–20 objects), a pack is two.
-// Contract: newStepPack returns a packWriter (packwrite.go), every object
+// Contract: newStepPack returns a packWriter (packwrite.go), every blob
 // deflated (as the loose objects were: a file the user keeps a key in is
-// never readable as is in a step's pack), whose finish
+// never readable as is in a step's pack; trees, names and ids only, are
+// stored as they are: deflating them was half a step's index update),
+// whose finish
 // writes the pack and its index as for a first snapshot (the index renamed
 // last: git sees the pack whole or not at all). So that the packs stay few
 // between collections (git looks for an object in each pack; prune.go's
@@ -45,7 +47,7 @@ func newStepPack(gitDir string, secrets []string) (*packWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.deflateAll = true // few and small: what a loose object cost, never readable as is
+	p.deflateAll = true // its blobs: few and small, never readable as is
 	names, _ := os.ReadDir(p.dir)
 	var small []string
 	for _, d := range names {

@@ -1,12 +1,14 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -210,4 +212,41 @@ func TestKilledStepPackMergeLeavesAWholeStore(t *testing.T) {
 		t.Fatalf("the step after the crash: %s reads %q, %v", p, out, err)
 	}
 	fsck(t, s2)
+}
+
+// TestStepStoresItsTreesAsTheyAre: a step deflates its blobs (a changed
+// file's bytes never readable as is) but stores its trees in stored
+// blocks: a tree holds names and ids only, and deflating them was half a
+// step's index update.
+func TestStepStoresItsTreesAsTheyAre(t *testing.T) {
+	needGoUpdate(t)
+	ctx := context.Background()
+	work := t.TempDir()
+	nestedTree(t, work, 120)
+	s := openStore(t, work)
+	if _, err := s.Take(ctx, "t", "first"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(s.fast.gitDir, "objects", "pack", "*.pack"))
+	os.WriteFile(filepath.Join(work, "a1/b1/c1/f001.txt"), []byte("changed a1/b1/c1/f001.txt"), 0o644)
+	if _, err := s.Take(ctx, "t", "step"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := filepath.Glob(filepath.Join(s.fast.gitDir, "objects", "pack", "*.pack"))
+	var step []byte
+	for _, f := range after {
+		if !slices.Contains(before, f) {
+			step, _ = os.ReadFile(f)
+		}
+	}
+	if step == nil {
+		t.Fatal("the step wrote no pack: the test checks nothing")
+	}
+	if !bytes.Contains(step, []byte("100644 f001.txt\x00")) {
+		t.Error("the step's tree of a1/b1/c1 is not in its pack as it is: trees are deflated")
+	}
+	if bytes.Contains(step, []byte("changed a1/b1/c1/f001.txt")) {
+		t.Error("the step's pack holds a changed file's bytes as they are")
+	}
+	fsck(t, s)
 }

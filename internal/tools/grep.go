@@ -256,25 +256,36 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 	s.files = map[int]grepFile{}
 	rootFD := openGrepRoot(root) // grepread.go
 	defer closeGrepRoot(rootFD)
-	jobs := make(chan grepJob, 64)
+	jobs := make(chan []grepJob, 4)
 	var wg sync.WaitGroup
 	for range max(runtime.GOMAXPROCS(0), 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var w grepWorker
-			for job := range jobs {
-				at := grepAt{dir: rootFD, rel: job.rel}
-				if rootFD == atFDCWD {
-					at.rel = job.path
-				}
-				if matches := s.scanFile(job.path, &w, &at); len(matches) > 0 {
-					s.mu.Lock()
-					s.files[job.index] = grepFile{path: job.path, matches: matches}
-					s.mu.Unlock()
+			for batch := range jobs {
+				for _, job := range batch {
+					at := grepAt{dir: rootFD, rel: job.rel}
+					if rootFD == atFDCWD {
+						at.rel = job.path
+					}
+					if matches := s.scanFile(job.path, &w, &at); len(matches) > 0 {
+						s.mu.Lock()
+						s.files[job.index] = grepFile{path: job.path, matches: matches}
+						s.mu.Unlock()
+					}
 				}
 			}
 		}()
+	}
+	var h grepHandout
+	send := func(batch []grepJob) error {
+		select {
+		case jobs <- batch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	err := walkFiles(ctx, root, 0, func(path, rel string, d fs.DirEntry) error {
 		if s.stop.Load() {
@@ -290,14 +301,19 @@ func (s *grepSearch) searchDir(ctx context.Context, root string) error {
 		if s.include != "" && !includeMatches(s.include, rel, d.Name()) {
 			return nil
 		}
-		select {
-		case jobs <- grepJob{index: s.next, path: path, rel: rel}:
-			s.next++
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+		if full := h.add(grepJob{index: s.next, path: path, rel: rel}); full != nil {
+			if err := send(full); err != nil {
+				return err
+			}
 		}
+		s.next++
+		return nil
 	})
+	if rest := h.flush(); err == nil && rest != nil && !s.stop.Load() {
+		err = send(rest)
+	} else if rest != nil {
+		s.next -= len(rest) // never handed out: not scanned
+	}
 	close(jobs)
 	wg.Wait()
 	return err
