@@ -51,12 +51,20 @@ func fillerBody(i int) []byte {
 // a planned pack padded to its count, the sum computed as it was written;
 // else the count written and the pack read back.
 func (p *packWriter) trailer() ([]byte, error) {
-	if p.sum != nil && len(p.ents) <= p.planned {
+	planned := p.sum != nil && len(p.ents) <= p.planned
+	if planned {
 		for i := 0; len(p.ents) < p.planned; i++ {
 			if _, err := p.put("blob", fillerBody(i)); err != nil {
 				return nil, err
 			}
 		}
+	}
+	if p.pipe != nil { // all queued written (packpipe.go)
+		if err := p.pipe.drain(); err != nil {
+			return nil, err
+		}
+	}
+	if planned {
 		if err := p.bw.Flush(); err != nil {
 			return nil, err
 		}

@@ -62,6 +62,8 @@ type packWriter struct {
 	// deflateAll: every object deflated, not only a secret's (a step's
 	// pack, steppack.go: as its loose objects were).
 	deflateAll bool
+	// pipe writes a planned pack on its own goroutine (packpipe.go).
+	pipe *packPipe
 }
 
 type packEntry struct {
@@ -93,6 +95,9 @@ func newPackWriter(gitDir string, secrets []string, planned int) (*packWriter, e
 	}
 	p.write(hdr[:])
 	p.off = 12
+	if planned > 0 {
+		p.pipe = startPipe(p)
+	}
 	return p, nil
 }
 
@@ -142,28 +147,42 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 		return hexOf(oid), nil
 	}
 	buf := entryBufs.Get().(*bytes.Buffer)
-	defer entryBufs.Put(buf)
 	if err := packEntryBytes(buf, kind, body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
+		entryBufs.Put(buf)
 		return "", err
 	}
-	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes())); err != nil {
+	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes()), func() { entryBufs.Put(buf) }); err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
 }
 
 // putEntry appends the encoded entry ent of the object oid, whose CRC-32
-// is crc, unless the pack holds it already.
-func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32) error {
+// is crc, unless the pack holds it already; release is called once ent
+// is written or not needed (a planned pack's writer writes it later:
+// packpipe.go).
+func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, release func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.err == nil && p.pipe != nil {
+		p.err = p.pipe.failed()
+	}
 	if p.err != nil {
+		release()
 		return p.err
 	}
 	if p.seen[oid] { // put by another hasher meanwhile
+		release()
 		return nil
 	}
-	if err := p.write(ent); err != nil {
+	var err error
+	if p.pipe != nil {
+		err = p.pipe.send(ent, release) // in offset order: under p.mu
+	} else {
+		err = p.write(ent)
+		release()
+	}
+	if err != nil {
 		p.err = err
 		return err
 	}
@@ -230,6 +249,9 @@ func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) er
 
 // abort removes the unfinished pack.
 func (p *packWriter) abort() {
+	if p.pipe != nil {
+		p.pipe.abort()
+	}
 	p.f.Close()
 	os.Remove(p.f.Name())
 }
