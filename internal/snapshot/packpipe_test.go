@@ -90,11 +90,11 @@ func TestPackPipeIsBounded(t *testing.T) {
 	p := &packWriter{bw: bufio.NewWriterSize(gate, 16)}
 	q := startPipe(p)
 	var released atomic.Int64
-	big := make([]byte, pipeBudget/2+1)
+	big := make([]byte, pipeBudget/3+1) // three: a byte over
 	if err := q.send(big, func() { released.Add(1) }); err != nil { // taken by the writer, waits at the gate
 		t.Fatal(err)
 	}
-	if err := q.send(big, func() { released.Add(1) }); err != nil { // queued: the budget's half and a byte
+	if err := q.send(big, func() { released.Add(1) }); err != nil { // queued: two thirds and two bytes
 		t.Fatal(err)
 	}
 	third := make(chan error)
