@@ -98,7 +98,7 @@ func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd 
 			return oid, nil, nil
 		}
 		// e is the pack's until written (packpipe.go).
-		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, func() { entryPool.Put(e) })
+		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
 	}
 }
 

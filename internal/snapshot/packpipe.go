@@ -7,8 +7,10 @@ package snapshot
 // the pack's running SHA-1 (its trailer) and writes it, then releases its
 // buffer; the hashers that read and encode the files go on meanwhile,
 // instead of taking turns at the pack's SHA-1 and writes under its lock.
-// The queue holds at most pipeBudget bytes (one larger entry alone):
-// memory stays bounded, a put waits while it is full. The first write
+// The queue holds buffers of at most pipeBudget bytes in all (one larger
+// alone), counted by what each holds (its capacity: a pooled buffer that
+// once took a large file stays large), not by the entry's length: memory
+// stays bounded, a put waits while it is full. The first write
 // error is kept and reported by every later send and by drain; drain
 // waits until all that was queued is written (or released, after an
 // error or an abort) and the goroutine has ended.
@@ -21,8 +23,8 @@ import (
 // errPipeClosed: an entry sent after the pack was finished or aborted.
 var errPipeClosed = errors.New("snapshot: pack already finished")
 
-// pipeBudget is the most bytes queued for the pack's writer.
-const pipeBudget = 8 << 20
+// pipeBudget is the most buffer bytes queued for the pack's writer.
+const pipeBudget = 2 << 20
 
 type packPipe struct {
 	mu      sync.Mutex
@@ -37,6 +39,7 @@ type packPipe struct {
 
 type queuedEntry struct {
 	b       []byte
+	held    int // the bytes its buffer holds
 	release func()
 }
 
@@ -48,12 +51,14 @@ func startPipe(p *packWriter) *packPipe {
 	return q
 }
 
-// send queues b, to be written after what was queued before; release is
-// called once it is written (or dropped). It waits while the queue is full.
-func (q *packPipe) send(b []byte, release func()) error {
+// send queues b, from a buffer of held bytes, to be written after what
+// was queued before; release is called once it is written (or dropped).
+// It waits while the queue is full.
+func (q *packPipe) send(b []byte, held int, release func()) error {
+	held = max(held, len(b))
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.bytes > 0 && q.bytes+len(b) > pipeBudget && q.err == nil && !q.aborted {
+	for q.bytes > 0 && q.bytes+held > pipeBudget && q.err == nil && !q.aborted {
 		q.cond.Wait()
 	}
 	if q.err != nil || q.closed {
@@ -63,8 +68,8 @@ func (q *packPipe) send(b []byte, release func()) error {
 		}
 		return q.err
 	}
-	q.q = append(q.q, queuedEntry{b: b, release: release})
-	q.bytes += len(b)
+	q.q = append(q.q, queuedEntry{b: b, held: held, release: release})
+	q.bytes += held
 	q.cond.Broadcast()
 	return nil
 }
@@ -102,7 +107,7 @@ func (q *packPipe) run(p *packWriter) {
 		if err != nil && q.err == nil {
 			q.err = err
 		}
-		q.bytes -= len(e.b)
+		q.bytes -= e.held
 		q.cond.Broadcast()
 	}
 }

@@ -91,14 +91,14 @@ func TestPackPipeIsBounded(t *testing.T) {
 	q := startPipe(p)
 	var released atomic.Int64
 	big := make([]byte, pipeBudget/3+1) // three: a byte over
-	if err := q.send(big, func() { released.Add(1) }); err != nil { // taken by the writer, waits at the gate
+	if err := q.send(big, 0, func() { released.Add(1) }); err != nil { // taken by the writer, waits at the gate
 		t.Fatal(err)
 	}
-	if err := q.send(big, func() { released.Add(1) }); err != nil { // queued: two thirds and two bytes
+	if err := q.send(big, 0, func() { released.Add(1) }); err != nil { // queued: two thirds and two bytes
 		t.Fatal(err)
 	}
 	third := make(chan error)
-	go func() { third <- q.send(big, func() { released.Add(1) }) }()
+	go func() { third <- q.send(big, 0, func() { released.Add(1) }) }()
 	select {
 	case err := <-third:
 		t.Fatalf("a send past the budget returned (%v) while %d bytes wait", err, 2*len(big))
@@ -115,7 +115,7 @@ func TestPackPipeIsBounded(t *testing.T) {
 	if sink.Len() != 3*len(big) || released.Load() != 3 {
 		t.Errorf("%d bytes written, %d released; want %d, 3", sink.Len(), released.Load(), 3*len(big))
 	}
-	if err := q.send(big, func() { released.Add(1) }); err == nil || released.Load() != 4 {
+	if err := q.send(big, 0, func() { released.Add(1) }); err == nil || released.Load() != 4 {
 		t.Errorf("a send after drain: %v, released %d times", err, released.Load())
 	}
 }

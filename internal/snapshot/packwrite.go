@@ -151,7 +151,7 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 		entryBufs.Put(buf)
 		return "", err
 	}
-	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes()), func() { entryBufs.Put(buf) }); err != nil {
+	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes()), buf.Cap(), func() { entryBufs.Put(buf) }); err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
@@ -159,9 +159,9 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 
 // putEntry appends the encoded entry ent of the object oid, whose CRC-32
 // is crc, unless the pack holds it already; release is called once ent
-// is written or not needed (a planned pack's writer writes it later:
-// packpipe.go).
-func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, release func()) error {
+// (from a buffer of held bytes) is written or not needed (a planned
+// pack's writer writes it later: packpipe.go).
+func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, held int, release func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err == nil && p.pipe != nil {
@@ -177,7 +177,7 @@ func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, release func
 	}
 	var err error
 	if p.pipe != nil {
-		err = p.pipe.send(ent, release) // in offset order: under p.mu
+		err = p.pipe.send(ent, held, release) // in offset order: under p.mu
 	} else {
 		err = p.write(ent)
 		release()
