@@ -90,7 +90,7 @@ func TestPackPipeIsBounded(t *testing.T) {
 	p := &packWriter{bw: bufio.NewWriterSize(gate, 16)}
 	q := startPipe(p)
 	var released atomic.Int64
-	big := make([]byte, pipeBudget/3+1) // three: a byte over
+	big := make([]byte, pipeBudget/3+1)                                // three: a byte over
 	if err := q.send(big, 0, func() { released.Add(1) }); err != nil { // taken by the writer, waits at the gate
 		t.Fatal(err)
 	}
