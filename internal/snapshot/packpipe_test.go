@@ -3,8 +3,10 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -117,5 +119,38 @@ func TestPackPipeIsBounded(t *testing.T) {
 	}
 	if err := q.send(big, 0, func() { released.Add(1) }); err == nil || released.Load() != 4 {
 		t.Errorf("a send after drain: %v, released %d times", err, released.Load())
+	}
+}
+
+// errNoSpace is failingWriter's error.
+var errNoSpace = errors.New("no space left on device")
+
+// failingWriter fails every write: a full disk.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errNoSpace }
+
+// TestPlannedPackWriteErrorLeavesNoPack: a write that fails on the pack's
+// writer goroutine fails finish with its error, and leaves no pack,
+// temporary or named, behind.
+func TestPlannedPackWriteErrorLeavesNoPack(t *testing.T) {
+	gitDir := t.TempDir()
+	p, err := newPackWriter(gitDir, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.bw.Flush()
+	p.bw = bufio.NewWriterSize(failingWriter{}, 16)
+	for i := range 10 {
+		if _, err := p.put("blob", []byte(fmt.Sprintf("object %d, long enough to pass a 16-byte buffer\n", i))); err != nil && !errors.Is(err, errNoSpace) {
+			t.Fatal(err)
+		}
+	}
+	if err := p.finish(); !errors.Is(err, errNoSpace) {
+		t.Errorf("finish: %v; want the write's error", err)
+	}
+	left, _ := os.ReadDir(filepath.Join(gitDir, "objects", "pack"))
+	for _, e := range left {
+		t.Errorf("left behind: %s", e.Name())
 	}
 }

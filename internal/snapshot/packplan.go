@@ -52,17 +52,19 @@ func fillerBody(i int) []byte {
 // else the count written and the pack read back.
 func (p *packWriter) trailer() ([]byte, error) {
 	planned := p.sum != nil && len(p.ents) <= p.planned
+	var err error
 	if planned {
-		for i := 0; len(p.ents) < p.planned; i++ {
-			if _, err := p.put("blob", fillerBody(i)); err != nil {
-				return nil, err
-			}
+		for i := 0; len(p.ents) < p.planned && err == nil; i++ {
+			_, err = p.put("blob", fillerBody(i))
 		}
 	}
-	if p.pipe != nil { // all queued written (packpipe.go)
-		if err := p.pipe.drain(); err != nil {
-			return nil, err
+	if p.pipe != nil { // all queued written (packpipe.go), even on error
+		if derr := p.pipe.drain(); err == nil {
+			err = derr
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if planned {
 		if err := p.bw.Flush(); err != nil {
@@ -70,7 +72,7 @@ func (p *packWriter) trailer() ([]byte, error) {
 		}
 		return p.sum.Sum(nil), nil
 	}
-	err := p.bw.Flush()
+	err = p.bw.Flush()
 	var cnt [4]byte
 	binary.BigEndian.PutUint32(cnt[:], uint32(len(p.ents)))
 	if err == nil {
