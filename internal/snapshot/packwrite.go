@@ -8,8 +8,9 @@ package snapshot
 // holds a secret value (Options.Secrets: the API key), which is deflated so
 // that it never sits readable in the store; finish writes the
 // pack's SHA-1 trailer (computed as the pack was written when its count
-// was planned, packplan.go; else the count written and the pack read
-// back) and its version-2 index, as git's
+// was planned, packplan.go, on the pack's own writer goroutine,
+// packpipe.go; else the count written and the pack read back) and its
+// version-2 index, as git's
 // index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
 // index renamed last: git sees the pack whole or not at all), and git reads
 // them as its own (packwrite_test.go: verify-pack, fsck). abort removes
