@@ -88,14 +88,17 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 	return func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 		e := entryPool.Get().(*fileEntry)
-		defer entryPool.Put(e)
 		if err := e.readFD(fd, st.Size, max, pack.secrets); err != nil {
+			entryPool.Put(e)
 			return [20]byte{}, err, nil
 		}
-		if old, ok := tracked[p]; ok && old == e.oid {
-			return e.oid, nil, nil
+		oid := e.oid
+		if old, ok := tracked[p]; ok && old == oid {
+			entryPool.Put(e)
+			return oid, nil, nil
 		}
-		return e.oid, nil, pack.putEntry(e.oid, e.entry(), e.crc)
+		// e is the pack's until written (packpipe.go).
+		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
 	}
 }
 

@@ -51,18 +51,28 @@ func fillerBody(i int) []byte {
 // a planned pack padded to its count, the sum computed as it was written;
 // else the count written and the pack read back.
 func (p *packWriter) trailer() ([]byte, error) {
-	if p.sum != nil && len(p.ents) <= p.planned {
-		for i := 0; len(p.ents) < p.planned; i++ {
-			if _, err := p.put("blob", fillerBody(i)); err != nil {
-				return nil, err
-			}
+	planned := p.sum != nil && len(p.ents) <= p.planned
+	var err error
+	if planned {
+		for i := 0; len(p.ents) < p.planned && err == nil; i++ {
+			_, err = p.put("blob", fillerBody(i))
 		}
+	}
+	if p.pipe != nil { // all queued written (packpipe.go), even on error
+		if derr := p.pipe.drain(); err == nil {
+			err = derr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if planned {
 		if err := p.bw.Flush(); err != nil {
 			return nil, err
 		}
 		return p.sum.Sum(nil), nil
 	}
-	err := p.bw.Flush()
+	err = p.bw.Flush()
 	var cnt [4]byte
 	binary.BigEndian.PutUint32(cnt[:], uint32(len(p.ents)))
 	if err == nil {

@@ -8,8 +8,9 @@ package snapshot
 // holds a secret value (Options.Secrets: the API key), which is deflated so
 // that it never sits readable in the store; finish writes the
 // pack's SHA-1 trailer (computed as the pack was written when its count
-// was planned, packplan.go; else the count written and the pack read
-// back) and its version-2 index, as git's
+// was planned, packplan.go, on the pack's own writer goroutine,
+// packpipe.go; else the count written and the pack read back) and its
+// version-2 index, as git's
 // index-pack names them (objects/pack/pack-<checksum>.pack and .idx, the
 // index renamed last: git sees the pack whole or not at all), and git reads
 // them as its own (packwrite_test.go: verify-pack, fsck). abort removes
@@ -62,6 +63,8 @@ type packWriter struct {
 	// deflateAll: every blob deflated, not only a secret's (a step's
 	// pack, steppack.go: as its loose objects were); trees are not.
 	deflateAll bool
+	// pipe writes a planned pack on its own goroutine (packpipe.go).
+	pipe *packPipe
 }
 
 type packEntry struct {
@@ -93,6 +96,9 @@ func newPackWriter(gitDir string, secrets []string, planned int) (*packWriter, e
 	}
 	p.write(hdr[:])
 	p.off = 12
+	if planned > 0 {
+		p.pipe = startPipe(p)
+	}
 	return p, nil
 }
 
@@ -142,28 +148,42 @@ func (p *packWriter) put(kind string, body []byte) (string, error) {
 		return hexOf(oid), nil
 	}
 	buf := entryBufs.Get().(*bytes.Buffer)
-	defer entryBufs.Put(buf)
 	if err := packEntryBytes(buf, kind, body, (p.deflateAll && kind == "blob") || holdsSecret(body, p.secrets)); err != nil {
+		entryBufs.Put(buf)
 		return "", err
 	}
-	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes())); err != nil {
+	if err := p.putEntry(oid, buf.Bytes(), crc32.ChecksumIEEE(buf.Bytes()), buf.Cap(), func() { entryBufs.Put(buf) }); err != nil {
 		return "", err
 	}
 	return hexOf(oid), nil
 }
 
 // putEntry appends the encoded entry ent of the object oid, whose CRC-32
-// is crc, unless the pack holds it already.
-func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32) error {
+// is crc, unless the pack holds it already; release is called once ent
+// (from a buffer of held bytes) is written or not needed (a planned
+// pack's writer writes it later: packpipe.go).
+func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, held int, release func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.err == nil && p.pipe != nil {
+		p.err = p.pipe.failed()
+	}
 	if p.err != nil {
+		release()
 		return p.err
 	}
 	if p.seen[oid] { // put by another hasher meanwhile
+		release()
 		return nil
 	}
-	if err := p.write(ent); err != nil {
+	var err error
+	if p.pipe != nil {
+		err = p.pipe.send(ent, held, release) // in offset order: under p.mu
+	} else {
+		err = p.write(ent)
+		release()
+	}
+	if err != nil {
 		p.err = err
 		return err
 	}
@@ -230,6 +250,9 @@ func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) er
 
 // abort removes the unfinished pack.
 func (p *packWriter) abort() {
+	if p.pipe != nil {
+		p.pipe.abort()
+	}
 	p.f.Close()
 	os.Remove(p.f.Name())
 }
