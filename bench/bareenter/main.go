@@ -6,22 +6,34 @@
 // through Bubble Tea, a command, and the request.
 //
 // It reads OPENAI_BASE_URL, OPENAI_API_KEY and AGENT_MODEL, as the agent
-// does. cmd/agent's BenchmarkEnterVsBare runs it and the chat in tmux,
+// does. With BAREENTER_BODY naming a file, it is the floor of a resumed
+// chat instead: the file is a whole request body, read at start, in which
+// BodyText stands for what is typed; on Enter it POSTs that body with the
+// typed text (escaped as JSON) in its place — a program that had the
+// history's request ready before the first key, and has only the new
+// message to put in. cmd/agent's BenchmarkEnterVsBare runs it and the chat in tmux,
 // interleaved, and times each from `tmux send-keys Enter` until the
 // server has read the request's body.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/sashabaranov/go-openai"
 )
+
+// BodyText is where, in BAREENTER_BODY's body, the typed text goes.
+const BodyText = "BAREENTER_TEXT"
 
 // Ready is drawn once the program takes keys; the benchmark waits for it.
 const Ready = "bare enter ready"
@@ -35,6 +47,8 @@ type model struct {
 	client *openai.Client
 	input  string
 	answer string
+	// head and tail: BAREENTER_BODY's body around BodyText (nil: off).
+	head, tail []byte
 }
 
 func (model) Init() tea.Cmd { return nil }
@@ -67,6 +81,9 @@ func (m model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // send streams the answer to text in a command, off the event loop.
 func (m model) send(text string) tea.Cmd {
+	if m.head != nil {
+		return m.sendBody(text)
+	}
 	return func() tea.Msg {
 		stream, err := m.client.CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
 			Model:    os.Getenv("AGENT_MODEL"),
@@ -99,10 +116,58 @@ func (m model) View() tea.View {
 	return v
 }
 
+// sendBody POSTs the prepared body with text in its place and reads the
+// streamed answer's content.
+func (m model) sendBody(text string) tea.Cmd {
+	return func() tea.Msg {
+		quoted, _ := json.Marshal(text)
+		quoted = quoted[1 : len(quoted)-1]
+		// The prepared bytes as they are, not copied into one body.
+		body := io.MultiReader(bytes.NewReader(m.head), bytes.NewReader(quoted), bytes.NewReader(m.tail))
+		req, err := http.NewRequest(http.MethodPost, os.Getenv("OPENAI_BASE_URL")+"/chat/completions", body)
+		if err != nil {
+			return answerMsg{err: err}
+		}
+		req.ContentLength = int64(len(m.head) + len(quoted) + len(m.tail))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+os.Getenv("OPENAI_API_KEY"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return answerMsg{err: err}
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok || data == "[DONE]" {
+				continue
+			}
+			var chunk openai.ChatCompletionStreamResponse
+			if json.Unmarshal([]byte(data), &chunk) == nil {
+				for _, c := range chunk.Choices {
+					b.WriteString(c.Delta.Content)
+				}
+			}
+		}
+		return answerMsg{text: b.String(), err: sc.Err()}
+	}
+}
+
 func main() {
 	cfg := openai.DefaultConfig(os.Getenv("OPENAI_API_KEY"))
 	cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	if _, err := tea.NewProgram(model{client: openai.NewClientWithConfig(cfg)}).Run(); err != nil {
+	m := model{client: openai.NewClientWithConfig(cfg)}
+	if path := os.Getenv("BAREENTER_BODY"); path != "" {
+		body, err := os.ReadFile(path)
+		head, tail, ok := bytes.Cut(body, []byte(BodyText))
+		if err != nil || !ok {
+			fmt.Fprintln(os.Stderr, "bareenter: BAREENTER_BODY: no", BodyText, "in it:", err)
+			os.Exit(1)
+		}
+		m.head, m.tail = head, tail
+	}
+	if _, err := tea.NewProgram(m).Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bareenter:", err)
 		os.Exit(1)
 	}

@@ -89,15 +89,21 @@ func readBody(r *http.Request) []byte {
 
 // wait returns when the request carrying marker arrived.
 func (s *arrivalServer) wait(b *testing.B, marker string) time.Time {
+	return s.waitArrival(b, marker).at
+}
+
+// waitArrival returns the request carrying marker once it arrived.
+func (s *arrivalServer) waitArrival(b *testing.B, marker string) arrival {
 	deadline := time.After(20 * time.Second)
 	for {
 		select {
 		case a := <-s.arrived:
 			if strings.Contains(a.body, marker) {
-				return a.at
+				return a
 			}
 		case <-deadline:
 			b.Fatalf("no request with %q", marker)
+			return arrival{}
 		}
 	}
 }
@@ -157,14 +163,20 @@ const resumeReadPause = time.Second
 // `tmux send-keys Enter` until the request carrying it was read by srv;
 // then it waits for the answer to it on screen.
 func (p *benchPane) turn(srv *arrivalServer, text string) time.Duration {
+	d, _ := p.turnBody(srv, text)
+	return d
+}
+
+// turnBody is turn, also returning the request's body.
+func (p *benchPane) turnBody(srv *arrivalServer, text string) (time.Duration, string) {
 	p.tmux("send-keys", "-t", "main", "-l", text)
 	p.waitText(text)
 	time.Sleep(enterTypingPause)
 	start := time.Now()
 	p.tmux("send-keys", "-t", "main", "Enter")
-	d := srv.wait(p.b, text).Sub(start)
+	a := srv.waitArrival(p.b, text)
 	p.waitText("reply to " + text)
-	return d
+	return a.at.Sub(start), a.body
 }
 
 // BenchmarkEnterVsBare times Enter → request through the terminal: the
@@ -174,8 +186,12 @@ func (p *benchPane) turn(srv *arrivalServer, text string) time.Duration {
 // the first message of a new chat (a new program each pair); LaterTurn a
 // message after three in the same chat; Resumed10k the first message
 // after resuming a session of 10,000 parts, typed after resumeReadPause
-// (a new program each pair). It
-// reports each median and their ratio (target ≤ 1.25). With
+// (a new program each pair), against the floor of a resumed chat: the
+// bare program sending the same request body (bareenter's
+// BAREENTER_BODY: the body of an untimed resumed turn of the agent, made
+// ready before the first key, the typed text put in on Enter) — the few
+// bytes of a first message are reported beside it as small-bare-ms and
+// small-ratio. It reports each median and their ratio (target ≤ 1.25). With
 // AGENT_BENCH_BASELINE naming another agent binary, that one's turns run
 // in the same rounds too (each kind; LaterTurn in a third pane), reported
 // as baseline-ms. It needs tmux.
@@ -282,20 +298,43 @@ func BenchmarkEnterVsBare(b *testing.B) {
 				b.Fatalf("copy the session for the baseline: %v: %s", err, out)
 			}
 		}
-		var bt, at, base []time.Duration
+		// The floor sends what the agent sends: one untimed resumed turn's
+		// body, its text made BodyText.
+		bodyFile := filepath.Join(root, "resumed-body.json")
+		{
+			p := startPane(b, work, agentEnv(data), agentBin, "--session", id)
+			p.waitText("Message the agent")
+			time.Sleep(resumeReadPause)
+			text := marker()
+			_, body := p.turnBody(srv, text)
+			p.kill()
+			if err := os.WriteFile(bodyFile, []byte(strings.Replace(body, text, "BAREENTER_TEXT", 1)), 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+		fullBare := func() time.Duration {
+			p := startPane(b, work, append(slices.Clone(base), "BAREENTER_BODY="+bodyFile), bare)
+			defer p.kill()
+			p.waitText("bare enter ready")
+			return p.turn(srv, marker())
+		}
+		var bt, bf, at, base []time.Duration
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
-				bt = append(bt, firstBare())
+				bf = append(bf, fullBare())
 				at = append(at, firstAgent(data, "--session", id))
 			} else {
 				at = append(at, firstAgent(data, "--session", id))
-				bt = append(bt, firstBare())
+				bf = append(bf, fullBare())
 			}
+			bt = append(bt, firstBare())
 			if baseline != "" {
 				base = append(base, firstAgentWith(baseline, data+"-baseline", "--session", id))
 			}
 		}
-		reportVsBare(b, bt, at)
+		reportVsBare(b, bf, at)
+		b.ReportMetric(float64(median(bt).Microseconds())/1000, "small-bare-ms")
+		b.ReportMetric(float64(median(at))/float64(median(bt)), "small-ratio")
 		reportBaseline(b, base)
 	})
 }
