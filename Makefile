@@ -90,6 +90,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzGrepPrefilter$$' -fuzztime $${FUZZTIME:-1m} ./internal/tools
 	$(GO) test -run '^$$' -fuzz '^FuzzReadMessage$$' -fuzztime $${FUZZTIME:-1m} ./internal/lsp
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenWindow$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzPackHistory$$' -fuzztime $${FUZZTIME:-1m} ./internal/loop
+	$(GO) test -run '^$$' -fuzz '^FuzzAdler32UpdateIsHashAdler32$$' -fuzztime $${FUZZTIME:-1m} ./internal/snapshot
 	$(GO) test -run '^$$' -fuzz '^FuzzStateDecodesAsEncodingJSON$$' -fuzztime $${FUZZTIME:-1m} ./internal/storage
 	$(GO) test -run '^$$' -fuzz '^FuzzPiecesKeepTheText$$' -fuzztime $${FUZZTIME:-1m} ./internal/webfetch
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendMessageIsMarshalJSON$$' -fuzztime $${FUZZTIME:-1m} ./internal/provider
