@@ -224,23 +224,6 @@ func (e *fileEntry) frame(n int, secrets []string) {
 	e.crc = crc32.ChecksumIEEE(e.buf[e.start:e.end])
 }
 
-// putEntryHeader writes a pack entry's header (type, size) ending at
-// len(b) and returns its length.
-func putEntryHeader(b []byte, typ byte, size uint64) int {
-	var hdr [10]byte
-	hdr[0] = typ<<4 | byte(size&15)
-	size >>= 4
-	k := 1
-	for size > 0 {
-		hdr[k-1] |= 0x80
-		hdr[k] = byte(size & 0x7f)
-		size >>= 7
-		k++
-	}
-	copy(b[len(b)-k:], hdr[:k])
-	return k
-}
-
 // holdsSecret reports whether the body, in its blocks, holds one of
 // secrets, within a block or across two.
 func (e *fileEntry) holdsSecret(n, blocks int, secrets []string) bool {

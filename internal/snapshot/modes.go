@@ -123,14 +123,19 @@ func oddPerm(work, path string) uint32 {
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}
-	p, want := unixPerm(fi), uint32(0o644)
-	if p&0o100 != 0 {
-		want = 0o755
-	}
-	if p != want {
+	if p := unixPerm(fi); !gitPerm(p) {
 		return p
 	}
 	return 0
+}
+
+// gitPerm reports whether perm (a regular file's 07777 bits) is git's
+// canonical one for the owner's x bit: 0644 or 0755.
+func gitPerm(perm uint32) bool {
+	if perm&0o100 != 0 {
+		return perm == 0o755
+	}
+	return perm == 0o644
 }
 
 // setMode records perm (oddPerm's) for path in m, or forgets path at 0.

@@ -203,18 +203,9 @@ var entryBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) error {
 	buf.Reset()
 	buf.Grow(len(body) + len(body)/65535*5 + 32)
-	var hdr [16]byte
-	size := uint64(len(body))
-	hdr[0] = packTypes[kind]<<4 | byte(size&15)
-	size >>= 4
-	n := 1
-	for size > 0 {
-		hdr[n-1] |= 0x80
-		hdr[n] = byte(size & 0x7f)
-		size >>= 7
-		n++
-	}
-	buf.Write(hdr[:n])
+	var hdr [10]byte
+	n := putEntryHeader(hdr[:], packTypes[kind], uint64(len(body)))
+	buf.Write(hdr[len(hdr)-n:])
 	if secret {
 		zw := packDeflate.Get().(*zlib.Writer)
 		zw.Reset(buf)
@@ -246,6 +237,23 @@ func packEntryBytes(buf *bytes.Buffer, kind string, body []byte, secret bool) er
 	binary.BigEndian.PutUint32(sum[:], adler32Update(1, body)) // adler.go
 	buf.Write(sum[:])
 	return nil
+}
+
+// putEntryHeader writes a pack entry's header (type, size) ending at
+// len(b) and returns its length.
+func putEntryHeader(b []byte, typ byte, size uint64) int {
+	var hdr [10]byte
+	hdr[0] = typ<<4 | byte(size&15)
+	size >>= 4
+	k := 1
+	for size > 0 {
+		hdr[k-1] |= 0x80
+		hdr[k] = byte(size & 0x7f)
+		size >>= 7
+		k++
+	}
+	copy(b[len(b)-k:], hdr[:k])
+	return k
 }
 
 // abort removes the unfinished pack.

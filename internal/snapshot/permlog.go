@@ -19,11 +19,8 @@ type permLog struct {
 // note records the bits of mode (a regular file's) for p when they are
 // not git's canonical ones.
 func (l *permLog) note(p string, mode uint32) {
-	perm, want := mode&0o7777, uint32(0o644)
-	if perm&0o100 != 0 {
-		want = 0o755
-	}
-	if perm == want {
+	perm := mode & 0o7777
+	if gitPerm(perm) { // modes.go
 		return
 	}
 	l.mu.Lock()

@@ -626,6 +626,17 @@ func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wa
 		seedPassHook()
 	}
 	var trees [][]byte
+	// treesStored is wait's answer once storeTrees returned err: on an
+	// error the seed is undone (the next snapshot seeds again).
+	treesStored := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		os.Remove(s.git.IndexFile)
+		os.Remove(s.borrowFile())
+		s.git.Borrow = ""
+		return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
+	}
 	// writeSeed writes the store's index from the kept entries (the
 	// second pass), handing each to feed too when there is one.
 	writeSeed := func(feed *seedFeed) error {
@@ -682,13 +693,7 @@ func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wa
 		}()
 		return feed, sync.OnceValue(func() error {
 			feed.drain()
-			if err := <-stored; err != nil {
-				os.Remove(s.git.IndexFile) // the next snapshot seeds again
-				os.Remove(s.borrowFile())
-				s.git.Borrow = ""
-				return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
-			}
-			return nil
+			return treesStored(<-stored)
 		})
 	}
 	if err := writeSeed(nil); err != nil {
@@ -718,15 +723,7 @@ func (s *Store) seedIndex(ctx context.Context, walking bool) (feed *seedFeed, wa
 	// depend on the user's repository keeping them.
 	done := make(chan error, 1)
 	go func() { done <- storeTrees(s.git.GitDir, s.fast.secrets, trees) }()
-	return nil, sync.OnceValue(func() error {
-		if err := <-done; err != nil {
-			os.Remove(s.git.IndexFile) // the next snapshot seeds again
-			os.Remove(s.borrowFile())
-			s.git.Borrow = ""
-			return fmt.Errorf("snapshot %s: copying the repository's trees: %w", s.workTree, err)
-		}
-		return nil
-	})
+	return nil, sync.OnceValue(func() error { return treesStored(<-done) })
 }
 
 // borrowFile names the object directory the store borrows from. It is not

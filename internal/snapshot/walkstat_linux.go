@@ -23,12 +23,7 @@ func fileChanged(d int, dir, name string, e *indexEntry, idxMtime [2]uint32, mod
 		if mode != 0o100644 && mode != 0o100755 {
 			return true
 		}
-		perm := st.Mode & 0o7777
-		want := uint32(0o644)
-		if perm&0o100 != 0 {
-			want = 0o755
-		}
-		if perm != want {
+		if perm := st.Mode & 0o7777; !gitPerm(perm) {
 			modes[path] = perm
 		}
 		if (mode^st.Mode)&0o100 != 0 {
