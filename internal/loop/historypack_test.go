@@ -70,14 +70,7 @@ func checkPacked(t *testing.T, h []message.Entry) {
 // TestPackHistoryKeepsEveryValue packs the request cache's and the open
 // window's fuzzed histories: the same values, every state its own.
 func TestPackHistoryKeepsEveryValue(t *testing.T) {
-	seeds := [][]byte{
-		{0, 2, 3, 4, 5, 0, 2, 4, 0},
-		{0, 2, 4, 7, 8, 0, 2, 13, 22, 0, 10, 2, 5, 5, 4},
-		{2, 4, 4, 4, 8, 2, 6, 1, 0, 2, 4, 5, 15, 8, 1, 2, 3},
-		{0, 2, 3, 4, 7, 8, 0, 2, 3, 5, 0, 2, 4, 16, 8, 0, 2, 3, 4, 0, 2, 3, 25, 8, 9, 2, 4, 3},
-		{},
-	}
-	for i, data := range seeds {
+	for i, data := range historySeeds {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			checkPacked(t, windowHistoryFrom(data))
 			checkPacked(t, cacheHistoryFrom(data))

@@ -120,19 +120,22 @@ func checkOpenWindow(t *testing.T, history []message.Entry) (windowLen, wholeLen
 	return len(window), len(whole)
 }
 
+// historySeeds are the fuzzed histories (windowHistoryFrom,
+// cacheHistoryFrom) the open-window and packing oracles run over.
+var historySeeds = [][]byte{
+	{0, 2, 3, 4, 5, 0, 2, 4, 0},
+	{0, 2, 4, 7, 8, 0, 2, 13, 22, 0, 10, 2, 5, 5, 4},
+	{2, 4, 4, 4, 8, 2, 6, 1, 0, 2, 4, 5, 15, 8, 1, 2, 3},
+	{0, 2, 3, 4, 7, 8, 0, 2, 3, 5, 0, 2, 4, 16, 8, 0, 2, 3, 4, 0, 2, 3, 25, 8, 9, 2, 4, 3},
+	{},
+}
+
 // TestOpenWindowSendsWhatTheWholeHistorySends is the oracle of "open
 // what you send": over the request cache's fuzzed sessions and stored
 // sessions with several compactions, the request an opened session sends
 // next is byte for byte what the whole history sends.
 func TestOpenWindowSendsWhatTheWholeHistorySends(t *testing.T) {
-	seeds := [][]byte{
-		{0, 2, 3, 4, 5, 0, 2, 4, 0},
-		{0, 2, 4, 7, 8, 0, 2, 13, 22, 0, 10, 2, 5, 5, 4},
-		{2, 4, 4, 4, 8, 2, 6, 1, 0, 2, 4, 5, 15, 8, 1, 2, 3},
-		{0, 2, 3, 4, 7, 8, 0, 2, 3, 5, 0, 2, 4, 16, 8, 0, 2, 3, 4, 0, 2, 3, 25, 8, 9, 2, 4, 3},
-		{},
-	}
-	for i, data := range seeds {
+	for i, data := range historySeeds {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			window, whole := checkOpenWindow(t, windowHistoryFrom(data))
 			t.Logf("window %d of %d entries", window, whole)

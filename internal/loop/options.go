@@ -112,9 +112,9 @@ type Options struct {
 	AskFrom string
 	// RowOnFirstMessage defers a new session's row and lease to its first
 	// message, written with them in one transaction (a headless run's
-	// start: one write before its first request). Until then the session
-	// lives in memory only (Stored reports false); a run that ends before
-	// sending anything leaves no empty session behind.
+	// start: one write, beside its first request: usercommit.go). Until
+	// then the session lives in memory only (Stored reports false); a run
+	// that ends before sending anything leaves no empty session behind.
 	RowOnFirstMessage bool
 	// StartupTrace, if set, is told when each start-up phase of the
 	// session ends (startuptrace.go); nil traces nothing.

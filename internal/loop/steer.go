@@ -66,9 +66,10 @@ func (r *Runner) SendKind(ctx context.Context, text string, kind message.QueueKi
 		return false, err
 	}
 	// The turn starts while the message is written (usercommit.go); a
-	// write that fails is this send's error, and the turn's.
+	// write that fails is this send's error, and the turn's (the turn's
+	// alone when ctx ends before the request goes out).
 	r.turns.startWith(c)
-	return false, c.waitBegun()
+	return false, c.waitSent(ctx)
 }
 
 // Steer queues text to steer the running turn, only if one runs: it

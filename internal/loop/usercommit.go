@@ -17,7 +17,8 @@ package loop
 // whatever the turn writes waits for that commit first (awaitUserCommit:
 // the step's assistant message, the status part, a compaction, a
 // synthetic message, the logged events, the records after the turn). A
-// write that fails is returned by SendKind as before, and the turn stops
+// write that fails is returned by SendKind as before (unless SendKind's
+// ctx ended before the request went out: waitSent), and the turn stops
 // at its first write with that error, its message taken out of the
 // history. A process killed after the request went out and before the
 // commit loses that message (its request may have reached the model; no
@@ -75,6 +76,27 @@ func (c *userCommit) waitBegun() error {
 	}
 	<-c.done
 	return c.err
+}
+
+// waitSent is waitBegun for the send that started the turn: it returns
+// nil once ctx ends with the write not done (the request has not gone
+// out), so that its caller can cancel the turn; the turn reports the
+// write's error then.
+func (c *userCommit) waitSent(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		select {
+		case <-c.done:
+			return c.err
+		default:
+			return nil
+		}
+	}
 }
 
 type userCommitKey struct{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxloop/agent/internal/config"
 	"github.com/ctxloop/agent/internal/message"
+	"github.com/ctxloop/agent/internal/provider"
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
@@ -118,5 +119,53 @@ func TestUserMessageWriteFailureStopsTheTurn(t *testing.T) {
 	}
 	if ev := h.eventsOf(message.EventMessageUpdated); len(ev) != 0 {
 		t.Errorf("%d message events, want none", len(ev))
+	}
+}
+
+// hungConnect is a provider whose request never goes out (a connect that
+// hangs): Stream returns only when the turn is cancelled, and never calls
+// Request.Sent.
+type hungConnect struct{}
+
+func (hungConnect) Stream(ctx context.Context, _ provider.Request) (provider.Stream, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A send whose ctx ends while the request has not gone out returns: its
+// caller (`agent run` on Ctrl-C, SIGTERM) goes on to cancel the turn,
+// which a send waiting for the request's Sent would keep it from doing
+// until the connect gave up. The message is still stored once the turn
+// ends.
+func TestSendReturnsWhenItsContextEndsBeforeTheRequestGoesOut(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Provider = hungConnect{} })
+	ctx, cancel := context.WithCancel(context.Background())
+	sent := make(chan error, 1)
+	go func() {
+		_, err := h.r.Send(ctx, "hi")
+		sent <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		_, _ = h.r.Cancel(context.Background()) // let the test end
+		<-sent
+		t.Fatal("Send kept waiting for a request that never went out after its context ended")
+	}
+	if _, err := h.r.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	h.r.Wait(wctx)
+	hist, err := h.store.LoadHistory(context.Background(), h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) == 0 || hist[0].Message.Role != message.RoleUser || hist[0].Parts[0].Text != "hi" {
+		t.Fatalf("stored history of %d entries, want the user message first", len(hist))
 	}
 }

@@ -48,8 +48,8 @@ func (s *Store) AddUserMessage(ctx context.Context, m *message.Message, parts []
 // CreateSessionWithMessage is CreateSessionLeased and AddUserMessage in
 // one transaction: a new session whose row waited for its first message
 // (a headless run) is created, leased, titled and given that message in
-// one write before its first request. It returns the session as stored
-// and the lease.
+// one write (the loop makes it beside its first request). It returns the
+// session as stored and the lease.
 func (s *Store) CreateSessionWithMessage(ctx context.Context, sess *message.Session, m *message.Message,
 	parts []*message.Part, title string) (*message.Session, *Lease, error) {
 	if err := s.writable("create session"); err != nil {
