@@ -10,7 +10,9 @@ package loop
 // The write starts once the request's body is on the wire
 // (provider.Request.Sent), or as soon as anything waits for it to be
 // done: on two cores, SQLite's work beside the request's would delay the
-// request it is moved out of the way of.
+// request it is moved out of the way of. It starts at the latest
+// commitLatest after Enter, so that a request that cannot go out (a
+// connect that hangs) does not keep the message off the screen.
 //
 // The order in the database and of the events stays what it was: the
 // user message's events are emitted when its write has committed, and
@@ -27,6 +29,7 @@ package loop
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/ctxloop/agent/internal/context/tokens"
 	"github.com/ctxloop/agent/internal/message"
@@ -41,13 +44,24 @@ type userCommit struct {
 	err   error
 }
 
-// startCommit runs write on a goroutine once begin is called; wait says
-// how it went.
+// commitLatest is the longest the write waits for its request's Sent: a
+// request normally goes out within a few milliseconds of Enter, but a
+// connect that hangs (an address that never answers: up to the dial's
+// timeout) must not keep the message off the screen and out of the store.
+const commitLatest = 30 * time.Millisecond
+
+// startCommit runs write on a goroutine once begin is called, or
+// commitLatest after it is made; wait says how it went.
 func startCommit(id string, write func() error) *userCommit {
 	c := &userCommit{id: id, start: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		<-c.start
+		latest := time.NewTimer(commitLatest)
+		select {
+		case <-c.start:
+		case <-latest.C:
+		}
+		latest.Stop()
 		c.err = write()
 	}()
 	return c

@@ -169,3 +169,40 @@ func TestSendReturnsWhenItsContextEndsBeforeTheRequestGoesOut(t *testing.T) {
 		t.Fatalf("stored history of %d entries, want the user message first", len(hist))
 	}
 }
+
+// A request whose connect hangs does not keep its user message off the
+// screen and out of the store: the write waits for the request's Sent at
+// most commitLatest, then commits (and its events go out) while the
+// request still hangs.
+func TestUserMessageIsStoredWhileItsRequestHangs(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, func(o *Options, _ *config.Config) { o.Provider = hungConnect{} })
+	sent := make(chan error, 1)
+	go func() {
+		_, err := h.r.Send(context.Background(), "hi")
+		sent <- err
+	}()
+	select {
+	case err := <-sent:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		_, _ = h.r.Cancel(context.Background())
+		<-sent
+		t.Fatal("the user message was not written while its request hung")
+	}
+	hist, err := h.store.LoadHistory(context.Background(), h.r.Session().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) == 0 || hist[0].Message.Role != message.RoleUser || hist[0].Parts[0].Text != "hi" {
+		t.Fatalf("stored history of %d entries while the request hangs, want the user message", len(hist))
+	}
+	if _, err := h.r.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	h.r.Wait(wctx)
+}
