@@ -19,6 +19,8 @@ package tui
 //     on Enter as before. Ready, it is taken in Update, and the message is
 //     sent by the same command round; still opening, Enter's open waits
 //     for it.
+//   - Once open, it is warmed as the first key warms an open session
+//     (loop.Runner.PrefetchEnvironment: the request's shell encoded).
 
 import (
 	tea "charm.land/bubbletea/v2"
@@ -49,6 +51,9 @@ func startEarlyOpen(m *Model) {
 	p.early = e
 	go func() {
 		e.msg = open()
+		if r := e.msg.runner; r != nil {
+			r.PrefetchEnvironment() // what the first key does for an open session: the request's shell encoded (loop/shellwarm.go)
+		}
 		close(e.done)
 	}()
 }
