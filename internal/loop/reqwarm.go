@@ -40,6 +40,7 @@ type requestWarmer struct {
 // unless a warming runs, the loop is busy or the history is short. It
 // returns at once.
 func (sp *stepper) warmRequestCache() {
+	sp.warmShell() // shellwarm.go
 	sp.withSession(func(busy bool, history []message.Entry, _ []string) {
 		if sp.warm.active || busy || len(history) < warmFrom {
 			return

@@ -344,6 +344,7 @@ func (m *Model) afterUpdate() []tea.Cmd {
 	cmds = append(cmds, m.opt.notify.observe(m.busy))
 	cmds = append(cmds, m.custom.popupScan(m.opt.Commands, m.editor.value()))                  // custom.go
 	m.prefetch.start(m.editor.empty(), m.runner, m.fresh, m.opt.Loop.Dir, m.opt.Loop.Provider) // prefetch.go
+	startEarlyOpen(m)                                                                          // earlyopen.go
 	m.rc.size(m.width, &m.renderWidth)
 	cmds = append(cmds, m.printSettled())
 	m.layout()

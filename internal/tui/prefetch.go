@@ -19,6 +19,7 @@ import (
 type envPrefetch struct {
 	typing  bool                     // the editor holds text
 	pending *loop.PendingEnvironment // gathered for a new chat's first session
+	early   *earlyOpen               // its session, opened ahead (earlyopen.go)
 }
 
 // start starts the gathering on the editor's first character (empty: the

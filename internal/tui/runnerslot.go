@@ -49,6 +49,18 @@ func (s *runnerSlot) swap(r *loop.Runner) *loop.Runner {
 	return old
 }
 
+// fill stores r as the open runner if there is none, and reports
+// whether it did.
+func (s *runnerSlot) fill(r *loop.Runner) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r != nil && s.r != r {
+		return false
+	}
+	s.r = r
+	return true
+}
+
 // close marks the chat closed, waits for opens under way and returns the
 // runner left open.
 func (s *runnerSlot) close() *loop.Runner {

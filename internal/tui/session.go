@@ -29,6 +29,23 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	m.hooks = hookNotes{}
 	m.fresh = false
 	m.openErr = nil
+	open := opener(m, sessionID, gen, old, false)
+	if sessionID == "" && old == nil {
+		open = m.prefetch.takeEarly(gen, m.opt.Loop.Config, m.slot, open) // earlyopen.go
+	}
+	return func() tea.Msg {
+		if msg := open(); msg.err != errChatClosed {
+			return msg
+		}
+		return nil
+	}
+}
+
+// opener is what opens a runner for sessionID as generation gen, with
+// the chat's options as they are now; it registers the runner in the
+// chat's slot, closing old (nil: none) first; early (earlyopen.go) takes
+// an empty slot only. It runs off Update.
+func opener(m *Model, sessionID string, gen int, old *loop.Runner, early bool) func() openedMsg {
 	opts := m.opt.Loop
 	opts.Observer = m.box.observer(gen)
 	opts.Doom = doomAsker{box: m.box, gen: gen}
@@ -41,9 +58,9 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		opts.RowOnFirstMessage = true
 	}
 	slot, store, inline := m.slot, m.store, m.inline
-	return func() tea.Msg {
+	return func() openedMsg {
 		if !slot.begin() {
-			return nil // the chat closed first
+			return openedMsg{gen: gen, err: errChatClosed} // the chat closed first
 		}
 		defer slot.end()
 		if old != nil && slot.take(old) {
@@ -57,6 +74,10 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 		r, err := loop.Open(context.Background(), opts, sessionID)
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
+		}
+		if early && !slot.fill(r) {
+			_ = r.Close() // an open begun since holds the slot
+			return openedMsg{gen: gen, err: errChatClosed}
 		}
 		if prev := slot.swap(r); prev != nil && prev != r {
 			// A runner whose close (/new, a switch) had not run yet when

@@ -111,7 +111,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 	}
 	switch {
 	case m.runner == nil && m.fresh:
-		return tea.Batch(m.openSession(""), m.sendKind(text, kind))
+		return sendFresh(m, text, kind) // earlyopen.go
 	case m.runner == nil && !m.opening:
 		m.editor.setValue(text)
 		m.chat.notice(noticeError, "no session is open", "Start one with /new.")
