@@ -124,7 +124,7 @@ type boundaryWatch struct {
 	// memo is the warming's hashes of the messages it encoded
 	// (printmemo.go), for the first print after a resume; the print
 	// takes it.
-	memo printMemo
+	memo *printMemo
 }
 
 // verdict is a prepared request's relation to the last one.
@@ -252,8 +252,8 @@ func breakReason(last, next *requestPrint, announced string) string {
 // the way from Enter to the request).
 //
 // memo, if not nil, has the hashes of encodings made before (the
-// warming's: printmemo.go), by their first byte's address.
-func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo printMemo) *requestPrint {
+// warming's: printmemo.go), in the order they were made.
+func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo *printMemo) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
 	var lastTools *toolsPrint
 	if last != nil {
@@ -262,6 +262,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	p.tools = toolsPrintOf(req.Tools, lastTools)
 	var sys maphash.Hash
 	sys.SetSeed(printSeed)
+	cur := memoCursor{m: memo}
 	for i, m := range req.Messages {
 		var b []byte
 		if i < len(req.Encoded) {
@@ -273,7 +274,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 		p.enc[i] = b
 		if last != nil && i < len(last.enc) && sameBytes(last.enc[i], b) {
 			p.msgs[i] = last.msgs[i]
-		} else if h, ok := memo.of(b); ok {
+		} else if h, ok := cur.of(b); ok {
 			p.msgs[i] = h
 		} else {
 			p.msgs[i] = printOf(b)
