@@ -286,17 +286,26 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	p.system = sys.Sum64()
 	p.pins = printOf([]byte(pins)).hash
 	p.todo = printOf([]byte(todoSent(history))).hash
-	for _, e := range history {
+	p.summary, p.compacted = summaryAndCompacted(history)
+	return p
+}
+
+// summaryAndCompacted is the newest summary's message id in history and
+// the count of its tool outputs cleared. It walks the entries and parts
+// in place: a copy of each (the range's) cost more than the walk.
+func summaryAndCompacted(history []message.Entry) (summary string, compacted int) {
+	for i := range history {
+		e := &history[i]
 		if e.Message.Summary {
-			p.summary = e.Message.ID
+			summary = e.Message.ID
 		}
-		for _, part := range e.Parts {
-			if part.Tool != nil && !part.Tool.CompactedAt.IsZero() {
-				p.compacted++
+		for j := range e.Parts {
+			if t := e.Parts[j].Tool; t != nil && !t.CompactedAt.IsZero() {
+				compacted++
 			}
 		}
 	}
-	return p
+	return summary, compacted
 }
 
 // cacheReads reports whether the provider reported reading input from its

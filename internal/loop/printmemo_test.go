@@ -121,3 +121,41 @@ func TestPrintMemoCursorFollowsTheRequest(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFirstPrint10k is the first request's print after a resume of
+// 10,000 parts with the warming's memo (settleRequest's share of Enter →
+// request): found by the cursor (the memo in the request's order), and by
+// address alone (the memo reversed: what each message cost before the
+// cursor).
+func BenchmarkFirstPrint10k(b *testing.B) {
+	h := newHarness(b)
+	h.r.state.history = longHistory(b, h, 2000)
+	sp := h.r.stepper
+	conv := sp.prepare()
+	req := sp.finishRequest(context.Background(), conv)
+	pins, _ := sp.pinsNow()
+	hist := sp.history()
+	reversed := slices.Clone(conv.enc)
+	slices.Reverse(reversed)
+	for name, memo := range map[string]*printMemo{"cursor": memoOf(conv.enc), "addresses": memoOf(reversed)} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				printRequest(req, conv.systems, pins, hist, nil, memo)
+			}
+		})
+	}
+}
+
+// The print's walk for the newest summary and the cleared outputs counts
+// them all, hidden before a summary or not.
+func TestSummaryAndCompactedCountsTheWholeHistory(t *testing.T) {
+	h := newHarness(t)
+	hist := longHistory(t, h, 50) // the outputs of the oldest 10 turns cleared
+	hist[20].Message.Summary = true
+	hist[40].Message.Summary = true
+	summary, compacted := summaryAndCompacted(hist)
+	if summary != hist[40].Message.ID || compacted != 10 {
+		t.Fatalf("summary %q, compacted %d; want %q, 10", summary, compacted, hist[40].Message.ID)
+	}
+}
