@@ -245,7 +245,8 @@ func breakReason(last, next *requestPrint, announced string) string {
 }
 
 // printRequest makes req's print; systems is the count of its system
-// messages, pins the pins text, history what it was made from.
+// messages, pins the pins text, todo its todo message (todoSent),
+// history what it was made from.
 // last, if not nil, is the last request's print: a message encoded as the
 // same bytes (the same slice) keeps its hash, so a step hashes only what
 // the request cache encoded anew, not the whole history (the print is on
@@ -253,7 +254,7 @@ func breakReason(last, next *requestPrint, announced string) string {
 //
 // memo, if not nil, has the hashes of encodings made before (the
 // warming's: printmemo.go), in the order they were made.
-func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo *printMemo) *requestPrint {
+func printRequest(req provider.Request, systems int, pins, todo string, history []message.Entry, last *requestPrint, memo *printMemo) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
 	var lastTools *toolsPrint
 	if last != nil {
@@ -285,7 +286,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	}
 	p.system = sys.Sum64()
 	p.pins = printOf([]byte(pins)).hash
-	p.todo = printOf([]byte(todoSent(history))).hash
+	p.todo = printOf([]byte(todo)).hash
 	p.summary, p.compacted = summaryAndCompacted(history)
 	return p
 }
@@ -341,19 +342,21 @@ func sameBytes(a, b []byte) bool {
 // settleRequest judges the step's prepared request against the last one
 // sent. At a boundary (a break, or a change announced) the tools found
 // since the last one join the tools array, and req's tools are made
-// again. It returns the verdict; record logs it once the request goes.
-func (sp *stepper) settleRequest(req *provider.Request, systems int) verdict {
+// again. conv is what req was made of (finishRequest). It returns the
+// verdict; record logs it once the request goes.
+func (sp *stepper) settleRequest(req *provider.Request, conv *conversation) verdict {
+	systems := conv.systems
 	pins, _ := sp.pinsNow()
 	history := sp.history()
 	announced := sp.bounds.takeAnnounced()
 	memo := sp.bounds.takeMemo()
-	v := sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
+	v := sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
 	if (v.broken || announced != "") && sp.tt.join() {
 		sp.refreshTools()
 		if len(req.Tools) > 0 {
 			req.Tools = sp.offered().OpenAITools()
 		}
-		v = sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
+		v = sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
 		if !v.broken { // only the join breaks it: the announced change is why
 			v.broken, v.at, v.reason = true, -1, announced
 		}

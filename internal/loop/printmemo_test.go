@@ -28,8 +28,8 @@ func TestPrintWithTheWarmingsMemoIsThePrintWithout(t *testing.T) {
 	if memo.len() < 600 {
 		t.Fatalf("memo of %d encodings, want the history's", memo.len())
 	}
-	want := printRequest(req, conv.systems, pins, hist, nil, nil)
-	got := printRequest(req, conv.systems, pins, hist, nil, memo)
+	want := printRequest(req, conv.systems, pins, conv.todo, hist, nil, nil)
+	got := printRequest(req, conv.systems, pins, conv.todo, hist, nil, memo)
 	if !reflect.DeepEqual(got.msgs, want.msgs) || got.system != want.system || got.tools.print() != want.tools.print() {
 		t.Fatal("the print with the memo differs from the print without it")
 	}
@@ -37,7 +37,7 @@ func TestPrintWithTheWarmingsMemoIsThePrintWithout(t *testing.T) {
 	for i, v := range memo.prints {
 		wrong.prints[i] = partPrint{hash: v.hash + 1, bytes: v.bytes}
 	}
-	if bad := printRequest(req, conv.systems, pins, hist, nil, wrong); reflect.DeepEqual(bad.msgs, want.msgs) {
+	if bad := printRequest(req, conv.systems, pins, conv.todo, hist, nil, wrong); reflect.DeepEqual(bad.msgs, want.msgs) {
 		t.Error("the memo's hashes are not used")
 	}
 }
@@ -96,9 +96,9 @@ func TestPrintMemoCursorFollowsTheRequest(t *testing.T) {
 		}
 	}
 	for _, r := range []provider.Request{req, withOwn} {
-		want := printRequest(r, conv.systems, pins, hist, nil, nil)
+		want := printRequest(r, conv.systems, pins, conv.todo, hist, nil, nil)
 		for name, memo := range memos {
-			got := printRequest(r, conv.systems, pins, hist, nil, memo)
+			got := printRequest(r, conv.systems, pins, conv.todo, hist, nil, memo)
 			if !reflect.DeepEqual(got.msgs, want.msgs) || got.system != want.system {
 				t.Errorf("memo %s: the print differs from the print without a memo", name)
 			}
@@ -109,7 +109,7 @@ func TestPrintMemoCursorFollowsTheRequest(t *testing.T) {
 			m.prints[i].hash++
 		}
 		m.at = nil
-		got := printRequest(r, conv.systems, pins, hist, nil, m)
+		got := printRequest(r, conv.systems, pins, conv.todo, hist, nil, m)
 		hits := 0
 		for i := range got.msgs {
 			if got.msgs[i] != want.msgs[i] {
@@ -141,7 +141,7 @@ func BenchmarkFirstPrint10k(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				printRequest(req, conv.systems, pins, hist, nil, memo)
+				printRequest(req, conv.systems, pins, conv.todo, hist, nil, memo)
 			}
 		})
 	}
