@@ -124,7 +124,7 @@ type boundaryWatch struct {
 	// memo is the warming's hashes of the messages it encoded
 	// (printmemo.go), for the first print after a resume; the print
 	// takes it.
-	memo printMemo
+	memo *printMemo
 }
 
 // verdict is a prepared request's relation to the last one.
@@ -245,15 +245,16 @@ func breakReason(last, next *requestPrint, announced string) string {
 }
 
 // printRequest makes req's print; systems is the count of its system
-// messages, pins the pins text, history what it was made from.
+// messages, pins the pins text, todo its todo message (todoSent),
+// history what it was made from.
 // last, if not nil, is the last request's print: a message encoded as the
 // same bytes (the same slice) keeps its hash, so a step hashes only what
 // the request cache encoded anew, not the whole history (the print is on
 // the way from Enter to the request).
 //
 // memo, if not nil, has the hashes of encodings made before (the
-// warming's: printmemo.go), by their first byte's address.
-func printRequest(req provider.Request, systems int, pins string, history []message.Entry, last *requestPrint, memo printMemo) *requestPrint {
+// warming's: printmemo.go), in the order they were made.
+func printRequest(req provider.Request, systems int, pins, todo string, history []message.Entry, last *requestPrint, memo *printMemo) *requestPrint {
 	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
 	var lastTools *toolsPrint
 	if last != nil {
@@ -262,6 +263,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	p.tools = toolsPrintOf(req.Tools, lastTools)
 	var sys maphash.Hash
 	sys.SetSeed(printSeed)
+	cur := memoCursor{m: memo}
 	for i, m := range req.Messages {
 		var b []byte
 		if i < len(req.Encoded) {
@@ -273,7 +275,7 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 		p.enc[i] = b
 		if last != nil && i < len(last.enc) && sameBytes(last.enc[i], b) {
 			p.msgs[i] = last.msgs[i]
-		} else if h, ok := memo.of(b); ok {
+		} else if h, ok := cur.of(b); ok {
 			p.msgs[i] = h
 		} else {
 			p.msgs[i] = printOf(b)
@@ -284,18 +286,27 @@ func printRequest(req provider.Request, systems int, pins string, history []mess
 	}
 	p.system = sys.Sum64()
 	p.pins = printOf([]byte(pins)).hash
-	p.todo = printOf([]byte(todoSent(history))).hash
-	for _, e := range history {
+	p.todo = printOf([]byte(todo)).hash
+	p.summary, p.compacted = summaryAndCompacted(history)
+	return p
+}
+
+// summaryAndCompacted is the newest summary's message id in history and
+// the count of its tool outputs cleared. It walks the entries and parts
+// in place: a copy of each (the range's) cost more than the walk.
+func summaryAndCompacted(history []message.Entry) (summary string, compacted int) {
+	for i := range history {
+		e := &history[i]
 		if e.Message.Summary {
-			p.summary = e.Message.ID
+			summary = e.Message.ID
 		}
-		for _, part := range e.Parts {
-			if part.Tool != nil && !part.Tool.CompactedAt.IsZero() {
-				p.compacted++
+		for j := range e.Parts {
+			if t := e.Parts[j].Tool; t != nil && !t.CompactedAt.IsZero() {
+				compacted++
 			}
 		}
 	}
-	return p
+	return summary, compacted
 }
 
 // cacheReads reports whether the provider reported reading input from its
@@ -331,19 +342,21 @@ func sameBytes(a, b []byte) bool {
 // settleRequest judges the step's prepared request against the last one
 // sent. At a boundary (a break, or a change announced) the tools found
 // since the last one join the tools array, and req's tools are made
-// again. It returns the verdict; record logs it once the request goes.
-func (sp *stepper) settleRequest(req *provider.Request, systems int) verdict {
+// again. conv is what req was made of (finishRequest). It returns the
+// verdict; record logs it once the request goes.
+func (sp *stepper) settleRequest(req *provider.Request, conv *conversation) verdict {
+	systems := conv.systems
 	pins, _ := sp.pinsNow()
 	history := sp.history()
 	announced := sp.bounds.takeAnnounced()
 	memo := sp.bounds.takeMemo()
-	v := sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
+	v := sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
 	if (v.broken || announced != "") && sp.tt.join() {
 		sp.refreshTools()
 		if len(req.Tools) > 0 {
 			req.Tools = sp.offered().OpenAITools()
 		}
-		v = sp.bounds.judge(printRequest(*req, systems, pins, history, sp.bounds.lastPrint(), memo), announced)
+		v = sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
 		if !v.broken { // only the join breaks it: the announced change is why
 			v.broken, v.at, v.reason = true, -1, announced
 		}

@@ -277,6 +277,9 @@ type conversation struct {
 	repairs           int
 	summarised        bool
 	calibrated, plain int64
+	// todo is the todo message the request made of it carries (set by
+	// finishRequest, read by settleRequest's print: todo.go's walk once).
+	todo string
 	// first and n are the history it was made from (its array and its
 	// length), to tell whether that is still the history.
 	first *message.Entry

@@ -54,6 +54,7 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 		at++
 	}
 	todoText, todoTokens := todoNow(sp.history(), sp.modelPricing().est) // todo.go: after the pins
+	c.todo = todoText
 	sp.calc().SetTodo(todoTokens)
 	if todoText != "" {
 		msgs = slices.Insert(msgs, at, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: todoText})
@@ -89,7 +90,7 @@ func (sp *stepper) step(ctx context.Context, steps int, conv *conversation) (ste
 		// The request, and whether it breaks the cached prefix (then the
 		// tools found since the last boundary join it: cacheboundary.go).
 		req := sp.finishRequest(ctx, conv)
-		bound := sp.settleRequest(&req, conv.systems)
+		bound := sp.settleRequest(&req, conv)
 		// The request sends max_tokens = the model's max_output
 		// (finishRequest), or less when a spending cap pays for less;
 		// the part of its input expected from the cache is priced so.

@@ -73,6 +73,11 @@ func TestTodoListSurvivesCompaction(t *testing.T) {
 		t.Fatalf("after the compaction the request goes on %.40q, then (message %d) %q; want the list verbatim right after the summary:\n%s",
 			msgs[sys].Content, todoMessageAt(h, n), msgs[min(sys+1, len(msgs)-1)].Content, want)
 	}
+	// The request's print (cacheboundary.go) hashes the todo message the
+	// request carries (finishRequest's, not a walk of its own).
+	if p := h.r.stepper.bounds.lastPrint(); p == nil || p.todo != printOf([]byte(want)).hash {
+		t.Error("the last request's print does not hash the todo message it sent")
+	}
 	live := h.r.Reading()
 	read, _, err := StoredReading(ctx, h.store, h.cfg, h.r.opt.Tools, h.r.Session().ID)
 	if err != nil || read.Breakdown.Todo != live.Breakdown.Todo {

@@ -18,14 +18,14 @@ func TestToolsPrintHashedOnlyWhenJudged(t *testing.T) {
 		{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "bash", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)}},
 	}
 	req := provider.Request{Model: "m", Tools: defs}
-	first := printRequest(req, 0, "", nil, nil, nil)
+	first := printRequest(req, 0, "", "", nil, nil, nil)
 	if v := judgePrints(nil, first, ""); v.broken {
 		t.Fatal("the first request broke a prefix")
 	}
 	if first.tools.p != (partPrint{}) {
 		t.Fatal("the first request's tools were encoded for a print no one compared")
 	}
-	second := printRequest(req, 0, "", nil, first, nil)
+	second := printRequest(req, 0, "", "", nil, first, nil)
 	if second.tools != first.tools {
 		t.Fatal("the same tools array made a new print")
 	}
@@ -38,18 +38,18 @@ func TestToolsPrintHashedOnlyWhenJudged(t *testing.T) {
 	}
 	// Equal content in another slice: the same print; any change: another.
 	copied := append([]openai.Tool(nil), defs...)
-	if p := printRequest(provider.Request{Model: "m", Tools: copied}, 0, "", nil, second, nil); p.tools == second.tools || p.tools.print() != second.tools.print() {
+	if p := printRequest(provider.Request{Model: "m", Tools: copied}, 0, "", "", nil, second, nil); p.tools == second.tools || p.tools.print() != second.tools.print() {
 		t.Fatal("an equal array in another slice: want a new print with the same hash")
 	}
 	changed := append([]openai.Tool(nil), defs...)
 	fn := *changed[1].Function
 	fn.Description = "Run a command."
 	changed[1].Function = &fn
-	p := printRequest(provider.Request{Model: "m", Tools: changed}, 0, "", nil, second, nil)
+	p := printRequest(provider.Request{Model: "m", Tools: changed}, 0, "", "", nil, second, nil)
 	if v := judgePrints(second, p, ""); !v.broken || v.reason != BoundaryTools {
 		t.Fatalf("a changed tool: %+v, want a tools boundary", v)
 	}
-	if p := printRequest(provider.Request{Model: "m"}, 0, "", nil, second, nil); p.tools != nil || p.tools.print() != (partPrint{}) {
+	if p := printRequest(provider.Request{Model: "m"}, 0, "", "", nil, second, nil); p.tools != nil || p.tools.print() != (partPrint{}) {
 		t.Fatal("no tools: want the empty print")
 	}
 }
