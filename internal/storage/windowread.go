@@ -83,8 +83,9 @@ func messageFromCells(c *rawCells, m *message.Message) {
 
 // readWindowParts reads the parts of entries' messages (ordered by id, as
 // the parts are by message) through the driver into one array of
-// capacity n, decoding each state as its row is read, adds the flushed
-// text of unfinished streams (deltas), and gives each entry its run of
+// capacity n, decoding each state as its row is read (on a second
+// goroutine: statepipe.go), adds the flushed text of unfinished streams
+// (deltas), and gives each entry its run of
 // the array (nil when it has none; its capacity its length, so that an
 // append copies).
 func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string, entries []Entry, n int, deltas map[string]string) error {
@@ -92,6 +93,11 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 	owner := make([]int32, 0, n) // the entry each part goes under
 	at := 0
 	cells := rawCells{cols: partColumnNames()}
+	// The states are decoded on the pipe's goroutine while the rows are
+	// stepped (statepipe.go), into all's first n parts; a part past
+	// them (all would grow) is decoded here.
+	pipe := newStatePipe(all[:n], deltas)
+	piped := true
 	err := rawQuery(ctx, conn, `SELECT `+partColumns+` FROM parts WHERE message_id IN
 		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, []any{sessionID, from}, func(row []driver.Value) error {
 		cells.row = row
@@ -111,16 +117,32 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 		if cells.err != nil {
 			return cells.err
 		}
-		if err := decodeState(&p, state); err != nil {
-			return fmt.Errorf("decode parts: %w", err)
+		if len(all) < n {
+			all = append(all, p)
+			pipe.add(len(all)-1, state)
+		} else {
+			if piped { // all grows: the pipe's parts decoded first
+				piped = false
+				if err := pipe.wait(); err != nil {
+					return fmt.Errorf("decode parts: %w", err)
+				}
+			}
+			if err := decodeState(&p, state); err != nil {
+				return fmt.Errorf("decode parts: %w", err)
+			}
+			if d, ok := deltas[p.ID]; ok {
+				p.Text += d
+			}
+			all = append(all, p)
 		}
-		if d, ok := deltas[p.ID]; ok {
-			p.Text += d
-		}
-		all = append(all, p)
 		owner = append(owner, int32(at))
 		return nil
 	})
+	if piped {
+		if perr := pipe.wait(); err == nil && perr != nil {
+			err = fmt.Errorf("decode parts: %w", perr)
+		}
+	}
 	if err != nil {
 		return err
 	}
