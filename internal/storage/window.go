@@ -36,7 +36,14 @@ func (s *Store) Window() Window { return Window{s} }
 func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton []Entry) string) ([]Entry, error) {
 	s := w.s
 	op := "load the history sent of session " + sessionID
-	tx, err := s.rdb.BeginTx(ctx, nil)
+	// One connection: its transaction for the skeleton, its driver
+	// connection for the window's rows (rawrows.go), one snapshot.
+	conn, err := s.rdb.Conn(ctx)
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
@@ -51,7 +58,7 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
-	entries, err := readWindow(ctx, tx, sessionID, at, deltas)
+	entries, err := readWindow(ctx, conn, tx, sessionID, at, deltas)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

@@ -46,12 +46,13 @@ func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
 	// The floor: the entries' and parts' structs and the text decoded
 	// from the states. Gathering the rows in lists and copying them under
 	// their messages, and the states' bytes kept for a second pass, made
-	// it 6.6× that.
+	// it 6.6× that; database/sql's Rows, 2.9× (the rows are read through
+	// the driver now: rawrows.go).
 	floor := int64(len(w))*int64(unsafe.Sizeof(Entry{})) + int64(parts)*int64(unsafe.Sizeof(message.Part{})) + stored
 	t.Logf("%d entries, %d parts, %d bytes of state: %d bytes in %d allocations (%.1f× the floor of %d)",
 		len(w), parts, stored, bytes, allocs, float64(bytes)/float64(floor), floor)
-	if bytes > 4*floor {
-		t.Errorf("Window.Load allocated %d bytes, %.1f× its floor of %d bytes; want ≤ 4×", bytes, float64(bytes)/float64(floor), floor)
+	if bytes > 5*floor/2 {
+		t.Errorf("Window.Load allocated %d bytes, %.1f× its floor of %d bytes; want ≤ 2.5×", bytes, float64(bytes)/float64(floor), floor)
 	}
 }
 

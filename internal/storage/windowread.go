@@ -15,7 +15,11 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -23,9 +27,9 @@ import (
 // readWindow returns the messages of a session from id from on ("" from
 // the start) with all their parts, in LoadHistory's order, with room for
 // windowRoom more messages; nil when there are none. tx is a read
-// transaction: the counts and the rows are one snapshot. deltas are the
+// transaction of conn: the counts and the rows are one snapshot. deltas are the
 // session's unfinished streams (sessionDeltas).
-func readWindow(ctx context.Context, tx *sql.Tx, sessionID, from string, deltas map[string]string) ([]Entry, error) {
+func readWindow(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sessionID, from string, deltas map[string]string) ([]Entry, error) {
 	var nMsgs, nParts int
 	if err := tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM messages WHERE session_id = ?1 AND id >= ?2),
@@ -36,75 +40,110 @@ func readWindow(ctx context.Context, tx *sql.Tx, sessionID, from string, deltas 
 	if nMsgs == 0 {
 		return nil, nil
 	}
-	entries, err := readWindowMessages(ctx, tx, sessionID, from, nMsgs+windowRoom)
+	entries, err := readWindowMessages(ctx, conn, sessionID, from, nMsgs+windowRoom)
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}
-	if err := readWindowParts(ctx, tx, sessionID, from, entries, nParts, deltas); err != nil {
+	if err := readWindowParts(ctx, conn, sessionID, from, entries, nParts, deltas); err != nil {
 		return nil, err
 	}
 	return entries, nil
 }
 
-// readWindowMessages scans the window's messages into entries of capacity
-// n (the count; more rows only grow it).
-func readWindowMessages(ctx context.Context, tx *sql.Tx, sessionID, from string, n int) ([]Entry, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages
-		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, from)
+// readWindowMessages reads the window's messages into entries of
+// capacity n (the count; more rows only grow it), through the driver
+// (rawrows.go).
+func readWindowMessages(ctx context.Context, conn *sql.Conn, sessionID, from string, n int) ([]Entry, error) {
+	entries := make([]Entry, 0, n)
+	cells := rawCells{cols: messageColumnNames()}
+	err := rawQuery(ctx, conn, `SELECT `+messageColumns+` FROM messages
+		WHERE session_id = ? AND id >= ? ORDER BY id`, []any{sessionID, from}, func(row []driver.Value) error {
+		entries = append(entries, Entry{})
+		cells.row = row
+		messageFromCells(&cells, &entries[len(entries)-1].Message)
+		return cells.err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	entries := make([]Entry, 0, n)
-	for rows.Next() {
-		entries = append(entries, Entry{})
-		if err := scanMessageInto(rows, &entries[len(entries)-1].Message); err != nil {
-			return nil, err
-		}
-	}
-	return entries, rows.Err()
+	return entries, nil
+}
+
+// messageFromCells sets m from a row of messageColumns; a cell of the
+// wrong type leaves its error in c.
+func messageFromCells(c *rawCells, m *message.Message) {
+	m.ID, m.SessionID, m.Role, m.ParentID = c.str(0), c.str(1), message.Role(c.str(2)), c.str(3)
+	m.Summary, m.Synthetic = c.int(4) != 0, c.int(5) != 0
+	m.Model, m.FinishReason, m.Error = c.str(6), c.str(7), c.str(8)
+	m.Usage.Input, m.Usage.Output, m.Usage.Reasoning = c.int(9), c.int(10), c.int(11)
+	m.Usage.CachedInput, m.Usage.CacheWrite, m.CostUSD = c.int(12), c.int(13), c.float(14)
+	m.CreatedAt, m.UpdatedAt, m.FinishedAt = fromUnix(c.int(15)), fromUnix(c.int(16)), fromUnix(c.int(17))
+	m.RewindID = c.str(18)
 }
 
 // readWindowParts reads the parts of entries' messages (ordered by id, as
-// the parts are by message) into one array of capacity n, decoding each
-// state as its row is read, adds the flushed text of unfinished streams
-// (deltas),
-// and gives each entry its run of the array (nil when it has none; its
-// capacity its length, so that an append copies).
-func readWindowParts(ctx context.Context, tx *sql.Tx, sessionID, from string, entries []Entry, n int, deltas map[string]string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+partColumns+` FROM parts WHERE message_id IN
-		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, sessionID, from)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
+// the parts are by message) through the driver into one array of
+// capacity n, decoding each state as its row is read (on a second
+// goroutine: statepipe.go), adds the flushed text of unfinished streams
+// (deltas), and gives each entry its run of
+// the array (nil when it has none; its capacity its length, so that an
+// append copies).
+func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string, entries []Entry, n int, deltas map[string]string) error {
 	all := make([]message.Part, 0, n)
 	owner := make([]int32, 0, n) // the entry each part goes under
 	at := 0
-	var state sql.RawBytes
-	for rows.Next() {
-		var p message.Part
-		var created, updated int64
-		if err := rows.Scan(&p.ID, &p.SessionID, &p.MessageID, &p.Type, &state, &created, &updated); err != nil {
-			return err
-		}
-		for at < len(entries) && entries[at].Message.ID < p.MessageID {
+	cells := rawCells{cols: partColumnNames()}
+	// The states are decoded on the pipe's goroutine while the rows are
+	// stepped (statepipe.go), into all's first n parts; a part past
+	// them (all would grow) is decoded here.
+	pipe := newStatePipe(all[:n], deltas)
+	piped := true
+	err := rawQuery(ctx, conn, `SELECT `+partColumns+` FROM parts WHERE message_id IN
+		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, []any{sessionID, from}, func(row []driver.Value) error {
+		cells.row = row
+		msg := cells.str(2)
+		for at < len(entries) && entries[at].Message.ID < msg {
 			at++
 		}
-		if at == len(entries) || entries[at].Message.ID != p.MessageID {
-			continue // not a message of the window (LoadHistory drops it too)
+		if at == len(entries) || entries[at].Message.ID != msg {
+			return cells.err // not a message of the window (LoadHistory drops it too)
 		}
-		p.CreatedAt, p.UpdatedAt = fromUnix(created), fromUnix(updated)
-		if err := decodeState(&p, state); err != nil {
-			return fmt.Errorf("decode parts: %w", err)
+		p := message.Part{ID: cells.str(0), SessionID: cells.str(1), MessageID: entries[at].Message.ID,
+			Type: message.PartType(cells.str(3)), CreatedAt: fromUnix(cells.int(5)), UpdatedAt: fromUnix(cells.int(6))}
+		state := cellBytes(row[4])
+		if state == nil && cells.err == nil {
+			cells.str(4) // a cell neither text nor blob: its error
 		}
-		if d, ok := deltas[p.ID]; ok {
-			p.Text += d
+		if cells.err != nil {
+			return cells.err
 		}
-		all = append(all, p)
+		if len(all) < n {
+			all = append(all, p)
+			pipe.add(len(all)-1, state)
+		} else {
+			if piped { // all grows: the pipe's parts decoded first
+				piped = false
+				if err := pipe.wait(); err != nil {
+					return fmt.Errorf("decode parts: %w", err)
+				}
+			}
+			if err := decodeState(&p, state); err != nil {
+				return fmt.Errorf("decode parts: %w", err)
+			}
+			if d, ok := deltas[p.ID]; ok {
+				p.Text += d
+			}
+			all = append(all, p)
+		}
 		owner = append(owner, int32(at))
+		return nil
+	})
+	if piped {
+		if perr := pipe.wait(); err == nil && perr != nil {
+			err = fmt.Errorf("decode parts: %w", perr)
+		}
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return err
 	}
 	for lo := 0; lo < len(all); {
@@ -116,6 +155,36 @@ func readWindowParts(ctx context.Context, tx *sql.Tx, sessionID, from string, en
 		lo = hi
 	}
 	return nil
+}
+
+// cellBytes returns a TEXT or BLOB cell's bytes without copying them (nil
+// for another type): the driver's string is a fresh copy of the cell that
+// only this row holds, read here and dropped.
+func cellBytes(v driver.Value) []byte {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return []byte{}
+		}
+		return unsafe.Slice(unsafe.StringData(v), len(v))
+	case []byte:
+		if v == nil {
+			return []byte{}
+		}
+		return v
+	}
+	return nil
+}
+
+// messageColumnNames and partColumnNames are messageColumns and
+// partColumns as lists, for the errors of a row read through the driver.
+var (
+	messageColumnNames = sync.OnceValue(func() []string { return columnNames(messageColumns) })
+	partColumnNames    = sync.OnceValue(func() []string { return columnNames(partColumns) })
+)
+
+func columnNames(cols string) []string {
+	return strings.Fields(strings.ReplaceAll(cols, ",", " "))
 }
 
 // windowRoom is how many messages past its end a window's array has room
