@@ -33,6 +33,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -287,53 +288,83 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 // hashers is how many files are read and stored at once.
 const hashers = 4
 
-// hashAll hashes paths into changes, in chunks of progressChunk read in
-// parallel; with a reporter and more than a chunk it reports after each
-// chunk and stops with ErrSkipped when the user skips (progress.go).
+// hashAll hashes paths into changes, hashers at once, each taking the
+// next path as it finishes one (no barrier between chunks: a first
+// snapshot's pack writers are fed without a pause); with a reporter and
+// more than progressChunk paths it reports each time another chunk is
+// done and stops with ErrSkipped when the user skips (progress.go).
+// skipped and changes are filled in path order, after all are hashed.
 func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
 		rep = nil
+	}
+	if rep != nil && rep.skipped() {
+		return ErrSkipped
 	}
 	type result struct {
 		c   *change
 		sk  *Skip
 		err error
 	}
-	res := make([]result, min(progressChunk, len(paths)))
-	for done := 0; done < len(paths); {
-		if rep != nil && rep.skipped() {
-			return ErrSkipped
-		}
-		chunk := paths[done:min(done+progressChunk, len(paths))]
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range min(hashers, len(chunk)) {
-			wg.Go(func() {
-				for i := range next {
-					r := &res[i]
-					r.c, r.sk, r.err = g.hashPath(chunk[i], put)
+	res := make([]result, len(paths))
+	var next, finished atomic.Int64
+	var stop atomic.Bool // an error or a skip: take no more paths
+	chunkDone := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	for range min(hashers, len(paths)) {
+		wg.Go(func() {
+			for !stop.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
 				}
-			})
-		}
-		for i := range chunk {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		for i, p := range chunk {
-			r := res[i]
-			if r.err != nil {
-				return r.err
+				r := &res[i]
+				r.c, r.sk, r.err = g.hashPath(paths[i], put)
+				if r.err != nil {
+					stop.Store(true)
+				}
+				if n := finished.Add(1); rep != nil && n%int64(progressChunk) == 0 {
+					select {
+					case chunkDone <- struct{}{}:
+					default: // one pending wakes the reporter for all
+					}
+				}
 			}
-			if r.sk != nil {
-				*skipped = append(*skipped, *r.sk)
+		})
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	var skip error
+	for waiting := true; waiting; {
+		select {
+		case <-all:
+			waiting = false
+		case <-chunkDone:
+			if rep.skipped() {
+				stop.Store(true)
+				skip = ErrSkipped
+				continue
 			}
-			changes[p] = r.c
+			rep.report(int(finished.Load()), len(paths))
 		}
-		done += len(chunk)
-		if rep != nil {
-			rep.report(done, len(paths))
+	}
+	for _, r := range res {
+		if r.err != nil {
+			return r.err
 		}
+	}
+	if skip != nil {
+		return skip
+	}
+	for i, p := range paths {
+		r := res[i]
+		if r.sk != nil {
+			*skipped = append(*skipped, *r.sk)
+		}
+		changes[p] = r.c
+	}
+	if rep != nil {
+		rep.report(len(paths), len(paths))
 	}
 	return nil
 }
