@@ -308,12 +308,17 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 	}
 	res := make([]result, len(paths))
 	var next, finished atomic.Int64
-	var stop atomic.Bool // an error or a skip: take no more paths
+	var stop, skip atomic.Bool // an error or a skip: take no more paths
 	chunkDone := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	for range min(hashers, len(paths)) {
 		wg.Go(func() {
 			for !stop.Load() {
+				if rep != nil && rep.skipped() {
+					skip.Store(true)
+					stop.Store(true)
+					return
+				}
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
 					return
@@ -334,18 +339,21 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 	}
 	all := make(chan struct{})
 	go func() { wg.Wait(); close(all) }()
-	var skip error
+	reported := 0
+	report := func(n int) {
+		if n > reported {
+			reported = n
+			rep.report(n, len(paths))
+		}
+	}
 	for waiting := true; waiting; {
 		select {
 		case <-all:
 			waiting = false
 		case <-chunkDone:
-			if rep.skipped() {
-				stop.Store(true)
-				skip = ErrSkipped
-				continue
+			if !stop.Load() {
+				report(int(finished.Load()))
 			}
-			rep.report(int(finished.Load()), len(paths))
 		}
 	}
 	for _, r := range res {
@@ -353,8 +361,8 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 			return r.err
 		}
 	}
-	if skip != nil {
-		return skip
+	if skip.Load() {
+		return ErrSkipped
 	}
 	for i, p := range paths {
 		r := res[i]
@@ -364,7 +372,7 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 		changes[p] = r.c
 	}
 	if rep != nil {
-		rep.report(len(paths), len(paths))
+		report(len(paths))
 	}
 	return nil
 }
