@@ -59,12 +59,13 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
 	finishPack := func() error { return nil }
-	var first *packWriter // a first snapshot's pack: files read into it (fullstore.go)
+	var first *packPair // a first snapshot's packs: files read into them (fullstore.go, packpair.go)
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	// A first snapshot of many files goes into one pack (packwrite.go).
+	// A first snapshot of many files goes into one pack (packwrite.go),
+	// two when larger (packpair.go).
 	put := toLoose(g.gitDir)
 	// A step's, small as it is, too (steppack.go).
 	if tree == nil && len(update) >= packMin || tree != nil {
@@ -72,22 +73,29 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		var err error
 		if tree != nil {
 			pack, err = newStepPack(g.gitDir, g.secrets)
-		} else {
-			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
-			first = pack
+		} else if first, err = newPackPair(g.gitDir, g.secrets, update); err == nil { // packplan.go
+			pack = first.a
 		}
 		if err != nil {
 			return "", err
 		}
 		finished := false
 		defer func() {
-			if !finished {
+			if finished {
+				return
+			}
+			if first != nil {
+				first.abort()
+			} else {
 				pack.abort()
 			}
 		}()
-		put = pack.put
+		put = pack.put // the trees: a first snapshot's in its first pack
 		finishPack = func() error {
 			finished = true
+			if first != nil {
+				return first.finish()
+			}
 			if err := pack.finish(); err != nil {
 				return err
 			}
@@ -97,6 +105,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	bp := &blobPut{body: storeNew(put, wr.tracked)}
 	if first != nil {
+		bp.body = first.body(wr.tracked)
 		bp.file = packFiles(first, wr.tracked)
 	}
 	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {

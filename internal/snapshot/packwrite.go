@@ -65,6 +65,8 @@ type packWriter struct {
 	deflateAll bool
 	// pipe writes a planned pack on its own goroutine (packpipe.go).
 	pipe *packPipe
+	// base is the finished pack's path, without .pack or .idx.
+	base string
 }
 
 type packEntry struct {
@@ -298,6 +300,7 @@ func (p *packWriter) finish() error {
 		os.Remove(base + ".pack")
 		return err
 	}
+	p.base = base
 	return nil
 }
 
