@@ -56,6 +56,12 @@ func newPackPair(gitDir string, secrets []string, paths []string) (*packPair, er
 		a.abort()
 		return nil, err
 	}
+	// The two queues hold what one did (peak RSS): nothing is sent yet.
+	for _, p := range []*packWriter{a, b} {
+		p.pipe.mu.Lock()
+		p.pipe.budget = pipeBudget / 2
+		p.pipe.mu.Unlock()
+	}
 	return &packPair{a: a, b: b}, nil
 }
 
