@@ -8,7 +8,8 @@ package snapshot
 // of fewer than packMin files: loose objects, objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only (a first snapshot's objects in one pack, packwrite.go; a
+// changed only (a first snapshot's objects in one pack, two when large,
+// packwrite.go and packpair.go; a
 // step's in a small pack, steppack.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have

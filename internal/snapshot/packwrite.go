@@ -1,7 +1,7 @@
 package snapshot
 
-// packwrite.go: a first snapshot's objects in one pack, not thousands of
-// loose objects. Contract: a packWriter takes objects from any goroutine
+// packwrite.go: a first snapshot's objects in one pack (two when large:
+// packpair.go), not thousands of loose objects. Contract: a packWriter takes objects from any goroutine
 // (put), each once by id, each stored deflated without compression
 // (stored blocks: a copy and a checksum, as `tar c` costs; `git gc` at the
 // store's next collection compresses them, prune.go) but an object that
