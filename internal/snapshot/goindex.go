@@ -301,8 +301,10 @@ const hashers = 4
 // hashAll hashes paths into changes, hashers at once, each taking the
 // next path as it finishes one (no barrier between chunks: a first
 // snapshot's pack writers are fed without a pause); with a reporter and
-// more than progressChunk paths it reports each time another chunk is
-// done and stops with ErrSkipped when the user skips (progress.go).
+// more than progressChunk paths it reports each chunk once it is done
+// (done counts progressChunk apart, then all) and stops with ErrSkipped
+// when the user skips, seen by the hashers at each path and by the
+// reporter before each report (progress.go).
 // skipped and changes are filled in path order, after all are hashed.
 func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
@@ -361,8 +363,15 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 		case <-all:
 			waiting = false
 		case <-chunkDone:
-			if !stop.Load() {
-				report(int(finished.Load()))
+			// Each chunk finished since the last report, once (a
+			// signal may stand for several).
+			for n := reported + progressChunk; n <= int(finished.Load()) && !stop.Load(); n += progressChunk {
+				if rep.skipped() {
+					skip.Store(true)
+					stop.Store(true)
+					break
+				}
+				report(n)
 			}
 		}
 	}
@@ -371,7 +380,7 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 			return r.err
 		}
 	}
-	if skip.Load() {
+	if skip.Load() || rep != nil && rep.skipped() {
 		return ErrSkipped
 	}
 	for i, p := range paths {
