@@ -82,13 +82,13 @@ func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, d
 	return c, nil, true, nil
 }
 
-// packFiles is file for a first snapshot's pack: the file read into its
-// entry, which is stored unless tracked already names its blob for p
-// (storeNew).
-func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
+// packFiles is file for a first snapshot's packs (packpair.go): the file
+// read into its entry, which is stored in p's pack unless tracked already
+// names its blob for p (storeNew).
+func packFiles(packs *packPair, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 	return func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 		e := entryPool.Get().(*fileEntry)
-		if err := e.readFD(fd, st.Size, max, pack.secrets); err != nil {
+		if err := e.readFD(fd, st.Size, max, packs.a.secrets); err != nil {
 			entryPool.Put(e)
 			return [20]byte{}, err, nil
 		}
@@ -98,6 +98,7 @@ func packFiles(pack *packWriter, tracked map[string][20]byte) func(p string, fd 
 			return oid, nil, nil
 		}
 		// e is the pack's until written (packpipe.go).
+		pack := packs.of(p)
 		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
 	}
 }

@@ -8,7 +8,8 @@ package snapshot
 // of fewer than packMin files: loose objects, objwrite.go), rewrites the store's index with their new stat data (the
 // other entries copied as they are, the index streamed once from disk,
 // never held; the entry count the walk saw checked as it is written), and writes the trees of the directories that
-// changed only (a first snapshot's objects in one pack, packwrite.go; a
+// changed only (a first snapshot's objects in one pack, two when large,
+// packwrite.go and packpair.go; a
 // step's in a small pack, steppack.go): the index's cache-tree (cachetree.go) keeps the tree of
 // every directory, as git's does, and is written back updated, so git's
 // write-tree, ls-files and read-tree see the same index git would have
@@ -33,6 +34,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -58,12 +60,13 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
 	finishPack := func() error { return nil }
-	var first *packWriter // a first snapshot's pack: files read into it (fullstore.go)
+	var first *packPair // a first snapshot's packs: files read into them (fullstore.go, packpair.go)
 	changes := make(map[string]*change, len(update)+len(remove))
 	for _, p := range remove {
 		changes[p] = &change{gone: true}
 	}
-	// A first snapshot of many files goes into one pack (packwrite.go).
+	// A first snapshot of many files goes into one pack (packwrite.go),
+	// two when larger (packpair.go).
 	put := toLoose(g.gitDir)
 	// A step's, small as it is, too (steppack.go).
 	if tree == nil && len(update) >= packMin || tree != nil {
@@ -71,22 +74,29 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		var err error
 		if tree != nil {
 			pack, err = newStepPack(g.gitDir, g.secrets)
-		} else {
-			pack, err = newPackWriter(g.gitDir, g.secrets, plannedObjects(update)) // packplan.go
-			first = pack
+		} else if first, err = newPackPair(g.gitDir, g.secrets, update); err == nil { // packplan.go
+			pack = first.a
 		}
 		if err != nil {
 			return "", err
 		}
 		finished := false
 		defer func() {
-			if !finished {
+			if finished {
+				return
+			}
+			if first != nil {
+				first.abort()
+			} else {
 				pack.abort()
 			}
 		}()
-		put = pack.put
+		put = pack.put // the trees: a first snapshot's in its first pack
 		finishPack = func() error {
 			finished = true
+			if first != nil {
+				return first.finish()
+			}
 			if err := pack.finish(); err != nil {
 				return err
 			}
@@ -96,6 +106,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	bp := &blobPut{body: storeNew(put, wr.tracked)}
 	if first != nil {
+		bp.body = first.body(wr.tracked)
 		bp.file = packFiles(first, wr.tracked)
 	}
 	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
@@ -287,53 +298,100 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 // hashers is how many files are read and stored at once.
 const hashers = 4
 
-// hashAll hashes paths into changes, in chunks of progressChunk read in
-// parallel; with a reporter and more than a chunk it reports after each
-// chunk and stops with ErrSkipped when the user skips (progress.go).
+// hashAll hashes paths into changes, hashers at once, each taking the
+// next path as it finishes one (no barrier between chunks: a first
+// snapshot's pack writers are fed without a pause); with a reporter and
+// more than progressChunk paths it reports each chunk once it is done
+// (done counts progressChunk apart, then all) and stops with ErrSkipped
+// when the user skips, seen by the hashers at each path and by the
+// reporter before each report (progress.go).
+// skipped and changes are filled in path order, after all are hashed.
 func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
 		rep = nil
+	}
+	if rep != nil && rep.skipped() {
+		return ErrSkipped
 	}
 	type result struct {
 		c   *change
 		sk  *Skip
 		err error
 	}
-	res := make([]result, min(progressChunk, len(paths)))
-	for done := 0; done < len(paths); {
-		if rep != nil && rep.skipped() {
-			return ErrSkipped
-		}
-		chunk := paths[done:min(done+progressChunk, len(paths))]
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range min(hashers, len(chunk)) {
-			wg.Go(func() {
-				for i := range next {
-					r := &res[i]
-					r.c, r.sk, r.err = g.hashPath(chunk[i], put)
+	res := make([]result, len(paths))
+	var next, finished atomic.Int64
+	var stop, skip atomic.Bool // an error or a skip: take no more paths
+	chunkDone := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	for range min(hashers, len(paths)) {
+		wg.Go(func() {
+			for !stop.Load() {
+				if rep != nil && rep.skipped() {
+					skip.Store(true)
+					stop.Store(true)
+					return
 				}
-			})
-		}
-		for i := range chunk {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		for i, p := range chunk {
-			r := res[i]
-			if r.err != nil {
-				return r.err
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				r := &res[i]
+				r.c, r.sk, r.err = g.hashPath(paths[i], put)
+				if r.err != nil {
+					stop.Store(true)
+				}
+				if n := finished.Add(1); rep != nil && n%int64(progressChunk) == 0 {
+					select {
+					case chunkDone <- struct{}{}:
+					default: // one pending wakes the reporter for all
+					}
+				}
 			}
-			if r.sk != nil {
-				*skipped = append(*skipped, *r.sk)
+		})
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	reported := 0
+	report := func(n int) {
+		if n > reported {
+			reported = n
+			rep.report(n, len(paths))
+		}
+	}
+	for waiting := true; waiting; {
+		select {
+		case <-all:
+			waiting = false
+		case <-chunkDone:
+			// Each chunk finished since the last report, once (a
+			// signal may stand for several).
+			for n := reported + progressChunk; n <= int(finished.Load()) && !stop.Load(); n += progressChunk {
+				if rep.skipped() {
+					skip.Store(true)
+					stop.Store(true)
+					break
+				}
+				report(n)
 			}
-			changes[p] = r.c
 		}
-		done += len(chunk)
-		if rep != nil {
-			rep.report(done, len(paths))
+	}
+	for _, r := range res {
+		if r.err != nil {
+			return r.err
 		}
+	}
+	if skip.Load() || rep != nil && rep.skipped() {
+		return ErrSkipped
+	}
+	for i, p := range paths {
+		r := res[i]
+		if r.sk != nil {
+			*skipped = append(*skipped, *r.sk)
+		}
+		changes[p] = r.c
+	}
+	if rep != nil {
+		report(len(paths))
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ package snapshot
 // the pack's running SHA-1 (its trailer) and writes it, then releases its
 // buffer; the hashers that read and encode the files go on meanwhile,
 // instead of taking turns at the pack's SHA-1 and writes under its lock.
-// The queue holds buffers of at most pipeBudget bytes in all (one larger
-// alone), counted by what each holds (its capacity: a pooled buffer that
+// The queue holds buffers of at most its budget, pipeBudget bytes, in all
+// (one larger alone; a first snapshot's two packs, packpair.go, half each), counted by what each holds (its capacity: a pooled buffer that
 // once took a large file stays large), not by the entry's length: memory
 // stays bounded, a put waits while it is full. The first write
 // error is kept and reported by every later send and by drain; drain
@@ -27,6 +27,7 @@ var errPipeClosed = errors.New("snapshot: pack already finished")
 const pipeBudget = 2 << 20
 
 type packPipe struct {
+	budget  int // pipeBudget, or a share of it (packpair.go)
 	mu      sync.Mutex
 	cond    sync.Cond
 	q       []queuedEntry
@@ -45,7 +46,7 @@ type queuedEntry struct {
 
 // startPipe starts p's writer goroutine.
 func startPipe(p *packWriter) *packPipe {
-	q := &packPipe{done: make(chan struct{})}
+	q := &packPipe{budget: pipeBudget, done: make(chan struct{})}
 	q.cond.L = &q.mu
 	go q.run(p)
 	return q
@@ -58,7 +59,7 @@ func (q *packPipe) send(b []byte, held int, release func()) error {
 	held = max(held, len(b))
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.bytes > 0 && q.bytes+held > pipeBudget && q.err == nil && !q.aborted {
+	for q.bytes > 0 && q.bytes+held > q.budget && q.err == nil && !q.aborted {
 		q.cond.Wait()
 	}
 	if q.err != nil || q.closed {

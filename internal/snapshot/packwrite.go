@@ -1,7 +1,7 @@
 package snapshot
 
-// packwrite.go: a first snapshot's objects in one pack, not thousands of
-// loose objects. Contract: a packWriter takes objects from any goroutine
+// packwrite.go: a first snapshot's objects in one pack (two when large:
+// packpair.go), not thousands of loose objects. Contract: a packWriter takes objects from any goroutine
 // (put), each once by id, each stored deflated without compression
 // (stored blocks: a copy and a checksum, as `tar c` costs; `git gc` at the
 // store's next collection compresses them, prune.go) but an object that
@@ -65,6 +65,8 @@ type packWriter struct {
 	deflateAll bool
 	// pipe writes a planned pack on its own goroutine (packpipe.go).
 	pipe *packPipe
+	// base is the finished pack's path, without .pack or .idx.
+	base string
 }
 
 type packEntry struct {
@@ -298,6 +300,7 @@ func (p *packWriter) finish() error {
 		os.Remove(base + ".pack")
 		return err
 	}
+	p.base = base
 	return nil
 }
 

@@ -1,0 +1,142 @@
+//go:build linux
+
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLargeFirstSnapshotIsTwoPacks: a first snapshot of pairMin paths or
+// more stores its blobs in two packs, each planned (neither read back),
+// which git reads as its own (verify-pack each, fsck --strict); the tree
+// is the one git's add writes, and a restore brings files back from
+// either pack.
+func TestLargeFirstSnapshotIsTwoPacks(t *testing.T) {
+	needGit(t)
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2 * packMin
+	ctx := context.Background()
+	work := t.TempDir()
+	for i := range 3 * packMin {
+		dir := filepath.Join(work, fmt.Sprintf("d%02d", i%5), fmt.Sprintf("e%d", i%3))
+		os.MkdirAll(dir, 0o755)
+		body := strings.Repeat(fmt.Sprintf("line %d\n", i), i*29)
+		if i%9 == 0 {
+			body = "the same content\n" // one object, perhaps in both packs
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), []byte(body), 0o644)
+	}
+	os.Chmod(filepath.Join(work, "d01", "e1", "f001.txt"), 0o755)
+	for i := range 6 { // links: blobs put by body, in their path's pack
+		os.Symlink(fmt.Sprintf("d00/e0/f%03d.txt", i*15), filepath.Join(work, fmt.Sprintf("link%d", i)))
+	}
+	s := openStore(t, work)
+	reads := packReadBacks.Load()
+	snap, err := s.Take(ctx, "ses1", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := packReadBacks.Load() - reads; n != 0 {
+		t.Errorf("%d packs read back for their checksum; want none (both planned)", n)
+	}
+	packs, _ := filepath.Glob(filepath.Join(s.git.GitDir, "objects", "pack", "*.pack"))
+	if len(packs) != 2 {
+		t.Fatalf("packs = %v, want two", packs)
+	}
+	for _, p := range packs {
+		if out, err := s.git.Output(ctx, nil, "verify-pack", strings.TrimSuffix(p, ".pack")+".idx"); err != nil {
+			t.Fatalf("verify-pack %s: %v\n%s", p, err, out)
+		}
+	}
+	if out, err := s.git.Output(ctx, nil, "fsck", "--strict", "--no-dangling"); err != nil {
+		t.Fatalf("fsck: %v\n%s", err, out)
+	}
+	cp := filepath.Join(t.TempDir(), "copy")
+	sh(t, "/", "cp -a '"+work+"' '"+cp+"'")
+	userGit(t, cp, "init", "-q")
+	userGit(t, cp, "add", "-A")
+	out, err := exec.Command("git", "-C", cp, "write-tree").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); snap.Tree != want {
+		t.Errorf("tree %s, git's add writes %s", snap.Tree, want)
+	}
+	var changed []string
+	for i := range 40 {
+		p := filepath.Join(fmt.Sprintf("d%02d", i%5), fmt.Sprintf("e%d", i%3), fmt.Sprintf("f%03d.txt", i))
+		changed = append(changed, p)
+		os.WriteFile(filepath.Join(work, p), []byte("changed\n"), 0o644)
+	}
+	if _, err := s.Take(ctx, "ses1", "step"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(ctx, "ses1", snap.ID, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	halves := map[bool]int{}
+	for i, p := range changed {
+		halves[packHalf(filepath.ToSlash(p))]++
+		want := strings.Repeat(fmt.Sprintf("line %d\n", i), i*29)
+		if i%9 == 0 {
+			want = "the same content\n"
+		}
+		if got, err := os.ReadFile(filepath.Join(work, p)); err != nil || string(got) != want {
+			t.Errorf("%s after restore: %.40q %v", p, got, err)
+		}
+	}
+	if halves[true] == 0 || halves[false] == 0 {
+		t.Errorf("the restored files came from one pack only (%v): the test checks less", halves)
+	}
+}
+
+// TestPackPairFailedLeavesNoPack: when the first pack cannot be finished,
+// the second, finished already, is removed too.
+func TestPackPairFailedLeavesNoPack(t *testing.T) {
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2
+	gitDir := t.TempDir()
+	paths := make([]string, 40)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%02d", i)
+	}
+	pp, err := newPackPair(gitDir, nil, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pp.b == nil {
+		t.Fatal("one pack for 40 paths over pairMin")
+	}
+	for _, p := range paths {
+		if _, err := pp.of(p).put("blob", []byte("body of "+p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pp.a.f.Close() // its writes fail from here
+	if err := pp.finish(); err == nil {
+		t.Fatal("finish succeeded with the first pack's file closed")
+	}
+	if left, _ := os.ReadDir(filepath.Join(gitDir, "objects", "pack")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestPackHalfSplitsNames: packHalf puts about half of a tree's names in
+// each pack.
+func TestPackHalfSplitsNames(t *testing.T) {
+	n := 0
+	for i := range 10000 {
+		if packHalf(fmt.Sprintf("src/pkg%02d/file%04d.go", i%37, i)) {
+			n++
+		}
+	}
+	if n < 4500 || n > 5500 {
+		t.Errorf("%d of 10000 names in the second pack", n)
+	}
+}
