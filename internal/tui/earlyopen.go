@@ -49,10 +49,16 @@ func startEarlyOpen(m *Model) {
 	e := &earlyOpen{gen: m.gen + 1, cfg: m.opt.Loop.Config, done: make(chan struct{})}
 	open := opener(m, "", e.gen, nil, true)
 	p.early = e
+	slot := m.slot
 	go func() {
 		e.msg = open()
-		if r := e.msg.runner; r != nil {
+		// The warming runs as an open does, inside the slot's opens
+		// under way: the chat's Close waits for it before it closes the
+		// runner (a runner's Close and its warming's start must not
+		// overlap).
+		if r := e.msg.runner; r != nil && slot.begin() {
 			r.PrefetchEnvironment() // what the first key does for an open session: the request's shell encoded (loop/shellwarm.go)
+			slot.end()
 		}
 		close(e.done)
 	}()
