@@ -25,6 +25,9 @@ package loop
 // long as its Runner, and what the loop adds or replaces later (a new
 // message, an output a prune clears) is allocated anew as before. The
 // whole history a rewind reads back is packed again (rewind.go, reload).
+// A headless run (Options.NonInteractive) is not packed: it holds its
+// history only while it runs, and the packing would be work on its
+// resume's path for memory nobody keeps.
 
 import (
 	"strings"

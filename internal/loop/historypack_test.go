@@ -241,3 +241,30 @@ func TestPackedPartsShareTheirMessagesPackedID(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadlessOpenDoesNotPack: a headless run (Options.NonInteractive:
+// `agent run -c`) holds its history only while it runs and then exits;
+// packing it is work on the resume's path for memory nobody keeps (3.8
+// ms for 10,000 parts), so Open leaves the history as it was read.
+func TestHeadlessOpenDoesNotPack(t *testing.T) {
+	h := newHarness(t)
+	longHistory(t, h, 20)
+	if err := h.r.Close(); err != nil { // its lease
+		t.Fatal(err)
+	}
+	opt := h.r.opt
+	opt.NonInteractive = true
+	r, err := Open(context.Background(), opt, h.r.state.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	id := unsafe.StringData(r.state.sess.ID)
+	for _, e := range r.state.history {
+		for _, p := range e.Parts {
+			if unsafe.StringData(p.SessionID) == id {
+				t.Fatalf("part %s shares the session's id: a headless Open packed its history", p.ID)
+			}
+		}
+	}
+}

@@ -116,7 +116,9 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
 		}
-		packHistory(r.state.history, sess.ID) // held densely (historypack.go)
+		if !opt.NonInteractive { // a headless run holds it only while it runs
+			packHistory(r.state.history, sess.ID) // held densely (historypack.go)
+		}
 		if r.state.pins, err = st.ListPins(ctx, sess.ID); err != nil {
 			lease.Release()
 			return nil, fmt.Errorf("load session %s: %w", sess.ID, err)
@@ -215,10 +217,12 @@ func (r *Runner) run(ctx context.Context) TurnResult {
 	for {
 		r.refreshPrompt(ctx)
 		res = r.hooks.turnWithStop(ctx)
-		if c := userCommitOf(ctx); c.wait() != nil { // the turn's message was never stored
-			dropUserEntry(r.state, c.id)
-			r.restoreCalculator()
-			return TurnResult{FinishReason: FinishError, Err: c.wait(), Steps: res.Steps}
+		if c := userCommitOf(ctx); c != nil {
+			if err := c.wait(); err != nil { // the turn's message was never stored
+				dropUserEntry(r.state, c.id)
+				r.restoreCalculator()
+				return TurnResult{FinishReason: FinishError, Err: err, Steps: res.Steps}
+			}
 		}
 		recordPlan(ctx, r.store, r.state, r.ev.emit, r.opt.Mode, res)
 		r.cp.settle(ctx)
