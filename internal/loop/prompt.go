@@ -169,21 +169,22 @@ const prefetchFreshFor = 20 * time.Second
 // the next turn while the session is idle (the user is typing), unless a
 // recent one is already pending, and the first time, warming the request
 // cache of a long session (reqwarm.go), and has the provider open its
-// connection ahead of the request (provider.Preconnector). It returns at once.
+// connection ahead of the request (provider.Preconnector) — unless a
+// recent gathering is pending: whoever started it for the coming turn
+// (Options.Environment: the chat's first key of a fresh chat) opened the
+// connection with it. It returns at once.
 func (r *Runner) PrefetchEnvironment() {
 	defer r.stepper.warmRequestCache()
-	if pc, ok := r.opt.Provider.(provider.Preconnector); ok {
+	r.state.mu.Lock()
+	p := r.state.pendingEnv
+	pending := p != nil && time.Since(p.began) < prefetchFreshFor/2
+	if !pending && !r.turns.busy && r.toolEnv != nil {
+		r.state.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
+	}
+	r.state.mu.Unlock()
+	if pc, ok := r.opt.Provider.(provider.Preconnector); ok && !pending {
 		pc.Preconnect()
 	}
-	r.state.mu.Lock()
-	defer r.state.mu.Unlock()
-	if r.turns.busy || r.toolEnv == nil {
-		return
-	}
-	if p := r.state.pendingEnv; p != nil && time.Since(p.began) < prefetchFreshFor/2 {
-		return
-	}
-	r.state.pendingEnv = GatherEnvironment(context.Background(), r.toolEnv.Dir)
 }
 
 // refreshPrompt gathers the environment again at the start of a turn (git
