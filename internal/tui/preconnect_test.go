@@ -18,11 +18,7 @@ func (p *preconnectRecorder) Preconnect() { p.calls.Add(1) }
 
 // TestNewChatPreconnectsOnFirstKey checks that a new chat, which has no
 // session until its first message is sent, has the provider open its
-// connection when that message's first key is typed — on that key, not
-// on each. The session opened on the first key (earlyopen.go) warms
-// ahead as an open session does and may ask once more, on its own
-// goroutine; the provider dials once for any number of asks
-// (provider.TestConcurrentPreconnectDialsOnce).
+// connection when that message's first key is typed, once.
 func TestNewChatPreconnectsOnFirstKey(t *testing.T) {
 	rec := &preconnectRecorder{}
 	h := newHarness(t, []pt.Step{pt.Text("hello")}, func(o *Options) {
@@ -32,12 +28,8 @@ func TestNewChatPreconnectsOnFirstKey(t *testing.T) {
 	if !h.m.fresh || h.m.runner != nil {
 		t.Fatal("want a new chat without a session")
 	}
-	h.typeText("h")
-	if n := rec.calls.Load(); n < 1 {
-		t.Fatal("the first key did not preconnect")
-	}
-	h.typeText("i there, a longer first message")
-	if n := rec.calls.Load(); n > 2 {
-		t.Fatalf("Preconnect called %d times while typing the first message; want it on the first key (and at most once more by the session opened then)", n)
+	h.typeText("hi there")
+	if n := rec.calls.Load(); n != 1 {
+		t.Fatalf("Preconnect called %d times while typing the first message; want 1", n)
 	}
 }
