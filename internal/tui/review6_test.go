@@ -74,3 +74,26 @@ func waitSlotEmpty(t *testing.T, h *harness) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Review 6 (earlyopen.go, runnerSlot.fill). /new leaves the session's
+// runner in the slot until its close command runs (leaveSession: Close
+// waits for the turn's goroutine, titles, jobs, language servers). A
+// first key typed meanwhile starts an early open whose fill then finds
+// that runner, one the chat has already left, takes it for "an open
+// begun since", closes its own runner and fails: the first message after
+// /new is opened on Enter after all.
+func TestReview6EarlyOpenWhileNewStillClosesTheOldRunner(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("first")})
+	h.sendTurn("hi", 1)
+	leave := h.m.leaveSession() // /new; its command not run yet
+	h.typeText("x")
+	e := h.m.prefetch.early
+	if e == nil {
+		t.Fatal("no early open after /new")
+	}
+	<-e.done
+	h.run(leave)
+	if e.msg.err != nil || e.msg.runner == nil {
+		t.Fatalf("the early open after /new failed while the left runner was still in the slot: %v", e.msg.err)
+	}
+}
