@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-// Review 6 (rawrows.go, messageFromCells): the differential test
+// The driver's read of the window's messages (rawrows.go,
+// messageFromCells) maps each column by hand: the differential test
 // (TestWindowReadThroughTheDriverReadsAsScan) compares a session whose
 // messages leave most columns at their zero (usage, cost, error, parent,
-// rewind id, finished_at): a swap of two of those columns in
-// messageFromCells would pass it. Here every column of every message
-// holds a value of its own, and the driver's read must still be Scan's.
-// (Passes today: an oracle for the hand-written mapping, not a defect.)
-func TestReview6DriverReadMatchesScanOnEveryColumn(t *testing.T) {
+// rewind id, finished_at), where a swap of two of those columns would
+// pass. Here every column of every message holds a value of its own, and
+// the driver's read must still be Scan's.
+func TestDriverReadMatchesScanOnEveryColumn(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
 	sess := windowSession(t, s, 30, 10)
