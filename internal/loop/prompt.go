@@ -172,8 +172,14 @@ const prefetchFreshFor = 20 * time.Second
 // connection ahead of the request (provider.Preconnector) — unless a
 // recent gathering is pending: whoever started it for the coming turn
 // (Options.Environment: the chat's first key of a fresh chat) opened the
-// connection with it. It returns at once.
+// connection with it. It returns at once, and does nothing once the
+// runner closes (Close's stopWarming: a runner the chat opened ahead may
+// be closed while its warming starts).
 func (r *Runner) PrefetchEnvironment() {
+	if !r.stepper.warm.begin() {
+		return
+	}
+	defer r.stepper.warm.running.Done()
 	defer r.stepper.warmRequestCache()
 	r.state.mu.Lock()
 	p := r.state.pendingEnv

@@ -30,10 +30,28 @@ const warmFrom = 200
 // whether a turn started.
 const warmBatch = 256
 
-// requestWarmer runs one warming at a time.
+// requestWarmer runs one warming at a time, and none once stopped: a
+// warming's goroutine starts only through begin, which refuses once
+// stopWarming (Close) has begun, so a warming asked for during or after
+// the runner's Close (a runner the chat opened ahead and then closed:
+// tui/earlyopen.go) starts nothing that Close does not wait for.
 type requestWarmer struct {
 	active  bool // guarded by the session's lock (stepDeps.withSession)
+	mu      sync.Mutex
+	stopped bool // guarded by mu
 	running sync.WaitGroup
+}
+
+// begin counts a warming in, or reports false once stopped. The caller
+// calls running.Done when it ends.
+func (w *requestWarmer) begin() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return false
+	}
+	w.running.Add(1)
+	return true
 }
 
 // warmRequestCache starts warming the request cache in the background
@@ -45,8 +63,10 @@ func (sp *stepper) warmRequestCache() {
 		if sp.warm.active || busy || len(history) < warmFrom {
 			return
 		}
+		if !sp.warm.begin() {
+			return
+		}
 		sp.warm.active = true
-		sp.warm.running.Add(1)
 		go sp.warmInBackground()
 	})
 }
@@ -99,8 +119,14 @@ func (sp *stepper) prebuildRequest() {
 	sp.bounds.setMemo(memoOf(cv.enc)) // printmemo.go
 }
 
-// stopWarming waits for the warming to end (Close).
-func (sp *stepper) stopWarming() { sp.warm.running.Wait() }
+// stopWarming refuses every later warming and waits for those under way
+// to end (Close).
+func (sp *stepper) stopWarming() {
+	sp.warm.mu.Lock()
+	sp.warm.stopped = true
+	sp.warm.mu.Unlock()
+	sp.warm.running.Wait()
+}
 
 // historyToWarm copies the visible entries of the history that the
 // request cache does not hold as they are, with the options the next

@@ -38,7 +38,9 @@ func (sp *stepper) warmShell() {
 	if !ok {
 		return
 	}
-	sp.warm.running.Add(1)
+	if !sp.warm.begin() {
+		return // the runner closes
+	}
 	go func() {
 		defer sp.warm.running.Done()
 		w.WarmShell(sp.shellOfNext())

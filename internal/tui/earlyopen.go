@@ -6,9 +6,13 @@ package tui
 // request). The contract:
 //   - It starts on the editor's first character of a fresh chat, once
 //     per chat generation, only when Enter would open a new session: no
-//     setup error, a model to send to, and no SessionStart hooks (those
-//     fire at the open, and must fire once, for a session that is used:
-//     with them the session is opened on Enter, as before).
+//     setup error, a model to send to, no SessionStart hooks (those fire
+//     at the open, and must fire once, for a session that is used: with
+//     them the session is opened on Enter, as before), and text that is
+//     not a command (a "/" first: /resume, /model, /new send nothing);
+//     it starts once the text no longer begins with one.
+//   - A resume, a switch or /new drops it: its runner is closed unless an
+//     open since took its place (dropEarly).
 //   - Opening a fresh session writes nothing (loop.Options.RowOnFirstMessage):
 //     a chat quit after typing leaves no session behind; its runner is
 //     in the chat's slot, closed with the chat (Model.Close). It takes an
@@ -23,6 +27,8 @@ package tui
 //     (loop.Runner.PrefetchEnvironment: the request's shell encoded).
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ctxloop/agent/internal/config"
@@ -43,7 +49,8 @@ type earlyOpen struct {
 func startEarlyOpen(m *Model) {
 	p := &m.prefetch
 	if !p.typing || p.early != nil || !m.fresh || m.runner != nil || m.opening || m.closed ||
-		m.opt.Setup != nil || needsModel(nil, true, m.opt.Loop.Config) || m.opt.Loop.Hooks.Has(hooks.SessionStart) {
+		m.opt.Setup != nil || needsModel(nil, true, m.opt.Loop.Config) || m.opt.Loop.Hooks.Has(hooks.SessionStart) ||
+		strings.HasPrefix(strings.TrimSpace(m.editor.value()), "/") {
 		return
 	}
 	e := &earlyOpen{gen: m.gen + 1, cfg: m.opt.Loop.Config, done: make(chan struct{})}
@@ -86,10 +93,23 @@ func (p *envPrefetch) takeEarly(gen int, cfg *config.Config, slot *runnerSlot, o
 	}
 }
 
+// dropEarly discards the early open, if any (a resume, a switch, /new).
+func (p *envPrefetch) dropEarly(slot *runnerSlot) {
+	if e := p.early; e != nil {
+		p.early = nil
+		go e.discard(slot)
+	}
+}
+
 // discard closes the early open's runner, one Enter cannot use, once it
 // is open, unless the chat's slot no longer holds it (an open since
-// closed it: runnerSlot).
+// closed it: runnerSlot). It runs as an open under way, which the chat's
+// Close waits for; once the chat closed, Close closes what the slot holds.
 func (e *earlyOpen) discard(slot *runnerSlot) {
+	if !slot.begin() {
+		return
+	}
+	defer slot.end()
 	<-e.done
 	if r := e.msg.runner; r != nil && slot.take(r) {
 		_ = r.Close()

@@ -32,6 +32,8 @@ func (m *Model) openSession(sessionID string) tea.Cmd {
 	open := opener(m, sessionID, gen, old, false)
 	if sessionID == "" && old == nil {
 		open = m.prefetch.takeEarly(gen, m.opt.Loop.Config, m.slot, open) // earlyopen.go
+	} else {
+		m.prefetch.dropEarly(m.slot) // a resume or a switch: not its session
 	}
 	return func() tea.Msg {
 		if msg := open(); msg.err != errChatClosed {
@@ -66,6 +68,9 @@ func opener(m *Model, sessionID string, gen int, old *loop.Runner, early bool) f
 		if old != nil && slot.take(old) {
 			_ = old.Close()
 		}
+		if sessionID != "" {
+			slot.closeLeftOf(sessionID) // a session /new just left: its lease
+		}
 		st, err := store.wait() // opening behind the first frame (startup.go)
 		if err != nil {
 			return openedMsg{gen: gen, err: err}
@@ -96,18 +101,20 @@ func (m *Model) leaveSession() tea.Cmd {
 	old := m.runner
 	m.runner = nil
 	m.opening, m.fresh, m.openErr = false, true, nil
+	m.prefetch.dropEarly(m.slot) // opened for the generation just left
 	if old == nil {
 		return nil
 	}
 	slot := m.slot
+	// No longer the open runner at once: an open ahead for the fresh chat
+	// (earlyopen.go) may fill the slot before this close runs.
+	slot.leave(old)
 	return func() tea.Msg {
 		if !slot.begin() {
 			return nil // Close closes it
 		}
 		defer slot.end()
-		if slot.take(old) {
-			_ = old.Close()
-		}
+		slot.closeLeft(old)
 		return nil
 	}
 }

@@ -1,0 +1,46 @@
+package storage
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// The driver's read of the window's messages (rawrows.go,
+// messageFromCells) maps each column by hand: the differential test
+// (TestWindowReadThroughTheDriverReadsAsScan) compares a session whose
+// messages leave most columns at their zero (usage, cost, error, parent,
+// rewind id, finished_at), where a swap of two of those columns would
+// pass. Here every column of every message holds a value of its own, and
+// the driver's read must still be Scan's.
+func TestDriverReadMatchesScanOnEveryColumn(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	sess := windowSession(t, s, 30, 10)
+	if _, err := s.db.ExecContext(ctx, `UPDATE messages SET
+		parent_id = 'p' || rowid, model = 'm' || rowid, finish_reason = 'f' || rowid, error = 'e' || rowid,
+		input_tokens = rowid * 3 + 1, output_tokens = rowid * 3 + 2, reasoning_tokens = rowid * 3 + 3,
+		cached_input_tokens = rowid * 5 + 1, cache_write_tokens = rowid * 5 + 2, cost_usd = rowid * 0.25,
+		finished_at = updated_at + rowid, rewind_id = 'r' || rowid WHERE session_id = ?`, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.LoadHistory(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) == 0 || w[0].Message.RewindID == "" || w[0].Message.Usage.CacheWrite == 0 || w[0].Message.FinishedAt.IsZero() {
+		t.Fatalf("the columns were not set: %+v", w)
+	}
+	if len(w) != len(whole) {
+		t.Fatalf("window of %d entries, history of %d", len(w), len(whole))
+	}
+	for i := range w {
+		if !reflect.DeepEqual(w[i].Message, whole[i].Message) {
+			t.Fatalf("message %d: window %+v, history %+v", i, w[i].Message, whole[i].Message)
+		}
+	}
+}
