@@ -446,6 +446,10 @@ func FuzzRequestCache(f *testing.F) {
 			calc.Observe(message.Usage{Input: 5000, Output: 10}, 3000)
 			check(full)
 			check(full)
+			// Again, counted ahead by the warming (repriceAhead).
+			calc.Observe(message.Usage{Input: 7000, Output: 10}, 3000)
+			c.repriceAhead(calc)
+			check(full)
 			// The newest entry written in place, as a step writes its
 			// own entry while its tools run: no edit counted.
 			if n := len(full); n > 0 {

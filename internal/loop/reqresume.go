@@ -91,6 +91,23 @@ func recordWalk(r *walkRecord, history []message.Entry) {
 	}
 }
 
+// repriceAhead counts the last conversation's calibrated prices at the
+// calculator's calibration now, so that the next conversation, when it
+// resumes, finds them counted: the warming calls it while the user types
+// (the last answer's usage moved the calibration since that request).
+func (c *requestCache) repriceAhead(calc *tokens.Calculator) {
+	_, ratio, roundtrip := calc.Pricing()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := &c.resume
+	if !last.valid || last.images || len(c.built.at) != last.visible || (last.ratio == ratio && last.roundtrip == roundtrip) {
+		return
+	}
+	if c.reprice(len(c.built.at), ratio, roundtrip) {
+		last.ratio, last.roundtrip = ratio, roundtrip
+	}
+}
+
 // reprice counts the calibrated prices of the last conversation's first
 // from entries again at a new calibration (the last answer's usage moved
 // it), from the prices kept for them. False when one has none kept.

@@ -63,6 +63,10 @@ func TestPrepareAfterTheWarmingWalksOnlyWhatIsNew(t *testing.T) {
 		Parts: []message.Part{{Type: message.PartTool, Tool: &message.ToolState{CallID: "new1", Name: "read", Status: message.ToolRunning, Input: "{}"}}}}
 	h.r.state.appendEntry(e)
 	h.r.stepper.prepare()
+	// The answer's usage moves the calibration; the warming counts the
+	// kept prices at it while the next message is typed.
+	h.r.calcp.Load().Observe(message.Usage{Input: 90000, Output: 10}, 60000)
+	h.r.stepper.reqc.repriceAhead(h.r.calcp.Load())
 	e.Parts[0].Tool.Status, e.Parts[0].Tool.Output = message.ToolCompleted, "the file" // in place, no writer
 	cv = h.r.stepper.prepare()
 	if w := h.r.stepper.reqc.walked; w > recheckNewest+1 {

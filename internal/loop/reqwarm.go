@@ -59,6 +59,7 @@ func (sp *stepper) warmInBackground() {
 	if !ok {
 		return
 	}
+	sp.reqc.repriceAhead(sp.calc()) // reqresume.go
 	if len(hist) > 0 {
 		sp.reqc.warm(hist, opt, est, sp.busy)
 	}
