@@ -67,6 +67,8 @@ type requestCache struct {
 	// (resumeWalk); walked counts the entries the last walk visited.
 	resume walkRecord
 	walked int
+	// todo is the todo message's memo (todomemo.go).
+	todo todoMemo
 }
 
 // cachedEntry is what is kept for one history entry while its key holds.

@@ -55,7 +55,7 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 		enc = slices.Insert(enc, at, nil)
 		at++
 	}
-	todoText, todoTokens := todoNow(sp.history(), sp.modelPricing().est) // todo.go: after the pins
+	todoText, todoTokens := sp.reqc.todo.now(sp.history(), sp.historyMark(), sp.modelPricing().est) // todo.go: after the pins
 	c.todo = todoText
 	sp.calc().SetTodo(todoTokens)
 	if todoText != "" {
