@@ -67,8 +67,10 @@ type requestCache struct {
 	// (resumeWalk); walked counts the entries the last walk visited.
 	resume walkRecord
 	walked int
-	// todo is the todo message's memo (todomemo.go).
-	todo todoMemo
+	// todo is the todo message's memo (todomemo.go), tally the
+	// cache-boundary print's count of the history (tallymemo.go).
+	todo  todoMemo
+	tally tallyMemo
 }
 
 // cachedEntry is what is kept for one history entry while its key holds.
