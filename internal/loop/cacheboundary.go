@@ -255,7 +255,14 @@ func breakReason(last, next *requestPrint, announced string) string {
 // memo, if not nil, has the hashes of encodings made before (the
 // warming's: printmemo.go), in the order they were made.
 func printRequest(req provider.Request, systems int, pins, todo string, history []message.Entry, last *requestPrint, memo *printMemo) *requestPrint {
-	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: len(history)}
+	summary, compacted := summaryAndCompacted(history)
+	return printTallied(req, systems, pins, todo, len(history), summary, compacted, last, memo)
+}
+
+// printTallied is printRequest of a history of n entries whose newest
+// summary and cleared outputs are counted (summaryAndCompacted).
+func printTallied(req provider.Request, systems int, pins, todo string, n int, summary string, compacted int, last *requestPrint, memo *printMemo) *requestPrint {
+	p := &requestPrint{model: req.Model, effort: req.Effort, msgs: make([]partPrint, len(req.Messages)), enc: make([][]byte, len(req.Messages)), history: n}
 	var lastTools *toolsPrint
 	if last != nil {
 		lastTools = last.tools
@@ -287,7 +294,7 @@ func printRequest(req provider.Request, systems int, pins, todo string, history 
 	p.system = sys.Sum64()
 	p.pins = printOf([]byte(pins)).hash
 	p.todo = printOf([]byte(todo)).hash
-	p.summary, p.compacted = summaryAndCompacted(history)
+	p.summary, p.compacted = summary, compacted
 	return p
 }
 
@@ -348,15 +355,19 @@ func (sp *stepper) settleRequest(req *provider.Request, conv *conversation) verd
 	systems := conv.systems
 	pins, _ := sp.pinsNow()
 	history := sp.history()
+	summary, compacted := sp.reqc.tally.of(history, sp.historyMark()) // tallymemo.go
 	announced := sp.bounds.takeAnnounced()
 	memo := sp.bounds.takeMemo()
-	v := sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
+	printNow := func() *requestPrint {
+		return printTallied(*req, systems, pins, conv.todo, len(history), summary, compacted, sp.bounds.lastPrint(), memo)
+	}
+	v := sp.bounds.judge(printNow(), announced)
 	if (v.broken || announced != "") && sp.tt.join() {
 		sp.refreshTools()
 		if len(req.Tools) > 0 {
 			req.Tools = sp.offered().OpenAITools()
 		}
-		v = sp.bounds.judge(printRequest(*req, systems, pins, conv.todo, history, sp.bounds.lastPrint(), memo), announced)
+		v = sp.bounds.judge(printNow(), announced)
 		if !v.broken { // only the join breaks it: the announced change is why
 			v.broken, v.at, v.reason = true, -1, announced
 		}

@@ -395,7 +395,7 @@ func runnerCompactor(r *Runner) *compactor {
 		fixed: func() compact.Fixed {
 			sys, tl := r.fixedTokens()
 			_, pins := pinsNow(r.state.pinsCopy(), r.mp.est)
-			_, todoTokens := todoNow(r.state.history, r.mp.est) // sent after the pins (todo.go)
+			_, todoTokens := r.stepper.reqc.todo.now(r.state.history, r.state.historyMark(), r.mp.est) // sent after the pins (todo.go, todomemo.go)
 			return compact.Fixed{System: sys, Tools: tl, Pins: pins + todoTokens}
 		},
 		emit: r.ev.emit,

@@ -84,6 +84,8 @@
 //	  streaming, retries, usage,        stepDeps; wired by stepwire.go), step.go,
 //	  the budget, its tool runs         stepopen.go, stepfit.go, convert.go, reqcache.go,
 //	                                    echo.go (vendor fields sent back), reqwarm.go,
+//	                                    reqresume.go (a walk from the newest entries;
+//	                                    historyedits.go: the history's edits counted),
 //	                                    cachemarks.go, retry.go, usage.go,
 //	                                    usagesanity.go, budget.go, child.go
 //	the request's reasoning effort      effort.go (type Effort: the user's choice, the
@@ -92,7 +94,7 @@
 //	  prefix kept between them, each     tools join at one, call_tool before),
 //	                                    toolsprint.go (the tools' print, hashed when judged)
 //	  recorded with its reason          printmemo.go (the warming's hashes, for the
-//	                                    first print after a resume)
+//	                                    first print after a resume), tallymemo.go
 //	tools offered, tool-less models     tooltable.go, toolless.go (stepper)
 //	images from tools: stored, sent,    toolimages.go (stepper: a model that
 //	  described; vision refused         refused images)
@@ -105,7 +107,7 @@
 //	                                    rewind.go, checkpoint_budget.go,
 //	                                    checkpoint_progress.go, attribution.go,
 //	                                    agentstate.go, lost.go
-//	the model's todo list: sent after   todo.go (todoSent, todoNow), todoreminder.go
+//	the model's todo list: sent after   todo.go (todoSent, todoNow), todomemo.go, todoreminder.go
 //	  the pins once summarised away,    (type todoReminder: wraps the hook points'
 //	  the reminder step                 turn), promptlines.go (the prompt's named lines)
 //	hook points                         hooks.go (type hookPoints: SessionStart context,

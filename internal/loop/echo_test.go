@@ -39,7 +39,7 @@ func echoHistory(n int) []message.Entry {
 // body is a conversation's messages as the request sends them.
 func body(t *testing.T, c *requestCache, h []message.Entry) string {
 	t.Helper()
-	cv := c.conversation(nil, h, ConvertOptions{}, tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{}), tokens.Chars{})
+	cv := c.conversation(nil, h, historyMark{}, ConvertOptions{}, tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{}), tokens.Chars{})
 	var b strings.Builder
 	for i, enc := range cv.enc {
 		if enc == nil && cv.msgs[i].Role == "assistant" {
@@ -200,7 +200,7 @@ func TestUnsignedCallsGetTheStandInOnlyForGemini(t *testing.T) {
 	conv := func(model string) string {
 		t.Helper()
 		opt := ConvertOptions{UnsignedCall: provider.UnsignedCallEcho(model)}
-		cv := c.conversation(nil, h, opt, tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{}), tokens.Chars{})
+		cv := c.conversation(nil, h, historyMark{}, opt, tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{}), tokens.Chars{})
 		return string(bytes.Join(cv.enc, []byte("\n")))
 	}
 	stand := `{"id":"c0","type":"function","function":{"name":"read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"skip_thought_signature_validator"}}}`

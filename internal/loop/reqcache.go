@@ -62,6 +62,15 @@ type requestCache struct {
 	order, next []*cachedEntry
 	cursor      int
 	built       builtConversation
+	// resume is what the last conversation was made from, for the next
+	// one to start after the entries it sends as that one did
+	// (resumeWalk); walked counts the entries the last walk visited.
+	resume walkRecord
+	walked int
+	// todo is the todo message's memo (todomemo.go), tally the
+	// cache-boundary print's count of the history (tallymemo.go).
+	todo  todoMemo
+	tally tallyMemo
 }
 
 // cachedEntry is what is kept for one history entry while its key holds.
@@ -197,11 +206,21 @@ func same(a, b string) bool {
 // only prices: the one an undo would restore) changes nothing kept: an
 // entry that is not as it was gets nil. The caller holds c.mu.
 func (c *requestCache) walk(v tokens.Visible, keep bool, fn func(e *message.Entry, ce *cachedEntry)) {
-	c.cursor = 0
+	c.walkFrom(v, 0, keep, fn)
+}
+
+// walkFrom is walk over v's entries as the places from from on: the
+// places before it keep what the last walk found there (v the entries
+// after them: resumeWalk).
+func (c *requestCache) walkFrom(v tokens.Visible, from int, keep bool, fn func(e *message.Entry, ce *cachedEntry)) {
+	c.cursor, c.walked = from, 0
 	if keep {
-		c.next = c.next[:0]
+		c.next = append(c.next[:0], c.order[:min(from, len(c.order))]...)
+		for len(c.next) < from {
+			c.next = append(c.next, nil)
+		}
 	}
-	visit := func(e *message.Entry) { fn(e, c.lookup(e, keep)) }
+	visit := func(e *message.Entry) { c.walked++; fn(e, c.lookup(e, keep)) }
 	for i := range v.Head {
 		visit(&v.Head[i])
 	}
@@ -305,7 +324,7 @@ func (c *conversation) current(history []message.Entry) bool {
 // changes; otherwise new arrays start with a copy of what did not change.
 // A conversation handed out never changes: later ones write only past its
 // end, and its slices have no room to append into.
-func (c *requestCache) conversation(system []string, history []message.Entry, opt ConvertOptions, calc *tokens.Calculator, est tokens.Estimator) *conversation {
+func (c *requestCache) conversation(system []string, history []message.Entry, mark historyMark, opt ConvertOptions, calc *tokens.Calculator, est tokens.Estimator) *conversation {
 	sysEnc := c.systemEncodings(system)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -313,26 +332,35 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 	if len(history) > 0 {
 		cv.first = &history[0]
 	}
-	c.pass++
+	cest, ratio, roundtrip := calc.Pricing()
+	price := cachedCounts(est) && cest == est
+	record := walkRecord{mark: mark, ratio: ratio, roundtrip: roundtrip, valid: mark.lock != nil && price}
+	from, tail := c.resumeWalk(history, record, opt, est) // reqresume.go
+	var v tokens.Visible                                  // what is walked
+	if from > 0 {
+		v = tokens.Visible{After: tail}
+		record.visible, record.summarised = from+len(tail), c.resume.summarised
+	} else {
+		v = tokens.VisibleHistory(history)
+		record.visible, record.summarised = v.Len(), v.Summary != nil
+		c.pass++ // a whole walk: what it does not use may go
+	}
 	if c.mode != modeOf(opt) {
 		for _, ce := range c.entries {
 			ce.conv = nil
 		}
 		c.mode = modeOf(opt)
 	}
-	cest, ratio, roundtrip := calc.Pricing()
-	price := cachedCounts(est) && cest == est
 	if price && c.est != est {
 		for _, ce := range c.entries {
 			ce.cost = nil
 		}
 		c.est = est
 	}
-	v := tokens.VisibleHistory(history)
 	var whole map[*message.FileState]bool
 	wholeImagesOnce := func() map[*message.FileState]bool {
 		if whole == nil {
-			whole = wholeImages(v.Entries())
+			whole = wholeImages(tokens.VisibleHistory(history).Entries())
 		}
 		return whole
 	}
@@ -346,6 +374,12 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		seen map[string]bool
 		k    int // the walk's place
 	)
+	if from > 0 { // the first from entries as the last conversation sent them
+		k = from
+		cv.calibrated, cv.plain, cv.repairs = b.at[from-1].sums.calibrated, b.at[from-1].sums.plain, b.at[from-1].sums.repairs
+		record.images = c.resume.images
+	}
+	sums := func() builtSums { return builtSums{cv.calibrated, cv.plain, cv.repairs} }
 	fresh := func(e *message.Entry, ce *cachedEntry, whole map[*message.FileState]bool) {
 		n := len(msgs)
 		var r int
@@ -355,9 +389,9 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 			enc = append(enc, nil)
 		}
 		encodeEchoes(msgs[n:], enc[n:], entryEcho(e, opt))
-		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system)})
+		b.at = append(b.at, builtEntry{ce: ce, end: len(msgs) - len(system), sums: sums()})
 	}
-	c.walk(v, true, func(e *message.Entry, ce *cachedEntry) {
+	c.walkFrom(v, from, true, func(e *message.Entry, ce *cachedEntry) {
 		defer func() { k++ }()
 		if price {
 			var p *pricedEntry
@@ -375,12 +409,14 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		if intact {
 			if k < len(b.at) && ce != nil && ce.conv != nil && b.at[k].ce == ce && b.at[k].conv == ce.conv {
 				cv.repairs += ce.conv.repairs
+				b.at[k].sums = sums()
 				return
 			}
-			msgs, enc, seen = c.diverge(k, system, sysEnc, v.Len())
+			msgs, enc, seen = c.diverge(k, system, sysEnc, record.visible)
 			intact = false
 		}
 		if hasImage(e) {
+			record.images = true
 			fresh(e, ce, wholeImagesOnce())
 			return
 		}
@@ -404,17 +440,19 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 		msgs = append(msgs, ce.conv.msgs...)
 		enc = append(enc, ce.conv.enc...)
 		cv.repairs += ce.conv.repairs
-		b.at = append(b.at, builtEntry{ce: ce, conv: ce.conv, end: len(msgs) - len(system)})
+		b.at = append(b.at, builtEntry{ce: ce, conv: ce.conv, end: len(msgs) - len(system), sums: sums()})
 	})
 	if intact {
-		msgs, enc, _ = c.diverge(k, system, sysEnc, v.Len())
+		msgs, enc, _ = c.diverge(k, system, sysEnc, record.visible)
 	}
 	if !price {
 		entries := v.Entries()
 		cv.calibrated, cv.plain = calc.EstimateEntries(entries), tokens.EstimateEntries(entries, est)
 	}
 	c.lastLen = len(msgs) - len(system)
-	if n := len(c.entries); n > 2*v.Len()+64 {
+	recordWalk(&record, history)
+	c.resume = record
+	if n := len(c.entries); from == 0 && n > 2*v.Len()+64 {
 		for id, ce := range c.entries {
 			if ce.used != c.pass {
 				delete(c.entries, id)
@@ -423,7 +461,7 @@ func (c *requestCache) conversation(system []string, history []message.Entry, op
 	}
 	b.msgs, b.enc, b.system = msgs, enc, system
 	n := len(msgs)
-	cv.msgs, cv.enc, cv.summarised = msgs[:n:n], enc[:n:n], v.Summary != nil
+	cv.msgs, cv.enc, cv.summarised = msgs[:n:n], enc[:n:n], record.summarised
 	return cv
 }
 
@@ -447,6 +485,14 @@ type builtEntry struct {
 	ce   *cachedEntry
 	conv *convertedEntry
 	end  int
+	sums builtSums // the conversation's, up to and with this entry
+}
+
+// builtSums is what a conversation counted up to an entry: its prices
+// and its repairs.
+type builtSums struct {
+	calibrated, plain int64
+	repairs           int
 }
 
 // diverge starts the arrays of a conversation that sends the last one's

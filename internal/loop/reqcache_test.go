@@ -254,7 +254,7 @@ func TestRequestCacheConvertsOnlyWhatChanged(t *testing.T) {
 	var c requestCache
 	calc := tokens.NewCalculator(tokens.Options{Window: 100000}, tokens.Chars{})
 	build := func() []openai.ChatCompletionMessage {
-		cv := c.conversation(nil, h, ConvertOptions{}, calc, tokens.Chars{})
+		cv := c.conversation(nil, h, historyMark{}, ConvertOptions{}, calc, tokens.Chars{})
 		msgs, enc := cv.msgs, cv.enc
 		for i, b := range enc {
 			want, _ := provider.EncodeMessage(msgs[i])
@@ -339,7 +339,10 @@ func cacheHistoryFrom(data []byte) []message.Entry {
 // FuzzRequestCache checks the cache against the uncached conversion, the
 // encoding and the estimate, over any history, built after a shorter one
 // (the cache then holds part of it) and again after some of its entries
-// changed in place.
+// changed in place. Each history is given with its mark as the session
+// counts it (historyedits.go): a conversation over a history only
+// appended to since the last one starts where that one ended
+// (reqresume.go), and must make the same request.
 func FuzzRequestCache(f *testing.F) {
 	f.Add([]byte{0, 2, 3, 4, 5, 0, 2, 4, 0}, uint8(3))
 	f.Add([]byte{0, 2, 4, 7, 8, 0, 2, 13, 22, 0, 10, 2, 5, 5, 4}, uint8(1))
@@ -367,9 +370,10 @@ func FuzzRequestCache(f *testing.F) {
 				enc  [][]byte
 			}
 			var all []made
+			var edits historyLock // the session's count of edits
 			check := func(h []message.Entry, system ...string) {
 				t.Helper()
-				cv := c.conversation(system, h, opt, calc, est)
+				cv := c.conversation(system, h, historyMark{edits: edits.edits.Load(), n: len(h), lock: &edits}, opt, calc, est)
 				msgs, enc, repairs, summarised := cv.msgs[len(system):], cv.enc[len(system):], cv.repairs, cv.summarised
 				for i, s := range system {
 					if m := cv.msgs[i]; m.Role != openai.ChatMessageRoleSystem || m.Content != s {
@@ -406,7 +410,9 @@ func FuzzRequestCache(f *testing.F) {
 			}
 			full := cacheHistoryFrom(data)
 			check(full[:len(full)/2], "stable", "status: clean")
+			check(full[:len(full)*3/4], "stable", "status: clean")
 			check(full, "stable", "status: clean")
+			edits.edited(0)
 			// Changed in place, as the loop changes its history: pruned,
 			// superseded, a text rewritten, a message taken back.
 			for i := range full {
@@ -440,6 +446,24 @@ func FuzzRequestCache(f *testing.F) {
 			calc.Observe(message.Usage{Input: 5000, Output: 10}, 3000)
 			check(full)
 			check(full)
+			// Again, counted ahead by the warming (repriceAhead).
+			calc.Observe(message.Usage{Input: 7000, Output: 10}, 3000)
+			c.repriceAhead(calc)
+			check(full)
+			// The newest entry written in place, as a step writes its
+			// own entry while its tools run: no edit counted.
+			if n := len(full); n > 0 {
+				last := &full[n-1]
+				last.Parts = append(slices.Clone(last.Parts), message.Part{Type: message.PartText, Text: "and one more thing"})
+				check(full)
+				// And replaced, as replaceEntry does: an edit of the
+				// newest entries only.
+				full[n-1] = copyEntry(full[n-1])
+				full[n-1].Parts[0].Text += " (replaced)"
+				full[n-1].Message.Summary = change%5 == 1
+				edits.edited(n - 1)
+				check(full)
+			}
 			for i, m := range all {
 				if !reflect.DeepEqual(m.cv.msgs, m.msgs) || !reflect.DeepEqual(m.cv.enc, m.enc) {
 					t.Fatalf("conversation %d changed after it was made", i)
@@ -467,7 +491,7 @@ func TestRequestCacheRepairsReusedCallIDs(t *testing.T) {
 	}
 	var c requestCache
 	for round := range 3 {
-		cv := c.conversation(nil, h, ConvertOptions{}, tokens.NewCalculator(tokens.Options{}, tokens.Chars{}), tokens.Chars{})
+		cv := c.conversation(nil, h, historyMark{}, ConvertOptions{}, tokens.NewCalculator(tokens.Options{}, tokens.Chars{}), tokens.Chars{})
 		msgs, repairs := cv.msgs, cv.repairs
 		want, wantRepairs := RepairPairs(ToModelMessages(h, ConvertOptions{}))
 		if !reflect.DeepEqual(msgs, want) || repairs != wantRepairs {

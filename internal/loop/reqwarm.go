@@ -79,6 +79,7 @@ func (sp *stepper) warmInBackground() {
 	if !ok {
 		return
 	}
+	sp.reqc.repriceAhead(sp.calc()) // reqresume.go
 	if len(hist) > 0 {
 		sp.reqc.warm(hist, opt, est, sp.busy)
 	}
@@ -99,6 +100,7 @@ func (sp *stepper) prebuildRequest() {
 	var est tokens.Estimator
 	var hist []message.Entry
 	var system []string
+	var mark historyMark
 	sp.modelSteady(func() {
 		opt, est = sp.convertOptions(), sp.modelPricing().est
 		sp.withSession(func(busy bool, history []message.Entry, sys []string) {
@@ -110,12 +112,13 @@ func (sp *stepper) prebuildRequest() {
 				hist[i] = copyEntry(e)
 			}
 			system = slices.Clone(sys)
+			mark = sp.historyMark() // the copy's: historyedits.go
 		})
 	})
 	if hist == nil {
 		return
 	}
-	cv := sp.reqc.conversation(system, hist, opt, sp.calc(), est)
+	cv := sp.reqc.conversation(system, hist, mark, opt, sp.calc(), est)
 	sp.bounds.setMemo(memoOf(cv.enc)) // printmemo.go
 }
 

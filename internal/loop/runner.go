@@ -99,7 +99,7 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	r := &Runner{opt: opt, store: st, trace: startupTrace{report: opt.StartupTrace}}
 	r.state = &sessionState{sess: *sess, lease: lease, unsaved: unsaved}
 	r.ev = emitter{store: st, observer: opt.Observer, session: sess.ID, keep: r.state.addNote}
-	r.turns = newTurnControl(&r.state.mu, turnDepsOf(r))
+	r.turns = newTurnControl(&r.state.mu.Mutex, turnDepsOf(r))
 	r.comp = runnerCompactor(r)
 	// A session made just now has nothing to repair, load or restore:
 	// the first message's request does not wait for those reads.

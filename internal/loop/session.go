@@ -24,7 +24,7 @@ import (
 // that the stored row never goes back to an older title or model; it also
 // guards lease and unsaved.
 type sessionState struct {
-	mu      sync.Mutex
+	mu      historyLock // and its edits (historyedits.go)
 	sess    message.Session
 	history []message.Entry
 	system  []string
@@ -75,11 +75,20 @@ func (s *sessionState) editHistory(edit func([]message.Entry) []message.Entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.history = edit(s.history)
+	s.mu.edited(0) // any entry
 }
 
-// appendEntry adds e to the history.
+// appendEntry adds e to the history (not an edit: historyedits.go).
 func (s *sessionState) appendEntry(e message.Entry) {
-	s.editHistory(func(h []message.Entry) []message.Entry { return append(h, e) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = append(s.history, e)
+}
+
+// historyMark is the history's edit count and length; the caller owns
+// the history (holds the lock, or busy).
+func (s *sessionState) historyMark() historyMark {
+	return historyMark{edits: s.mu.edits.Load(), n: len(s.history), lock: &s.mu}
 }
 
 // replaceEntry replaces the newest entry of e's message with e.
@@ -89,6 +98,7 @@ func (s *sessionState) replaceEntry(e message.Entry) {
 	for i := len(s.history) - 1; i >= 0; i-- {
 		if s.history[i].Message.ID == e.Message.ID {
 			s.history[i] = e
+			s.mu.edited(i)
 			return
 		}
 	}

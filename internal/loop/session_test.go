@@ -101,7 +101,7 @@ func TestTurnControlClaimRelease(t *testing.T) {
 	var s sessionState
 	var waiting atomic.Bool
 	ran := make(chan struct{}, 1)
-	tc := newTurnControl(&s.mu, turnDeps{
+	tc := newTurnControl(&s.mu.Mutex, turnDeps{
 		run: func(ctx context.Context) TurnResult {
 			ran <- struct{}{}
 			return TurnResult{FinishReason: "stop"}

@@ -34,9 +34,11 @@ func (sp *stepper) buildRequest(ctx context.Context) provider.Request {
 // prepare walks the history for the next step's request: its
 // conversation, and what that is priced at. What the history's entries
 // are sent as is kept between requests (requestCache): the messages come
-// with their JSON, so the provider encodes only what is new.
+// with their JSON, so the provider encodes only what is new; and when the
+// history was only appended to since the last request's conversation (or
+// the warming's), the walk starts at its newest entries (reqresume.go).
 func (sp *stepper) prepare() *conversation {
-	return sp.reqc.conversation(sp.system(), sp.history(), sp.convertOptions(), sp.calc(), sp.modelPricing().est)
+	return sp.reqc.conversation(sp.system(), sp.history(), sp.historyMark(), sp.convertOptions(), sp.calc(), sp.modelPricing().est)
 }
 
 // finishRequest makes the request of a prepared conversation: the pins
@@ -53,7 +55,7 @@ func (sp *stepper) finishRequest(ctx context.Context, c *conversation) provider.
 		enc = slices.Insert(enc, at, nil)
 		at++
 	}
-	todoText, todoTokens := todoNow(sp.history(), sp.modelPricing().est) // todo.go: after the pins
+	todoText, todoTokens := sp.reqc.todo.now(sp.history(), sp.historyMark(), sp.modelPricing().est) // todo.go: after the pins
 	c.todo = todoText
 	sp.calc().SetTodo(todoTokens)
 	if todoText != "" {

@@ -46,8 +46,10 @@ type stepDeps struct {
 
 	// history and system are the session's as they are now (owned by
 	// whoever holds busy: the loop goroutine); appendEntry and
-	// replaceEntry change the history under the session's lock.
+	// replaceEntry change the history under the session's lock;
+	// historyMark is its edit count and length (historyedits.go).
 	history      func() []message.Entry
+	historyMark  func() historyMark
 	system       func() []string
 	appendEntry  func(message.Entry)
 	replaceEntry func(message.Entry)

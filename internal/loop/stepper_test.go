@@ -75,8 +75,9 @@ func newStepperFake(t *testing.T, srv *pt.Server, opt func(*Options)) (*stepper,
 	f.calc = tokens.NewCalculator(m.calcOptions(), m.est)
 	sp := newStepper(stepDeps{
 		opt: o, store: f.store, sessionID: sess.ID, toolEnv: &tools.Env{Dir: sess.Dir},
-		history: func() []message.Entry { return f.history },
-		system:  func() []string { return []string{"You are a test."} },
+		history:     func() []message.Entry { return f.history },
+		historyMark: func() historyMark { return historyMark{} }, // its history is set in place: walked whole
+		system:      func() []string { return []string{"You are a test."} },
 		appendEntry: func(e message.Entry) {
 			f.mu.Lock()
 			f.history = append(f.history, e)

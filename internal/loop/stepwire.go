@@ -16,6 +16,7 @@ func stepDepsOf(r *Runner) stepDeps {
 		opt: r.opt, store: r.store, sessionID: r.state.id(), toolEnv: r.toolEnv,
 
 		history:         func() []message.Entry { return r.state.history },
+		historyMark:     r.state.historyMark,
 		system:          func() []string { return r.state.system },
 		appendEntry:     r.state.appendEntry,
 		replaceEntry:    r.state.replaceEntry,

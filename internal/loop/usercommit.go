@@ -159,6 +159,7 @@ func dropUserEntry(s *sessionState, id string) {
 	for i := len(s.history) - 1; i >= 0; i-- {
 		if s.history[i].Message.ID == id {
 			s.history = append(s.history[:i:i], s.history[i+1:]...)
+			s.mu.edited(i)
 			return
 		}
 	}
