@@ -33,7 +33,7 @@ func readWindow(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sessionID, from
 	var nMsgs, nParts int
 	if err := tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM messages WHERE session_id = ?1 AND id >= ?2),
-		(SELECT count(*) FROM parts WHERE message_id IN (SELECT id FROM messages WHERE session_id = ?1 AND id >= ?2))`,
+		(SELECT count(*) FROM messages m JOIN parts p ON p.message_id = m.id WHERE m.session_id = ?1 AND m.id >= ?2)`,
 		sessionID, from).Scan(&nMsgs, &nParts); err != nil {
 		return nil, err
 	}
