@@ -9,13 +9,13 @@ import (
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
-// BenchmarkResumeRunInProcess is BenchmarkResumeRun's two commands run
+// BenchmarkInProcessResume is BenchmarkResumeRun's two commands run
 // in this process, for a CPU profile of where a resumed `agent run -c hi`
 // spends what a new session's `agent run hi` does not (issue 36 item 1):
 // -cpuprofile of "resume" against one of "new". Each resumed run starts
 // from a fresh copy of the 10,000-part session (the copy is not timed),
 // so that every run sends the same window.
-func BenchmarkResumeRunInProcess(b *testing.B) {
+func BenchmarkInProcessResume(b *testing.B) {
 	srv := pt.New(b)
 	srv.Handle(func(pt.Request) pt.Step { return pt.Text(benchAnswer) })
 	home := b.TempDir()
