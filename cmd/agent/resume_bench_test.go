@@ -113,7 +113,7 @@ func (t resumeTotals) report(b *testing.B, fresh resumeTotals, prefix string) {
 // 600-byte output, pruned in all but the newest turns before each
 // compaction, more text, a step-finish), a compaction (its marker, the
 // summary, a kept tail) every 285 turns, and three pins.
-func seedLongSession(b *testing.B, data, dir string, parts int) {
+func seedLongSession(b testing.TB, data, dir string, parts int) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := storage.Open(ctx, data)

@@ -207,6 +207,8 @@ const titleGrace = 2 * time.Second
 
 // runPrompt runs one prompt to the end of its turn, writing events to out.
 func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, images []imageFile, out *eventWriter) error {
+	gc := relaxStartupGC() // startheap.go: until the first tool call
+	defer gc.restore()
 	a, err := loadDriving(g)
 	if err != nil {
 		return err
@@ -248,7 +250,7 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		}
 	}
 	opt := a.loopOptions(st, tools.NewPermissions(permModes(a.cfg.Permissions), nil, f.yes).WithDomainMemory(domainMemory(a.cfg)))
-	opt.Observer, opt.MaxSteps = out.observe, f.maxSteps
+	opt.Observer, opt.MaxSteps = gc.observe(out.observe), f.maxSteps
 	opt.StartupTrace, opt.Environment = startup.Hook(), env
 	// A new session's row, lease and first message: one write.
 	opt.RowOnFirstMessage = sessionID == ""

@@ -14,7 +14,7 @@ import (
 // than its column's is refused with the column's name, not read as a
 // zero; a good row reads as database/sql's Scan reads it.
 func TestRawCellsRefuseAnotherType(t *testing.T) {
-	good := []driver.Value{"m1", "s1", "user", "", int64(1), int64(0), "gpt", "stop", "", int64(10), int64(20),
+	good := []driver.Value{"m1", "user", "", int64(1), int64(0), "gpt", "stop", "", int64(10), int64(20),
 		int64(0), int64(3), int64(0), float64(0.5), int64(1e18), int64(1e18 + 1), int64(0), ""}
 	var m message.Message
 	c := rawCells{row: good, cols: messageColumnNames()}
@@ -25,7 +25,7 @@ func TestRawCellsRefuseAnotherType(t *testing.T) {
 	if m.ID != "m1" || m.Role != message.RoleUser || !m.Summary || m.Usage.Output != 20 || m.CostUSD != 0.5 || !m.FinishedAt.IsZero() || m.CreatedAt.UnixNano() != 1e18 {
 		t.Errorf("read %+v", m)
 	}
-	for i, bad := range map[int]driver.Value{3: nil, 4: "1", 14: "0.5", 17: 1.5} {
+	for i, bad := range map[int]driver.Value{2: nil, 3: "1", 13: "0.5", 16: 1.5} {
 		row := append([]driver.Value(nil), good...)
 		row[i] = bad
 		c := rawCells{row: row, cols: messageColumnNames()}
