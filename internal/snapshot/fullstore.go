@@ -98,7 +98,7 @@ func packFiles(packs *packPair, tracked map[string][20]byte) func(p string, fd i
 			return oid, nil, nil
 		}
 		// e is the pack's until written (packpipe.go).
-		pack := packs.of(p)
+		pack := packs.pick(len(e.entry()))
 		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
 	}
 }

@@ -112,6 +112,9 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
 		return "", err
 	}
+	if first != nil {
+		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
+	}
 	paths := make([]string, 0, len(changes))
 	for p := range changes {
 		paths = append(paths, p)
