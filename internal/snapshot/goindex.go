@@ -31,7 +31,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -115,11 +114,12 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if first != nil {
 		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
-	paths := make([]string, 0, len(changes))
-	for p := range changes {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	// The changed paths in order: update, sorted as the walk lists it,
+	// and remove merged (a sort of a sorted run costs a pass).
+	paths := make([]string, 0, len(update)+len(remove))
+	paths = append(append(paths, update...), remove...)
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
 	if tree == nil {
 		tree = &cacheTree{count: -1}
 	}
