@@ -496,7 +496,15 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				snap.Skipped = append(snap.Skipped, s.nestedSkip(dir))
 				continue
 			}
-			if anc := s.blockedBy(p, dirOK); anc != "" {
+			// A first walk's paths (no index: nothing hid a directory
+			// that became a file) lie under the directories it opened:
+			// not looked up again (hashrun_linux.go opens them without
+			// following a link).
+			anc := ""
+			if round > 0 || !walked || wr.index != nil {
+				anc = s.blockedBy(p, dirOK)
+			}
+			if anc != "" {
 				// A directory became a file or symlink: p is gone, and
 				// the index's entries under it hid anc from the walk.
 				update = append(update, p)
