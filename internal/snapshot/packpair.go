@@ -7,9 +7,9 @@ package snapshot
 // snapshot at the cost of `tar c`; one pack's SHA-1, a serial chain of
 // every byte stored, held the readers back at its full queue). Contract:
 // a first snapshot of at least pairMin paths stores each path's blob in
-// the pack pick chooses for it as it is stored: the one given fewer bytes
-// so far that has room left, so that both checksum goroutines end
-// together; a, the first, also takes the trees and the root. Each pack is
+// the pack pick chooses for it as it is stored: of those with room left,
+// the one whose queue takes it without a wait, else the one given fewer
+// bytes so far, so that both checksum goroutines end together; a, the first, also takes the trees and the root. Each pack is
 // planned (packplan.go) from the paths: b a blob for about half of them
 // (packHalf), a the rest of plannedObjects, each with room for a few
 // more (slack, padded with filler blobs when unused), so neither is read
@@ -85,8 +85,10 @@ func newPackPair(gitDir string, secrets []string, paths []string) (*packPair, er
 	return &packPair{a: a, b: b, room: [2]int{len(paths) - nb + slack, nb + slack}}, nil
 }
 
-// pick is the pack a blob of size bytes goes to: the one given fewer
-// bytes that has room left.
+// pick is the pack a blob of size bytes goes to, of those with room
+// left: the one whose queue takes it now when the other's is full (a
+// reader waits at neither while one can write), else the one given fewer
+// bytes.
 func (pp *packPair) pick(size int) *packWriter {
 	if pp.b == nil {
 		return pp.a
@@ -94,7 +96,15 @@ func (pp *packPair) pick(size int) *packWriter {
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
 	i := 0
-	if pp.room[0] <= 0 || pp.room[1] > 0 && pp.fed[1] < pp.fed[0] {
+	switch fitsA, fitsB := pp.a.pipe.fits(size), pp.b.pipe.fits(size); {
+	case pp.room[0] <= 0:
+		i = 1
+	case pp.room[1] <= 0:
+	case fitsA != fitsB:
+		if fitsB {
+			i = 1
+		}
+	case pp.fed[1] < pp.fed[0]:
 		i = 1
 	}
 	pp.room[i]--

@@ -240,3 +240,39 @@ func TestPackHalfSplitsNames(t *testing.T) {
 		t.Errorf("%d of 10000 names in the second pack", n)
 	}
 }
+
+// TestPackPairPicksTheQueueThatTakesIt: a blob goes to the pack whose
+// writer's queue takes it now when the other's is full, though that pack
+// was given more bytes; with both free, to the one given fewer.
+func TestPackPairPicksTheQueueThatTakesIt(t *testing.T) {
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2
+	paths := make([]string, 40)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%02d", i)
+	}
+	pp, err := newPackPair(t.TempDir(), nil, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pp.abort()
+	pp.fed = [2]int64{0, 1000} // b was given more
+	fill := func(q *packPipe, n int) {
+		q.mu.Lock()
+		q.bytes = n
+		q.mu.Unlock()
+	}
+	if got := pp.pick(10); got != pp.a {
+		t.Error("both queues free: the blob did not go to the pack given fewer bytes")
+	}
+	fill(pp.a.pipe, pp.a.pipe.budget) // a's writer is behind: its queue full
+	if got := pp.pick(10); got != pp.b {
+		t.Error("a's queue full, b's free: the blob went to a, where its reader waits")
+	}
+	fill(pp.b.pipe, pp.b.pipe.budget) // both full: by bytes again
+	if got := pp.pick(10); got != pp.a {
+		t.Error("both queues full: the blob did not go to the pack given fewer bytes")
+	}
+	fill(pp.a.pipe, 0)
+	fill(pp.b.pipe, 0)
+}
