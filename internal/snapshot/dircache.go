@@ -63,7 +63,8 @@ var dirCacheHits atomic.Int64
 type dirCache struct {
 	file string // where it is kept
 
-	mu     sync.Mutex
+	mu     sync.Mutex // held from begin to end
+	lmu    sync.Mutex // dirs and dirty, in list: walkers side by side (walkfork.go)
 	loaded bool
 	dirs   map[string]*dirRecord // by the directory's path ("" or "a/b/")
 	dirty  bool
@@ -131,22 +132,30 @@ func (c *dirCache) list(rel, abs string, d *dirFD) ([]dirent, error) {
 	now := dirCacheNow().UnixNano()
 	var st syscall.Stat_t
 	if err := d.stat(abs, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		c.lmu.Lock()
 		delete(c.dirs, rel)
+		c.lmu.Unlock()
 		return d.entries(abs)
 	}
 	ds := dirStatOf(&st)
-	if r := c.dirs[rel]; r != nil && r.st == ds && trusted(ds, r.listed) {
-		r.gen = c.gen
+	c.lmu.Lock()
+	old := c.dirs[rel]
+	c.lmu.Unlock()
+	if old != nil && old.st == ds && trusted(ds, old.listed) {
+		old.gen = c.gen // the record is this directory's walker's alone
 		dirCacheHits.Add(1)
-		return unpackDirents(r.list), nil
+		return unpackDirents(old.list), nil
 	}
 	ents, err := d.entries(abs)
 	if err != nil {
+		c.lmu.Lock()
 		delete(c.dirs, rel)
+		c.lmu.Unlock()
 		return ents, err
 	}
 	list := packDirents(ents)
-	old := c.dirs[rel]
+	c.lmu.Lock()
+	defer c.lmu.Unlock()
 	if old == nil || old.st != ds || old.list != list || !trusted(ds, old.listed) && trusted(ds, now) {
 		c.dirty = true
 	}

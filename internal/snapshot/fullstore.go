@@ -44,12 +44,12 @@ type blobPut struct {
 	file func(p string, fd int, st *syscall.Stat_t, max int64) (oid [20]byte, readErr, err error)
 }
 
-// hashOpened is hashPath for a blobPut with file: p opened, as
-// readRegularAt opens, and fstat'ed; done false when it is not a regular
-// file that opens (a link, a directory, gone, unreadable): hashPath's
-// lstat says what it is.
-func (g *goPath) hashOpened(p, abs string, put *blobPut) (c *change, sk *Skip, done bool, err error) {
-	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+// hashOpened is hashPath for a blobPut with file: p, at f (relative to
+// its directory: hashrun_linux.go), opened as readRegularAt opens, and
+// fstat'ed; done false when it is not a regular file that opens (a link,
+// a directory, gone, unreadable): hashPath's lstat says what it is.
+func (g *goPath) hashOpened(p string, f fileAt, put *blobPut) (c *change, sk *Skip, done bool, err error) {
+	fd, err := f.open(syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC)
 	if err != nil {
 		return nil, nil, false, nil
 	}
@@ -98,7 +98,7 @@ func packFiles(packs *packPair, tracked map[string][20]byte) func(p string, fd i
 			return oid, nil, nil
 		}
 		// e is the pack's until written (packpipe.go).
-		pack := packs.of(p)
+		pack := packs.pick(len(e.entry()))
 		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
 	}
 }

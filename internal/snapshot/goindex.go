@@ -31,7 +31,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,11 +111,15 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
 		return "", err
 	}
-	paths := make([]string, 0, len(changes))
-	for p := range changes {
-		paths = append(paths, p)
+	if first != nil {
+		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
-	sort.Strings(paths)
+	// The changed paths in order: update, sorted as the walk lists it,
+	// and remove merged (a sort of a sorted run costs a pass).
+	paths := make([]string, 0, len(update)+len(remove))
+	paths = append(append(paths, update...), remove...)
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
 	if tree == nil {
 		tree = &cacheTree{count: -1}
 	}
@@ -300,7 +303,9 @@ const hashers = 4
 
 // hashAll hashes paths into changes, hashers at once, each taking the
 // next path as it finishes one (no barrier between chunks: a first
-// snapshot's pack writers are fed without a pause); with a reporter and
+// snapshot's pack writers are fed without a pause; a first snapshot's
+// paths a run of one directory at a time, opened relative to it:
+// hashrun_linux.go); with a reporter and
 // more than progressChunk paths it reports each chunk once it is done
 // (done counts progressChunk apart, then all) and stops with ErrSkipped
 // when the user skips, seen by the hashers at each path and by the
@@ -322,8 +327,46 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 	var next, finished atomic.Int64
 	var stop, skip atomic.Bool // an error or a skip: take no more paths
 	chunkDone := make(chan struct{}, 1)
+	// Runs of one directory, opened once for a first snapshot's files
+	// (hashrun_linux.go).
+	ends := pathRuns(paths, put.file != nil)
+	var dirs *runDirs
+	if put.file != nil {
+		dirs = openRunDirs(g.workTree)
+		defer dirs.close()
+	}
+	hashRun := func(lo, hi int) {
+		d, derr := -1, error(nil)
+		if dirs != nil {
+			d, derr = dirs.open(dirOf(paths[lo]))
+			defer dirs.done(d)
+		}
+		for i := lo; i < hi; i++ {
+			if i > lo && (stop.Load() || rep != nil && rep.skipped()) {
+				return // the hasher's loop sees why
+			}
+			r := &res[i]
+			switch {
+			case derr != nil: // errRunGone
+				r.c = &change{gone: true}
+			case d >= 0:
+				r.c, r.sk, r.err = g.hashPathAt(paths[i], fileAt{d, baseOf(paths[i])}, put)
+			default:
+				r.c, r.sk, r.err = g.hashPath(paths[i], put)
+			}
+			if r.err != nil {
+				stop.Store(true)
+			}
+			if n := finished.Add(1); rep != nil && n%int64(progressChunk) == 0 {
+				select {
+				case chunkDone <- struct{}{}:
+				default: // one pending wakes the reporter for all
+				}
+			}
+		}
+	}
 	var wg sync.WaitGroup
-	for range min(hashers, len(paths)) {
+	for range min(hashers, len(ends)) {
 		wg.Go(func() {
 			for !stop.Load() {
 				if rep != nil && rep.skipped() {
@@ -331,21 +374,15 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 					stop.Store(true)
 					return
 				}
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) {
+				r := int(next.Add(1) - 1)
+				if r >= len(ends) {
 					return
 				}
-				r := &res[i]
-				r.c, r.sk, r.err = g.hashPath(paths[i], put)
-				if r.err != nil {
-					stop.Store(true)
+				lo := 0
+				if r > 0 {
+					lo = ends[r-1]
 				}
-				if n := finished.Add(1); rep != nil && n%int64(progressChunk) == 0 {
-					select {
-					case chunkDone <- struct{}{}:
-					default: // one pending wakes the reporter for all
-					}
-				}
+				hashRun(lo, ends[r])
 			}
 		})
 	}
@@ -400,14 +437,19 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 // its removal when gone, or a Skip (and its removal) when it cannot be
 // kept.
 func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
-	abs := filepath.Join(g.workTree, filepath.FromSlash(p))
+	return g.hashPathAt(p, fileAt{-1, filepath.Join(g.workTree, filepath.FromSlash(p))}, put)
+}
+
+// hashPathAt is hashPath of p at f: by its whole path, or relative to its
+// directory (hashrun_linux.go).
+func (g *goPath) hashPathAt(p string, f fileAt, put *blobPut) (*change, *Skip, error) {
 	if put.file != nil { // opened first, no lstat (fullstore.go)
-		if c, sk, done, err := g.hashOpened(p, abs, put); done {
+		if c, sk, done, err := g.hashOpened(p, f, put); done {
 			return c, sk, err
 		}
 	}
 	var st syscall.Stat_t
-	if err := syscall.Lstat(abs, &st); err != nil {
+	if err := f.lstat(&st); err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 			return &change{gone: true}, nil, nil
 		}
@@ -417,7 +459,7 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 	var mode uint32
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFLNK:
-		target, err := os.Readlink(abs)
+		target, err := f.readlink()
 		if err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
@@ -428,7 +470,7 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 		}
 		buf := readBufs.Get().(*bytes.Buffer)
 		defer readBufs.Put(buf)
-		if err := readRegularAt(abs, &st, g.maxBytes, buf); err != nil {
+		if err := readRegularAt(f, &st, g.maxBytes, buf); err != nil {
 			return &change{gone: true}, &Skip{Path: p, Reason: ReasonUnreadable}, nil
 		}
 		body, mode = buf.Bytes(), 0o100644
@@ -456,15 +498,15 @@ func (g *goPath) hashPath(p string, put *blobPut) (*change, *Skip, error) {
 // readBufs hold the files being stored (at most Options.MaxFileBytes).
 var readBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// readRegularAt reads the regular file abs that st describes into buf,
-// without following a link put in its place or blocking on a FIFO; a file
-// that is no longer the one st names is an error.
-func readRegularAt(abs string, st *syscall.Stat_t, max int64, buf *bytes.Buffer) error {
-	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+// readRegularAt reads the regular file at at that st describes into
+// buf, without following a link put in its place or blocking on a FIFO; a
+// file that is no longer the one st names is an error.
+func readRegularAt(at fileAt, st *syscall.Stat_t, max int64, buf *bytes.Buffer) error {
+	fd, err := at.open(syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC)
 	if err != nil {
 		return err
 	}
-	f := os.NewFile(uintptr(fd), abs)
+	f := os.NewFile(uintptr(fd), at.name)
 	defer f.Close()
 	var now syscall.Stat_t
 	if err := syscall.Fstat(fd, &now); err != nil || now.Ino != st.Ino || now.Mode&syscall.S_IFMT != syscall.S_IFREG {

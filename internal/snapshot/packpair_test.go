@@ -3,8 +3,10 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +116,7 @@ func TestPackPairFailedLeavesNoPack(t *testing.T) {
 		t.Fatal("one pack for 40 paths over pairMin")
 	}
 	for _, p := range paths {
-		if _, err := pp.of(p).put("blob", []byte("body of "+p)); err != nil {
+		if _, err := pp.pick(len(p)).put("blob", []byte("body of "+p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,6 +126,104 @@ func TestPackPairFailedLeavesNoPack(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(gitDir, "objects", "pack")); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestPackPairFinishedEarlyLeavesNoPack: b finished early (finishB, beside
+// the trees) is removed when a then fails, or when the pair is aborted;
+// and kept, whole, when a finishes.
+func TestPackPairFinishedEarlyLeavesNoPack(t *testing.T) {
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2
+	paths := make([]string, 40)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%02d", i)
+	}
+	for _, end := range []string{"a fails", "abort", "finish"} {
+		gitDir := t.TempDir()
+		pp, err := newPackPair(gitDir, nil, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			if _, err := pp.pick(len(p)).put("blob", []byte("body of "+p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pp.finishB()
+		packs := filepath.Join(gitDir, "objects", "pack")
+		switch end {
+		case "a fails":
+			pp.a.f.Close()
+			if err := pp.finish(); err == nil {
+				t.Fatal("finish succeeded with the first pack's file closed")
+			}
+		case "abort":
+			if err := pp.waitB(); err != nil {
+				t.Fatal(err) // b finished: abort must remove it
+			}
+			pp.abort()
+		case "finish":
+			if err := pp.finish(); err != nil {
+				t.Fatal(err)
+			}
+			if idx, _ := filepath.Glob(filepath.Join(packs, "*.idx")); len(idx) != 2 {
+				t.Errorf("%s: packs %v, want two", end, idx)
+			}
+			continue
+		}
+		if left, _ := os.ReadDir(packs); len(left) != 0 {
+			t.Errorf("%s: left behind: %v", end, left)
+		}
+	}
+}
+
+// TestPackPairBalancesBytes: pick gives each blob to the pack given fewer
+// bytes while it has room: the two packs end with about as many bytes
+// however the sizes fall by name, and neither takes more blobs than
+// planned (neither is read back).
+func TestPackPairBalancesBytes(t *testing.T) {
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2
+	paths := make([]string, 200)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("d%d/f%03d", i%7, i)
+	}
+	pp, err := newPackPair(t.TempDir(), nil, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[*packWriter]int{}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i, p := range paths {
+		body := bytes.Repeat([]byte{byte(i)}, 100+rnd.IntN(10_000)) // uneven, unique
+		if packHalf(p) {
+			body = append(body, make([]byte, 5000)...) // the names' split alone would be uneven
+		}
+		w := pp.pick(len(body))
+		sizes[w] += len(body)
+		if _, err := w.put("blob", body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(pp.a.ents) > pp.a.planned-8 || len(pp.b.ents) > pp.b.planned { // a keeps room for 7 trees and the root
+		t.Fatalf("blobs %d/%d in a, %d/%d in b: over the plan", len(pp.a.ents), pp.a.planned, len(pp.b.ents), pp.b.planned)
+	}
+	if len(pp.a.ents)+len(pp.b.ents) != len(paths) {
+		t.Fatalf("%d blobs in a, %d in b; want %d in all", len(pp.a.ents), len(pp.b.ents), len(paths))
+	}
+	if d := sizes[pp.a] - sizes[pp.b]; d > 20_000 || d < -20_000 {
+		t.Errorf("a %d bytes, b %d: not balanced", sizes[pp.a], sizes[pp.b])
+	}
+	reads := packReadBacks.Load()
+	if _, err := pp.a.put("tree", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := pp.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if n := packReadBacks.Load() - reads; n != 0 {
+		t.Errorf("%d packs read back", n)
 	}
 }
 
@@ -139,4 +239,40 @@ func TestPackHalfSplitsNames(t *testing.T) {
 	if n < 4500 || n > 5500 {
 		t.Errorf("%d of 10000 names in the second pack", n)
 	}
+}
+
+// TestPackPairPicksTheQueueThatTakesIt: a blob goes to the pack whose
+// writer's queue takes it now when the other's is full, though that pack
+// was given more bytes; with both free, to the one given fewer.
+func TestPackPairPicksTheQueueThatTakesIt(t *testing.T) {
+	defer func(n int) { pairMin = n }(pairMin)
+	pairMin = 2
+	paths := make([]string, 40)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("f%02d", i)
+	}
+	pp, err := newPackPair(t.TempDir(), nil, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pp.abort()
+	pp.fed = [2]int64{0, 1000} // b was given more
+	fill := func(q *packPipe, n int) {
+		q.mu.Lock()
+		q.bytes = n
+		q.mu.Unlock()
+	}
+	if got := pp.pick(10); got != pp.a {
+		t.Error("both queues free: the blob did not go to the pack given fewer bytes")
+	}
+	fill(pp.a.pipe, pp.a.pipe.budget) // a's writer is behind: its queue full
+	if got := pp.pick(10); got != pp.b {
+		t.Error("a's queue full, b's free: the blob went to a, where its reader waits")
+	}
+	fill(pp.b.pipe, pp.b.pipe.budget) // both full: by bytes again
+	if got := pp.pick(10); got != pp.a {
+		t.Error("both queues full: the blob did not go to the pack given fewer bytes")
+	}
+	fill(pp.a.pipe, 0)
+	fill(pp.b.pipe, 0)
 }

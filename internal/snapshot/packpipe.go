@@ -75,6 +75,17 @@ func (q *packPipe) send(b []byte, held int, release func()) error {
 	return nil
 }
 
+// fits reports whether a send of held bytes would be queued now, without
+// a wait (a hint: the queue moves).
+func (q *packPipe) fits(held int) bool {
+	if q == nil {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes == 0 || q.bytes+held <= q.budget
+}
+
 // failed is the first write error, if any.
 func (q *packPipe) failed() error {
 	q.mu.Lock()

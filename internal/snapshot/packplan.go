@@ -15,8 +15,10 @@ package snapshot
 // and the pack read back.
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"strconv"
 	"strings"
@@ -54,9 +56,7 @@ func (p *packWriter) trailer() ([]byte, error) {
 	planned := p.sum != nil && len(p.ents) <= p.planned
 	var err error
 	if planned {
-		for i := 0; len(p.ents) < p.planned && err == nil; i++ {
-			_, err = p.put("blob", fillerBody(i))
-		}
+		err = p.putFillers()
 	}
 	if p.pipe != nil { // all queued written (packpipe.go), even on error
 		if derr := p.pipe.drain(); err == nil {
@@ -84,4 +84,36 @@ func (p *packWriter) trailer() ([]byte, error) {
 		_, err = io.Copy(h, io.NewSectionReader(p.f, 0, int64(p.off)))
 	}
 	return h.Sum(nil), err
+}
+
+// putFillers pads the pack to its planned count with filler blobs, their
+// entries encoded into one buffer and queued as one write (not a put
+// each: the pack's writer woken for each).
+func (p *packWriter) putFillers() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil || len(p.ents) >= p.planned {
+		return p.err
+	}
+	var all, one bytes.Buffer
+	for i := 0; len(p.ents) < p.planned; i++ {
+		body := fillerBody(i)
+		oid := objectID("blob", body)
+		if p.seen[oid] { // a file holds this very text
+			continue
+		}
+		if err := packEntryBytes(&one, "blob", body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
+			return err
+		}
+		p.seen[oid] = true
+		p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: crc32.ChecksumIEEE(one.Bytes())})
+		p.off += uint64(one.Len())
+		all.Write(one.Bytes())
+	}
+	if p.pipe != nil {
+		p.err = p.pipe.send(all.Bytes(), all.Cap(), func() {})
+	} else {
+		p.err = p.write(all.Bytes())
+	}
+	return p.err
 }

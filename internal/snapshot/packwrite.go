@@ -308,8 +308,9 @@ func (p *packWriter) finish() error {
 // sum.
 func packIndex(ents []packEntry, sum []byte) []byte {
 	slices.SortFunc(ents, func(a, b packEntry) int { return bytes.Compare(a.oid[:], b.oid[:]) })
-	var b bytes.Buffer
-	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	be := binary.BigEndian
+	b := make([]byte, 0, 8+256*4+len(ents)*28+2*20) // but the large offsets
+	b = append(b, 0xff, 't', 'O', 'c', 0, 0, 0, 2)
 	var fan [256]uint32
 	for _, e := range ents {
 		fan[e.oid[0]]++
@@ -317,30 +318,29 @@ func packIndex(ents []packEntry, sum []byte) []byte {
 	var total uint32
 	for i := range fan {
 		total += fan[i]
-		binary.Write(&b, binary.BigEndian, total)
+		b = be.AppendUint32(b, total)
 	}
 	for _, e := range ents {
-		b.Write(e.oid[:])
+		b = append(b, e.oid[:]...)
 	}
 	for _, e := range ents {
-		binary.Write(&b, binary.BigEndian, e.crc)
+		b = be.AppendUint32(b, e.crc)
 	}
 	var large []uint64
 	for _, e := range ents {
 		if e.off < 1<<31 {
-			binary.Write(&b, binary.BigEndian, uint32(e.off))
+			b = be.AppendUint32(b, uint32(e.off))
 			continue
 		}
-		binary.Write(&b, binary.BigEndian, uint32(1<<31|len(large)))
+		b = be.AppendUint32(b, uint32(1<<31|len(large)))
 		large = append(large, e.off)
 	}
 	for _, off := range large {
-		binary.Write(&b, binary.BigEndian, off)
+		b = be.AppendUint64(b, off)
 	}
-	b.Write(sum)
-	idxSum := sha1.Sum(b.Bytes())
-	b.Write(idxSum[:])
-	return b.Bytes()
+	b = append(b, sum...)
+	idxSum := sha1.Sum(b)
+	return append(b, idxSum[:]...)
 }
 
 // hexOf is an object id in hex.

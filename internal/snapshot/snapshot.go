@@ -432,14 +432,13 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// One Go walk lists the changed paths, the ignored files and the
 	// modes (walk.go); where it cannot run, git walks and the modes and
 	// the ignored files are read alongside.
-	var first []byte
 	var wr walkResult
 	walked := false
 	indexModes := make(chan modesRead, 1)
 	ignoredCh := make(chan ignoredRead, 1)
 	var werr error
 	if wr, werr = s.fast.walkUnlessGit(seed); werr == nil {
-		first, walked = nulJoin(wr.changed), true
+		walked = true
 		indexModes <- modesRead{wr.modes, nil}
 		var r ignoredRead
 		if s.ignoredMax >= 0 {
@@ -474,15 +473,15 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// open and a close a file); git's path, should it run, classifies.
 	late := walked && wr.index == nil && len(wr.changed) <= goUpdateMax()
 	for round := 0; round < 8 && args != nil; round++ {
-		out := first
+		listed := wr.changed // the Go walk's list, as ls-files gives it
 		if round > 0 || !walked {
-			var err error
-			if out, err = s.git.Output(ctx, nil, args...); err != nil {
+			out, err := s.git.Output(ctx, nil, args...)
+			if err != nil {
 				return snap, fmt.Errorf("snapshot %s: %w", s.workTree, err)
 			}
+			listed = strings.Split(string(out), "\x00")
 		}
 		var dirs []string
-		listed := strings.Split(string(out), "\x00")
 		var classified map[string]*Skip
 		if !late {
 			classified = classifyAll(s.classify, listed) // classify.go
@@ -496,7 +495,15 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 				snap.Skipped = append(snap.Skipped, s.nestedSkip(dir))
 				continue
 			}
-			if anc := s.blockedBy(p, dirOK); anc != "" {
+			// A first walk's paths (no index: nothing hid a directory
+			// that became a file) lie under the directories it opened:
+			// not looked up again (hashrun_linux.go opens them without
+			// following a link).
+			anc := ""
+			if round > 0 || !walked || wr.index != nil {
+				anc = s.blockedBy(p, dirOK)
+			}
+			if anc != "" {
 				// A directory became a file or symlink: p is gone, and
 				// the index's entries under it hid anc from the walk.
 				update = append(update, p)

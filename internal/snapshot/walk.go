@@ -92,6 +92,8 @@ type walker struct {
 	jobs     chan statJob // directories' entries to compare, to the statters
 	batch    statJob      // the current directory's
 	dc       *dirCache    // nil: every directory is read
+	par      *walkPar     // with no index: subdirectories walked side by side (walkfork.go); nil: serial
+	splices  []walkSplice // the subdirectories given to other walkers
 }
 
 // indexSource is where the walk reads the store's index: the file
@@ -179,7 +181,11 @@ func (g *goPath) walk(seed *seedFeed) (walkResult, error) {
 			results <- r
 		}()
 	}
+	if w.idx == nil {
+		w.par = newWalkPar()
+	}
 	w.dir("", openDirAt(nil, "", g.workTree), stack, false)
+	w.join()
 	w.flush()
 	close(w.jobs)
 	for range statters {
@@ -289,7 +295,9 @@ func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool)
 			case isRepo(filepath.Join(abs, e.name)):
 				w.res.changed = append(w.res.changed, p+"/")
 			default:
-				w.dir(p+"/", openDirAt(d, e.name, abs), stack, false)
+				if sub := openDirAt(d, e.name, abs); !w.fork(p+"/", sub, stack) {
+					w.dir(p+"/", sub, stack, false)
+				}
 			}
 		case !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0:
 			// FIFOs, sockets, devices: git lists none.
