@@ -5,9 +5,11 @@ package storage
 // reads the messages from a point on and their parts; a resumed run's
 // peak memory is mostly what that read allocates, so it allocates the
 // entries once, at their size (counted first, in the same snapshot),
-// scans each message into its entry, puts every part into one array cut
-// into the entries' slices, and decodes each part's state from the row's
-// own buffer as it is read — no list of messages, parts or states copied
+// reads the rows through the driver (rawrows.go: one reused row of
+// cells, no database/sql Scan), puts each message into its entry and
+// every part into one array cut into the entries' slices, and has the
+// parts' states decoded on a second goroutine while SQLite steps to the
+// next rows (statepipe.go) — no list of messages, parts or states copied
 // under their messages afterwards. The result equals what LoadHistory
 // gives for the same messages (TestWindowLoadsFromWhereTheSkeletonSays,
 // TestWindowLoadAllocatesWhatItReturns holds what it allocates).
