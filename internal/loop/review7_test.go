@@ -48,14 +48,16 @@ func TestReview7ResumeAfterAnEstimatorChangeIsTheWholeWalk(t *testing.T) {
 		t.Skip("the tokenizer did not load")
 	}
 	var lock historyLock
-	markOf := func(h []message.Entry) historyMark { return historyMark{edits: lock.edits.Load(), n: len(h), lock: &lock} }
+	markOf := func(h []message.Entry) historyMark {
+		return historyMark{edits: lock.edits.Load(), n: len(h), lock: &lock}
+	}
 	opt := h.r.stepper.convertOptions()
 	system := h.r.stepper.system()
 	calcA := tokens.NewCalculator(tokens.Options{Window: 200000}, tokens.Chars{})
 	calcB := tokens.NewCalculator(tokens.Options{Window: 200000}, tok)
 	var c requestCache
 	c.conversation(system, hist, markOf(hist), opt, calcA, tokens.Chars{}) // the request before the switch
-	c.estimate(hist, true, calcB, tok)                                      // the decision after it
+	c.estimate(hist, true, calcB, tok)                                     // the decision after it
 	hist = append(hist, message.Entry{Message: message.Message{ID: message.NewID(), Role: message.RoleUser},
 		Parts: []message.Part{{Type: message.PartText, Text: "and now?"}}})
 	got := c.conversation(system, hist, markOf(hist), opt, calcB, tok)
