@@ -29,6 +29,11 @@ func TestReview7ResumeAfterARepairedEntryIsTheWholeWalk(t *testing.T) {
 	// The user's message is dropped (its commit failed) and sent again.
 	dropUserEntry(h.r.state, h.r.state.history[len(h.r.state.history)-1].Message.ID)
 	sendUser(h, "second try")
+	defer func() {
+		if v := recover(); v != nil {
+			t.Fatalf("the resumed walk panicked: %v", v)
+		}
+	}()
 	sameConversation(t, h.r.stepper.prepare(), wholeWalk(h))
 }
 
