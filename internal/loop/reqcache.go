@@ -622,6 +622,7 @@ func (c *requestCache) estimate(history []message.Entry, keep bool, calc *tokens
 			ce.cost = nil
 		}
 		c.est = est
+		c.resume.valid = false // its sums were counted by the other estimator (reqresume.go)
 	}
 	c.walk(tokens.VisibleHistory(history), keep, func(e *message.Entry, ce *cachedEntry) {
 		var p *pricedEntry

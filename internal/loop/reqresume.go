@@ -76,6 +76,15 @@ func (c *requestCache) resumeWalk(history []message.Entry, now walkRecord, opt C
 	if from < 1 {
 		return 0, nil
 	}
+	// The entries kept must be sent from their kept conversions: diverge
+	// rebuilds the call ids seen from those. One sent fresh (an image, a
+	// call id used before: repaired with what came before it) is walked
+	// whole, as a whole walk would.
+	for i := range c.built.at[:from] {
+		if c.built.at[i].conv == nil {
+			return 0, nil
+		}
+	}
 	if (now.ratio != last.ratio || now.roundtrip != last.roundtrip) && !c.reprice(from, now.ratio, now.roundtrip) {
 		return 0, nil
 	}
