@@ -128,16 +128,19 @@ func heldByOpen(t testing.TB, h *harness) (read, held uint64) {
 
 // TestOpenHoldsAResumedHistoryDensely is issue 36's idle chat: a
 // resumed session of 200 turns (1,000 parts, sent whole) is held in at
-// most 0.9 of what its rows decode to (the ids every part repeats, a
-// state per allocation, strings rounded up to size classes), and Open
-// holds it so.
+// most 0.92 of what its rows decode to (the message ids every part
+// repeats, a state per allocation, strings rounded up to size classes),
+// and Open holds it so. The read shares the session's id across its rows
+// since the window stopped reading that column (storage/windowread.go):
+// 0.86 of the read before that, 0.90 of the denser read now, for the same
+// bytes held.
 func TestOpenHoldsAResumedHistoryDensely(t *testing.T) {
 	h := newHarness(t)
 	longHistory(t, h, 200)
 	read, held := heldByOpen(t, h)
 	t.Logf("1,000 parts: %d bytes as read, %d held (%.2f)", read, held, float64(held)/float64(read))
-	if float64(held) > 0.9*float64(read) {
-		t.Errorf("a packed history holds %d bytes of what reads as %d: over 0.9 of it", held, read)
+	if float64(held) > 0.92*float64(read) {
+		t.Errorf("a packed history holds %d bytes of what reads as %d: over 0.92 of it", held, read)
 	}
 	if err := h.r.Close(); err != nil { // its lease
 		t.Fatal(err)
