@@ -73,9 +73,13 @@ var errGoUpdate = errors.New("go update declined")
 // goUpdates counts the snapshots goPath.update stored (tests).
 var goUpdates atomic.Int64
 
-// goUpdateMax is the most changed paths goPath.update takes (it holds their
-// entries, ≈ 250 bytes each); more go to git's update-index.
-func goUpdateMax() int { return 50_000 }
+// goUpdateMax is the most changed paths goPath.update takes: the file
+// budget's (budget.go), so a first snapshot the budget allows goes without
+// git too. Its records cost ≈ 100 bytes a path (changeset.go, oidset.go;
+// trees written as the entries leave their directory), and the collector
+// is held closer to the live heap while it runs (gcbound.go): ≈ 30 MiB
+// added at 100,000 paths. More go to git's update-index.
+func goUpdateMax() int { return DefaultMaxFiles }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")
