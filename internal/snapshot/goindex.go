@@ -130,8 +130,8 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	idxSec, idxNsec := uint32(since.Unix()), uint32(since.Nanosecond())
 	for i := range changes.vals {
-		if c := &changes.vals[i]; !c.gone && racy(&c.e, [2]uint32{idxSec, idxNsec}) {
-			binary.BigEndian.PutUint32(c.e.stat[36:], 0)
+		if c := &changes.vals[i]; !c.gone && racy(&indexEntry{stat: c.stat}, [2]uint32{idxSec, idxNsec}) {
+			binary.BigEndian.PutUint32(c.stat[36:], 0)
 		}
 	}
 	// The new index's entry count, from what the walk saw: checked as
@@ -231,8 +231,9 @@ func (g *goPath) eachMerged(idx os.FileInfo, changes *changeSet, fn func(e *inde
 	paths := changes.paths
 	if idx == nil { // no index yet: the changes alone
 		for i, p := range paths {
-			if c := &changes.vals[i]; !c.gone {
-				if err := fn(&c.e, []byte(p), nil); err != nil {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(p), nil); err != nil {
 					return err
 				}
 			}
@@ -261,15 +262,17 @@ func (g *goPath) eachMerged(idx os.FileInfo, changes *changeSet, fn func(e *inde
 	for has || i < len(paths) {
 		switch {
 		case i < len(paths) && (!has || paths[i] < string(path)):
-			if c := &changes.vals[i]; !c.gone {
-				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
 			i++
 		case i < len(paths) && paths[i] == string(path):
-			if c := &changes.vals[i]; !c.gone {
-				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
@@ -357,7 +360,7 @@ func (g *goPath) hashAll(paths []string, changes *changeSet, skipped *[]Skip, re
 				c, sk, err = g.hashPath(paths[i], put)
 			}
 			if c != nil {
-				*changes.at(paths[i]) = *c
+				changes.at(paths[i]).set(c)
 			}
 			if sk != nil || err != nil {
 				mu.Lock()
