@@ -11,6 +11,7 @@ package snapshot
 import (
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // gcBoundMin is the fewest paths an update bounds the collector for.
@@ -47,5 +48,37 @@ func boundGC(paths int) (restore func()) {
 				debug.SetGCPercent(gcBound.old)
 			}
 		})
+	}
+}
+
+// gcWatch bounds the collector once a walk has listed gcBoundMin paths
+// (a first snapshot of a large tree: its lists are the heap), until end;
+// a small tree's walk runs at the process's setting. A nil gcWatch
+// watches nothing.
+type gcWatch struct {
+	n       atomic.Int64
+	mu      sync.Mutex
+	restore func()
+}
+
+// add counts k more paths listed.
+func (g *gcWatch) add(k int) {
+	if g == nil {
+		return
+	}
+	if n := g.n.Add(int64(k)); n >= gcBoundMin && n-int64(k) < gcBoundMin {
+		g.mu.Lock()
+		g.restore = boundGC(gcBoundMin)
+		g.mu.Unlock()
+	}
+}
+
+// end lifts the bound, if one was set.
+func (g *gcWatch) end() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.restore != nil {
+		g.restore()
+		g.restore = nil
 	}
 }
