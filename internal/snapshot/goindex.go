@@ -58,12 +58,11 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if len(update) == 0 && len(remove) == 0 && tree != nil && tree.count >= 0 {
 		return hexOf(tree.oid), nil // nothing changed: the index as it is
 	}
+	defer boundGC(len(update) + len(remove))() // gcbound.go
 	finishPack := func() error { return nil }
 	var first *packPair // a first snapshot's packs: files read into them (fullstore.go, packpair.go)
-	changes := make(map[string]*change, len(update)+len(remove))
-	for _, p := range remove {
-		changes[p] = &change{gone: true}
-	}
+	// The changed paths' records (changeset.go).
+	changes := newChangeSet(update, remove)
 	// A first snapshot of many files goes into one pack (packwrite.go),
 	// two when larger (packpair.go).
 	put := toLoose(g.gitDir)
@@ -114,12 +113,8 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	if first != nil {
 		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
-	// The changed paths in order: update, sorted as the walk lists it,
-	// and remove merged (a sort of a sorted run costs a pass).
-	paths := make([]string, 0, len(update)+len(remove))
-	paths = append(append(paths, update...), remove...)
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
+	// The changed paths in order.
+	paths := changes.paths
 	if tree == nil {
 		tree = &cacheTree{count: -1}
 	}
@@ -134,16 +129,16 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		since = idx.ModTime()
 	}
 	idxSec, idxNsec := uint32(since.Unix()), uint32(since.Nanosecond())
-	for _, c := range changes {
-		if !c.gone && racy(&c.e, [2]uint32{idxSec, idxNsec}) {
-			binary.BigEndian.PutUint32(c.e.stat[36:], 0)
+	for i := range changes.vals {
+		if c := &changes.vals[i]; !c.gone && racy(&indexEntry{stat: c.stat}, [2]uint32{idxSec, idxNsec}) {
+			binary.BigEndian.PutUint32(c.stat[36:], 0)
 		}
 	}
 	// The new index's entry count, from what the walk saw: checked as
 	// the entries are written.
 	n := wr.entries
-	for p, c := range changes {
-		switch {
+	for i, p := range paths {
+		switch c := &changes.vals[i]; {
 		case c.gone && had(wr.tracked, p):
 			n--
 		case !c.gone && !had(wr.tracked, p):
@@ -166,9 +161,9 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	writeIndexHeader(w, n)
 	// The entries, counted per directory, those of the changed
 	// directories kept for their trees.
-	ct := newTreeCounter(tree)
+	ct := newTreeCounter(tree, put)
 	written := 0
-	err = g.eachMerged(idx, paths, changes, func(e *indexEntry, path, raw []byte) error {
+	err = g.eachMerged(idx, changes, func(e *indexEntry, path, raw []byte) error {
 		written++
 		if raw != nil {
 			w.Write(raw) // unchanged: its bytes as they are (indexcopy.go)
@@ -232,11 +227,13 @@ func storeNew(put putObject, tracked map[string][20]byte) func(p string, body []
 // also with its bytes in the file (raw, to be copied: indexcopy.go), a
 // changed one, or one of another version, with raw nil. path and raw are
 // valid until fn returns.
-func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]*change, fn func(e *indexEntry, path, raw []byte) error) error {
+func (g *goPath) eachMerged(idx os.FileInfo, changes *changeSet, fn func(e *indexEntry, path, raw []byte) error) error {
+	paths := changes.paths
 	if idx == nil { // no index yet: the changes alone
-		for _, p := range paths {
-			if c := changes[p]; !c.gone {
-				if err := fn(&c.e, []byte(p), nil); err != nil {
+		for i, p := range paths {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(p), nil); err != nil {
 					return err
 				}
 			}
@@ -265,15 +262,17 @@ func (g *goPath) eachMerged(idx os.FileInfo, paths []string, changes map[string]
 	for has || i < len(paths) {
 		switch {
 		case i < len(paths) && (!has || paths[i] < string(path)):
-			if c := changes[paths[i]]; !c.gone {
-				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
 			i++
 		case i < len(paths) && paths[i] == string(path):
-			if c := changes[paths[i]]; !c.gone {
-				if err := fn(&c.e, []byte(paths[i]), nil); err != nil {
+			if !changes.vals[i].gone {
+				e := changes.entry(i)
+				if err := fn(&e, []byte(paths[i]), nil); err != nil {
 					return err
 				}
 			}
@@ -310,20 +309,24 @@ const hashers = 4
 // (done counts progressChunk apart, then all) and stops with ErrSkipped
 // when the user skips, seen by the hashers at each path and by the
 // reporter before each report (progress.go).
-// skipped and changes are filled in path order, after all are hashed.
-func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]Skip, rep *reporter, put *blobPut) error {
+// Each path's record in changes is written as it is hashed (a path
+// of changes each); skipped is filled in path order, after all are hashed.
+func (g *goPath) hashAll(paths []string, changes *changeSet, skipped *[]Skip, rep *reporter, put *blobPut) error {
 	if len(paths) <= progressChunk {
 		rep = nil
 	}
 	if rep != nil && rep.skipped() {
 		return ErrSkipped
 	}
-	type result struct {
-		c   *change
+	// Skips and errors are few: kept aside with their path's place, not a
+	// slot a path.
+	type aside struct {
+		i   int
 		sk  *Skip
 		err error
 	}
-	res := make([]result, len(paths))
+	var mu sync.Mutex
+	var asides []aside
 	var next, finished atomic.Int64
 	var stop, skip atomic.Bool // an error or a skip: take no more paths
 	chunkDone := make(chan struct{}, 1)
@@ -345,16 +348,26 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 			if i > lo && (stop.Load() || rep != nil && rep.skipped()) {
 				return // the hasher's loop sees why
 			}
-			r := &res[i]
+			var c *change
+			var sk *Skip
+			var err error
 			switch {
 			case derr != nil: // errRunGone
-				r.c = &change{gone: true}
+				c = &change{gone: true}
 			case d >= 0:
-				r.c, r.sk, r.err = g.hashPathAt(paths[i], fileAt{d, baseOf(paths[i])}, put)
+				c, sk, err = g.hashPathAt(paths[i], fileAt{d, baseOf(paths[i])}, put)
 			default:
-				r.c, r.sk, r.err = g.hashPath(paths[i], put)
+				c, sk, err = g.hashPath(paths[i], put)
 			}
-			if r.err != nil {
+			if c != nil {
+				changes.at(paths[i]).set(c)
+			}
+			if sk != nil || err != nil {
+				mu.Lock()
+				asides = append(asides, aside{i, sk, err})
+				mu.Unlock()
+			}
+			if err != nil {
 				stop.Store(true)
 			}
 			if n := finished.Add(1); rep != nil && n%int64(progressChunk) == 0 {
@@ -412,20 +425,17 @@ func (g *goPath) hashAll(paths []string, changes map[string]*change, skipped *[]
 			}
 		}
 	}
-	for _, r := range res {
-		if r.err != nil {
-			return r.err
+	slices.SortFunc(asides, func(a, b aside) int { return a.i - b.i })
+	for _, a := range asides {
+		if a.err != nil {
+			return a.err
 		}
 	}
 	if skip.Load() || rep != nil && rep.skipped() {
 		return ErrSkipped
 	}
-	for i, p := range paths {
-		r := res[i]
-		if r.sk != nil {
-			*skipped = append(*skipped, *r.sk)
-		}
-		changes[p] = r.c
+	for _, a := range asides {
+		*skipped = append(*skipped, *a.sk)
 	}
 	if rep != nil {
 		report(len(paths))
@@ -525,18 +535,24 @@ func readRegularAt(at fileAt, st *syscall.Stat_t, max int64, buf *bytes.Buffer) 
 
 // treeCounter follows the entries of the new index into the cache-tree:
 // every directory's entry count, and the entries of the changed
-// directories (for their trees).
+// directories (for their trees). A directory's entries are one run of
+// the index's order (every path under "d/" sorts together), so once the
+// entries leave a directory its tree is written (put) and its entries let
+// go: what is held is the entries of the directories open on the current
+// path, not of every changed directory (a first snapshot's: all).
 type treeCounter struct {
 	root    *cacheTree
+	put     putObject
 	counts  map[*cacheTree]int
 	files   map[*cacheTree][]treeEntry
 	lastDir string
 	chain   []*cacheTree // root … the last entry's directory
+	next    []*cacheTree // the chain being built (its buffer, reused)
 	run     int          // entries added since chain was set, not yet in counts
 }
 
-func newTreeCounter(root *cacheTree) *treeCounter {
-	return &treeCounter{root: root, counts: map[*cacheTree]int{}, files: map[*cacheTree][]treeEntry{}, chain: []*cacheTree{root}}
+func newTreeCounter(root *cacheTree, put putObject) *treeCounter {
+	return &treeCounter{root: root, put: put, counts: map[*cacheTree]int{}, files: map[*cacheTree][]treeEntry{}, chain: []*cacheTree{root}}
 }
 
 // add counts the entry at path (mode, oid) in its directories; path is
@@ -548,33 +564,55 @@ func (c *treeCounter) add(path []byte, mode uint32, oid [20]byte) error {
 	}
 	if string(dir) != c.lastDir || len(c.chain) == 0 {
 		c.flushRun()
-		c.chain = c.chain[:1]
+		next := append(c.next[:0], c.root)
 		node := c.root
 		if len(dir) != 0 {
 			for _, comp := range strings.Split(string(dir), "/") {
-				var next *cacheTree
-				for _, k := range node.kids {
-					if k.name == comp {
-						next = k
+				var k *cacheTree
+				for _, kid := range node.kids {
+					if kid.name == comp {
+						k = kid
 						break
 					}
 				}
-				if next == nil {
+				if k == nil {
 					if node.count >= 0 {
 						return errGoUpdate // an entry under a valid tree that does not name it
 					}
-					next = &cacheTree{name: comp, count: -1}
-					node.kids = append(node.kids, next)
+					k = &cacheTree{name: comp, count: -1}
+					node.kids = append(node.kids, k)
 				}
-				node = next
-				c.chain = append(c.chain, node)
+				node = k
+				next = append(next, node)
 			}
 		}
+		if err := c.leave(next); err != nil {
+			return err
+		}
+		c.chain, c.next = next, c.chain
 		c.lastDir = string(dir)
 	}
 	c.run++ // counted in the chain's directories once it changes
 	if last := c.chain[len(c.chain)-1]; last.count < 0 {
 		c.files[last] = append(c.files[last], treeEntry{name: string(name), mode: mode, oid: oid})
+	}
+	return nil
+}
+
+// leave writes the trees of the directories of the chain that next does
+// not hold, deepest first: no entry of theirs comes after.
+func (c *treeCounter) leave(next []*cacheTree) error {
+	k := 0
+	for k < len(c.chain) && k < len(next) && c.chain[k] == next[k] {
+		k++
+	}
+	for i := len(c.chain) - 1; i >= k; i-- {
+		if t := c.chain[i]; t.count < 0 {
+			if _, err := c.tree(c.put, t); err != nil {
+				return err
+			}
+			delete(c.files, t)
+		}
 	}
 	return nil
 }

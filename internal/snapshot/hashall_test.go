@@ -49,16 +49,16 @@ func TestHashAllHasNoChunkBarrier(t *testing.T) {
 	defer restore()
 	rep := progressOf(WithProgress(context.Background(), func(done, total int) { reports = append(reports, [2]int{done, total}) }, nil), time.Now())
 	g := &goPath{workTree: dir, maxBytes: 1 << 20}
-	changes := map[string]*change{}
+	changes := newChangeSet(paths, nil)
 	var skipped []Skip
 	if err := g.hashAll(paths, changes, &skipped, rep, put); err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != n || len(skipped) != 0 {
-		t.Fatalf("%d changes, %d skipped; want %d, 0", len(changes), len(skipped), n)
+	if len(changes.paths) != n || len(skipped) != 0 {
+		t.Fatalf("%d changes, %d skipped; want %d, 0", len(changes.paths), len(skipped), n)
 	}
 	for _, p := range paths {
-		if c := changes[p]; c == nil || c.gone || c.e.path != p || string(c.e.oid[:len(p)]) != p {
+		if c := changes.at(p); c == nil || c.gone || string(c.oid[:len(p)]) != p {
 			t.Fatalf("%s: %+v", p, c)
 		}
 	}
@@ -92,7 +92,7 @@ func TestHashAllStopsWhenSkipped(t *testing.T) {
 	}}
 	rep := progressOf(WithProgress(context.Background(), func(int, int) {}, skip), time.Now())
 	g := &goPath{workTree: dir, maxBytes: 1 << 20}
-	err := g.hashAll(paths, map[string]*change{}, new([]Skip), rep, put)
+	err := g.hashAll(paths, newChangeSet(paths, nil), new([]Skip), rep, put)
 	if err != ErrSkipped {
 		t.Fatalf("err %v, want ErrSkipped", err)
 	}

@@ -99,14 +99,14 @@ func (p *packWriter) putFillers() error {
 	for i := 0; len(p.ents) < p.planned; i++ {
 		body := fillerBody(i)
 		oid := objectID("blob", body)
-		if p.seen[oid] { // a file holds this very text
+		if p.seen.has(p.ents, oid) { // a file holds this very text
 			continue
 		}
 		if err := packEntryBytes(&one, "blob", body, p.deflateAll || holdsSecret(body, p.secrets)); err != nil {
 			return err
 		}
-		p.seen[oid] = true
 		p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: crc32.ChecksumIEEE(one.Bytes())})
+		p.seen.add(p.ents, len(p.ents)-1)
 		p.off += uint64(one.Len())
 		all.Write(one.Bytes())
 	}

@@ -49,7 +49,7 @@ type packWriter struct {
 	f    *os.File
 	bw   *bufio.Writer
 	off  uint64
-	seen map[[20]byte]bool
+	seen oidSet // the objects of ents (oidset.go)
 	ents []packEntry
 	err  error // the first write error: every later put fails with it
 	// secrets are values an object must not hold readable (Options.Secrets).
@@ -71,8 +71,8 @@ type packWriter struct {
 
 type packEntry struct {
 	oid [20]byte
-	off uint64
 	crc uint32
+	off uint64
 }
 
 // newPackWriter starts a pack in gitDir. planned, when not 0, is the
@@ -88,13 +88,14 @@ func newPackWriter(gitDir string, secrets []string, planned int) (*packWriter, e
 	if err != nil {
 		return nil, err
 	}
-	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), seen: map[[20]byte]bool{}, secrets: secrets, planned: planned}
+	p := &packWriter{dir: dir, f: f, bw: bufio.NewWriterSize(f, 1<<20), secrets: secrets, planned: planned}
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
 	binary.BigEndian.PutUint32(hdr[8:], uint32(planned))
 	if planned > 0 {
 		p.sum = sha1.New()
+		p.ents = make([]packEntry, 0, planned) // not grown (and copied) entry by entry
 	}
 	p.write(hdr[:])
 	p.off = 12
@@ -141,7 +142,7 @@ func holdsSecret(body []byte, secrets []string) bool {
 func (p *packWriter) put(kind string, body []byte) (string, error) {
 	oid := objectID(kind, body)
 	p.mu.Lock()
-	seen, err := p.seen[oid], p.err
+	seen, err := p.seen.has(p.ents, oid), p.err
 	p.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -174,7 +175,7 @@ func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, held int, re
 		release()
 		return p.err
 	}
-	if p.seen[oid] { // put by another hasher meanwhile
+	if p.seen.has(p.ents, oid) { // put by another hasher meanwhile
 		release()
 		return nil
 	}
@@ -189,8 +190,8 @@ func (p *packWriter) putEntry(oid [20]byte, ent []byte, crc uint32, held int, re
 		p.err = err
 		return err
 	}
-	p.seen[oid] = true
 	p.ents = append(p.ents, packEntry{oid: oid, off: p.off, crc: crc})
+	p.seen.add(p.ents, len(p.ents)-1)
 	p.off += uint64(len(ent))
 	return nil
 }

@@ -432,6 +432,11 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 	// One Go walk lists the changed paths, the ignored files and the
 	// modes (walk.go); where it cannot run, git walks and the modes and
 	// the ignored files are read alongside.
+	// A walk that lists many paths holds the collector close to the
+	// live heap till the snapshot is stored (gcbound.go).
+	watch := new(gcWatch)
+	s.fast.watch = watch
+	defer func() { s.fast.watch = nil; watch.end() }()
 	var wr walkResult
 	walked := false
 	indexModes := make(chan modesRead, 1)

@@ -120,15 +120,15 @@ func (p *packWriter) copyPack(base string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, e := range ents {
-		if p.err != nil || p.seen[e.oid] {
+		if p.err != nil || p.seen.has(p.ents, e.oid) {
 			continue
 		}
 		if err := p.write(raws[i]); err != nil {
 			p.err = err
 			break
 		}
-		p.seen[e.oid] = true
 		p.ents = append(p.ents, packEntry{oid: e.oid, off: p.off, crc: e.crc})
+		p.seen.add(p.ents, len(p.ents)-1)
 		p.off += uint64(len(raws[i]))
 	}
 	return p.err == nil

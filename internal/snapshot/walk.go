@@ -50,6 +50,7 @@ type goPath struct {
 	secrets      []string  // Options.Secrets
 	dirs         *dirCache // the directories' listings (dircache.go); nil: none
 	perms        *permLog  // a first snapshot's odd modes, noted by hashPath (fullstore.go); nil: none
+	watch        *gcWatch  // counts the paths the walk lists (gcbound.go); nil: none
 }
 
 // gitWalk, when set (tests), makes take list the changes with git as
@@ -73,9 +74,13 @@ var errGoUpdate = errors.New("go update declined")
 // goUpdates counts the snapshots goPath.update stored (tests).
 var goUpdates atomic.Int64
 
-// goUpdateMax is the most changed paths goPath.update takes (it holds their
-// entries, ≈ 250 bytes each); more go to git's update-index.
-func goUpdateMax() int { return 50_000 }
+// goUpdateMax is the most changed paths goPath.update takes: the file
+// budget's (budget.go), so a first snapshot the budget allows goes without
+// git too. Its records cost ≈ 100 bytes a path (changeset.go, oidset.go;
+// trees written as the entries leave their directory), and the collector
+// is held closer to the live heap while it runs (gcbound.go): ≈ 30 MiB
+// added at 100,000 paths. More go to git's update-index.
+func goUpdateMax() int { return DefaultMaxFiles }
 
 // errNoGoWalk: the Go walk does not run here (another OS): git walks.
 var errNoGoWalk = errors.New("no go walk on this system")
@@ -94,6 +99,7 @@ type walker struct {
 	dc       *dirCache    // nil: every directory is read
 	par      *walkPar     // with no index: subdirectories walked side by side (walkfork.go); nil: serial
 	splices  []walkSplice // the subdirectories given to other walkers
+	watch    *gcWatch     // the paths listed, counted (gcbound.go)
 }
 
 // indexSource is where the walk reads the store's index: the file
@@ -132,7 +138,7 @@ func (g *goPath) walk(seed *seedFeed) (walkResult, error) {
 	if !statSupported {
 		return walkResult{}, errNoGoWalk
 	}
-	w := &walker{work: g.workTree, res: walkResult{modes: map[string]uint32{}, tracked: map[string][20]byte{}}}
+	w := &walker{work: g.workTree, watch: g.watch, res: walkResult{modes: map[string]uint32{}, tracked: map[string][20]byte{}}}
 	if g.dirs != nil {
 		w.dc = g.dirs
 		w.dc.begin(g.workTree)
@@ -304,7 +310,9 @@ func (w *walker) dir(rel string, d *dirFD, stack *gitignore.Stack, ignored bool)
 		case ignored || stack.Ignored(filepath.Join(abs, e.name), false):
 			w.res.ignored = append(w.res.ignored, p)
 		default:
-			w.res.changed = append(w.res.changed, p)
+			if w.res.changed = append(w.res.changed, p); len(w.res.changed)%1024 == 0 {
+				w.watch.add(1024)
+			}
 		}
 	}
 	w.deletedBefore(rel, "\xff") // what is left of this directory's entries

@@ -61,7 +61,7 @@ func (w *walker) fork(rel string, d *dirFD, stack *gitignore.Stack) bool {
 		return false
 	}
 	walkForks.Add(1)
-	child := &walker{work: w.work, dc: w.dc, par: w.par}
+	child := &walker{work: w.work, dc: w.dc, par: w.par, watch: w.watch}
 	s := walkSplice{changedAt: len(w.res.changed), ignoredAt: len(w.res.ignored), child: child, done: make(chan struct{})}
 	w.splices = append(w.splices, s)
 	go func() {
