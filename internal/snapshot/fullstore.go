@@ -42,6 +42,11 @@ type blobPut struct {
 	// stores it; readErr: it could not be read (nothing stored), err:
 	// the store failed. nil: hashPath reads the file and calls body.
 	file func(p string, fd int, st *syscall.Stat_t, max int64) (oid [20]byte, readErr, err error)
+	// inRuns: the paths are opened relative to their directories, no
+	// link followed (hashrun_linux.go), as file's always are: a first
+	// snapshot's, whose paths are not looked up again for an ancestor
+	// that became a link (snapshot.go's blockedBy).
+	inRuns bool
 }
 
 // hashOpened is hashPath for a blobPut with file: p, at f (relative to

@@ -102,7 +102,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 			return nil
 		}
 	}
-	bp := &blobPut{body: storeNew(put, wr.tracked)}
+	bp := &blobPut{body: storeNew(put, wr.tracked), inRuns: tree == nil}
 	if first != nil {
 		bp.body = first.body(wr.tracked)
 		bp.file = packFiles(first, wr.tracked)
@@ -332,9 +332,10 @@ func (g *goPath) hashAll(paths []string, changes *changeSet, skipped *[]Skip, re
 	chunkDone := make(chan struct{}, 1)
 	// Runs of one directory, opened once for a first snapshot's files
 	// (hashrun_linux.go).
-	ends := pathRuns(paths, put.file != nil)
+	inRuns := put.file != nil || put.inRuns
+	ends := pathRuns(paths, inRuns)
 	var dirs *runDirs
-	if put.file != nil {
+	if inRuns {
 		dirs = openRunDirs(g.workTree)
 		defer dirs.close()
 	}
