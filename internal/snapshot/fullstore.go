@@ -29,7 +29,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -92,19 +91,19 @@ func (g *goPath) hashOpened(p string, f fileAt, put *blobPut) (c *change, sk *Sk
 // names its blob for p (storeNew).
 func packFiles(packs *packPair, tracked map[string][20]byte) func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
 	return func(p string, fd int, st *syscall.Stat_t, max int64) ([20]byte, error, error) {
-		e := entryPool.Get().(*fileEntry)
+		e := getEntry(st.Size) // entryfree.go
 		if err := e.readFD(fd, st.Size, max, packs.a.secrets); err != nil {
-			entryPool.Put(e)
+			putEntry(e)
 			return [20]byte{}, err, nil
 		}
 		oid := e.oid
 		if old, ok := tracked[p]; ok && old == oid {
-			entryPool.Put(e)
+			putEntry(e)
 			return oid, nil, nil
 		}
 		// e is the pack's until written (packpipe.go).
 		pack := packs.pick(len(e.entry()))
-		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { entryPool.Put(e) })
+		return oid, nil, pack.putEntry(oid, e.entry(), e.crc, cap(e.buf)+e.gather.Cap(), func() { putEntry(e) })
 	}
 }
 
@@ -124,8 +123,6 @@ type fileEntry struct {
 	crc        uint32
 	gather     bytes.Buffer // a secret's body, contiguous, and its entry
 }
-
-var entryPool = sync.Pool{New: func() any { return new(fileEntry) }}
 
 func (e *fileEntry) entry() []byte { return e.buf[e.start:e.end] }
 
