@@ -24,12 +24,21 @@ import (
 // outputs and pruned ones. It reports CPU time too; with
 // AGENT_BENCH_BASELINE naming another agent binary (an older build), that
 // one resumes a copy of the session and makes new sessions in the same
-// rounds, reported as baseline-*.
+// rounds, reported as baseline-*. The server does not decode what it
+// is sent (see below).
 func BenchmarkResumeRun(b *testing.B) {
 	for _, parts := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("parts=%d", parts), func(b *testing.B) {
 			tools := buildBenchTools(b)
 			srv := pt.New(b)
+			// The server answers without decoding the request: its
+			// decode of the resumed run's ≈ 150 KB body took ≈ 3.6 ms
+			// before it answered, counted as the agent's time (a new
+			// session's few bytes cost nothing). AGENT_BENCH_SERVER_DECODES=1
+			// measures as before, for figures taken so.
+			if os.Getenv("AGENT_BENCH_SERVER_DECODES") == "" {
+				srv.SkipDecode("gpt-4.1")
+			}
 			srv.Handle(func(pt.Request) pt.Step { return pt.Text(benchAnswer) })
 			home := b.TempDir()
 			work := filepath.Join(home, "work")

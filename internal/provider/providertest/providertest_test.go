@@ -395,3 +395,25 @@ func TestModelsAndUnknownRoutes(t *testing.T) {
 		t.Fatalf("status %d", resp2.StatusCode)
 	}
 }
+
+// A server that skips decoding keeps the body as it came and answers as
+// any other, naming the model it was given.
+func TestSkipDecodeKeepsTheBody(t *testing.T) {
+	srv := New(t)
+	srv.SkipDecode("gpt-bench")
+	srv.Add(Text("hello"))
+	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(out), "hello") || !strings.Contains(string(out), `"model":"gpt-bench"`) {
+		t.Fatalf("answer: %s", out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || string(reqs[0].Body) != body || len(reqs[0].Chat.Messages) != 0 {
+		t.Fatalf("requests: %+v", reqs)
+	}
+}
