@@ -112,7 +112,7 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 	}
 	if first != nil {
 		dropFreeEntries() // every file read (entryfree.go)
-		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
+		first.finishB()   // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
 	// The changed paths in order.
 	paths := changes.paths
