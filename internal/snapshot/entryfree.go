@@ -12,7 +12,10 @@ package snapshot
 // entryClassMin up, taken from the entries released with that capacity
 // when there is one; putEntry keeps a released entry unless entryFreeMax
 // bytes of buffers are kept already (entries over entryClassMax and the
-// rest are left to the collector). Safe for concurrent use.
+// rest are left to the collector); dropFreeEntries leaves every kept
+// buffer to the collector (a first snapshot's reads are over: the rest of
+// its update, and the process after it, need not hold 2 MiB free). Safe
+// for concurrent use.
 
 import (
 	"math/bits"
@@ -83,4 +86,12 @@ func putEntry(e *fileEntry) {
 	}
 	entryFree.lists[k] = append(entryFree.lists[k], e)
 	entryFree.bytes += c
+}
+
+// dropFreeEntries leaves the kept buffers to the collector.
+func dropFreeEntries() {
+	entryFree.mu.Lock()
+	defer entryFree.mu.Unlock()
+	entryFree.lists = [16][]*fileEntry{}
+	entryFree.bytes = 0
 }

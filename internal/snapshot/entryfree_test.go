@@ -59,3 +59,20 @@ func TestEntryFreeIsBounded(t *testing.T) {
 		t.Fatalf("%d bytes kept free of 64 released 256 KiB entries, bound %d", kept, entryFreeMax)
 	}
 }
+
+// Once a first snapshot's files are read, its kept buffers are left to
+// the collector, not held through the rest of the update and after it.
+func TestDropFreeEntriesKeepsNone(t *testing.T) {
+	resetEntryFree(t)
+	t.Cleanup(func() { resetEntryFree(t) })
+	e := getEntry(10_000)
+	buf := &e.buf[0]
+	putEntry(e)
+	dropFreeEntries()
+	if entryFree.bytes != 0 {
+		t.Fatalf("%d bytes kept after the drop", entryFree.bytes)
+	}
+	if again := getEntry(10_000); &again.buf[0] == buf {
+		t.Fatal("a dropped buffer was handed out again")
+	}
+}

@@ -111,7 +111,8 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		return "", err
 	}
 	if first != nil {
-		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
+		dropFreeEntries() // every file read (entryfree.go)
+		first.finishB()   // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
 	// The changed paths in order.
 	paths := changes.paths

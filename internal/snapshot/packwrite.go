@@ -302,6 +302,10 @@ func (p *packWriter) finish() error {
 		return err
 	}
 	p.base = base
+	// Its objects are written: their list, set and buffer are not held
+	// while the rest of an update runs (a first snapshot's second pack
+	// finishes beside the index: ≈ 2.5 MB at 100,000 files).
+	p.ents, p.seen, p.bw = nil, oidSet{}, nil
 	return nil
 }
 

@@ -545,6 +545,9 @@ func (s *Store) take(ctx context.Context, session, label string) (snap Snapshot,
 			args = append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, dirs...)
 		}
 	}
+	// The walk's lists are consumed: not held through the update (at
+	// 100,000 paths, 1.6 MB of string headers beside update's).
+	wr.changed, wr.ignored = nil, nil
 	fresh := walked && wr.index == nil // a first snapshot the Go walk listed
 	classSkips := len(snap.Skipped)    // where classify's skips end
 	if err := s.limitIgnored(ctx, &update, &remove, &snap.Skipped, ignored, fresh); err != nil {
