@@ -61,11 +61,10 @@ type Server struct {
 	arrived    chan struct{} // closed and replaced whenever a request arrives
 	models     modelsAnswer
 	modelReqs  []Request
-	conns      int                    // connections accepted
-	connected  chan struct{}          // closed when the first connection is accepted
-	inFlight   int                    // chat requests being answered now
-	maxFlight  int                    // the most inFlight has been
-	bodyOnly   atomic.Pointer[string] // SkipDecode's model
+	conns      int                     // connections accepted
+	connected  chan struct{}           // closed when the first connection is accepted
+	flight     struct{ now, most int } // chat requests being answered now, and the most at once
+	bodyOnly   atomic.Pointer[string]  // SkipDecode's model
 }
 
 // SkipDecode has the server keep each chat request's body without
@@ -165,14 +164,14 @@ func (s *Server) Requests() []Request {
 func (s *Server) InFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.inFlight
+	return s.flight.now
 }
 
 // MaxInFlight is the most chat requests that were being answered at once.
 func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.maxFlight
+	return s.flight.most
 }
 
 // Unscripted returns how many requests were answered with NoStepLeft.
@@ -277,11 +276,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.inFlight++
-	s.maxFlight = max(s.maxFlight, s.inFlight)
+	s.flight.now++
+	s.flight.most = max(s.flight.most, s.flight.now)
 	defer func() {
 		s.mu.Lock()
-		s.inFlight--
+		s.flight.now--
 		s.mu.Unlock()
 	}()
 	s.requests = append(s.requests, req)
