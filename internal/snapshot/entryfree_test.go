@@ -76,3 +76,20 @@ func TestDropFreeEntriesKeepsNone(t *testing.T) {
 		t.Fatal("a dropped buffer was handed out again")
 	}
 }
+
+// A file whose class has no free entry takes one of the next class up
+// (twice its size), not a new buffer; never one two classes up.
+func TestEntryFreeTakesTheNextClassUp(t *testing.T) {
+	resetEntryFree(t)
+	t.Cleanup(func() { resetEntryFree(t) })
+	e16, e64 := getEntry(12_000), getEntry(40_000) // 16 KiB, 64 KiB
+	b16, b64 := &e16.buf[0], &e64.buf[0]
+	putEntry(e16)
+	putEntry(e64)
+	if e := getEntry(6_000); &e.buf[0] != b16 { // 8 KiB class: the 16 KiB one
+		t.Fatalf("an 8 KiB file got a %d-byte buffer, not the free 16 KiB one", cap(e.buf))
+	}
+	if e := getEntry(14_000); cap(e.buf) != 16<<10 || &e.buf[0] == b64 { // 16 KiB class: none free; 64 KiB is two up
+		t.Fatalf("a 16 KiB file got %d bytes (the 64 KiB buffer: %v)", cap(e.buf), &e.buf[0] == b64)
+	}
+}
