@@ -18,9 +18,18 @@ import (
 // symlink; a directory replaced by a symlink to a directory outside, with
 // files of the same names, stores none of the outside files' bytes (its
 // files are gone); a directory renamed stores nothing of its files under
-// the old name (gone, as before); the rest is stored as it is.
+// the old name (gone, as before); the rest is stored as it is. So in a
+// first snapshot of packMin files or more (its pack: fullstore.go) and
+// in a smaller one (loose objects, the review's case: opened by their
+// whole path before, following the link).
 func TestFirstSnapshotFollowsNoLinkPutAfterTheWalk(t *testing.T) {
 	needGit(t)
+	for _, kept := range []int{80, 0} {
+		t.Run(strconv.Itoa(kept)+" more files", func(t *testing.T) { followsNoLinkPutAfterTheWalk(t, kept) })
+	}
+}
+
+func followsNoLinkPutAfterTheWalk(t *testing.T, kept int) {
 	ctx := context.Background()
 	work, outside := t.TempDir(), t.TempDir()
 	write := func(p, body string) {
@@ -33,7 +42,7 @@ func TestFirstSnapshotFollowsNoLinkPutAfterTheWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := range 80 { // over packMin: the first snapshot's pack
+	for i := range kept { // 80: over packMin, the first snapshot's pack
 		write("keep/f"+strconv.Itoa(i), "kept "+strconv.Itoa(i))
 	}
 	write("a/file", "inside a")
@@ -83,7 +92,7 @@ func TestFirstSnapshotFollowsNoLinkPutAfterTheWalk(t *testing.T) {
 		}
 		got[path] = f[0] + " " + string(body)
 	}
-	for i := range 80 {
+	for i := range kept {
 		p := "keep/f" + strconv.Itoa(i)
 		if want := "100644 kept " + strconv.Itoa(i); got[p] != want {
 			t.Errorf("%s: %q, want %q", p, got[p], want)
