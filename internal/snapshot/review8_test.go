@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
@@ -63,5 +64,23 @@ func TestReview8NoEntriesKeptAfterAFirstSnapshot(t *testing.T) {
 	entryFree.mu.Unlock()
 	if kept != 0 {
 		t.Fatalf("%d bytes of entry buffers kept free after the first snapshot", kept)
+	}
+}
+
+// The package builds for macOS (README: the sandbox-exec sandbox; the
+// walk's *_other.go files): changeset.go, untagged, names change, which
+// goindex.go (linux only) declares. At 12f92fb it built.
+func TestReview8BuildsForDarwin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles the package")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command(gobin, "build", "-o", os.DevNull, ".")
+	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("GOOS=darwin go build: %v\n%s", err, out)
 	}
 }
