@@ -1,3 +1,5 @@
+//go:build linux
+
 package snapshot
 
 // changeset.go: the changed paths of goPath.update (goindex.go) and their

@@ -10,14 +10,17 @@ package snapshot
 // Contract: getEntry(size) returns an entry whose buffer holds a body of
 // size bytes framed (framedLen), its capacity a power of two from
 // entryClassMin up, taken from the entries released with that capacity,
-// or else twice it, when there is one; putEntry keeps a released entry unless entryFreeMax
-// bytes of buffers are kept already (entries over entryClassMax and the
-// rest are left to the collector); dropFreeEntries leaves every kept
-// buffer to the collector (a first snapshot's reads are over: the rest of
-// its update, and the process after it, need not hold 4 MiB free). Safe
-// for concurrent use.
+// or else twice it, when there is one; putEntry keeps a released entry
+// while a first snapshot reads its files (beginEntryReads), unless
+// entryFreeMax bytes of buffers are kept already (entries over
+// entryClassMax, their deflate buffers and the rest are left to the
+// collector); the last reads' end leaves every kept buffer to the
+// collector, and what the pack queues release after it (the rest of the
+// update, and the process after it, need not hold 4 MiB free). Safe for
+// concurrent use.
 
 import (
+	"bytes"
 	"math/bits"
 	"sync"
 )
@@ -38,9 +41,10 @@ const (
 var entryClasses = bits.Len(entryClassMax / entryClassMin) // 11
 
 var entryFree struct {
-	mu    sync.Mutex
-	lists [16][]*fileEntry // by class
-	bytes int
+	mu      sync.Mutex
+	readers int              // first snapshots reading: beginEntryReads
+	lists   [16][]*fileEntry // by class
+	bytes   int
 }
 
 // entryClass is the class of a buffer of n bytes at least (-1: over the
@@ -80,7 +84,7 @@ func getEntry(size int64) *fileEntry {
 
 // putEntry releases e for reuse.
 func putEntry(e *fileEntry) {
-	e.gather.Reset()
+	e.gather = bytes.Buffer{} // a secret's deflated body: not kept, not counted
 	c := cap(e.buf)
 	if c < entryClassMin || c > entryClassMax || c&(c-1) != 0 {
 		return // made to measure: not a class's
@@ -88,17 +92,29 @@ func putEntry(e *fileEntry) {
 	k := entryClass(c)
 	entryFree.mu.Lock()
 	defer entryFree.mu.Unlock()
-	if entryFree.bytes+c > entryFreeMax {
+	if entryFree.readers == 0 || entryFree.bytes+c > entryFreeMax {
 		return
 	}
 	entryFree.lists[k] = append(entryFree.lists[k], e)
 	entryFree.bytes += c
 }
 
-// dropFreeEntries leaves the kept buffers to the collector.
-func dropFreeEntries() {
+// beginEntryReads counts a first snapshot's reads in; the function it
+// returns (once, on every path) counts them out, and the last out leaves
+// the kept buffers to the collector.
+func beginEntryReads() (end func()) {
 	entryFree.mu.Lock()
-	defer entryFree.mu.Unlock()
-	entryFree.lists = [16][]*fileEntry{}
-	entryFree.bytes = 0
+	entryFree.readers++
+	entryFree.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			entryFree.mu.Lock()
+			defer entryFree.mu.Unlock()
+			if entryFree.readers--; entryFree.readers == 0 {
+				entryFree.lists = [16][]*fileEntry{}
+				entryFree.bytes = 0
+			}
+		})
+	}
 }

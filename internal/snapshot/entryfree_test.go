@@ -3,19 +3,25 @@
 package snapshot
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
 
-// resetEntryFree empties the free entries (tests).
+// resetEntryFree empties the free entries and counts a reader in until
+// the test ends (tests).
 func resetEntryFree(t *testing.T) {
 	t.Helper()
 	entryFree.mu.Lock()
-	defer entryFree.mu.Unlock()
 	for i := range entryFree.lists {
 		entryFree.lists[i] = nil
 	}
 	entryFree.bytes = 0
+	entryFree.mu.Unlock()
+	t.Cleanup(beginEntryReads())
 }
 
 // A released entry's buffer is the next one of its class, also after a
@@ -23,7 +29,6 @@ func resetEntryFree(t *testing.T) {
 // buffers again and again), and one taken serves any size of its class.
 func TestEntryFreeReusesAcrossCollections(t *testing.T) {
 	resetEntryFree(t)
-	t.Cleanup(func() { resetEntryFree(t) })
 	e := getEntry(10_000)
 	if c := cap(e.buf); c < framedLen(10_001) || c&(c-1) != 0 {
 		t.Fatalf("a 10,000-byte file's entry has %d bytes", c)
@@ -44,7 +49,6 @@ func TestEntryFreeReusesAcrossCollections(t *testing.T) {
 // What is kept free is bounded by entryFreeMax.
 func TestEntryFreeIsBounded(t *testing.T) {
 	resetEntryFree(t)
-	t.Cleanup(func() { resetEntryFree(t) })
 	var es []*fileEntry
 	for range 64 {
 		es = append(es, getEntry(200_000)) // 256 KiB each
@@ -61,16 +65,20 @@ func TestEntryFreeIsBounded(t *testing.T) {
 }
 
 // Once a first snapshot's files are read, its kept buffers are left to
-// the collector, not held through the rest of the update and after it.
+// the collector, not held through the rest of the update and after it,
+// and what is released after (the pack queues') is not kept either.
 func TestDropFreeEntriesKeepsNone(t *testing.T) {
-	resetEntryFree(t)
-	t.Cleanup(func() { resetEntryFree(t) })
-	e := getEntry(10_000)
+	entryFree.mu.Lock()
+	entryFree.lists, entryFree.bytes = [16][]*fileEntry{}, 0
+	entryFree.mu.Unlock()
+	end := beginEntryReads()
+	e, late := getEntry(10_000), getEntry(10_000)
 	buf := &e.buf[0]
 	putEntry(e)
-	dropFreeEntries()
+	end()
+	putEntry(late) // a pack queue's, released after the reads
 	if entryFree.bytes != 0 {
-		t.Fatalf("%d bytes kept after the drop", entryFree.bytes)
+		t.Fatalf("%d bytes kept after the reads ended", entryFree.bytes)
 	}
 	if again := getEntry(10_000); &again.buf[0] == buf {
 		t.Fatal("a dropped buffer was handed out again")
@@ -81,7 +89,6 @@ func TestDropFreeEntriesKeepsNone(t *testing.T) {
 // (twice its size), not a new buffer; never one two classes up.
 func TestEntryFreeTakesTheNextClassUp(t *testing.T) {
 	resetEntryFree(t)
-	t.Cleanup(func() { resetEntryFree(t) })
 	e16, e64 := getEntry(12_000), getEntry(40_000) // 16 KiB, 64 KiB
 	b16, b64 := &e16.buf[0], &e64.buf[0]
 	putEntry(e16)
@@ -91,5 +98,42 @@ func TestEntryFreeTakesTheNextClassUp(t *testing.T) {
 	}
 	if e := getEntry(14_000); cap(e.buf) != 16<<10 || &e.buf[0] == b64 { // 16 KiB class: none free; 64 KiB is two up
 		t.Fatalf("a 16 KiB file got %d bytes (the 64 KiB buffer: %v)", cap(e.buf), &e.buf[0] == b64)
+	}
+}
+
+// After a first snapshot no entry buffer is kept free: the entries still
+// queued in the packs' pipes (packpipe.go, up to pipeBudget) when the
+// reads end are released after, and were kept again (found by review).
+func TestNoEntriesKeptAfterAFirstSnapshot(t *testing.T) {
+	needGit(t)
+	entryFree.mu.Lock()
+	entryFree.lists, entryFree.bytes = [16][]*fileEntry{}, 0
+	entryFree.mu.Unlock()
+	ctx := context.Background()
+	work := t.TempDir()
+	body := make([]byte, 60_000)
+	for i := range 400 {
+		d := filepath.Join(work, fmt.Sprintf("d%02d", i%20))
+		os.MkdirAll(d, 0o755)
+		copy(body, fmt.Sprintf("file %d\n", i))
+		for j := 16; j < len(body); j++ {
+			body[j] = byte('a' + (i*7+j)%26)
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d", i)), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, t.TempDir(), work, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(ctx, "ses1", "first"); err != nil {
+		t.Fatal(err)
+	}
+	entryFree.mu.Lock()
+	kept := entryFree.bytes
+	entryFree.mu.Unlock()
+	if kept != 0 {
+		t.Fatalf("%d bytes of entry buffers kept free after the first snapshot", kept)
 	}
 }

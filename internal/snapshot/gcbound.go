@@ -6,7 +6,8 @@ package snapshot
 // the files' bodies are pooled, so little is allocated a path). Contract:
 // boundGC(n) with n ≥ gcBoundMin lowers the GC percent (never raises it)
 // until the function it returns is called; nested and concurrent bounds
-// restore the setting they found once the last one ends, and that last
+// restore the setting they found once the last one ends (unless it was
+// changed meanwhile by someone else: theirs stays), and that last
 // end collects once: what the bounded work held is garbage by then, and
 // the restored percent's next goal would be twice the heap it held (at
 // 100,000 paths ≈ 44 MiB, not ≈ 10: the next step reached it, +12 MiB
@@ -27,8 +28,9 @@ const gcBoundPercent = 25
 
 var gcBound struct {
 	sync.Mutex
-	n   int // bounds in force
-	old int // the percent before the first
+	n       int  // bounds in force
+	old     int  // the percent before the first
+	lowered bool // the first lowered it: the last end puts old back
 }
 
 func boundGC(paths int) (restore func()) {
@@ -39,7 +41,8 @@ func boundGC(paths int) (restore func()) {
 	defer gcBound.Unlock()
 	if gcBound.n == 0 {
 		// Never raised, nor turned on when off (-1).
-		if gcBound.old = debug.SetGCPercent(gcBoundPercent); gcBound.old < gcBoundPercent {
+		gcBound.old = debug.SetGCPercent(gcBoundPercent)
+		if gcBound.lowered = gcBound.old >= gcBoundPercent; !gcBound.lowered {
 			debug.SetGCPercent(gcBound.old)
 		}
 	}
@@ -50,7 +53,15 @@ func boundGC(paths int) (restore func()) {
 			gcBound.Lock()
 			last := false
 			if gcBound.n--; gcBound.n == 0 {
-				debug.SetGCPercent(gcBound.old)
+				// The bound's percent is put back, unless another owner
+				// changed it meanwhile (cmd/agent's startheap.go turns
+				// the collector back on at a run's first tool call):
+				// theirs stays.
+				if gcBound.lowered {
+					if now := debug.SetGCPercent(gcBound.old); now != gcBoundPercent {
+						debug.SetGCPercent(now)
+					}
+				}
 				last = true
 			}
 			gcBound.Unlock()

@@ -62,3 +62,20 @@ func TestGCBoundCollectsWhenTheLastEnds(t *testing.T) {
 		t.Fatalf("an unbounded update collected")
 	}
 }
+
+// A bound that found the collector off (startheap.go's relaxStartupGC:
+// off until the first tool call, or until a collection under the
+// startup memory limit) changed nothing; if the owner turns the
+// collector back on while the bound is in force, the bound's end must
+// not turn it off again (with the memory limit restored too, nothing
+// would ever collect).
+func TestGCBoundEndKeepsAnotherOwnersPercent(t *testing.T) {
+	old := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(old)
+	end := boundGC(gcBoundMin) // found off: left off
+	debug.SetGCPercent(100)    // startheap.go's restore, meanwhile
+	end()
+	if got := debug.SetGCPercent(old); got != 100 {
+		t.Fatalf("after the bound's end GOGC is %d; the owner had set 100 during it", got)
+	}
+}

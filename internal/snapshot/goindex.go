@@ -107,12 +107,17 @@ func (g *goPath) update(update, remove []string, skipped *[]Skip, wr walkResult,
 		bp.body = first.body(wr.tracked)
 		bp.file = packFiles(first, wr.tracked)
 	}
+	endReads := func() {}
+	if first != nil {
+		endReads = beginEntryReads() // entryfree.go
+		defer endReads()
+	}
 	if err := g.hashAll(update, changes, skipped, rep, bp); err != nil {
 		return "", err
 	}
 	if first != nil {
-		dropFreeEntries() // every file read (entryfree.go)
-		first.finishB()   // every blob stored: b finishes beside the index and the trees (packpair.go)
+		endReads()      // every file read
+		first.finishB() // every blob stored: b finishes beside the index and the trees (packpair.go)
 	}
 	// The changed paths in order.
 	paths := changes.paths
