@@ -21,7 +21,7 @@ import (
 // AcquireRepaired claims sessionID's lease as AcquireLease does and, in
 // the same transaction, repairs what RepairSession would, unless the
 // session has pending or running tool parts: then it commits the lease
-// alone and returns those parts (as UnfinishedTools gives them), and the
+// alone and returns those parts (pending and running tool parts, oldest first), and the
 // caller stops what they left running and calls RepairSession. The
 // repair's result and published parts and messages are RepairSession's.
 func (s *Store) AcquireRepaired(ctx context.Context, sessionID string) (*Lease, Repair, []*message.Part, error) {

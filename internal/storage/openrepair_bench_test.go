@@ -9,7 +9,7 @@ import (
 
 // BenchmarkResumeClaim is what a resumed session's Open does before it
 // reads its window, on a session closed cleanly: "two-step" is
-// AcquireLease, UnfinishedTools and RepairSession (the path before
+// AcquireLease, the unfinished tools read and RepairSession (the path before
 // AcquireRepaired), "one-tx" AcquireRepaired; each lease released after.
 // It reports CPU time a claim (cpu-ms/op) beside wall time.
 func BenchmarkResumeClaim(b *testing.B) {
@@ -32,7 +32,7 @@ func BenchmarkResumeClaim(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := s.UnfinishedTools(ctx, sess.ID); err != nil {
+					if _, err := unfinishedTools(ctx, s.rdb, sess.ID); err != nil {
 						b.Fatal(err)
 					}
 					if _, err := s.RepairSession(ctx, sess.ID); err != nil {

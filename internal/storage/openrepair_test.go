@@ -113,7 +113,7 @@ func TestAcquireRepairedRepairsAsRepairSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Release()
-			wantUnfinished, err := old.UnfinishedTools(ctx, id)
+			wantUnfinished, err := unfinishedTools(ctx, old.rdb, id)
 			if err != nil {
 				t.Fatal(err)
 			}
