@@ -75,12 +75,12 @@ func (s *sessionState) sessionEnv(env Environment) Environment {
 // storedGitStart is the git status recorded as a session's start; nil
 // when none was (a new session, or one from before it was recorded).
 func storedGitStart(ctx context.Context, st *storage.Store, sessionID string) *string {
-	rows, err := st.ListEventLogKind(ctx, sessionID, gitStartKind)
-	if err != nil || len(rows) == 0 {
+	row, ok, err := st.LatestEventLogKind(ctx, sessionID, gitStartKind)
+	if err != nil || !ok {
 		return nil
 	}
 	var g gitStartRow
-	if json.Unmarshal(rows[len(rows)-1].Data, &g) != nil {
+	if json.Unmarshal(row.Data, &g) != nil {
 		return nil
 	}
 	return &g.Status

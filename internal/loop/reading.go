@@ -120,11 +120,11 @@ type systemCount struct {
 // recordedSystem is the newest system prompt count recorded for a
 // session; ok is false when there is none.
 func recordedSystem(ctx context.Context, st *storage.Store, sessionID string) (c systemCount, ok bool) {
-	rows, err := st.ListEventLogKind(ctx, sessionID, systemTokensKind)
-	if err != nil || len(rows) == 0 {
+	row, ok, err := st.LatestEventLogKind(ctx, sessionID, systemTokensKind)
+	if err != nil || !ok {
 		return c, false
 	}
-	return c, json.Unmarshal(rows[len(rows)-1].Data, &c) == nil
+	return c, json.Unmarshal(row.Data, &c) == nil
 }
 
 // storedEnvironment is the environment a stored session is priced with

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/ctxloop/agent/internal/message"
-	"github.com/ctxloop/agent/internal/storage"
 	"github.com/ctxloop/agent/internal/tools"
 )
 
@@ -31,15 +30,12 @@ func recordProcess(ctx context.Context, sp *stepper, e *message.Entry, ix int, g
 	sp.savePart(ctx, e, ix, p)
 }
 
-// stopOrphanedTools stops the process groups that the session's unfinished
-// tool parts recorded: a crashed agent left them running. It runs in Open,
-// under the session's lease and before the repair marks the parts
-// interrupted. Failures are reported, not fatal: the repair goes on.
-func stopOrphanedTools(ctx context.Context, st *storage.Store, sessionID string) []error {
-	parts, err := st.UnfinishedTools(ctx, sessionID)
-	if err != nil {
-		return []error{err}
-	}
+// stopOrphanedTools stops the process groups that parts, the session's
+// unfinished tool parts, recorded: a crashed agent left them running. It
+// runs in Open, under the session's lease and before the repair marks the
+// parts interrupted (openrepair.go). Failures are reported, not fatal:
+// the repair goes on.
+func stopOrphanedTools(parts []*message.Part) []error {
 	var errs []error
 	for _, p := range parts {
 		g, ok := recordedProcess(p)

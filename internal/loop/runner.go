@@ -86,8 +86,8 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 			return nil, fmt.Errorf("open session %s: %w", sessionID, err)
 		}
 		sess = s
-		if lease, err = st.AcquireLease(ctx, sess.ID); err != nil {
-			return nil, fmt.Errorf("open session %s: %w", sess.ID, err)
+		if lease, err = acquireRepaired(ctx, st, sess.ID); err != nil { // openrepair.go
+			return nil, err
 		}
 	}
 	opt.Tools = sessionTools(opt, st, sess.ID, cmp.Or(sess.Dir, opt.Dir))
@@ -104,13 +104,6 @@ func Open(ctx context.Context, opt Options, sessionID string) (*Runner, error) {
 	// A session made just now has nothing to repair, load or restore:
 	// the first message's request does not wait for those reads.
 	if sessionID != "" {
-		for _, err := range stopOrphanedTools(ctx, st, sess.ID) {
-			_ = st.LogEvent(ctx, sess.ID, "recovery_error", map[string]string{"error": err.Error()})
-		}
-		if _, err := st.RepairSession(ctx, sess.ID); err != nil {
-			lease.Release()
-			return nil, fmt.Errorf("repair session %s: %w", sess.ID, err)
-		}
 		var err error
 		if r.state.history, err = openHistory(ctx, st, sess.ID); err != nil { // what it sends (openwindow.go)
 			lease.Release()

@@ -81,12 +81,12 @@ func (tt *toolTable) joined() (names []string, now int) {
 // lastJoined is the tools the session's last recorded boundary joined:
 // what its previous process offered by name.
 func (sp *stepper) lastJoined() []string {
-	rows, err := sp.store.ListEventLogKind(context.Background(), sp.sessionID, CacheBoundaryKind)
-	if err != nil || len(rows) == 0 {
+	row, ok, err := sp.store.LatestEventLogKind(context.Background(), sp.sessionID, CacheBoundaryKind)
+	if err != nil || !ok {
 		return nil
 	}
 	var b CacheBoundary
-	if json.Unmarshal(rows[len(rows)-1].Data, &b) != nil {
+	if json.Unmarshal(row.Data, &b) != nil {
 		return nil
 	}
 	return b.Joined

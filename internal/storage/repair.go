@@ -117,17 +117,9 @@ func repairStreams(ctx context.Context, tx *sql.Tx, sessionID string, ts time.Ti
 	return fixed, nil
 }
 
-// UnfinishedTools returns the session's pending and running tool parts,
-// which RepairSession would mark interrupted: the caller stops what they
-// may have left running first.
-func (s *Store) UnfinishedTools(ctx context.Context, sessionID string) ([]*message.Part, error) {
-	parts, err := unfinishedTools(ctx, s.rdb, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("unfinished tools of session %s: %w", sessionID, err)
-	}
-	return parts, nil
-}
-
+// unfinishedTools returns the session's pending and running tool parts,
+// which RepairSession would mark interrupted: Open stops what they may
+// have left running first (AcquireRepaired returns them).
 func unfinishedTools(ctx context.Context, q querier, sessionID string) ([]*message.Part, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+partColumns+` FROM parts
 		WHERE session_id = ? AND type = 'tool'
