@@ -353,7 +353,7 @@ func realPath(path string) string {
 // excludes and attributes, which outrank the work tree's.
 func (s *Store) init(ctx context.Context) error {
 	gitDir := s.git.GitDir
-	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
+	if !headMade(gitDir) { // repoinit.go
 		if err := initRepo(gitDir, s.workTree); err != nil { // repoinit.go
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
