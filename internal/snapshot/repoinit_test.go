@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,11 +33,32 @@ func TestInitRepoMakesOnlyWhatIsNeeded(t *testing.T) {
 	if want := []string{"HEAD", "config", "objects", "refs"}; !slices.Equal(names, want) {
 		t.Errorf("initRepo made %q, want %q", names, want)
 	}
+	// A new store as Open leaves it: the lock and the store's excludes
+	// and attributes besides; the config names the work tree.
+	work, data := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, data, work, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(s.git.GitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := []string{"HEAD", "agent.lock", "config", "info", "objects", "refs"}; !slices.Equal(names, want) {
+		t.Errorf("a new store holds %q, want %q", names, want)
+	}
+	if out, err := s.git.Output(ctx, nil, "rev-parse", "--show-toplevel"); err != nil || strings.TrimSpace(string(out)) != s.workTree {
+		t.Errorf("the store's work tree: %q (%v), want %q", out, err, s.workTree)
+	}
 	// A small first snapshot (loose objects) and a large one (packs).
 	for _, n := range []int{3, 300} {
 		work := t.TempDir()
 		genTree(t, work, n)
-		ctx := context.Background()
 		s, err := Open(ctx, t.TempDir(), work, Options{})
 		if err != nil {
 			t.Fatal(err)
