@@ -37,8 +37,6 @@ func initRepo(gitDir, work string) error {
 			return err
 		}
 	}
-	head := filepath.Join(gitDir, "HEAD")
-	os.Remove(head) // a HEAD a crash cut short (headMade said no)
 	config := filepath.Join(gitDir, "config")
 	body := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
 	tail := "\tworktree = " + quoteConfig(work) + "\n"
@@ -50,7 +48,10 @@ func initRepo(gitDir, work string) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(head, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// Truncated, not removed first: a HEAD a crash cut short (headMade
+	// said no) is written again in place.
+	head := filepath.Join(gitDir, "HEAD")
+	f, err := os.OpenFile(head, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
