@@ -23,9 +23,10 @@ package snapshot
 //
 // The cache is on only for file systems known to update a directory's
 // mtime on every entry change (cacheableFS); it is kept in memory for
-// the Store's life and in <store>/agent-dircache (written whole through a
-// temporary file, a CRC at its end; a file that does not read back is
-// ignored: the next walk reads every directory and writes it again).
+// the Store's life and in <store>/agent-dircache (written whole, in place
+// where that is safe: cachefile_linux.go, a CRC at its end; a file that
+// does not read back is ignored: the next walk reads every directory and
+// writes it again).
 // Records of directories the last walk did not visit are dropped.
 
 import (
@@ -37,7 +38,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -270,16 +270,7 @@ func (c *dirCache) save() error {
 		str(r.list)
 	}
 	b.Write(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b.Bytes())))
-	tmp := c.file + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, c.file); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return writeCacheFile(c.file, b.Bytes()) // cachefile_linux.go
 }
 
 // dirCacheMaxBytes bounds the cache file read back: past it (a file

@@ -114,3 +114,32 @@ func BenchmarkGitStatus13k(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpuNow()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkNewStore: a new store's creation and its first snapshot of a
+// 3-file repository, where the store's own files (the repository made,
+// its excludes, index, dircache, pack or loose objects, ref) are all the
+// work: what every first snapshot pays besides its walk.
+func BenchmarkNewStore(b *testing.B) {
+	needGit(b)
+	repo := b.TempDir()
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(name+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := run(repo, "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init"); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	cpu := cpuNow()
+	for b.Loop() {
+		s, err := Open(ctx, b.TempDir(), repo, Options{})
+		if err == nil {
+			_, err = s.Take(ctx, "bench", "first")
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+}

@@ -1,50 +1,102 @@
 package snapshot
 
 // repoinit.go: a new store's repository, created in Go. Contract:
-// initRepo makes in gitDir what `git init -q --template=` makes there when
-// run as the store runs git (gitcmd.Private: core.logAllRefUpdates=false
-// given, so not written) — objects/info, objects/pack, refs/heads,
-// refs/tags, the config naming the work tree, and HEAD — with HEAD written
-// last through a temporary file: Open takes a store with a HEAD as made,
-// and one without as new (a creation a crash cut short is made again).
-// TestNewStoreSpawnsNoGitProcess compares the files with git's.
+// initRepo makes in gitDir what git needs to take gitDir for a repository
+// and what the store reads from it, no more: objects/ and refs/ (git
+// makes objects/pack, objects/<xx>/ and refs/agent/… as it writes into
+// them, and so do the store's own writers), the config `git init -q
+// --template=` writes when run as the store runs git (gitcmd.Private:
+// core.logAllRefUpdates=false given, so not written), and HEAD. Each is
+// one metadata operation on the file system, so nothing is made that no
+// one reads: git init's objects/info, objects/pack, refs/heads and
+// refs/tags are left to whoever first needs them. HEAD is written last:
+// Open takes a store whose HEAD holds a whole symbolic ref as made
+// (headMade), and any other as new, so a creation a crash cut short,
+// HEAD itself half-written included, is made again; the config is
+// written in place for that reason, no temporary file and rename. The
+// case probe creates no file (caseFolds). TestNewStoreSpawnsNoGitProcess
+// compares the files with git's, TestInitRepoMakesOnlyWhatIsNeeded and
+// TestOpenRemakesAHalfWrittenHEAD hold the rest.
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
+// headBody is what initRepo writes in HEAD (git init's, the store's refs
+// being refs/agent/…).
+const headBody = "ref: refs/heads/master\n"
+
 // initRepo creates the store's repository in gitDir for the work tree
 // work.
 func initRepo(gitDir, work string) error {
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
-		if err := os.MkdirAll(filepath.Join(gitDir, filepath.FromSlash(d)), 0o755); err != nil {
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.Mkdir(filepath.Join(gitDir, d), 0o755); err != nil && !os.IsExist(err) {
 			return err
 		}
 	}
-	config := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
-	if caseInsensitive(gitDir) {
-		config += "\tignorecase = true\n"
-	}
-	config += "\tworktree = " + quoteConfig(work) + "\n"
-	if err := writeReplace(gitDir, filepath.Join(gitDir, "config"), []byte(config), 0o644); err != nil {
+	config := filepath.Join(gitDir, "config")
+	body := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+	tail := "\tworktree = " + quoteConfig(work) + "\n"
+	if err := os.WriteFile(config, []byte(body+tail), 0o644); err != nil {
 		return err
 	}
-	return writeReplace(gitDir, filepath.Join(gitDir, "HEAD"), []byte("ref: refs/heads/master\n"), 0o644)
+	if caseFolds(config) {
+		if err := os.WriteFile(config, []byte(body+"\tignorecase = true\n"+tail), 0o644); err != nil {
+			return err
+		}
+	}
+	// Truncated, not removed first: a HEAD a crash cut short (headMade
+	// said no) is written again in place.
+	head := filepath.Join(gitDir, "HEAD")
+	f, err := os.OpenFile(head, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(headBody)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(head)
+	}
+	return err
 }
 
-// caseInsensitive reports whether dir's file system folds case, as git
-// init probes it (its config file seen under another case).
-func caseInsensitive(dir string) bool {
-	f, err := os.CreateTemp(dir, "probe-case-")
+// headMade reports whether gitDir's HEAD is a whole symbolic ref: the
+// mark of a store initRepo (or git init, in stores made before it)
+// finished.
+func headMade(gitDir string) bool {
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	return err == nil && bytes.HasPrefix(b, []byte("ref: refs/")) && bytes.HasSuffix(b, []byte("\n"))
+}
+
+// caseFolds reports whether the file system holding the file path folds
+// case, as git init probes it: the file found under another case (and
+// the same file, not a second one that happens to have that name).
+// Nothing is created.
+func caseFolds(path string) bool {
+	base := filepath.Base(path)
+	other := []byte(base)
+	for i, c := range other {
+		switch {
+		case 'a' <= c && c <= 'z' && i%2 == 1:
+			other[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z' && i%2 == 1:
+			other[i] = c - 'A' + 'a'
+		}
+	}
+	if string(other) == base {
+		return false
+	}
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return false
 	}
-	f.Close()
-	defer os.Remove(f.Name())
-	_, err = os.Lstat(filepath.Join(dir, strings.ToUpper(filepath.Base(f.Name()))))
-	return err == nil
+	gi, err := os.Lstat(filepath.Join(filepath.Dir(path), string(other)))
+	return err == nil && os.SameFile(fi, gi)
 }
 
 // quoteConfig writes v as git's config writer does (write_pair):

@@ -353,11 +353,11 @@ func realPath(path string) string {
 // excludes and attributes, which outrank the work tree's.
 func (s *Store) init(ctx context.Context) error {
 	gitDir := s.git.GitDir
-	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {
+	if !headMade(gitDir) { // repoinit.go
+		// The config names the work tree (core.worktree): no other file.
 		if err := initRepo(gitDir, s.workTree); err != nil { // repoinit.go
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
-		os.WriteFile(filepath.Join(gitDir, "agent-worktree"), []byte(s.workTree+"\n"), 0o600)
 	}
 	info := filepath.Join(gitDir, "info")
 	if err := os.MkdirAll(info, 0o700); err != nil {
