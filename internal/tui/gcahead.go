@@ -11,8 +11,8 @@ package tui
 // (collectDue), it collects on a goroutine of its own, so that the send's
 // allocations start from a heap with room for them. It only brings
 // forward a collection that would have come soon: a heap under half its
-// room is left alone, and at most one collection of its own runs at a
-// time. The first key of a message also starts the environment's
+// room is left alone, as is a large one (aheadMaxLiveBytes), and at most
+// one collection of its own runs at a time. The first key of a message also starts the environment's
 // gathering, the request cache's warming and the preconnect
 // (prefetch.go), which allocate after the key; the check is made again
 // once the process has gone quiet after them (collectAheadAfterQuiet).
@@ -36,10 +36,21 @@ const (
 	aheadQuietWait = 500 * time.Millisecond
 )
 
+// aheadMaxLiveBytes is the largest heap (what the last collection left)
+// collected ahead. A collection's work grows with the live heap: that of
+// a resumed 10,000-part session (≈ 30–40 MB) still ran when Enter came in
+// 3–6 of 20 messages of BenchmarkEnterToRequest/Resumed10kFirst, typed in
+// 50 ms, and a collection under way at Enter is what this avoids.
+const aheadMaxLiveBytes = 16 << 20
+
 // collectDue reports whether a heap holding inUse bytes of objects, of
 // which live survived the last collection, whose next collection comes at
-// goal, has used more than half the room that collection left it.
+// goal, has used more than half the room that collection left it, and is
+// small enough to be collected ahead (aheadMaxLiveBytes).
 func collectDue(inUse, live, goal uint64) bool {
+	if live > aheadMaxLiveBytes {
+		return false
+	}
 	if goal <= live {
 		return true
 	}

@@ -19,6 +19,8 @@ func TestCollectDue(t *testing.T) {
 		{"past half the room", 6*mib + 1, 4 * mib, 8 * mib, true},
 		{"at the goal", 8 * mib, 4 * mib, 8 * mib, true},
 		{"a goal under what lived", 1 * mib, 4 * mib, 4 * mib, true},
+		{"a large heap at its goal", 64 * mib, 32 * mib, 64 * mib, false},
+		{"the largest heap collected ahead", 25 * mib, 16 * mib, 32 * mib, true},
 	} {
 		if got := collectDue(c.inUse, c.live, c.goal); got != c.want {
 			t.Errorf("%s: collectDue(%d, %d, %d) = %v, want %v", c.name, c.inUse, c.live, c.goal, got, c.want)
