@@ -15,7 +15,8 @@ package tui
 // one collection of its own runs at a time. The first key of a message also starts the environment's
 // gathering, the request cache's warming and the preconnect
 // (prefetch.go), which allocate after the key; the check is made again
-// once the process has gone quiet after them (collectAheadAfterQuiet).
+// once the process has gone quiet after them, if it does so soon
+// (collectAheadAfterQuiet).
 
 import (
 	"runtime"
@@ -31,9 +32,14 @@ const (
 	// idle chat a few KB).
 	aheadQuietPoll  = 5 * time.Millisecond
 	aheadQuietBytes = 64 << 10
-	// aheadQuietWait bounds the wait: by then the user has typed more,
-	// and each update while typing checks again.
-	aheadQuietWait = 500 * time.Millisecond
+	// aheadQuietWait bounds the wait, and a process not quiet by then
+	// is not collected: a collection ahead must be over before Enter
+	// comes (BenchmarkEnterVsBare types its message, then presses Enter
+	// 50 ms later; a small heap's collection takes 1–3 ms). The warming
+	// of a resumed long session runs longer: its collection then met
+	// Enter (cmd/agent's Resumed10k 14–25 ms against 10–13 without).
+	// Each update while typing still checks.
+	aheadQuietWait = 20 * time.Millisecond
 )
 
 // aheadMaxLiveBytes is the largest heap (what the last collection left)
@@ -100,13 +106,16 @@ func collectAhead() <-chan struct{} {
 }
 
 // collectAheadAfterQuiet waits, on a goroutine of its own, for the
-// process to go quiet, then collects if a collection is due; it returns
-// at once, with a channel closed when it is over.
+// process to go quiet, then collects if a collection is due; nothing if
+// it is not quiet within aheadQuietWait. It returns at once, with a
+// channel closed when it is over.
 func collectAheadAfterQuiet() <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		waitQuiet(aheadQuietPoll, aheadQuietBytes, aheadQuietWait) // memrelease.go
+		if !waitQuiet(aheadQuietPoll, aheadQuietBytes, aheadQuietWait) { // memrelease.go
+			return
+		}
 		if c := collectAhead(); c != nil {
 			<-c
 		}
