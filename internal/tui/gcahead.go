@@ -43,11 +43,13 @@ const (
 )
 
 // aheadMaxLiveBytes is the largest heap (what the last collection left)
-// collected ahead. A collection's work grows with the live heap: that of
-// a resumed 10,000-part session (≈ 30–40 MB) still ran when Enter came in
-// 3–6 of 20 messages of BenchmarkEnterToRequest/Resumed10kFirst, typed in
-// 50 ms, and a collection under way at Enter is what this avoids.
-const aheadMaxLiveBytes = 16 << 20
+// collected ahead: a chat's own, a few MB, whose collection takes 1–3 ms.
+// A collection's work grows with the live heap, and one under way when
+// Enter comes is what this avoids: that of a resumed 10,000-part session
+// (the loop alone holds 7 MB of it; 29 MB in BenchmarkEnterToRequest)
+// met Enter and made cmd/agent's Resumed10k slower than without (13–25 ms
+// against 10–13, in 4 of 4 runs, with 16 MiB here).
+const aheadMaxLiveBytes = 8 << 20
 
 // collectDue reports whether a heap holding inUse bytes of objects, of
 // which live survived the last collection, whose next collection comes at

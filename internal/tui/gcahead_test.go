@@ -20,7 +20,8 @@ func TestCollectDue(t *testing.T) {
 		{"at the goal", 8 * mib, 4 * mib, 8 * mib, true},
 		{"a goal under what lived", 1 * mib, 4 * mib, 4 * mib, true},
 		{"a large heap at its goal", 64 * mib, 32 * mib, 64 * mib, false},
-		{"the largest heap collected ahead", 25 * mib, 16 * mib, 32 * mib, true},
+		{"the largest heap collected ahead", 13 * mib, 8 * mib, 16 * mib, true},
+		{"a resumed long session's heap", 15 * mib, 9 * mib, 18 * mib, false},
 	} {
 		if got := collectDue(c.inUse, c.live, c.goal); got != c.want {
 			t.Errorf("%s: collectDue(%d, %d, %d) = %v, want %v", c.name, c.inUse, c.live, c.goal, got, c.want)
