@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -61,6 +62,9 @@ type enterBench struct {
 	opt   Options
 	m     *Model
 	d     *benchDriver
+	// gcTurns counts the turns in which a garbage collection ended
+	// between Enter and the request on the wire (gcahead.go).
+	gcTurns int
 }
 
 func newEnterBench(b *testing.B, store *storage.Store, dir string, cfgFor func(url string) *config.Config) *enterBench {
@@ -111,6 +115,7 @@ func (e *enterBench) turn(text string) time.Duration {
 	// the first key (the environment's prefetch, prefetch.go) has had
 	// that long when Enter comes. typingPause is far less.
 	time.Sleep(typingPause)
+	cycles := gcCycles()
 	start := time.Now()
 	e.d.update(e.m, tea.KeyPressMsg{Code: tea.KeyEnter})
 	var at time.Time
@@ -122,6 +127,9 @@ func (e *enterBench) turn(text string) time.Duration {
 		case <-time.After(30 * time.Second):
 			e.b.Fatalf("no request; screen:\n%s", screenOf(e.m))
 		}
+	}
+	if gcCycles() != cycles {
+		e.gcTurns++
 	}
 	e.pump(func(m *Model) bool { return m.runner != nil && !m.busy && !m.runner.Busy() && !m.sending })
 	return at.Sub(start)
@@ -148,7 +156,8 @@ func benchConfig(b *testing.B, dir, data string) func(url string) *config.Config
 // the request built and sent by the loop. FirstTurn is the first message
 // of a new chat (the session is created by it); LaterTurn a message in a
 // session with a few turns; Resumed10k a message in a resumed session of
-// 10,000 parts. Target ≤ 5 ms each; p50 and the worst are reported.
+// 10,000 parts. Target ≤ 5 ms each; p50 and the worst are reported, and
+// gc-turns, the turns with a garbage collection ended in that window.
 func BenchmarkEnterToRequest(b *testing.B) {
 	b.Run("FirstTurn", func(b *testing.B) {
 		dir, data := b.TempDir(), b.TempDir()
@@ -164,7 +173,7 @@ func BenchmarkEnterToRequest(b *testing.B) {
 			ds = append(ds, e.turn(fmt.Sprintf("hello number %d", i)))
 			e.stop()
 		}
-		reportEnter(b, ds)
+		reportEnter(b, e, ds)
 	})
 	b.Run("LaterTurn", func(b *testing.B) {
 		dir, data := b.TempDir(), b.TempDir()
@@ -179,11 +188,12 @@ func BenchmarkEnterToRequest(b *testing.B) {
 		for i := range 3 {
 			e.turn(fmt.Sprintf("warm-up %d", i))
 		}
+		e.gcTurns = 0
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
 			ds = append(ds, e.turn(fmt.Sprintf("and then %d", i)))
 		}
-		reportEnter(b, ds)
+		reportEnter(b, e, ds)
 	})
 	b.Run("LaterTurnGitChanged", func(b *testing.B) {
 		// A repository whose status changes before every message: the
@@ -201,6 +211,7 @@ func BenchmarkEnterToRequest(b *testing.B) {
 		e.start("")
 		defer e.stop()
 		e.turn("warm-up")
+		e.gcTurns = 0
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), nil, 0o644); err != nil {
@@ -208,7 +219,7 @@ func BenchmarkEnterToRequest(b *testing.B) {
 			}
 			ds = append(ds, e.turn(fmt.Sprintf("and then %d", i)))
 		}
-		reportEnter(b, ds)
+		reportEnter(b, e, ds)
 	})
 	b.Run("Resumed10k", func(b *testing.B) {
 		s := newBenchSession(b, 2000) // 10,000 parts
@@ -219,7 +230,7 @@ func BenchmarkEnterToRequest(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			ds = append(ds, e.turn(fmt.Sprintf("one more thing %d", i)))
 		}
-		reportEnter(b, ds)
+		reportEnter(b, e, ds)
 	})
 	b.Run("Resumed10kFirst", func(b *testing.B) {
 		// The first message after resuming: the chat opened anew each
@@ -232,11 +243,19 @@ func BenchmarkEnterToRequest(b *testing.B) {
 			ds = append(ds, e.turn(fmt.Sprintf("first after resume %d", i)))
 			e.stop()
 		}
-		reportEnter(b, ds)
+		reportEnter(b, e, ds)
 	})
 }
 
-func reportEnter(b *testing.B, ds []time.Duration) {
+// gcCycles is the number of garbage collections completed so far.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func reportEnter(b *testing.B, e *enterBench, ds []time.Duration) {
+	b.ReportMetric(float64(e.gcTurns), "gc-turns")
 	b.ReportMetric(float64(percentile(ds, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(ds, 1).Microseconds())/1000, "max-ms")
 }

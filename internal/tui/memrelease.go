@@ -64,8 +64,8 @@ func releaseOpenPeak(entries int) tea.Cmd {
 }
 
 // waitQuiet returns once the process has allocated less than limit bytes
-// in an interval of poll, or after most.
-func waitQuiet(poll time.Duration, limit uint64, most time.Duration) {
+// in an interval of poll (true), or after most (false).
+func waitQuiet(poll time.Duration, limit uint64, most time.Duration) bool {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s)
 	last := s[0].Value.Uint64()
@@ -75,9 +75,13 @@ func waitQuiet(poll time.Duration, limit uint64, most time.Duration) {
 	for range t.C {
 		metrics.Read(s)
 		now := s[0].Value.Uint64()
-		if now-last < limit || !time.Now().Before(deadline) {
-			return
+		if now-last < limit {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
 		}
 		last = now
 	}
+	return false // not reached: a ticker's channel is never closed
 }

@@ -3,7 +3,8 @@ package tui
 // The next turn's environment (git status, AGENTS.md: the dynamic system
 // prompt) is gathered when the user starts typing a message, so that git
 // does not sit between Enter and the request, and the provider opens its
-// connection then too (provider.Preconnector). The loop uses what was
+// connection then too (provider.Preconnector). A garbage collection that
+// would come soon is made then as well (gcahead.go). The loop uses what was
 // gathered when it is recent (loop.PrefetchEnvironment); a new chat hands
 // it to the session its first message opens.
 
@@ -20,6 +21,7 @@ type envPrefetch struct {
 	typing  bool                     // the editor holds text
 	pending *loop.PendingEnvironment // gathered for a new chat's first session
 	early   *earlyOpen               // its session, opened ahead (earlyopen.go)
+	ahead   <-chan struct{}          // the first key's collection ahead, closed when over (gcahead.go)
 }
 
 // start starts the gathering on the editor's first character (empty: the
@@ -31,9 +33,13 @@ func (p *envPrefetch) start(empty bool, r *loop.Runner, fresh bool, dir string, 
 		return
 	}
 	if p.typing {
+		if c := collectAhead(); c != nil { // gcahead.go: each update while a message is typed
+			p.ahead = c
+		}
 		return
 	}
 	p.typing = true
+	defer func() { p.ahead = collectAheadAfterQuiet() }() // after the work started here
 	switch {
 	case r != nil:
 		r.PrefetchEnvironment()

@@ -29,7 +29,8 @@
 // compactcard.go), checkpoints (checkpointState: rewind.go), custom
 // commands (customState: custom.go), waiting images (imageTray:
 // images.go), hook notes (hookNotes: hooks.go), the environment prefetch
-// (envPrefetch: prefetch.go), the ticker (ticker.go) and the status line
+// (envPrefetch: prefetch.go, with the collection made ahead while a
+// message is typed: gcahead.go), the ticker (ticker.go) and the status line
 // (statusline.go).
 package tui
 
