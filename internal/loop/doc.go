@@ -52,7 +52,8 @@
 // their own types, wired with explicit inputs in wiring.go, stepwire.go,
 // runnerCompactor and runnerCheckpointDeps):
 //
-//	Open, repair after a crash          runner.go (Open), wiring.go (wire), recover.go
+//	Open, repair after a crash          runner.go (Open), wiring.go (wire), recover.go,
+//	                                    openrepair.go (lease and repair in one write)
 //	what Open reads: the window sent    openwindow.go (openHistory; WholeHistory for
 //	  (not the whole history)           the readers that need more)
 //	how Open holds it, densely          historypack.go (packHistory)

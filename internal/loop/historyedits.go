@@ -65,3 +65,23 @@ type historyMark struct {
 	n     int
 	lock  *historyLock
 }
+
+// unchangedUpTo is how many of a history's first entries are as they
+// were when last was taken, of the kept first ones a memo made from it
+// holds: kept, less what the edits since changed; 0 when that is not
+// known (another history, other edits than kept track of, a history of
+// other than n entries now, or fewer than kept). resumeWalk, todoMemo
+// and tallyMemo start from there.
+func (m historyMark) unchangedUpTo(last historyMark, kept, n int) int {
+	if m.lock == nil || m.lock != last.lock || m.n != n || kept > n {
+		return 0
+	}
+	if m.edits == last.edits {
+		return kept
+	}
+	edited, ok := m.lock.editedSince(last.edits)
+	if !ok {
+		return 0
+	}
+	return min(kept, edited)
+}

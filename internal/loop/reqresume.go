@@ -55,10 +55,8 @@ func (c *requestCache) resumeWalk(history []message.Entry, now walkRecord, opt C
 		len(c.built.at) != last.visible || newest < 1 || now.mark.n != len(history) || len(history) < newest {
 		return 0, nil
 	}
-	if now.mark.edits != last.mark.edits {
-		if edited, ok := now.mark.lock.editedSince(last.mark.edits); !ok || edited < newest {
-			return 0, nil
-		}
+	if now.mark.unchangedUpTo(last.mark, newest, len(history)) < newest { // historyedits.go
+		return 0, nil
 	}
 	// The same entries where the walk starts: a history put in place
 	// whole (not through a writer) is not taken for it.

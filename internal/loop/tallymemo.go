@@ -29,14 +29,10 @@ type tallyMemo struct {
 func (m *tallyMemo) of(history []message.Entry, mark historyMark) (summary string, compacted int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	from := 0
-	if mark.lock != nil && mark.lock == m.mark.lock && mark.n == len(history) && m.upTo <= len(history) {
-		from = m.upTo
-		if mark.edits != m.mark.edits {
-			if edited, ok := mark.lock.editedSince(m.mark.edits); !ok || edited < m.upTo {
-				from = 0
-			}
-		}
+	// The sums run to upTo: an edit before it counts them again.
+	from := m.upTo
+	if mark.unchangedUpTo(m.mark, m.upTo, len(history)) < m.upTo { // historyedits.go
+		from = 0
 	}
 	if from > 0 {
 		summary, compacted = m.summary, m.compacted

@@ -42,17 +42,7 @@ func (m *todoMemo) now(history []message.Entry, mark historyMark, est tokens.Est
 func (m *todoMemo) sent(history []message.Entry, mark historyMark) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	from := 0 // the entries before from are as the last look saw them
-	if mark.lock != nil && mark.lock == m.mark.lock && mark.n == len(history) && m.mark.n <= len(history) {
-		from = m.mark.n
-		if mark.edits != m.mark.edits {
-			if edited, ok := mark.lock.editedSince(m.mark.edits); ok {
-				from = min(from, edited)
-			} else {
-				from = 0
-			}
-		}
-	}
+	from := mark.unchangedUpTo(m.mark, m.mark.n, len(history)) // as the last look saw them (historyedits.go)
 	l, id, at := latestTodo(history, from)
 	switch {
 	case at >= 0: // in what changed: looked at anew

@@ -13,6 +13,7 @@ package snapshot
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -40,16 +41,7 @@ func writeCacheFile(path string, data []byte) error {
 }
 
 // replaceCacheFile writes data through a temporary file renamed over
-// whatever is at path.
+// whatever is at path (objwrite.go's writeReplace).
 func replaceCacheFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return writeReplace(filepath.Dir(path), path, data, 0o600)
 }

@@ -137,3 +137,16 @@ func TestNoEntriesKeptAfterAFirstSnapshot(t *testing.T) {
 		t.Fatalf("%d bytes of entry buffers kept free after the first snapshot", kept)
 	}
 }
+
+// An entry kept for reuse keeps no deflate buffer (a secret's body,
+// fileEntry.deflate): entryFree.bytes counts only the entries' own
+// buffers, so one kept would be held beyond entryFreeMax.
+func TestPutEntryKeepsNoDeflateBuffer(t *testing.T) {
+	resetEntryFree(t)
+	e := getEntry(10_000)
+	e.gather.Grow(1 << 20)
+	putEntry(e)
+	if again := getEntry(10_000); again != e || again.gather.Cap() != 0 {
+		t.Fatalf("the entry taken again (the same: %v) holds a %d-byte deflate buffer", again == e, again.gather.Cap())
+	}
+}

@@ -13,7 +13,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"sort"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -44,13 +43,7 @@ func (s *Store) AcquireRepaired(ctx context.Context, sessionID string) (*Lease, 
 		if unfinished, err = unfinishedTools(ctx, tx, sessionID); err != nil || len(unfinished) > 0 {
 			return err // the lease alone: the caller stops their processes first
 		}
-		ts := now()
-		if parts, err = repairStreams(ctx, tx, sessionID, ts); err != nil {
-			return err
-		}
-		r.Streams = len(parts)
-		msgs, err = repairMessages(ctx, tx, sessionID, ts)
-		r.Messages = len(msgs)
+		r, parts, msgs, err = repairIn(ctx, tx, sessionID, false) // repair.go: no tool part to stop
 		return err
 	})
 	if err != nil {
@@ -59,12 +52,6 @@ func (s *Store) AcquireRepaired(ctx context.Context, sessionID string) (*Lease, 
 	if l, err = s.holdLease(l, op); err != nil {
 		return nil, Repair{}, nil, err
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
-	for _, p := range parts {
-		s.publishPart(p)
-	}
-	for _, m := range msgs {
-		s.publishMessage(m)
-	}
+	publishRepaired(s, parts, msgs)
 	return l, r, unfinished, nil
 }

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"database/sql/driver"
 	"reflect"
 	"strings"
@@ -41,19 +40,8 @@ func TestRawCellsRefuseAnotherType(t *testing.T) {
 // every kind the window test session holds.
 func TestWindowReadThroughTheDriverReadsAsScan(t *testing.T) {
 	s := benchStoreT(t)
-	ctx := context.Background()
 	sess := windowSession(t, s, 60, 20)
-	whole, err := s.LoadHistory(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w) != len(whole) {
-		t.Fatalf("window of %d entries, history of %d", len(w), len(whole))
-	}
+	w, whole := windowAndHistory(t, s, sess.ID)
 	for i := range w {
 		if !reflect.DeepEqual(w[i], whole[i]) {
 			t.Fatalf("entry %d: window %+v, history %+v", i, w[i], whole[i])

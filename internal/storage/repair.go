@@ -51,29 +51,44 @@ func (s *Store) RepairSession(ctx context.Context, sessionID string) (Repair, er
 		if err := requireSession(ctx, tx, sessionID); err != nil {
 			return err
 		}
-		ts := now()
-
-		streamed, err := repairStreams(ctx, tx, sessionID, ts)
-		if err != nil {
-			return err
-		}
-		r.Streams = len(streamed)
-		parts = append(parts, streamed...)
-
-		tools, err := repairTools(ctx, tx, sessionID, ts)
-		if err != nil {
-			return err
-		}
-		r.Tools = len(tools)
-		parts = append(parts, tools...)
-
-		msgs, err = repairMessages(ctx, tx, sessionID, ts)
-		r.Messages = len(msgs)
+		var err error
+		r, parts, msgs, err = repairIn(ctx, tx, sessionID, true)
 		return err
 	})
 	if err != nil {
 		return Repair{}, err
 	}
+	publishRepaired(s, parts, msgs)
+	return r, nil
+}
+
+// repairIn repairs sessionID's unfinished streams, tool parts (unless
+// tools is false: the caller found none) and messages in tx, and returns
+// what it changed, for publishRepaired once tx commits.
+func repairIn(ctx context.Context, tx *sql.Tx, sessionID string, tools bool) (r Repair, parts []*message.Part, msgs []*message.Message, err error) {
+	ts := now()
+	streamed, err := repairStreams(ctx, tx, sessionID, ts)
+	if err != nil {
+		return r, nil, nil, err
+	}
+	r.Streams = len(streamed)
+	parts = streamed
+	if tools {
+		fixed, err := repairTools(ctx, tx, sessionID, ts)
+		if err != nil {
+			return r, nil, nil, err
+		}
+		r.Tools = len(fixed)
+		parts = append(parts, fixed...)
+	}
+	msgs, err = repairMessages(ctx, tx, sessionID, ts)
+	r.Messages = len(msgs)
+	return r, parts, msgs, err
+}
+
+// publishRepaired publishes what a committed repair changed, the parts in
+// id order.
+func publishRepaired(s *Store, parts []*message.Part, msgs []*message.Message) {
 	sort.Slice(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
 	for _, p := range parts {
 		s.publishPart(p)
@@ -81,7 +96,6 @@ func (s *Store) RepairSession(ctx context.Context, sessionID string) (Repair, er
 	for _, m := range msgs {
 		s.publishMessage(m)
 	}
-	return r, nil
 }
 
 // repairStreams folds each unfinished stream's delta rows into its part.

@@ -24,19 +24,9 @@ func TestDriverReadMatchesScanOnEveryColumn(t *testing.T) {
 		finished_at = updated_at + rowid, rewind_id = 'r' || rowid WHERE session_id = ?`, sess.ID); err != nil {
 		t.Fatal(err)
 	}
-	whole, err := s.LoadHistory(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, whole := windowAndHistory(t, s, sess.ID)
 	if len(w) == 0 || w[0].Message.RewindID == "" || w[0].Message.Usage.CacheWrite == 0 || w[0].Message.FinishedAt.IsZero() {
 		t.Fatalf("the columns were not set: %+v", w)
-	}
-	if len(w) != len(whole) {
-		t.Fatalf("window of %d entries, history of %d", len(w), len(whole))
 	}
 	for i := range w {
 		if !reflect.DeepEqual(w[i].Message, whole[i].Message) {
@@ -58,17 +48,7 @@ func TestDriverReadMatchesScanOnEveryPartColumn(t *testing.T) {
 		updated_at = updated_at + rowid * 11 WHERE session_id = ?`, sess.ID); err != nil {
 		t.Fatal(err)
 	}
-	whole, err := s.LoadHistory(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w) != len(whole) {
-		t.Fatalf("window of %d entries, history of %d", len(w), len(whole))
-	}
+	w, whole := windowAndHistory(t, s, sess.ID)
 	n := 0
 	for i := range w {
 		if len(w[i].Parts) != len(whole[i].Parts) {
@@ -84,4 +64,23 @@ func TestDriverReadMatchesScanOnEveryPartColumn(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no parts compared")
 	}
+}
+
+// windowAndHistory reads session id's whole history both ways, the window
+// from its start (Window.Load, through the driver) and LoadHistory (Scan),
+// and fails unless they have as many entries.
+func windowAndHistory(t *testing.T, s *Store, id string) (w, whole []Entry) {
+	t.Helper()
+	ctx := context.Background()
+	whole, err := s.LoadHistory(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = s.Window().Load(ctx, id, func([]Entry) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != len(whole) {
+		t.Fatalf("window of %d entries, history of %d", len(w), len(whole))
+	}
+	return w, whole
 }
