@@ -150,3 +150,61 @@ func TestPutEntryKeepsNoDeflateBuffer(t *testing.T) {
 		t.Fatalf("the entry taken again (the same: %v) holds a %d-byte deflate buffer", again == e, again.gather.Cap())
 	}
 }
+
+// Two first snapshots at once in one process (two sessions' stores, two
+// work trees) share the free entry buffers: each stores its own tree's
+// bytes, the same trees as one taken alone, and nothing is kept after.
+func TestConcurrentFirstSnapshotsShareBuffersSafely(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	tree := func(tag string) string {
+		work := t.TempDir()
+		body := make([]byte, 30_000)
+		for i := range 200 { // over packMin: packed, read into entries
+			d := filepath.Join(work, fmt.Sprintf("d%02d", i%10))
+			os.MkdirAll(d, 0o755)
+			for j := range body {
+				body[j] = byte('a' + (i*31+j*7+len(tag))%26)
+			}
+			copy(body, tag+fmt.Sprintf(" file %d\n", i))
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d", i)), body[:1000+i*100], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return work
+	}
+	works := []string{tree("one"), tree("two")}
+	take := func(work string) string {
+		s, err := Open(ctx, t.TempDir(), work, Options{})
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		snap, err := s.Take(ctx, "ses", "first")
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		if _, err := s.git.Output(ctx, nil, "fsck", "--strict"); err != nil {
+			t.Errorf("fsck of %s's store: %v", work, err)
+		}
+		return snap.Tree
+	}
+	alone := []string{take(works[0]), take(works[1])}
+	for round := range 3 {
+		got := make([]string, 2)
+		done := make(chan struct{})
+		go func() { defer close(done); got[1] = take(works[1]) }()
+		got[0] = take(works[0])
+		<-done
+		if got[0] != alone[0] || got[1] != alone[1] {
+			t.Fatalf("round %d: trees %v taken together, %v alone", round, got, alone)
+		}
+	}
+	entryFree.mu.Lock()
+	kept, readers := entryFree.bytes, entryFree.readers
+	entryFree.mu.Unlock()
+	if kept != 0 || readers != 0 {
+		t.Fatalf("after the snapshots: %d bytes kept, %d readers counted", kept, readers)
+	}
+}
