@@ -33,6 +33,9 @@ func (m *Model) sendNext() tea.Cmd {
 	out := m.pending[0]
 	m.pending = m.pending[1:]
 	m.sending = true
+	if !m.inline {
+		m.prefetch.hold.start(time.Now()) // framehold.go
+	}
 	r := m.runner
 	return func() tea.Msg {
 		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
@@ -122,6 +125,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 
 func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 	m.sending = false
+	m.prefetch.hold.release() // framehold.go
 	next := m.sendNext()
 	if msg.err == nil {
 		return next

@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	pt "github.com/ctxloop/agent/internal/provider/providertest"
+)
+
+// The frame after Enter is drawn once the send is out (sentMsg): until
+// then View returns the frame before Enter, which Bubble Tea's renderer
+// finds unchanged and does not draw.
+func TestTheFrameAfterEnterIsDrawnOnceTheSendIsOut(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	defer h.close()
+	h.typeText("hello")
+	h.key("enter")
+	h.waitScreen("the first answer")
+	h.waitFor("the turn's end", idle)
+	h.typeText("a question")
+	before := h.m.View().Content
+	h.key("enter")
+	if !h.m.sending {
+		t.Fatal("Enter sent nothing")
+	}
+	if got := h.m.View().Content; got != before {
+		t.Fatalf("the frame changed before the send was out:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+	h.waitFor("the send's answer", func(m *Model) bool { return !m.sending })
+	if got := h.m.View().Content; got == before {
+		t.Fatal("the frame after the send is still the frame before Enter")
+	}
+	h.waitScreen("the answer")
+}
+
+// What the user does while the send goes out is drawn at once.
+func TestAKeyDuringTheHoldIsDrawnAtOnce(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	defer h.close()
+	h.typeText("hello")
+	h.key("enter")
+	h.waitScreen("the first answer")
+	h.waitFor("the turn's end", idle)
+	h.typeText("a question")
+	before := h.m.View().Content
+	h.key("enter")
+	if !h.m.sending {
+		t.Fatal("Enter sent nothing")
+	}
+	h.typeText("z")
+	if got := h.m.View().Content; got == before {
+		t.Fatal("a key typed during the hold was not drawn")
+	}
+	h.waitScreen("the answer")
+}
+
+func TestFrameHold(t *testing.T) {
+	var h frameHold
+	t0 := time.Now()
+	h.start(t0)
+	if _, ok := h.held(t0); ok {
+		t.Fatal("held with no frame drawn yet")
+	}
+	a := tea.NewView("frame a")
+	h.keep(a)
+	h.start(t0)
+	if v, ok := h.held(t0.Add(holdMax - time.Millisecond)); !ok || v.Content != "frame a" {
+		t.Fatalf("within holdMax: %q, %v; want frame a held", v.Content, ok)
+	}
+	if _, ok := h.held(t0.Add(holdMax)); ok {
+		t.Fatal("held at holdMax")
+	}
+	if _, ok := h.held(t0); ok {
+		t.Fatal("a hold ended by holdMax came back")
+	}
+	h.start(t0)
+	h.release()
+	if _, ok := h.held(t0); ok {
+		t.Fatal("held after release")
+	}
+	for _, msg := range []tea.Msg{tea.KeyPressMsg{Code: 'x'}, tea.PasteMsg{Content: "x"}, tea.MouseClickMsg{}, tea.WindowSizeMsg{}} {
+		if !releasesHold(msg) {
+			t.Errorf("%T does not end the hold", msg)
+		}
+	}
+	if releasesHold(sentMsg{}) {
+		t.Error("sentMsg is no input")
+	}
+}
