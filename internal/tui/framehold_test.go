@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -88,4 +89,25 @@ func TestFrameHold(t *testing.T) {
 	if releasesHold(sentMsg{}) {
 		t.Error("sentMsg is no input")
 	}
+}
+
+// The message's request goes out from Update itself: Bubble Tea runs the
+// commands Update returns only after the frame, and a batch of them after
+// a round through its event loop.
+func TestEnterSendsBeforeItsCommandRuns(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	defer h.close()
+	h.typeText("hello")
+	h.key("enter")
+	h.waitScreen("the first answer")
+	h.waitFor("the turn's end", idle)
+	h.typeText("a question")
+	_, cmd := h.m.Update(keyPress("enter")) // its commands not run yet
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.srv.WaitRequests(ctx, 2); err != nil {
+		t.Fatalf("the request did not go out before Enter's commands ran: %v", err)
+	}
+	h.run(cmd)
+	h.waitScreen("the answer")
 }

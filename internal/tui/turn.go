@@ -36,11 +36,23 @@ func (m *Model) sendNext() tea.Cmd {
 	if !m.inline {
 		m.prefetch.hold.start(time.Now()) // framehold.go
 	}
-	r := m.runner
-	return func() tea.Msg {
+	done := startSend(m.runner, out)
+	return func() tea.Msg { return <-done }
+}
+
+// startSend starts out's send to r and returns where its answer comes.
+// It starts in Update (issue 36 item 4),
+// not when Bubble Tea runs the command: that comes after the rest of the
+// Update, the frame and, when Update returns several commands, a round
+// of their batch through the event loop — between Enter and the request
+// on the wire. The order of sends is sendNext's (one at a time).
+func startSend(r *loop.Runner, out outgoing) <-chan sentMsg {
+	done := make(chan sentMsg, 1)
+	go func() {
 		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
-		return sentMsg{text: out.text, images: out.images, queued: queued, err: err}
-	}
+		done <- sentMsg{text: out.text, images: out.images, queued: queued, err: err}
+	}()
+	return done
 }
 
 // submitAs sends the editor's text; while the agent is busy it is queued
