@@ -15,9 +15,8 @@ package tui
 // The hold is short and never blocks: it starts only when a message goes
 // to the runner (sendNext), ends at the send's answer, at any input (a
 // key, a paste, the mouse, a resize: what the user does is drawn at
-// once), and in any case holdMax after it started (a connect that hangs:
-// the runner stores the message and answers within usercommit's
-// commitLatest, 30 ms, then its write). An inline chat does not hold (its
+// once), and in any case holdMax after it started (holdEndMsg: a connect
+// that hangs, a write that waits for the database). An inline chat does not hold (its
 // prints into the scrollback need the live region as drawn).
 
 import (
@@ -28,6 +27,11 @@ import (
 
 // holdMax is the longest a frame is held after a send starts.
 const holdMax = 50 * time.Millisecond
+
+// holdEndMsg comes holdMax after a send started, so that a send slower
+// than that (its message's write waiting for the database) has its frame
+// drawn then: Update does nothing with it, and View draws.
+type holdEndMsg struct{}
 
 // frameHold is the frame last drawn and, while a send is on its way out,
 // until when it stands for the screen. Update and View run on Bubble

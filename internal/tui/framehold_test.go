@@ -111,3 +111,52 @@ func TestEnterSendsBeforeItsCommandRuns(t *testing.T) {
 	h.run(cmd)
 	h.waitScreen("the answer")
 }
+
+// A send slower than holdMax has its frame drawn when holdEndMsg comes,
+// with no other message: Enter's commands deliver it.
+func TestAHoldEndsAtHoldMaxWithNoOtherMessage(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	defer h.close()
+	h.typeText("hello")
+	h.key("enter")
+	h.waitScreen("the first answer")
+	h.waitFor("the turn's end", idle)
+	h.typeText("a question")
+	before := h.m.View().Content
+	_, cmd := h.m.Update(keyPress("enter"))
+	msgs := make(chan tea.Msg, 16)
+	var run func(c tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			msg := c()
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					run(c)
+				}
+				return
+			}
+			msgs <- msg
+		}()
+	}
+	run(cmd)
+	deadline := time.After(5 * time.Second)
+	for woke := false; !woke; {
+		select {
+		case msg := <-msgs:
+			if _, ok := msg.(holdEndMsg); ok {
+				woke = true
+				if got := h.m.View().Content; got == before {
+					t.Fatal("holdEndMsg came with the frame still held")
+				}
+				continue
+			}
+			h.send(msg)
+		case <-deadline:
+			t.Fatal("no holdEndMsg from Enter's commands")
+		}
+	}
+	h.waitScreen("the answer")
+}

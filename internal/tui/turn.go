@@ -33,11 +33,13 @@ func (m *Model) sendNext() tea.Cmd {
 	out := m.pending[0]
 	m.pending = m.pending[1:]
 	m.sending = true
+	var wake tea.Cmd
 	if !m.inline {
 		m.prefetch.hold.start(time.Now()) // framehold.go
+		wake = m.after(holdMax, holdEndMsg{})
 	}
 	done := startSend(m.runner, out)
-	return func() tea.Msg { return <-done }
+	return tea.Batch(func() tea.Msg { return <-done }, wake)
 }
 
 // startSend starts out's send to r and returns where its answer comes.
