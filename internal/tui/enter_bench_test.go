@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,6 +66,9 @@ type enterBench struct {
 	// gcTurns counts the turns in which a garbage collection ended
 	// between Enter and the request on the wire (gcahead.go).
 	gcTurns int
+	// enterAllocs: the bytes allocated from Enter until the request was
+	// read, by turn (the process's, the server's reading included).
+	enterAllocs []uint64
 }
 
 func newEnterBench(b *testing.B, store *storage.Store, dir string, cfgFor func(url string) *config.Config) *enterBench {
@@ -116,6 +120,7 @@ func (e *enterBench) turn(text string) time.Duration {
 	// that long when Enter comes. typingPause is far less.
 	time.Sleep(typingPause)
 	cycles := gcCycles()
+	allocs := heapAllocs()
 	start := time.Now()
 	e.d.update(e.m, tea.KeyPressMsg{Code: tea.KeyEnter})
 	var at time.Time
@@ -128,6 +133,7 @@ func (e *enterBench) turn(text string) time.Duration {
 			e.b.Fatalf("no request; screen:\n%s", screenOf(e.m))
 		}
 	}
+	e.enterAllocs = append(e.enterAllocs, heapAllocs()-allocs)
 	if gcCycles() != cycles {
 		e.gcTurns++
 	}
@@ -247,6 +253,13 @@ func BenchmarkEnterToRequest(b *testing.B) {
 	})
 }
 
+// heapAllocs is the bytes allocated on the heap so far.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 // gcCycles is the number of garbage collections completed so far.
 func gcCycles() uint64 {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
@@ -256,6 +269,10 @@ func gcCycles() uint64 {
 
 func reportEnter(b *testing.B, e *enterBench, ds []time.Duration) {
 	b.ReportMetric(float64(e.gcTurns), "gc-turns")
+	if len(e.enterAllocs) > 0 {
+		a := slices.Sorted(slices.Values(e.enterAllocs))
+		b.ReportMetric(float64(a[len(a)/2])/1024, "enter-alloc-KiB")
+	}
 	b.ReportMetric(float64(percentile(ds, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(ds, 1).Microseconds())/1000, "max-ms")
 }

@@ -208,6 +208,9 @@ func (m *Model) Init() tea.Cmd {
 // Update handles a message. It never blocks: work is returned as commands.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
+	if releasesHold(msg) {
+		m.prefetch.hold.release() // framehold.go
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		// Inline mode: a new width is drawn on a clean screen, cleared

@@ -22,6 +22,7 @@ type envPrefetch struct {
 	pending *loop.PendingEnvironment // gathered for a new chat's first session
 	early   *earlyOpen               // its session, opened ahead (earlyopen.go)
 	ahead   <-chan struct{}          // the first key's collection ahead, closed when over (gcahead.go)
+	hold    frameHold                // the frame before Enter, shown until the send is out (framehold.go)
 }
 
 // start starts the gathering on the editor's first character (empty: the

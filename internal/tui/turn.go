@@ -33,11 +33,28 @@ func (m *Model) sendNext() tea.Cmd {
 	out := m.pending[0]
 	m.pending = m.pending[1:]
 	m.sending = true
-	r := m.runner
-	return func() tea.Msg {
-		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
-		return sentMsg{text: out.text, images: out.images, queued: queued, err: err}
+	var wake tea.Cmd
+	if !m.inline {
+		m.prefetch.hold.start(time.Now()) // framehold.go
+		wake = m.after(holdMax, holdEndMsg{})
 	}
+	done := startSend(m.runner, out)
+	return tea.Batch(func() tea.Msg { return <-done }, wake)
+}
+
+// startSend starts out's send to r and returns where its answer comes.
+// It starts in Update (issue 36 item 4),
+// not when Bubble Tea runs the command: that comes after the rest of the
+// Update, the frame and, when Update returns several commands, a round
+// of their batch through the event loop — between Enter and the request
+// on the wire. The order of sends is sendNext's (one at a time).
+func startSend(r *loop.Runner, out outgoing) <-chan sentMsg {
+	done := make(chan sentMsg, 1)
+	go func() {
+		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
+		done <- sentMsg{text: out.text, images: out.images, queued: queued, err: err}
+	}()
+	return done
 }
 
 // submitAs sends the editor's text; while the agent is busy it is queued
@@ -122,6 +139,7 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 
 func (m *Model) handleSent(msg sentMsg) tea.Cmd {
 	m.sending = false
+	m.prefetch.hold.release() // framehold.go
 	next := m.sendNext()
 	if msg.err == nil {
 		return next

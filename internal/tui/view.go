@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -106,6 +107,9 @@ func popupWindow(n, sel, size int) (first, last int) {
 
 // View draws the screen from the last layout.
 func (m *Model) View() tea.View {
+	if v, ok := m.prefetch.hold.held(time.Now()); ok {
+		return v // the frame before Enter, until the send is out (framehold.go)
+	}
 	var b strings.Builder
 	rows := 0 // inline mode: the frame's height
 	if m.inline {
@@ -161,6 +165,7 @@ func (m *Model) View() tea.View {
 		title += " · " + termsafe.Strip(m.sess.Title)
 	}
 	v.WindowTitle = title
+	m.prefetch.hold.keep(v)
 	return v
 }
 
