@@ -38,7 +38,7 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 	op := "load the history sent of session " + sessionID
 	// One connection: its transaction for the skeleton, its driver
 	// connection for the window's rows (rawrows.go), one snapshot.
-	conn, err := s.rdb.Conn(ctx)
+	conn, err := openReader(s).Conn(ctx) // openreads.go
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
