@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ctxloop/agent/internal/message"
 )
@@ -53,5 +54,33 @@ func TestSessionOpenOpensNoReadingConnection(t *testing.T) {
 	viaReaders, err := scanSession(s.rdb.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, sess.ID))
 	if err != nil || !reflect.DeepEqual(viaReaders, got) || !reflect.DeepEqual(*viaReaders, *latest) {
 		t.Fatalf("the session read through the writer differs from the readers': %v %v %v (%v)", got, latest, viaReaders, err)
+	}
+}
+
+// TestWindowLoadTakesNoWriteLock: read through the writing connection,
+// a window's read is a read transaction — it neither waits for another
+// process's write nor holds one off (the writer's transactions take the
+// write lock at BEGIN).
+func TestWindowLoadTakesNoWriteLock(t *testing.T) {
+	old := busyTimeout
+	busyTimeout = 150 * time.Millisecond
+	defer func() { busyTimeout = old }()
+	ctx := context.Background()
+	s := openTest(t)
+	sess := windowSession(t, s, 30, 10)
+
+	locker := rawDB(t, s.Path())
+	conn, err := locker.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	window, err := s.Window().Load(ctx, sess.ID, func(sk []Entry) string { return sk[len(sk)-1].Message.ID })
+	if err != nil || len(window) == 0 {
+		t.Fatalf("Window.Load while another process writes = %d entries, %v", len(window), err)
 	}
 }

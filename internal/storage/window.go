@@ -43,7 +43,10 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 		return nil, s.fail(op, err)
 	}
 	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
+	// A read transaction: on the writing connection (openreads.go) a
+	// plain BEGIN, not the IMMEDIATE every write takes, so that the
+	// read neither takes nor waits for the write lock.
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
