@@ -84,3 +84,35 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 		t.Fatalf("Window.Load while another process writes = %d entries, %v", len(window), err)
 	}
 }
+
+// TestWindowLoadKeepsTheWritersCacheSize: the window is read through the
+// writing connection with a reader's page cache (readOnce), and the
+// writer has its own size back afterwards, also after a failed read.
+func TestWindowLoadKeepsTheWritersCacheSize(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	sess := windowSession(t, s, 30, 10)
+	size := func() int64 {
+		var kib int64
+		if err := s.db.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&kib); err != nil {
+			t.Fatal(err)
+		}
+		return kib
+	}
+	before := size()
+	if before == -readerCacheKiB {
+		t.Fatalf("the writer's cache is already a reader's (%d): the test shows nothing", before)
+	}
+	if _, err := s.Window().Load(ctx, sess.ID, func(sk []Entry) string { return sk[0].Message.ID }); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(); got != before {
+		t.Fatalf("the writer's cache_size after Window.Load = %d, want %d", got, before)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	s.Window().Load(cancelled, sess.ID, func(sk []Entry) string { return "" })
+	if got := size(); got != before {
+		t.Fatalf("the writer's cache_size after a cancelled Window.Load = %d, want %d", got, before)
+	}
+}

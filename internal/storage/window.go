@@ -43,6 +43,11 @@ func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton [
 		return nil, s.fail(op, err)
 	}
 	defer conn.Close()
+	restore, err := readOnce(ctx, s, conn) // openreads.go
+	if err != nil {
+		return nil, s.fail(op, err)
+	}
+	defer restore()
 	// A read transaction: on the writing connection (openreads.go) a
 	// plain BEGIN, not the IMMEDIATE every write takes, so that the
 	// read neither takes nor waits for the write lock.
