@@ -60,7 +60,7 @@ func (s *Store) pin(ctx context.Context, id string) (*message.Pin, error) {
 // ListPins returns a session's pins, oldest first, without the removed
 // ones.
 func (s *Store) ListPins(ctx context.Context, sessionID string) ([]message.Pin, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+pinColumns+` FROM pins
+	rows, err := openReader(s).QueryContext(ctx, `SELECT `+pinColumns+` FROM pins
 		WHERE session_id = ? AND removed_at = 0 ORDER BY id`, sessionID)
 	if err != nil {
 		return nil, s.fail("list pins of session "+sessionID, err)

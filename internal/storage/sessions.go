@@ -103,7 +103,7 @@ func insertSession(ctx context.Context, q execer, sess *message.Session) error {
 // starting with it when at least six characters are given (case is
 // ignored, as ids are upper case).
 func (s *Store) GetSession(ctx context.Context, id string) (*message.Session, error) {
-	sess, err := scanSession(s.rdb.QueryRowContext(ctx,
+	sess, err := scanSession(openReader(s).QueryRowContext(ctx, // openreads.go
 		`SELECT `+sessionColumns+` FROM sessions WHERE id = ?`, id))
 	if err == nil {
 		return sess, nil
@@ -116,7 +116,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (*message.Session, er
 	}
 	prefix := strings.ToUpper(id)
 	// Ids are ASCII below 0x7f, so this range is exactly the ids with the prefix.
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+	rows, err := openReader(s).QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
 		WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, prefix, prefix+"\x7f")
 	if err != nil {
 		return nil, s.fail("get session "+id, err)
@@ -230,7 +230,7 @@ func (s *Store) ChildSessions(ctx context.Context, parentID string) ([]message.S
 }
 
 func (s *Store) querySessions(ctx context.Context, op, query string, args ...any) ([]message.Session, error) {
-	rows, err := s.rdb.QueryContext(ctx, query, args...)
+	rows, err := openReader(s).QueryContext(ctx, query, args...) // openreads.go
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

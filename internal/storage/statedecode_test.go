@@ -52,6 +52,10 @@ func stateSeeds(t testing.TB) [][]byte {
 		[]byte(`{"tool":{"metadata":{"n":1e400}}}`),
 		[]byte(`{"text":"x"} trailing`),
 		[]byte(`[]`), []byte(`null`), []byte(``), []byte(`{"compaction":{"attempt":"2"}}`),
+		// At the edges of plainText: what it takes, what it leaves.
+		[]byte(`{"text":""}`), []byte(`{"text":"é \u00e9 <&> "}`), []byte("{\"text\":\"tab\there\"}"),
+		[]byte(`{"text":"a"}"}`), []byte(`{"text":"a","tool":{"name":"b"}}`), []byte(`{"text":"a"} `), []byte(` {"text":"a"}`),
+		[]byte("{\"text\":\"\xc3\"}"), []byte(`{"text":"a\"}`), []byte(`{"text":"`), []byte(`{"text":"}`),
 	)
 }
 
@@ -72,4 +76,39 @@ func FuzzStateDecodesAsEncodingJSON(f *testing.F) {
 			t.Fatalf("%q:\nencoding/json  %#v\nunmarshalState %#v", data, want, got)
 		}
 	})
+}
+
+// TestPlainTextTakesOnlyWhatNeedsNoDecoder: plainText takes a text
+// state that a decoder would copy unchanged, gives what encoding/json
+// gives for it, and leaves every other state to the decoders.
+func TestPlainTextTakesOnlyWhatNeedsNoDecoder(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		take  bool
+	}{
+		{`{"text":"plain text, é ✓"}`, true},
+		{`{"text":""}`, true},
+		{"{\"text\":\"del \x7f\"}", true},
+		{`{"text":"a\nb"}`, false},      // an escape
+		{"{\"text\":\"a\tb\"}", false},  // a control character: refused by encoding/json
+		{"{\"text\":\"\xff\"}", false},  // invalid UTF-8: replaced by encoding/json
+		{`{"text":"a"}"}`, false},       // a quote inside
+		{`{"text":"a","x":"b"}`, false}, // another key
+		{`{"text":"a"} `, false},        // not exactly the shape
+		{`{"TEXT":"a"}`, false},         // another case of the key
+		{`{}`, false},
+	} {
+		text, ok := plainText([]byte(c.state))
+		if ok != c.take {
+			t.Errorf("plainText(%q) took it: %v, want %v", c.state, ok, c.take)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var want partState
+		if err := json.Unmarshal([]byte(c.state), &want); err != nil || want != (partState{Text: text}) {
+			t.Errorf("plainText(%q) = %q; encoding/json: %#v, %v", c.state, text, want, err)
+		}
+	}
 }

@@ -9,31 +9,32 @@ package storage
 // free, and the same CPU when none is. Contract: the parts end as
 // decodeState (and the deltas) make them in order, the first error
 // (in the parts' order) is returned, and the pipe writes only the parts
-// it was handed, which the reader no longer touches until wait returns.
+// it was handed, which the reader no longer touches until wait returns
+// (they lie in arrays that never move: windowread.go's chunks).
 
 import "github.com/ctxloop/agent/internal/message"
 
 // statePipeBatch is how many parts a batch hands the decoder.
 const statePipeBatch = 64
 
-// statePipe decodes the states of parts[i] for the indexes it is handed,
-// in order, on its own goroutine.
+// statePipe decodes the states of the parts it is handed, in order, on
+// its own goroutine.
 type statePipe struct {
-	parts   []message.Part // the reader's array; its length never grows past cap
 	deltas  map[string]string
-	states  [][]byte // the batch being filled: states of parts[at:at+len]
-	at      int
+	batch   stateBatch // the batch being filled
 	batches chan stateBatch
 	done    chan error
 }
 
+// stateBatch is parts (in the reader's arrays, which never move) and
+// their states.
 type stateBatch struct {
-	at     int
+	parts  []*message.Part
 	states [][]byte
 }
 
-func newStatePipe(parts []message.Part, deltas map[string]string) *statePipe {
-	p := &statePipe{parts: parts, deltas: deltas, batches: make(chan stateBatch, 4), done: make(chan error, 1)}
+func newStatePipe(deltas map[string]string) *statePipe {
+	p := &statePipe{deltas: deltas, batches: make(chan stateBatch, 4), done: make(chan error, 1)}
 	go p.decode()
 	return p
 }
@@ -45,7 +46,7 @@ func (p *statePipe) decode() {
 			continue // drained: the reader stops at wait
 		}
 		for i, st := range b.states {
-			q := &p.parts[b.at+i]
+			q := b.parts[i]
 			if err := decodeState(q, st); err != nil {
 				first = err
 				break
@@ -58,23 +59,23 @@ func (p *statePipe) decode() {
 	p.done <- first
 }
 
-// add hands the state of parts[i] (the next index) to the decoder; state
-// must stay unchanged until wait returns.
-func (p *statePipe) add(i int, state []byte) {
-	if len(p.states) == 0 {
-		p.at = i
-		p.states = make([][]byte, 0, statePipeBatch)
+// add hands part q and its state to the decoder; neither may be touched
+// (nor q move) until wait returns.
+func (p *statePipe) add(q *message.Part, state []byte) {
+	if len(p.batch.states) == 0 {
+		p.batch = stateBatch{make([]*message.Part, 0, statePipeBatch), make([][]byte, 0, statePipeBatch)}
 	}
-	p.states = append(p.states, state)
-	if len(p.states) == statePipeBatch {
+	p.batch.parts = append(p.batch.parts, q)
+	p.batch.states = append(p.batch.states, state)
+	if len(p.batch.states) == statePipeBatch {
 		p.flush()
 	}
 }
 
 func (p *statePipe) flush() {
-	if len(p.states) > 0 {
-		p.batches <- stateBatch{p.at, p.states}
-		p.states = nil
+	if len(p.batch.states) > 0 {
+		p.batches <- p.batch
+		p.batch = stateBatch{}
 	}
 }
 

@@ -8,9 +8,9 @@ import (
 )
 
 // The window's parts decoded through the pipe (statepipe.go) are
-// LoadHistory's, over many batches, and when there are more parts than
-// the count the array was made for (the pipe's parts decoded first, the
-// rest in place); a state that does not decode fails the read.
+// LoadHistory's, over many batches, whatever the first array's guess
+// (partChunks: one array, several, a message's parts split between two
+// and copied into one); a state that does not decode fails the read.
 func TestStatePipeDecodesAsLoadHistory(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
@@ -38,13 +38,18 @@ func TestStatePipeDecodesAsLoadHistory(t *testing.T) {
 		}
 		return entries, readWindowParts(ctx, conn, sess.ID, "", entries, n, nil)
 	}
-	for _, n := range []int{nParts, nParts - 1, statePipeBatch + 3, 0} {
+	for _, n := range []int{nParts, nParts - 1, statePipeBatch + 3, 0, 1, 5, 2 * nParts} {
 		got, err := read(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, whole) {
 			t.Errorf("parts read into an array for %d of %d: not LoadHistory's", n, nParts)
+		}
+		for _, e := range got {
+			if cap(e.Parts) != len(e.Parts) {
+				t.Fatalf("first array for %d: message %s's parts have room for %d more: an append would write into another's", n, e.Message.ID, cap(e.Parts)-len(e.Parts))
+			}
 		}
 	}
 	// A state that does not decode, halfway.

@@ -9,7 +9,10 @@
 //   - One writer connection per Store: writes are serialised in-process;
 //     another process's write lock is waited for up to 5 s, then reported
 //     as ErrLocked. Reads use a separate pool and never wait for writers
-//     (WAL).
+//     (WAL), but for those a session's open and its runner make (openreads.go,
+//     ListQueueLatest, Memories, the event log): through the writer
+//     connection, they wait for this process's write in progress, not for
+//     another process's.
 //   - Parts are written when they change (immediate persistence). Streamed
 //     text is the exception: a TextStream buffers deltas and flushes them at
 //     least every FlushInterval and at every boundary, as append-only delta

@@ -7,7 +7,9 @@ package storage
 // entries once, at their size (counted first, in the same snapshot),
 // reads the rows through the driver (rawrows.go: one reused row of
 // cells, no database/sql Scan), puts each message into its entry and
-// every part into one array cut into the entries' slices, and has the
+// the parts into arrays allocated as they fill, at the rate of parts a
+// message so far (partChunks; not counted first), cut into the
+// entries' slices, and has the
 // parts' states decoded on a second goroutine while SQLite steps to the
 // next rows (statepipe.go) — no list of messages, parts or states copied
 // under their messages afterwards. The result equals what LoadHistory
@@ -32,11 +34,9 @@ import (
 // transaction of conn: the counts and the rows are one snapshot. deltas are the
 // session's unfinished streams (sessionDeltas).
 func readWindow(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sessionID, from string, deltas map[string]string) ([]Entry, error) {
-	var nMsgs, nParts int
-	if err := tx.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM messages WHERE session_id = ?1 AND id >= ?2),
-		(SELECT count(*) FROM messages m JOIN parts p ON p.message_id = m.id WHERE m.session_id = ?1 AND m.id >= ?2)`,
-		sessionID, from).Scan(&nMsgs, &nParts); err != nil {
+	var nMsgs int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE session_id = ? AND id >= ?`,
+		sessionID, from).Scan(&nMsgs); err != nil {
 		return nil, err
 	}
 	if nMsgs == 0 {
@@ -46,7 +46,7 @@ func readWindow(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sessionID, from
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}
-	if err := readWindowParts(ctx, conn, sessionID, from, entries, nParts, deltas); err != nil {
+	if err := readWindowParts(ctx, conn, sessionID, from, entries, partsPerMessage*len(entries), deltas); err != nil {
 		return nil, err
 	}
 	return entries, nil
@@ -98,22 +98,19 @@ func messageFromCells(c *rawCells, m *message.Message) {
 }
 
 // readWindowParts reads the parts of entries' messages (ordered by id, as
-// the parts are by message) through the driver into one array of
-// capacity n, decoding each state as its row is read (on a second
-// goroutine: statepipe.go), adds the flushed text of unfinished streams
-// (deltas), and gives each entry its run of
-// the array (nil when it has none; its capacity its length, so that an
-// append copies).
+// the parts are by message) through the driver into arrays allocated
+// once each (partChunks: the first of capacity n, an estimate), decoding
+// each state as its row is read (on a second goroutine: statepipe.go),
+// adds the flushed text of unfinished streams (deltas), and gives each
+// entry its run of an array (nil when it has none; its capacity its
+// length, so that an append copies; a run that two arrays share is
+// copied into one).
 func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string, entries []Entry, n int, deltas map[string]string) error {
-	all := make([]message.Part, 0, n)
-	owner := make([]int32, 0, n) // the entry each part goes under
+	chunks := partChunks{next: n, messages: len(entries)}
+	owner := make([]int32, 0, n) // the entry each part goes under, in the rows' order
 	at := 0
 	cells := rawCells{cols: partColumnNames()}
-	// The states are decoded on the pipe's goroutine while the rows are
-	// stepped (statepipe.go), into all's first n parts; a part past
-	// them (all would grow) is decoded here.
-	pipe := newStatePipe(all[:n], deltas)
-	piped := true
+	pipe := newStatePipe(deltas)
 	err := rawQuery(ctx, conn, `SELECT `+windowPartColumns+` FROM parts WHERE message_id IN
 		(SELECT id FROM messages WHERE session_id = ? AND id >= ?) ORDER BY message_id, id`, []any{sessionID, from}, func(row []driver.Value) error {
 		cells.row = row
@@ -133,44 +130,68 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 		if cells.err != nil {
 			return cells.err
 		}
-		if len(all) < n {
-			all = append(all, p)
-			pipe.add(len(all)-1, state)
-		} else {
-			if piped { // all grows: the pipe's parts decoded first
-				piped = false
-				if err := pipe.wait(); err != nil {
-					return fmt.Errorf("decode parts: %w", err)
-				}
-			}
-			if err := decodeState(&p, state); err != nil {
-				return fmt.Errorf("decode parts: %w", err)
-			}
-			if d, ok := deltas[p.ID]; ok {
-				p.Text += d
-			}
-			all = append(all, p)
-		}
+		pipe.add(chunks.add(p, at), state)
 		owner = append(owner, int32(at))
 		return nil
 	})
-	if piped {
-		if perr := pipe.wait(); err == nil && perr != nil {
-			err = fmt.Errorf("decode parts: %w", perr)
-		}
+	if perr := pipe.wait(); err == nil && perr != nil {
+		err = fmt.Errorf("decode parts: %w", perr)
 	}
 	if err != nil {
 		return err
 	}
-	for lo := 0; lo < len(all); {
-		hi := lo + 1
-		for hi < len(all) && owner[hi] == owner[lo] {
-			hi++
+	chunks.full = append(chunks.full, chunks.cur)
+	i := 0 // owner's index of the array's first part
+	for _, all := range chunks.full {
+		own := owner[i : i+len(all)]
+		for lo := 0; lo < len(all); {
+			hi := lo + 1
+			for hi < len(all) && own[hi] == own[lo] {
+				hi++
+			}
+			if e := &entries[own[lo]]; e.Parts == nil {
+				e.Parts = all[lo:hi:hi]
+			} else {
+				e.Parts = append(e.Parts, all[lo:hi]...) // begun in the array before: copied into one
+			}
+			lo = hi
 		}
-		entries[owner[lo]].Parts = all[lo:hi:hi]
-		lo = hi
+		i += len(all)
 	}
 	return nil
+}
+
+// partChunks holds a window's parts in arrays that never move once
+// allocated (the pipe decodes into them while rows are read): each one
+// is filled to its capacity, then the next is allocated for what the
+// messages left are expected to hold at the rate of the ones read. So
+// the window's parts need no count beforehand (a second walk of the
+// parts' index, a quarter of the messages' read) and few are left over.
+type partChunks struct {
+	full     [][]message.Part // the arrays filled
+	cur      []message.Part
+	next     int // the next array's capacity
+	messages int // the window's messages
+	parts    int // parts added
+}
+
+// add appends p, a part of entry at, and returns where it lies.
+func (c *partChunks) add(p message.Part, at int) *message.Part {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		size := c.next
+		if c.parts > 0 { // at the rate so far, for the messages left and this one, a sixteenth more
+			left := c.messages - at
+			size = c.parts * left / max(at, 1)
+			size += size / 16
+		}
+		c.cur = make([]message.Part, 0, max(size, 16))
+	}
+	c.cur = append(c.cur, p)
+	c.parts++
+	return &c.cur[len(c.cur)-1]
 }
 
 // cellBytes returns a TEXT or BLOB cell's bytes without copying them (nil
@@ -203,6 +224,11 @@ var (
 func columnNames(cols string) []string {
 	return strings.Fields(strings.ReplaceAll(cols, ",", " "))
 }
+
+// partsPerMessage is the first guess of a window's parts a message
+// (partChunks): every message has one at least (a question one, an
+// answer two to six); the rate read decides the rest.
+const partsPerMessage = 1
 
 // windowRoom is how many messages past its end a window's array has room
 // for: a turn's user message and the answers of its first steps are
