@@ -1,0 +1,57 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/ctxloop/agent/internal/message"
+)
+
+// A message whose parts begin in one of partChunks' arrays and end in
+// the next is copied into one array; that copy must keep the window's
+// contract (windowread.go): each entry's parts have no room past their
+// length, so that an append by the loop copies instead of writing into
+// an array someone else holds (a history copy's).
+func TestReview9SplitMessagesPartsHaveNoRoom(t *testing.T) {
+	s := benchStoreT(t)
+	ctx := context.Background()
+	sess := &message.Session{Title: "split", Dir: "/w"}
+	if err := s.CreateSession(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	var h []Entry
+	for i := range 40 {
+		e := Entry{Message: message.Message{ID: message.NewID(), Role: message.RoleAssistant, FinishReason: "stop"}}
+		for j := range 5 {
+			e.Parts = append(e.Parts, message.Part{Type: message.PartText, Text: fmt.Sprintf("m%d p%d", i, j)})
+		}
+		h = append(h, e)
+	}
+	if err := s.ImportHistory(ctx, sess.ID, h); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 16, 17, 18, 19, 21, 40} {
+		conn, err := s.rdb.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := readWindowMessages(ctx, conn, sess.ID, "", len(h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = readWindowParts(ctx, conn, sess.ID, "", entries, n, nil)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range entries {
+			if len(e.Parts) != 5 {
+				t.Fatalf("first array %d: message %d has %d parts, want 5", n, i, len(e.Parts))
+			}
+			if cap(e.Parts) != len(e.Parts) {
+				t.Errorf("first array %d: message %d's parts (split between two arrays) have room for %d more: an append does not copy", n, i, cap(e.Parts)-len(e.Parts))
+			}
+		}
+	}
+}
