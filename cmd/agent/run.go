@@ -234,6 +234,9 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer st.Close()
+	// One session: its window is read through the writer, and no
+	// reading connection is opened (storage/openreads.go).
+	st.Window().ThroughWriter()
 	startup.Mark("open db")
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)

@@ -4,8 +4,10 @@ package storage
 // connection of a writable store (issue 36, resume7), as ListQueueLatest,
 // Memories and the event log's reads already do. They are the latest
 // session (LatestSession, the other session lists), the session itself
-// (GetSession), its pins (ListPins) and its window (Window.Load): a run
-// that resumes a session then opens no reading connection — the
+// (GetSession), its pins (ListPins) and, in a store opted in by
+// Window.ThroughWriter (agent run's: one session), its window
+// (Window.Load): a run that resumes a session then opens no reading
+// connection — the
 // database's file opened a second time, its WAL index mapped and the
 // whole schema parsed once more, ≈ 3 ms of the ≈ 38 ms of CPU a resumed
 // `agent run -c` took on a 100,000-part session (perf stat, 20 runs
@@ -31,6 +33,22 @@ func openReader(s *Store) *sql.DB {
 	return s.rdb
 }
 
+// ThroughWriter has Load read through the writing connection too, for a
+// process that drives one session (agent run): its open then opens no
+// reading connection at all. Every other write of the process waits for
+// the read, so a store that runs several sessions (the chat with its
+// subagents, ACP) leaves it off and reads windows through its readers.
+func (w Window) ThroughWriter() { w.s.windowsThroughWriter.Store(true) }
+
+// windowReader returns the pool Window.Load reads through: openReader's
+// for a store opted in by Window.ThroughWriter, the readers otherwise.
+func windowReader(s *Store) *sql.DB {
+	if s.windowsThroughWriter.Load() {
+		return openReader(s)
+	}
+	return s.rdb
+}
+
 // readOnce bounds conn's page cache to a reader's (readerCacheKiB) while
 // a window is read through it, when conn is the writing connection: the
 // window's pages are read once, and would otherwise stay in the writer's
@@ -38,7 +56,7 @@ func openReader(s *Store) *sql.DB {
 // more peak memory for a resumed run than through a reader. restore puts
 // the writer's own size back; for a reader's connection both do nothing.
 func readOnce(ctx context.Context, s *Store, conn *sql.Conn) (restore func(), err error) {
-	if s.db == nil {
+	if s.db == nil || !s.windowsThroughWriter.Load() {
 		return func() {}, nil
 	}
 	var kib int64

@@ -17,6 +17,7 @@ import (
 func TestSessionOpenOpensNoReadingConnection(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
+	s.Window().ThroughWriter() // agent run's
 	sess := windowSession(t, s, 30, 10)
 	if err := s.AddPin(ctx, &message.Pin{SessionID: sess.ID, Text: "keep it"}); err != nil {
 		t.Fatal(err)
@@ -67,6 +68,7 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 	defer func() { busyTimeout = old }()
 	ctx := context.Background()
 	s := openTest(t)
+	s.Window().ThroughWriter() // agent run's
 	sess := windowSession(t, s, 30, 10)
 
 	locker := rawDB(t, s.Path())
@@ -91,6 +93,7 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 func TestWindowLoadKeepsTheWritersCacheSize(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
+	s.Window().ThroughWriter() // agent run's
 	sess := windowSession(t, s, 30, 10)
 	size := func() int64 {
 		var kib int64
@@ -109,10 +112,38 @@ func TestWindowLoadKeepsTheWritersCacheSize(t *testing.T) {
 	if got := size(); got != before {
 		t.Fatalf("the writer's cache_size after Window.Load = %d, want %d", got, before)
 	}
+	// Cancelled in the middle of the read, after readOnce (review9).
 	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	s.Window().Load(cancelled, sess.ID, func(sk []Entry) string { return "" })
+	if _, err := s.Window().Load(cancelled, sess.ID, func(sk []Entry) string { cancel(); return "" }); err == nil {
+		t.Fatal("a window read cancelled in its middle succeeded: the test shows nothing")
+	}
 	if got := size(); got != before {
 		t.Fatalf("the writer's cache_size after a cancelled Window.Load = %d, want %d", got, before)
+	}
+}
+
+// A store that runs several sessions (the chat, ACP) reads a window
+// through its readers: the writes of its other sessions do not wait for
+// the read (review9). Only a store opted in (agent run's, one session)
+// reads it through the writer.
+func TestWindowLoadLeavesTheWriterToOtherSessions(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	sess := windowSession(t, s, 30, 10)
+	other := &message.Session{Title: "other", Dir: "/w"}
+	if err := s.CreateSession(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Window().Load(ctx, sess.ID, func(sk []Entry) string {
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		m := &message.Message{SessionID: other.ID, Role: message.RoleUser}
+		if _, err := s.AddUserMessage(wctx, m, []*message.Part{{Type: message.PartText, Text: "meanwhile"}}, ""); err != nil {
+			t.Errorf("another session's write during a window read: %v", err)
+		}
+		return sk[len(sk)-1].Message.ID
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -84,6 +85,10 @@ type Store struct {
 	events   *pubsub.Broker[message.Event]
 
 	upsertPartStmt *sql.Stmt
+
+	// windowsThroughWriter: a session's window is read through the
+	// writer (openreads.go, Window.ThroughWriter).
+	windowsThroughWriter atomic.Bool
 
 	mu      sync.Mutex
 	closed  bool

@@ -152,7 +152,13 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 			if e := &entries[own[lo]]; e.Parts == nil {
 				e.Parts = all[lo:hi:hi]
 			} else {
-				e.Parts = append(e.Parts, all[lo:hi]...) // begun in the array before: copied into one
+				// Begun in the array before: copied into one of its own
+				// length, so that an append to it copies (a plain
+				// append would leave room shared by nobody else's
+				// rule: review9).
+				merged := make([]message.Part, len(e.Parts)+hi-lo)
+				copy(merged[copy(merged, e.Parts):], all[lo:hi])
+				e.Parts = merged
 			}
 			lo = hi
 		}
@@ -183,8 +189,11 @@ func (c *partChunks) add(p message.Part, at int) *message.Part {
 		}
 		size := c.next
 		if c.parts > 0 { // at the rate so far, for the messages left and this one, a sixteenth more
+			// The rate counts the message being read (at+1 messages
+			// hold the parts so far), and is bounded by maxPartsPerMessage:
+			// one long first message does not size the rest.
 			left := c.messages - at
-			size = c.parts * left / max(at, 1)
+			size = min(c.parts*left/(at+1), maxPartsPerMessage*left)
 			size += size / 16
 		}
 		c.cur = make([]message.Part, 0, max(size, 16))
@@ -228,7 +237,11 @@ func columnNames(cols string) []string {
 // partsPerMessage is the first guess of a window's parts a message
 // (partChunks): every message has one at least (a question one, an
 // answer two to six); the rate read decides the rest.
-const partsPerMessage = 1
+const partsPerMessage = 3
+
+// maxPartsPerMessage bounds the rate partChunks sizes its next array by
+// (a message may hold more: the array after that one is sized again).
+const maxPartsPerMessage = 16
 
 // windowRoom is how many messages past its end a window's array has room
 // for: a turn's user message and the answers of its first steps are

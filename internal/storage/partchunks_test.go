@@ -13,7 +13,7 @@ import (
 // contract (windowread.go): each entry's parts have no room past their
 // length, so that an append by the loop copies instead of writing into
 // an array someone else holds (a history copy's).
-func TestReview9SplitMessagesPartsHaveNoRoom(t *testing.T) {
+func TestSplitMessagesPartsHaveNoRoom(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
 	sess := &message.Session{Title: "split", Dir: "/w"}
@@ -53,5 +53,19 @@ func TestReview9SplitMessagesPartsHaveNoRoom(t *testing.T) {
 				t.Errorf("first array %d: message %d's parts (split between two arrays) have room for %d more: an append does not copy", n, i, cap(e.Parts)-len(e.Parts))
 			}
 		}
+	}
+}
+
+// One long first message does not size the window's next array by
+// itself: partChunks' rate counts the message being read and is bounded
+// (review9).
+func TestPartChunksRateIsBounded(t *testing.T) {
+	c := partChunks{next: 16, messages: 200}
+	for range 250 { // message 0 holds 250 parts
+		c.add(message.Part{}, 0)
+	}
+	c.add(message.Part{}, 1)
+	if got := cap(c.cur); got > 17*maxPartsPerMessage*200/16 {
+		t.Fatalf("after a 250-part first message the next array has room for %d parts", got)
 	}
 }
