@@ -49,6 +49,9 @@ func (m *Model) sendNext() tea.Cmd {
 // of their batch through the event loop — between Enter and the request
 // on the wire. The order of sends is sendNext's (one at a time).
 func startSend(r *loop.Runner, out outgoing) <-chan sentMsg {
+	if sendStarting != nil {
+		sendStarting()
+	}
 	done := make(chan sentMsg, 1)
 	go func() {
 		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
@@ -56,6 +59,10 @@ func startSend(r *loop.Runner, out outgoing) <-chan sentMsg {
 	}()
 	return done
 }
+
+// sendStarting, if set, is called as a send starts (tests: what Update
+// has done by then).
+var sendStarting func()
 
 // submitAs sends the editor's text; while the agent is busy it is queued
 // as kind (steer.go). Enter on the editor submits as message.KindSteer:
@@ -115,26 +122,34 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	}
-	m.editor.remember(shown)
-	m.editor.reset()
 	m.dropWelcome()
 	m.chat.toBottom()
-	if len(images) > 0 {
+	var cmd tea.Cmd
+	switch {
+	case len(images) > 0:
 		m.pending = append(m.pending, outgoing{text: text, kind: kind, images: images})
 		if m.runner == nil && m.fresh {
-			return m.openSession("")
+			cmd = m.openSession("")
+		} else {
+			cmd = m.sendNext()
 		}
-		return m.sendNext()
-	}
-	switch {
 	case m.runner == nil && m.fresh:
-		return sendFresh(m, text, kind) // earlyopen.go
+		cmd = sendFresh(m, text, kind) // earlyopen.go
 	case m.runner == nil && !m.opening:
+		m.editor.remember(shown)
+		m.editor.reset()
 		m.editor.setValue(text)
 		m.chat.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
+	default:
+		cmd = m.sendKind(text, kind)
 	}
-	return m.sendKind(text, kind)
+	// The editor is cleared once the send has started (sendNext's
+	// startSend): textarea's Reset allocates 240 KB, on the way from
+	// Enter to the request when made before it.
+	m.editor.remember(shown)
+	m.editor.reset()
+	return cmd
 }
 
 func (m *Model) handleSent(msg sentMsg) tea.Cmd {
