@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
@@ -40,4 +42,27 @@ func TestEnterStartsTheSendBeforeClearingTheEditor(t *testing.T) {
 		t.Errorf("editor history = %q, want it to end with the text sent", h.m.editor.history)
 	}
 	h.waitFor("the second turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
+}
+
+// TestEnterRunsTheSendBeforeUpdateReturns: the send's goroutine runs
+// as soon as Update starts it, not once Update, the frame and the rest
+// of the event loop's work give the thread up (one thread here, so that
+// nothing else could run it).
+func TestEnterRunsTheSendBeforeUpdateReturns(t *testing.T) {
+	h := newHarness(t, []pt.Step{pt.Text("one"), pt.Text("two")})
+	h.sendTurn("first", 1)
+	h.typeText("second message")
+	var order atomic.Int32
+	var ran, returned int32
+	sendRunning = func() { ran = order.Add(1) }
+	t.Cleanup(func() { sendRunning = nil })
+	procs := runtime.GOMAXPROCS(1)
+	h.key("enter") // Update, then the frame
+	returned = order.Add(1)
+	runtime.GOMAXPROCS(procs)
+	h.waitFor("the second turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })
+	sendRunning = nil
+	if ran == 0 || ran > returned {
+		t.Errorf("the send ran %d, Update returned %d: want the send first", ran, returned)
+	}
 }
