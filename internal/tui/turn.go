@@ -5,10 +5,10 @@ package tui
 // its result comes back as a message.
 
 import (
-	"runtime"
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
