@@ -1,6 +1,10 @@
 package loop
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctxloop/agent/internal/message"
+)
 
 // TestJudgePrints: appending keeps the prefix (the shared share of the
 // bytes is what the budget expects from the cache); any change before the
@@ -51,5 +55,20 @@ func TestJudgePrints(t *testing.T) {
 	w.announce(BoundaryEffort)
 	if got := w.takeAnnounced(); got != BoundaryEffort || w.takeAnnounced() != "" {
 		t.Errorf("announce: %q, then not cleared", got)
+	}
+}
+
+// BenchmarkCacheReads is the walk expectedCached makes on the way from
+// Enter to the request, over a resumed session's 4,000 messages none of
+// which read from the cache (the whole walk).
+func BenchmarkCacheReads(b *testing.B) {
+	h := make([]message.Entry, 4000)
+	for i := range h {
+		h[i].Message.Role = message.RoleAssistant
+	}
+	for b.Loop() {
+		if cacheReads(h) {
+			b.Fatal("no cache reads in the history")
+		}
 	}
 }

@@ -40,6 +40,9 @@ func (p *envPrefetch) start(empty bool, r *loop.Runner, fresh bool, dir string, 
 		return
 	}
 	p.typing = true
+	// The local time zone, for the first request's date (zonewarm.go).
+	warmZone()
+
 	defer func() { p.ahead = collectAheadAfterQuiet() }() // after the work started here
 	switch {
 	case r != nil:

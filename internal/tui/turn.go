@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -49,13 +50,32 @@ func (m *Model) sendNext() tea.Cmd {
 // of their batch through the event loop — between Enter and the request
 // on the wire. The order of sends is sendNext's (one at a time).
 func startSend(r *loop.Runner, out outgoing) <-chan sentMsg {
+	if sendStarting != nil {
+		sendStarting()
+	}
 	done := make(chan sentMsg, 1)
 	go func() {
+		if sendRunning != nil {
+			sendRunning()
+		}
 		queued, err := r.SendKind(context.Background(), out.text, out.kind, out.images...)
 		done <- sentMsg{text: out.text, images: out.images, queued: queued, err: err}
 	}()
+	// The send runs now, on this thread, until it waits (the request
+	// handed to the connection): a new goroutine waits otherwise for the
+	// rest of Update and the frame, or for another thread to wake and
+	// take it (90–180 µs on two loaded cores, 10–40 with the yield:
+	// BenchmarkEnterToRequest's probes). The rest of Update goes on when
+	// the send waits, or on another thread; the frame is held until the
+	// send is out anyway (framehold.go).
+	runtime.Gosched()
 	return done
 }
+
+// sendStarting and sendRunning, if set, are called as a send starts in
+// Update and as its goroutine runs (tests: what Update has done by then,
+// and when the send runs).
+var sendStarting, sendRunning func()
 
 // submitAs sends the editor's text; while the agent is busy it is queued
 // as kind (steer.go). Enter on the editor submits as message.KindSteer:
@@ -115,26 +135,34 @@ func (m *Model) sendText(shown, text string, kind message.QueueKind) tea.Cmd {
 		m.chat.toBottom()
 		return nil
 	}
-	m.editor.remember(shown)
-	m.editor.reset()
 	m.dropWelcome()
 	m.chat.toBottom()
-	if len(images) > 0 {
+	var cmd tea.Cmd
+	switch {
+	case len(images) > 0:
 		m.pending = append(m.pending, outgoing{text: text, kind: kind, images: images})
 		if m.runner == nil && m.fresh {
-			return m.openSession("")
+			cmd = m.openSession("")
+		} else {
+			cmd = m.sendNext()
 		}
-		return m.sendNext()
-	}
-	switch {
 	case m.runner == nil && m.fresh:
-		return sendFresh(m, text, kind) // earlyopen.go
+		cmd = sendFresh(m, text, kind) // earlyopen.go
 	case m.runner == nil && !m.opening:
+		m.editor.remember(shown)
+		m.editor.reset()
 		m.editor.setValue(text)
 		m.chat.notice(noticeError, "no session is open", "Start one with /new.")
 		return nil
+	default:
+		cmd = m.sendKind(text, kind)
 	}
-	return m.sendKind(text, kind)
+	// The editor is cleared once the send has started (sendNext's
+	// startSend): textarea's Reset allocates 240 KB, on the way from
+	// Enter to the request when made before it.
+	m.editor.remember(shown)
+	m.editor.reset()
+	return cmd
 }
 
 func (m *Model) handleSent(msg sentMsg) tea.Cmd {
