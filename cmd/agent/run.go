@@ -234,9 +234,6 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 		return err
 	}
 	defer st.Close()
-	// One session: its window is read through the writer, and no
-	// reading connection is opened (storage/openreads.go).
-	st.Window().ThroughWriter()
 	startup.Mark("open db")
 
 	sessionID, err := a.resolveSession(ctx, st, f.session, f.cont, false)
@@ -275,7 +272,13 @@ func runPrompt(ctx context.Context, g *globalFlags, f *runFlags, prompt string, 
 	if f.maxSteps > 0 || f.timeout > 0 {
 		opt.Limits = &loop.RunLimits{Steps: f.maxSteps, Timeout: f.timeout, Start: time.Now()}
 	}
+	// The run's own session is read through the writer, so that its
+	// open opens no reading connection; the windows read after it (its
+	// subagents', several at once) through the readers
+	// (storage/openreads.go).
+	st.Window().ThroughWriter(true)
 	r, err := loop.Open(context.WithoutCancel(ctx), opt, sessionID)
+	st.Window().ThroughWriter(false)
 	if err != nil {
 		return err
 	}

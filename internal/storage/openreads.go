@@ -33,30 +33,35 @@ func openReader(s *Store) *sql.DB {
 	return s.rdb
 }
 
-// ThroughWriter has Load read through the writing connection too, for a
-// process that drives one session (agent run): its open then opens no
-// reading connection at all. Every other write of the process waits for
-// the read, so a store that runs several sessions (the chat with its
-// subagents, ACP) leaves it off and reads windows through its readers.
-func (w Window) ThroughWriter() { w.s.windowsThroughWriter.Store(true) }
+// ThroughWriter has Load read through the writing connection too (on),
+// or through the readers again (off), for the open of the one session a
+// process drives (agent run: on for its loop.Open, off once it is open):
+// that open then opens no reading connection at all. Every other write of
+// the process waits for such a read, so the windows read later — the
+// run's subagents' (internal/task, on the same store, several at once),
+// its todo tools' — and every window of a store that runs several
+// sessions (the chat, ACP) are read through the readers.
+func (w Window) ThroughWriter(on bool) { w.s.windowsThroughWriter.Store(on) }
 
-// windowReader returns the pool Window.Load reads through: openReader's
-// for a store opted in by Window.ThroughWriter, the readers otherwise.
-func windowReader(s *Store) *sql.DB {
-	if s.windowsThroughWriter.Load() {
-		return openReader(s)
+// windowReader returns the pool Window.Load reads through — openReader's
+// while Window.ThroughWriter is on, the readers otherwise — and whether
+// it is the writer.
+func windowReader(s *Store) (db *sql.DB, writer bool) {
+	if s.windowsThroughWriter.Load() && s.db != nil {
+		return s.db, true
 	}
-	return s.rdb
+	return s.rdb, false
 }
 
 // readOnce bounds conn's page cache to a reader's (readerCacheKiB) while
-// a window is read through it, when conn is the writing connection: the
-// window's pages are read once, and would otherwise stay in the writer's
-// cache (SQLite's default 2,000 KiB), 140 more page faults and 0.4 MiB
-// more peak memory for a resumed run than through a reader. restore puts
-// the writer's own size back; for a reader's connection both do nothing.
-func readOnce(ctx context.Context, s *Store, conn *sql.Conn) (restore func(), err error) {
-	if s.db == nil || !s.windowsThroughWriter.Load() {
+// a window is read through it, when conn is the writing connection
+// (writer): the window's pages are read once, and would otherwise stay in
+// the writer's cache (SQLite's default 2,000 KiB), 140 more page faults
+// and 0.4 MiB more peak memory for a resumed run than through a reader.
+// restore puts the writer's own size back; for a reader's connection both
+// do nothing.
+func readOnce(ctx context.Context, conn *sql.Conn, writer bool) (restore func(), err error) {
+	if !writer {
 		return func() {}, nil
 	}
 	var kib int64

@@ -17,7 +17,7 @@ import (
 func TestSessionOpenOpensNoReadingConnection(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	s.Window().ThroughWriter() // agent run's
+	s.Window().ThroughWriter(true) // agent run's
 	sess := windowSession(t, s, 30, 10)
 	if err := s.AddPin(ctx, &message.Pin{SessionID: sess.ID, Text: "keep it"}); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 	defer func() { busyTimeout = old }()
 	ctx := context.Background()
 	s := openTest(t)
-	s.Window().ThroughWriter() // agent run's
+	s.Window().ThroughWriter(true) // agent run's
 	sess := windowSession(t, s, 30, 10)
 
 	locker := rawDB(t, s.Path())
@@ -93,7 +93,7 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 func TestWindowLoadKeepsTheWritersCacheSize(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	s.Window().ThroughWriter() // agent run's
+	s.Window().ThroughWriter(true) // agent run's
 	sess := windowSession(t, s, 30, 10)
 	size := func() int64 {
 		var kib int64

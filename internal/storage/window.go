@@ -32,20 +32,21 @@ func (s *Store) Window() Window { return Window{s} }
 // order LoadHistory gives them (the end of its result). from returning ""
 // reads the whole history. Its cost grows with the window and the
 // skeleton of the newest compactions (skeleton.go), not with the history
-// before the window. A store opted in by Window.ThroughWriter (agent
-// run's) reads it through its writing connection (openreads.go), which it
+// before the window. While Window.ThroughWriter is on (agent run's own
+// open) it reads through the writing connection (openreads.go), which it
 // holds until it returns: from must not use the store.
 func (w Window) Load(ctx context.Context, sessionID string, from func(skeleton []Entry) string) ([]Entry, error) {
 	s := w.s
 	op := "load the history sent of session " + sessionID
 	// One connection: its transaction for the skeleton, its driver
 	// connection for the window's rows (rawrows.go), one snapshot.
-	conn, err := windowReader(s).Conn(ctx) // openreads.go
+	db, writer := windowReader(s) // openreads.go
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}
 	defer conn.Close()
-	restore, err := readOnce(ctx, s, conn) // openreads.go
+	restore, err := readOnce(ctx, conn, writer)
 	if err != nil {
 		return nil, s.fail(op, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -141,7 +142,8 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 		return err
 	}
 	chunks.full = append(chunks.full, chunks.cur)
-	i := 0 // owner's index of the array's first part
+	var split []int32 // the entries whose parts span arrays
+	i := 0            // owner's index of the array's first part
 	for _, all := range chunks.full {
 		own := owner[i : i+len(all)]
 		for lo := 0; lo < len(all); {
@@ -152,17 +154,22 @@ func readWindowParts(ctx context.Context, conn *sql.Conn, sessionID, from string
 			if e := &entries[own[lo]]; e.Parts == nil {
 				e.Parts = all[lo:hi:hi]
 			} else {
-				// Begun in the array before: copied into one of its own
-				// length, so that an append to it copies (a plain
-				// append would leave room shared by nobody else's
-				// rule: review9).
-				merged := make([]message.Part, len(e.Parts)+hi-lo)
-				copy(merged[copy(merged, e.Parts):], all[lo:hi])
-				e.Parts = merged
+				// Begun in the array before: gathered into an array of
+				// its own, which append grows geometrically (a message
+				// over many arrays costs what its parts do: review10),
+				// clipped to its length below so that an append to it
+				// copies (review9).
+				if len(split) == 0 || split[len(split)-1] != own[lo] {
+					split = append(split, own[lo])
+				}
+				e.Parts = append(e.Parts, all[lo:hi]...)
 			}
 			lo = hi
 		}
 		i += len(all)
+	}
+	for _, at := range split {
+		entries[at].Parts = slices.Clip(entries[at].Parts)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func TestTheFrameAfterEnterIsDrawnOnceTheSendIsOut(t *testing.T) {
 	h.typeText("hello")
 	h.key("enter")
 	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", idle)
+	h.waitFor("the turn's end", sendSettled)
 	h.typeText("a question")
 	before := h.m.View().Content
 	h.key("enter")
@@ -44,7 +44,7 @@ func TestAKeyDuringTheHoldIsDrawnAtOnce(t *testing.T) {
 	h.typeText("hello")
 	h.key("enter")
 	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", idle)
+	h.waitFor("the turn's end", sendSettled)
 	h.typeText("a question")
 	before := h.m.View().Content
 	h.key("enter")
@@ -109,7 +109,7 @@ func TestEnterSendsBeforeItsCommandRuns(t *testing.T) {
 	h.typeText("hello")
 	h.key("enter")
 	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", idle)
+	h.waitFor("the turn's end", sendSettled)
 	h.typeText("a question")
 	_, cmd := h.m.Update(keyPress("enter")) // its commands not run yet
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -129,7 +129,7 @@ func TestAHoldEndsAtHoldMaxWithNoOtherMessage(t *testing.T) {
 	h.typeText("hello")
 	h.key("enter")
 	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", idle)
+	h.waitFor("the turn's end", sendSettled)
 	h.typeText("a question")
 	before := h.m.View().Content
 	_, cmd := h.m.Update(keyPress("enter"))

@@ -266,3 +266,8 @@ func (h *harness) screen() string { return screenOf(h.m) }
 func screenOf(m *Model) string { return ansi.Strip(m.View().Content) }
 
 func idle(m *Model) bool { return m.runner != nil && !m.busy && !m.runner.Busy() }
+
+// sendSettled is idle with the last send's answer handled (sentMsg comes
+// through the commands, the turn's end through the box, in either order):
+// the next Enter then starts its send instead of queueing it (review10).
+func sendSettled(m *Model) bool { return idle(m) && !m.sending && len(m.pending) == 0 }

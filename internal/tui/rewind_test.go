@@ -58,7 +58,7 @@ func (h *harness) sendTurn(text string, requests int) {
 	h.t.Helper()
 	h.typeText(text)
 	h.key("enter")
-	h.waitFor("the turn to end", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == requests })
+	h.waitFor("the turn to end", func(m *Model) bool { return sendSettled(m) && len(h.srv.Requests()) == requests })
 }
 
 func (h *harness) command(text string) {

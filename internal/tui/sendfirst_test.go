@@ -57,7 +57,8 @@ func TestEnterRunsTheSendBeforeUpdateReturns(t *testing.T) {
 	sendRunning = func() { ran = order.Add(1) }
 	t.Cleanup(func() { sendRunning = nil })
 	procs := runtime.GOMAXPROCS(1)
-	h.key("enter") // Update, then the frame
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) }) // also when h.key fails
+	h.key("enter")                                  // Update, then the frame
 	returned = order.Add(1)
 	runtime.GOMAXPROCS(procs)
 	h.waitFor("the second turn", func(m *Model) bool { return idle(m) && len(h.srv.Requests()) == 2 })

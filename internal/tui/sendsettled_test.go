@@ -7,7 +7,7 @@ import (
 	pt "github.com/ctxloop/agent/internal/provider/providertest"
 )
 
-// review10: sendfirst_test.go's two tests type their second message once
+// (review10) sendfirst_test.go's two tests type their second message once
 // h.sendTurn returns, and expect Enter to start its send. sendTurn waits
 // for idle (the runner and the chat not busy), not for the first send's
 // sentMsg: that comes through the commands' channel, the turn's end
@@ -18,7 +18,7 @@ import (
 // TestEnterRunsTheSendBeforeUpdateReturns with "the send ran 2, Update
 // returned 1" (12 of 150). Fix: idle (or sendTurn) waits for !m.sending
 // and an empty m.pending too.
-func TestReview10SendTurnReturnsWithTheSendHandled(t *testing.T) {
+func TestSendTurnReturnsWithTheSendHandled(t *testing.T) {
 	const turns = 40
 	var steps []pt.Step
 	for i := range turns {

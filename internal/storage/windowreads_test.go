@@ -11,21 +11,22 @@ import (
 	"github.com/ctxloop/agent/internal/message"
 )
 
-// review10: agent run opts its store in (Window.ThroughWriter) for its
+// (review10) agent run opts its store in (Window.ThroughWriter) for its
 // own session, but the same process runs that session's subagents on the
 // same store (internal/task: po.Store, loop.Open → Window.Load), several
 // at once (task.max_parallel), and the parent's todo tools read its
 // window again (loop/wiring.go). The opt-in must cover the run's own
 // open, not the windows read after it: a child's window read through the
 // writer holds every other session's write until it ends.
-func TestReview10ThroughWriterLeavesLaterWindowsToTheReaders(t *testing.T) {
+func TestThroughWriterLeavesLaterWindowsToTheReaders(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
-	s.Window().ThroughWriter() // agent run's store
+	s.Window().ThroughWriter(true) // agent run's store
 	run := windowSession(t, s, 30, 10)
 	if _, err := s.Window().Load(ctx, run.ID, func(sk []Entry) string { return sk[len(sk)-1].Message.ID }); err != nil {
 		t.Fatal(err) // the run's own open: through the writer
 	}
+	s.Window().ThroughWriter(false)      // cmd/agent/run.go, once the run's session is open
 	child := windowSession(t, s, 30, 10) // a subagent's session, opened later
 	sibling := &message.Session{Title: "sibling", Dir: "/w"}
 	if err := s.CreateSession(ctx, sibling); err != nil {
@@ -45,13 +46,13 @@ func TestReview10ThroughWriterLeavesLaterWindowsToTheReaders(t *testing.T) {
 	}
 }
 
-// review10: a message split over k of partChunks' arrays is copied k-1
+// (review10) a message split over k of partChunks' arrays is copied k-1
 // times, each copy of everything read of it so far (make+copy), and the
 // arrays near a window's end are bounded to maxPartsPerMessage×left+1/16
 // (17 parts for the last message): a last message of P parts allocates
 // about P²/34 parts' worth. The copies should grow the merged run
 // geometrically (append does), or the run be gathered once at the end.
-func TestReview10LongMessageSplitAllocatesLinearly(t *testing.T) {
+func TestLongMessageSplitAllocatesLinearly(t *testing.T) {
 	s := benchStoreT(t)
 	ctx := context.Background()
 	sess := &message.Session{Title: "long", Dir: "/w"}
