@@ -71,15 +71,7 @@ func TestWindowLoadTakesNoWriteLock(t *testing.T) {
 	s.Window().ThroughWriter(true) // agent run's
 	sess := windowSession(t, s, 30, 10)
 
-	locker := rawDB(t, s.Path())
-	conn, err := locker.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	conn := writeLocked(t, s.Path())
 	defer conn.ExecContext(ctx, "ROLLBACK")
 	window, err := s.Window().Load(ctx, sess.ID, func(sk []Entry) string { return sk[len(sk)-1].Message.ID })
 	if err != nil || len(window) == 0 {

@@ -74,6 +74,22 @@ func ofType(typ message.EventType) func(message.Event) bool {
 }
 
 // rawDB opens agent.db directly, bypassing the store.
+// writeLocked holds the write lock of the database at path, as another
+// process writing, until the test ends or the connection is rolled back.
+func writeLocked(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := rawDB(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 func rawDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
@@ -375,17 +391,9 @@ func TestLockedDatabaseIsReportedClearly(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 
-	locker := rawDB(t, s.Path())
-	conn, err := locker.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	conn := writeLocked(t, s.Path())
 	start := time.Now()
-	err = s.CreateSession(ctx, &message.Session{Title: "blocked"})
+	err := s.CreateSession(ctx, &message.Session{Title: "blocked"})
 	waited := time.Since(start)
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("error %v, want ErrLocked", err)

@@ -15,13 +15,8 @@ import (
 // finds unchanged and does not draw.
 func TestTheFrameAfterEnterIsDrawnOnceTheSendIsOut(t *testing.T) {
 	holdLonger(t) // only the send's answer ends this hold
-	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	h := secondMessageTyped(t)
 	defer h.close()
-	h.typeText("hello")
-	h.key("enter")
-	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", sendSettled)
-	h.typeText("a question")
 	before := h.m.View().Content
 	h.key("enter")
 	if !h.m.sending {
@@ -39,13 +34,8 @@ func TestTheFrameAfterEnterIsDrawnOnceTheSendIsOut(t *testing.T) {
 
 // What the user does while the send goes out is drawn at once.
 func TestAKeyDuringTheHoldIsDrawnAtOnce(t *testing.T) {
-	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	h := secondMessageTyped(t)
 	defer h.close()
-	h.typeText("hello")
-	h.key("enter")
-	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", sendSettled)
-	h.typeText("a question")
 	before := h.m.View().Content
 	h.key("enter")
 	if !h.m.sending {
@@ -104,13 +94,8 @@ func TestFrameHold(t *testing.T) {
 // commands Update returns only after the frame, and a batch of them after
 // a round through its event loop.
 func TestEnterSendsBeforeItsCommandRuns(t *testing.T) {
-	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	h := secondMessageTyped(t)
 	defer h.close()
-	h.typeText("hello")
-	h.key("enter")
-	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", sendSettled)
-	h.typeText("a question")
 	_, cmd := h.m.Update(keyPress("enter")) // its commands not run yet
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -124,13 +109,8 @@ func TestEnterSendsBeforeItsCommandRuns(t *testing.T) {
 // A send slower than holdMax has its frame drawn when holdEndMsg comes,
 // with no other message: Enter's commands deliver it.
 func TestAHoldEndsAtHoldMaxWithNoOtherMessage(t *testing.T) {
-	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	h := secondMessageTyped(t)
 	defer h.close()
-	h.typeText("hello")
-	h.key("enter")
-	h.waitScreen("the first answer")
-	h.waitFor("the turn's end", sendSettled)
-	h.typeText("a question")
 	before := h.m.View().Content
 	_, cmd := h.m.Update(keyPress("enter"))
 	msgs := make(chan tea.Msg, 16)
@@ -176,4 +156,16 @@ func TestAHoldEndsAtHoldMaxWithNoOtherMessage(t *testing.T) {
 		h.send(msg)
 	}
 	h.waitScreen("the answer")
+}
+
+// secondMessageTyped is a chat after one turn, with "a question" typed
+// and not sent: its Enter sends it ("the answer").
+func secondMessageTyped(t *testing.T) *harness {
+	h := newHarness(t, []pt.Step{pt.Text("the first answer"), pt.Text("the answer")})
+	h.typeText("hello")
+	h.key("enter")
+	h.waitScreen("the first answer")
+	h.waitFor("the turn's end", sendSettled)
+	h.typeText("a question")
+	return h
 }
