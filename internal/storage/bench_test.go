@@ -27,7 +27,8 @@ func drainEvents(b *testing.B, s *Store) {
 	b.Cleanup(func() { cancel(); <-done })
 }
 
-func benchStore(b *testing.B, dir string) *Store {
+// benchStore opens a store in dir, closed when the test or benchmark ends.
+func benchStore(b testing.TB, dir string) *Store {
 	b.Helper()
 	s, err := Open(context.Background(), dir)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // message back in pages of 7: the pages, in order, are what LoadHistory
 // reads, and the last says that nothing older remains.
 func TestEarlierPagesMakeTheWholeHistory(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 20, 10)
 	whole, err := s.LoadHistory(ctx, sess.ID)

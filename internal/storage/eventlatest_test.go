@@ -73,11 +73,7 @@ func TestLatestEventLogKindIsTheLastListed(t *testing.T) {
 // last kept) and LatestEventLogKind's.
 func BenchmarkLatestEventLogKind(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchStore(b, b.TempDir())
 	sess := &message.Session{Title: "t", Model: "m", Dir: "/w"}
 	if err := s.CreateSession(ctx, sess); err != nil {
 		b.Fatal(err)

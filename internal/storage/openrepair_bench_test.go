@@ -14,11 +14,7 @@ import (
 // It reports CPU time a claim (cpu-ms/op) beside wall time.
 func BenchmarkResumeClaim(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchStore(b, b.TempDir())
 	sess := &message.Session{Title: "t", Model: "m", Dir: "/w"}
 	if err := s.CreateSession(ctx, sess); err != nil {
 		b.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // length, so that an append by the loop copies instead of writing into
 // an array someone else holds (a history copy's).
 func TestSplitMessagesPartsHaveNoRoom(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := &message.Session{Title: "split", Dir: "/w"}
 	if err := s.CreateSession(ctx, sess); err != nil {

@@ -39,7 +39,7 @@ func TestRawCellsRefuseAnotherType(t *testing.T) {
 // (the whole history's, LoadHistory), in a session whose parts are of
 // every kind the window test session holds.
 func TestWindowReadThroughTheDriverReadsAsScan(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	sess := windowSession(t, s, 60, 20)
 	w, whole := windowAndHistory(t, s, sess.ID)
 	for i := range w {

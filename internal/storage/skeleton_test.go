@@ -28,7 +28,7 @@ func markersIn(skeleton []Entry) int {
 // when a compaction before it was undone, or when a summary in it names
 // no marker in it: the window read is what the whole skeleton says.
 func TestSkeletonReadsTheNewestCompactions(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 95, 10) // 9 compactions
 	whole, err := s.LoadHistory(ctx, sess.ID)

@@ -12,7 +12,7 @@ import (
 // (partChunks: one array, several, a message's parts split between two
 // and copied into one); a state that does not decode fails the read.
 func TestStatePipeDecodesAsLoadHistory(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 120, 1000)
 	whole, err := s.LoadHistory(ctx, sess.ID)

@@ -76,7 +76,7 @@ func lastMarker(skeleton []Entry) string {
 // from where it says on, and Before reads the rest: together, what
 // LoadHistory reads.
 func TestWindowLoadsFromWhereTheSkeletonSays(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 35, 10)
 	whole, err := s.LoadHistory(ctx, sess.ID)
@@ -126,16 +126,6 @@ func TestWindowLoadsFromWhereTheSkeletonSays(t *testing.T) {
 	if none, err := s.Window().Before(ctx, sess.ID, whole[0].Message.ID); err != nil || none != nil {
 		t.Fatalf("before the first message: %d entries (%v)", len(none), err)
 	}
-}
-
-func benchStoreT(t *testing.T) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 // BenchmarkWindowLoad reads what a session of 20,000 turns (about 46,000

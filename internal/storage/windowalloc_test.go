@@ -17,7 +17,7 @@ import (
 // a small factor of their size (issue 36: a resumed run's peak memory is
 // ≤ 1.2× a new session's).
 func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 300, 1000)
 	var stored int64
@@ -62,7 +62,7 @@ func TestWindowLoadAllocatesWhatItReturns(t *testing.T) {
 // cache filled to its size (512 KiB held 0.8 MiB of its peak RSS, issue
 // 36).
 func TestReadersKeepASmallPageCache(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	conns := make([]*sql.Conn, 2) // two of the pool's connections
 	for i := range conns {
@@ -90,7 +90,7 @@ func TestReadersKeepASmallPageCache(t *testing.T) {
 // twice its size (a resumed `agent run -c` held both: issue 36, its peak
 // RSS).
 func TestWindowLeavesRoomForTheNextTurn(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 40, 1000)
 	w, err := s.Window().Load(ctx, sess.ID, func([]Entry) string { return "" })

@@ -14,7 +14,7 @@ import (
 // pass. Here every column of every message holds a value of its own, and
 // the driver's read must still be Scan's.
 func TestDriverReadMatchesScanOnEveryColumn(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 30, 10)
 	if _, err := s.db.ExecContext(ctx, `UPDATE messages SET
@@ -41,7 +41,7 @@ func TestDriverReadMatchesScanOnEveryColumn(t *testing.T) {
 // here has created_at and updated_at of its own, so a swap of the two
 // cells, or a session id the row would not give, differs from Scan's.
 func TestDriverReadMatchesScanOnEveryPartColumn(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := windowSession(t, s, 30, 10)
 	if _, err := s.db.ExecContext(ctx, `UPDATE parts SET created_at = created_at - rowid * 7,

@@ -53,7 +53,7 @@ func TestThroughWriterLeavesLaterWindowsToTheReaders(t *testing.T) {
 // about P²/34 parts' worth. The copies should grow the merged run
 // geometrically (append does), or the run be gathered once at the end.
 func TestLongMessageSplitAllocatesLinearly(t *testing.T) {
-	s := benchStoreT(t)
+	s := benchStore(t, t.TempDir())
 	ctx := context.Background()
 	sess := &message.Session{Title: "long", Dir: "/w"}
 	if err := s.CreateSession(ctx, sess); err != nil {
