@@ -60,11 +60,16 @@ func TestSplitMessagesPartsHaveNoRoom(t *testing.T) {
 // itself: partChunks' rate counts the message being read and is bounded
 // (review9).
 func TestPartChunksRateIsBounded(t *testing.T) {
-	c := partChunks{next: 16, messages: 200}
+	// The first array holds message 0's 250 parts exactly, so the next
+	// one is sized when message 1's first part comes, at the rate so far.
+	c := partChunks{next: 250, messages: 200}
 	for range 250 { // message 0 holds 250 parts
 		c.add(message.Part{}, 0)
 	}
 	c.add(message.Part{}, 1)
+	if len(c.full) != 1 {
+		t.Fatalf("%d arrays filled, want the first alone: the test shows nothing", len(c.full))
+	}
 	if got := cap(c.cur); got > 17*maxPartsPerMessage*200/16 {
 		t.Fatalf("after a 250-part first message the next array has room for %d parts", got)
 	}
