@@ -15,8 +15,11 @@ import (
 	"github.com/ctxloop/agent/internal/provider"
 )
 
-// envPrefetch starts the gathering once per message. Its zero value has
-// gathered nothing.
+// envPrefetch is the chat's work on the way from a message's first key
+// to its request on the wire: it starts the gathering once per message,
+// opens a new chat's session ahead (earlyopen.go), collects ahead
+// (gcahead.go), and holds the frame after Enter until the send is out
+// (framehold.go). Its zero value has gathered nothing.
 type envPrefetch struct {
 	typing  bool                     // the editor holds text
 	pending *loop.PendingEnvironment // gathered for a new chat's first session
